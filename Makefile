@@ -1,0 +1,36 @@
+# arpad — the two quick-start commands are `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+# Prefect: project-local home, no analytics (a fresh home can otherwise fail
+# with "database is locked").
+export PREFECT_HOME ?= $(CURDIR)/.prefect
+export PREFECT_SERVER_ANALYTICS_ENABLED := false
+export PREFECT_LOGGING_LEVEL ?= WARNING
+
+.PHONY: demo test lint format bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	touch $@
+
+demo: $(BIN)/.installed
+	$(BIN)/arpad demo
+
+test: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest
+
+lint:
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: $(BIN)/.installed
+	$(BIN)/python benchmarks/bench_rate.py
+
+clean:
+	rm -rf $(VENV) .prefect arpad-store arpad-demo .pytest_cache

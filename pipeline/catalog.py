@@ -1,0 +1,124 @@
+"""The DuckDB catalog: views over the store's Parquet files, for analysts and for the engine.
+
+Views use paths relative to the store root, so a store can be moved or copied;
+a connection resolves them with ``file_search_path`` set to the store root
+(``connect_readonly`` does this). The catalog file is rebuilt under a
+temporary name and renamed into place, so readers never see a half-built one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from pipeline import schemas
+from pipeline.store import Store
+
+# Base views: name -> (glob relative to the store root, hive partitioning, schema when empty).
+BASE_VIEWS = {
+    "games": ("games/*/*/*.parquet", True, schemas.GAMES),
+    "players": ("players/players.parquet", False, schemas.PLAYERS),
+    "ratings": ("ratings/*/*/*/*.parquet", True, schemas.RATINGS),
+    "quarantine": ("quarantine/*/*.parquet", False, schemas.QUARANTINE),
+}
+
+# Derived views, in dependency order; each is plain SQL over the base views.
+DERIVED_VIEWS: dict[str, str] = {
+    "rating_list": """
+        SELECT system, pool, period,
+               rank() OVER (PARTITION BY system, pool, period ORDER BY rating_after DESC) AS rank,
+               r.player_id, p.name, p.federation, p.title, rating_after AS rating,
+               games, status
+        FROM ratings r LEFT JOIN players p USING (player_id)
+        WHERE status IN ('rated', 'new', 'inactive') AND rating_after IS NOT NULL
+    """,
+}
+
+
+def _sql_str(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _empty_select(schema: pa.Schema) -> str:
+    cols = []
+    for field in schema:
+        t = field.type
+        if pa.types.is_string(t):
+            sql = "VARCHAR"
+        elif pa.types.is_int32(t):
+            sql = "INTEGER"
+        elif pa.types.is_int64(t):
+            sql = "BIGINT"
+        elif pa.types.is_float32(t):
+            sql = "FLOAT"
+        elif pa.types.is_floating(t):
+            sql = "DOUBLE"
+        elif pa.types.is_boolean(t):
+            sql = "BOOLEAN"
+        elif pa.types.is_date(t):
+            sql = "DATE"
+        else:
+            sql = "VARCHAR"
+        cols.append(f"CAST(NULL AS {sql}) AS {field.name}")
+    return f"SELECT {', '.join(cols)} WHERE false"
+
+
+def _view_sql(store: Store, name: str) -> str:
+    pattern, hive, schema = BASE_VIEWS[name]
+    if not list(store.root.glob(pattern)):
+        return _empty_select(schema)
+    hive_args = ", hive_partitioning = true" if hive else ""
+    src = f"read_parquet({_sql_str(pattern)}, union_by_name = true{hive_args})"
+    if hive and name in ("games", "ratings"):
+        return f"SELECT * REPLACE (CAST(period AS INTEGER) AS period) FROM {src}"
+    return f"SELECT * FROM {src}"
+
+
+def define_views(con: duckdb.DuckDBPyConnection, store: Store, temporary: bool = False) -> None:
+    kind = "TEMP VIEW" if temporary else "VIEW"
+    for name in BASE_VIEWS:
+        con.execute(f"CREATE OR REPLACE {kind} {name} AS {_view_sql(store, name)}")
+    for name, sql in DERIVED_VIEWS.items():
+        con.execute(f"CREATE OR REPLACE {kind} {name} AS {sql}")
+
+
+def connect(store: Store) -> duckdb.DuckDBPyConnection:
+    """An in-memory connection with the store's views (used by the engine and exports)."""
+    con = duckdb.connect()
+    con.execute(f"SET file_search_path = {_sql_str(str(store.root.resolve()))}")
+    define_views(con, store, temporary=True)
+    return con
+
+
+def refresh(store: Store) -> Path:
+    """Rebuild ``catalog.duckdb`` atomically."""
+    store.root.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".catalog.", suffix=".duckdb", dir=store.root)
+    os.close(fd)
+    os.unlink(tmp)  # DuckDB creates the file itself
+    try:
+        con = duckdb.connect(tmp)
+        try:
+            con.execute(f"SET file_search_path = {_sql_str(str(store.root.resolve()))}")
+            define_views(con, store)
+        finally:
+            con.close()
+        os.replace(tmp, store.catalog_path)
+    finally:
+        for leftover in (tmp, tmp + ".wal"):
+            if os.path.exists(leftover):
+                os.unlink(leftover)
+    return store.catalog_path
+
+
+def connect_readonly(store: Store) -> duckdb.DuckDBPyConnection:
+    """Open the catalog read-only with relative paths resolved against the store root."""
+    if not store.catalog_path.exists():
+        refresh(store)
+    con = duckdb.connect(str(store.catalog_path), read_only=True)
+    con.execute(f"SET file_search_path = {_sql_str(str(store.root.resolve()))}")
+    return con

@@ -1,0 +1,289 @@
+"""The rating engine: walk a pool's periods in order, carry the state, write reports.
+
+Per period (ARCHITECTURE.md "Computation per period"):
+1. DuckDB reads the period's rated games and maps player ids to dense indices
+   (the run's player index, interned once from the players table);
+2. a counting-sort kernel groups the games by player (CSR offsets);
+3. the system's ``step`` maps (state, games, rules) to (state, report);
+4. the report is written as the period's ratings partition, and the state as
+   a checkpoint, so a later run can start at any period (``--from``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from kernels.csr import group_by_player
+from pipeline import catalog, periods
+from pipeline.store import Store
+from pipeline.systems import get_system
+from pipeline.systems.base import (
+    NOT_REPORTED,
+    STATUS_CODES,
+    PeriodGames,
+    PlayerInfo,
+    Report,
+    State,
+    apply_overrides,
+)
+
+
+@dataclass
+class RateSummary:
+    system: str
+    pool: str
+    periods: list[int] = field(default_factory=list)
+    games: int = 0
+    rows_written: int = 0
+    seconds: dict[str, float] = field(default_factory=lambda: {"query": 0.0, "kernel": 0.0, "write": 0.0})
+    rules: list[str] = field(default_factory=list)  # rule version name per period
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(self.seconds.values())
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def player_info(players: pa.Table) -> PlayerInfo:
+    """Dense arrays of the players table (sorted by player_id)."""
+    players = players.sort_by("player_id")
+
+    def floats(name):
+        return players.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
+
+    def ints(name):
+        col = players.column(name).fill_null(-1)
+        return col.to_numpy(zero_copy_only=False).astype(np.int64)
+
+    birth_year = ints("birth_year")
+    return PlayerInfo(
+        player_id=np.asarray(players.column("player_id").to_pylist(), dtype=object),
+        rating=np.nan_to_num(floats("rating"), nan=np.nan),
+        rated_games=ints("rated_games"),
+        peak_rating=floats("peak_rating"),
+        birth_year=birth_year,
+        rd=floats("rd"),
+        volatility=floats("volatility"),
+        grade=floats("grade"),
+        sex=np.asarray(players.column("sex").to_pylist(), dtype=object),
+    )
+
+
+def resolve_rules(system_name: str, spec: str | None) -> Any | None:
+    """``--rules``: None (dated versions), an ISO date/period (FIDE version in force),
+    or a JSON file of rule fields."""
+    if spec is None:
+        return None
+    system = get_system(system_name)
+    path = Path(spec)
+    if path.suffix == ".json" or path.exists():
+        values = json.loads(path.read_text())
+        base = system.rules_type()
+        return dataclasses.replace(base, **values)
+    if not hasattr(system, "rules_at"):
+        raise ValueError(f"--rules DATE is only meaningful for systems with dated versions; {system_name} has none")
+    return system.rules_at(spec)
+
+
+class _Checkpoints:
+    """State <-> Parquet tables keyed by player_id (so indices may change between runs)."""
+
+    @staticmethod
+    def to_tables(state: State, player_id: np.ndarray) -> dict[str, pa.Table]:
+        cols = {"player_id": pa.array(player_id, type=pa.string())}
+        cols.update({k: pa.array(v) for k, v in state.players.items()})
+        tables = {"players": pa.table(cols)}
+        for name, table in state.tables.items():
+            t = {k: pa.array(v) for k, v in table.items() if k != "player"}
+            if "player" in table:
+                t = {"player_id": pa.array(player_id[table["player"]], type=pa.string()), **t}
+            tables[f"table_{name}"] = pa.table(t)
+        return tables
+
+    @staticmethod
+    def from_tables(tables: dict[str, pa.Table], initial: State, player_id: np.ndarray) -> State:
+        index = {pid: i for i, pid in enumerate(player_id)}
+        saved = tables["players"]
+        rows = np.array([index.get(p, -1) for p in saved.column("player_id").to_pylist()],
+                        dtype=np.int64)
+        known = rows >= 0
+        players = {}
+        for name, init in initial.players.items():
+            arr = init.copy()
+            if name in saved.column_names:
+                values = saved.column(name).to_numpy(zero_copy_only=False)
+                arr[rows[known]] = values[known]
+            players[name] = arr
+        out = State(players=players, tables={})
+        for name in initial.tables:
+            t = tables.get(f"table_{name}")
+            if t is None:
+                out.tables[name] = initial.tables[name]
+                continue
+            cols = {c: t.column(c).to_numpy(zero_copy_only=False) for c in t.column_names}
+            if "player_id" in cols:
+                cols["player"] = np.array([index[p] for p in cols.pop("player_id")], dtype=np.int64)
+            out.tables[name] = cols
+        return out
+
+
+def _report_table(report: Report, player_id: np.ndarray) -> pa.Table:
+    keep = report.status != NOT_REPORTED
+    cols: dict[str, Any] = {"player_id": pa.array(player_id[keep], type=pa.string())}
+    for name, values in report.columns.items():
+        v = np.asarray(values)[keep]
+        if v.dtype.kind == "f":
+            cols[name] = pa.array(v, mask=np.isnan(v))
+        else:
+            cols[name] = pa.array(v)
+    status_names = np.array(STATUS_CODES, dtype=object)
+    cols["status"] = pa.array(status_names[report.status[keep]], type=pa.string())
+    return pa.table(cols)
+
+
+PERIOD_SQL = """
+SELECT w.idx AS white, b.idx AS black, g.score::DOUBLE AS score, g.event_id
+FROM read_parquet(?, filename = true, file_row_number = true) g
+JOIN player_index w ON g.white_id = w.player_id
+JOIN player_index b ON g.black_id = b.player_id
+WHERE g.rated
+ORDER BY g.filename, g.file_row_number
+"""
+
+
+def load_period_games(
+    con: duckdb.DuckDBPyConnection, files: list[str], n_players: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """White, black (dense), White's score and event index (-1 unknown) of a period's rated games."""
+    if not files:
+        empty = np.empty(0, dtype=np.int32)
+        return empty, empty, np.empty(0), empty
+    res = con.execute(PERIOD_SQL, [files]).fetchnumpy()
+    events = res["event_id"]
+    if hasattr(events, "mask") or events.dtype == object:
+        filled = np.asarray([e if isinstance(e, str) else "" for e in events], dtype=object)
+        uniq, event = np.unique(filled, return_inverse=True)
+        if uniq.size and uniq[0] == "":
+            event = event - 1
+    else:
+        event = np.full(len(res["white"]), -1)
+    return (
+        np.asarray(res["white"], dtype=np.int32),
+        np.asarray(res["black"], dtype=np.int32),
+        np.asarray(res["score"], dtype=np.float64),
+        np.asarray(event, dtype=np.int32),
+    )
+
+
+def rate(
+    store: Store,
+    system: str,
+    pool: str = "standard",
+    start: int | None = None,
+    end: int | None = None,
+    rules: Any | None = None,
+    overrides: dict[str, str] | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
+    refresh_catalog: bool = True,
+) -> RateSummary:
+    """Rate ``pool`` with ``system`` over the store's periods in [start, end].
+
+    ``rules`` fixes one rule set for every period (None: the version in force
+    per period); ``overrides`` are ``--set key=value`` fields applied on top.
+    Starting at ``start`` needs the checkpoint of an earlier period (written by
+    a previous run); without ``start`` the run begins from the players table.
+    """
+    sys_ = get_system(system)
+    summary = RateSummary(system, pool)
+    info = player_info(store.read_players())
+    n = info.n
+    all_periods = store.periods(pool)
+    walk = [p for p in all_periods if (start is None or p >= start) and (end is None or p <= end)]
+
+    def rules_for(period: int):
+        base = rules if rules is not None else sys_.rules_for(period, pool)
+        return apply_overrides(base, overrides or {})
+
+    first_rules = rules_for(walk[0] if walk else (all_periods[0] if all_periods else 0))
+    state = sys_.initial_state(info, first_rules)
+    previous: int | None = None
+    if start is not None and any(p < start for p in all_periods):
+        earlier = [p for p in store.state_periods(system, pool) if p < start]
+        if not earlier:
+            raise ValueError(
+                f"no checkpoint of {system}/{pool} before period {start}; rate from the first period"
+            )
+        tables, meta = store.read_state(system, pool, earlier[-1])
+        state = _Checkpoints.from_tables(tables, state, info.player_id)
+        previous = meta["period"]
+
+    con = duckdb.connect()
+    try:
+        con.register(
+            "player_index",
+            pa.table({"player_id": pa.array(info.player_id, type=pa.string()),
+                      "idx": pa.array(np.arange(n, dtype=np.int32))}),
+        )
+        for i, period in enumerate(walk):
+            r = rules_for(period)
+            t0 = time.perf_counter()
+            files = [str(f) for f in store.game_files(pool, period)]
+            white, black, score, event = load_period_games(con, files, n)
+            t1 = time.perf_counter()
+            grouped = group_by_player(white, black, score, n)
+            games = PeriodGames(
+                period=period,
+                previous_period=previous,
+                elapsed=1 if previous is None else max(1, periods.months_between(previous, period)),
+                year=periods.year_of(period),
+                n_players=n,
+                white=white,
+                black=black,
+                score=score,
+                event=event,
+                offsets=grouped.offsets,
+                opponent=grouped.opponent,
+                own_score=grouped.score,
+                is_white=grouped.is_white,
+                game=grouped.game,
+            )
+            state, report = sys_.step(state, games, r)
+            t2 = time.perf_counter()
+            table = _report_table(report, info.player_id)
+            store.write_ratings(system, pool, period, table)
+            meta = {"system": system, "pool": pool, "period": period,
+                    "rules": getattr(r, "name", type(r).__name__)}
+            store.write_state(system, pool, period, _Checkpoints.to_tables(state, info.player_id), meta)
+            t3 = time.perf_counter()
+            summary.seconds["query"] += t1 - t0
+            summary.seconds["kernel"] += t2 - t1
+            summary.seconds["write"] += t3 - t2
+            summary.periods.append(period)
+            summary.games += int(white.size)
+            summary.rows_written += table.num_rows
+            summary.rules.append(meta["rules"])
+            previous = period
+            if progress:
+                progress(i + 1, len(walk), int(white.size))
+    finally:
+        con.close()
+    # Periods in range that no longer hold games (e.g. after a correction) lose their reports.
+    for p in store.rating_periods(system, pool):
+        in_range = (start is None or p >= start) and (end is None or p <= end)
+        if in_range and p not in walk:
+            store.remove_ratings(system, pool, p)
+    if refresh_catalog:
+        catalog.refresh(store)
+    return summary

@@ -1,0 +1,234 @@
+"""The Parquet store: hive-partitioned games and ratings, players, quarantine,
+the manifest of ingested files, state checkpoints and the DuckDB catalog.
+
+Every file is written under a temporary name in its final directory and then
+renamed (``os.replace``), so a killed run never leaves a half-written file
+visible under a final name. Layout (docs/store.md):
+
+    STORE/games/pool=standard/period=202403/part-<batch>.parquet
+    STORE/players/players.parquet
+    STORE/ratings/system=fide/pool=standard/period=202403/part-0.parquet
+    STORE/state/system=fide/pool=standard/period=202403/{players,<table>}.parquet
+    STORE/quarantine/batch=<batch>/part-0.parquet
+    STORE/manifest/manifest.parquet
+    STORE/catalog.duckdb
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from pipeline import schemas
+
+MANIFEST = pa.schema(
+    [
+        pa.field("source", pa.string(), nullable=False),  # source key (file name)
+        pa.field("sha256", pa.string(), nullable=False),
+        pa.field("batch", pa.string(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),  # games | players
+        pa.field("format", pa.string(), nullable=False),
+        pa.field("rows", pa.int64(), nullable=False),
+        pa.field("accepted", pa.int64(), nullable=False),
+        pa.field("quarantined", pa.int64(), nullable=False),
+        pa.field("ingested_at", pa.timestamp("s", tz="UTC"), nullable=False),
+        pa.field("min_period", pa.int32()),
+    ]
+)
+
+
+def atomic_write_parquet(table: pa.Table, path: Path) -> None:
+    """Write ``table`` to ``path`` atomically (temporary file in the same directory, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(text: str, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+class Store:
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root)
+
+    # -- paths ---------------------------------------------------------------
+    @property
+    def games_dir(self) -> Path:
+        return self.root / "games"
+
+    @property
+    def players_path(self) -> Path:
+        return self.root / "players" / "players.parquet"
+
+    @property
+    def ratings_dir(self) -> Path:
+        return self.root / "ratings"
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / "state"
+
+    @property
+    def quarantine_dir(self) -> Path:
+        return self.root / "quarantine"
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / "manifest" / "manifest.parquet"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.root / "catalog.duckdb"
+
+    def exists(self) -> bool:
+        return self.root.is_dir()
+
+    def ensure(self) -> None:
+        for d in (self.games_dir, self.players_path.parent, self.ratings_dir, self.quarantine_dir):
+            d.mkdir(parents=True, exist_ok=True)
+        self.manifest_path.parent.mkdir(parents=True, exist_ok=True)
+
+    # -- games -----------------------------------------------------------------
+    def game_partition(self, pool: str, period: int) -> Path:
+        return self.games_dir / f"pool={pool}" / f"period={period}"
+
+    def game_files(self, pool: str | None = None, period: int | None = None) -> list[Path]:
+        pools = [pool] if pool else [p.name.split("=", 1)[1] for p in self._subdirs(self.games_dir)]
+        files: list[Path] = []
+        for pl in pools:
+            base = self.games_dir / f"pool={pl}"
+            parts = [base / f"period={period}"] if period is not None else self._subdirs(base)
+            for part in parts:
+                files.extend(sorted(part.glob("part-*.parquet")))
+        return files
+
+    def periods(self, pool: str) -> list[int]:
+        """Periods of ``pool`` that hold at least one game file, ascending."""
+        out = []
+        for part in self._subdirs(self.games_dir / f"pool={pool}"):
+            if any(part.glob("part-*.parquet")):
+                out.append(int(part.name.split("=", 1)[1]))
+        return sorted(out)
+
+    def pools(self) -> list[str]:
+        return sorted(p.name.split("=", 1)[1] for p in self._subdirs(self.games_dir))
+
+    def write_games(self, games: pa.Table, batch: str) -> list[tuple[str, int]]:
+        """Write a batch's games, one file per (pool, period). Returns the partitions written."""
+        written = []
+        if games.num_rows == 0:
+            return written
+        keys = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
+        for pool, period in zip(keys.column("pool").to_pylist(), keys.column("period").to_pylist()):
+            mask = pc.and_(pc.equal(games["pool"], pool), pc.equal(games["period"], period))
+            part = games.filter(mask)
+            part = schemas.conform(part, schemas.GAMES_FILE)
+            atomic_write_parquet(part, self.game_partition(pool, period) / f"part-{batch}.parquet")
+            written.append((pool, int(period)))
+        return written
+
+    def remove_batch_games(self, batch: str) -> list[tuple[str, int]]:
+        """Delete every games file of a batch (a corrected source). Returns the partitions touched."""
+        touched = []
+        for path in self.games_dir.glob(f"pool=*/period=*/part-{batch}.parquet"):
+            pool = path.parent.parent.name.split("=", 1)[1]
+            period = int(path.parent.name.split("=", 1)[1])
+            path.unlink()
+            touched.append((pool, period))
+        return touched
+
+    # -- players -----------------------------------------------------------------
+    def read_players(self) -> pa.Table:
+        if not self.players_path.exists():
+            return schemas.empty(schemas.PLAYERS)
+        return schemas.conform(pq.read_table(self.players_path), schemas.PLAYERS)
+
+    def write_players(self, players: pa.Table) -> None:
+        atomic_write_parquet(schemas.conform(players, schemas.PLAYERS), self.players_path)
+
+    # -- quarantine ------------------------------------------------------------
+    def write_quarantine(self, rows: pa.Table, batch: str) -> Path | None:
+        if rows.num_rows == 0:
+            return None
+        path = self.quarantine_dir / f"batch={batch}" / "part-0.parquet"
+        atomic_write_parquet(schemas.conform(rows, schemas.QUARANTINE), path)
+        return path
+
+    # -- manifest ----------------------------------------------------------------
+    def read_manifest(self) -> pa.Table:
+        if not self.manifest_path.exists():
+            return MANIFEST.empty_table()
+        return pq.read_table(self.manifest_path).cast(MANIFEST)
+
+    def write_manifest(self, table: pa.Table) -> None:
+        atomic_write_parquet(table.cast(MANIFEST), self.manifest_path)
+
+    # -- ratings and state -------------------------------------------------------
+    def rating_partition(self, system: str, pool: str, period: int) -> Path:
+        return self.ratings_dir / f"system={system}" / f"pool={pool}" / f"period={period}"
+
+    def write_ratings(self, system: str, pool: str, period: int, table: pa.Table) -> None:
+        table = schemas.conform(table, schemas.RATINGS_FILE)
+        atomic_write_parquet(table, self.rating_partition(system, pool, period) / "part-0.parquet")
+
+    def rating_periods(self, system: str, pool: str) -> list[int]:
+        base = self.ratings_dir / f"system={system}" / f"pool={pool}"
+        return sorted(int(p.name.split("=", 1)[1]) for p in self._subdirs(base))
+
+    def remove_ratings(self, system: str, pool: str, period: int) -> None:
+        shutil.rmtree(self.rating_partition(system, pool, period), ignore_errors=True)
+        shutil.rmtree(self.state_partition(system, pool, period), ignore_errors=True)
+
+    def read_ratings(self, system: str, pool: str, period: int) -> pa.Table:
+        path = self.rating_partition(system, pool, period) / "part-0.parquet"
+        return pq.read_table(path)
+
+    def state_partition(self, system: str, pool: str, period: int) -> Path:
+        return self.state_dir / f"system={system}" / f"pool={pool}" / f"period={period}"
+
+    def write_state(self, system: str, pool: str, period: int, tables: dict[str, pa.Table],
+                    meta: dict) -> None:
+        """Write a state checkpoint; ``meta.json`` is written last and marks it complete."""
+        base = self.state_partition(system, pool, period)
+        for name, table in tables.items():
+            atomic_write_parquet(table, base / f"{name}.parquet")
+        atomic_write_text(json.dumps(meta, sort_keys=True), base / "meta.json")
+
+    def state_periods(self, system: str, pool: str) -> list[int]:
+        base = self.state_dir / f"system={system}" / f"pool={pool}"
+        return sorted(
+            int(p.name.split("=", 1)[1]) for p in self._subdirs(base) if (p / "meta.json").exists()
+        )
+
+    def read_state(self, system: str, pool: str, period: int) -> tuple[dict[str, pa.Table], dict]:
+        base = self.state_partition(system, pool, period)
+        meta = json.loads((base / "meta.json").read_text())
+        tables = {p.stem: pq.read_table(p) for p in sorted(base.glob("*.parquet"))}
+        return tables, meta
+
+    # -- helpers -----------------------------------------------------------------
+    @staticmethod
+    def _subdirs(path: Path) -> Iterator[Path]:
+        if not path.is_dir():
+            return iter(())
+        return iter(sorted(p for p in path.iterdir() if p.is_dir() and "=" in p.name))

@@ -1,0 +1,39 @@
+"""Rating systems: each module holds one system's rules and formula behind the
+shared ``step(state, period_games, rules) -> (state, report)`` shape."""
+
+from __future__ import annotations
+
+from pipeline.systems.base import RatingSystem
+
+_REGISTRY: dict[str, RatingSystem] = {}
+
+
+def register(system: RatingSystem) -> RatingSystem:
+    _REGISTRY[system.name] = system
+    return system
+
+
+def get_system(name: str) -> RatingSystem:
+    _load_builtin()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise ValueError(f"unknown rating system {name!r} (known: {known})") from None
+
+
+def system_names() -> list[str]:
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def _load_builtin() -> None:
+    # Importing a module registers its system.
+    import importlib
+    import pkgutil
+
+    import pipeline.systems as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name != "base":
+            importlib.import_module(f"{package.__name__}.{info.name}")

@@ -1,0 +1,346 @@
+"""Validation: every raw row is either accepted into the canonical table or
+quarantined with a reason code, so accepted + quarantined = rows read.
+
+Reason codes (docs/ingest.md): malformed_row, empty_player_id, self_play,
+unknown_result, unfinished_game, score_out_of_range, bad_date, bad_period,
+period_mismatch, missing_period, bad_pool, bad_rated, bad_rating,
+duplicate_game_id, bad_player_field, duplicate_player_id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+import pyarrow as pa
+
+from pipeline import schemas
+from pipeline.readers import GAME_COLUMNS, PLAYER_COLUMNS, RawTable
+
+# Result codes for White: (score, rated). Forfeits are stored but not rated.
+RESULTS = {
+    "1-0": (1.0, True),
+    "0-1": (0.0, True),
+    "1/2-1/2": (0.5, True),
+    "½-½": (0.5, True),
+    "0.5-0.5": (0.5, True),
+    "=": (0.5, True),
+    "1": (1.0, True),
+    "0": (0.0, True),
+    "0.5": (0.5, True),
+    "1/2": (0.5, True),
+    "+/-": (1.0, False),
+    "+:-": (1.0, False),
+    "+-": (1.0, False),
+    "1-0f": (1.0, False),
+    "-/+": (0.0, False),
+    "-:+": (0.0, False),
+    "-+": (0.0, False),
+    "0-1f": (0.0, False),
+}
+UNFINISHED = {"*"}
+MAX_RATING = 3500.0
+
+PLAYER_NUMERIC = {
+    "rating": (0.0, MAX_RATING),
+    "peak_rating": (0.0, MAX_RATING),
+    "rd": (0.0, 1000.0),
+    "volatility": (0.0, 10.0),
+    "grade": (-100.0, 400.0),
+    "rated_games": (0.0, 1e7),
+    "birth_year": (1800.0, 2100.0),
+}
+
+
+@dataclass
+class Validated:
+    accepted: pa.Table  # GAMES or PLAYERS
+    quarantine: pa.Table  # QUARANTINE
+    rows_read: int
+
+
+def _text(name: str, frame: pl.DataFrame) -> pl.Expr:
+    if name in frame.columns:
+        return pl.col(name).str.strip_chars()
+    return pl.lit(None, dtype=pl.String)
+
+
+def _empty(expr: pl.Expr) -> pl.Expr:
+    return expr.is_null() | (expr == "")
+
+
+def _first_failure(checks: list[tuple[pl.Expr, str, pl.Expr]]) -> tuple[pl.Expr, pl.Expr]:
+    """Reason and detail of the first failing check (checks in priority order)."""
+    reason = pl.lit(None, dtype=pl.String)
+    detail = pl.lit(None, dtype=pl.String)
+    for failed, code, message in reversed(checks):
+        reason = pl.when(failed).then(pl.lit(code)).otherwise(reason)
+        detail = pl.when(failed).then(message).otherwise(detail)
+    return reason, detail
+
+
+def _parse_date(expr: pl.Expr) -> pl.Expr:
+    normal = expr.str.replace_all(r"[./]", "-")
+    return normal.str.strptime(pl.Date, "%Y-%m-%d", strict=False)
+
+
+def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
+    f = raw.frame
+    for name in GAME_COLUMNS:
+        if name not in f.columns:
+            f = f.with_columns(pl.lit(None, dtype=pl.String).alias(name))
+    f = f.with_columns([pl.col(c).str.strip_chars() for c in GAME_COLUMNS])
+
+    result_map = pl.DataFrame(
+        {
+            "result": list(RESULTS),
+            "_res_score": [v[0] for v in RESULTS.values()],
+            "_res_rated": [v[1] for v in RESULTS.values()],
+        }
+    )
+    f = f.with_columns(pl.col("result").str.to_lowercase().alias("_result_key"))
+    f = f.join(
+        result_map.rename({"result": "_result_key"}), on="_result_key", how="left",
+        maintain_order="left",
+    )
+    has_result = ~_empty(pl.col("result"))
+    score_num = pl.col("score").cast(pl.Float64, strict=False)
+    f = f.with_columns(
+        pl.when(has_result).then(pl.col("_res_score")).otherwise(score_num).alias("_score"),
+        _parse_date(pl.col("date")).alias("_date"),
+        pl.col("period").str.replace("-", "").cast(pl.Int32, strict=False).alias("_period_given"),
+        pl.col("pool").str.to_lowercase().fill_null("standard").replace("", "standard").alias("_pool"),
+        pl.col("white_rating").cast(pl.Float64, strict=False).alias("_wr"),
+        pl.col("black_rating").cast(pl.Float64, strict=False).alias("_br"),
+        pl.col("rated").str.to_lowercase().alias("_rated_text"),
+    )
+    f = f.with_columns(
+        (pl.col("_date").dt.year().cast(pl.Int32) * 100 + pl.col("_date").dt.month().cast(pl.Int32))
+        .alias("_period_of_date")
+    )
+    f = f.with_columns(
+        pl.coalesce("_period_given", "_period_of_date").alias("_period"),
+        pl.when(pl.col("_rated_text").is_in(["1", "true", "yes", "y", "t"]))
+        .then(True)
+        .when(pl.col("_rated_text").is_in(["0", "false", "no", "n", "f"]))
+        .then(False)
+        .otherwise(None)
+        .alias("_rated_given"),
+    )
+    period_is_calendar = (pl.col("_period_given") // 100).is_between(1900, 2999) & (
+        pl.col("_period_given") % 100
+    ).is_between(1, 12)
+
+    def bad_rating(column: str, parsed: str) -> pl.Expr:
+        value = pl.col(parsed)
+        return ~_empty(pl.col(column)) & (value.is_null() | ~value.is_between(0.0, MAX_RATING))
+
+    checks = [
+        (
+            _empty(pl.col("white_id")) | _empty(pl.col("black_id")),
+            "empty_player_id",
+            pl.lit("white_id or black_id is empty"),
+        ),
+        (
+            pl.col("white_id") == pl.col("black_id"),
+            "self_play",
+            pl.format("player {} plays himself", pl.col("white_id")),
+        ),
+        (
+            has_result & pl.col("result").is_in(list(UNFINISHED)),
+            "unfinished_game",
+            pl.lit("result '*': game unfinished or result unknown"),
+        ),
+        (
+            has_result & pl.col("_res_score").is_null(),
+            "unknown_result",
+            pl.format("unknown result code {}", pl.col("result")),
+        ),
+        (
+            ~has_result & _empty(pl.col("score")),
+            "unknown_result",
+            pl.lit("no result and no score"),
+        ),
+        (
+            ~has_result & score_num.is_null(),
+            "unknown_result",
+            pl.format("score {} is not a number", pl.col("score")),
+        ),
+        (
+            ~has_result & ~score_num.is_in([0.0, 0.5, 1.0]),
+            "score_out_of_range",
+            pl.format("score {} is not 1, 0.5 or 0", pl.col("score")),
+        ),
+        (
+            ~_empty(pl.col("date")) & pl.col("_date").is_null(),
+            "bad_date",
+            pl.format("date {} is not a valid YYYY-MM-DD date", pl.col("date")),
+        ),
+        (
+            ~_empty(pl.col("period"))
+            & (pl.col("_period_given").is_null() | (pl.col("_period_given") <= 0)),
+            "bad_period",
+            pl.format("period {} is not a positive integer or YYYYMM", pl.col("period")),
+        ),
+        (
+            pl.col("_period_given").is_not_null()
+            & pl.col("_period_of_date").is_not_null()
+            & period_is_calendar
+            & (pl.col("_period_given") != pl.col("_period_of_date")),
+            "period_mismatch",
+            pl.format("date {} is not in period {}", pl.col("date"), pl.col("period")),
+        ),
+        (pl.col("_period").is_null(), "missing_period", pl.lit("neither date nor period given")),
+        (
+            ~pl.col("_pool").is_in(list(schemas.POOLS)),
+            "bad_pool",
+            pl.format("pool {} is not standard, rapid or blitz", pl.col("pool")),
+        ),
+        (
+            ~_empty(pl.col("rated")) & pl.col("_rated_given").is_null(),
+            "bad_rated",
+            pl.format("rated {} is not true/false", pl.col("rated")),
+        ),
+        (bad_rating("white_rating", "_wr"), "bad_rating",
+         pl.format("white_rating {} is not a rating in 0..3500", pl.col("white_rating"))),
+        (bad_rating("black_rating", "_br"), "bad_rating",
+         pl.format("black_rating {} is not a rating in 0..3500", pl.col("black_rating"))),
+    ]
+    reason, detail = _first_failure(checks)
+    f = f.with_columns(reason.alias("_reason"), detail.alias("_detail"))
+    f = f.with_columns(
+        pl.when(_empty(pl.col("game_id")))
+        .then(pl.format("{}:{}", pl.lit(source), pl.col("_line")))
+        .otherwise(pl.col("game_id"))
+        .alias("_game_id")
+    )
+    # Duplicate game ids inside the file: the first valid occurrence wins.
+    f = f.with_columns(pl.col("_reason").is_null().alias("_ok"))
+    first_line = pl.col("_line").filter(pl.col("_ok")).min().over("_game_id")
+    dup = pl.col("_ok") & (pl.col("_line") != first_line)
+    f = f.with_columns(
+        pl.when(dup).then(pl.lit("duplicate_game_id")).otherwise(pl.col("_reason")).alias("_reason"),
+        pl.when(dup)
+        .then(pl.format("game_id {} already on line {}", pl.col("_game_id"), first_line))
+        .otherwise(pl.col("_detail"))
+        .alias("_detail"),
+    )
+
+    good = f.filter(pl.col("_reason").is_null())
+    bad = f.filter(pl.col("_reason").is_not_null())
+    accepted = good.select(
+        pl.col("_game_id").alias("game_id"),
+        pl.col("_date").alias("date"),
+        pl.col("_period").cast(pl.Int32).alias("period"),
+        pl.col("_pool").alias("pool"),
+        pl.col("white_id"),
+        pl.col("black_id"),
+        pl.col("_score").cast(pl.Float32).alias("score"),
+        pl.coalesce(
+            pl.col("_rated_given") & pl.col("_res_rated").fill_null(True),
+            pl.col("_res_rated"),
+            pl.lit(True),
+        ).alias("rated"),
+        pl.col("event_id").replace("", None),
+        pl.format("{}:{}", pl.lit(source), pl.col("_line")).alias("source"),
+        pl.lit(batch).alias("ingest_batch"),
+        pl.col("_wr").alias("white_rating"),
+        pl.col("_br").alias("black_rating"),
+    )
+    quarantine = _quarantine_rows(raw, bad, source, batch)
+    return Validated(
+        schemas.conform(accepted.to_arrow(), schemas.GAMES),
+        quarantine,
+        raw.frame.height + len(raw.problems),
+    )
+
+
+def _quarantine_rows(raw: RawTable, bad: pl.DataFrame, source: str, batch: str) -> pa.Table:
+    rows = bad.select(
+        pl.lit(source).alias("source"),
+        pl.col("_line").alias("line"),
+        pl.col("_reason").alias("reason"),
+        pl.col("_detail").alias("detail"),
+        pl.col("_raw").alias("raw"),
+        pl.lit(batch).alias("ingest_batch"),
+    )
+    if raw.problems:
+        extra = pl.DataFrame(
+            {
+                "source": [source] * len(raw.problems),
+                "line": [p[0] for p in raw.problems],
+                "reason": [p[1] for p in raw.problems],
+                "detail": [p[2] for p in raw.problems],
+                "raw": [p[3] for p in raw.problems],
+                "ingest_batch": [batch] * len(raw.problems),
+            },
+            schema=rows.schema,
+        )
+        rows = pl.concat([rows, extra]).sort("line")
+    return schemas.conform(rows.to_arrow(), schemas.QUARANTINE)
+
+
+def validate_players(raw: RawTable, source: str, batch: str) -> Validated:
+    f = raw.frame
+    for name in PLAYER_COLUMNS:
+        if name not in f.columns:
+            f = f.with_columns(pl.lit(None, dtype=pl.String).alias(name))
+    f = f.with_columns([pl.col(c).str.strip_chars().replace("", None) for c in PLAYER_COLUMNS])
+    f = f.with_columns(
+        *[pl.col(c).cast(pl.Float64, strict=False).alias(f"_{c}") for c in PLAYER_NUMERIC],
+        _parse_date(pl.col("birth_date")).alias("_birth_date"),
+    )
+    checks = [(pl.col("player_id").is_null(), "empty_player_id", pl.lit("player_id is empty"))]
+    for c, (lo, hi) in PLAYER_NUMERIC.items():
+        checks.append(
+            (
+                pl.col(c).is_not_null()
+                & (pl.col(f"_{c}").is_null() | ~pl.col(f"_{c}").is_between(lo, hi)),
+                "bad_player_field",
+                pl.format(f"{c} {{}} is not a number in {lo:g}..{hi:g}", pl.col(c)),
+            )
+        )
+    checks.append(
+        (
+            pl.col("birth_date").is_not_null() & pl.col("_birth_date").is_null(),
+            "bad_player_field",
+            pl.format("birth_date {} is not a valid date", pl.col("birth_date")),
+        )
+    )
+    reason, detail = _first_failure(checks)
+    f = f.with_columns(reason.alias("_reason"), detail.alias("_detail"))
+    f = f.with_columns(pl.col("_reason").is_null().alias("_ok"))
+    first_line = pl.col("_line").filter(pl.col("_ok")).min().over("player_id")
+    dup = pl.col("_ok") & (pl.col("_line") != first_line)
+    f = f.with_columns(
+        pl.when(dup).then(pl.lit("duplicate_player_id")).otherwise(pl.col("_reason")).alias("_reason"),
+        pl.when(dup)
+        .then(pl.format("player_id {} already on line {}", pl.col("player_id"), first_line))
+        .otherwise(pl.col("_detail"))
+        .alias("_detail"),
+    )
+    good = f.filter(pl.col("_reason").is_null())
+    bad = f.filter(pl.col("_reason").is_not_null())
+    accepted = good.select(
+        "player_id",
+        "name",
+        "federation",
+        "sex",
+        pl.col("_birth_date").alias("birth_date"),
+        pl.coalesce(
+            pl.col("_birth_year").cast(pl.Int32), pl.col("_birth_date").dt.year().cast(pl.Int32)
+        ).alias("birth_year"),
+        "title",
+        pl.col("_rating").alias("rating"),
+        pl.col("_rated_games").cast(pl.Int32).alias("rated_games"),
+        pl.col("_peak_rating").alias("peak_rating"),
+        pl.col("_rd").alias("rd"),
+        pl.col("_volatility").alias("volatility"),
+        pl.col("_grade").alias("grade"),
+        pl.format("{}:{}", pl.lit(source), pl.col("_line")).alias("source"),
+    )
+    return Validated(
+        schemas.conform(accepted.to_arrow(), schemas.PLAYERS),
+        _quarantine_rows(raw, bad, source, batch),
+        raw.frame.height + len(raw.problems),
+    )
