@@ -122,3 +122,19 @@ def connect_readonly(store: Store) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(str(store.catalog_path), read_only=True)
     con.execute(f"SET file_search_path = {_sql_str(str(store.root.resolve()))}")
     return con
+
+
+def query_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pa.Table:
+    """Run ``sql`` with parameters and fetch the whole result as an Arrow table."""
+    relation = con.sql(sql, params=params or None)
+    fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
+    table = fetch()
+    if isinstance(table, pa.RecordBatchReader):
+        table = table.read_all()
+    return table
+
+
+def query_frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None):
+    import polars as pl
+
+    return pl.from_arrow(query_arrow(con, sql, params))

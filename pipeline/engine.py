@@ -45,7 +45,9 @@ class RateSummary:
     periods: list[int] = field(default_factory=list)
     games: int = 0
     rows_written: int = 0
-    seconds: dict[str, float] = field(default_factory=lambda: {"query": 0.0, "kernel": 0.0, "write": 0.0})
+    seconds: dict[str, float] = field(
+        default_factory=lambda: {"query": 0.0, "kernel": 0.0, "write": 0.0}
+    )
     rules: list[str] = field(default_factory=list)  # rule version name per period
 
     @property
@@ -93,7 +95,9 @@ def resolve_rules(system_name: str, spec: str | None) -> Any | None:
         base = system.rules_type()
         return dataclasses.replace(base, **values)
     if not hasattr(system, "rules_at"):
-        raise ValueError(f"--rules DATE is only meaningful for systems with dated versions; {system_name} has none")
+        raise ValueError(
+            f"--rules DATE is only meaningful for systems with dated versions; {system_name} has none"
+        )
     return system.rules_at(spec)
 
 
@@ -116,8 +120,9 @@ class _Checkpoints:
     def from_tables(tables: dict[str, pa.Table], initial: State, player_id: np.ndarray) -> State:
         index = {pid: i for i, pid in enumerate(player_id)}
         saved = tables["players"]
-        rows = np.array([index.get(p, -1) for p in saved.column("player_id").to_pylist()],
-                        dtype=np.int64)
+        rows = np.array(
+            [index.get(p, -1) for p in saved.column("player_id").to_pylist()], dtype=np.int64
+        )
         known = rows >= 0
         players = {}
         for name, init in initial.players.items():
@@ -233,8 +238,12 @@ def rate(
     try:
         con.register(
             "player_index",
-            pa.table({"player_id": pa.array(info.player_id, type=pa.string()),
-                      "idx": pa.array(np.arange(n, dtype=np.int32))}),
+            pa.table(
+                {
+                    "player_id": pa.array(info.player_id, type=pa.string()),
+                    "idx": pa.array(np.arange(n, dtype=np.int32)),
+                }
+            ),
         )
         for i, period in enumerate(walk):
             r = rules_for(period)
@@ -263,9 +272,15 @@ def rate(
             t2 = time.perf_counter()
             table = _report_table(report, info.player_id)
             store.write_ratings(system, pool, period, table)
-            meta = {"system": system, "pool": pool, "period": period,
-                    "rules": getattr(r, "name", type(r).__name__)}
-            store.write_state(system, pool, period, _Checkpoints.to_tables(state, info.player_id), meta)
+            meta = {
+                "system": system,
+                "pool": pool,
+                "period": period,
+                "rules": getattr(r, "name", type(r).__name__),
+            }
+            store.write_state(
+                system, pool, period, _Checkpoints.to_tables(state, info.player_id), meta
+            )
             t3 = time.perf_counter()
             summary.seconds["query"] += t1 - t0
             summary.seconds["kernel"] += t2 - t1

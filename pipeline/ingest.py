@@ -91,8 +91,9 @@ def ingest_file(
     same = manifest.filter(pc.equal(manifest["sha256"], digest))
     if same.num_rows:
         prior = same.column("source")[0].as_py()
-        report = FileReport(str(path), source, same.column("kind")[0].as_py(),
-                            same.column("format")[0].as_py())
+        report = FileReport(
+            str(path), source, same.column("kind")[0].as_py(), same.column("format")[0].as_py()
+        )
         report.skipped = f"identical content already ingested as {prior}"
         return report
 
@@ -147,7 +148,9 @@ def ingest_file(
         schema=MANIFEST,
     )
     keep = manifest.filter(
-        pc.invert(pc.and_(pc.equal(manifest["source"], source), pc.equal(manifest["kind"], raw.kind)))
+        pc.invert(
+            pc.and_(pc.equal(manifest["source"], source), pc.equal(manifest["kind"], raw.kind))
+        )
     )
     store.write_manifest(pa.concat_tables([keep, entry]))
     return report
@@ -175,15 +178,14 @@ def _drop_store_duplicates(
     con = duckdb.connect()
     try:
         con.register("incoming", v.accepted.select(["game_id"]))
-        dup = con.execute(
+        dup = catalog.query_arrow(
+            con,
             "SELECT s.game_id, min(s.source) AS source FROM read_parquet(?) s "
             "SEMI JOIN incoming i ON s.game_id = i.game_id GROUP BY s.game_id",
             [files],
-        ).arrow()
+        )
     finally:
         con.close()
-    if isinstance(dup, pa.RecordBatchReader):
-        dup = dup.read_all()
     if dup.num_rows == 0:
         return v
     where = dict(zip(dup.column("game_id").to_pylist(), dup.column("source").to_pylist()))
@@ -195,7 +197,10 @@ def _drop_store_duplicates(
             "source": [s.rsplit(":", 1)[0] for s in dups.column("source").to_pylist()],
             "line": lines,
             "reason": ["duplicate_game_id"] * dups.num_rows,
-            "detail": [f"game_id {g} already stored from {where[g]}" for g in dups.column("game_id").to_pylist()],
+            "detail": [
+                f"game_id {g} already stored from {where[g]}"
+                for g in dups.column("game_id").to_pylist()
+            ],
             "raw": [None] * dups.num_rows,
             "ingest_batch": [batch] * dups.num_rows,
         },

@@ -98,22 +98,36 @@ MAPPINGS = {
             "kaggle2010",
             "games",
             ("Month #", "White Player #", "Black Player #", "Score"),
-            {"Month #": "period", "White Player #": "white_id", "Black Player #": "black_id",
-             "Score": "score"},
+            {
+                "Month #": "period",
+                "White Player #": "white_id",
+                "Black Player #": "black_id",
+                "Score": "score",
+            },
         ),
         Mapping(
             "deloitte2011",
             "games",
             ("TEID", "MonthID", "WhitePlayer", "BlackPlayer", "WhiteScore", "Leaderboard"),
-            {"TEID": "game_id", "MonthID": "period", "WhitePlayer": "white_id",
-             "BlackPlayer": "black_id", "WhiteScore": "score", "Leaderboard": "event_id"},
+            {
+                "TEID": "game_id",
+                "MonthID": "period",
+                "WhitePlayer": "white_id",
+                "BlackPlayer": "black_id",
+                "WhiteScore": "score",
+                "Leaderboard": "event_id",
+            },
         ),
         Mapping(
             "deloitte2011-players",
             "players",
             ("Player", "Rating", "KFactor", "NumGames"),
-            {"Player": "player_id", "Rating": "rating", "KFactor": "_kfactor",
-             "NumGames": "rated_games"},
+            {
+                "Player": "player_id",
+                "Rating": "rating",
+                "KFactor": "_kfactor",
+                "NumGames": "rated_games",
+            },
             _deloitte_players,
         ),
     )
@@ -226,9 +240,7 @@ def _choose_mapping(path: Path, header: list[str], name: str | None) -> Mapping 
         if tuple(header) == mapping.header:
             return mapping
     if tuple(header) == ("TEID", "MonthID", "WhitePlayer", "BlackPlayer"):
-        raise InputError(
-            path, 1, "Deloitte 2011 test file without results: use test_solution.csv"
-        )
+        raise InputError(path, 1, "Deloitte 2011 test file without results: use test_solution.csv")
     return None
 
 
@@ -240,8 +252,10 @@ def _detect_kind(path: Path, names: list[str], kind: str | None) -> str:
     if "player_id" in names:
         return "players"
     raise InputError(
-        path, 1, f"header {names} is neither a games file (white_id, black_id, …) "
-        "nor a players file (player_id, …) nor a known mapping"
+        path,
+        1,
+        f"header {names} is neither a games file (white_id, black_id, …) "
+        "nor a players file (player_id, …) nor a known mapping",
     )
 
 
@@ -267,11 +281,14 @@ def detect_format(path: Path) -> str:
     for suffix, fmt in sorted(SUFFIXES.items(), key=lambda kv: -len(kv[0])):
         if name.endswith(suffix):
             return fmt
-    raise InputError(path, None, f"cannot tell the format from the name; use --format ({', '.join(READERS)})")
+    raise InputError(
+        path, None, f"cannot tell the format from the name; use --format ({', '.join(READERS)})"
+    )
 
 
-def read_any(path: Path, fmt: str | None = None, mapping: str | None = None,
-             kind: str | None = None) -> RawTable:
+def read_any(
+    path: Path, fmt: str | None = None, mapping: str | None = None, kind: str | None = None
+) -> RawTable:
     if not path.exists():
         raise InputError(path, None, "no such file")
     fmt = fmt or detect_format(path)

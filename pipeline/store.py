@@ -206,8 +206,9 @@ class Store:
     def state_partition(self, system: str, pool: str, period: int) -> Path:
         return self.state_dir / f"system={system}" / f"pool={pool}" / f"period={period}"
 
-    def write_state(self, system: str, pool: str, period: int, tables: dict[str, pa.Table],
-                    meta: dict) -> None:
+    def write_state(
+        self, system: str, pool: str, period: int, tables: dict[str, pa.Table], meta: dict
+    ) -> None:
         """Write a state checkpoint; ``meta.json`` is written last and marks it complete."""
         base = self.state_partition(system, pool, period)
         for name, table in tables.items():

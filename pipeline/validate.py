@@ -100,7 +100,9 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
     )
     f = f.with_columns(pl.col("result").str.to_lowercase().alias("_result_key"))
     f = f.join(
-        result_map.rename({"result": "_result_key"}), on="_result_key", how="left",
+        result_map.rename({"result": "_result_key"}),
+        on="_result_key",
+        how="left",
         maintain_order="left",
     )
     has_result = ~_empty(pl.col("result"))
@@ -109,14 +111,20 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
         pl.when(has_result).then(pl.col("_res_score")).otherwise(score_num).alias("_score"),
         _parse_date(pl.col("date")).alias("_date"),
         pl.col("period").str.replace("-", "").cast(pl.Int32, strict=False).alias("_period_given"),
-        pl.col("pool").str.to_lowercase().fill_null("standard").replace("", "standard").alias("_pool"),
+        pl.col("pool")
+        .str.to_lowercase()
+        .fill_null("standard")
+        .replace("", "standard")
+        .alias("_pool"),
         pl.col("white_rating").cast(pl.Float64, strict=False).alias("_wr"),
         pl.col("black_rating").cast(pl.Float64, strict=False).alias("_br"),
         pl.col("rated").str.to_lowercase().alias("_rated_text"),
     )
     f = f.with_columns(
-        (pl.col("_date").dt.year().cast(pl.Int32) * 100 + pl.col("_date").dt.month().cast(pl.Int32))
-        .alias("_period_of_date")
+        (
+            pl.col("_date").dt.year().cast(pl.Int32) * 100
+            + pl.col("_date").dt.month().cast(pl.Int32)
+        ).alias("_period_of_date")
     )
     f = f.with_columns(
         pl.coalesce("_period_given", "_period_of_date").alias("_period"),
@@ -201,10 +209,16 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
             "bad_rated",
             pl.format("rated {} is not true/false", pl.col("rated")),
         ),
-        (bad_rating("white_rating", "_wr"), "bad_rating",
-         pl.format("white_rating {} is not a rating in 0..3500", pl.col("white_rating"))),
-        (bad_rating("black_rating", "_br"), "bad_rating",
-         pl.format("black_rating {} is not a rating in 0..3500", pl.col("black_rating"))),
+        (
+            bad_rating("white_rating", "_wr"),
+            "bad_rating",
+            pl.format("white_rating {} is not a rating in 0..3500", pl.col("white_rating")),
+        ),
+        (
+            bad_rating("black_rating", "_br"),
+            "bad_rating",
+            pl.format("black_rating {} is not a rating in 0..3500", pl.col("black_rating")),
+        ),
     ]
     reason, detail = _first_failure(checks)
     f = f.with_columns(reason.alias("_reason"), detail.alias("_detail"))
@@ -219,7 +233,10 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
     first_line = pl.col("_line").filter(pl.col("_ok")).min().over("_game_id")
     dup = pl.col("_ok") & (pl.col("_line") != first_line)
     f = f.with_columns(
-        pl.when(dup).then(pl.lit("duplicate_game_id")).otherwise(pl.col("_reason")).alias("_reason"),
+        pl.when(dup)
+        .then(pl.lit("duplicate_game_id"))
+        .otherwise(pl.col("_reason"))
+        .alias("_reason"),
         pl.when(dup)
         .then(pl.format("game_id {} already on line {}", pl.col("_game_id"), first_line))
         .otherwise(pl.col("_detail"))
@@ -313,7 +330,10 @@ def validate_players(raw: RawTable, source: str, batch: str) -> Validated:
     first_line = pl.col("_line").filter(pl.col("_ok")).min().over("player_id")
     dup = pl.col("_ok") & (pl.col("_line") != first_line)
     f = f.with_columns(
-        pl.when(dup).then(pl.lit("duplicate_player_id")).otherwise(pl.col("_reason")).alias("_reason"),
+        pl.when(dup)
+        .then(pl.lit("duplicate_player_id"))
+        .otherwise(pl.col("_reason"))
+        .alias("_reason"),
         pl.when(dup)
         .then(pl.format("player_id {} already on line {}", pl.col("player_id"), first_line))
         .otherwise(pl.col("_detail"))

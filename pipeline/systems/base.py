@@ -117,7 +117,9 @@ def apply_overrides(rules: Any, overrides: dict[str, str]) -> Any:
     for key, text in overrides.items():
         if key not in fields:
             known = ", ".join(sorted(fields))
-            raise ValueError(f"unknown rule field {key!r} for {type(rules).__name__} (known: {known})")
+            raise ValueError(
+                f"unknown rule field {key!r} for {type(rules).__name__} (known: {known})"
+            )
         changes[key] = _parse_value(text, hints[key], key)
     return dataclasses.replace(rules, **changes)
 

@@ -40,7 +40,9 @@ class FideRules:
     # §8.3.3 K-factor
     k_new: int = 40  # fewer than new_player_games rated games
     new_player_games: int = 30
-    k_junior: int = 40  # until the end of the year of the 18th birthday, while below junior_rating_below
+    k_junior: int = (
+        40  # until the end of the year of the 18th birthday, while below junior_rating_below
+    )
     junior_max_age: int = 18
     junior_rating_below: int = 2300  # 0 disables the junior rule
     k_mid: int = 20
@@ -261,7 +263,9 @@ class FideSystem:
 
 
 def _empty_pool() -> dict[str, np.ndarray]:
-    return {k: np.empty(0, dtype=np.int64) for k in ("player", "month", "games", "score2", "opp_sum")}
+    return {
+        k: np.empty(0, dtype=np.int64) for k in ("player", "month", "games", "score2", "opp_sum")
+    }
 
 
 def versions_table() -> list[dict]:

@@ -1,0 +1,1 @@
+"""Prefect flows: thin wrappers that call pipeline/ functions as tasks. Nothing computes here."""

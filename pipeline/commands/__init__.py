@@ -1,0 +1,1 @@
+"""Subcommands of ``arpad``; each module defines ``register(subparsers)``."""

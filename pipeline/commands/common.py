@@ -1,0 +1,54 @@
+"""Options and helpers shared by the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from pipeline.store import Store
+
+DEFAULT_STORE = "./arpad-store"
+
+
+def add_store(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--store",
+        default=os.environ.get("ARPAD_STORE", DEFAULT_STORE),
+        help="store directory (default ./arpad-store or $ARPAD_STORE)",
+    )
+
+
+def add_orchestration(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-flow",
+        action="store_true",
+        default=os.environ.get("ARPAD_NO_FLOW") == "1",
+        help="run the pipeline function directly instead of the Prefect flow "
+        "(also ARPAD_NO_FLOW=1)",
+    )
+
+
+def parse_sets(values: list[str] | None) -> dict[str, str]:
+    out = {}
+    for item in values or []:
+        if "=" not in item:
+            raise ValueError(f"--set takes key=value, got {item!r}")
+        key, value = item.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def open_store(args) -> Store:
+    return Store(args.store)
+
+
+def require_store(args) -> Store:
+    store = Store(args.store)
+    if not store.exists():
+        raise FileNotFoundError(f"no store at {args.store} (ingest something first)")
+    return store
+
+
+def is_terminal() -> bool:
+    return sys.stderr.isatty() and os.environ.get("CI") is None

@@ -1,0 +1,289 @@
+"""Core subcommands: ingest, rate, reconstruct, list, sql."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import duckdb
+
+from pipeline import catalog, engine, output
+from pipeline.commands.common import (
+    add_orchestration,
+    add_store,
+    is_terminal,
+    open_store,
+    parse_sets,
+    require_store,
+)
+from pipeline.periods import parse_period
+from pipeline.systems import system_names
+
+
+def register(sub) -> None:
+    p = sub.add_parser("ingest", help="ingest games/players files into the store")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    add_store(p)
+    p.add_argument(
+        "--format", dest="fmt", default=None, help="csv|parquet|pgn|trf (default: from the name)"
+    )
+    p.add_argument(
+        "--players", action="append", default=[], metavar="F", help="players file (repeatable)"
+    )
+    p.add_argument(
+        "--mapping", default=None, help="named column mapping (kaggle2010, deloitte2011, …)"
+    )
+    add_orchestration(p)
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("rate", help="rate one pool with one system over its periods")
+    add_store(p)
+    p.add_argument("--system", required=True, choices=system_names())
+    p.add_argument("--pool", default="standard")
+    p.add_argument("--from", dest="start", type=parse_period, default=None, metavar="P")
+    p.add_argument("--to", dest="end", type=parse_period, default=None, metavar="P")
+    p.add_argument("--rules", default=None, metavar="DATE|FILE", help="force one rule version")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="rule override")
+    add_orchestration(p)
+    p.set_defaults(func=cmd_rate)
+
+    p = sub.add_parser("reconstruct", help="rate every system and pool from the first period")
+    add_store(p)
+    p.add_argument("--systems", default=None, help="comma-separated systems (default: all)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    add_orchestration(p)
+    p.set_defaults(func=cmd_reconstruct)
+
+    p = sub.add_parser("list", help="rating list of one period")
+    add_store(p)
+    p.add_argument("--system", default="fide")
+    p.add_argument("--pool", default="standard")
+    p.add_argument("--period", type=parse_period, default=None, help="default: the latest")
+    p.add_argument("--top", type=int, default=None)
+    p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
+    p.add_argument("--output", default=None, metavar="FILE")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("sql", help="read-only SQL over the catalog views")
+    p.add_argument("query")
+    add_store(p)
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="VALUE",
+        help="positional parameter for ? / $1 placeholders (repeatable)",
+    )
+    p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
+    p.add_argument("--output", default=None, metavar="FILE")
+    p.set_defaults(func=cmd_sql)
+
+
+def print_ingest_report(report) -> int:
+    """One line per file, the first problems with file:line, a pointer to the quarantine."""
+    for f in report.files:
+        if f.skipped:
+            print(f"{f.path}: skipped, {f.skipped}")
+            continue
+        what = "players" if f.kind == "players" else "games"
+        extra = f"; replaced the earlier version of {f.source}" if f.replaced else ""
+        print(
+            f"{f.path}: {f.rows} rows read, {f.accepted} {what} stored, "
+            f"{f.quarantined} quarantined{extra}"
+        )
+        for note in f.notes:
+            print(f"  note: {note}")
+        if f.quarantined:
+            reasons = ", ".join(f"{k} {v}" for k, v in f.reasons.items())
+            print(f"  quarantined by reason: {reasons}", file=sys.stderr)
+            for example in f.examples:
+                print(f"  {example}", file=sys.stderr)
+    if report.quarantined:
+        print(
+            f"{report.quarantined} rows quarantined: see the 'quarantine' view "
+            f'(arpad sql "SELECT * FROM quarantine" --store {report.store})',
+            file=sys.stderr,
+        )
+        return 2
+    return 0
+
+
+def run_ingest(store_root: str, files, fmt=None, players=None, mapping=None, no_flow=False):
+    if no_flow:
+        from pipeline.ingest import ingest_files
+        from pipeline.store import Store
+
+        return ingest_files(Store(store_root), files, fmt=fmt, players=players, mapping=mapping)
+    from flows.ingest import ingest_flow
+
+    return ingest_flow(
+        store_root, list(files), fmt=fmt, players=list(players or []), mapping=mapping
+    )
+
+
+def cmd_ingest(args) -> int:
+    store = open_store(args)
+    report = run_ingest(
+        str(store.root), args.files, args.fmt, args.players, args.mapping, args.no_flow
+    )
+    return print_ingest_report(report)
+
+
+class Progress:
+    """Periods done and games/s on a terminal; silent otherwise (CI logs)."""
+
+    def __init__(self, label: str, enabled: bool | None = None):
+        self.label = label
+        self.enabled = is_terminal() if enabled is None else enabled
+        self.start = time.perf_counter()
+        self.games = 0
+
+    def __call__(self, done: int, total: int, games: int) -> None:
+        self.games += games
+        if not self.enabled:
+            return
+        rate = self.games / max(time.perf_counter() - self.start, 1e-9)
+        end = "\n" if done == total else ""
+        print(
+            f"\r{self.label}: period {done}/{total}, {rate:,.0f} games/s",
+            end=end,
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def run_rate(
+    store_root,
+    system,
+    pool="standard",
+    start=None,
+    end=None,
+    rules=None,
+    overrides=None,
+    no_flow=False,
+    progress=None,
+):
+    if no_flow:
+        from pipeline.store import Store
+
+        return engine.rate(
+            Store(store_root),
+            system,
+            pool=pool,
+            start=start,
+            end=end,
+            rules=engine.resolve_rules(system, rules),
+            overrides=overrides,
+            progress=progress,
+        )
+    from flows.rate import rate_flow
+
+    return rate_flow(store_root, system, pool, start, end, rules, overrides, progress)
+
+
+def print_rate_summary(s) -> None:
+    if not s.periods:
+        print(f"{s.system}/{s.pool}: no periods to rate")
+        return
+    rules = sorted(set(s.rules))
+    print(
+        f"{s.system}/{s.pool}: rated {len(s.periods)} periods ({s.periods[0]}..{s.periods[-1]}), "
+        f"{s.games:,} games, {s.rows_written:,} rating rows; rules: {', '.join(rules)}"
+    )
+
+
+def cmd_rate(args) -> int:
+    store = require_store(args)
+    summary = run_rate(
+        str(store.root),
+        args.system,
+        args.pool,
+        args.start,
+        args.end,
+        args.rules,
+        parse_sets(args.set),
+        args.no_flow,
+        Progress(f"{args.system}/{args.pool}"),
+    )
+    print_rate_summary(summary)
+    return 0
+
+
+def cmd_reconstruct(args) -> int:
+    store = require_store(args)
+    systems = args.systems.split(",") if args.systems else None
+    overrides = parse_sets(args.set)
+    if args.no_flow:
+        summaries = [
+            engine.rate(store, system, pool, overrides=overrides)
+            for pool in store.pools()
+            for system in (systems or system_names())
+        ]
+    else:
+        from flows.reconstruct import reconstruct_flow
+
+        summaries = reconstruct_flow(str(store.root), systems, None, overrides)
+    for s in summaries:
+        print_rate_summary(s)
+    return 0
+
+
+def rating_list(store, system: str, pool: str, period: int | None, top: int | None):
+    con = catalog.connect(store)
+    try:
+        if period is None:
+            period = con.execute(
+                "SELECT max(period) FROM ratings WHERE system = ? AND pool = ?", [system, pool]
+            ).fetchone()[0]
+            if period is None:
+                raise ValueError(
+                    f"no ratings for system {system} pool {pool}; run arpad rate first"
+                )
+        sql = (
+            "SELECT rank, player_id, name, federation, title, rating, games, status "
+            "FROM rating_list WHERE system = ? AND pool = ? AND period = ? "
+            "ORDER BY rank, player_id"
+        )
+        params: list = [system, pool, period]
+        if top:
+            sql += " LIMIT ?"
+            params.append(top)
+        return catalog.query_frame(con, sql, params), period
+    finally:
+        con.close()
+
+
+def cmd_list(args) -> int:
+    store = require_store(args)
+    frame, period = rating_list(store, args.system, args.pool, args.period, args.top)
+    if args.fmt == "table" and not args.output:
+        print(f"{args.system} / {args.pool} / period {period}: {frame.height} players")
+    output.render(frame, args.fmt, args.output, max_rows=args.top or 50)
+    return 0
+
+
+READ_ONLY_STATEMENTS = {"SELECT", "EXPLAIN"}
+
+
+def run_readonly_sql(store, query: str, params: list):
+    """Run a query on the catalog opened read-only; refuse anything but SELECT/EXPLAIN."""
+    con = catalog.connect_readonly(store)
+    try:
+        statements = con.extract_statements(query)
+        if len(statements) != 1:
+            raise ValueError(f"arpad sql runs exactly one statement, got {len(statements)}")
+        kind = statements[0].type.name
+        if kind not in READ_ONLY_STATEMENTS:
+            raise ValueError(f"arpad sql is read-only: {kind} statements are refused")
+        return catalog.query_frame(con, query, params)
+    except duckdb.Error as exc:
+        raise ValueError(f"SQL error: {exc}") from None
+    finally:
+        con.close()
+
+
+def cmd_sql(args) -> int:
+    store = require_store(args)
+    frame = run_readonly_sql(store, args.query, args.param)
+    output.render(frame, args.fmt, args.output)
+    return 0
