@@ -1,0 +1,90 @@
+"""Glicko-2 (Glickman, "Example of the Glicko-2 system", volatility step of 22 Feb 2012).
+
+State per player: rating, RD, volatility σ, known. The volatility is found by
+the Illinois iteration inside the kernel, per player in parallel, capped at
+``max_iterations``; players for whom it did not converge are listed in
+``report.extra["volatility_not_converged"]`` and logged. Formulas, parameters
+and decisions: docs/glicko.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from kernels.glicko import glicko2_period
+from pipeline.systems import register
+from pipeline.systems.base import PeriodGames, Report, State
+from pipeline.systems.glicko import GlickoFamily
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Glicko2Rules:
+    name: str = "Glicko-2 (2012)"
+    tau: float = 0.5  # system constant; Glickman: 0.3–1.2
+    initial_rating: float = 1500.0
+    initial_rd: float = 350.0
+    initial_volatility: float = 0.06
+    rd_max: float = 350.0  # φ never grows above rd_max/173.7178
+    rd_min: float = 0.0  # no floor unless set (Glickman gives none for Glicko-2)
+    epsilon: float = 1e-6  # convergence tolerance of the volatility iteration
+    max_iterations: int = 100  # cap of the Illinois iteration (and of the bracketing search)
+    white_advantage: float = 0.0  # rating points added to White's side of E
+    scale: float = 173.7178  # Glicko-2 scale: μ = (r − 1500)/scale
+
+
+class Glicko2System(GlickoFamily):
+    name = "glicko2"
+    rules_type: ClassVar[type] = Glicko2Rules
+
+    def rules_for(self, period: int, pool: str) -> Glicko2Rules:
+        return Glicko2Rules()
+
+    def step(self, state: State, games: PeriodGames, rules: Glicko2Rules) -> tuple[State, Report]:
+        s = state.players
+        res = glicko2_period(
+            s["rating"],
+            s["rd"],
+            s["volatility"],
+            s["known"],
+            games.offsets,
+            games.opponent,
+            games.own_score,
+            games.is_white,
+            elapsed=games.elapsed,
+            tau=rules.tau,
+            epsilon=rules.epsilon,
+            max_iterations=rules.max_iterations,
+            rd_max=rules.rd_max,
+            rd_min=rules.rd_min,
+            white_advantage=rules.white_advantage,
+            scale=rules.scale,
+        )
+        report, known = self.report(state, res, volatility_after=res.volatility_after)
+        failed = np.flatnonzero(~res.converged)
+        report.extra["volatility_not_converged"] = failed
+        if failed.size:
+            log.warning(
+                "glicko2 period %s: volatility iteration did not converge for %d players "
+                "(max_iterations=%d); their last iterate is kept",
+                games.period,
+                failed.size,
+                rules.max_iterations,
+            )
+        new_state = State(
+            players={
+                "rating": res.rating_after,
+                "rd": res.rd_after,
+                "volatility": res.volatility_after,
+                "known": known,
+            }
+        )
+        return new_state, report
+
+
+register(Glicko2System())
