@@ -26,8 +26,10 @@ def ingest_flow(
     fmt: str | None = None,
     players: list[str] | None = None,
     mapping: str | None = None,
+    wait: float = 0.0,
 ):
-    reports = [ingest_file_task(store_root, p, kind="players") for p in players or []]
-    reports += [ingest_file_task(store_root, p, fmt=fmt, mapping=mapping) for p in paths]
-    refresh_catalog_task(store_root)
+    with Store(store_root).writer_lock("ingest flow", wait=wait):
+        reports = [ingest_file_task(store_root, p, kind="players") for p in players or []]
+        reports += [ingest_file_task(store_root, p, fmt=fmt, mapping=mapping) for p in paths]
+        refresh_catalog_task(store_root)
     return ingest.IngestReport(reports, store_root)

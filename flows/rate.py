@@ -1,15 +1,17 @@
-"""Rate flow: one system over one pool's periods; reconstruct: every system and pool."""
+"""Rate flow: one system over one pool's periods, resumable after a crash."""
 
 from __future__ import annotations
 
 from prefect import flow, task
 
-from flows.common import COMPUTE_TASK, IO_TASK
-from pipeline import catalog, engine
+from flows.common import IO_TASK
+from pipeline import catalog, resume
 from pipeline.store import Store
 
 
-@task(name="rate-system-pool", **COMPUTE_TASK)
+# Rating writes a partition and a checkpoint per period; a retry (or a new run after
+# a kill) resumes after the last checkpoint, so retrying on I/O errors is safe.
+@task(name="rate-system-pool", **IO_TASK)
 def rate_task(
     store_root,
     system,
@@ -20,13 +22,13 @@ def rate_task(
     overrides=None,
     progress=None,
 ):
-    return engine.rate(
+    return resume.rate_resumable(
         Store(store_root),
         system,
         pool=pool,
         start=start,
         end=end,
-        rules=engine.resolve_rules(system, rules),
+        rules=rules,
         overrides=overrides,
         progress=progress,
         refresh_catalog=False,
@@ -48,7 +50,9 @@ def rate_flow(
     rules: str | None = None,
     overrides: dict[str, str] | None = None,
     progress=None,
+    wait: float = 0.0,
 ):
-    summary = rate_task(store_root, system, pool, start, end, rules, overrides, progress)
-    refresh_catalog_task(store_root)
+    with Store(store_root).writer_lock("rate flow", wait=wait):
+        summary = rate_task(store_root, system, pool, start, end, rules, overrides, progress)
+        refresh_catalog_task(store_root)
     return summary

@@ -26,6 +26,28 @@ def _prepare_environment() -> None:
     os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
 
 
+def _writer_lock(args):
+    """Commands that write the store hold its single-writer lock (pipeline/store.py);
+    their ``--cluster``/``--workers`` reach the flows through the environment."""
+    import contextlib
+
+    if not getattr(args, "writes_store", False):
+        return contextlib.nullcontext()
+    if getattr(args, "cluster", None):
+        os.environ["ARPAD_CLUSTER"] = args.cluster
+    if getattr(args, "workers", None):
+        os.environ["ARPAD_WORKERS"] = str(args.workers)
+    from pipeline.store import Store
+
+    store = Store(args.store)
+    if not store.exists() and args.command not in CREATES_STORE:
+        return contextlib.nullcontext()  # the command reports the missing store itself
+    return store.writer_lock(f"arpad {args.command}", wait=args.wait)
+
+
+CREATES_STORE = {"ingest", "recalculate"}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arpad", description="Batch rating pipeline for chess federations."
@@ -46,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        code = args.func(args)
+        with _writer_lock(args):
+            code = args.func(args)
         return EXIT_OK if code is None else int(code)
     except InputError as exc:
         print(f"arpad: error: {exc}", file=sys.stderr)

@@ -202,6 +202,7 @@ def rate(
     overrides: dict[str, str] | None = None,
     progress: Callable[[int, int, int], None] | None = None,
     refresh_catalog: bool = True,
+    checkpoint_meta: dict | None = None,
 ) -> RateSummary:
     """Rate ``pool`` with ``system`` over the store's periods in [start, end].
 
@@ -209,6 +210,7 @@ def rate(
     per period); ``overrides`` are ``--set key=value`` fields applied on top.
     Starting at ``start`` needs the checkpoint of an earlier period (written by
     a previous run); without ``start`` the run begins from the players table.
+    ``checkpoint_meta`` is merged into each checkpoint's meta.json.
     """
     sys_ = get_system(system)
     summary = RateSummary(system, pool)
@@ -277,6 +279,7 @@ def rate(
                 "pool": pool,
                 "period": period,
                 "rules": getattr(r, "name", type(r).__name__),
+                **(checkpoint_meta or {}),  # the run id pipeline/resume.py keys on
             }
             store.write_state(
                 system, pool, period, _Checkpoints.to_tables(state, info.player_id), meta

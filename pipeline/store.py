@@ -16,10 +16,14 @@ visible under a final name. Layout (docs/store.md):
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shutil
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -67,6 +71,89 @@ def atomic_write_text(text: str, path: Path) -> None:
     os.replace(tmp, path)
 
 
+# Locks this process holds, by lock-file path: the writer lock is re-entrant within a
+# process (the CLI takes it, then the flow it starts takes it again).
+_HELD: dict[str, list] = {}
+_HELD_GUARD = threading.Lock()
+
+
+def _lock_holder(path: Path) -> str:
+    try:
+        info = json.loads(path.read_text() or "{}")
+    except (OSError, ValueError):
+        return "another process"
+    pid, command, since = (info.get(k, "?") for k in ("pid", "command", "since"))
+    return f"pid {pid} ({command}, since {since})"
+
+
+@contextlib.contextmanager
+def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterator[None]:
+    """Hold the store's single-writer lock (``STORE/.lock``, an advisory ``flock``).
+
+    A second writer waits up to ``wait`` seconds, then raises StoreBusyError naming
+    the holder. The kernel drops the lock when its holder dies (even by SIGKILL),
+    so a crashed run never leaves a stale lock behind.
+    """
+    from pipeline.errors import StoreBusyError
+
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / ".lock"
+    key = str(path.resolve())
+    with _HELD_GUARD:
+        held = _HELD.get(key)
+        if held is not None:
+            held[1] += 1
+    if held is not None:
+        try:
+            yield
+        finally:
+            with _HELD_GUARD:
+                held[1] -= 1
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + max(wait, 0.0)
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise StoreBusyError(
+                    f"store {root} is busy: {_lock_holder(path)} is writing to it; "
+                    "try again when it has finished (or pass --wait SECONDS)"
+                ) from None
+            time.sleep(0.2)
+    info = {"pid": os.getpid(), "command": command, "since": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, json.dumps(info).encode(), 0)
+    _remove_leftover_temporaries(root)
+    with _HELD_GUARD:
+        _HELD[key] = [fd, 1]
+    try:
+        yield
+    finally:
+        with _HELD_GUARD:
+            entry = _HELD[key]
+            entry[1] -= 1
+            last = entry[1] == 0
+            if last:
+                del _HELD[key]
+        if last:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+
+def _remove_leftover_temporaries(root: Path) -> None:
+    """Delete ``.*.tmp`` files a killed writer left behind (we hold the lock: none is live)."""
+    leftovers = [*root.rglob(".*.tmp"), *root.glob(".catalog.*.duckdb*")]
+    for tmp in leftovers:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
 class Store:
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
@@ -102,6 +189,10 @@ class Store:
 
     def exists(self) -> bool:
         return self.root.is_dir()
+
+    def writer_lock(self, command: str = "arpad", wait: float = 0.0):
+        """The single-writer lock of this store (see ``writer_lock``)."""
+        return writer_lock(self.root, command, wait)
 
     def ensure(self) -> None:
         for d in (self.games_dir, self.players_path.parent, self.ratings_dir, self.quarantine_dir):

@@ -27,6 +27,32 @@ def add_orchestration(parser: argparse.ArgumentParser) -> None:
         help="run the pipeline function directly instead of the Prefect flow "
         "(also ARPAD_NO_FLOW=1)",
     )
+    add_cluster(parser)
+
+
+def add_cluster(parser: argparse.ArgumentParser) -> None:
+    """Scale-out and single-writer options of commands that write the store (docs/operations.md)."""
+    parser.add_argument(
+        "--cluster",
+        default=os.environ.get("ARPAD_CLUSTER"),
+        metavar="tcp://HOST:PORT",
+        help="run the flow's tasks on this Dask scheduler (also ARPAD_CLUSTER)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=int(os.environ.get("ARPAD_WORKERS") or 0) or None,
+        metavar="N",
+        help="run the flow's tasks on a local Dask cluster of N worker processes",
+    )
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="if another run is writing to the store, wait up to SECONDS for it (default: exit)",
+    )
+    parser.set_defaults(writes_store=True)
 
 
 def parse_sets(values: list[str] | None) -> dict[str, str]:

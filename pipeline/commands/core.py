@@ -7,7 +7,7 @@ import time
 
 import duckdb
 
-from pipeline import catalog, engine, output
+from pipeline import catalog, output
 from pipeline.commands.common import (
     add_orchestration,
     add_store,
@@ -114,9 +114,10 @@ def run_ingest(store_root: str, files, fmt=None, players=None, mapping=None, no_
         from pipeline.store import Store
 
         return ingest_files(Store(store_root), files, fmt=fmt, players=players, mapping=mapping)
+    from flows.common import configured
     from flows.ingest import ingest_flow
 
-    return ingest_flow(
+    return configured(ingest_flow)(
         store_root, list(files), fmt=fmt, players=list(players or []), mapping=mapping
     )
 
@@ -164,21 +165,24 @@ def run_rate(
     progress=None,
 ):
     if no_flow:
+        from pipeline.resume import rate_resumable
         from pipeline.store import Store
 
-        return engine.rate(
+        # Resumes a killed run of the same inputs (pipeline/resume.py).
+        return rate_resumable(
             Store(store_root),
             system,
             pool=pool,
             start=start,
             end=end,
-            rules=engine.resolve_rules(system, rules),
+            rules=rules,
             overrides=overrides,
             progress=progress,
         )
+    from flows.common import configured
     from flows.rate import rate_flow
 
-    return rate_flow(store_root, system, pool, start, end, rules, overrides, progress)
+    return configured(rate_flow)(store_root, system, pool, start, end, rules, overrides, progress)
 
 
 def print_rate_summary(s) -> None:
@@ -214,15 +218,18 @@ def cmd_reconstruct(args) -> int:
     systems = args.systems.split(",") if args.systems else None
     overrides = parse_sets(args.set)
     if args.no_flow:
+        from pipeline.resume import rate_resumable
+
         summaries = [
-            engine.rate(store, system, pool, overrides=overrides)
+            rate_resumable(store, system, pool, overrides=overrides)
             for pool in store.pools()
             for system in (systems or system_names())
         ]
     else:
+        from flows.common import configured
         from flows.reconstruct import reconstruct_flow
 
-        summaries = reconstruct_flow(str(store.root), systems, None, overrides)
+        summaries = configured(reconstruct_flow)(str(store.root), systems, None, overrides)
     for s in summaries:
         print_rate_summary(s)
     return 0
@@ -232,9 +239,10 @@ def rating_list(store, system: str, pool: str, period: int | None, top: int | No
     con = catalog.connect(store)
     try:
         if period is None:
-            period = con.execute(
-                "SELECT max(period) FROM ratings WHERE system = ? AND pool = ?", [system, pool]
-            ).fetchone()[0]
+            period = catalog.query_arrow(
+                con, "SELECT max(period) AS p FROM ratings WHERE system = ? AND pool = ?",
+                [system, pool],
+            ).column("p")[0].as_py()
             if period is None:
                 raise ValueError(
                     f"no ratings for system {system} pool {pool}; run arpad rate first"
