@@ -295,3 +295,7 @@ def read_any(
     if fmt not in READERS:
         raise InputError(path, None, f"unknown format {fmt!r} (known: {', '.join(READERS)})")
     return READERS[fmt](path, mapping=mapping, kind=kind)
+
+
+# Readers in their own modules register themselves in READERS/SUFFIXES on import.
+from pipeline import pgn as _pgn  # noqa: E402, F401
