@@ -19,6 +19,7 @@ def render(
     fmt: str = "table",
     output: str | None = None,
     max_rows: int = 50,
+    float_precision: int | None = None,
 ) -> None:
     """Print ``table`` (or write it to ``output``) in ``fmt``."""
     frame = table if isinstance(table, pl.DataFrame) else pl.from_arrow(table)
@@ -41,6 +42,7 @@ def render(
             tbl_hide_dataframe_shape=True,
             tbl_hide_column_data_types=True,
             fmt_str_lengths=40,
+            float_precision=float_precision,
         ):
             text = str(frame) + "\n"
     else:

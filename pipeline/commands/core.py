@@ -239,10 +239,15 @@ def rating_list(store, system: str, pool: str, period: int | None, top: int | No
     con = catalog.connect(store)
     try:
         if period is None:
-            period = catalog.query_arrow(
-                con, "SELECT max(period) AS p FROM ratings WHERE system = ? AND pool = ?",
-                [system, pool],
-            ).column("p")[0].as_py()
+            period = (
+                catalog.query_arrow(
+                    con,
+                    "SELECT max(period) AS p FROM ratings WHERE system = ? AND pool = ?",
+                    [system, pool],
+                )
+                .column("p")[0]
+                .as_py()
+            )
             if period is None:
                 raise ValueError(
                     f"no ratings for system {system} pool {pool}; run arpad rate first"
@@ -266,7 +271,7 @@ def cmd_list(args) -> int:
     frame, period = rating_list(store, args.system, args.pool, args.period, args.top)
     if args.fmt == "table" and not args.output:
         print(f"{args.system} / {args.pool} / period {period}: {frame.height} players")
-    output.render(frame, args.fmt, args.output, max_rows=args.top or 50)
+    output.render(frame, args.fmt, args.output, max_rows=args.top or 50, float_precision=1)
     return 0
 
 
