@@ -25,6 +25,8 @@ import pyarrow as pa
 
 from kernels.csr import group_by_player
 from pipeline import catalog, periods
+from pipeline.game_reports import write_game_report
+from pipeline.performance import fill_performance
 from pipeline.store import Store
 from pipeline.systems import get_system
 from pipeline.systems.base import (
@@ -271,9 +273,11 @@ def rate(
                 game=grouped.game,
             )
             state, report = sys_.step(state, games, r)
+            report = fill_performance(sys_, report, games)
             t2 = time.perf_counter()
             table = _report_table(report, info.player_id)
             store.write_ratings(system, pool, period, table)
+            write_game_report(store, system, pool, period, report, info.player_id)
             meta = {
                 "system": system,
                 "pool": pool,

@@ -1,0 +1,174 @@
+"""Performance ratings of every player of a period in one call (RULES.md §4.3).
+
+Games are grouped by player (CSR ``offsets``); ``opponent_rating`` holds, per
+CSR entry, the rating the opponent had for that game (NaN = unrated: the game
+is left out). Three methods, all per player:
+
+* FIDE (Title Regulations 1.4.7–1.4.9): Rp = Ra + dp(p), Ra = average opponent
+  rating rounded to the nearest integer (.5 up), p as a whole percentage
+  (.5 up), dp from table 8.1.1 (``dp_by_percent``, 0 % → −800, 100 % → +800).
+* Linear ("algorithm of 400", Elo 1978): Rp = Rc + 800 p − 400.
+* True: the R with Σ E(R − R_i) = S, by bisection; ``curve`` 0 = normal
+  (E(d) = Φ(d / (200√2)), the curve behind FIDE's tables), 1 = logistic
+  (E(d) = 1 / (1 + 10^(−d/400))). At 0 % and 100 % the root is ±∞; arpad
+  adds one draw against a virtual opponent of the player's own rating (the
+  average opponent when the player has none) and flags the player (RULES.md §0).
+"""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from kernels.config import jit, jit_parallel, prange
+from kernels.rounding import round_half_up
+
+CURVE_NORMAL = 0
+CURVE_LOGISTIC = 1
+CURVES = {"normal": CURVE_NORMAL, "logistic": CURVE_LOGISTIC}
+
+
+class PerformanceResult(NamedTuple):
+    games: np.ndarray  # int32: games against rated opponents
+    score: np.ndarray  # float64: points in those games
+    average_opponent: np.ndarray  # float64 Rc (unrounded), NaN without games
+    fide: np.ndarray  # float64 Ra + dp(p), integer-valued, NaN without games
+    linear: np.ndarray  # float64 Rc + 800p − 400
+    true: np.ndarray  # float64 root of Σ E = S
+    extreme: np.ndarray  # bool: 0 % or 100 % (true performance used the virtual draw)
+
+
+@jit
+def expected_curve(d, curve):
+    """Expected score at rating difference d on the chosen curve."""
+    if curve == CURVE_NORMAL:
+        return 0.5 * (1.0 + math.erf(d / 400.0))  # Φ(d / (200√2)) = ½(1 + erf(d/400))
+    return 1.0 / (1.0 + 10.0 ** (-d / 400.0))
+
+
+@jit
+def true_performance_one(opponent_rating, lo_entry, hi_entry, target, extra_rating, curve, tol):
+    """Bisection for R with Σ_j E(R − R_j) (+ E(R − extra) if extra is finite) = target."""
+    lo = math.inf
+    hi = -math.inf
+    for j in range(lo_entry, hi_entry):
+        r = opponent_rating[j]
+        if r == r:
+            lo = min(lo, r)
+            hi = max(hi, r)
+    if extra_rating == extra_rating:
+        lo = min(lo, extra_rating)
+        hi = max(hi, extra_rating)
+    # E is strictly increasing in R; widen the bracket until it holds the root.
+    lo -= 800.0
+    hi += 800.0
+    for _ in range(60):
+        if _sum_expected(opponent_rating, lo_entry, hi_entry, lo, extra_rating, curve) <= target:
+            break
+        lo -= 800.0
+    for _ in range(60):
+        if _sum_expected(opponent_rating, lo_entry, hi_entry, hi, extra_rating, curve) >= target:
+            break
+        hi += 800.0
+    for _ in range(200):
+        if hi - lo <= tol:
+            break
+        mid = 0.5 * (lo + hi)
+        if _sum_expected(opponent_rating, lo_entry, hi_entry, mid, extra_rating, curve) < target:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+@jit
+def _sum_expected(opponent_rating, lo_entry, hi_entry, r, extra_rating, curve):
+    total = 0.0
+    for j in range(lo_entry, hi_entry):
+        o = opponent_rating[j]
+        if o == o:
+            total += expected_curve(r - o, curve)
+    if extra_rating == extra_rating:
+        total += expected_curve(r - extra_rating, curve)
+    return total
+
+
+@jit_parallel
+def _performance_period(offsets, opponent_rating, own_score, own_rating, dp_by_percent, curve, tol):
+    n = offsets.shape[0] - 1
+    games = np.zeros(n, dtype=np.int32)
+    score = np.zeros(n, dtype=np.float64)
+    average = np.full(n, np.nan)
+    fide = np.full(n, np.nan)
+    linear = np.full(n, np.nan)
+    true = np.full(n, np.nan)
+    extreme = np.zeros(n, dtype=np.bool_)
+    for p in prange(n):
+        g = 0
+        s2 = 0  # twice the score: exact for results 1, ½, 0
+        total = 0.0
+        for j in range(offsets[p], offsets[p + 1]):
+            r = opponent_rating[j]
+            if r == r:
+                g += 1
+                s2 += np.int64(round_half_up(2.0 * own_score[j]))
+                total += r
+        games[p] = g
+        score[p] = s2 / 2.0
+        if g == 0:
+            continue
+        rc = total / g
+        average[p] = rc
+        # Title Regulations 1.4.7/1.4.8: Ra and the percentage are rounded, .5 up.
+        ra = round_half_up(rc)
+        percent = (100 * s2 + g) // (2 * g)  # round_half_up(100 * s2 / (2g)), exactly
+        fide[p] = ra + dp_by_percent[percent]
+        linear[p] = rc + 800.0 * (s2 / (2.0 * g)) - 400.0
+        extra = np.nan
+        target = s2 / 2.0
+        if s2 == 0 or s2 == 2 * g:
+            extreme[p] = True
+            extra = own_rating[p] if own_rating[p] == own_rating[p] else rc
+            target += 0.5
+        true[p] = true_performance_one(
+            opponent_rating, offsets[p], offsets[p + 1], target, extra, curve, tol
+        )
+    return games, score, average, fide, linear, true, extreme
+
+
+def performance_period(
+    offsets: np.ndarray,
+    opponent_rating: np.ndarray,
+    own_score: np.ndarray,
+    own_rating: np.ndarray,
+    dp_by_percent: np.ndarray,
+    curve: str = "normal",
+    tol: float = 1e-7,
+) -> PerformanceResult:
+    """FIDE, linear and true performance of every player (see the module docstring).
+
+    ``offsets`` int64[n+1]; ``opponent_rating`` and ``own_score`` one entry per
+    CSR entry; ``own_rating`` float64[n] (NaN = none; used only for the virtual
+    draw at 0 %/100 %); ``dp_by_percent`` the 101 entries of FIDE table 8.1.1.
+    """
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    opponent_rating = np.ascontiguousarray(opponent_rating, dtype=np.float64)
+    own_score = np.ascontiguousarray(own_score, dtype=np.float64)
+    own_rating = np.ascontiguousarray(own_rating, dtype=np.float64)
+    table = np.ascontiguousarray(dp_by_percent, dtype=np.float64)
+    if offsets.ndim != 1 or offsets.shape[0] < 1:
+        raise ValueError("offsets must be a 1-D array of n_players + 1 entries")
+    entries = int(offsets[-1])
+    if opponent_rating.shape != (entries,) or own_score.shape != (entries,):
+        raise ValueError("opponent_rating and own_score need one entry per CSR entry")
+    if own_rating.shape != (offsets.shape[0] - 1,):
+        raise ValueError("own_rating needs one entry per player")
+    if table.shape != (101,):
+        raise ValueError("dp_by_percent must hold the 101 entries of table 8.1.1")
+    if curve not in CURVES:
+        raise ValueError(f"curve must be one of {', '.join(CURVES)}")
+    return PerformanceResult(
+        *_performance_period(
+            offsets, opponent_rating, own_score, own_rating, table, CURVES[curve], float(tol)
+        )
+    )

@@ -1,0 +1,131 @@
+"""Rating-scale conversions: legacy ECF grade ↔ FIDE Elo by era, Ingo ↔ Elo.
+
+ECF ↔ FIDE (RULES.md §3.1), by the date the conversion is meant for:
+
+| era | from | grade → FIDE | source |
+|---|---|---|---|
+| ``pre-2009`` | (any date before 2009-07-01) | Elo = 8 × grade + 600 | Wikipedia, Chess Scotland 2009 (S2) |
+| ``2009-2024`` | 2009-07-01 | FIDE = 7.5 × grade + 700 | ECF arbiter slides, ECF ratings page (S2) |
+| ``2024`` | 2024-03-01 | ECF rating R = 7.5 × grade + 700 (the 2020 changeover, P); FIDE = 0.6 × R + 700 below R 1750, FIDE = R from 1750 (ECF "Recommended conversion", P) | |
+
+The day the 2009 regrading took effect is not in the sources (UNVERIFIED):
+arpad takes 1 July 2009, the first list after the regrading; each era is a row
+of ``ECF_ERAS`` and can be chosen by name. In the 2024 era a 4-digit ECF
+rating can be converted directly (``ecf_rating_to_fide``).
+
+Ingo (RULES.md §4.2, S2): Elo = 2840 − 8 × Ingo; Ingo = 355 − Elo/8.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class EcfEra:
+    name: str
+    effective: str  # ISO date from which the era's conversion applies
+
+
+ECF_ERAS: tuple[EcfEra, ...] = (
+    EcfEra("pre-2009", "1900-01-01"),
+    EcfEra("2009-2024", "2009-07-01"),
+    EcfEra("2024", "2024-03-01"),
+)
+
+
+def era_for(date: dt.date | str | None = None, era: str | None = None) -> str:
+    """The era in force on ``date`` (today when None), or the era named ``era``."""
+    if era is not None:
+        names = [e.name for e in ECF_ERAS]
+        if era not in names:
+            raise ValueError(f"unknown ECF era {era!r} (known: {', '.join(names)})")
+        return era
+    if date is None:
+        date = dt.date.today()
+    if isinstance(date, str):
+        date = dt.date.fromisoformat(date if len(date) > 7 else date + "-01")
+    chosen = ECF_ERAS[0].name
+    for e in ECF_ERAS:
+        if e.effective <= date.isoformat():
+            chosen = e.name
+    return chosen
+
+
+def ecf_rating_to_fide(rating):
+    """2024 recommended conversion: FIDE = 0.6 × ECF + 700 below 1750, parity from 1750."""
+    r = np.asarray(rating, dtype=np.float64)
+    return np.where(r < 1750.0, 0.6 * r + 700.0, r)
+
+
+def fide_to_ecf_rating(fide):
+    """Inverse of ``ecf_rating_to_fide`` (continuous at 1750)."""
+    f = np.asarray(fide, dtype=np.float64)
+    return np.where(f < 1750.0, (f - 700.0) / 0.6, f)
+
+
+def grade_to_ecf_rating(grade):
+    """The 2020 changeover: 4-digit ECF rating = 7.5 × last grade + 700 (140 → 1750)."""
+    return 7.5 * np.asarray(grade, dtype=np.float64) + 700.0
+
+
+def ecf_to_fide(grade, date=None, era: str | None = None):
+    """A legacy ECF grade as FIDE Elo, in the era of ``date`` (or the named era)."""
+    g = np.asarray(grade, dtype=np.float64)
+    name = era_for(date, era)
+    if name == "pre-2009":
+        return 8.0 * g + 600.0
+    if name == "2009-2024":
+        return 7.5 * g + 700.0
+    return ecf_rating_to_fide(grade_to_ecf_rating(g))
+
+
+def fide_to_ecf(fide, date=None, era: str | None = None):
+    """FIDE Elo as a legacy ECF grade, in the era of ``date`` (or the named era)."""
+    f = np.asarray(fide, dtype=np.float64)
+    name = era_for(date, era)
+    if name == "pre-2009":
+        return (f - 600.0) / 8.0
+    if name == "2009-2024":
+        return (f - 700.0) / 7.5
+    return (fide_to_ecf_rating(f) - 700.0) / 7.5
+
+
+def ingo_to_elo(ingo):
+    """Elo = 2840 − 8 × Ingo."""
+    return 2840.0 - 8.0 * np.asarray(ingo, dtype=np.float64)
+
+
+def elo_to_ingo(elo):
+    """Ingo = 355 − Elo / 8 (NaN stays NaN)."""
+    return 355.0 - np.asarray(elo, dtype=np.float64) / 8.0
+
+
+SCALES = ("ecf", "ecf-rating", "fide", "elo", "ingo")
+
+
+def convert(value, source: str, target: str, date=None, era: str | None = None):
+    """Convert between scales; ``fide`` and ``elo`` are the same scale here."""
+    for s in (source, target):
+        if s not in SCALES:
+            raise ValueError(f"unknown scale {s!r} (known: {', '.join(SCALES)})")
+    to_elo = {
+        "ecf": lambda v: ecf_to_fide(v, date, era),
+        "ecf-rating": ecf_rating_to_fide,
+        "fide": lambda v: np.asarray(v, dtype=np.float64),
+        "elo": lambda v: np.asarray(v, dtype=np.float64),
+        "ingo": ingo_to_elo,
+    }
+    from_elo = {
+        "ecf": lambda v: fide_to_ecf(v, date, era),
+        "ecf-rating": fide_to_ecf_rating,
+        "fide": lambda v: v,
+        "elo": lambda v: v,
+        "ingo": elo_to_ingo,
+    }
+    if source == target:
+        return np.asarray(value, dtype=np.float64)
+    return from_elo[target](to_elo[source](value))

@@ -1,0 +1,180 @@
+"""Performance ratings: per player per period in the ratings output, and for any games file.
+
+Methods and conventions: ``kernels.performance`` and docs/performance.md.
+
+* ``fill_performance`` is the engine's post-step: after a system's ``step`` it
+  fills the ``performance`` column (unless the system filled it itself, as
+  ECF, Harkness and Ingo do on their own scales) from each player's games and
+  the opponents' ``rating_before``. The method is the system's attribute
+  ``performance_method`` if it has one, else ``fide`` (table 8.1.1) for FIDE
+  and the true performance on the logistic curve for every other Elo-scale
+  system (RULES.md §0: "normal for FIDE, logistic for generic Elo").
+* ``performance_table`` rates any set of games (``arpad performance FILE``):
+  opponents' ratings come from the games' ``white_rating``/``black_rating``
+  (PGN WhiteElo/BlackElo) and, where those are empty, from the players file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from kernels.performance import performance_period
+from pipeline.rules import dp_by_percent
+from pipeline.systems.base import PeriodGames, Report
+
+# method name -> (column of PerformanceResult, curve)
+METHODS = {
+    "fide": ("fide", "normal"),
+    "linear": ("linear", "normal"),
+    "true-normal": ("true", "normal"),
+    "true-logistic": ("true", "logistic"),
+}
+DEFAULT_METHOD = {"fide": "fide", "elo-linear": "linear"}
+
+
+def method_for(system) -> str:
+    name = getattr(system, "performance_method", None)
+    if name is None:
+        name = DEFAULT_METHOD.get(getattr(system, "name", ""), "true-logistic")
+    if name not in METHODS:
+        raise ValueError(f"unknown performance method {name!r} (known: {', '.join(METHODS)})")
+    return name
+
+
+def fill_performance(system, report: Report, games: PeriodGames) -> Report:
+    """Fill ``report.columns['performance']`` unless the system already filled it."""
+    current = report.columns.get("performance")
+    if current is not None and not np.all(np.isnan(np.asarray(current, dtype=np.float64))):
+        return report
+    before = report.columns.get("rating_before")
+    if before is None or games.n_games == 0:
+        return report
+    rating = np.asarray(before, dtype=np.float64)
+    column, curve = METHODS[method_for(system)]
+    res = performance_period(
+        games.offsets, rating[games.opponent], games.own_score, rating, dp_by_percent(), curve
+    )
+    report.columns["performance"] = getattr(res, column)
+    return report
+
+
+def _entries_csr(unit: np.ndarray, n_units: int, *columns: np.ndarray):
+    order = np.argsort(unit, kind="stable")
+    offsets = np.zeros(n_units + 1, dtype=np.int64)
+    np.cumsum(np.bincount(unit, minlength=n_units), out=offsets[1:])
+    return offsets, [c[order] for c in columns]
+
+
+def performance_table(
+    games: pa.Table,
+    players: pa.Table | None = None,
+    by: str = "player",
+    curve: str = "normal",
+) -> pa.Table:
+    """Performance of every player (``by='player'``) or player × event (``by='event'``).
+
+    ``games``: canonical GAMES rows (only rated games count); ``players``:
+    canonical PLAYERS rows or None. Games whose opponent has no rating are left
+    out. Columns: player_id, [event_id], games, score, percent,
+    average_opponent, fide, linear, true, virtual_draw, curve.
+    """
+    if by not in ("player", "event"):
+        raise ValueError("--by must be player or event")
+    games = games.filter(games.column("rated"))
+    white = np.asarray(games.column("white_id").to_pylist(), dtype=object)
+    black = np.asarray(games.column("black_id").to_pylist(), dtype=object)
+    score = games.column("score").to_numpy(zero_copy_only=False).astype(np.float64)
+
+    def ratings(name: str) -> np.ndarray:
+        if name not in games.column_names:
+            return np.full(games.num_rows, np.nan)
+        col = games.column(name).cast(pa.float64())
+        return col.to_numpy(zero_copy_only=False).astype(np.float64)
+
+    white_rating, black_rating = ratings("white_rating"), ratings("black_rating")
+    listed: dict[str, float] = {}
+    if players is not None:
+        for pid, r in zip(
+            players.column("player_id").to_pylist(), players.column("rating").to_pylist()
+        ):
+            if r is not None:
+                listed[pid] = float(r)
+    if listed:
+        white_rating = np.where(
+            np.isnan(white_rating), [listed.get(p, np.nan) for p in white], white_rating
+        )
+        black_rating = np.where(
+            np.isnan(black_rating), [listed.get(p, np.nan) for p in black], black_rating
+        )
+
+    player = np.concatenate([white, black])
+    opp_rating = np.concatenate([black_rating, white_rating])
+    own_game_rating = np.concatenate([white_rating, black_rating])
+    own_score = np.concatenate([score, 1.0 - score])
+    if by == "event":
+        event = games.column("event_id").to_pylist() if "event_id" in games.column_names else []
+        event = np.asarray([e if e is not None else "" for e in event] * 2, dtype=object)
+        keys = np.asarray([f"{p}\x00{e}" for p, e in zip(player, event)], dtype=object)
+    else:
+        keys = player
+    unit_keys, unit = np.unique(keys, return_inverse=True) if keys.size else (keys, keys)
+    n_units = int(unit_keys.size)
+    unit = np.asarray(unit, dtype=np.int64)
+    offsets, (opp_sorted, score_sorted, own_sorted) = _entries_csr(
+        unit, n_units, opp_rating, own_score, own_game_rating
+    )
+    unit_player = np.empty(n_units, dtype=object)
+    unit_player[unit] = player
+    # The player's own rating (only for the virtual draw at 0 %/100 %): players
+    # file first, else the mean of the ratings the games give the player.
+    own = np.array([listed.get(p, np.nan) for p in unit_player], dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        known = ~np.isnan(own_sorted)
+        sums = np.bincount(
+            np.repeat(np.arange(n_units), np.diff(offsets)), own_sorted * known, n_units
+        )
+        counts = np.bincount(np.repeat(np.arange(n_units), np.diff(offsets)), known, n_units)
+        from_games = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    own = np.where(np.isnan(own), from_games, own)
+    res = performance_period(offsets, opp_sorted, score_sorted, own, dp_by_percent(), curve)
+    keep = res.games > 0
+    cols: dict[str, pa.Array] = {"player_id": pa.array(unit_player[keep].tolist(), pa.string())}
+    if by == "event":
+        events = [k.split("\x00", 1)[1] or None for k in unit_keys[keep]]
+        cols["event_id"] = pa.array(events, pa.string())
+    g = res.games[keep]
+    cols.update(
+        games=pa.array(g),
+        score=pa.array(res.score[keep]),
+        percent=pa.array(100.0 * res.score[keep] / g),
+        average_opponent=pa.array(res.average_opponent[keep]),
+        fide=pa.array(res.fide[keep]),
+        linear=pa.array(res.linear[keep]),
+        true=pa.array(res.true[keep]),
+        virtual_draw=pa.array(res.extreme[keep]),
+        curve=pa.array([curve] * int(keep.sum()), pa.string()),
+    )
+    table = pa.table(cols)
+    sort = [("player_id", "ascending")] + ([("event_id", "ascending")] if by == "event" else [])
+    return table.sort_by(sort)
+
+
+def read_games_file(path: Path, fmt: str | None = None, mapping: str | None = None):
+    """Any games file a reader understands → (accepted GAMES table, quarantined rows)."""
+    from pipeline.readers import read_any
+    from pipeline.validate import validate_games
+
+    raw = read_any(Path(path), fmt=fmt, mapping=mapping, kind="games")
+    validated = validate_games(raw, Path(path).name, "performance")
+    return validated.accepted, validated.quarantine, raw
+
+
+def read_players_file(path: Path, fmt: str | None = None) -> pa.Table:
+    from pipeline.readers import read_any
+    from pipeline.validate import validate_players
+
+    raw = read_any(Path(path), fmt=fmt, kind="players")
+    return validate_players(raw, Path(path).name, "performance").accepted

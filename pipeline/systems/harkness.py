@@ -1,0 +1,47 @@
+"""Harkness (USCF 1950–1960; RULES.md §4.1): after each event
+new = average opponent rating + 10 × (percentage score − 50).
+
+Rated per event when the games carry an event id, else per period
+(``pipeline.event_ratings``); docs/harkness-ingo.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from kernels.harkness_ingo import METHOD_HARKNESS
+from pipeline.event_ratings import rate_events
+from pipeline.systems import register
+from pipeline.systems.base import PeriodGames, PlayerInfo, State
+
+
+@dataclass(frozen=True)
+class HarknessRules:
+    points_per_percent: float = 10.0  # rating points per percentage point above/below 50 %
+    round_result: bool = True  # each event's result rounded to an integer (1577.27 → 1577)
+
+
+class HarknessSystem:
+    name = "harkness"
+    rules_type: ClassVar[type] = HarknessRules
+
+    def rules_for(self, period: int, pool: str) -> HarknessRules:
+        return HarknessRules()
+
+    def initial_state(self, players: PlayerInfo, rules: HarknessRules) -> State:
+        return State(players={"rating": players.rating.astype(np.float64).copy()})
+
+    def step(self, state: State, games: PeriodGames, rules: HarknessRules):
+        return rate_events(
+            state,
+            games,
+            METHOD_HARKNESS,
+            rules.points_per_percent,
+            round_result=rules.round_result,
+        )
+
+
+register(HarknessSystem())

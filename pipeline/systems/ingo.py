@@ -1,0 +1,64 @@
+"""Ingo (Hösslinger, West Germany 1948–1992; RULES.md §4.2) — lower is better.
+
+Per event: performance P = N − (100·S/n − 50), N the opponents' average Ingo.
+``ingo_update="performance"`` (default, RULES.md §0): new = P;
+``ingo_update="dsb"``: new = 0.75 × old + 0.25 × P. Starting numbers come from
+the players file's ``rating`` read as Elo: Ingo = (2840 − Elo) / 8.
+Rated per event when the games carry an event id, else per period.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from kernels.harkness_ingo import METHOD_INGO_DSB, METHOD_INGO_PERFORMANCE
+from pipeline.conversions import elo_to_ingo
+from pipeline.event_ratings import rate_events
+from pipeline.systems import register
+from pipeline.systems.base import PeriodGames, PlayerInfo, State
+
+
+@dataclass(frozen=True)
+class IngoRules:
+    ingo_update: str = "performance"  # "performance" (new = P) or "dsb" (0.75·old + 0.25·P)
+    dsb_old_weight: float = 0.75
+    expected_cap: float = 40.0  # DSB "40-Grad-Grenze" for the expected score
+    round_result: bool = True  # each event's result rounded to an integer (109.09 → 109)
+    initial_from_elo: bool = True  # players file `rating` is Elo: Ingo = (2840 − Elo)/8
+
+    def __post_init__(self):
+        if self.ingo_update not in ("performance", "dsb"):
+            raise ValueError("ingo_update must be 'performance' or 'dsb'")
+
+
+class IngoSystem:
+    name = "ingo"
+    rules_type: ClassVar[type] = IngoRules
+    lower_is_better = True
+
+    def rules_for(self, period: int, pool: str) -> IngoRules:
+        return IngoRules()
+
+    def initial_state(self, players: PlayerInfo, rules: IngoRules) -> State:
+        rating = players.rating.astype(np.float64)
+        if rules.initial_from_elo:
+            rating = elo_to_ingo(rating)
+        return State(players={"rating": rating.copy()})
+
+    def step(self, state: State, games: PeriodGames, rules: IngoRules):
+        method = METHOD_INGO_DSB if rules.ingo_update == "dsb" else METHOD_INGO_PERFORMANCE
+        return rate_events(
+            state,
+            games,
+            method,
+            1.0,
+            old_weight=rules.dsb_old_weight,
+            expected_cap=rules.expected_cap,
+            round_result=rules.round_result,
+        )
+
+
+register(IngoSystem())
