@@ -22,6 +22,7 @@ from typing import Any
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kernels.csr import group_by_player
 from pipeline import catalog, periods
@@ -177,19 +178,18 @@ def load_period_games(
     if not files:
         empty = np.empty(0, dtype=np.int32)
         return empty, empty, np.empty(0), empty
-    res = con.execute(PERIOD_SQL, [files]).fetchnumpy()
-    events = res["event_id"]
-    if hasattr(events, "mask") or events.dtype == object:
-        filled = np.asarray([e if isinstance(e, str) else "" for e in events], dtype=object)
-        uniq, event = np.unique(filled, return_inverse=True)
-        if uniq.size and uniq[0] == "":
-            event = event - 1
-    else:
-        event = np.full(len(res["white"]), -1)
+    res = catalog.query_arrow(con, PERIOD_SQL, [files])
+    # Events: dense codes in order of first appearance, -1 where unknown.
+    codes = pc.dictionary_encode(res.column("event_id")).combine_chunks().indices
+    event = pc.fill_null(codes, -1).to_numpy(zero_copy_only=False)
+
+    def column(name, dtype):
+        return res.column(name).to_numpy().astype(dtype, copy=False)
+
     return (
-        np.asarray(res["white"], dtype=np.int32),
-        np.asarray(res["black"], dtype=np.int32),
-        np.asarray(res["score"], dtype=np.float64),
+        column("white", np.int32),
+        column("black", np.int32),
+        column("score", np.float64),
         np.asarray(event, dtype=np.int32),
     )
 
