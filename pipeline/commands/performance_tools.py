@@ -1,0 +1,203 @@
+"""Subcommands: performance, convert, norm, category, class (docs/performance.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline import output
+from pipeline.conversions import ECF_ERAS, SCALES, convert
+from pipeline.performance import performance_table, read_games_file, read_players_file
+from pipeline.tournament import NORMS, RATING_CLASSES, fide_category, norm_check, rating_class
+
+
+def register(sub) -> None:
+    p = sub.add_parser("performance", help="performance ratings of a set of games")
+    p.add_argument("file", metavar="FILE", help="games file (CSV, Parquet, PGN, … as for ingest)")
+    p.add_argument("--players", default=None, metavar="F", help="players file with ratings")
+    p.add_argument("--by", default="player", choices=("player", "event"))
+    p.add_argument("--curve", default="normal", choices=("normal", "logistic"))
+    p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
+    p.add_argument("--mapping", default=None, help="named column mapping of the games file")
+    p.add_argument("--output", default=None, metavar="FILE")
+    p.set_defaults(func=cmd_performance)
+
+    p = sub.add_parser("convert", help="convert ratings between ECF, FIDE/Elo and Ingo")
+    p.add_argument("values", nargs="+", type=float, metavar="VALUE")
+    p.add_argument("--from", dest="source", required=True, choices=SCALES)
+    p.add_argument("--to", dest="target", required=True, choices=SCALES)
+    p.add_argument("--date", default=None, help="YYYY-MM-DD: picks the ECF era (default: today)")
+    p.add_argument("--era", default=None, choices=[e.name for e in ECF_ERAS])
+    p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("norm", help="title-norm check of one player's event")
+    p.add_argument("file", nargs="?", default=None, metavar="FILE", help="games file")
+    p.add_argument("--title", required=True, type=str.upper, choices=sorted(NORMS))
+    p.add_argument("--player", default=None, help="player id in FILE")
+    p.add_argument("--event", default=None, help="event id in FILE (default: all the games)")
+    p.add_argument("--players", default=None, metavar="F", help="players file with ratings")
+    p.add_argument(
+        "--opponents",
+        default=None,
+        help="without FILE: comma-separated opponent ratings ('-' = unrated)",
+    )
+    p.add_argument("--score", type=float, default=None, help="without FILE: points scored")
+    p.set_defaults(func=cmd_norm)
+
+    p = sub.add_parser("category", help="FIDE category of each event in a games file")
+    p.add_argument("file", nargs="?", default=None, metavar="FILE")
+    p.add_argument("--players", default=None, metavar="F")
+    p.add_argument("--average", type=float, default=None, help="category of one average rating")
+    p.add_argument("--women", action="store_true", help="women's bands (200 lower)")
+    p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
+    p.set_defaults(func=cmd_category)
+
+    p = sub.add_parser("class", help="rating class name (FIDE/Elo or USCF table)")
+    p.add_argument("ratings", nargs="+", type=float, metavar="RATING")
+    p.add_argument("--table", default="fide", choices=sorted(RATING_CLASSES))
+    p.set_defaults(func=cmd_class)
+
+
+def _load(file: str, players: str | None, mapping: str | None = None):
+    games, quarantine, _ = read_games_file(Path(file), mapping=mapping)
+    if quarantine.num_rows:
+        print(
+            f"{file}: {quarantine.num_rows} rows could not be read and are left out "
+            f"(first: line {quarantine.column('line')[0]}: {quarantine.column('detail')[0]})",
+            file=sys.stderr,
+        )
+    roster = read_players_file(Path(players)) if players else None
+    return games, roster
+
+
+def cmd_performance(args) -> int:
+    games, roster = _load(args.file, args.players, args.mapping)
+    table = performance_table(games, roster, by=args.by, curve=args.curve)
+    flagged = int(np.sum(table.column("virtual_draw").to_numpy(zero_copy_only=False)))
+    output.render(table, args.fmt, args.output)
+    if flagged and args.fmt == "table" and not args.output:
+        print(
+            f"{flagged} at 0 %/100 %: true performance includes one virtual draw "
+            "against the player's own rating (virtual_draw = true)"
+        )
+    return 0
+
+
+def cmd_convert(args) -> int:
+    result = convert(np.array(args.values), args.source, args.target, args.date, args.era)
+    for value, converted in zip(args.values, np.atleast_1d(result)):
+        print(f"{value:g} {args.source} = {converted:.2f} {args.target}")
+    return 0
+
+
+def _opponent_ratings(games: pa.Table, roster, player: str) -> tuple[list[float], float]:
+    listed = {}
+    if roster is not None:
+        listed = {
+            p: r
+            for p, r in zip(
+                roster.column("player_id").to_pylist(), roster.column("rating").to_pylist()
+            )
+            if r is not None
+        }
+    rated = games.filter(games.column("rated"))
+    opponents: list[float] = []
+    score = 0.0
+    for row in rated.to_pylist():
+        if row["white_id"] == player:
+            opp, rating, s = row["black_id"], row.get("black_rating"), row["score"]
+        elif row["black_id"] == player:
+            opp, rating, s = row["white_id"], row.get("white_rating"), 1.0 - row["score"]
+        else:
+            continue
+        if rating is None:
+            rating = listed.get(opp)
+        opponents.append(np.nan if rating is None else float(rating))
+        score += float(s)
+    return opponents, score
+
+
+def cmd_norm(args) -> int:
+    if args.file:
+        if not args.player:
+            raise ValueError("norm FILE needs --player ID")
+        games, roster = _load(args.file, args.players)
+        if args.event is not None:
+            games = games.filter(pc.equal(games.column("event_id"), args.event))
+        opponents, score = _opponent_ratings(games, roster, args.player)
+        if not opponents:
+            raise ValueError(f"no rated games of player {args.player!r} in {args.file}")
+        who = args.player
+    else:
+        if args.opponents is None or args.score is None:
+            raise ValueError("norm needs FILE --player ID, or --opponents R1,R2,… --score S")
+        opponents = [
+            np.nan if t.strip() in ("-", "", "unrated") else float(t)
+            for t in args.opponents.split(",")
+        ]
+        score, who = args.score, "player"
+    check = norm_check(opponents, score, args.title)
+    raised = ", ".join(f"#{i + 1}" for i in check.raised) or "none"
+    print(
+        f"{who}: {check.title} norm check, {check.games} games, {check.score:g} points "
+        f"({check.percent} %), opponents raised to the floor: {raised}"
+    )
+    for name, ok, detail in check.conditions:
+        print(f"  {'ok  ' if ok else 'FAIL'} {name:<12} {detail}")
+    if check.achieved:
+        print(f"  {check.title} norm: achieved")
+    else:
+        print(f"  {check.title} norm: not achieved (fails: {', '.join(check.failed)})")
+    return 0
+
+
+def cmd_category(args) -> int:
+    if args.average is not None:
+        print(fide_category(args.average, women=args.women))
+        return 0
+    if not args.file:
+        raise ValueError("category needs FILE or --average R")
+    games, roster = _load(args.file, args.players)
+    listed = {}
+    if roster is not None:
+        listed = {
+            p: r
+            for p, r in zip(
+                roster.column("player_id").to_pylist(), roster.column("rating").to_pylist()
+            )
+            if r is not None
+        }
+    events: dict[str, dict[str, float | None]] = {}
+    for row in games.to_pylist():
+        event = row.get("event_id") or ""
+        players = events.setdefault(event, {})
+        for side in ("white", "black"):
+            pid = row[f"{side}_id"]
+            rating = listed.get(pid, row.get(f"{side}_rating"))
+            if players.get(pid) is None:
+                players[pid] = rating
+    rows = []
+    for event, players in sorted(events.items()):
+        ratings = [r for r in players.values() if r is not None]
+        average = float(np.mean(ratings)) if ratings else float("nan")
+        rows.append(
+            {
+                "event_id": event or None,
+                "players": len(players),
+                "rated_players": len(ratings),
+                "average": average,
+                "category": fide_category(average, women=args.women),
+            }
+        )
+    output.render(pa.Table.from_pylist(rows), args.fmt)
+    return 0
+
+
+def cmd_class(args) -> int:
+    for r in args.ratings:
+        print(f"{r:g}: {rating_class(r, args.table)}")
+    return 0
