@@ -10,8 +10,10 @@ from pipeline.store import Store
 
 
 @task(name="ingest-file", **IO_TASK)
-def ingest_file_task(store_root: str, path: str, fmt=None, kind=None, mapping=None):
-    return ingest.ingest_file(Store(store_root), path, fmt=fmt, kind=kind, mapping=mapping)
+def ingest_file_task(store_root: str, path: str, fmt=None, kind=None, mapping=None, replace=False):
+    return ingest.ingest_file(
+        Store(store_root), path, fmt=fmt, kind=kind, mapping=mapping, replace=replace
+    )
 
 
 @task(name="refresh-catalog", **IO_TASK)
@@ -27,9 +29,13 @@ def ingest_flow(
     players: list[str] | None = None,
     mapping: str | None = None,
     wait: float = 0.0,
+    replace: bool = False,
 ):
     with Store(store_root).writer_lock("ingest flow", wait=wait):
         reports = [ingest_file_task(store_root, p, kind="players") for p in players or []]
-        reports += [ingest_file_task(store_root, p, fmt=fmt, mapping=mapping) for p in paths]
+        reports += [
+            ingest_file_task(store_root, p, fmt=fmt, mapping=mapping, replace=replace)
+            for p in paths
+        ]
         refresh_catalog_task(store_root)
     return ingest.IngestReport(reports, store_root)

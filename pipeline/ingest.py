@@ -19,10 +19,11 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
-from pipeline import catalog, schemas
+from pipeline import catalog, identity, incremental, schemas
 from pipeline.readers import RawTable, read_any
-from pipeline.store import MANIFEST, Store
+from pipeline.store import MANIFEST, Store, atomic_write_parquet
 from pipeline.validate import Validated, validate_games, validate_players
 
 
@@ -42,6 +43,14 @@ class FileReport:
     notes: list[str] = field(default_factory=list)
     partitions: list[tuple[str, int]] = field(default_factory=list)
     new_players: int = 0
+    # Players described by a games file (PGN tags, TRF 001 lines).
+    players_read: int = 0
+    players_accepted: int = 0
+    players_quarantined: int = 0
+    # Read but stored nowhere as games (TRF pending pairings, byes, absences).
+    not_stored: dict[str, int] = field(default_factory=dict)
+    accounting: dict[str, int] = field(default_factory=dict)
+    replaced_games: int = 0  # games of other sources replaced (--replace)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -54,7 +63,7 @@ class IngestReport:
 
     @property
     def quarantined(self) -> int:
-        return sum(f.quarantined for f in self.files)
+        return sum(f.quarantined + f.players_quarantined for f in self.files)
 
     @property
     def accepted(self) -> int:
@@ -80,8 +89,13 @@ def ingest_file(
     kind: str | None = None,
     mapping: str | None = None,
     source: str | None = None,
+    replace: bool = False,
 ) -> FileReport:
-    """Ingest one file (games or players) into the store. See module docstring."""
+    """Ingest one file (games or players) into the store. See module docstring.
+
+    ``replace``: games whose game_id is already stored from another source are
+    replaced by this file's version (instead of being quarantined as duplicates).
+    """
     path = Path(path)
     store.ensure()
     source = source or path.name
@@ -99,37 +113,66 @@ def ingest_file(
 
     raw = read_any(path, fmt=fmt, mapping=mapping, kind=kind)
     report = FileReport(str(path), source, raw.kind, raw.format, notes=list(raw.notes))
+    report.not_stored = dict(raw.not_stored)
+    report.accounting = dict(raw.accounting)
     previous = manifest.filter(
         pc.and_(pc.equal(manifest["source"], source), pc.equal(manifest["kind"], raw.kind))
     )
     old_batches = previous.column("batch").to_pylist()
 
+    player_quarantine = None
     if raw.kind == "players":
         validated = validate_players(raw, source, batch)
-        _merge_players(store, validated.accepted)
+        if _merge_players(store, validated.accepted, source).changed:
+            incremental.mark_all_stale(store)
         min_period = None
     else:
         validated = validate_games(raw, source, batch)
-        validated = _drop_store_duplicates(store, validated, batch, old_batches)
         touched: list[tuple[str, int]] = []
+        if replace:
+            removed, parts = _replace_store_games(store, validated.accepted, batch, old_batches)
+            report.replaced_games = removed
+            touched += parts
+        else:
+            validated = _drop_store_duplicates(store, validated, batch, old_batches)
         for old in old_batches:
             touched += store.remove_batch_games(old)
             report.replaced = True
         report.partitions = store.write_games(validated.accepted, batch)
         touched += report.partitions
-        report.new_players = _add_game_players(store, validated.accepted, raw)
-        min_period = min((p for _, p in touched), default=None) if report.replaced else None
-        if report.replaced and touched:
-            _mark_stale(store, touched)
+        report.new_players, player_quarantine = _add_game_players(
+            store, validated.accepted, raw, source, batch, report
+        )
+        min_period = min((p for _, p in touched), default=None) if touched else None
+        if touched:
+            incremental.mark_stale(store, touched)
 
-    store.write_quarantine(validated.quarantine, batch)
+    if report.players_read:
+        report.notes.append(
+            f"players described by the file: {report.players_read} read, "
+            f"{report.players_accepted} merged, {report.players_quarantined} quarantined"
+        )
+    if report.replaced_games:
+        report.notes.append(f"--replace: {report.replaced_games} stored game(s) replaced")
+    clash = identity.conflicts(store)
+    clash_ids = clash.filter(clash["source"] == source).get_column("player_id").unique()
+    if len(clash_ids):
+        report.notes.append(
+            f"{len(clash_ids)} player(s) whose birth year differs between sources "
+            "(arpad players --conflicts)"
+        )
+
+    quarantine = validated.quarantine
+    if player_quarantine is not None and player_quarantine.num_rows:
+        quarantine = pa.concat_tables([quarantine, player_quarantine]).sort_by("line")
+    store.write_quarantine(quarantine, batch)
     report.rows = validated.rows_read
     report.accepted = validated.accepted.num_rows
     report.quarantined = validated.quarantine.num_rows
     assert report.accepted + report.quarantined == report.rows, "rows lost in validation"
-    reasons = Counter(validated.quarantine.column("reason").to_pylist())
+    reasons = Counter(quarantine.column("reason").to_pylist())
     report.reasons = dict(sorted(reasons.items()))
-    q = validated.quarantine.slice(0, 5).to_pylist()
+    q = quarantine.slice(0, 5).to_pylist()
     report.examples = [f"{path}:{r['line']}: {r['reason']}: {r['detail']}" for r in q]
 
     entry = pa.table(
@@ -156,13 +199,15 @@ def ingest_file(
     return report
 
 
-def ingest_files(store: Store, paths, fmt=None, players=None, mapping=None) -> IngestReport:
+def ingest_files(
+    store: Store, paths, fmt=None, players=None, mapping=None, replace=False
+) -> IngestReport:
     """Ingest players files first (so games find their players), then games files."""
     reports = []
     for p in players or []:
         reports.append(ingest_file(store, p, fmt=None, kind="players"))
     for p in paths:
-        reports.append(ingest_file(store, p, fmt=fmt, mapping=mapping))
+        reports.append(ingest_file(store, p, fmt=fmt, mapping=mapping, replace=replace))
     catalog.refresh(store)
     return IngestReport(reports, str(store.root))
 
@@ -213,7 +258,26 @@ def _drop_store_duplicates(
     )
 
 
-def _merge_players(store: Store, incoming: pa.Table) -> int:
+@dataclass
+class MergeResult:
+    added: int
+    changed: bool  # a player already stored got a different value in a state field
+
+
+# Fields the rating systems read as a player's starting state (engine.player_info).
+STATE_FIELDS = (
+    "rating",
+    "rated_games",
+    "peak_rating",
+    "birth_year",
+    "rd",
+    "volatility",
+    "grade",
+    "sex",
+)
+
+
+def _merge_players(store: Store, incoming: pa.Table, source: str | None = None) -> MergeResult:
     """Upsert players: for each column the latest non-null value wins."""
     existing = pl.from_arrow(store.read_players())
     new = pl.from_arrow(schemas.conform(incoming, schemas.PLAYERS))
@@ -221,40 +285,85 @@ def _merge_players(store: Store, incoming: pa.Table) -> int:
     merged = both.group_by("player_id", maintain_order=True).agg(
         [pl.col(c).drop_nulls().last() for c in both.columns if c != "player_id"]
     )
+    changed = False
+    if existing.height:
+        before = existing.select("player_id", *STATE_FIELDS).sort("player_id")
+        after = (
+            merged.join(before.select("player_id"), on="player_id", how="semi")
+            .select("player_id", *STATE_FIELDS)
+            .sort("player_id")
+        )
+        changed = not before.equals(after)
     store.write_players(merged.sort("player_id").to_arrow())
-    return merged.height - existing.height
+    if source is not None:
+        identity.record_observations(store, new, source)
+    return MergeResult(merged.height - existing.height, changed)
 
 
-def _add_game_players(store: Store, games: pa.Table, raw: RawTable) -> int:
-    """Create (unrated) players that games mention but the players table lacks;
-    merge player details that the games file itself carries (PGN/TRF)."""
+def _add_game_players(
+    store: Store, games: pa.Table, raw: RawTable, source: str, batch: str, report: FileReport
+) -> tuple[int, pa.Table | None]:
+    """Merge the players a games file describes (PGN tags, TRF 001 lines), then create
+    (unrated) players that games mention but the players table lacks.
+
+    Returns the number of players created and the quarantined player rows."""
+    quarantine = None
     if raw.players is not None and raw.players.height:
-        from pipeline.validate import validate_players as _vp
-
         extra = RawTable(raw.path, raw.format, "players", raw.players)
-        _merge_players(store, _vp(extra, raw.path.name, "").accepted)
+        v = validate_players(extra, source, batch)
+        report.players_read = v.rows_read
+        report.players_accepted = v.accepted.num_rows
+        report.players_quarantined = v.quarantine.num_rows
+        assert report.players_accepted + report.players_quarantined == report.players_read
+        quarantine = v.quarantine
+        if _merge_players(store, v.accepted, source).changed:
+            incremental.mark_all_stale(store)
     existing = store.read_players()
     ids = pa.chunked_array(
         [games.column("white_id").combine_chunks(), games.column("black_id").combine_chunks()]
     ).unique()
     missing = pc.filter(ids, pc.invert(pc.is_in(ids, value_set=existing.column("player_id"))))
     if len(missing) == 0:
-        return 0
+        return 0, quarantine
     added = pa.table({"player_id": missing, "source": pa.nulls(len(missing), pa.string())})
     added = schemas.conform(added, schemas.PLAYERS)
     combined = pa.concat_tables([existing, added]).sort_by("player_id")
     store.write_players(combined)
-    return len(missing)
+    return len(missing), quarantine
 
 
-def _mark_stale(store: Store, touched: list[tuple[str, int]]) -> None:
-    """Record, per pool, the earliest period whose games changed (a correction)."""
-    import json
+def _replace_store_games(
+    store: Store, incoming: pa.Table, batch: str, replaced_batches: list[str]
+) -> tuple[int, list[tuple[str, int]]]:
+    """``--replace``: delete stored games (of other sources) whose game_id comes again.
 
-    from pipeline.store import atomic_write_text
-
-    path = store.root / "manifest" / "stale.json"
-    stale = json.loads(path.read_text()) if path.exists() else {}
-    for pool, period in touched:
-        stale[pool] = min(period, stale.get(pool, period))
-    atomic_write_text(json.dumps(stale, sort_keys=True), path)
+    Returns the number of games removed and the partitions touched."""
+    ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
+    files = [str(f) for f in store.game_files() if f.name not in ignore]
+    if not files or incoming.num_rows == 0:
+        return 0, []
+    con = duckdb.connect()
+    try:
+        con.register("incoming", incoming.select(["game_id"]))
+        hits = catalog.query_arrow(
+            con,
+            "SELECT DISTINCT s.filename FROM read_parquet(?, filename = true) s "
+            "SEMI JOIN incoming i ON s.game_id = i.game_id",
+            [files],
+        )
+    finally:
+        con.close()
+    removed, touched = 0, []
+    for name in hits.column("filename").to_pylist():
+        path = Path(name)
+        table = pq.read_table(path)
+        hit = pc.is_in(table["game_id"], value_set=incoming["game_id"].combine_chunks())
+        removed += pc.sum(hit).as_py() or 0
+        keep = table.filter(pc.invert(hit))
+        if keep.num_rows:
+            atomic_write_parquet(keep, path)
+        else:
+            path.unlink()
+        pool = path.parent.parent.name.split("=", 1)[1]
+        touched.append((pool, int(path.parent.name.split("=", 1)[1])))
+    return removed, touched

@@ -68,6 +68,10 @@ class RawTable:
     notes: list[str] = field(default_factory=list)
     # Players described by a games file (PGN/TRF headers), as a raw players frame.
     players: pl.DataFrame | None = None
+    # Items read but stored nowhere as games, by kind (TRF: pending pairings, byes,
+    # absences), and the file's own accounting identity (TRF: player-round blocks).
+    not_stored: dict[str, int] = field(default_factory=dict)
+    accounting: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -299,3 +303,4 @@ def read_any(
 
 # Readers in their own modules register themselves in READERS/SUFFIXES on import.
 from pipeline import pgn as _pgn  # noqa: E402, F401
+from pipeline import trf as _trf  # noqa: E402, F401

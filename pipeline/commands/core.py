@@ -33,6 +33,11 @@ def register(sub) -> None:
     p.add_argument(
         "--mapping", default=None, help="named column mapping (kaggle2010, deloitte2011, …)"
     )
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="games whose game_id is already stored (from another file) are replaced",
+    )
     add_orchestration(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -44,6 +49,11 @@ def register(sub) -> None:
     p.add_argument("--to", dest="end", type=parse_period, default=None, metavar="P")
     p.add_argument("--rules", default=None, metavar="DATE|FILE", help="force one rule version")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="rule override")
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="recompute from the first period even when only later periods are stale",
+    )
     add_orchestration(p)
     p.set_defaults(func=cmd_rate)
 
@@ -93,7 +103,7 @@ def print_ingest_report(report) -> int:
         )
         for note in f.notes:
             print(f"  note: {note}")
-        if f.quarantined:
+        if f.quarantined or f.players_quarantined:
             reasons = ", ".join(f"{k} {v}" for k, v in f.reasons.items())
             print(f"  quarantined by reason: {reasons}", file=sys.stderr)
             for example in f.examples:
@@ -108,24 +118,35 @@ def print_ingest_report(report) -> int:
     return 0
 
 
-def run_ingest(store_root: str, files, fmt=None, players=None, mapping=None, no_flow=False):
+def run_ingest(
+    store_root: str, files, fmt=None, players=None, mapping=None, no_flow=False, replace=False
+):
     if no_flow:
         from pipeline.ingest import ingest_files
         from pipeline.store import Store
 
-        return ingest_files(Store(store_root), files, fmt=fmt, players=players, mapping=mapping)
+        return ingest_files(
+            Store(store_root), files, fmt=fmt, players=players, mapping=mapping, replace=replace
+        )
     from flows.common import configured
     from flows.ingest import ingest_flow
 
+    extra = {"replace": True} if replace else {}
     return configured(ingest_flow)(
-        store_root, list(files), fmt=fmt, players=list(players or []), mapping=mapping
+        store_root, list(files), fmt=fmt, players=list(players or []), mapping=mapping, **extra
     )
 
 
 def cmd_ingest(args) -> int:
     store = open_store(args)
     report = run_ingest(
-        str(store.root), args.files, args.fmt, args.players, args.mapping, args.no_flow
+        str(store.root),
+        args.files,
+        args.fmt,
+        args.players,
+        args.mapping,
+        args.no_flow,
+        getattr(args, "replace", False),
     )
     return print_ingest_report(report)
 
@@ -197,17 +218,35 @@ def print_rate_summary(s) -> None:
 
 
 def cmd_rate(args) -> int:
+    from pipeline import incremental
+
     store = require_store(args)
+    overrides = parse_sets(args.set)
+    start = args.start
+    if start is None and not getattr(args, "full", False):
+        # Only the stale periods after a correction (pipeline/incremental.py).
+        start = incremental.incremental_start(store, args.system, args.pool, args.rules, overrides)
+        if start is not None:
+            print(f"{args.system}/{args.pool}: recomputing from stale period {start}")
     summary = run_rate(
         str(store.root),
         args.system,
         args.pool,
-        args.start,
+        start,
         args.end,
         args.rules,
-        parse_sets(args.set),
+        overrides,
         args.no_flow,
         Progress(f"{args.system}/{args.pool}"),
+    )
+    incremental.record_run(
+        store,
+        args.system,
+        args.pool,
+        args.start if start is None else start,
+        args.end,
+        args.rules,
+        overrides,
     )
     print_rate_summary(summary)
     return 0
@@ -230,7 +269,10 @@ def cmd_reconstruct(args) -> int:
         from flows.reconstruct import reconstruct_flow
 
         summaries = configured(reconstruct_flow)(str(store.root), systems, None, overrides)
+    from pipeline import incremental
+
     for s in summaries:
+        incremental.record_run(store, s.system, s.pool, None, None, None, overrides)
         print_rate_summary(s)
     return 0
 

@@ -1,0 +1,153 @@
+"""Corrections and incremental recomputation (ARCHITECTURE.md "The store").
+
+An ingest that changes the games of a period (a corrected file, ``--replace``
+of game ids, or late results for a period already rated) marks every
+system/pool that has ratings in that pool stale from the earliest changed
+period. The marks live in ``STORE/manifest/stale.json`` as
+``{"<system>/<pool>": <period>}``.
+
+``arpad rate`` (without ``--from`` and ``--full``) then starts the engine at
+the earliest stale period, from the checkpoint of the period before it, and
+clears the mark. This equals a full recompute because periods before the
+mark did not change, and their checkpoints hold the complete state the next
+period needs (tests/test_corrections.py proves it for every system).
+
+An incremental start is refused (a full run is made instead) when the
+checkpoint before the mark was not written by a run that ``arpad rate``
+recorded with the same rules and overrides (``STORE/manifest/rated.json``
+keeps, per system/pool, that spec and the run ids of the resumable-run
+journal, pipeline/resume.py), when there is no checkpoint before the mark, or
+when the players table changed a value of a player the checkpoints already
+hold (ingest then marks period 0 = "from the first period").
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pipeline.store import Store, atomic_write_text
+
+FROM_FIRST = 0  # a stale mark meaning "recompute from the first period"
+
+
+def _path(store: Store, name: str) -> Path:
+    return store.root / "manifest" / name
+
+
+def _read(store: Store, name: str) -> dict:
+    path = _path(store, name)
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text())
+    return {k: v for k, v in data.items() if "/" in k}  # ignore the old per-pool format
+
+
+def _write(store: Store, name: str, data: dict) -> None:
+    atomic_write_text(json.dumps(data, sort_keys=True, indent=1), _path(store, name))
+
+
+def rated_systems(store: Store, pool: str) -> list[str]:
+    """Systems with at least one ratings partition in ``pool``."""
+    base = store.ratings_dir
+    if not base.is_dir():
+        return []
+    return sorted(
+        d.name.split("=", 1)[1]
+        for d in base.iterdir()
+        if d.is_dir() and d.name.startswith("system=") and (d / f"pool={pool}").is_dir()
+    )
+
+
+def read_stale(store: Store) -> dict[str, int]:
+    return _read(store, "stale.json")
+
+
+def mark_stale(store: Store, touched: list[tuple[str, int]]) -> dict[str, int]:
+    """Mark every rated system of each touched pool stale from the earliest touched period."""
+    stale = read_stale(store)
+    for pool, period in touched:
+        for system in rated_systems(store, pool):
+            key = f"{system}/{pool}"
+            stale[key] = min(int(period), stale.get(key, int(period)))
+    if touched:
+        _write(store, "stale.json", stale)
+    return stale
+
+
+def mark_all_stale(store: Store) -> None:
+    """Players changed: every rated system/pool recomputes from its first period."""
+    pools = sorted(
+        d.name.split("=", 1)[1]
+        for sysdir in (store.ratings_dir.iterdir() if store.ratings_dir.is_dir() else [])
+        for d in sysdir.iterdir()
+        if d.is_dir() and d.name.startswith("pool=")
+    )
+    mark_stale(store, [(pool, FROM_FIRST) for pool in sorted(set(pools))])
+
+
+def run_spec(rules: str | None, overrides: dict[str, str] | None) -> dict:
+    return {"rules": rules, "overrides": dict(sorted((overrides or {}).items()))}
+
+
+def incremental_start(
+    store: Store, system: str, pool: str, rules: str | None, overrides: dict[str, str] | None
+) -> int | None:
+    """Where ``arpad rate`` should start: the stale period when an incremental run is
+    exact, else None (a full run). None also when nothing is stale."""
+    mark = read_stale(store).get(f"{system}/{pool}")
+    if mark is None or mark == FROM_FIRST:
+        return None
+    recorded = _read(store, "rated.json").get(f"{system}/{pool}")
+    if not recorded or recorded.get("spec") != run_spec(rules, overrides):
+        return None
+    periods = store.periods(pool)
+    later = [p for p in periods if p >= mark]
+    if not later:
+        return None
+    start = later[0]
+    if not any(p < start for p in periods):
+        return None
+    before = [p for p in store.state_periods(system, pool) if p < start]
+    if not before:
+        return None
+    _, meta = store.read_state(system, pool, before[-1])
+    if meta.get("run") is None or meta.get("run") not in recorded.get("runs", []):
+        return None
+    return start
+
+
+def record_run(
+    store: Store,
+    system: str,
+    pool: str,
+    start: int | None,
+    end: int | None,
+    rules: str | None,
+    overrides: dict[str, str] | None,
+) -> None:
+    """After a successful run: clear the stale mark it covered; remember its rule spec."""
+    key = f"{system}/{pool}"
+    stale = read_stale(store)
+    mark = stale.get(key)
+    if mark is not None and (start is None or start <= max(mark, 1)):
+        later = [p for p in store.rating_periods(system, pool) if end is not None and p > end]
+        if later:
+            stale[key] = max(mark, later[0])  # periods after --to keep old ratings: still stale
+        else:
+            del stale[key]
+        _write(store, "stale.json", stale)
+    from pipeline.resume import read_journal
+
+    journal = read_journal(store, system, pool) or {}
+    run = journal.get("run") if journal.get("status") == "done" else None
+    rated = _read(store, "rated.json")
+    spec = run_spec(rules, overrides)
+    entry = rated.get(key)
+    if start is None and end is None:
+        rated[key] = {"spec": spec, "runs": [run] if run else []}
+    elif entry and entry.get("spec") == spec and run:
+        entry["runs"] = [*entry["runs"], run]
+    else:
+        rated.pop(key, None)  # checkpoints now mix rule sets: no incremental start
+    _write(store, "rated.json", rated)

@@ -1,0 +1,416 @@
+"""FIDE Tournament Report File reader (TRF16 and the older 2005 layout).
+
+Layout: ../shared/spec/TRF_FORMAT.md (FIDE Handbook C.04 Annex 2). Columns are
+1-based and inclusive; a Python slice ``line[a - 1:b]`` reads columns a..b.
+
+Every 001 line has one 10-column block per round. Each block is accounted for
+exactly once (``RawTable.accounting``): a played or unplayed pairing (two
+blocks, one stored game), a pending pairing (two blocks, stored nowhere but
+reported), a bye (H/F/U/Z, or +/- without an opponent), an absence (blank
+block), a double forfeit (both sides ``-``), or a problem (quarantined with
+file, line and reason). So players × rounds = the sum of those blocks.
+
+Decisions where the format leaves room (docs/pgn-trf.md):
+
+* A pairing is stored once, from the lower starting rank's line; White is the
+  side marked ``w`` (``-`` on both sides: the lower starting rank).
+* Results ``1 = 0`` are rated; ``+ -`` (forfeits) and ``W D L`` (under one
+  move) are stored with ``rated = false``; a double forfeit is not a game.
+* The game date is the round's date from the 132 line (``YY/MM/DD``, YY < 50 is
+  20YY), else the start date (042), else the end date (052); free-form dates
+  ``28. 07. 2005``, ``24/09/2010`` (day first), ``May 29, 2020`` are understood.
+* Pool: blitz/bullet/rapid/standard named in 092, 122 or 012, else a
+  ``N+M``/``N Plus M`` (minutes + seconds) time control there, else standard.
+* Player id: the FIDE id (columns 58–68) when non-zero, else ``<file>#<rank>``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from pipeline import readers
+from pipeline.errors import InputError
+from pipeline.pgn import time_control_pool
+from pipeline.readers import RawTable, decode
+
+BLOCK_START = 92  # column of round 1's opponent field
+BLOCK_WIDTH = 10
+PLAYED = {"1": 1.0, "=": 0.5, "0": 0.0}
+UNPLAYED = {"+": 1.0, "-": 0.0, "W": 1.0, "D": 0.5, "L": 0.0}
+COMPLEMENT = {"1": "0", "0": "1", "=": "=", "+": "-", "-": "+", "W": "L", "L": "W", "D": "D"}
+BYES = {"H", "F", "U", "Z", "+"}
+TITLES = {
+    "g": "GM",
+    "m": "IM",
+    "f": "FM",
+    "c": "CM",
+    "wg": "WGM",
+    "wm": "WIM",
+    "wf": "WFM",
+    "wc": "WCM",
+}
+MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+MONTHS.update({"mai": 5, "okt": 10, "dez": 12, "mrz": 3, "mär": 3})
+
+
+@dataclass
+class _Player:
+    rank: int
+    line_no: int
+    line: str
+    player_id: str
+    rating: str | None
+
+
+@dataclass
+class _Side:
+    rank: int
+    opponent: int
+    colour: str
+    result: str
+    line_no: int
+    block: str
+
+
+def cols(line: str, first: int, last: int) -> str:
+    """Columns first..last (1-based, inclusive), blank-padded."""
+    return line[first - 1 : last].ljust(last - first + 1)
+
+
+def parse_free_date(text: str | None) -> str | None:
+    """ISO ``YYYY-MM-DD`` text of a free-form TRF header date, None if not understood.
+
+    The result is not checked for validity (``2005-13-40`` stays), so that a
+    wrong date is quarantined as ``bad_date`` instead of silently replaced."""
+    if not text or not text.strip():
+        return None
+    t = text.strip()
+    if m := re.search(r"(\d{4})\s*[./-]\s*(\d{1,2})\s*[./-]\s*(\d{1,2})", t):
+        y, mo, d = m.groups()
+    elif m := re.search(r"(\d{1,2})\s*[./-]\s*(\d{1,2})\s*[./-]\s*(\d{4})", t):
+        d, mo, y = m.groups()
+    elif m := re.search(r"([A-Za-zä]{3,})\.?\s+(\d{1,2}),?\s+(\d{4})", t):
+        name, d, y = m.groups()
+        mo = MONTHS.get(name[:3].lower())
+    elif m := re.search(r"(\d{1,2})\.?\s+([A-Za-zä]{3,})\.?\s+(\d{4})", t):
+        d, name, y = m.groups()
+        mo = MONTHS.get(name[:3].lower())
+    else:
+        return None
+    if mo is None:
+        return None
+    return f"{int(y):04d}-{int(mo):02d}-{int(d):02d}"
+
+
+def round_date(text: str) -> str | None:
+    """A 132-line round date ``YY/MM/DD`` as ISO text; other text is returned as is."""
+    t = text.strip()
+    if not t:
+        return None
+    if m := re.fullmatch(r"(\d{2})[./-](\d{2})[./-](\d{2})", t):
+        yy, mo, d = (int(g) for g in m.groups())
+        return f"{2000 + yy if yy < 50 else 1900 + yy:04d}-{mo:02d}-{d:02d}"
+    return parse_free_date(t) or t
+
+
+def tournament_pool(header: dict[str, str]) -> str | None:
+    texts = [header.get(code, "") for code in ("092", "122", "012")]
+    for text in texts:
+        low = text.lower()
+        if "blitz" in low or "bullet" in low or "lightning" in low:
+            return "blitz"
+        if "rapid" in low or "schnell" in low or "rápid" in low:
+            return "rapid"
+        if "standard" in low or "classical" in low:
+            return "standard"
+    for text in texts:
+        if m := re.search(r"(\d+)\s*(?:\+|plus)\s*(\d+)", text, re.IGNORECASE):
+            return time_control_pool(f"{int(m.group(1)) * 60}+{m.group(2)}")
+    return None
+
+
+def _birth(text: str) -> tuple[str | None, str | None]:
+    t = text.strip()
+    if not t or re.fullmatch(r"[0.\-/ ]*", t):
+        return None, None
+    if re.fullmatch(r"\d{4}", t):
+        return None, t
+    if re.fullmatch(r"\d{4}[./-]00[./-]00", t):
+        return None, t[:4]
+    return t, None
+
+
+def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
+    if kind == "players":
+        raise InputError(path, None, "a TRF file holds a tournament, not a players list")
+    notes: list[str] = []
+    text = decode(path.read_bytes(), path, notes)
+    if not text.strip():
+        raise InputError(path, 1, "empty file: no TRF records")
+    from pipeline.pgn import split_lines
+
+    source = path.name
+    header: dict[str, str] = {}
+    dates_line = ""
+    problems: list[tuple[int, str, str, str]] = []
+    problem_blocks = 0
+    players: dict[int, _Player] = {}
+    rejected: list[str] = []  # 001 lines whose blocks cannot be read at all
+    player_rows = []
+    for no, line in enumerate(split_lines(text), 1):
+        if not line.strip():
+            continue
+        code = line[:3]
+        if code == "132":
+            dates_line = line
+            continue
+        if code != "001":
+            if re.fullmatch(r"\d{3}", code):
+                header.setdefault(code, line[4:].strip())
+            continue  # unknown records (XXR, XXA, 013, …) are ignored
+        rank_text = cols(line, 5, 8).strip()
+        if not rank_text.isdigit() or int(rank_text) == 0:
+            problems.append(
+                (
+                    no,
+                    "malformed_row",
+                    f"starting rank {rank_text!r} (columns 5-8) is not 1-9999",
+                    line,
+                )
+            )
+            rejected.append(line)
+            continue
+        rank = int(rank_text)
+        if rank in players:
+            problems.append(
+                (
+                    no,
+                    "duplicate_player_id",
+                    f"starting rank {rank} already on line {players[rank].line_no}",
+                    line,
+                )
+            )
+            rejected.append(line)
+            continue
+        fide = cols(line, 58, 68).strip()
+        if fide and not fide.isdigit():
+            notes.append(f"line {no}: FIDE id {fide!r} is not a number; using {source}#{rank}")
+        pid = fide.lstrip("0") if fide.isdigit() and int(fide) else f"{source}#{rank}"
+        rating = cols(line, 49, 52).strip()
+        rating = None if rating in ("", "0") else rating
+        players[rank] = _Player(rank, no, line, pid, rating)
+        birth_date, birth_year = _birth(cols(line, 70, 79))
+        sex = cols(line, 10, 10).strip().lower()
+        title = cols(line, 11, 13).strip()
+        player_rows.append(
+            {
+                "player_id": pid,
+                "name": cols(line, 15, 47).strip() or None,
+                "federation": cols(line, 54, 56).strip() or None,
+                "sex": {"m": "M", "w": "F", "f": "F"}.get(sex, sex.upper() or None),
+                "birth_date": birth_date,
+                "birth_year": birth_year,
+                "title": TITLES.get(title.lower(), title.upper()) or None,
+                "rating": rating,
+                "_line": no,
+                "_raw": line,
+            }
+        )
+    if not players and not problems:
+        raise InputError(path, 1, "no player records (001 lines): not a TRF file")
+
+    def blocks_of(line: str) -> int:
+        body = line[BLOCK_START - 1 :]
+        n = 0
+        for r in range(0, len(body), BLOCK_WIDTH):
+            if body[r : r + 8].strip():
+                n = r // BLOCK_WIDTH + 1
+        return n
+
+    rounds = max([blocks_of(p.line) for p in players.values()] + [blocks_of(x) for x in rejected])
+    problem_blocks += len(rejected) * rounds
+
+    start = parse_free_date(header.get("042")) or parse_free_date(header.get("052"))
+    dates = {}
+    for r in range(1, rounds + 1):
+        c = BLOCK_START + BLOCK_WIDTH * (r - 1)
+        dates[r] = round_date(cols(dates_line, c, c + 7)) if dates_line else None
+    pool = tournament_pool(header)
+    event = header.get("012") or source
+
+    counts = {"bye": 0, "absent": 0, "pending": 0, "double_forfeit": 0}
+    sides: dict[tuple[int, int, int], list[_Side]] = {}
+    for p in players.values():
+        for r in range(1, rounds + 1):
+            c = BLOCK_START + BLOCK_WIDTH * (r - 1)
+            block = cols(p.line, c, c + 7)
+            where = f"round {r} (columns {c}-{c + 7}) {block.strip()!r}"
+            opp_text, colour, result = block[0:4].strip(), block[5].lower(), block[7].upper()
+            if not block.strip():
+                counts["absent"] += 1
+                continue
+            if block[4] != " " or block[6] != " " or (opp_text and not opp_text.isdigit()):
+                problems.append((p.line_no, "malformed_row", f"{where}: not 'NNNN c r'", p.line))
+                problem_blocks += 1
+                continue
+            if colour not in "wb- ":
+                problems.append(
+                    (p.line_no, "malformed_row", f"{where}: colour {colour!r} not w/b/-", p.line)
+                )
+                problem_blocks += 1
+                continue
+            opponent = int(opp_text) if opp_text else 0
+            if opponent == 0:
+                if result in BYES:
+                    counts["bye"] += 1
+                elif result in ("-", " "):
+                    counts["absent"] += 1
+                else:
+                    problems.append(
+                        (
+                            p.line_no,
+                            "unknown_result",
+                            f"{where}: result {result!r} without an opponent",
+                            p.line,
+                        )
+                    )
+                    problem_blocks += 1
+                continue
+            if opponent == p.rank:
+                problems.append((p.line_no, "self_play", f"{where}: paired with himself", p.line))
+                problem_blocks += 1
+                continue
+            if opponent not in players:
+                problems.append(
+                    (
+                        p.line_no,
+                        "unknown_opponent",
+                        f"{where}: no player with starting rank {opponent}",
+                        p.line,
+                    )
+                )
+                problem_blocks += 1
+                continue
+            if result not in PLAYED and result not in UNPLAYED and result != " ":
+                problems.append(
+                    (
+                        p.line_no,
+                        "unknown_result",
+                        f"{where}: unknown result code {result!r}",
+                        p.line,
+                    )
+                )
+                problem_blocks += 1
+                continue
+            key = (r, min(p.rank, opponent), max(p.rank, opponent))
+            sides.setdefault(key, []).append(
+                _Side(p.rank, opponent, colour, result, p.line_no, block)
+            )
+
+    rows = []
+    game_blocks = 0
+    for (r, low, high), pair in sorted(sides.items()):
+        a = pair[0] if pair[0].rank == low else pair[-1]
+        if len(pair) == 1:
+            other = players[a.opponent]
+            problems.append(
+                (
+                    a.line_no,
+                    "inconsistent_pairing",
+                    f"round {r}: rank {a.rank} lists rank {a.opponent}, whose line {other.line_no} "
+                    "does not list this game",
+                    players[a.rank].line,
+                )
+            )
+            problem_blocks += 1
+            continue
+        b = pair[1] if pair[0] is a else pair[0]
+        colours_ok = {a.colour, b.colour} == {"w", "b"} or (a.colour in "- " and b.colour in "- ")
+        if a.result == " " and b.result == " " and colours_ok:
+            counts["pending"] += 2
+            continue
+        if a.result == "-" and b.result == "-" and colours_ok:
+            counts["double_forfeit"] += 2
+            continue
+        if not colours_ok or COMPLEMENT.get(a.result) != b.result:
+            problems.append(
+                (
+                    a.line_no,
+                    "inconsistent_pairing",
+                    f"round {r}: rank {a.rank} has '{a.colour} {a.result}' against rank {b.rank}, "
+                    f"whose line {b.line_no} has '{b.colour} {b.result}'",
+                    players[a.rank].line,
+                )
+            )
+            problem_blocks += 2
+            continue
+        white, black = (b, a) if b.colour == "w" else (a, b)
+        code = white.result
+        game_blocks += 2
+        rows.append(
+            {
+                "game_id": f"{source}:r{r}:{low}-{high}",
+                "date": dates.get(r) or start,
+                "pool": pool,
+                "white_id": players[white.rank].player_id,
+                "black_id": players[black.rank].player_id,
+                "score": str(PLAYED.get(code, UNPLAYED.get(code))),
+                "rated": "true" if code in PLAYED else "false",
+                "event_id": event,
+                "white_rating": players[white.rank].rating,
+                "black_rating": players[black.rank].rating,
+                "_line": a.line_no,
+                "_raw": f"round {r}: {a.block!r} on line {a.line_no}, {b.block!r} on line {b.line_no}",
+            }
+        )
+
+    blocks = (len(players) + len(rejected)) * rounds
+    accounting = {
+        "player_lines": len(players) + len(rejected),
+        "rounds": rounds,
+        "blocks": blocks,
+        "game_blocks": game_blocks,
+        "pending_blocks": counts["pending"],
+        "bye_blocks": counts["bye"],
+        "absent_blocks": counts["absent"],
+        "double_forfeit_blocks": counts["double_forfeit"],
+        "problem_blocks": problem_blocks,
+    }
+    assert sum(v for k, v in accounting.items() if k.endswith("_blocks")) == blocks, accounting
+    not_stored = {
+        "pending_pairings": counts["pending"] // 2,
+        "byes": counts["bye"],
+        "absences": counts["absent"],
+        "double_forfeits": counts["double_forfeit"] // 2,
+    }
+    notes.append(
+        f"{len(players)} players × {rounds} rounds = {blocks} blocks: {game_blocks // 2} games, "
+        f"{not_stored['byes']} byes, {not_stored['absences']} absences, "
+        f"{not_stored['pending_pairings']} pending pairings (not stored), "
+        f"{not_stored['double_forfeits']} double forfeits, {problem_blocks} blocks quarantined"
+    )
+    string_cols = [c for c in readers.GAME_COLUMNS if c not in ("period", "result")]
+    frame = pl.DataFrame(
+        rows,
+        schema={**{c: pl.String for c in string_cols}, "_line": pl.Int64, "_raw": pl.String},
+    )
+    player_frame = pl.DataFrame(
+        player_rows,
+        schema={
+            **{c: pl.String for c in ("player_id", "name", "federation", "sex", "birth_date")},
+            **{c: pl.String for c in ("birth_year", "title", "rating")},
+            "_line": pl.Int64,
+            "_raw": pl.String,
+        },
+    )
+    return RawTable(
+        path, "trf", "games", frame, None, problems, notes, player_frame, not_stored, accounting
+    )
+
+
+readers.READERS["trf"] = read_trf
+readers.SUFFIXES.update({".trf": "trf", ".trfx": "trf"})
