@@ -217,7 +217,8 @@ def glicko2_volatility(phi, v, delta, sigma, tau, epsilon, max_iterations):
 
     Returns (σ', iterations, converged). Both the bracketing search for B and the
     Illinois loop stop after ``max_iterations``; then ``converged`` is False and σ'
-    is the last iterate e^{A/2} (σ unchanged when no bracket was found).
+    is the last iterate e^{A/2} (σ unchanged when no bracket was found or a value
+    is not finite).
     """
     a = math.log(sigma * sigma)
     phi2 = phi * phi
@@ -235,7 +236,11 @@ def glicko2_volatility(phi, v, delta, sigma, tau, epsilon, max_iterations):
     f_a = _volatility_f(big_a, delta2, phi2, v, a, tau)
     f_b = _volatility_f(big_b, delta2, phi2, v, a, tau)
     iterations = 0
-    while abs(big_b - big_a) > epsilon:
+    while True:
+        if not (math.isfinite(big_b) and math.isfinite(f_a) and math.isfinite(f_b)):
+            return sigma, iterations, False  # NaN/inf input or overflow: keep σ, flag it
+        if abs(big_b - big_a) <= epsilon:
+            break
         if iterations >= max_iterations or f_b == f_a:
             return math.exp(big_a / 2.0), iterations, False
         big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)

@@ -34,7 +34,15 @@ DERIVED_VIEWS: dict[str, str] = {
                r.player_id, p.name, p.federation, p.title, rating_after AS rating,
                games, status
         FROM ratings r LEFT JOIN players p USING (player_id)
-        WHERE status IN ('rated', 'new', 'inactive') AND rating_after IS NOT NULL
+        WHERE status IN ('rated', 'new', 'provisional', 'inactive') AND rating_after IS NOT NULL
+    """,
+    # Glicko: 95 % interval r ± 1.96 RD (Glickman, "The Glicko system"); docs/glicko.md.
+    "rating_intervals": """
+        SELECT system, pool, period, player_id, rating_after AS rating, rd_after AS rd,
+               rating_after - 1.96 * rd_after AS lower_95, rating_after + 1.96 * rd_after AS upper_95,
+               games, status
+        FROM ratings
+        WHERE rd_after IS NOT NULL AND rating_after IS NOT NULL
     """,
 }
 
