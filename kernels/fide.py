@@ -26,6 +26,29 @@ class FidePeriodResult(NamedTuple):
     unrated_opp_sum: np.ndarray  # int64: Σ opponents' ratings
 
 
+@jit
+def _difference_once_per_event(p, j, start, stop, rating, is_rated, opponent, entry_event, cap, ex):
+    """D for game j of player p when the 400-point upgrade counts once per event.
+
+    B.02 §8.3.1 (2022 text): "In any tournament, a player may benefit from only
+    one upgrade under this rule, for the game in which the rating difference is
+    greatest." The upgrade helps the higher-rated player only, so a difference
+    above +cap is capped for his one game of greatest difference in the event
+    (the first such game on a tie) and used as it is in his other games; a
+    difference below −cap is always capped.
+    """
+    raw = rating[p] - rating[opponent[j]]
+    if raw <= cap or rating[p] >= ex:
+        return capped_difference(rating[p], rating[opponent[j]], cap, ex)
+    for j2 in range(start, stop):
+        if j2 == j or entry_event[j2] != entry_event[j] or not is_rated[opponent[j2]]:
+            continue
+        other = rating[p] - rating[opponent[j2]]
+        if other > raw or (other == raw and j2 < j):
+            return raw  # another game of this event takes the upgrade
+    return cap
+
+
 @jit_parallel
 def _fide_period(
     rating,
@@ -38,6 +61,8 @@ def _fide_period(
     exempt_from,
     k_times_games_max,
     pd_high_by_diff,
+    entry_event,
+    once_per_event,
 ):
     n = rating.shape[0]
     games = np.zeros(n, dtype=np.int32)
@@ -62,7 +87,12 @@ def _fide_period(
                 o = opponent[j]
                 if not is_rated[o]:
                     continue  # a rated player's game vs an unrated opponent is not rated for him
-                d = capped_difference(rating[p], rating[o], cap, exempt_from)
+                if once_per_event:
+                    d = _difference_once_per_event(
+                        p, j, start, stop, rating, is_rated, opponent, entry_event, cap, exempt_from
+                    )
+                else:
+                    d = capped_difference(rating[p], rating[o], cap, exempt_from)
                 e100 += expected_hundredths(d, pd_high_by_diff)
                 s2 += np.int64(own_score[j] * 2.0 + 0.5)
                 m += 1
@@ -116,6 +146,8 @@ def fide_period(
     cap: int = 400,
     exempt_from: int | None = None,
     k_times_games_max: int = 700,
+    entry_event: np.ndarray | None = None,
+    cap_once_per_event: bool = False,
 ) -> FidePeriodResult:
     """One rating period of FIDE Elo for every player at once (B.02 §8.3).
 
@@ -124,6 +156,11 @@ def fide_period(
     ``exempt_from`` (§8.3.1); PD_j from table 8.1.2; ΣΔR = Σ(s_j − PD_j);
     K = min(k_base, ⌊k_times_games_max / n⌋) (§8.3.3, 0 disables the cap);
     change = K × ΣΔR rounded half away from zero once for the period (§8.3.4).
+
+    ``cap_once_per_event`` (2022-01 … 2024-02 rules): the upgrade of a difference
+    above +cap counts only for the player's game of greatest difference in each
+    event; ``entry_event`` gives the event of each CSR entry (same length as
+    ``opponent``; −1 = unknown, all unknown games of a player form one event).
 
     For an unrated player it returns the games, score and opponents' rating sum
     against rated opponents, the inputs of the initial rating (§8.2).
@@ -138,6 +175,11 @@ def fide_period(
     opponent = np.ascontiguousarray(opponent, dtype=np.int32)
     own_score = np.ascontiguousarray(own_score, dtype=np.float64)
     exempt = NO_EXEMPTION if exempt_from is None else np.int64(exempt_from)
+    if entry_event is None:
+        entry_event = np.full(opponent.shape[0], -1, dtype=np.int32)
+    entry_event = np.ascontiguousarray(entry_event, dtype=np.int32)
+    if entry_event.shape != opponent.shape or own_score.shape != opponent.shape:
+        raise ValueError("opponent, own_score and entry_event must have the same length")
     return FidePeriodResult(
         *_fide_period(
             rating,
@@ -150,6 +192,8 @@ def fide_period(
             exempt,
             np.int64(k_times_games_max),
             np.ascontiguousarray(pd_high_by_diff, dtype=np.int64),
+            entry_event,
+            bool(cap_once_per_event),
         )
     )
 
@@ -159,7 +203,7 @@ INITIAL_METHOD_2022 = 1  # plain Ra; +20 per half point above 50 %, Ra + dp(p) b
 
 
 @jit
-def _initial_one(games, score2, opp_sum, method, hypo_n, hypo_rating, dp_by_percent):
+def _initial_one(games, score2, opp_sum, method, hypo_n, hypo_rating, per_half10, dp_by_percent):
     if method == INITIAL_METHOD_2024:
         den = games + hypo_n
         ra_num = opp_sum + hypo_n * hypo_rating
@@ -171,7 +215,8 @@ def _initial_one(games, score2, opp_sum, method, hypo_n, hypo_rating, dp_by_perc
     # 2022 method
     above = score2 - games  # half points above 50 %
     if above > 0:
-        return div_round_half_away(opp_sum + 20 * above * games, games)
+        # Ra + per_half_point per half point above 50 % (per_half10 in tenths: 12.5 → 125)
+        return div_round_half_away(10 * opp_sum + per_half10 * above * games, 10 * games)
     if above == 0:
         return div_round_half_away(opp_sum, games)
     pnum = 100 * score2
@@ -181,13 +226,17 @@ def _initial_one(games, score2, opp_sum, method, hypo_n, hypo_rating, dp_by_perc
 
 
 @jit_parallel
-def _fide_initial_rating(games, score2, opp_sum, method, hypo_n, hypo_rating, max_rating, dp):
+def _fide_initial_rating(
+    games, score2, opp_sum, method, hypo_n, hypo_rating, max_rating, per_half10, dp
+):
     out = np.empty(games.shape[0], dtype=np.int64)
     for i in prange(games.shape[0]):
         if games[i] <= 0:
             out[i] = 0
             continue
-        r = _initial_one(games[i], score2[i], opp_sum[i], method, hypo_n, hypo_rating, dp)
+        r = _initial_one(
+            games[i], score2[i], opp_sum[i], method, hypo_n, hypo_rating, per_half10, dp
+        )
         if max_rating > 0 and r > max_rating:
             r = max_rating
         out[i] = r
@@ -203,6 +252,7 @@ def fide_initial_rating(
     hypothetical_games: int = 2,
     hypothetical_rating: int = 1800,
     max_rating: int = 2200,
+    per_half_point: float = 20.0,
 ) -> np.ndarray:
     """Initial ratings Ru of unrated players from pooled games vs rated opponents (B.02 §8.2).
 
@@ -210,7 +260,9 @@ def fide_initial_rating(
     whole percent (0.5 up, as Title Regulations 1.4.9), Ru = Ra + dp(p) (table
     8.1.1) rounded to the nearest integer, at most ``max_rating`` (0 = no cap).
     2022 method: Ra = ΣR_i/n; Ru = Ra + 20 per half point above 50 %, Ra at
-    50 %, Ra + dp(p) below. ``score2`` is W in half points; rows with no games give 0.
+    50 %, Ra + dp(p) below (``per_half_point``: 20 in the 2022 text; arpad's older
+    versions use half of K for new players, docs/fide-history.md).
+    ``score2`` is W in half points; rows with no games give 0.
     """
     games = np.ascontiguousarray(games, dtype=np.int64)
     score2 = np.ascontiguousarray(score2, dtype=np.int64)
@@ -228,5 +280,13 @@ def fide_initial_rating(
         np.int64(hypothetical_games),
         np.int64(hypothetical_rating),
         np.int64(max_rating),
+        np.int64(_tenths(per_half_point)),
         dp,
     )
+
+
+def _tenths(value: float) -> int:
+    tenths = int(np.floor(value * 10 + 0.5))
+    if abs(value * 10 - tenths) > 1e-9:
+        raise ValueError("per_half_point must be a multiple of 0.1")
+    return tenths

@@ -68,6 +68,9 @@ RATINGS = pa.schema(
         pa.field("expected", pa.float64()),
         pa.field("k", pa.float64()),
         pa.field("change", pa.float64()),
+        # One-off change applied at the start of the period, before its games
+        # (FIDE's 2024 compression): rating_after = rating_before + adjustment + change.
+        pa.field("adjustment", pa.float64()),
         pa.field("rd_before", pa.float64()),
         pa.field("rd_after", pa.float64()),
         pa.field("volatility_before", pa.float64()),

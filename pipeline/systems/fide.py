@@ -8,11 +8,13 @@ force for each period (see docs/rules.md for sources and arpad's decisions).
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
+from kernels.csr import group_by_player
 from kernels.fide import INITIAL_METHOD_2022, INITIAL_METHOD_2024, fide_initial_rating, fide_period
 from kernels.rounding import round_half_away_array
 from pipeline import periods
@@ -33,17 +35,23 @@ from pipeline.systems.base import (
 
 @dataclass(frozen=True)
 class FideRules:
-    """One version of the FIDE rating rules (fields cite B.02 clauses)."""
+    """One version of the FIDE rating rules (fields cite B.02 clauses).
+
+    Defaults are the rules from 1 Oct 2025; ``FIDE_VERSIONS`` holds the dated
+    versions (sources and arpad's choices for UNVERIFIED details in
+    docs/fide-history.md).
+    """
 
     name: str = "FIDE 2025-10"
     effective: str = "2025-10-01"  # first day the version applies (ISO date)
+    # §7 lists: 1 = monthly; 2 = two-monthly (2009-07 … 2012-06), a rating
+    # period of two months that closes in even months (lists of Jan, Mar, …)
+    list_months: int = 1
     # §8.3.3 K-factor
     k_new: int = 40  # fewer than new_player_games rated games
     new_player_games: int = 30
-    k_junior: int = (
-        40  # until the end of the year of the 18th birthday, while below junior_rating_below
-    )
-    junior_max_age: int = 18
+    k_junior: int = 40  # juniors (see junior_max_age) while below junior_rating_below
+    junior_max_age: int = 18  # junior while year − birth year ≤ this
     junior_rating_below: int = 2300  # 0 disables the junior rule
     k_mid: int = 20
     k_high: int = 10  # once the published rating has reached high_rating
@@ -52,28 +60,131 @@ class FideRules:
     # §8.3.1 400-point rule
     diff_cap: int = 400
     cap_exempt_from: int | None = 2650  # players rated ≥ this use the actual difference (2025-10)
+    cap_once_per_event: bool = False  # upgrade only for the greatest difference per event
     # §7 publication
     rating_floor: int = 1400  # below this a player is unrated
     # §8.2 initial ratings
     initial_method: str = "2024"  # "2024" (two hypothetical 1800 draws) or "2022"
+    initial_per_half_point: float = 20.0  # "2022" method: points per half point above 50 %
     initial_min_games: int = 5
     initial_hypothetical_games: int = 2
     initial_hypothetical_rating: int = 1800
     initial_max: int = 2200  # 0 = no maximum
     initial_pool_months: int = 26
     initial_ignore_zero_first_event: bool = True
+    # One-time compression of 1 March 2024 (RULES.md §1.7): applied once, at the
+    # start of the first walked period on or after compression_date, when the
+    # replay walked a period before it. None = no compression in this version.
+    compression_date: str | None = "2024-03-01"
+    compression_below: int = 2000
+    compression_factor: float = 0.4  # R' = R + factor × (below − R), rounded half away
+    # Rapid/blitz from 1 Dec 2024: a game with |D| ≥ unrated_diff_from is not
+    # rated when either player is rated above unrated_diff_above (0 disables).
+    unrated_diff_from: int = 0
+    unrated_diff_above: int = 2600
 
     def __post_init__(self):
         if self.initial_method not in ("2024", "2022"):
             raise ValueError("initial_method must be '2024' or '2022'")
+        if self.list_months not in (1, 2, 3, 4, 6, 12):
+            raise ValueError("list_months must divide 12")
 
 
+# -- dated versions (RULES.md §1.8; docs/fide-history.md) ----------------------------------
+FIDE_2009_07 = FideRules(
+    name="FIDE 2009-07",
+    effective="2009-07-01",
+    list_months=2,
+    k_new=25,
+    k_junior=25,
+    junior_max_age=17,
+    junior_rating_below=0,  # no junior K before 2014-07
+    k_mid=15,
+    k_times_games_max=0,  # K × n ≤ 700 from 2014-07 (arpad's choice, date UNVERIFIED)
+    cap_exempt_from=None,
+    rating_floor=1200,
+    initial_method="2022",
+    initial_per_half_point=12.5,  # half of K for new players (arpad's choice)
+    initial_min_games=9,
+    initial_max=0,
+    compression_date=None,
+)
+FIDE_2011_07 = dataclasses.replace(
+    FIDE_2009_07, name="FIDE 2011-07", effective="2011-07-01", k_new=30, initial_per_half_point=15.0
+)
+FIDE_2012_07 = dataclasses.replace(
+    FIDE_2011_07, name="FIDE 2012-07", effective="2012-07-01", list_months=1, rating_floor=1000
+)
+FIDE_2014_07 = dataclasses.replace(
+    FIDE_2012_07,
+    name="FIDE 2014-07",
+    effective="2014-07-01",
+    k_new=40,
+    k_junior=40,
+    junior_rating_below=2300,
+    k_mid=20,
+    k_times_games_max=700,
+    initial_per_half_point=20.0,
+    initial_min_games=5,
+)
+FIDE_2022_01 = dataclasses.replace(
+    FIDE_2014_07, name="FIDE 2022-01", effective="2022-01-01", cap_once_per_event=True
+)
 FIDE_2024_03 = FideRules(name="FIDE 2024-03", effective="2024-03-01", cap_exempt_from=None)
 FIDE_2025_10 = FideRules()
 
 # Dated versions, oldest first. A period takes the last version whose
 # effective date is on or before the period's first day.
-FIDE_VERSIONS: tuple[FideRules, ...] = (FIDE_2024_03, FIDE_2025_10)
+FIDE_VERSIONS: tuple[FideRules, ...] = (
+    FIDE_2009_07,
+    FIDE_2011_07,
+    FIDE_2012_07,
+    FIDE_2014_07,
+    FIDE_2022_01,
+    FIDE_2024_03,
+    FIDE_2025_10,
+)
+
+
+def rapid_blitz(standard: FideRules, name: str, effective: str, **changes) -> FideRules:
+    """The rapid/blitz version beside a standard one: K 20 for everybody, the plain
+    400-point cap (no 2650 exemption, no once-per-event limit), monthly lists,
+    no compression (FIDE's texts name the standard list only; RULES.md §1.7)."""
+    return dataclasses.replace(
+        standard,
+        name=name,
+        effective=effective,
+        list_months=1,
+        k_new=20,
+        k_junior=20,
+        k_mid=20,
+        k_high=20,
+        cap_exempt_from=None,
+        cap_once_per_event=False,
+        compression_date=None,
+        **changes,
+    )
+
+
+RAPID_BLITZ_VERSIONS: tuple[FideRules, ...] = (
+    rapid_blitz(FIDE_2012_07, "FIDE rapid/blitz 2012-07", "2012-07-01"),
+    rapid_blitz(FIDE_2014_07, "FIDE rapid/blitz 2014-07", "2014-07-01"),
+    rapid_blitz(FIDE_2024_03, "FIDE rapid/blitz 2024-03", "2024-03-01"),
+    rapid_blitz(FIDE_2024_03, "FIDE rapid/blitz 2024-12", "2024-12-01", unrated_diff_from=600),
+)
+
+
+def versions_for(pool: str) -> tuple[FideRules, ...]:
+    return RAPID_BLITZ_VERSIONS if pool in ("rapid", "blitz") else FIDE_VERSIONS
+
+
+def version_at(day: str, versions: tuple[FideRules, ...] = FIDE_VERSIONS) -> FideRules:
+    """The version in force on ``day`` (ISO date); the oldest one before the first."""
+    chosen = versions[0]
+    for version in versions:
+        if version.effective <= day:
+            chosen = version
+    return chosen
 
 
 def rules_in_force(period: int, versions: tuple[FideRules, ...] = FIDE_VERSIONS) -> FideRules:
@@ -81,11 +192,34 @@ def rules_in_force(period: int, versions: tuple[FideRules, ...] = FIDE_VERSIONS)
     day = periods.first_day(period)
     if day is None:
         return versions[-1]
-    chosen = versions[0]
-    for version in versions:
-        if version.effective <= day.isoformat():
-            chosen = version
-    return chosen
+    return version_at(day.isoformat(), versions)
+
+
+def parse_rules_date(spec: str | int) -> str:
+    """'2014-07', '2014-07-15', '201407' → ISO date of the day meant."""
+    text = str(spec).strip()
+    try:
+        if len(text) == 10 and text[4] == "-" and text[7] == "-":
+            return dt.date.fromisoformat(text).isoformat()
+        first = periods.first_day(periods.parse_period(text))
+    except ValueError:
+        first = None
+    if first is None:
+        raise ValueError(f"--rules takes a date (YYYY-MM, YYYY-MM-DD, YYYYMM) or a file: {spec!r}")
+    return first.isoformat()
+
+
+def _compression_period(rules: FideRules) -> int | None:
+    if not rules.compression_date:
+        return None
+    day = dt.date.fromisoformat(rules.compression_date)
+    return periods.period_of_date(day)
+
+
+def div_round_half_away_array(num: np.ndarray, den: int) -> np.ndarray:
+    """Exact integer round_half_away(num / den), vectorised (den > 0)."""
+    num = np.asarray(num, dtype=np.int64)
+    return np.where(num >= 0, (2 * num + den) // (2 * den), -((-2 * num + den) // (2 * den)))
 
 
 def k_base(
@@ -107,12 +241,55 @@ def k_base(
     return np.where(new, rules.k_new, k).astype(np.int64)
 
 
+PENDING = ("pending_close", "pending_games", "pending_score2", "pending_expected100", "pending_k")
+
+
+def closing_month(period: int, list_months: int) -> int:
+    """Month index of the last month of the rating period that holds ``period``."""
+    idx = periods.month_index(period)
+    return (idx // list_months) * list_months + list_months - 1
+
+
+def compression_applies(rules: FideRules, previous: int | None, period: int) -> bool:
+    """True when a replay that walked ``previous`` crosses the compression date at ``period``."""
+    cp = _compression_period(rules)
+    if cp is None or previous is None:
+        return False
+    if not (periods.is_calendar(previous) and periods.is_calendar(period)):
+        return False
+    return previous < cp <= period
+
+
+def compression_increase(rules: FideRules, rating: np.ndarray) -> np.ndarray:
+    """R' − R = factor × (below − R) for R < below, rounded half away from zero (RULES.md §1.7)."""
+    rating = np.asarray(rating, dtype=np.int64)
+    gap = np.maximum(rules.compression_below - rating, 0)
+    return round_half_away_array(rules.compression_factor * gap).astype(np.int64)
+
+
+def unrated_by_difference(
+    rules: FideRules, white_rating, black_rating, white_rated, black_rated
+) -> np.ndarray:
+    """Rapid/blitz from 1 Dec 2024: games with |D| ≥ 600 are not rated when a player
+    is rated above 2600 (RULES.md §1.3, S1). Returns a mask of such games."""
+    if rules.unrated_diff_from <= 0:
+        return np.zeros(np.shape(white_rating), dtype=bool)
+    both = np.asarray(white_rated) & np.asarray(black_rated)
+    diff = np.abs(np.asarray(white_rating) - np.asarray(black_rating))
+    top = np.maximum(white_rating, black_rating) > rules.unrated_diff_above
+    return both & (diff >= rules.unrated_diff_from) & top
+
+
 class FideSystem:
     name = "fide"
     rules_type: ClassVar[type] = FideRules
 
     def rules_for(self, period: int, pool: str) -> FideRules:
-        return rules_in_force(period)
+        return rules_in_force(period, versions_for(pool))
+
+    def rules_at(self, spec: str | int, pool: str = "standard") -> FideRules:
+        """``--rules DATE``: the version in force on that day ('YYYY-MM', 'YYYY-MM-DD', period)."""
+        return version_at(parse_rules_date(spec), versions_for(pool))
 
     def initial_state(self, players: PlayerInfo, rules: FideRules) -> State:
         has_rating = ~np.isnan(players.rating)
@@ -125,22 +302,58 @@ class FideSystem:
         rated_games = np.where(has_rating, rated_games, 0).astype(np.int64)
         peak = np.fmax(players.peak_rating, players.rating)
         peak = np.where(np.isnan(peak), 0, round_half_away_array(np.nan_to_num(peak)))
-        return State(
-            players={
-                "rating": rating,
-                "is_rated": has_rating,
-                "rated_games": rated_games,
-                "peak": peak.astype(np.int64),
-                "birth_year": players.birth_year.astype(np.int64),
-                "pool_started": np.zeros(players.n, dtype=bool),
-            },
-            tables={"pool": _empty_pool()},
-        )
+        state_players = {
+            "rating": rating,
+            "is_rated": has_rating,
+            "rated_games": rated_games,
+            "peak": peak.astype(np.int64),
+            "birth_year": players.birth_year.astype(np.int64),
+            "pool_started": np.zeros(players.n, dtype=bool),
+        }
+        # An open two-monthly rating period (games rated but not yet on a list).
+        for name in PENDING:
+            state_players[name] = np.zeros(players.n, dtype=np.int64)
+        return State(players=state_players, tables={"pool": _empty_pool()})
 
     def step(self, state: State, games: PeriodGames, rules: FideRules) -> tuple[State, Report]:
         s = state.players
-        rating, is_rated = s["rating"], s["is_rated"]
-        kb = k_base(rules, rating, s["rated_games"], s["peak"], s["birth_year"], games.year)
+        n = games.n_players
+        rating_start, is_rated = s["rating"], s["is_rated"]
+        rating = rating_start.copy()
+        rated_games = s["rated_games"].copy()
+        pending = {k: s[k].copy() if k in s else np.zeros(n, np.int64) for k in PENDING}
+        adjustment = np.zeros(n, dtype=np.int64)
+        adjusted = np.zeros(n, dtype=bool)
+
+        # (1) A two-monthly rating period whose closing month had no games is
+        # published before this period, as an adjustment (docs/fide-history.md).
+        close = closing_month(games.period, rules.list_months)
+        stale = is_rated & (pending["pending_games"] > 0) & (pending["pending_close"] != close)
+        if stale.any():
+            late = _pending_change(pending, rules.k_times_games_max)
+            rating[stale] += late[stale]
+            rated_games[stale] += pending["pending_games"][stale]
+            adjustment[stale] += late[stale]
+            adjusted |= stale
+            for name in PENDING:
+                pending[name][stale] = 0
+
+        # (2) The one-time compression of 1 March 2024, its own event in the history.
+        if compression_applies(rules, games.previous_period, games.period):
+            increase = np.where(is_rated, compression_increase(rules, rating), 0)
+            rating += increase
+            adjustment += increase
+            adjusted |= is_rated
+        peak = np.where(is_rated, np.maximum(s["peak"], rating), s["peak"])
+
+        # (3) Rapid/blitz: games the 600-point rule leaves unrated.
+        games = self._drop_unrated_by_difference(games, rating, is_rated, rules)
+
+        # (4) The period's games.
+        two_monthly = rules.list_months > 1
+        kb = k_base(rules, rating, rated_games, peak, s["birth_year"], games.year)
+        if two_monthly:
+            kb = np.where(pending["pending_games"] > 0, pending["pending_k"], kb)
         res = fide_period(
             rating,
             is_rated,
@@ -151,21 +364,46 @@ class FideSystem:
             pd_high_by_diff(),
             cap=rules.diff_cap,
             exempt_from=rules.cap_exempt_from,
-            k_times_games_max=rules.k_times_games_max,
+            k_times_games_max=0 if two_monthly else rules.k_times_games_max,
+            entry_event=games.event[games.game] if games.event.size else None,
+            cap_once_per_event=rules.cap_once_per_event,
         )
-        n = games.n_players
         played = games.games_per_player() > 0
+        if not two_monthly:
+            m, s2, e100, k_used, change = res.games, res.score2, res.expected100, res.k, res.change
+            closing = True
+        else:
+            rated_now = is_rated & (res.games > 0)
+            pending["pending_games"] += np.where(rated_now, res.games, 0)
+            pending["pending_score2"] += np.where(rated_now, res.score2, 0)
+            pending["pending_expected100"] += np.where(rated_now, res.expected100, 0)
+            pending["pending_k"] = np.where(rated_now, kb, pending["pending_k"])
+            pending["pending_close"] = np.where(rated_now, close, pending["pending_close"])
+            closing = periods.month_index(games.period) == close
+            if closing:
+                m = pending["pending_games"].astype(np.int32)
+                s2, e100 = pending["pending_score2"], pending["pending_expected100"]
+                k_used = np.where(m > 0, _k_capped(pending["pending_k"], m, rules), 0)
+                change = _pending_change(pending, rules.k_times_games_max)
+                for name in PENDING:
+                    pending[name][:] = 0
+            else:  # the month's games wait for the list that closes the rating period
+                m, s2, e100 = res.games, res.score2, res.expected100
+                k_used = np.where(res.games > 0, kb, 0)
+                change = np.zeros(n, dtype=np.int64)
+        rated_after = rating + change
 
         status = np.full(n, NOT_REPORTED, dtype=np.int8)
         status[is_rated] = INACTIVE
-        status[is_rated & played] = RATED
-        fell = is_rated & (res.rating_after < rules.rating_floor)
+        status[is_rated & (played | (m > 0))] = RATED
+        fell = is_rated & (rated_after < rules.rating_floor)
         status[fell] = UNRATED
 
-        new_rating = res.rating_after.copy()
+        new_rating = rated_after.copy()
         new_is_rated = is_rated & ~fell
-        rated_games = s["rated_games"] + np.where(is_rated, res.games, 0)
-        peak = np.where(new_is_rated, np.maximum(s["peak"], new_rating), s["peak"])
+        if closing:
+            rated_games += np.where(is_rated, m, 0)
+        peak = np.where(new_is_rated, np.maximum(peak, new_rating), peak)
 
         # Unrated players: pool games vs rated opponents across periods (§8.2, §7.1.4).
         pool, pool_started, newly = self._pool_and_initial(state, games, res, is_rated, rules)
@@ -180,34 +418,60 @@ class FideSystem:
             status[idx] = NEW
             initial[idx] = ru
 
-        rating_before = np.where(is_rated, rating, np.nan)
-        rating_after = np.where(is_rated, res.rating_after, initial)
-        unrated_played = ~is_rated
+        counted = is_rated & (m > 0)
         report = Report(
             columns={
-                "rating_before": rating_before,
-                "rating_after": rating_after,
-                "games": np.where(is_rated, res.games, res.unrated_games),
-                "score": np.where(is_rated, res.score2, res.unrated_score2) / 2.0,
-                "expected": np.where(is_rated & (res.games > 0), res.expected100 / 100.0, np.nan),
-                "k": np.where(is_rated & (res.games > 0), res.k, np.nan),
-                "change": np.where(is_rated, res.change, np.nan),
-                "performance": np.where(unrated_played, np.nan, np.nan),
+                "rating_before": np.where(is_rated, rating_start, np.nan),
+                "rating_after": np.where(is_rated, rated_after, initial),
+                "games": np.where(is_rated, m, res.unrated_games),
+                "score": np.where(is_rated, s2, res.unrated_score2) / 2.0,
+                "expected": np.where(counted, e100 / 100.0, np.nan),
+                "k": np.where(counted, k_used, np.nan),
+                "change": np.where(is_rated & closing, change, np.nan),
+                "adjustment": np.where(is_rated & adjusted, adjustment, np.nan),
+                "performance": np.full(n, np.nan),
             },
             status=status,
         )
-        new_state = State(
-            players={
-                "rating": np.where(new_is_rated, new_rating, 0).astype(np.int64),
-                "is_rated": new_is_rated,
-                "rated_games": rated_games.astype(np.int64),
-                "peak": peak.astype(np.int64),
-                "birth_year": s["birth_year"],
-                "pool_started": pool_started,
-            },
-            tables={"pool": pool},
+        new_players = {
+            "rating": np.where(new_is_rated, new_rating, 0).astype(np.int64),
+            "is_rated": new_is_rated,
+            "rated_games": rated_games.astype(np.int64),
+            "peak": peak.astype(np.int64),
+            "birth_year": s["birth_year"],
+            "pool_started": pool_started,
+        }
+        for name in PENDING:
+            new_players[name] = np.where(new_is_rated, pending[name], 0).astype(np.int64)
+        return State(players=new_players, tables={"pool": pool}), report
+
+    @staticmethod
+    def _drop_unrated_by_difference(games: PeriodGames, rating, is_rated, rules) -> PeriodGames:
+        drop = unrated_by_difference(
+            rules,
+            rating[games.white],
+            rating[games.black],
+            is_rated[games.white],
+            is_rated[games.black],
         )
-        return new_state, report
+        if not drop.any():
+            return games
+        keep = ~drop
+        white, black = games.white[keep], games.black[keep]
+        score, event = games.score[keep], games.event[keep]
+        grouped = group_by_player(white, black, score, games.n_players)
+        return dataclasses.replace(
+            games,
+            white=white,
+            black=black,
+            score=score,
+            event=event,
+            offsets=grouped.offsets,
+            opponent=grouped.opponent,
+            own_score=grouped.score,
+            is_white=grouped.is_white,
+            game=grouped.game,
+        )
 
     def _pool_and_initial(self, state, games, res, is_rated, rules):
         """Append this period's games of unrated players to their pools, drop entries
@@ -253,6 +517,7 @@ class FideSystem:
             hypothetical_games=rules.initial_hypothetical_games,
             hypothetical_rating=rules.initial_hypothetical_rating,
             max_rating=rules.initial_max,
+            per_half_point=rules.initial_per_half_point,
         )
         ok = ru >= rules.rating_floor
         published = candidates[ok]
@@ -262,15 +527,33 @@ class FideSystem:
         return pool, started, newly
 
 
+def _k_capped(k: np.ndarray, m: np.ndarray, rules: FideRules) -> np.ndarray:
+    """K = min(K, ⌊k_times_games_max / n⌋) over the whole rating period (§8.3.3)."""
+    if rules.k_times_games_max <= 0:
+        return k
+    cap = rules.k_times_games_max // np.maximum(m, 1)
+    return np.where(k * m > rules.k_times_games_max, cap, k)
+
+
+def _pending_change(pending: dict[str, np.ndarray], k_times_games_max: int) -> np.ndarray:
+    """round_half_away(K × ΣΔR) of an open two-monthly rating period (§8.3.4)."""
+    m = pending["pending_games"]
+    k = pending["pending_k"]
+    if k_times_games_max > 0:
+        k = np.where(k * m > k_times_games_max, k_times_games_max // np.maximum(m, 1), k)
+    dr100 = 50 * pending["pending_score2"] - pending["pending_expected100"]
+    return np.where(m > 0, div_round_half_away_array(k * dr100, 100), 0).astype(np.int64)
+
+
 def _empty_pool() -> dict[str, np.ndarray]:
     return {
         k: np.empty(0, dtype=np.int64) for k in ("player", "month", "games", "score2", "opp_sum")
     }
 
 
-def versions_table() -> list[dict]:
+def versions_table(pool: str = "standard") -> list[dict]:
     """The dated FIDE rule versions as plain dicts (for docs and ``arpad rules``)."""
-    return [dataclasses.asdict(v) for v in FIDE_VERSIONS]
+    return [dataclasses.asdict(v) for v in versions_for(pool)]
 
 
 register(FideSystem())
