@@ -6,6 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Shared, noisy machines: no per-example deadlines (speed is measured in benchmarks/).
+settings.register_profile(
+    "arpad", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("arpad")
 
 REPO = Path(__file__).resolve().parents[1]
 os.environ.setdefault("PREFECT_HOME", str(REPO / ".prefect"))
