@@ -12,6 +12,7 @@ Per period (ARCHITECTURE.md "Computation per period"):
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import time
 from collections.abc import Callable
@@ -86,9 +87,9 @@ def player_info(players: pa.Table) -> PlayerInfo:
     )
 
 
-def resolve_rules(system_name: str, spec: str | None) -> Any | None:
-    """``--rules``: None (dated versions), an ISO date/period (FIDE version in force),
-    or a JSON file of rule fields."""
+def resolve_rules(system_name: str, spec: str | None, pool: str = "standard") -> Any | None:
+    """``--rules``: None (dated versions), an ISO date/period (FIDE version in force
+    for ``pool``), or a JSON file of rule fields."""
     if spec is None:
         return None
     system = get_system(system_name)
@@ -101,6 +102,8 @@ def resolve_rules(system_name: str, spec: str | None) -> Any | None:
         raise ValueError(
             f"--rules DATE is only meaningful for systems with dated versions; {system_name} has none"
         )
+    if "pool" in inspect.signature(system.rules_at).parameters:
+        return system.rules_at(spec, pool=pool)
     return system.rules_at(spec)
 
 

@@ -150,7 +150,7 @@ def rate_resumable(
         end=end,
         rules=resolved_rules
         if resolved_rules is not None
-        else engine.resolve_rules(system, rules),
+        else engine.resolve_rules(system, rules, pool),
         overrides=overrides,
         progress=progress,
         refresh_catalog=False,
