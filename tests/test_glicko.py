@@ -354,6 +354,7 @@ def test_glicko_interval_of_the_paper():
     assert (round(1500 - 1.96 * 30), round(1500 + 1.96 * 30)) == (1441, 1559)
 
 
+@pytest.mark.slow
 def test_kaggle_2010_runs_for_all_glicko_systems(tmp_path, bundled_data):
     from pipeline.store import Store
 

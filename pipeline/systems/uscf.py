@@ -1,0 +1,274 @@
+"""US Chess (USCF) regular ratings, rated per event in the five-step order.
+
+An event is a period's games with one ``event_id``; games without one form a
+single event of the period (rated before the named events). A player's events
+within one period are rated one after another in the order of their event ids
+(as text); events that share no player are rated together in one kernel call
+("layers"), which gives the same result as rating them one by one.
+
+Formulas, parameters, sources and decisions: docs/uscf.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from kernels.csr import group_by_player
+from kernels.uscf import N_STAR_2004, N_STAR_2015, effective_games, uscf_event_layer, uscf_floor
+from pipeline import periods
+from pipeline.systems import register
+from pipeline.systems.base import (
+    INACTIVE,
+    NEW,
+    NOT_REPORTED,
+    PROVISIONAL,
+    RATED,
+    PeriodGames,
+    PlayerInfo,
+    Report,
+    State,
+)
+
+
+@dataclass(frozen=True)
+class UscfRules:
+    """One version of the US Chess regular rating rules (RULES.md §5)."""
+
+    name: str = "USCF 2017"
+    effective: str = "2017-05-01"  # B raised from 12 to 14 for events ending on/after 1 May 2017
+    n_star_formula: str = "2015"  # "2015" (2015+ documents) or "2004"
+    k_numerator: float = 800.0  # K = 800/(N' + m)
+    bonus_b: float = 14.0  # bonus threshold B·√max(m, 4); 0 gives a bonus whenever K(S−E) > 0
+    bonus: bool = True
+    bonus_min_games: int = 3  # no bonus in events of fewer games
+    bonus_max_meetings: int = 2  # no bonus when any opponent is met more often
+    bonus_min_m: int = 4  # 3-round events count as 4 in the threshold
+    special_max_games: int = 8  # special formula while N ≤ 8 (and after all wins / all losses)
+    special_max: float | None = None  # cap of unrated players' special ratings (S1: 2700)
+    established_games: int = 25  # established when based on more than 25 games
+    initial_rating: float = 1300.0  # step 1 for unrated adults / unknown age
+    age_based_initial: bool = True  # step 1: 50 × age for ages 2–26 when the birth year is known
+    first_estimate_prior_games: float = 1.0  # weight of R0 in the step 3 estimate (RULES.md §5)
+    special_tolerance: float = 1e-7
+    white_advantage: float = 0.0
+    floors: bool = True
+    floor_base: float = 100.0
+    floor_cap: float = 150.0
+    floor_per_win: float = 4.0
+    floor_per_draw: float = 2.0
+    floor_per_event: float = 1.0  # per event with at least floor_event_min_games games
+    floor_event_min_games: int = 3
+    floor_gap: float = 200.0
+    floor_level_min: float = 1200.0
+    floor_level_max: float = 2100.0
+
+    def __post_init__(self):
+        if self.n_star_formula not in ("2015", "2004"):
+            raise ValueError("n_star_formula must be '2015' or '2004'")
+
+
+USCF_2004 = UscfRules(name="USCF 2004", effective="2004-01-01", n_star_formula="2004", bonus_b=10.0)
+USCF_2017 = UscfRules()
+
+# Dated versions, oldest first (see docs/uscf.md for what is and is not dated).
+USCF_VERSIONS: tuple[UscfRules, ...] = (USCF_2004, USCF_2017)
+
+
+def rules_in_force(period: int, versions: tuple[UscfRules, ...] = USCF_VERSIONS) -> UscfRules:
+    day = periods.first_day(period)
+    if day is None:
+        return versions[-1]
+    chosen = versions[0]
+    for version in versions:
+        if version.effective <= day.isoformat():
+            chosen = version
+    return chosen
+
+
+def event_layers(event: np.ndarray, white: np.ndarray, black: np.ndarray) -> np.ndarray:
+    """Layer of each game: events in one layer share no player, and a player's events
+    come in ascending event order (event −1, the period's games without an event id, first)."""
+    layer_of_event = {}
+    last = {}
+    order = np.argsort(event, kind="stable")
+    ev_sorted = event[order]
+    bounds = np.flatnonzero(np.diff(ev_sorted)) + 1
+    for chunk in np.split(order, bounds):
+        if chunk.size == 0:
+            continue
+        players = np.unique(np.concatenate([white[chunk], black[chunk]]))
+        layer = 1 + max((last.get(int(p), -1) for p in players), default=-1)
+        for p in players:
+            last[int(p)] = layer
+        layer_of_event[int(event[chunk[0]])] = layer
+    return (
+        np.array([layer_of_event[int(e)] for e in event], dtype=np.int64)
+        if event.size
+        else (np.empty(0, dtype=np.int64))
+    )
+
+
+class UscfSystem:
+    name = "uscf"
+    rules_type: ClassVar[type] = UscfRules
+
+    def rules_for(self, period: int, pool: str) -> UscfRules:
+        return rules_in_force(period)
+
+    def rules_at(self, spec: str) -> UscfRules:
+        """``--rules 2010-06`` or ``--rules 2004``: the version in force at that date."""
+        text = spec.strip()
+        if len(text) == 4:
+            text += "-12"
+        day = text if len(text) == 10 else text[:7] + "-01"
+        chosen = USCF_VERSIONS[0]
+        for version in USCF_VERSIONS:
+            if version.effective <= day:
+                chosen = version
+        return chosen
+
+    def initial_state(self, players: PlayerInfo, rules: UscfRules) -> State:
+        rated = ~np.isnan(players.rating)
+        # Unknown game counts of rated players are taken as established (docs/uscf.md).
+        n_games = np.where(
+            players.rated_games >= 0, players.rated_games, rules.established_games + 1
+        )
+        n_games = np.where(rated, n_games, 0).astype(np.int64)
+        peak = np.fmax(players.peak_rating, players.rating)
+        return State(
+            players={
+                "rating": np.where(rated, players.rating, np.nan),
+                "n_games": n_games,
+                "all_wins": np.zeros(players.n, dtype=bool),
+                "all_losses": np.zeros(players.n, dtype=bool),
+                "wins_total": np.zeros(players.n, dtype=np.int64),
+                "draws_total": np.zeros(players.n, dtype=np.int64),
+                "events_3": np.zeros(players.n, dtype=np.int64),
+                "peak": np.where(n_games > rules.established_games, peak, np.nan),
+                "birth_year": players.birth_year.astype(np.int64),
+            }
+        )
+
+    def step_one_rating(self, state: State, year: int | None, rules: UscfRules) -> np.ndarray:
+        """Step 1: R0 of every player (pre-event rating, or the initial rating of unrated ones)."""
+        s = state.players
+        initial = np.full(s["rating"].shape, rules.initial_rating)
+        if rules.age_based_initial and year is not None:
+            known_age = s["birth_year"] > 0
+            age = np.clip(year - s["birth_year"], 2, 26)
+            initial = np.where(known_age, 50.0 * age, initial)
+        return np.where(s["n_games"] > 0, s["rating"], initial)
+
+    def step(self, state: State, games: PeriodGames, rules: UscfRules) -> tuple[State, Report]:
+        s = {k: v.copy() for k, v in state.players.items()}
+        n = games.n_players
+        before = np.where(s["n_games"] > 0, s["rating"], np.nan)
+        was_rated = s["n_games"] > 0
+        total_games = np.zeros(n, dtype=np.int64)
+        total_score = np.zeros(n)
+        total_expected = np.zeros(n)
+        last_k = np.full(n, np.nan)
+        formula = N_STAR_2004 if rules.n_star_formula == "2004" else N_STAR_2015
+        layers = event_layers(games.event, games.white, games.black)
+        for layer in np.unique(layers):
+            pick = layers == layer
+            grouped = group_by_player(games.white[pick], games.black[pick], games.score[pick], n)
+            rating0 = self.step_one_rating(State(players=s), games.year, rules)
+            n_eff = effective_games(rating0, s["n_games"], formula)
+            res = uscf_event_layer(
+                rating0,
+                s["n_games"],
+                n_eff,
+                s["all_wins"],
+                s["all_losses"],
+                grouped.offsets,
+                grouped.opponent,
+                grouped.score,
+                grouped.is_white,
+                k_numerator=rules.k_numerator,
+                bonus_b=rules.bonus_b if rules.bonus else np.inf,
+                bonus_min_games=rules.bonus_min_games,
+                bonus_max_meetings=rules.bonus_max_meetings,
+                bonus_min_m=rules.bonus_min_m,
+                special_max_games=rules.special_max_games,
+                special_max=np.inf if rules.special_max is None else rules.special_max,
+                first_estimate_prior_games=rules.first_estimate_prior_games,
+                white_advantage=rules.white_advantage,
+                tol=rules.special_tolerance,
+            )
+            played = res.games > 0
+            m = res.games.astype(np.int64)
+            final = res.final
+            first_event = played & (s["n_games"] == 0)
+            s["wins_total"] += np.where(played, res.wins, 0)
+            s["draws_total"] += np.where(played, res.draws, 0)
+            s["events_3"] += (m >= rules.floor_event_min_games).astype(np.int64)
+            if rules.floors:
+                established = s["n_games"] > rules.established_games
+                floor = uscf_floor(
+                    s["wins_total"],
+                    s["draws_total"],
+                    s["events_3"],
+                    s["peak"],
+                    established,
+                    base=rules.floor_base,
+                    cap=rules.floor_cap,
+                    per_win=rules.floor_per_win,
+                    per_draw=rules.floor_per_draw,
+                    per_event=rules.floor_per_event,
+                    gap=rules.floor_gap,
+                    level_min=rules.floor_level_min,
+                    level_max=rules.floor_level_max,
+                )
+                # A floor stops a fall; it never lifts a rating that was already below it.
+                limit = np.where(first_event, floor, np.minimum(floor, rating0))
+                final = np.where(played, np.maximum(final, limit), final)
+            all_w = res.wins == res.games
+            all_l = (res.wins == 0) & (res.draws == 0)
+            s["all_wins"] = np.where(
+                played, np.where(first_event, all_w, s["all_wins"] & all_w), s["all_wins"]
+            )
+            s["all_losses"] = np.where(
+                played, np.where(first_event, all_l, s["all_losses"] & all_l), s["all_losses"]
+            )
+            s["n_games"] = s["n_games"] + m
+            s["rating"] = np.where(played, final, s["rating"])
+            established_now = s["n_games"] > rules.established_games
+            s["peak"] = np.where(played & established_now, np.fmax(s["peak"], final), s["peak"])
+            total_games += m
+            total_score += np.where(played, res.score, 0.0)
+            total_expected += np.where(played, res.expected, 0.0)
+            last_k = np.where(played, res.k, last_k)
+
+        played = total_games > 0
+        rated_now = s["n_games"] > 0
+        status = np.full(n, NOT_REPORTED, dtype=np.int8)
+        status[rated_now] = INACTIVE
+        status[played & (s["n_games"] > rules.established_games)] = RATED
+        status[played & (s["n_games"] <= rules.established_games)] = PROVISIONAL
+        status[played & ~was_rated] = NEW
+        after = np.where(rated_now, s["rating"], np.nan)
+        report = Report(
+            columns={
+                "rating_before": before,
+                "rating_after": after,
+                "games": total_games.astype(np.int32),
+                "score": total_score,
+                "expected": np.where(played, total_expected, np.nan),
+                "k": last_k,
+                "change": after - before,
+            },
+            status=status,
+        )
+        return State(players=s), report
+
+
+def versions_table() -> list[dict]:
+    return [dataclasses.asdict(v) for v in USCF_VERSIONS]
+
+
+register(UscfSystem())
