@@ -165,7 +165,11 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     lines = lines.filter(~pl.col("text").str.starts_with("%"))
     is_tag = pl.col("text").str.starts_with("[")
     lines = lines.with_columns(is_tag.alias("_tag"))
-    new_game = pl.col("_tag") & ~pl.col("_tag").shift(1, fill_value=False)
+    # A game starts at a tag line after movetext, or at an [Event tag (the first tag of
+    # the export format), so a game without movetext does not swallow the next header.
+    new_game = pl.col("_tag") & (
+        ~pl.col("_tag").shift(1, fill_value=False) | pl.col("text").str.starts_with("[Event ")
+    )
     lines = lines.with_columns(new_game.cum_sum().alias("game"))
     if lines.filter(pl.col("_tag")).height == 0:
         first = lines.get_column("_line")[0] if lines.height else 1
@@ -241,12 +245,16 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         .then(pl.lit("malformed_row"))
         .when(truncated)
         .then(pl.lit("truncated_game"))
+        .when(~pl.col("Result").is_in(["1-0", "0-1", "1/2-1/2", "*"]))
+        .then(pl.lit("unknown_result"))
         .otherwise(pl.lit("result_mismatch"))
         .alias("_reason"),
         pl.when(bad_tag)
         .then(pl.format('malformed tag line {} (expected [Tag "value"])', "_bad_tag_line"))
         .when(truncated)
         .then(pl.lit("no game termination marker (1-0, 0-1, 1/2-1/2, *): file truncated?"))
+        .when(~pl.col("Result").is_in(["1-0", "0-1", "1/2-1/2", "*"]))
+        .then(pl.format("unknown result code {} in the Result tag", "Result"))
         .otherwise(pl.format("Result tag {} but the movetext ends with {}", "Result", "_marker"))
         .alias("_detail"),
     )

@@ -140,6 +140,10 @@ MAPPINGS = {
 
 def decode(data: bytes, path: Path, notes: list[str]) -> str:
     """UTF-8 (with or without BOM); Latin-1 when the bytes are not UTF-8. NUL bytes are refused."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError(
+            path, 1, "UTF-16 text (byte-order mark): arpad reads UTF-8 or Latin-1; save as UTF-8"
+        )
     if b"\x00" in data[:65536]:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         raise InputError(path, line, "binary data (NUL byte): not a text file")

@@ -110,7 +110,10 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
     f = f.with_columns(
         pl.when(has_result).then(pl.col("_res_score")).otherwise(score_num).alias("_score"),
         _parse_date(pl.col("date")).alias("_date"),
-        pl.col("period").str.replace("-", "").cast(pl.Int32, strict=False).alias("_period_given"),
+        pl.col("period")
+        .str.replace(r"^(\d{4})-(\d{2})$", "$1$2")
+        .cast(pl.Int32, strict=False)
+        .alias("_period_given"),
         pl.col("pool")
         .str.to_lowercase()
         .fill_null("standard")

@@ -1,0 +1,171 @@
+"""The bad-input corpus (tests/data/bad/, written by tests/data/make_bad_corpus.py).
+
+For every case: exit code 2; a message naming file, line and problem; the bad
+row quarantined (row-level cases) with the good rows of the same file stored;
+everything else in the store unchanged. Plus the accounting property
+accepted + quarantined = read, for CSV and PGN input built by Hypothesis.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import shutil
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline.cli import main
+from pipeline.readers import read_any
+from pipeline.store import Store
+from pipeline.validate import validate_games
+
+DATA = Path(__file__).resolve().parent / "data"
+BAD = DATA / "bad"
+CASES = list(csv.DictReader(open(BAD / "EXPECTED.csv", newline="")))
+
+
+def test_corpus_has_at_least_30_kinds_across_formats():
+    kinds = {(c["file"].split("_")[0], c["reason"], c["message"]) for c in CASES}
+    assert len(kinds) >= 30
+    assert {c["file"].split("_")[0] for c in CASES} == {"csv", "players", "pgn", "trf"}
+    assert sorted(p.name for p in BAD.iterdir() if p.name != "EXPECTED.csv") == sorted(
+        c["file"] for c in CASES
+    )
+
+
+@pytest.fixture(scope="module")
+def base_store(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("base") / "store"
+    assert main(["ingest", "--no-flow", "--store", str(root), str(DATA / "good_base.csv")]) == 0
+    return root
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != ".lock"
+    }
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["file"] for c in CASES])
+def test_bad_input(case, base_store, tmp_path, capsys):
+    root = tmp_path / "store"
+    shutil.copytree(base_store, root)
+    before = snapshot(root)
+    players_before = Store(root).read_players()
+    path = BAD / case["file"]
+    args = ["ingest", "--no-flow", "--store", str(root)]
+    if case["file"].startswith("players_"):
+        args += ["--players", str(path), str(DATA / "good_base.csv")]  # games: already stored
+    else:
+        args += [str(path)]
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    where = f"{path}:{case['line']}" if case["line"] else f"{path}:"
+    assert where in err, err
+    assert case["message"] in err, err
+
+    if case["reason"] == "file":
+        assert snapshot(root) == before
+        return
+
+    assert f"{case['reason']}" in err
+    store = Store(root)
+    quarantine = pq.read_table(store.quarantine_dir).to_pylist()
+    assert any(
+        q["source"] == path.name
+        and q["line"] == int(case["line"])
+        and q["reason"] == case["reason"]
+        and case["message"] in q["detail"]
+        for q in quarantine
+    ), quarantine
+    manifest = store.read_manifest().to_pylist()
+    entry = next(m for m in manifest if m["source"] == path.name)
+    assert entry["accepted"] + entry["quarantined"] == entry["rows"]
+    after = snapshot(root)
+    for name, digest in before.items():
+        if name.startswith("games/"):
+            assert after[name] == digest, f"{name} changed"
+    stored = [f for f in store.game_files() if f.name == f"part-{entry['batch']}.parquet"]
+    n_stored = sum(pq.read_metadata(f).num_rows for f in stored)
+    if entry["kind"] == "games":
+        assert n_stored == entry["accepted"] > 0  # the good rows of the file are stored
+    base_ids = players_before.column("player_id")
+    players_after = store.read_players()
+    kept = players_after.filter(pc.is_in(players_after["player_id"], value_set=base_ids))
+    if not case["file"].startswith(("players_", "trf_")):
+        assert kept.sort_by("player_id").equals(players_before.sort_by("player_id"))
+
+
+# -- accepted + quarantined = read ------------------------------------------------------------
+
+ids = st.sampled_from(["A", "B", "C", "", "A "])
+results = st.sampled_from(["1-0", "0-1", "1/2-1/2", "*", "2-0", "+/-", "", "=", "0.5"])
+dates = st.sampled_from(["2024-01-05", "2024-02-30", "", "2024.03.01", "nope", "2023-12-31"])
+ratings = st.sampled_from(["", "2100", "9999", "abc", "0", "-5"])
+row = st.tuples(st.sampled_from(["", "g1", "g2", "g3"]), dates, ids, ids, results, ratings)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(row, min_size=1, max_size=25))
+def test_csv_accepted_plus_quarantined_is_read(tmp_path, rows):
+    path = tmp_path / "games.csv"
+    lines = ["game_id,date,white_id,black_id,result,white_rating"]
+    lines += [",".join(r) for r in rows]
+    path.write_text("\n".join(lines) + "\n")
+    raw = read_any(path)
+    v = validate_games(raw, path.name, "b")
+    assert v.rows_read == len(rows)
+    assert v.accepted.num_rows + v.quarantine.num_rows == v.rows_read
+    quarantined_lines = set(v.quarantine.column("line").to_pylist())
+    accepted_lines = {int(s.rsplit(":", 1)[1]) for s in v.accepted.column("source").to_pylist()}
+    assert not (quarantined_lines & accepted_lines)
+    assert quarantined_lines | accepted_lines == set(range(2, len(rows) + 2))
+
+
+pgn_game = st.fixed_dictionaries(
+    {
+        "White": st.sampled_from(["Ann", "Bob", "?", "Cid"]),
+        "Black": st.sampled_from(["Ann", "Bob", "Dee"]),
+        "Result": st.sampled_from(["1-0", "0-1", "1/2-1/2", "*", "1:0"]),
+        "Date": st.sampled_from(
+            ["2024.01.02", "2024.01.??", "1900.??.??", "????.??.??", "2024.14.01"]
+        ),
+        "WhiteElo": st.sampled_from(["", "2000", "9999", "-"]),
+        "moves": st.sampled_from(["1. e4 e5", "", "{forfeit}", "1. d4 {long\ncomment} d5"]),
+        "marker": st.sampled_from(["same", "other", "none"]),
+    }
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(pgn_game, min_size=1, max_size=12))
+def test_pgn_accepted_plus_quarantined_is_read(tmp_path, games):
+    parts = []
+    for g in games:
+        tags = "".join(
+            f'[{k} "{g[k]}"]\n' for k in ("White", "Black", "Result", "Date", "WhiteElo")
+        )
+        marker = {
+            "same": g["Result"],
+            "other": "0-1" if g["Result"] != "0-1" else "1-0",
+            "none": "",
+        }
+        parts.append(f'[Event "E"]\n{tags}\n{g["moves"]} {marker[g["marker"]]}\n\n')
+    path = tmp_path / "games.pgn"
+    path.write_text("".join(parts))
+    raw = read_any(path)
+    v = validate_games(raw, path.name, "b")
+    assert v.rows_read == len(games)
+    assert v.accepted.num_rows + v.quarantine.num_rows == len(games)
