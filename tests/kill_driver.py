@@ -1,0 +1,85 @@
+"""Run ``arpad`` in a subprocess that SIGKILLs itself at a chosen point (tests/test_resume.py).
+
+``ARPAD_KILL`` selects the point (the count N is 1-based):
+
+* ``write:N``       — as the N-th Parquet file write begins (nothing written yet)
+* ``halfwrite:N``   — in the middle of the N-th Parquet file write (half the rows on disk)
+* ``ratings:N``     — right after the N-th ratings partition, before its checkpoint
+* ``checkpoint:N``  — right after the N-th complete state checkpoint
+* ``pace:SECONDS``  — never kills; sleeps after each checkpoint so that the test can
+  kill the process from outside at an uncontrolled moment
+
+Usage: ``python tests/kill_driver.py rate --no-flow --store S --system fide``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def install(spec: str) -> None:
+    import pyarrow.parquet as pq
+
+    from pipeline.store import Store
+
+    kind, _, arg = spec.partition(":")
+    count = {"n": 0}
+
+    def counted(n: int) -> bool:
+        count["n"] += 1
+        return count["n"] == n
+
+    if kind in ("write", "halfwrite"):
+        original = pq.write_table
+        n = int(arg)
+
+        def write_table(table, where, *args, **kwargs):
+            if counted(n):
+                if kind == "halfwrite":
+                    with open(where, "wb") as fh:
+                        original(table.slice(0, table.num_rows // 2), fh, *args, **kwargs)
+                        fh.flush()
+                        os.fsync(fh.fileno())
+                _die()
+            return original(table, where, *args, **kwargs)
+
+        pq.write_table = write_table
+    elif kind in ("ratings", "checkpoint"):
+        method = "write_ratings" if kind == "ratings" else "write_state"
+        original_method = getattr(Store, method)
+        n = int(arg)
+
+        def wrapped(self, *args, **kwargs):
+            result = original_method(self, *args, **kwargs)
+            if counted(n):
+                _die()
+            return result
+
+        setattr(Store, method, wrapped)
+    elif kind == "pace":
+        original_state = Store.write_state
+        pause = float(arg)
+
+        def paced(self, *args, **kwargs):
+            result = original_state(self, *args, **kwargs)
+            time.sleep(pause)
+            return result
+
+        Store.write_state = paced
+    else:
+        raise SystemExit(f"unknown ARPAD_KILL spec {spec!r}")
+
+
+if __name__ == "__main__":
+    if os.environ.get("ARPAD_KILL"):
+        install(os.environ["ARPAD_KILL"])
+    from pipeline.cli import main
+
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,193 @@
+"""Crash safety: a rating run killed with SIGKILL at several points and started again
+ends with exactly the ratings and checkpoints of an uninterrupted run; an ingest
+killed half-way and started again stores every game once.
+
+The runs are real ``arpad`` subprocesses (tests/kill_driver.py) on the first
+30 monthly periods of the bundled Kaggle 2010 data (kept short: each period
+costs a few file writes, and the suite must stay fast).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline import catalog, resume
+from pipeline.ingest import ingest_files
+from pipeline.store import Store
+
+DRIVER = Path(__file__).with_name("kill_driver.py")
+KAGGLE = ("kaggle2010_elo_vs_rest", "training_data.csv")
+
+
+def run_arpad(args: list[str], kill: str | None = None, **popen) -> subprocess.Popen:
+    env = {**os.environ, "CI": "1"}
+    env.pop("ARPAD_KILL", None)
+    if kill:
+        env["ARPAD_KILL"] = kill
+    return subprocess.Popen(
+        [sys.executable, str(DRIVER), *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **popen,
+    )
+
+
+def snapshot(store: Store, *dirs: str) -> dict[str, object]:
+    """Every visible Parquet file under ``dirs`` (relative path -> table), and run-independent meta."""
+    out = {}
+    for d in dirs:
+        for f in sorted((store.root / d).rglob("*.parquet")):
+            out[str(f.relative_to(store.root))] = pq.read_table(f)
+    return out
+
+
+def assert_same(got: dict, want: dict) -> None:
+    assert sorted(got) == sorted(want)
+    for name, table in want.items():
+        assert got[name].equals(table), name
+
+
+def visible_files_complete(store: Store) -> None:
+    """No half-written file under a final name: every visible Parquet file reads whole,
+    and the analysts' views can scan every visible ratings partition."""
+    for f in store.root.rglob("*.parquet"):
+        if not f.name.startswith("."):
+            pq.read_table(f)
+    con = catalog.connect(store)
+    try:
+        con.execute("SELECT count(*), sum(rating_after) FROM ratings").fetchone()
+    finally:
+        con.close()
+
+
+PERIODS = 30
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory, bundled_data) -> Path:
+    """The Kaggle 2010 games of months 1..PERIODS, in the original layout."""
+    lines = bundled_data.joinpath(*KAGGLE).read_text().splitlines()
+    keep = [lines[0], *(row for row in lines[1:] if int(row.split(",")[0]) <= PERIODS)]
+    path = tmp_path_factory.mktemp("src") / "kaggle_first_months.csv"
+    path.write_text("\n".join(keep) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def base_store(tmp_path_factory, source) -> Store:
+    store = Store(tmp_path_factory.mktemp("base") / "store")
+    report = ingest_files(store, [source], mapping="kaggle2010")
+    assert report.quarantined == 0 and store.periods("standard") == list(range(1, PERIODS + 1))
+    return store
+
+
+@pytest.fixture(scope="module")
+def reference(base_store, tmp_path_factory) -> dict:
+    store = Store(tmp_path_factory.mktemp("ref") / "store")
+    shutil.copytree(base_store.root, store.root)
+    summary = resume.rate_resumable(store, "fide")
+    assert len(summary.periods) == PERIODS and summary.resumed_after is None
+    return snapshot(store, "ratings", "state")
+
+
+def copy_of(base: Store, tmp_path: Path) -> Store:
+    store = Store(tmp_path / "store")
+    shutil.copytree(base.root, store.root)
+    return store
+
+
+# (kill point, last period complete before the kill; periods are months 1..30).
+# Per period the engine writes 3 Parquet files: ratings, then the checkpoint's players
+# and pool tables, then meta.json.
+KILL_POINTS = [
+    ("write:1", None),  # before anything is written
+    ("halfwrite:2", None),  # half of period 1's checkpoint on disk
+    ("ratings:12", 11),  # period 12 rated but not checkpointed
+    ("halfwrite:45", 14),  # inside period 15's checkpoint (its 3rd file)
+    ("checkpoint:29", 29),  # only the last period left
+    ("checkpoint:30", 30),  # killed after the last checkpoint, before the run was closed
+]
+
+
+@pytest.mark.parametrize(("kill", "resumed_after"), KILL_POINTS)
+def test_rate_killed_and_restarted_equals_uninterrupted(
+    kill, resumed_after, base_store, reference, tmp_path
+):
+    store = copy_of(base_store, tmp_path)
+    proc = run_arpad(["rate", "--no-flow", "--store", str(store.root), "--system", "fide"], kill)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL, err.decode()
+    visible_files_complete(store)
+    if kill.startswith("halfwrite"):
+        assert list(store.root.rglob(".*.tmp")), (
+            "the half-written file should be a hidden temporary"
+        )
+
+    summary = resume.rate_resumable(store, "fide")
+
+    assert summary.resumed_after == resumed_after
+    done = 0 if resumed_after is None else resumed_after
+    assert summary.periods == list(range(done + 1, PERIODS + 1))
+    assert_same(snapshot(store, "ratings", "state"), reference)
+
+
+def test_killed_from_outside_and_restarted_by_the_cli(base_store, reference, tmp_path):
+    """SIGKILL from another process at an uncontrolled moment, restart with ``arpad rate``."""
+    store = copy_of(base_store, tmp_path)
+    args = ["rate", "--no-flow", "--store", str(store.root), "--system", "fide"]
+    proc = run_arpad(args, kill="pace:0.1")
+    state = store.state_dir / "system=fide" / "pool=standard"
+    deadline = time.monotonic() + 120
+    while len(list(state.glob("period=*/meta.json"))) < 8 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    visible_files_complete(store)
+
+    again = run_arpad(args)
+    _, err = again.communicate(timeout=120)
+    assert again.returncode == 0, err.decode()
+    journal = resume.read_journal(store, "fide", "standard")
+    assert journal["status"] == "done"
+    assert not list(store.root.rglob(".*.tmp")), "the restart removes leftover temporaries"
+    assert_same(snapshot(store, "ratings", "state"), reference)
+
+
+def test_changed_inputs_start_a_fresh_run(base_store, tmp_path):
+    """A journal of other inputs (other overrides) is not resumed."""
+    store = copy_of(base_store, tmp_path)
+    proc = run_arpad(
+        ["rate", "--no-flow", "--store", str(store.root), "--system", "elo"], "checkpoint:5"
+    )
+    proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    summary = resume.rate_resumable(store, "elo", overrides={"k": "24"})
+    assert summary.resumed_after is None and len(summary.periods) == PERIODS
+
+
+@pytest.mark.parametrize("kill", ["halfwrite:12", "write:31"])
+def test_ingest_killed_and_restarted_stores_every_game_once(kill, base_store, source, tmp_path):
+    """Killed inside the games partitions or just before the manifest, then ingested again."""
+    store = Store(tmp_path / "store")
+    proc = run_arpad(
+        ["ingest", str(source), "--mapping", "kaggle2010", "--no-flow", "--store", str(store.root)],
+        kill,
+    )
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL, err.decode()
+    visible_files_complete(store)
+
+    report = ingest_files(store, [source], mapping="kaggle2010")
+    assert report.accepted == base_store.read_manifest().column("accepted")[0].as_py()
+    assert_same(snapshot(store, "games", "players"), snapshot(base_store, "games", "players"))
