@@ -135,11 +135,12 @@ def ingest_file(
             touched += parts
         else:
             validated = _drop_store_duplicates(store, validated, batch, old_batches)
+        changed = _changed_partitions(store, old_batches, validated.accepted)
         for old in old_batches:
-            touched += store.remove_batch_games(old)
+            store.remove_batch_games(old)
             report.replaced = True
         report.partitions = store.write_games(validated.accepted, batch)
-        touched += report.partitions
+        touched += changed
         report.new_players, player_quarantine = _add_game_players(
             store, validated.accepted, raw, source, batch, report
         )
@@ -367,3 +368,35 @@ def _replace_store_games(
         pool = path.parent.parent.name.split("=", 1)[1]
         touched.append((pool, int(path.parent.name.split("=", 1)[1])))
     return removed, touched
+
+
+# Columns that say what a game is (not where it was read from).
+GAME_CONTENT = [f.name for f in schemas.GAMES if f.name not in ("source", "ingest_batch")]
+
+
+def _changed_partitions(
+    store: Store, old_batches: list[str], incoming: pa.Table
+) -> list[tuple[str, int]]:
+    """(pool, period) partitions whose games differ between the old batches of a
+    source and its new content: only those make later periods stale."""
+    old_parts: dict[tuple[str, int], list[pa.Table]] = {}
+    for batch in old_batches:
+        for path in store.games_dir.glob(f"pool=*/period=*/part-{batch}.parquet"):
+            key = (path.parent.parent.name.split("=", 1)[1], int(path.parent.name.split("=", 1)[1]))
+            t = pq.read_table(path)
+            t = t.append_column("pool", pa.array([key[0]] * t.num_rows, pa.string()))
+            t = t.append_column("period", pa.array([key[1]] * t.num_rows, pa.int32()))
+            old_parts.setdefault(key, []).append(schemas.conform(t, schemas.GAMES))
+    new = pl.from_arrow(schemas.conform(incoming, schemas.GAMES)).select(GAME_CONTENT)
+    keys = set(old_parts) | set(new.select("pool", "period").unique().iter_rows())
+    changed = []
+    for pool, period in sorted(keys):
+        after = new.filter((pl.col("pool") == pool) & (pl.col("period") == period))
+        before = (
+            pl.from_arrow(pa.concat_tables(old_parts[(pool, period)])).select(GAME_CONTENT)
+            if (pool, period) in old_parts
+            else after.clear()
+        )
+        if not before.sort("game_id").equals(after.sort("game_id")):
+            changed.append((pool, int(period)))
+    return changed
