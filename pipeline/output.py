@@ -11,7 +11,48 @@ import pyarrow as pa
 
 from pipeline.store import atomic_write_parquet, atomic_write_text
 
-FORMATS = ("table", "csv", "json", "parquet")
+FORMATS = ("table", "csv", "json", "parquet", "txt")
+
+# "txt": FIDE-style fixed-width text list (as FIDE's players_list.txt), header names.
+FIDE_TXT_HEADERS = {
+    "rank": "Rank",
+    "player_id": "ID Number",
+    "name": "Name",
+    "federation": "Fed",
+    "sex": "Sex",
+    "title": "Tit",
+    "rating": "Rtg",
+    "games": "Gms",
+    "k": "K",
+    "birth_year": "B-day",
+    "status": "Flag",
+}
+
+
+def fixed_width(frame: pl.DataFrame) -> str:
+    """Fixed-width text: one header line, text columns left-aligned, numbers right-aligned;
+    floats that are whole numbers are written without decimals (ratings)."""
+    columns = []
+    for name in frame.columns:
+        col = frame[name]
+        numeric = col.dtype.is_numeric()
+        cells = []
+        for v in col.to_list():
+            if v is None:
+                cells.append("")
+            elif isinstance(v, float):
+                cells.append(f"{v:.0f}" if v == int(v) else f"{v:.1f}")
+            else:
+                cells.append(str(v))
+        header = FIDE_TXT_HEADERS.get(name, name)
+        width = max([len(header), *map(len, cells)])
+        columns.append((header, cells, width, numeric))
+    lines = [" ".join(h.rjust(w) if num else h.ljust(w) for h, _, w, num in columns).rstrip()]
+    for i in range(frame.height):
+        lines.append(
+            " ".join(c[i].rjust(w) if num else c[i].ljust(w) for _, c, w, num in columns).rstrip()
+        )
+    return "\n".join(lines) + "\n"
 
 
 def render(
@@ -45,6 +86,8 @@ def render(
             float_precision=float_precision,
         ):
             text = str(frame) + "\n"
+    elif fmt == "txt":
+        text = fixed_width(frame)
     else:
         raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     if output:

@@ -1,0 +1,130 @@
+"""FIDE tools: rating card, rating history (and plot), what-if replays, rule versions,
+and the synthetic 2009–2026 sample (docs/fide-history.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+
+from pipeline import engine, output
+from pipeline.commands.common import add_store, parse_sets, require_store
+from pipeline.periods import parse_period
+
+
+def register(sub) -> None:
+    p = sub.add_parser("card", help="per-game breakdown of one player's FIDE change in a period")
+    p.add_argument("player")
+    p.add_argument("--period", type=parse_period, required=True, metavar="P")
+    p.add_argument("--system", default="fide", choices=["fide"])
+    p.add_argument("--pool", default="standard")
+    p.add_argument("--rules", default=None, metavar="DATE|FILE", help="rules the run used")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--format", dest="fmt", default="text", choices=["text", "json"])
+    add_store(p)
+    p.set_defaults(func=cmd_card)
+
+    p = sub.add_parser("history", help="rating history of one player (table or --plot FILE.png)")
+    p.add_argument("player")
+    p.add_argument("--system", default="fide")
+    p.add_argument("--pool", default="standard")
+    p.add_argument("--plot", default=None, metavar="FILE.png")
+    p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
+    p.add_argument("--output", default=None, metavar="FILE")
+    add_store(p)
+    p.set_defaults(func=cmd_history)
+
+    p = sub.add_parser("whatif", help="replay the same games under two FIDE rule sets")
+    p.add_argument("--rules", dest="rules_a", required=True, metavar="A",
+                   help="DATE, FILE.json or 'dated' (versions in force)")  # fmt: skip
+    p.add_argument("--vs", dest="rules_b", required=True, metavar="B")
+    p.add_argument("--pool", default="standard")
+    p.add_argument("--from", dest="start", type=parse_period, default=None, metavar="P")
+    p.add_argument("--to", dest="end", type=parse_period, default=None, metavar="P")
+    p.add_argument("--top", type=int, default=10, help="biggest movers shown")
+    p.add_argument("--output", default=None, metavar="DIR", help="write the Parquet tables here")
+    add_store(p)
+    p.set_defaults(func=cmd_whatif)
+
+    p = sub.add_parser("rules", help="the dated FIDE rule versions")
+    p.add_argument("--pool", default="standard")
+    p.add_argument("--at", default=None, metavar="DATE", help="only the version in force then")
+    p.add_argument("--format", dest="fmt", default="table", choices=["table", "json"])
+    p.set_defaults(func=cmd_rules)
+
+    p = sub.add_parser("fide-sample", help="write synthetic dated games 2009–2026 (CSV)")
+    p.add_argument("directory")
+    p.add_argument("--seed", type=int, default=7)
+    p.set_defaults(func=cmd_sample)
+
+
+def cmd_card(args) -> int:
+    from pipeline.fide_card import format_card, rating_card
+
+    store = require_store(args)
+    rules = engine.resolve_rules("fide", args.rules, args.pool)
+    card = rating_card(store, args.player, args.period, args.pool, rules, parse_sets(args.set))
+    if args.fmt == "json":
+        print(json.dumps(card.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(format_card(card))
+    return 0 if card.matches else 2
+
+
+def cmd_history(args) -> int:
+    from pipeline.history import plot_history, rating_history
+
+    store = require_store(args)
+    frame = rating_history(store, args.player, args.system, args.pool)
+    output.render(frame, args.fmt, args.output, max_rows=frame.height)
+    if args.plot:
+        path = plot_history(frame, args.plot, f"{args.player} — {args.system}/{args.pool}")
+        print(f"plot written to {path}", file=sys.stderr)
+    return 0
+
+
+def cmd_whatif(args) -> int:
+    from pipeline.whatif import whatif
+
+    store = require_store(args)
+    res = whatif(store, args.rules_a, args.rules_b, args.pool, args.start, args.end, args.top)
+    first, last = res.periods[0], res.periods[-1]
+    print(f"A = {res.rules_a}   B = {res.rules_b}   {args.pool}, periods {first}..{last}")
+    print(f"\nBiggest movers at {last} (difference = B − A):")
+    output.render(res.movers, "table")
+    print("\nRating distribution per period (listed players):")
+    cols = ["period", "n_a", "n_b", "mean_a", "mean_b", "mean_difference", "median_difference"]
+    output.render(res.distribution.select(cols), "table", max_rows=24)
+    print("\nPlayers reaching each threshold (any period) and above it at the end:")
+    output.render(res.crossings, "table")
+    if args.output:
+        for path in res.write_parquet(args.output):
+            print(f"wrote {path}")
+    return 0
+
+
+def cmd_rules(args) -> int:
+    import polars as pl
+
+    from pipeline.systems.fide import FideSystem, versions_for
+
+    versions = versions_for(args.pool)
+    if args.at:
+        versions = (FideSystem().rules_at(args.at, pool=args.pool),)
+    rows = [dataclasses.asdict(v) for v in versions]
+    if args.fmt == "json":
+        print(json.dumps(rows, indent=2))
+        return 0
+    frame = pl.DataFrame(rows).transpose(include_header=True, header_name="field")
+    frame.columns = ["field", *[v.effective[:7] for v in versions]]
+    output.render(frame.cast(pl.Utf8), "table", max_rows=frame.height)
+    return 0
+
+
+def cmd_sample(args) -> int:
+    from pipeline.fide_sample import write_sample
+
+    players, games = write_sample(args.directory, seed=args.seed)
+    print(f"wrote {players} and {games}")
+    print(f"next: arpad ingest {games} --players {players} --store STORE")
+    return 0

@@ -1,0 +1,258 @@
+"""FIDE rating card: the per-game breakdown of one player's change in one period.
+
+Recomputed one game at a time from the stored games and the stored ratings in
+force (``rating_before + adjustment`` of the period), with the rules of the
+period (or the ones given), so that a rating officer can follow every step:
+
+    D = own − opponent, after the 400-point rule (B.02 §8.3.1: cap, 2650 exemption,
+    once-per-event upgrade in the 2022-01 version); PD from table 8.1.2;
+    ΔR = score − PD; change = K × ΣΔR rounded half away from zero (§8.3.4).
+
+The card's rounded total must equal the stored change; ``matches`` says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from kernels.rounding import div_round_half_away
+from pipeline import catalog, periods
+from pipeline.rules import pd_high_by_diff
+from pipeline.store import Store
+from pipeline.systems.base import apply_overrides
+from pipeline.systems.fide import FideRules, FideSystem, closing_month, unrated_by_difference
+
+
+@dataclass
+class CardGame:
+    period: int
+    game_id: str
+    event_id: str | None
+    colour: str
+    opponent: str
+    opponent_rating: int | None
+    difference: int | None  # own − opponent, as it is
+    difference_used: int | None  # after the 400-point rule
+    pd: float | None
+    score: float
+    delta: float | None  # score − PD
+    note: str = ""  # why a game does not count
+
+
+@dataclass
+class Card:
+    player_id: str
+    system: str
+    pool: str
+    period: int
+    rules: str
+    status: str
+    rating_before: int | None
+    adjustment: int | None
+    rating_in_force: int | None
+    games: list[CardGame] = field(default_factory=list)
+    k: int | None = None
+    sum_delta: float = 0.0
+    unrounded: float = 0.0
+    change: int | None = None
+    stored_change: float | None = None
+    rating_after: float | None = None
+    pending: bool = False  # two-monthly list: games wait for the closing month
+
+    @property
+    def matches(self) -> bool:
+        if self.pending or self.stored_change is None:
+            return True
+        return self.change == int(self.stored_change)
+
+    def to_dict(self) -> dict:
+        out = dataclasses.asdict(self)
+        out["matches"] = self.matches
+        return out
+
+
+_RATINGS_SQL = """
+SELECT player_id, rating_before, adjustment, change, rating_after, k, status
+FROM ratings WHERE system = 'fide' AND pool = ? AND period = ?
+"""
+
+_GAMES_SQL = """
+SELECT game_id, event_id, white_id, black_id, score::DOUBLE AS score
+FROM read_parquet(?, filename = true, file_row_number = true)
+WHERE rated AND (white_id = ? OR black_id = ?)
+ORDER BY filename, file_row_number
+"""
+
+
+def rating_card(
+    store: Store,
+    player_id: str,
+    period: int,
+    pool: str = "standard",
+    rules: FideRules | None = None,
+    overrides: dict[str, str] | None = None,
+) -> Card:
+    """The card of ``player_id`` for ``period`` (FIDE ratings of ``pool`` must be stored)."""
+    system = FideSystem()
+    rules = apply_overrides(rules or system.rules_for(period, pool), overrides or {})
+    close = closing_month(period, rules.list_months)
+    months = [
+        m
+        for m in store.periods(pool)
+        if m <= period and closing_month(m, rules.list_months) == close
+    ]
+    if period not in months:
+        months.append(period)
+    pd_table = pd_high_by_diff()
+    con = catalog.connect(store)
+    try:
+        rows = {m: _ratings(con, pool, m) for m in months}
+        me = rows[period].get(player_id)
+        if me is None:
+            raise ValueError(
+                f"no FIDE {pool} rating row for {player_id} in period {period} "
+                "(run arpad rate --system fide first, or check the id)"
+            )
+        before = _int(me["rating_before"])
+        adjustment = _int(me["adjustment"])
+        card = Card(
+            player_id=player_id,
+            system="fide",
+            pool=pool,
+            period=period,
+            rules=rules.name,
+            status=me["status"],
+            rating_before=before,
+            adjustment=adjustment,
+            rating_in_force=None if before is None else before + (adjustment or 0),
+            stored_change=me["change"],
+            rating_after=me["rating_after"],
+            k=_int(me["k"]),
+        )
+        total100 = 0
+        for m in months:
+            files = [str(f) for f in store.game_files(pool, m)]
+            if not files:
+                continue
+            games = con.execute(_GAMES_SQL, [files, player_id, player_id]).fetchall()
+            card.games.extend(_month_games(m, player_id, games, rows[m], rules, pd_table))
+        for g in card.games:
+            if g.delta is not None:
+                total100 += round_hundredths(g.delta)
+        card.sum_delta = total100 / 100
+        card.pending = rules.list_months > 1 and periods.month_index(period) != close
+        if card.rating_in_force is not None and card.k is not None:
+            card.unrounded = card.k * total100 / 100
+            card.change = int(div_round_half_away(card.k * total100, 100))
+        elif card.rating_in_force is not None:
+            card.change = 0  # no game against a rated opponent
+        return card
+    finally:
+        con.close()
+
+
+def round_hundredths(x: float) -> int:
+    """ΔR values are exact hundredths (scores in halves, PD in hundredths)."""
+    return int(x * 100 + (0.5 if x >= 0 else -0.5))
+
+
+def _ratings(con, pool: str, period: int) -> dict[str, dict]:
+    table = catalog.query_arrow(con, _RATINGS_SQL, [pool, period])
+    return {r["player_id"]: r for r in table.to_pylist()}
+
+
+def _int(value) -> int | None:
+    return None if value is None else int(value)
+
+
+def _in_force(row: dict | None) -> int | None:
+    if row is None or row["rating_before"] is None:
+        return None
+    return int(row["rating_before"]) + int(row["adjustment"] or 0)
+
+
+def _month_games(period, player_id, games, ratings, rules: FideRules, pd_table) -> list[CardGame]:
+    own = _in_force(ratings.get(player_id))
+    out: list[CardGame] = []
+    for game_id, event_id, white, black, score in games:
+        is_white = white == player_id
+        opp = black if is_white else white
+        opp_rating = _in_force(ratings.get(opp))
+        own_score = score if is_white else 1.0 - score
+        g = CardGame(period, game_id, event_id, "white" if is_white else "black", opp,
+                     opp_rating, None, None, None, own_score, None)  # fmt: skip
+        if opp_rating is None:
+            g.note = "opponent unrated: not rated for this player"
+        elif own is None:
+            g.note = "player unrated: pooled for an initial rating (§8.2)"
+        elif unrated_by_difference(rules, own, opp_rating, True, True):
+            g.note = f"not rated: difference ≥ {rules.unrated_diff_from} with a player above 2600"
+        else:
+            g.difference = own - opp_rating
+        out.append(g)
+    counted = [g for g in out if g.difference is not None]
+    for i, g in enumerate(counted):
+        d = g.difference
+        exempt = rules.cap_exempt_from is not None and own >= rules.cap_exempt_from
+        if not exempt:
+            if d < -rules.diff_cap:
+                d = -rules.diff_cap
+            elif d > rules.diff_cap:
+                d = rules.diff_cap
+                if rules.cap_once_per_event:
+                    rivals = [h for h in counted if h.event_id == g.event_id]
+                    best = max(rivals, key=lambda h: (h.difference, -counted.index(h)))
+                    if best is not g:
+                        d = g.difference
+                        g.note = "400-point upgrade taken by another game of the event"
+        g.difference_used = d
+        a = min(abs(d), pd_table.shape[0] - 1)
+        pd100 = int(pd_table[a]) if d >= 0 else 100 - int(pd_table[a])
+        g.pd = pd100 / 100
+        g.delta = (round_hundredths(g.score) - pd100) / 100
+        del i
+    return out
+
+
+def format_card(card: Card) -> str:
+    """The card as text, one line per game, then the sum, K, rounding and the stored change."""
+    head = f"{card.player_id}  {card.system}/{card.pool}  period {card.period}  rules {card.rules}"
+    lines = [f"Rating card: {head}", f"status: {card.status}"]
+    if card.rating_in_force is None:
+        lines.append("not rated at the start of the period (no rating change)")
+    else:
+        start = f"rating at the start: {card.rating_before}"
+        if card.adjustment:
+            start += f", adjustment {card.adjustment:+d} (own event) → {card.rating_in_force}"
+        lines.append(start)
+    lines.append(
+        f"{'period':>7} {'game':<14} {'opponent':<10} {'opp':>5} {'D':>5} {'D used':>6} "
+        f"{'PD':>5} {'score':>5} {'ΔR':>6}  note"
+    )
+    for g in card.games:
+
+        def num(v, fmt):
+            return format(v, fmt) if v is not None else "-"
+
+        lines.append(
+            f"{g.period:>7} {g.game_id[:14]:<14} {g.opponent[:10]:<10} "
+            f"{num(g.opponent_rating, '>5')} {num(g.difference, '>+5')} "
+            f"{num(g.difference_used, '>+6')} {num(g.pd, '>5.2f')} {g.score:>5.1f} "
+            f"{num(g.delta, '>+6.2f')}  {g.note}"
+        )
+    if card.rating_in_force is not None:
+        k = "-" if card.k is None else str(card.k)
+        lines.append(
+            f"ΣΔR = {card.sum_delta:+.2f}   K = {k}   K × ΣΔR = {card.unrounded:+.2f}   "
+            f"rounded half away from zero = {card.change:+d}"
+        )
+        if card.pending:
+            lines.append("two-monthly list: the change is published with the closing month")
+        else:
+            stored = "-" if card.stored_change is None else f"{card.stored_change:+.0f}"
+            mark = "matches" if card.matches else "DIFFERS (rules other than the card's?)"
+            lines.append(f"stored change = {stored}  ({mark})")
+            if card.rating_after is not None:
+                lines.append(f"rating after: {card.rating_after:.0f}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,109 @@
+"""A player's rating history (one system, one pool) as events, and a plot of it.
+
+Each stored period gives one row; a one-off adjustment (FIDE's 2024
+compression, or a two-monthly list published in a month without games) is an
+event of its own, listed before the period's games:
+
+    rating_after = rating_before + adjustment + change
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import polars as pl
+
+from pipeline import catalog, periods
+from pipeline.store import Store
+
+_SQL = """
+SELECT period, rating_before, adjustment, change, rating_after, games, score, k, status
+FROM ratings WHERE system = ? AND pool = ? AND player_id = ?
+ORDER BY period
+"""
+
+
+def rating_history(store: Store, player_id: str, system: str = "fide", pool: str = "standard"):
+    """Events of ``player_id``: columns period, event, rating_before, delta, rating_after,
+    games, score, k, status. ``event`` is 'adjustment' or 'games'/'inactive'/'new'/'unrated'."""
+    con = catalog.connect(store)
+    try:
+        rows = catalog.query_arrow(con, _SQL, [system, pool, player_id]).to_pylist()
+    finally:
+        con.close()
+    if not rows:
+        raise ValueError(f"no {system}/{pool} ratings for {player_id}")
+    events = []
+    for r in rows:
+        before = r["rating_before"]
+        adj = r["adjustment"]
+        if adj is not None and before is not None:
+            events.append(_event(r, "adjustment", before, adj, before + adj, 0, None, None))
+            before = before + adj
+        kind = {"rated": "games", "inactive": "inactive", "new": "new"}.get(r["status"], "unrated")
+        delta = r["change"] if before is not None else None
+        events.append(
+            _event(r, kind, before, delta, r["rating_after"], r["games"], r["score"], r["k"])
+        )
+    return pl.DataFrame(events, schema=_SCHEMA, orient="row")
+
+
+_SCHEMA = {
+    "period": pl.Int32,
+    "event": pl.Utf8,
+    "rating_before": pl.Float64,
+    "delta": pl.Float64,
+    "rating_after": pl.Float64,
+    "games": pl.Int32,
+    "score": pl.Float64,
+    "k": pl.Float64,
+    "status": pl.Utf8,
+}
+
+
+def _event(r, kind, before, delta, after, games, score, k):
+    return (r["period"], kind, before, delta, after, games, score, k, r["status"])
+
+
+def _x(period: int):
+    day = periods.first_day(period)
+    return day if day is not None else period
+
+
+def plot_history(frame: pl.DataFrame, path: str | Path, title: str) -> Path:
+    """A step plot of the rating after each event; adjustments are marked and labelled."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rated = frame.filter(pl.col("rating_after").is_not_null())
+    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=110)
+    xs = [_x(p) for p in rated["period"]]
+    ax.step(xs, rated["rating_after"].to_list(), where="post", color="#1f5fa8", lw=1.6,
+            label="rating after the period")  # fmt: skip
+    games = rated.filter(pl.col("event") == "games")
+    ax.plot([_x(p) for p in games["period"]], games["rating_after"].to_list(), "o", ms=3,
+            color="#1f5fa8", label="period with games")  # fmt: skip
+    adjustments = rated.filter((pl.col("event") == "adjustment") & (pl.col("delta") != 0))
+    if adjustments.height:
+        ax.plot([_x(p) for p in adjustments["period"]], adjustments["rating_after"].to_list(),
+                "^", ms=8, color="#c0392b", label="adjustment (e.g. 2024 compression)")  # fmt: skip
+        for p, before, d in adjustments.select(["period", "rating_before", "delta"]).iter_rows():
+            ax.annotate(f"{d:+.0f}", (_x(p), before + d), textcoords="offset points",
+                        xytext=(4, 6), color="#c0392b", fontsize=8)  # fmt: skip
+    ax.set_title(title)
+    ax.set_ylabel("rating")
+    if xs and isinstance(xs[0], dt.date):
+        fig.autofmt_xdate()
+    else:
+        ax.set_xlabel("period")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize=8)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path

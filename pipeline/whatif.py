@@ -1,0 +1,177 @@
+"""What-if replays: the same games under two FIDE rule sets, and what differs.
+
+Each side is a normal engine run into a scratch store that shares the games
+and players of the real store (symlinks) and, with ``start``, a copy of the
+real store's checkpoint before ``start`` — so both sides begin from the same
+ratings and the real store's ratings are never touched.
+
+Reported: the biggest movers at the last period (rating under B − under A),
+the rating distribution per period under both (n, mean, median, p10, p90),
+and per threshold (1400, 2000, 2400) how many players reach it under each.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from pipeline import engine
+from pipeline.output import render
+from pipeline.store import Store
+
+THRESHOLDS = (1400, 2000, 2400)
+LISTED = ("rated", "new", "inactive")
+
+
+@dataclass
+class WhatIf:
+    rules_a: str
+    rules_b: str
+    periods: list[int]
+    movers: pl.DataFrame
+    distribution: pl.DataFrame
+    crossings: pl.DataFrame
+
+    def write_parquet(self, directory: str | Path) -> list[Path]:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for name in ("movers", "distribution", "crossings"):
+            path = directory / f"{name}.parquet"
+            render(getattr(self, name), "parquet", str(path))
+            paths.append(path)
+        return paths
+
+
+def _scratch_store(real: Store, root: Path, system: str, pool: str, start: int | None) -> Store:
+    root.mkdir(parents=True)
+    os.symlink(real.games_dir.resolve(), root / "games")
+    os.symlink(real.players_path.parent.resolve(), root / "players")
+    if start is not None:
+        earlier = [p for p in real.state_periods(system, pool) if p < start]
+        has_earlier_games = any(p < start for p in real.periods(pool))
+        if has_earlier_games and not earlier:
+            raise ValueError(
+                f"--from {start}: no stored {system}/{pool} checkpoint before it; run "
+                f"arpad rate --system {system} --pool {pool} first, or leave out --from"
+            )
+        if earlier:
+            src = real.state_partition(system, pool, earlier[-1])
+            dst = root / src.relative_to(real.root)
+            shutil.copytree(src, dst)
+    return Store(root)
+
+
+def _resolve(spec: str | None, pool: str):
+    if spec is None or spec.lower() in ("dated", "auto", "in-force"):
+        return None, "versions in force"
+    rules = engine.resolve_rules("fide", spec, pool)
+    return rules, getattr(rules, "name", spec)
+
+
+def _ratings(store: Store, pool: str, walked: list[int]) -> pl.DataFrame:
+    frames = []
+    for p in walked:
+        t = pl.from_arrow(store.read_ratings("fide", pool, p))
+        frames.append(t.select(["player_id", "rating_after", "status"]).with_columns(period=p))
+    return pl.concat(frames) if frames else pl.DataFrame()
+
+
+def whatif(
+    store: Store,
+    rules_a: str | None,
+    rules_b: str | None,
+    pool: str = "standard",
+    start: int | None = None,
+    end: int | None = None,
+    top: int = 10,
+) -> WhatIf:
+    """Replay ``pool`` under rule sets A and B (``--rules`` specs; None = versions in force)."""
+    ra, name_a = _resolve(rules_a, pool)
+    rb, name_b = _resolve(rules_b, pool)
+    scratch = Path(tempfile.mkdtemp(prefix="arpad-whatif-"))
+    try:
+        sides = {}
+        for label, rules in (("a", ra), ("b", rb)):
+            s = _scratch_store(store, scratch / label, "fide", pool, start)
+            summary = engine.rate(
+                s, "fide", pool, start=start, end=end, rules=rules, refresh_catalog=False
+            )
+            sides[label] = _ratings(s, pool, summary.periods)
+        walked = summary.periods
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if not walked:
+        raise ValueError("no periods with games in the range")
+    listed = {
+        k: v.filter(pl.col("status").is_in(LISTED) & pl.col("rating_after").is_not_null())
+        for k, v in sides.items()
+    }
+    return WhatIf(
+        rules_a=name_a,
+        rules_b=name_b,
+        periods=walked,
+        movers=_movers(listed, walked[-1], top),
+        distribution=_distribution(listed),
+        crossings=_crossings(listed, walked[-1]),
+    )
+
+
+def _movers(listed, last: int, top: int) -> pl.DataFrame:
+    a = listed["a"].filter(pl.col("period") == last).select("player_id", rating_a="rating_after")
+    b = listed["b"].filter(pl.col("period") == last).select("player_id", rating_b="rating_after")
+    both = a.join(b, on="player_id", how="full", coalesce=True)
+    return (
+        both.with_columns(difference=pl.col("rating_b") - pl.col("rating_a"), period=pl.lit(last))
+        .sort(pl.col("difference").abs(), "player_id", descending=[True, False], nulls_last=True)
+        .head(top)
+        .select("period", "player_id", "rating_a", "rating_b", "difference")
+    )
+
+
+def _distribution(listed) -> pl.DataFrame:
+    def stats(frame, label):
+        r = pl.col("rating_after")
+        return frame.group_by("period").agg(
+            r.count().alias(f"n_{label}"),
+            r.mean().alias(f"mean_{label}"),
+            r.median().alias(f"median_{label}"),
+            r.quantile(0.1, "nearest").alias(f"p10_{label}"),
+            r.quantile(0.9, "nearest").alias(f"p90_{label}"),
+        )
+
+    out = stats(listed["a"], "a").join(
+        stats(listed["b"], "b"), on="period", how="full", coalesce=True
+    )
+    return out.sort("period").with_columns(
+        mean_difference=pl.col("mean_b") - pl.col("mean_a"),
+        median_difference=pl.col("median_b") - pl.col("median_a"),
+    )
+
+
+def _crossings(listed, last: int) -> pl.DataFrame:
+    rows = []
+    peak = {k: v.group_by("player_id").agg(pl.col("rating_after").max()) for k, v in listed.items()}
+    final = {k: v.filter(pl.col("period") == last) for k, v in listed.items()}
+    for t in THRESHOLDS:
+        reached = {
+            k: set(v.filter(pl.col("rating_after") >= t)["player_id"]) for k, v in peak.items()
+        }
+        above = {k: int((v["rating_after"] >= t).sum()) for k, v in final.items()}
+        rows.append(
+            {
+                "threshold": t,
+                "reached_a": len(reached["a"]),
+                "reached_b": len(reached["b"]),
+                "only_a": len(reached["a"] - reached["b"]),
+                "only_b": len(reached["b"] - reached["a"]),
+                "above_at_end_a": above["a"],
+                "above_at_end_b": above["b"],
+            }
+        )
+    return pl.DataFrame(rows)
