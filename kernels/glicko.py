@@ -105,6 +105,9 @@ def _glicko1_period(
             rd_pre[p] = min(math.sqrt(rd[p] * rd[p] + c * c * elapsed), rd_max)
         else:
             rd_pre[p] = rd[p]
+    g_of = np.empty(n, dtype=np.float64)  # g(RD) once per player, not once per game
+    for p in prange(n):
+        g_of[p] = glicko_g(rd_pre[p])
     after = rating.copy()
     rd_after = rd_pre.copy()
     games = np.zeros(n, dtype=np.int32)
@@ -121,7 +124,7 @@ def _glicko1_period(
         s_sum = 0.0
         for j in range(lo, hi):
             o = opponent[j]
-            g = glicko_g(rd_pre[o])
+            g = g_of[o]
             adv = white_advantage if is_white[j] else -white_advantage
             e = 1.0 / (1.0 + 10.0 ** (-g * (rating[p] + adv - rating[o]) / 400.0))
             sum_info += g * g * e * (1.0 - e)
@@ -280,6 +283,7 @@ def _glicko2_period(
     phi_max = rd_max / scale
     mu = np.empty(n, dtype=np.float64)
     phi = np.empty(n, dtype=np.float64)
+    g_of = np.empty(n, dtype=np.float64)  # g(φ) once per player, not once per game
     for p in prange(n):
         mu[p] = (rating[p] - center) / scale
         ph = rd[p] / scale
@@ -287,6 +291,7 @@ def _glicko2_period(
             # the walked-over periods: step 6 alone, once per skipped period
             ph = min(math.sqrt(ph * ph + (elapsed - 1.0) * sigma[p] * sigma[p]), phi_max)
         phi[p] = ph
+        g_of[p] = glicko2_g(ph)
     rd_pre = phi * scale
     after = rating.copy()
     rd_after = rd_pre.copy()
@@ -311,7 +316,7 @@ def _glicko2_period(
         s_sum = 0.0
         for j in range(lo, hi):
             o = opponent[j]
-            g = glicko2_g(phi[o])
+            g = g_of[o]
             adv = adv_mu if is_white[j] else -adv_mu
             e = 1.0 / (1.0 + math.exp(-g * (mu[p] + adv - mu[o])))
             sum_info += g * g * e * (1.0 - e)
