@@ -109,12 +109,13 @@ def copy_of(base: Store, tmp_path: Path) -> Store:
 # (kill point, last period complete before the kill; periods are months 1..30).
 # Per period the engine writes 3 Parquet files: ratings, then the checkpoint's players
 # and pool tables, then meta.json.
+SLOW = pytest.mark.slow  # the same path again at other points; run with -m slow
 KILL_POINTS = [
-    ("write:1", None),  # before anything is written
+    pytest.param("write:1", None, marks=SLOW),  # before anything is written
     ("halfwrite:2", None),  # half of period 1's checkpoint on disk
-    ("ratings:12", 11),  # period 12 rated but not checkpointed
+    pytest.param("ratings:12", 11, marks=SLOW),  # period 12 rated but not checkpointed
     ("halfwrite:45", 14),  # inside period 15's checkpoint (its 3rd file)
-    ("checkpoint:29", 29),  # only the last period left
+    pytest.param("checkpoint:29", 29, marks=SLOW),  # only the last period left
     ("checkpoint:30", 30),  # killed after the last checkpoint, before the run was closed
 ]
 
@@ -164,6 +165,7 @@ def test_killed_from_outside_and_restarted_by_the_cli(base_store, reference, tmp
     assert_same(snapshot(store, "ratings", "state"), reference)
 
 
+@SLOW
 def test_changed_inputs_start_a_fresh_run(base_store, tmp_path):
     """A journal of other inputs (other overrides) is not resumed."""
     store = copy_of(base_store, tmp_path)
@@ -176,7 +178,7 @@ def test_changed_inputs_start_a_fresh_run(base_store, tmp_path):
     assert summary.resumed_after is None and len(summary.periods) == PERIODS
 
 
-@pytest.mark.parametrize("kill", ["halfwrite:12", "write:31"])
+@pytest.mark.parametrize("kill", ["halfwrite:12", pytest.param("write:31", marks=SLOW)])
 def test_ingest_killed_and_restarted_stores_every_game_once(kill, base_store, source, tmp_path):
     """Killed inside the games partitions or just before the manifest, then ingested again."""
     store = Store(tmp_path / "store")

@@ -1,0 +1,74 @@
+"""The scheduled monthly job: ingest the inbox, recompute stale periods, publish the
+lists, and record a markdown summary as a Prefect artifact (pipeline/monthly.py
+holds the steps; docs/operations.md the deployment)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import flow, task
+from prefect.artifacts import create_markdown_artifact
+
+from flows.common import IO_TASK, run_all
+from flows.rate import rate_task, refresh_catalog_task
+from pipeline import monthly
+from pipeline.store import Store
+
+
+@task(name="ingest-inbox-file", **IO_TASK)
+def ingest_inbox_file_task(store_root: str, path: str, kind=None, fmt=None, mapping=None):
+    return monthly.ingest_inbox_file(Store(store_root), Path(path), kind, fmt, mapping)
+
+
+@task(name="archive-inbox-file", **IO_TASK)
+def archive_task(inbox: str, path: str, outcome: str) -> str:
+    return monthly.archive(Path(inbox), path, outcome)
+
+
+@task(name="clear-stale-marks", **IO_TASK)
+def clear_stale_task(store_root: str, pools: list[str]) -> None:
+    monthly.clear_stale(Store(store_root), pools)
+
+
+@task(name="publish-list", **IO_TASK)
+def publish_task(store_root: str, system: str, pool: str) -> list[str]:
+    return monthly.publish(Store(store_root), system, pool)
+
+
+@task(name="summary-artifact", **IO_TASK)
+def artifact_task(text: str) -> None:
+    create_markdown_artifact(text, key="arpad-recalculation", description="monthly summary")
+
+
+@flow(name="recalculate")
+def recalculate_flow(
+    store_root: str,
+    inbox: str,
+    systems: list[str] | None = None,
+    pools: list[str] | None = None,
+    fmt: str | None = None,
+    mapping: str | None = None,
+    wait: float = 600.0,
+    progress=None,
+) -> monthly.RecalculateSummary:
+    store = Store(store_root)
+    store.ensure()
+    with store.writer_lock("recalculate flow", wait=wait):
+        summary = monthly.RecalculateSummary(store_root)
+        players, games = monthly.inbox_files(Path(inbox))
+        # One file after another: each ingest updates the manifest and the players table.
+        for path, kind in [*((p, "players") for p in players), *((g, None) for g in games)]:
+            result = ingest_inbox_file_task(store_root, str(path), kind, fmt, mapping)
+            archive_task(inbox, result["path"], result["outcome"])
+            summary.files.append(result)
+
+        jobs = monthly.plan(store, systems, pools)
+        calls = [(store_root, j.system, j.pool, j.start, None, None, None, progress) for j in jobs]
+        rate_summaries = run_all(rate_task, calls)  # side by side on Dask
+        clear_stale_task(store_root, sorted({j.pool for j in jobs}))
+        refresh_catalog_task(store_root)
+        for system, pool in monthly.published_lists(store, systems, pools):
+            summary.exports += publish_task(store_root, system, pool)
+        monthly.summarise(store, summary, rate_summaries, jobs)
+        artifact_task(monthly.markdown(summary))
+    return summary

@@ -1,0 +1,346 @@
+"""The scheduled monthly recalculation, step by step (flows/recalculate.py runs the
+same steps as Prefect tasks; ``recalculate`` here runs them in one process).
+
+1. take the files waiting in the inbox (players files in ``INBOX/players/``, games
+   files directly in ``INBOX/``), ingest them and move each to ``INBOX/processed/``
+   (or ``INBOX/rejected/`` when it cannot be read at all);
+2. plan, per configured system and pool, the first period to recompute: the
+   earliest period a correction touched (``manifest/stale.json``, written by
+   ingest) or the first period not rated yet; nothing when the pool is up to date;
+3. recompute from there (resumable, pipeline/resume.py), then clear the stale marks;
+4. publish each system/pool's latest list to ``STORE/exports/`` (CSV and Parquet);
+5. summarise: games ingested and quarantined, players rated, biggest movers.
+
+Decisions where the issue leaves room (docs/operations.md): "configured systems"
+are the systems already rated in the store (the first run rates FIDE only unless
+``systems`` says otherwise); the inbox files are moved, never deleted; a file
+whose content is already in the manifest is moved to ``processed`` unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline import catalog, output
+from pipeline.errors import InputError
+from pipeline.ingest import FileReport, ingest_file
+from pipeline.store import Store, atomic_write_text
+
+DEFAULT_SYSTEMS = ("fide",)
+PROCESSED, REJECTED = "processed", "rejected"
+
+
+@dataclass
+class Job:
+    system: str
+    pool: str
+    start: int | None  # None: from the first period
+
+
+@dataclass
+class RecalculateSummary:
+    store: str
+    files: list[dict] = field(default_factory=list)  # path, kind, accepted, quarantined, outcome
+    jobs: list[dict] = field(default_factory=list)  # system, pool, from, periods, games
+    players_rated: dict[str, int] = field(default_factory=dict)  # "system/pool" -> players
+    movers: dict[str, list[dict]] = field(default_factory=dict)
+    exports: list[str] = field(default_factory=list)
+
+    @property
+    def games_ingested(self) -> int:
+        return sum(f["accepted"] for f in self.files if f["kind"] != "players")
+
+    @property
+    def quarantined(self) -> int:
+        return sum(f["quarantined"] for f in self.files)
+
+
+# -- 1. inbox ----------------------------------------------------------------------
+def inbox_files(inbox: Path) -> tuple[list[Path], list[Path]]:
+    """(players files, games files) waiting in ``inbox``, in name order."""
+    inbox = Path(inbox)
+
+    def waiting(d: Path) -> list[Path]:
+        if not d.is_dir():
+            return []
+        return sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith("."))
+
+    return waiting(inbox / "players"), waiting(inbox)
+
+
+def ingest_inbox_file(
+    store: Store, path: Path, kind: str | None, fmt: str | None, mapping: str | None
+) -> dict:
+    """Ingest one inbox file; a file that cannot be read at all is reported, not raised."""
+    try:
+        report: FileReport = ingest_file(store, path, fmt=fmt, kind=kind, mapping=mapping)
+    except InputError as exc:
+        return {
+            "path": str(path),
+            "kind": kind or "games",
+            "accepted": 0,
+            "quarantined": 0,
+            "outcome": REJECTED,
+            "detail": str(exc),
+        }
+    return {
+        "path": str(path),
+        "kind": report.kind,
+        "accepted": report.accepted,
+        "quarantined": report.quarantined,
+        "outcome": PROCESSED,
+        "detail": report.skipped or "",
+    }
+
+
+def archive(inbox: Path, path: str, outcome: str) -> str:
+    """Move an inbox file to ``INBOX/<outcome>/`` (a name already there gets a time suffix)."""
+    src = Path(path)
+    if not src.exists():  # moved by an earlier, interrupted attempt
+        return str(Path(inbox) / outcome / src.name)
+    dest_dir = Path(inbox) / outcome
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    dest = dest_dir / src.name
+    if dest.exists():
+        dest = dest_dir / f"{src.stem}.{time.strftime('%Y%m%dT%H%M%S')}{src.suffix}"
+    os.replace(src, dest)
+    return str(dest)
+
+
+# -- 2. plan -------------------------------------------------------------------------
+def stale_marks(store: Store) -> dict[str, int]:
+    path = store.root / "manifest" / "stale.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def configured_systems(store: Store, systems: list[str] | None) -> list[str]:
+    if systems:
+        return list(systems)
+    rated = sorted(p.name.split("=", 1)[1] for p in store._subdirs(store.ratings_dir))
+    return rated or list(DEFAULT_SYSTEMS)
+
+
+def plan(store: Store, systems: list[str] | None, pools: list[str] | None) -> list[Job]:
+    """The first period to recompute per system/pool (see the module docstring)."""
+    stale = stale_marks(store)
+    jobs = []
+    for pool in pools or store.pools():
+        periods = store.periods(pool)
+        for system in configured_systems(store, systems):
+            rated = set(store.rating_periods(system, pool))
+            candidates = [p for p in periods if p not in rated]
+            if pool in stale:
+                candidates.append(int(stale[pool]))
+            if not candidates or not periods:
+                continue
+            start = min(candidates)
+            checkpoints = [p for p in store.state_periods(system, pool) if p < start]
+            if start <= periods[0] or not checkpoints:
+                start = None  # nothing before it to resume from: rate from the first period
+            jobs.append(Job(system, pool, start))
+    return jobs
+
+
+def clear_stale(store: Store, pools: list[str]) -> None:
+    path = store.root / "manifest" / "stale.json"
+    stale = stale_marks(store)
+    for pool in pools:
+        stale.pop(pool, None)
+    if stale:
+        atomic_write_text(json.dumps(stale, sort_keys=True), path)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+# -- 4. publish ----------------------------------------------------------------------
+LIST_SQL = """
+SELECT rank, player_id, name, federation, title, rating, games, status
+FROM rating_list WHERE system = ? AND pool = ? AND period = ?
+ORDER BY rank, player_id
+"""
+
+
+def latest_period(store: Store, system: str, pool: str) -> int | None:
+    periods = store.rating_periods(system, pool)
+    return periods[-1] if periods else None
+
+
+def published_lists(
+    store: Store, systems: list[str] | None, pools: list[str] | None
+) -> list[tuple[str, str]]:
+    """Every configured system/pool with ratings: all are (re)published on each run, so
+    a run killed between rating and publishing publishes on the next attempt."""
+    return [
+        (system, pool)
+        for pool in pools or store.pools()
+        for system in configured_systems(store, systems)
+        if store.rating_periods(system, pool)
+    ]
+
+
+def publish(store: Store, system: str, pool: str) -> list[str]:
+    """Write the latest rating list as CSV and Parquet under ``STORE/exports/``."""
+    period = latest_period(store, system, pool)
+    if period is None:
+        return []
+    con = catalog.connect(store)
+    try:
+        frame = catalog.query_frame(con, LIST_SQL, [system, pool, period])
+    finally:
+        con.close()
+    base = store.root / "exports" / f"system={system}" / f"pool={pool}"
+    written = []
+    for fmt, suffix in (("csv", "csv"), ("parquet", "parquet")):
+        path = base / f"list-{period}.{suffix}"
+        output.render(frame, fmt, str(path))
+        written.append(str(path.relative_to(store.root)))
+    return written
+
+
+# -- 5. summary -----------------------------------------------------------------------
+MOVERS_SQL = """
+SELECT r.player_id, p.name, r.rating_before, r.rating_after,
+       r.rating_after - r.rating_before AS change, r.games
+FROM ratings r LEFT JOIN players p USING (player_id)
+WHERE r.system = ? AND r.pool = ? AND r.period = ?
+  AND r.rating_before IS NOT NULL AND r.rating_after IS NOT NULL
+ORDER BY abs(r.rating_after - r.rating_before) DESC, r.player_id
+LIMIT ?
+"""
+
+PLAYERS_RATED_SQL = """
+SELECT count(DISTINCT player_id) FROM ratings
+WHERE system = ? AND pool = ? AND period >= ? AND games > 0
+"""
+
+
+def biggest_movers(store: Store, system: str, pool: str, n: int = 10) -> list[dict]:
+    """The ``n`` largest rating changes (either way) of the latest period."""
+    period = latest_period(store, system, pool)
+    if period is None:
+        return []
+    con = catalog.connect(store)
+    try:
+        rows = catalog.query_arrow(con, MOVERS_SQL, [system, pool, period, n]).to_pylist()
+    finally:
+        con.close()
+    return [{"period": period, **r} for r in rows]
+
+
+def players_rated(store: Store, system: str, pool: str, since: int | None) -> int:
+    con = catalog.connect(store)
+    try:
+        first = since if since is not None else -(2**31)
+        return int(con.execute(PLAYERS_RATED_SQL, [system, pool, first]).fetchone()[0])
+    finally:
+        con.close()
+
+
+def summarise(store: Store, summary: RecalculateSummary, rate_summaries: list, jobs: list[Job]):
+    for job, s in zip(jobs, rate_summaries):
+        key = f"{job.system}/{job.pool}"
+        summary.jobs.append(
+            {
+                "system": job.system,
+                "pool": job.pool,
+                "from": job.start,
+                "periods": len(s.periods),
+                "games": s.games,
+            }
+        )
+        summary.players_rated[key] = players_rated(store, job.system, job.pool, job.start)
+        summary.movers[key] = biggest_movers(store, job.system, job.pool)
+    return summary
+
+
+def _num(value) -> str:
+    return "" if value is None else f"{value:,.0f}"
+
+
+def markdown(summary: RecalculateSummary) -> str:
+    """The run's report (published as a Prefect markdown artifact)."""
+    lines = [
+        "# arpad monthly recalculation",
+        "",
+        f"Store `{summary.store}`: {len(summary.files)} files taken from the inbox, "
+        f"**{summary.games_ingested:,} games ingested**, "
+        f"**{summary.quarantined:,} rows quarantined**.",
+        "",
+    ]
+    if summary.files:
+        lines += ["| file | kind | accepted | quarantined | outcome |", "|---|---|---:|---:|---|"]
+        for f in summary.files:
+            name = Path(f["path"]).name
+            outcome = f["outcome"] + (f" ({f['detail']})" if f.get("detail") else "")
+            lines.append(
+                f"| {name} | {f['kind']} | {f['accepted']:,} | {f['quarantined']:,} | {outcome} |"
+            )
+        lines.append("")
+    if not summary.jobs:
+        lines += ["Every system and pool was up to date: nothing recomputed.", ""]
+    for job in summary.jobs:
+        key = f"{job['system']}/{job['pool']}"
+        start = "the first period" if job["from"] is None else f"period {job['from']}"
+        lines += [
+            f"## {key}",
+            "",
+            f"Recomputed {job['periods']} periods from {start}: {job['games']:,} games, "
+            f"**{summary.players_rated.get(key, 0):,} players rated**.",
+            "",
+        ]
+        movers = summary.movers.get(key) or []
+        if movers:
+            lines += [
+                f"Biggest movers of period {movers[0]['period']}:",
+                "",
+                "| player | name | before | after | change | games |",
+                "|---|---|---:|---:|---:|---:|",
+            ]
+            for m in movers:
+                lines.append(
+                    f"| {m['player_id']} | {m['name'] or ''} | {_num(m['rating_before'])} | "
+                    f"{_num(m['rating_after'])} | {m['change']:+,.0f} | {m['games']} |"
+                )
+            lines.append("")
+    if summary.exports:
+        lines += ["Published lists:", "", *(f"- `{p}`" for p in summary.exports), ""]
+    return "\n".join(lines)
+
+
+# -- the whole job in one process (``arpad recalculate --no-flow``) -----------------------
+def recalculate(
+    store: Store,
+    inbox: Path,
+    systems: list[str] | None = None,
+    pools: list[str] | None = None,
+    fmt: str | None = None,
+    mapping: str | None = None,
+    progress=None,
+) -> RecalculateSummary:
+    from pipeline.resume import rate_resumable
+
+    store.ensure()
+    summary = RecalculateSummary(str(store.root))
+    players, games = inbox_files(inbox)
+    for path, kind in [*((p, "players") for p in players), *((g, None) for g in games)]:
+        result = ingest_inbox_file(store, path, kind, fmt, mapping)
+        archive(inbox, result["path"], result["outcome"])
+        summary.files.append(result)
+    jobs = plan(store, systems, pools)
+    rate_summaries = [
+        rate_resumable(
+            store, j.system, j.pool, start=j.start, progress=progress, refresh_catalog=False
+        )
+        for j in jobs
+    ]
+    clear_stale(store, sorted({j.pool for j in jobs}))
+    catalog.refresh(store)
+    for system, pool in published_lists(store, systems, pools):
+        summary.exports += publish(store, system, pool)
+    return summarise(store, summary, rate_summaries, jobs)
