@@ -25,9 +25,9 @@ def archive_task(inbox: str, path: str, outcome: str) -> str:
     return monthly.archive(Path(inbox), path, outcome)
 
 
-@task(name="clear-stale-marks", **IO_TASK)
-def clear_stale_task(store_root: str, pools: list[str]) -> None:
-    monthly.clear_stale(Store(store_root), pools)
+@task(name="record-runs", **IO_TASK)
+def record_task(store_root: str, jobs: list) -> None:
+    monthly.record(Store(store_root), jobs)
 
 
 @task(name="publish-list", **IO_TASK)
@@ -65,7 +65,7 @@ def recalculate_flow(
         jobs = monthly.plan(store, systems, pools)
         calls = [(store_root, j.system, j.pool, j.start, None, None, None, progress) for j in jobs]
         rate_summaries = run_all(rate_task, calls)  # side by side on Dask
-        clear_stale_task(store_root, sorted({j.pool for j in jobs}))
+        record_task(store_root, jobs)
         refresh_catalog_task(store_root)
         for system, pool in monthly.published_lists(store, systems, pools):
             summary.exports += publish_task(store_root, system, pool)

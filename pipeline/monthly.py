@@ -5,9 +5,9 @@ same steps as Prefect tasks; ``recalculate`` here runs them in one process).
    files directly in ``INBOX/``), ingest them and move each to ``INBOX/processed/``
    (or ``INBOX/rejected/`` when it cannot be read at all);
 2. plan, per configured system and pool, the first period to recompute: the
-   earliest period a correction touched (``manifest/stale.json``, written by
-   ingest) or the first period not rated yet; nothing when the pool is up to date;
-3. recompute from there (resumable, pipeline/resume.py), then clear the stale marks;
+   earliest period a correction touched or the first period not rated yet
+   (stale marks of pipeline/incremental.py); nothing when it is up to date;
+3. recompute from there (resumable, pipeline/resume.py), then clear the marks;
 4. publish each system/pool's latest list to ``STORE/exports/`` (CSV and Parquet);
 5. summarise: games ingested and quarantined, players rated, biggest movers.
 
@@ -19,17 +19,15 @@ whose content is already in the manifest is moved to ``processed`` unchanged.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline import catalog, output
+from pipeline import catalog, incremental, output
 from pipeline.errors import InputError
 from pipeline.ingest import FileReport, ingest_file
-from pipeline.store import Store, atomic_write_text
+from pipeline.store import Store
 
 DEFAULT_SYSTEMS = ("fide",)
 PROCESSED, REJECTED = "processed", "rejected"
@@ -113,11 +111,6 @@ def archive(inbox: Path, path: str, outcome: str) -> str:
 
 
 # -- 2. plan -------------------------------------------------------------------------
-def stale_marks(store: Store) -> dict[str, int]:
-    path = store.root / "manifest" / "stale.json"
-    return json.loads(path.read_text()) if path.exists() else {}
-
-
 def configured_systems(store: Store, systems: list[str] | None) -> list[str]:
     if systems:
         return list(systems)
@@ -126,36 +119,38 @@ def configured_systems(store: Store, systems: list[str] | None) -> list[str]:
 
 
 def plan(store: Store, systems: list[str] | None, pools: list[str] | None) -> list[Job]:
-    """The first period to recompute per system/pool (see the module docstring)."""
-    stale = stale_marks(store)
+    """The first period to recompute per system/pool.
+
+    A period not rated yet (the new month) counts as a correction of that period:
+    it is marked stale (pipeline/incremental.py), and ``incremental_start`` decides
+    whether starting there is exact (same rule spec, a checkpoint of a recorded run
+    before it) or a full run is needed. Up-to-date system/pools get no job.
+    """
     jobs = []
     for pool in pools or store.pools():
         periods = store.periods(pool)
+        if not periods:
+            continue
         for system in configured_systems(store, systems):
             rated = set(store.rating_periods(system, pool))
-            candidates = [p for p in periods if p not in rated]
-            if pool in stale:
-                candidates.append(int(stale[pool]))
-            if not candidates or not periods:
+            if not rated:
+                jobs.append(Job(system, pool, None))
                 continue
-            start = min(candidates)
-            checkpoints = [p for p in store.state_periods(system, pool) if p < start]
-            if start <= periods[0] or not checkpoints:
-                start = None  # nothing before it to resume from: rate from the first period
-            jobs.append(Job(system, pool, start))
+            unrated = [p for p in periods if p not in rated]
+            if unrated:
+                incremental.mark_stale(store, [(pool, unrated[0])])
+            if f"{system}/{pool}" not in incremental.read_stale(store):
+                continue
+            jobs.append(
+                Job(system, pool, incremental.incremental_start(store, system, pool, None, None))
+            )
     return jobs
 
 
-def clear_stale(store: Store, pools: list[str]) -> None:
-    path = store.root / "manifest" / "stale.json"
-    stale = stale_marks(store)
-    for pool in pools:
-        stale.pop(pool, None)
-    if stale:
-        atomic_write_text(json.dumps(stale, sort_keys=True), path)
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+def record(store: Store, jobs: list[Job]) -> None:
+    """After the runs: clear the stale marks they covered, remember their runs."""
+    for j in jobs:
+        incremental.record_run(store, j.system, j.pool, j.start, None, None, None)
 
 
 # -- 4. publish ----------------------------------------------------------------------
@@ -339,7 +334,7 @@ def recalculate(
         )
         for j in jobs
     ]
-    clear_stale(store, sorted({j.pool for j in jobs}))
+    record(store, jobs)
     catalog.refresh(store)
     for system, pool in published_lists(store, systems, pools):
         summary.exports += publish(store, system, pool)

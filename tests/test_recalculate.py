@@ -1,0 +1,214 @@
+"""The monthly recalculation (pipeline/monthly.py, flows/recalculate.py), its
+deployment, and the same flows on a Dask cluster: every path must give exactly
+the ratings of a from-scratch run over the same files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline import monthly, resume
+from pipeline.ingest import ingest_files
+from pipeline.store import Store
+
+KAGGLE_CV = ("kaggle2010_elo_vs_rest", "cross_validation_dataset.csv")  # months 96..100
+
+
+@pytest.fixture(scope="module")
+def month_files(tmp_path_factory, bundled_data) -> dict[str, Path]:
+    """The Kaggle hold-out split as a federation would receive it: months 96-98, then
+    99-100, then a corrected 96-98 file (one result of month 97 changed)."""
+    lines = bundled_data.joinpath(*KAGGLE_CV).read_text().splitlines()
+    header, rows = lines[0], lines[1:]
+    first = [r for r in rows if int(r.split(",")[0]) <= 98]
+    second = [r for r in rows if int(r.split(",")[0]) > 98]
+    i = next(k for k, r in enumerate(first) if r.startswith("97,") and r.endswith(",1"))
+    corrected = [*first[:i], first[i].rsplit(",", 1)[0] + ",0", *first[i + 1 :]]
+    d = tmp_path_factory.mktemp("months")
+    files = {}
+    for name, body in (("a", first), ("b", second), ("a_corrected", corrected)):
+        (d / name).mkdir()
+        # the corrected file keeps the name of the file it corrects
+        path = d / name / ("games-96-98.csv" if name != "b" else "games-99-100.csv")
+        path.write_text("\n".join([header, *body]) + "\n")
+        files[name] = path
+    return files
+
+
+def games_in(path: Path) -> int:
+    return len(path.read_text().splitlines()) - 1  # header
+
+
+def drop(inbox: Path, *files: Path) -> None:
+    inbox.mkdir(parents=True, exist_ok=True)
+    for f in files:
+        shutil.copy(f, inbox / f.name)
+
+
+def ratings_snapshot(store: Store) -> dict:
+    return {
+        str(f.relative_to(store.root)): pq.read_table(f)
+        for f in sorted(store.ratings_dir.rglob("*.parquet"))
+    }
+
+
+def from_scratch(tmp_path: Path, files: list[Path], systems: list[str]) -> dict:
+    store = Store(tmp_path / "scratch")
+    ingest_files(store, files, mapping="kaggle2010")
+    for system in systems:
+        resume.rate_resumable(store, system)
+    return ratings_snapshot(store)
+
+
+def assert_same(got: dict, want: dict) -> None:
+    assert sorted(got) == sorted(want)
+    for name in want:
+        assert got[name].equals(want[name]), name
+
+
+SYSTEMS = ["elo", "fide"]
+
+
+def test_monthly_cycle_equals_from_scratch(month_files, tmp_path):
+    store, inbox = Store(tmp_path / "store"), tmp_path / "inbox"
+
+    drop(inbox, month_files["a"])
+    s1 = monthly.recalculate(store, inbox, SYSTEMS, mapping="kaggle2010")
+    assert [(j["system"], j["from"], j["periods"]) for j in s1.jobs] == [
+        ("elo", None, 3),
+        ("fide", None, 3),
+    ]
+    assert s1.games_ingested == games_in(month_files["a"]) and s1.quarantined == 0
+    assert not list(inbox.glob("*.csv")) and (inbox / "processed" / "games-96-98.csv").exists()
+    assert_same(ratings_snapshot(store), from_scratch(tmp_path / "1", [month_files["a"]], SYSTEMS))
+
+    # next month: only the new periods are computed (from the last checkpoint)
+    drop(inbox, month_files["b"])
+    s2 = monthly.recalculate(store, inbox, None, mapping="kaggle2010")  # configured: those rated
+    assert [(j["system"], j["from"], j["periods"]) for j in s2.jobs] == [
+        ("elo", 99, 2),
+        ("fide", 99, 2),
+    ]
+    both = [month_files["a"], month_files["b"]]
+    assert_same(ratings_snapshot(store), from_scratch(tmp_path / "2", both, SYSTEMS))
+
+    # a corrected file: recompute from the corrected period 97 only
+    drop(inbox, month_files["a_corrected"])
+    s3 = monthly.recalculate(store, inbox, None, mapping="kaggle2010")
+    assert [(j["system"], j["from"], j["periods"]) for j in s3.jobs] == [
+        ("elo", 97, 4),
+        ("fide", 97, 4),
+    ]
+    fixed = [month_files["a_corrected"], month_files["b"]]
+    assert_same(ratings_snapshot(store), from_scratch(tmp_path / "3", fixed, SYSTEMS))
+
+    # nothing new: nothing recomputed, the lists are published again
+    s4 = monthly.recalculate(store, inbox, None)
+    assert s4.jobs == [] and s4.files == []
+    assert sorted(s4.exports) == sorted(s3.exports)
+    exported = pq.read_table(store.root / s4.exports[1])  # elo, period 100
+    assert exported.num_rows > 0 and "rating" in exported.column_names
+
+
+def test_summary_markdown_names_counts_and_movers(month_files, tmp_path):
+    store, inbox = Store(tmp_path / "store"), tmp_path / "inbox"
+    drop(inbox, month_files["a"])
+    (inbox / "garbage.csv").write_bytes(b"\x00\x01\x02 not a csv")
+    summary = monthly.recalculate(store, inbox, ["elo"], mapping="kaggle2010")
+    text = monthly.markdown(summary)
+    assert f"**{games_in(month_files['a']):,} games ingested**" in text
+    assert "| garbage.csv | games | 0 | 0 | rejected" in text
+    assert (inbox / "rejected" / "garbage.csv").exists()
+    movers = summary.movers["elo/standard"]
+    assert len(movers) == 10 and movers[0]["period"] == 98
+    changes = [abs(m["change"]) for m in movers]
+    assert changes == sorted(changes, reverse=True)
+    # the players-rated count is the distinct players with games in the recomputed periods
+    players = {r["player_id"] for r in _rows(store, "elo") if r["games"] > 0}
+    assert summary.players_rated["elo/standard"] == len(players)
+    assert f"**{len(players):,} players rated**" in text
+
+
+def _rows(store: Store, system: str) -> list[dict]:
+    out = []
+    for period in store.rating_periods(system, "standard"):
+        out += store.read_ratings(system, "standard", period).to_pylist()
+    return out
+
+
+# -- Prefect: the flow for real, its artifact, the deployment, Dask ---------------------
+
+
+@pytest.mark.prefect
+def test_recalculate_flow_records_artifact_and_deploys(month_files, tmp_path, prefect_harness):
+    from prefect.client.orchestration import get_client
+
+    from flows.recalculate import recalculate_flow
+    from pipeline.commands.ops import deploy
+
+    store, inbox = tmp_path / "store", tmp_path / "inbox"
+    drop(inbox, month_files["a"])
+    summary = recalculate_flow(str(store), str(inbox), ["elo"], mapping="kaggle2010")
+    assert summary.games_ingested == games_in(month_files["a"])
+    assert_same(
+        ratings_snapshot(Store(store)), from_scratch(tmp_path / "s", [month_files["a"]], ["elo"])
+    )
+    deployment_id = deploy(str(store), str(inbox), cron="0 3 1 * *", systems=["elo"])
+    with get_client(sync_client=True) as client:
+        artifact = client.read_latest_artifacts()
+        texts = [a.data for a in artifact if a.key == "arpad-recalculation"]
+        assert texts and f"**{games_in(month_files['a']):,} games ingested**" in texts[0]
+        dep = client.read_deployment(deployment_id)
+        pool = client.read_work_pool(dep.work_pool_name)
+    assert dep.schedules[0].schedule.cron == "0 3 1 * *"
+    assert dep.parameters == {"store_root": str(store), "inbox": str(inbox), "systems": ["elo"]}
+    assert dep.entrypoint == "flows/recalculate.py:recalculate_flow"
+    assert pool.type == "process"
+
+
+@pytest.fixture
+def dask_cluster(prefect_harness):
+    """A real two-process Dask cluster whose workers talk to the harness's API server."""
+    from distributed import LocalCluster
+    from prefect.settings import PREFECT_API_URL
+
+    os.environ["PREFECT_API_URL"] = PREFECT_API_URL.value()  # inherited by the workers
+    try:
+        with LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            env={"NUMBA_NUM_THREADS": "1"},  # thread budget: 1 thread x 2 workers = 2 cores
+        ) as cluster:
+            yield cluster.scheduler_address
+    finally:
+        os.environ.pop("PREFECT_API_URL", None)
+
+
+@pytest.mark.prefect
+def test_flows_on_dask_equal_single_process(month_files, tmp_path, dask_cluster):
+    from flows.common import configured
+    from flows.recalculate import recalculate_flow
+    from flows.reconstruct import reconstruct_flow
+
+    files = [month_files["a"], month_files["b"]]
+    single = from_scratch(tmp_path / "single", files, SYSTEMS)
+
+    store = Store(tmp_path / "dask")
+    ingest_files(store, files, mapping="kaggle2010")
+    summaries = configured(reconstruct_flow, cluster=dask_cluster)(str(store.root), SYSTEMS)
+    assert sorted((s.system, len(s.periods)) for s in summaries) == [("elo", 5), ("fide", 5)]
+    assert_same(ratings_snapshot(store), single)
+
+    store2, inbox = tmp_path / "dask2", tmp_path / "inbox"
+    drop(inbox, *files)
+    summary = configured(recalculate_flow, cluster=dask_cluster)(
+        str(store2), str(inbox), SYSTEMS, mapping="kaggle2010"
+    )
+    assert summary.games_ingested == 3184
+    assert_same(ratings_snapshot(Store(store2)), single)
