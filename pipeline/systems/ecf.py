@@ -50,7 +50,7 @@ class EcfRules:
     default_grade: float = 100.0  # starting value of an estimate with no graded opponent
     round_published: bool = True  # published grades are whole numbers (half away from zero)
     damping: float = 0.5  # fixed-point iteration of the estimates
-    tol: float = 1e-6
+    tol: float = 1e-3  # points; published grades are whole numbers
     max_iter: int = 10_000
 
     def end_months(self) -> tuple[int, ...]:
