@@ -158,7 +158,13 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     if not text.strip():
         raise InputError(path, 1, "empty file: no PGN games")
     source = path.name
-    lines = pl.DataFrame({"text": split_lines(text)}).with_row_index("_line", offset=1)
+    text = text.replace("\r\n", "\n")
+    if "\r" in text:
+        text = text.replace("\r", "\n")
+    # Splitting in Polars (one string -> exploded list) avoids a Python list of lines.
+    lines = (
+        pl.Series("text", [text]).str.split("\n").explode().to_frame().with_row_index("_line", 1)
+    )
     lines = lines.with_columns(pl.col("_line").cast(pl.Int64), pl.col("text").str.strip_chars())
     lines = lines.filter(pl.col("text") != "")
     # Lines starting with '%' are escape lines (PGN §6); skip them.
@@ -188,19 +194,38 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         )
     lines = lines.filter(pl.col("game") > 0)
 
-    tags = lines.filter(pl.col("_tag")).with_columns(
-        pl.col("text").str.extract(r'^\[\s*([A-Za-z0-9_]+)\s+"(.*)"\s*\]$', 1).alias("key"),
-        pl.col("text")
-        .str.extract(r'^\[\s*([A-Za-z0-9_]+)\s+"(.*)"\s*\]$', 2)
-        .str.replace_all(r"\\([\\\"])", "$1")
+    # [Key "value"]: split at the first blank (no regex); a line that does not end in
+    # '"]' or whose value does not start with '"' is a malformed tag.
+    parts = pl.col("text").str.strip_prefix("[").str.splitn(" ", 2)
+    tags = lines.filter(pl.col("_tag")).with_columns(parts.alias("_parts"))
+    tags = tags.with_columns(
+        pl.col("_parts").struct.field("field_0").alias("_k"),
+        pl.col("_parts").struct.field("field_1").str.strip_chars_start().alias("_v"),
+    )
+    ok = (
+        pl.col("_v").str.starts_with('"')
+        & pl.col("_v").str.ends_with('"]')
+        & (pl.col("_v").str.len_bytes() >= 3)
+    )
+    tags = tags.select(
+        "game",
+        "_line",
+        pl.when(ok).then(pl.col("_k")).alias("key"),
+        pl.when(ok)
+        .then(pl.col("_v").str.slice(1, pl.col("_v").str.len_chars() - 3))
         .alias("value"),
     )
     heads = tags.group_by("game", maintain_order=True).agg(
         pl.col("_line").first(),
-        pl.col("text").str.join(" ").alias("_raw"),
         pl.col("_line").filter(pl.col("key").is_null()).first().alias("_bad_tag_line"),
     )
     wanted = tags.filter(pl.col("key").is_in(TAGS)).unique(["game", "key"], keep="first")
+    wanted = wanted.with_columns(
+        pl.when(pl.col("value").str.contains("\\", literal=True))
+        .then(pl.col("value").str.replace_all(r"\\([\\\"])", "$1"))
+        .otherwise(pl.col("value"))
+        .alias("value")
+    )
     if wanted.height:
         wide = wanted.pivot(on="key", index="game", values="value")
     else:
@@ -210,26 +235,43 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         if tag not in games.columns:
             games = games.with_columns(pl.lit(None, dtype=pl.String).alias(tag))
 
-    # Movetext: does it hold a move, and which termination marker ends it?
-    moves = lines.filter(~pl.col("_tag")).with_columns(
-        pl.col("text")
-        .str.replace_all(r"\{[^}]*(\}|$)", " ")
-        .str.replace(r"^[^{]*\}", " ")
-        .str.replace(r";.*$", "")
-        .alias("_clean")
+    # Movetext: a move in its first two lines, and the termination marker ending its
+    # last line (only those lines are scanned; a forfeit is one line, e.g. "1-0").
+    body = (
+        lines.filter(~pl.col("_tag"))
+        .group_by("game", maintain_order=True)
+        .agg(
+            pl.col("text").first().alias("_first"),
+            pl.col("text").slice(1, 1).first().alias("_second"),
+            pl.col("text").last().alias("_last"),
+        )
     )
-    moves = moves.with_columns(
-        pl.col("_clean").str.extract(TERMINATION + r"\s*$", 1).alias("_marker"),
-        pl.col("_clean")
-        .str.replace_all(TERMINATION, " ")
-        .str.contains(r"[A-Za-z]")
-        .alias("_has_move"),
-    )
-    body = moves.group_by("game").agg(
-        pl.col("_has_move").any(), pl.col("_marker").drop_nulls().last()
+
+    def has_move(col: str) -> pl.Expr:
+        clean = (
+            pl.col(col)
+            .str.replace_all(r"\{[^}]*(\}|$)", " ")
+            .str.replace(r"^[^{]*\}", " ")
+            .str.replace(r";.*$", "")
+            .str.replace_all(TERMINATION, " ")
+        )
+        return clean.str.contains(r"[A-Za-z]").fill_null(False)
+
+    body = body.select(
+        "game",
+        (has_move("_first") | has_move("_second")).alias("_has_move"),
+        pl.col("_last")
+        .str.replace(r"\{[^}]*\}\s*$", "")
+        .str.extract(TERMINATION + r"\s*$", 1)
+        .alias("_marker"),
     )
     games = games.join(body, on="game", how="left").with_columns(
         pl.col("_has_move").fill_null(False)
+    )
+    games = games.with_columns(
+        pl.format(
+            "{} - {} {} ({}, {}, round {})", "White", "Black", "Result", "Event", "Date", "Round"
+        ).alias("_raw")
     )
 
     games = games.with_columns(pl.col("Result").str.strip_chars())

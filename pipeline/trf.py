@@ -32,9 +32,8 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline import readers
+from pipeline import pgn, readers
 from pipeline.errors import InputError
-from pipeline.pgn import time_control_pool
 from pipeline.readers import RawTable, decode
 
 BLOCK_START = 92  # column of round 1's opponent field
@@ -129,7 +128,7 @@ def tournament_pool(header: dict[str, str]) -> str | None:
             return "standard"
     for text in texts:
         if m := re.search(r"(\d+)\s*(?:\+|plus)\s*(\d+)", text, re.IGNORECASE):
-            return time_control_pool(f"{int(m.group(1)) * 60}+{m.group(2)}")
+            return pgn.time_control_pool(f"{int(m.group(1)) * 60}+{m.group(2)}")
     return None
 
 
@@ -151,8 +150,6 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     text = decode(path.read_bytes(), path, notes)
     if not text.strip():
         raise InputError(path, 1, "empty file: no TRF records")
-    from pipeline.pgn import split_lines
-
     source = path.name
     header: dict[str, str] = {}
     dates_line = ""
@@ -161,7 +158,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     players: dict[int, _Player] = {}
     rejected: list[str] = []  # 001 lines whose blocks cannot be read at all
     player_rows = []
-    for no, line in enumerate(split_lines(text), 1):
+    for no, line in enumerate(pgn.split_lines(text), 1):
         if not line.strip():
             continue
         code = line[:3]
