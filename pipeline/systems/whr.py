@@ -1,0 +1,400 @@
+"""Whole-History Rating (``--system whr``): a retroactive rating for historical reconstructions.
+
+Unlike the incremental systems, every period re-estimates the whole history
+from all games seen so far (Coulom 2008; kernel and formulas in
+``kernels/whr.py``). The report of period P holds each player's estimate at P
+given the games up to P; ``history_reports`` gives the final retroactive
+estimate of every earlier period from all games (what a historian wants), and
+``arpad rate --system whr`` writes those revised reports for every walked
+period at the end of the run (docs/whr.md).
+
+State: ``tables["sides"]`` (one row per game side: player, game, month, own
+score, colour), ``tables["nodes"]`` (player, month, rating: warm start of the
+next fit) and ``tables["model"]`` (the white advantage); per-player arrays hold
+the prior and the latest estimate (``rating``, ``rd``) for predictions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from kernels.csr import group_by_player
+from kernels.whr import whr_fit, whr_variance
+from pipeline import periods
+from pipeline.systems import register
+from pipeline.systems.base import (
+    INACTIVE,
+    NOT_REPORTED,
+    RATED,
+    PeriodGames,
+    PlayerInfo,
+    Report,
+    State,
+)
+
+
+@dataclass(frozen=True)
+class WhrRules:
+    w2: float = 300.0  # Wiener variance of a rating per month (Elo²); Coulom used 14/day on KGS
+    initial_rating: float = 1500.0  # prior mean of players without a starting rating
+    initial_rd: float = 350.0  # prior sd of players without a starting rating
+    rated_rd: float = 100.0  # prior sd of a starting rating from the players file (rd wins)
+    white_advantage: float | None = None  # Elo points; None = estimated with the ratings
+    scale: float = 400.0
+    max_sweeps: int = 200
+    tolerance: float = 0.01  # stop when no rating moved more than this (Elo points)
+    # refits with each unrated player's prior mean at their opponents' mean rating (0 = off)
+    opponent_prior_passes: int = 3
+
+    def __post_init__(self):
+        if not (self.w2 > 0 and self.initial_rd > 0 and self.rated_rd > 0):
+            raise ValueError("w2, initial_rd and rated_rd must be positive")
+
+
+@dataclass
+class _Fit:
+    node_player: np.ndarray
+    node_month: np.ndarray
+    rating: np.ndarray
+    variance: np.ndarray
+    white_advantage: float
+    side_node: np.ndarray
+
+
+def _empty_sides() -> dict[str, np.ndarray]:
+    return {
+        "player": np.empty(0, dtype=np.int64),
+        "game": np.empty(0, dtype=np.int64),
+        "month": np.empty(0, dtype=np.int64),
+        "score": np.empty(0, dtype=np.float64),
+        "is_white": np.empty(0, dtype=bool),
+    }
+
+
+def _empty_nodes() -> dict[str, np.ndarray]:
+    return {
+        "player": np.empty(0, dtype=np.int64),
+        "month": np.empty(0, dtype=np.int64),
+        "rating": np.empty(0, dtype=np.float64),
+    }
+
+
+class WhrSystem:
+    name = "whr"
+    rules_type: ClassVar[type] = WhrRules
+    # Rule fields the backtest tunes on its validation split, with candidate values.
+    tuning_grid: ClassVar[dict[str, tuple[float, ...]]] = {
+        "w2": (100.0, 300.0, 1000.0),
+        "initial_rd": (100.0, 150.0, 250.0),
+        "opponent_prior_passes": (0, 3),
+    }
+
+    def rules_for(self, period: int, pool: str) -> WhrRules:
+        return WhrRules()
+
+    def initial_state(self, players: PlayerInfo, rules: WhrRules) -> State:
+        given = ~np.isnan(players.rating)
+        sd = np.where(given, np.where(np.isnan(players.rd), rules.rated_rd, players.rd), 0.0)
+        sd = np.where(given, sd, rules.initial_rd)
+        h = np.nan if rules.white_advantage is None else rules.white_advantage
+        return State(
+            players={
+                "prior_mean": np.where(given, players.rating, rules.initial_rating),
+                "prior_var": sd**2,
+                # month of a starting rating (-1 = the prior sits at the player's first game)
+                "prior_month": np.full(players.n, -1, dtype=np.int64),
+                "prior_given": given,
+                "rating": np.where(given, players.rating, np.nan),
+                "rd": np.where(given, sd, np.nan),
+                "last_month": np.full(players.n, -1, dtype=np.int64),
+            },
+            tables={
+                "sides": _empty_sides(),
+                "nodes": _empty_nodes(),
+                "model": {"h": np.array([h])},
+            },
+        )
+
+    # -- the fit ---------------------------------------------------------------
+    def fit(self, state: State, rules: WhrRules) -> _Fit:
+        """MAP of the whole history in ``state`` (warm-started from the stored nodes)."""
+        s = state.players
+        sides = state.tables["sides"]
+        n = s["prior_mean"].shape[0]
+        span = int(sides["month"].max()) + 2 if sides["month"].size else 1
+        key = sides["player"] * span + sides["month"]
+        node_key, side_node = np.unique(key, return_inverse=True)
+        node_player = node_key // span
+        node_month = node_key % span
+        node_offsets = np.searchsorted(node_player, np.arange(n + 1)).astype(np.int64)
+
+        # start values: the previous fit's node, else the player's latest earlier node, else prior
+        start = s["prior_mean"][node_player].copy()
+        old = state.tables["nodes"]
+        if old["player"].size:
+            old_key = old["player"] * span + old["month"]
+            order = np.argsort(old_key)
+            old_key, old_rating = old_key[order], old["rating"][order]
+            pos = np.searchsorted(old_key, node_key, side="right") - 1
+            ok = pos >= 0
+            same_player = np.zeros(node_key.size, dtype=bool)
+            same_player[ok] = old_key[pos[ok]] // span == node_player[ok]
+            start[same_player] = old_rating[pos[same_player]]
+
+        first = node_offsets[:-1]
+        has_nodes = node_offsets[1:] > first
+        prior_var = s["prior_var"].copy()
+        dated = has_nodes & (s["prior_month"] >= 0)
+        gap = node_month[first[dated]] - s["prior_month"][dated]
+        prior_var[dated] += rules.w2 * np.maximum(gap, 0)
+
+        game = sides["game"]
+        order = np.lexsort((~sides["is_white"], game))  # per game: White's side, then Black's
+        white_side, black_side = order[0::2], order[1::2]
+        white_node = side_node[white_side]
+        black_node = side_node[black_side]
+        score = sides["score"][white_side]
+        grouped = group_by_player(white_node, black_node, score, node_key.size)
+
+        h0 = float(state.tables["model"]["h"][0])
+        estimate_h = rules.white_advantage is None
+        h = rules.white_advantage if not estimate_h else (0.0 if np.isnan(h0) else h0)
+        prior_mean = s["prior_mean"].copy()
+        res = self._fit_once(
+            start,
+            node_offsets,
+            node_month,
+            prior_mean,
+            prior_var,
+            grouped,
+            white_node,
+            black_node,
+            score,
+            h,
+            estimate_h,
+            rules,
+        )
+        # Opponent-anchored prior (the idea of Sismanis's Elo++): a player without a starting
+        # rating is expected to be about as strong as the opponents they meet.
+        anchored = has_nodes & ~s["prior_given"]
+        for _ in range(rules.opponent_prior_passes):
+            opp_node = np.concatenate([black_node, white_node])
+            own_player = node_player[np.concatenate([white_node, black_node])]
+            total = np.bincount(own_player, weights=res.rating[opp_node], minlength=n)
+            count = np.bincount(own_player, minlength=n)
+            prior_mean[anchored] = total[anchored] / count[anchored]
+            res = self._fit_once(
+                res.rating,
+                node_offsets,
+                node_month,
+                prior_mean,
+                prior_var,
+                grouped,
+                white_node,
+                black_node,
+                score,
+                res.white_advantage,
+                estimate_h,
+                rules,
+            )
+        variance = whr_variance(
+            res.rating,
+            node_offsets,
+            node_month,
+            prior_mean,
+            prior_var,
+            grouped.offsets,
+            grouped.opponent,
+            grouped.score,
+            grouped.is_white,
+            w2=rules.w2,
+            white_advantage=res.white_advantage,
+            scale=rules.scale,
+        )
+        return _Fit(node_player, node_month, res.rating, variance, res.white_advantage, side_node)
+
+    @staticmethod
+    def _fit_once(
+        start,
+        node_offsets,
+        node_month,
+        prior_mean,
+        prior_var,
+        grouped,
+        white_node,
+        black_node,
+        score,
+        h,
+        estimate_h,
+        rules,
+    ):
+        return whr_fit(
+            start,
+            node_offsets,
+            node_month,
+            prior_mean,
+            prior_var,
+            grouped.offsets,
+            grouped.opponent,
+            grouped.score,
+            grouped.is_white,
+            white_node,
+            black_node,
+            score,
+            w2=rules.w2,
+            white_advantage=h,
+            estimate_white_advantage=estimate_h,
+            scale=rules.scale,
+            max_sweeps=rules.max_sweeps,
+            tolerance=rules.tolerance,
+        )
+
+    def absorb(self, state: State, games: PeriodGames, rules: WhrRules) -> State:
+        """Add a period's games without fitting. Absorbing periods and then stepping the
+        last one gives the same ratings as stepping every period (the fit is the unique
+        maximum of the posterior of all games); the backtest uses it to skip refits."""
+        return self._append(state, games)
+
+    def _append(self, state: State, games: PeriodGames) -> State:
+        s = state.players
+        n = games.n_players
+        month = periods.month_index(games.period)
+        if s["last_month"].max(initial=-1) < 0 and not state.tables["sides"]["player"].size:
+            # first walked period: starting ratings from the players file are dated here
+            prior_month = np.where(s["prior_given"], month, -1).astype(np.int64)
+        else:
+            prior_month = s["prior_month"]
+        sides = state.tables["sides"]
+        g0 = int(sides["game"].max()) + 1 if sides["game"].size else 0
+        ids = g0 + np.arange(games.n_games, dtype=np.int64)
+        new_sides = {
+            "player": np.concatenate([games.white, games.black]).astype(np.int64),
+            "game": np.concatenate([ids, ids]),
+            "month": np.full(2 * games.n_games, month, dtype=np.int64),
+            "score": np.concatenate([games.score, 1.0 - games.score]),
+            "is_white": np.concatenate(
+                [np.ones(games.n_games, dtype=bool), np.zeros(games.n_games, dtype=bool)]
+            ),
+        }
+        sides = {k: np.concatenate([sides[k], new_sides[k]]) for k in sides}
+        players = {**s, "prior_month": prior_month}
+        return State(players=players, tables={**state.tables, "sides": sides})
+
+    def step(self, state: State, games: PeriodGames, rules: WhrRules) -> tuple[State, Report]:
+        s = state.players
+        n = games.n_players
+        month = periods.month_index(games.period)
+        work = self._append(state, games)
+        players, sides = work.players, work.tables["sides"]
+        if not sides["player"].size:
+            return work, self._report(s, s["rating"], s["rd"], np.zeros(n, dtype=bool), games)
+        fit = self.fit(work, rules)
+
+        # latest node of every player, its rd grown to this period
+        last = np.full(n, -1, dtype=np.int64)
+        last[fit.node_player] = np.arange(fit.node_player.size)  # nodes sorted: last one wins
+        has = last >= 0
+        rating = np.where(has, fit.rating[np.maximum(last, 0)], s["rating"])
+        last_month = np.where(has, fit.node_month[np.maximum(last, 0)], -1)
+        var = fit.variance[np.maximum(last, 0)] + rules.w2 * np.maximum(month - last_month, 0)
+        rd = np.where(has, np.sqrt(var), s["rd"])
+        played = games.games_per_player() > 0
+
+        new_state = State(
+            players={**players, "rating": rating, "rd": rd, "last_month": last_month},
+            tables={
+                "sides": sides,
+                "nodes": {"player": fit.node_player, "month": fit.node_month, "rating": fit.rating},
+                "model": {"h": np.array([fit.white_advantage])},
+            },
+        )
+        report = self._report(s, rating, rd, played, games)
+        report.extra["white_advantage"] = fit.white_advantage
+        return new_state, report
+
+    @staticmethod
+    def _report(before: dict, rating, rd, played, games: PeriodGames) -> Report:
+        known = ~np.isnan(rating)
+        status = np.where(known, INACTIVE, NOT_REPORTED).astype(np.int8)
+        status[played & known] = RATED
+        n_games = games.games_per_player()
+        own = np.zeros(games.n_players)
+        np.add.at(own, games.white, games.score)
+        np.add.at(own, games.black, 1.0 - games.score)
+        return Report(
+            columns={
+                "rating_before": before["rating"],
+                "rating_after": rating,
+                "games": n_games.astype(np.int32),
+                "score": own,
+                "rd_before": before["rd"],
+                "rd_after": rd,
+                "change": rating - before["rating"],
+            },
+            status=status,
+        )
+
+    def history_reports(
+        self, state: State, walked: list[int], rules: WhrRules
+    ) -> dict[int, Report]:
+        """Retroactive reports: every walked period re-estimated from all games in ``state``.
+
+        A player's rating at a period between two of their nodes is the Wiener-process
+        interpolation of the two; after the last node it stays at the last node's value
+        (its variance grows by w2 per month); before the first node the player is not reported.
+        """
+        fit = self.fit(state, rules)
+        n = state.players["prior_mean"].shape[0]
+        sides = state.tables["sides"]
+        node_offsets = np.searchsorted(fit.node_player, np.arange(n + 1))
+        games_at = np.bincount(fit.side_node, minlength=fit.node_player.size)
+        score_at = np.bincount(fit.side_node, weights=sides["score"], minlength=games_at.size)
+        out: dict[int, Report] = {}
+        previous = np.full(n, np.nan)
+        previous_rd = np.full(n, np.nan)
+        for period in walked:
+            month = periods.month_index(period)
+            # index of each player's last node at or before this month
+            idx = np.full(n, -1, dtype=np.int64)
+            nxt = np.full(n, -1, dtype=np.int64)
+            for p in np.flatnonzero(np.diff(node_offsets) > 0):
+                a, b = node_offsets[p], node_offsets[p + 1]
+                k = a + np.searchsorted(fit.node_month[a:b], month, side="right") - 1
+                if k >= a:
+                    idx[p] = k
+                    if k + 1 < b:
+                        nxt[p] = k + 1
+            has = idx >= 0
+            k = np.maximum(idx, 0)
+            kn = np.maximum(nxt, 0)
+            dt = np.where(has, month - fit.node_month[k], 0).astype(np.float64)
+            span = np.where(nxt >= 0, fit.node_month[kn] - fit.node_month[k], 1).astype(np.float64)
+            frac = np.where(nxt >= 0, dt / span, 0.0)
+            rating = fit.rating[k] + frac * (fit.rating[kn] - fit.rating[k])
+            var = fit.variance[k] + rules.w2 * dt * np.where(nxt >= 0, 1 - frac, 1.0)
+            rating = np.where(has, rating, np.nan)
+            rd = np.where(has, np.sqrt(var), np.nan)
+            played = has & (dt == 0)
+            status = np.where(has, INACTIVE, NOT_REPORTED).astype(np.int8)
+            status[played] = RATED
+            out[period] = Report(
+                columns={
+                    "rating_before": previous,
+                    "rating_after": rating,
+                    "games": np.where(played, games_at[k], 0).astype(np.int32),
+                    "score": np.where(played, score_at[k], 0.0),
+                    "rd_before": previous_rd,
+                    "rd_after": rd,
+                    "change": rating - previous,
+                },
+                status=status,
+                extra={"white_advantage": fit.white_advantage},
+            )
+            previous, previous_rd = rating, rd
+        return out
+
+
+register(WhrSystem())
