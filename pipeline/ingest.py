@@ -90,11 +90,14 @@ def ingest_file(
     mapping: str | None = None,
     source: str | None = None,
     replace: bool = False,
+    raw: RawTable | None = None,
 ) -> FileReport:
     """Ingest one file (games or players) into the store. See module docstring.
 
     ``replace``: games whose game_id is already stored from another source are
     replaced by this file's version (instead of being quarantined as duplicates).
+    ``raw``: the file already read by ``read_any`` (flows/ingest.py reads files in
+    parallel on Dask workers, then stores them one after another).
     """
     path = Path(path)
     store.ensure()
@@ -111,7 +114,8 @@ def ingest_file(
         report.skipped = f"identical content already ingested as {prior}"
         return report
 
-    raw = read_any(path, fmt=fmt, mapping=mapping, kind=kind)
+    if raw is None:
+        raw = read_any(path, fmt=fmt, mapping=mapping, kind=kind)
     report = FileReport(str(path), source, raw.kind, raw.format, notes=list(raw.notes))
     report.not_stored = dict(raw.not_stored)
     report.accounting = dict(raw.accounting)
