@@ -10,14 +10,16 @@ from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
 
 from flows.common import IO_TASK, run_all
+from flows.ingest import read_ahead
 from flows.rate import rate_task, refresh_catalog_task
 from pipeline import monthly
+from pipeline.errors import InputError
 from pipeline.store import Store
 
 
 @task(name="ingest-inbox-file", **IO_TASK)
-def ingest_inbox_file_task(store_root: str, path: str, kind=None, fmt=None, mapping=None):
-    return monthly.ingest_inbox_file(Store(store_root), Path(path), kind, fmt, mapping)
+def ingest_inbox_file_task(store_root: str, path: str, kind=None, fmt=None, mapping=None, raw=None):
+    return monthly.ingest_inbox_file(Store(store_root), Path(path), kind, fmt, mapping, raw)
 
 
 @task(name="archive-inbox-file", **IO_TASK)
@@ -56,9 +58,16 @@ def recalculate_flow(
     with store.writer_lock("recalculate flow", wait=wait):
         summary = monthly.RecalculateSummary(store_root)
         players, games = monthly.inbox_files(Path(inbox))
-        # One file after another: each ingest updates the manifest and the players table.
-        for path, kind in [*((p, "players") for p in players), *((g, None) for g in games)]:
-            result = ingest_inbox_file_task(store_root, str(path), kind, fmt, mapping)
+        items = [*((str(p), "players") for p in players), *((str(g), None) for g in games)]
+        ahead = read_ahead(store_root, items, fmt, mapping)  # parallel reads on Dask
+        # Stored one after another: each ingest updates the manifest and the players table.
+        for path, kind in items:
+            try:
+                raw = ahead[path].result() if path in ahead else None
+            except InputError as exc:
+                result = monthly.rejected(Path(path), kind, exc)
+            else:
+                result = ingest_inbox_file_task(store_root, path, kind, fmt, mapping, raw)
             archive_task(inbox, result["path"], result["outcome"])
             summary.files.append(result)
 

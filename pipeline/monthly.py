@@ -71,21 +71,28 @@ def inbox_files(inbox: Path) -> tuple[list[Path], list[Path]]:
     return waiting(inbox / "players"), waiting(inbox)
 
 
+def rejected(path: Path, kind: str | None, exc: InputError) -> dict:
+    return {
+        "path": str(path),
+        "kind": kind or "games",
+        "accepted": 0,
+        "quarantined": 0,
+        "outcome": REJECTED,
+        "detail": str(exc),
+    }
+
+
 def ingest_inbox_file(
-    store: Store, path: Path, kind: str | None, fmt: str | None, mapping: str | None
+    store: Store, path: Path, kind: str | None, fmt: str | None, mapping: str | None, raw=None
 ) -> dict:
-    """Ingest one inbox file; a file that cannot be read at all is reported, not raised."""
+    """Ingest one inbox file (``raw``: already read); a file that cannot be read at all
+    is reported, not raised."""
+    if kind == "players":
+        fmt = mapping = None
     try:
-        report: FileReport = ingest_file(store, path, fmt=fmt, kind=kind, mapping=mapping)
+        report: FileReport = ingest_file(store, path, fmt=fmt, kind=kind, mapping=mapping, raw=raw)
     except InputError as exc:
-        return {
-            "path": str(path),
-            "kind": kind or "games",
-            "accepted": 0,
-            "quarantined": 0,
-            "outcome": REJECTED,
-            "detail": str(exc),
-        }
+        return rejected(path, kind, exc)
     return {
         "path": str(path),
         "kind": report.kind,

@@ -56,6 +56,13 @@ def ratings_snapshot(store: Store) -> dict:
     }
 
 
+def games_snapshot(store: Store) -> dict:
+    return {
+        str(f.relative_to(store.root)): pq.read_table(f)
+        for f in sorted(store.games_dir.rglob("*.parquet"))
+    }
+
+
 def from_scratch(tmp_path: Path, files: list[Path], systems: list[str]) -> dict:
     store = Store(tmp_path / "scratch")
     ingest_files(store, files, mapping="kaggle2010")
@@ -193,22 +200,32 @@ def dask_cluster(prefect_harness):
 @pytest.mark.prefect
 def test_flows_on_dask_equal_single_process(month_files, tmp_path, dask_cluster):
     from flows.common import configured
+    from flows.ingest import ingest_flow
     from flows.recalculate import recalculate_flow
     from flows.reconstruct import reconstruct_flow
 
     files = [month_files["a"], month_files["b"]]
     single = from_scratch(tmp_path / "single", files, SYSTEMS)
+    single_games = games_snapshot(Store(tmp_path / "single" / "scratch"))
 
+    # files read in parallel on the workers, stored one after another
     store = Store(tmp_path / "dask")
-    ingest_files(store, files, mapping="kaggle2010")
+    report = configured(ingest_flow, cluster=dask_cluster)(
+        str(store.root), [str(f) for f in files], mapping="kaggle2010"
+    )
+    assert report.accepted == sum(games_in(f) for f in files)
+    assert_same(games_snapshot(store), single_games)
+    # (system, pool) runs side by side
     summaries = configured(reconstruct_flow, cluster=dask_cluster)(str(store.root), SYSTEMS)
     assert sorted((s.system, len(s.periods)) for s in summaries) == [("elo", 5), ("fide", 5)]
     assert_same(ratings_snapshot(store), single)
 
     store2, inbox = tmp_path / "dask2", tmp_path / "inbox"
     drop(inbox, *files)
+    (inbox / "garbage.csv").write_bytes(b"\x00\x01 not a csv")
     summary = configured(recalculate_flow, cluster=dask_cluster)(
         str(store2), str(inbox), SYSTEMS, mapping="kaggle2010"
     )
-    assert summary.games_ingested == 3184
+    assert summary.games_ingested == sum(games_in(f) for f in files)
+    assert [f["outcome"] for f in summary.files] == ["rejected", "processed", "processed"]
     assert_same(ratings_snapshot(Store(store2)), single)
