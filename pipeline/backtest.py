@@ -40,7 +40,7 @@ from pipeline.systems import get_system, system_names
 from pipeline.systems.base import PeriodGames, PlayerInfo, State
 
 DATASETS = ("kaggle2010", "deloitte2011")
-GRID_MULTIPLIERS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
+GRID_MULTIPLIERS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
 TUNED_FIELDS = ("k", "c", "tau")  # the first of these a system's rules have is tuned
 Q = math.log(10.0) / 400.0
 
@@ -329,31 +329,38 @@ class Calibration:
     slope: float = 1.0
 
     def predict(self, d: np.ndarray) -> np.ndarray:
-        return 1.0 / (1.0 + 10.0 ** (-(self.slope * d + self.white_advantage) / 400.0))
+        z = Q * (self.slope * np.where(np.isfinite(d), d, 0.0) + self.white_advantage)
+        return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
-def fit_calibration(d: np.ndarray, score: np.ndarray, iterations: int = 50) -> Calibration:
-    """Logistic regression of White's score on d (draws count half), by Newton's method;
-    a weak ridge keeps it finite when d carries no information."""
+def fit_calibration(d: np.ndarray, score: np.ndarray, iterations: int = 100) -> Calibration:
+    """Logistic regression of White's score on d (a draw counts half a win), by Newton's
+    method with step halving; a weak ridge keeps it finite when d separates the results.
+    Non-finite differences count as 0."""
+    d = np.where(np.isfinite(d), d, 0.0)
     x = np.stack([np.ones_like(d), d * Q], axis=1)
+    ridge = 1e-6 * max(d.size, 1)
+
+    def objective(beta):
+        z = x @ beta
+        # -log-likelihood of fractional outcomes, written stably: log(1 + e^z) - y z
+        return float(np.sum(np.logaddexp(0.0, z) - score * z) + 0.5 * ridge * beta @ beta)
+
     beta = np.array([0.0, 1.0])
-    ridge = np.diag([1e-6, 1e-6]) * max(d.size, 1)
+    current = objective(beta)
     for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-(x @ beta)))
-        grad = x.T @ (score - p) - ridge @ (beta - [0.0, 0.0])
-        hess = (x * (p * (1 - p))[:, None]).T @ x + ridge
+        p = 0.5 * (1.0 + np.tanh(0.5 * (x @ beta)))
+        grad = x.T @ (score - p) - ridge * beta
+        hess = (x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(2)
         step = np.linalg.solve(hess, grad)
-        beta += step
-        if np.max(np.abs(step)) < 1e-10:
+        t = 1.0
+        while t > 1e-8 and objective(beta + t * step) > current:
+            t *= 0.5
+        beta = beta + t * step
+        previous, current = current, objective(beta)
+        if previous - current < 1e-12 * max(abs(previous), 1.0):
             break
     return Calibration(white_advantage=float(beta[0] / Q), slope=float(beta[1]))
-
-
-@dataclass
-class Evaluation:
-    score: float
-    predicted: np.ndarray
-    d: np.ndarray
 
 
 def predict_targets(
@@ -522,3 +529,101 @@ def run_backtest(
         notes=ds.notes,
         actual={k: g.score for k, g in ds.targets.items()},
     )
+
+
+# -- outputs -------------------------------------------------------------------------------
+METRIC_NAMES = {
+    "rmse": "RMSE of monthly aggregated scores (ACCURACY.md §A.1)",
+    "deviance": "binomial deviance, E clipped to [0.01, 0.99] (ACCURACY.md §B.1)",
+}
+
+
+def result_frame(result: BacktestResult) -> pl.DataFrame:
+    """One row per system: validation score, each target's score, chosen settings, note."""
+    data: dict[str, list] = {"system": [r.system for r in result.rows]}
+    data["validation"] = [r.validation for r in result.rows]
+    for t in result.targets:
+        data[t] = [r.scores.get(t, math.nan) for r in result.rows]
+    data["settings"] = [r.settings for r in result.rows]
+    data["note"] = [r.note for r in result.rows]
+    return pl.DataFrame(data)
+
+
+def predictions_frame(result: BacktestResult) -> pl.DataFrame:
+    """Long table (system, target, game, predicted, actual) for calibration plots."""
+    parts = []
+    for row in result.rows:
+        for target, pred in row.predictions.items():
+            actual = result.actual[target]
+            parts.append(
+                pl.DataFrame(
+                    {
+                        "system": [row.system] * pred.size,
+                        "target": [target] * pred.size,
+                        "game": np.arange(pred.size, dtype=np.int64),
+                        "predicted": pred,
+                        "actual": actual,
+                    }
+                )
+            )
+    return pl.concat(parts) if parts else pl.DataFrame()
+
+
+def markdown_section(result: BacktestResult, command: str) -> str:
+    """The data set's section of docs/backtest.md, between markers so reruns replace it."""
+    lines = [
+        f"<!-- backtest:{result.dataset} -->",
+        f"## {result.dataset}",
+        "",
+        f"Metric: {METRIC_NAMES[result.metric]}; lower is better.",
+        "",
+        "Reproduce with:",
+        "",
+        "```",
+        command,
+        "```",
+        "",
+    ]
+    lines += [f"- {note}" for note in result.notes]
+    lines.append("")
+    header = ["system", "validation", *result.targets, "tuned settings"]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for row in result.rows:
+        cells = [row.system, _fmt(row.validation)]
+        cells += [_fmt(row.scores.get(t, math.nan)) for t in result.targets]
+        cells.append(row.note or row.settings)
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", f"<!-- /backtest:{result.dataset} -->", ""]
+    return "\n".join(lines)
+
+
+def _fmt(value: float) -> str:
+    return "n/a" if value is None or math.isnan(value) else f"{value:.6f}"
+
+
+REPORT_HEADER = """# Backtest: how well each rating system predicts results
+
+Generated by `arpad backtest` (pipeline/backtest.py); protocols in docs/analysis.md and
+`../shared/spec/ACCURACY.md`. Each system's settings (K/c/τ/…, white advantage h and the
+slope of the prediction curve) were tuned on the validation split, never on the scored
+games. Timings and scores were taken on a shared 2-core machine; the scores do not depend
+on it.
+
+"""
+
+
+def write_markdown(result: BacktestResult, path: Path, command: str) -> None:
+    """Insert or replace the data set's section of the report file."""
+    from pipeline.store import atomic_write_text
+
+    section = markdown_section(result, command)
+    text = path.read_text() if path.exists() else REPORT_HEADER
+    start = text.find(f"<!-- backtest:{result.dataset} -->")
+    end_marker = f"<!-- /backtest:{result.dataset} -->"
+    end = text.find(end_marker)
+    if start >= 0 and end >= 0:
+        text = text[:start] + section.rstrip("\n") + text[end + len(end_marker) :]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    atomic_write_text(text, path)

@@ -44,6 +44,47 @@ DERIVED_VIEWS: dict[str, str] = {
         FROM ratings
         WHERE rd_after IS NOT NULL AND rating_after IS NOT NULL
     """,
+    # Analyst views (docs/analysis.md).
+    "player_history": """
+        SELECT r.system, r.pool, r.period, r.player_id, p.name, p.federation,
+               r.rating_before, r.rating_after AS rating, r.change, r.rd_after AS rd,
+               r.games, r.score, r.expected, r.k, r.status
+        FROM ratings r LEFT JOIN players p USING (player_id)
+    """,
+    "period_summary": """
+        SELECT system, pool, period,
+               count(*) FILTER (WHERE status IN ('rated', 'new', 'provisional', 'inactive')
+                                AND rating_after IS NOT NULL) AS players,
+               count(*) FILTER (WHERE games > 0) AS active_players,
+               -- every game is counted once from each side
+               CAST(sum(games) / 2 AS BIGINT) AS games,
+               avg(rating_after) FILTER (WHERE status IN ('rated', 'new', 'provisional', 'inactive'))
+                   AS mean_rating,
+               median(rating_after) FILTER (WHERE status IN ('rated', 'new', 'provisional', 'inactive'))
+                   AS median_rating,
+               count(*) FILTER (WHERE status = 'new') AS new_players,
+               count(*) FILTER (WHERE status = 'inactive') AS inactive_players,
+               count(*) FILTER (WHERE status = 'unrated') AS unrated_players
+        FROM ratings GROUP BY system, pool, period
+    """,
+    "movers": """
+        SELECT system, pool, period,
+               rank() OVER (PARTITION BY system, pool, period ORDER BY change DESC) AS rank_up,
+               rank() OVER (PARTITION BY system, pool, period ORDER BY change ASC) AS rank_down,
+               r.player_id, p.name, p.federation, rating_before, rating_after, change, games
+        FROM ratings r LEFT JOIN players p USING (player_id)
+        WHERE change IS NOT NULL AND change <> 0 AND games > 0
+    """,
+    "federation_summary": """
+        SELECT system, pool, period, coalesce(federation, '?') AS federation,
+               count(*) AS players, avg(rating) AS mean_rating, median(rating) AS median_rating,
+               max(rating) AS top_rating, min(rank) AS best_rank,
+               avg(rating) FILTER (WHERE rank_in_federation <= 10) AS top10_mean
+        FROM (SELECT *, row_number() OVER (PARTITION BY system, pool, period, federation
+                                           ORDER BY rating DESC) AS rank_in_federation
+              FROM rating_list)
+        GROUP BY system, pool, period, coalesce(federation, '?')
+    """,
 }
 
 

@@ -260,7 +260,6 @@ class WhrSystem:
 
     def _append(self, state: State, games: PeriodGames) -> State:
         s = state.players
-        n = games.n_players
         month = periods.month_index(games.period)
         if s["last_month"].max(initial=-1) < 0 and not state.tables["sides"]["player"].size:
             # first walked period: starting ratings from the players file are dated here
