@@ -11,6 +11,10 @@ class InputError(Exception):
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {problem}")
 
+    def __reduce__(self):
+        # picklable (Dask workers send it back to the flow's process)
+        return (type(self), (self.path, self.line, self.problem))
+
 
 class StoreBusyError(Exception):
     """Another writer holds the store's lock."""
