@@ -74,7 +74,7 @@ class Card:
 
 _RATINGS_SQL = """
 SELECT player_id, rating_before, adjustment, change, rating_after, k, status
-FROM ratings WHERE system = 'fide' AND pool = ? AND period = ?
+FROM read_parquet(?)
 """
 
 _GAMES_SQL = """
@@ -92,8 +92,12 @@ def rating_card(
     pool: str = "standard",
     rules: FideRules | None = None,
     overrides: dict[str, str] | None = None,
+    con=None,
 ) -> Card:
-    """The card of ``player_id`` for ``period`` (FIDE ratings of ``pool`` must be stored)."""
+    """The card of ``player_id`` for ``period`` (FIDE ratings of ``pool`` must be stored).
+
+    ``con``: an open ``catalog.connect(store)`` connection to reuse for many cards.
+    """
     system = FideSystem()
     rules = apply_overrides(rules or system.rules_for(period, pool), overrides or {})
     close = closing_month(period, rules.list_months)
@@ -105,9 +109,10 @@ def rating_card(
     if period not in months:
         months.append(period)
     pd_table = pd_high_by_diff()
-    con = catalog.connect(store)
+    own_con = con is None
+    con = catalog.connect(store) if own_con else con
     try:
-        rows = {m: _ratings(con, pool, m) for m in months}
+        rows = {m: _ratings(con, pool, m, store) for m in months}
         me = rows[period].get(player_id)
         if me is None:
             raise ValueError(
@@ -149,7 +154,8 @@ def rating_card(
             card.change = 0  # no game against a rated opponent
         return card
     finally:
-        con.close()
+        if own_con:
+            con.close()
 
 
 def round_hundredths(x: float) -> int:
@@ -157,8 +163,12 @@ def round_hundredths(x: float) -> int:
     return int(x * 100 + (0.5 if x >= 0 else -0.5))
 
 
-def _ratings(con, pool: str, period: int) -> dict[str, dict]:
-    table = catalog.query_arrow(con, _RATINGS_SQL, [pool, period])
+def _ratings(con, pool: str, period: int, store: Store) -> dict[str, dict]:
+    # The period's own partition file (much faster than the ratings view over every file).
+    files = sorted(str(f) for f in store.rating_partition("fide", pool, period).glob("*.parquet"))
+    if not files:
+        return {}
+    table = catalog.query_arrow(con, _RATINGS_SQL, [files])
     return {r["player_id"]: r for r in table.to_pylist()}
 
 
