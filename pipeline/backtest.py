@@ -323,22 +323,27 @@ def rating_difference(
 
 @dataclass(frozen=True)
 class Calibration:
-    """White's expected score 1/(1 + 10^(−(slope·d + white_advantage)/400))."""
+    """White's expected score 1/(1 + 10^(−(slope·d + white_advantage + newcomer·u)/400)),
+    u = (Black is a newcomer) − (White is a newcomer): a newcomer is a player with no
+    starting rating and no game before the prediction, whom every system puts at its
+    initial rating; ``newcomer`` is how much weaker newcomers prove to be."""
 
     white_advantage: float = 0.0
     slope: float = 1.0
+    newcomer: float = 0.0
 
-    def predict(self, d: np.ndarray) -> np.ndarray:
-        z = Q * (self.slope * np.where(np.isfinite(d), d, 0.0) + self.white_advantage)
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        d = np.where(np.isfinite(features[:, 0]), features[:, 0], 0.0)
+        z = Q * (self.slope * d + self.white_advantage + self.newcomer * features[:, 1])
         return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
-def fit_calibration(d: np.ndarray, score: np.ndarray, iterations: int = 100) -> Calibration:
-    """Logistic regression of White's score on d (a draw counts half a win), by Newton's
-    method with step halving; a weak ridge keeps it finite when d separates the results.
-    Non-finite differences count as 0."""
-    d = np.where(np.isfinite(d), d, 0.0)
-    x = np.stack([np.ones_like(d), d * Q], axis=1)
+def fit_calibration(features: np.ndarray, score: np.ndarray, iterations: int = 100) -> Calibration:
+    """Logistic regression of White's score on (d, u) (a draw counts half a win), by
+    Newton's method with step halving; a weak ridge keeps it finite when the features
+    separate the results. Non-finite differences count as 0."""
+    d = np.where(np.isfinite(features[:, 0]), features[:, 0], 0.0)
+    x = np.stack([np.ones_like(d), d * Q, features[:, 1] * Q], axis=1)
     ridge = 1e-6 * max(d.size, 1)
 
     def objective(beta):
@@ -346,12 +351,12 @@ def fit_calibration(d: np.ndarray, score: np.ndarray, iterations: int = 100) -> 
         # -log-likelihood of fractional outcomes, written stably: log(1 + e^z) - y z
         return float(np.sum(np.logaddexp(0.0, z) - score * z) + 0.5 * ridge * beta @ beta)
 
-    beta = np.array([0.0, 1.0])
+    beta = np.array([0.0, 1.0, 0.0])
     current = objective(beta)
     for _ in range(iterations):
         p = 0.5 * (1.0 + np.tanh(0.5 * (x @ beta)))
         grad = x.T @ (score - p) - ridge * beta
-        hess = (x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(2)
+        hess = (x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(3)
         step = np.linalg.solve(hess, grad)
         t = 1.0
         while t > 1e-8 and objective(beta + t * step) > current:
@@ -360,27 +365,39 @@ def fit_calibration(d: np.ndarray, score: np.ndarray, iterations: int = 100) -> 
         previous, current = current, objective(beta)
         if previous - current < 1e-12 * max(abs(previous), 1.0):
             break
-    return Calibration(white_advantage=float(beta[0] / Q), slope=float(beta[1]))
+    return Calibration(
+        white_advantage=float(beta[0] / Q), slope=float(beta[1]), newcomer=float(beta[2])
+    )
 
 
 def predict_targets(
     ds: Dataset, system: str, rules, train: Games, target: Games, calibration: Calibration | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(rating differences, predictions) of ``target`` after walking ``train``."""
+    """(features [d, u] per game, predictions) of ``target`` after walking ``train``."""
     runner = Runner(system, rules, ds.players_for(rules))
     runner.walk(train)
-    d = np.empty(target.size)
+    seen = ~np.isnan(ds.players.rating)
+    seen[train.white] = True
+    seen[train.black] = True
+    features = np.empty((target.size, 2))
+
+    def fill(rows):
+        rating, rd = runner.ratings(ds.default_rating)
+        w, b = target.white[rows], target.black[rows]
+        features[rows, 0] = rating_difference(rating, rd, w, b)
+        features[rows, 1] = (~seen[b]).astype(float) - (~seen[w]).astype(float)
+
     if ds.prequential:
         for period in np.unique(target.period):
             rows = np.flatnonzero(target.period == period)
-            rating, rd = runner.ratings(ds.default_rating)
-            d[rows] = rating_difference(rating, rd, target.white[rows], target.black[rows])
+            fill(rows)
             runner.walk(target.select(rows))
+            seen[target.white[rows]] = True
+            seen[target.black[rows]] = True
     else:
-        rating, rd = runner.ratings(ds.default_rating)
-        d[:] = rating_difference(rating, rd, target.white, target.black)
+        fill(np.arange(target.size))
     cal = calibration or Calibration()
-    return d, cal.predict(d)
+    return features, cal.predict(features)
 
 
 # -- the table -----------------------------------------------------------------------------
@@ -438,6 +455,7 @@ def _settings_text(changes: dict[str, object], cal: Calibration) -> str:
     parts = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in changes.items()]
     parts.append(f"h={cal.white_advantage:.1f}")
     parts.append(f"slope={cal.slope:.2f}")
+    parts.append(f"newcomer={cal.newcomer:.0f}")
     return ", ".join(parts)
 
 

@@ -185,7 +185,10 @@ class WhrSystem:
             own_player = node_player[np.concatenate([white_node, black_node])]
             total = np.bincount(own_player, weights=res.rating[opp_node], minlength=n)
             count = np.bincount(own_player, minlength=n)
-            prior_mean[anchored] = total[anchored] / count[anchored]
+            opp_mean = total[anchored] / count[anchored]
+            # keep the pool's level where the priors put it: only relative strength moves
+            shift = s["prior_mean"][anchored].mean() - opp_mean.mean() if opp_mean.size else 0.0
+            prior_mean[anchored] = opp_mean + shift
             res = self._fit_once(
                 res.rating,
                 node_offsets,
