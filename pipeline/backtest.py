@@ -343,7 +343,8 @@ def fit_calibration(features: np.ndarray, score: np.ndarray, iterations: int = 1
     Newton's method with step halving; a weak ridge keeps it finite when the features
     separate the results. Non-finite differences count as 0."""
     d = np.where(np.isfinite(features[:, 0]), features[:, 0], 0.0)
-    x = np.stack([np.ones_like(d), d * Q, features[:, 1] * Q], axis=1)
+    # intercept and newcomer coefficients in natural-log units, the slope dimensionless
+    x = np.stack([np.ones_like(d), d * Q, features[:, 1]], axis=1)
     ridge = 1e-6 * max(d.size, 1)
 
     def objective(beta):
@@ -366,7 +367,7 @@ def fit_calibration(features: np.ndarray, score: np.ndarray, iterations: int = 1
         if previous - current < 1e-12 * max(abs(previous), 1.0):
             break
     return Calibration(
-        white_advantage=float(beta[0] / Q), slope=float(beta[1]), newcomer=float(beta[2])
+        white_advantage=float(beta[0] / Q), slope=float(beta[1]), newcomer=float(beta[2] / Q)
     )
 
 

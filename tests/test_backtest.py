@@ -1,0 +1,156 @@
+"""Backtest metrics against ACCURACY.md, the calibration fit, the driver and the report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeline import backtest as bt
+
+
+def test_kaggle_worked_example():
+    # ACCURACY.md §A.1: the Evaluation page's six games, RMSE 0.675305 (page prints 0.68).
+    month = np.array([101, 101, 102, 103, 104, 105])
+    white = np.array([1, 1, 2, 1, 2, 1])
+    black = np.array([2, 3, 1, 2, 1, 2])
+    predicted = np.array([0.18, 0.35, 0.48, 0.29, 0.23, 0.27])
+    actual = np.array([1, 1, 0, 0.5, 0.5, 1])
+    assert bt.monthly_rmse(month, white, black, predicted, actual) == pytest.approx(
+        0.675305, abs=5e-7
+    )
+
+
+def test_kaggle_constant_anchors(bundled_data):
+    # ACCURACY.md §A.3: constant 0.5 → 0.655417; mean White score of months 1–95 → 0.649265.
+    ds = bt.load_kaggle2010(bundled_data)
+    cv = ds.targets["cv"]
+    assert cv.size == 3184
+    assert ds.train.period.max() == 95
+    assert ds.score(cv, np.full(cv.size, 0.5)) == pytest.approx(0.655417, abs=5e-7)
+    mean = ds.train.score.mean()
+    assert mean == pytest.approx(0.546852, abs=1e-6)
+    assert ds.score(cv, np.full(cv.size, mean)) == pytest.approx(0.649265, abs=5e-7)
+    # validation split: months 91–95 of the training file, never the scored CV games
+    assert set(np.unique(ds.validation_target.period)) == {91, 92, 93, 94, 95}
+
+
+def test_deloitte_anchors(bundled_data):
+    # ACCURACY.md §B.3: constant 0.5 → log10 2; oracle constants 0.299916 / 0.300269.
+    ds = bt.load_deloitte2011(bundled_data)
+    public, private = ds.targets["public"], ds.targets["private"]
+    assert (public.size, private.size) == (26561, 61896)
+    for games in (public, private):
+        assert ds.score(games, np.full(games.size, 0.5)) == pytest.approx(0.301030, abs=5e-7)
+    assert public.score.mean() == pytest.approx(0.53580, abs=5e-6)
+    assert ds.score(public, np.full(public.size, public.score.mean())) == pytest.approx(
+        0.299916, abs=5e-7
+    )
+    assert ds.score(private, np.full(private.size, private.score.mean())) == pytest.approx(
+        0.300269, abs=5e-7
+    )
+
+
+def test_deviance_clips_at_one_hundredth():
+    # E = 0 counts as 0.01: a lost bet costs −log10(0.01) = 2, not infinity.
+    assert bt.binomial_deviance(np.array([0.0]), np.array([1.0])) == pytest.approx(2.0)
+    assert bt.binomial_deviance(np.array([1.0]), np.array([1.0])) == pytest.approx(-np.log10(0.99))
+
+
+def test_calibration_recovers_known_parameters():
+    rng = np.random.default_rng(3)
+    d = rng.normal(0, 200, 40_000)
+    u = rng.choice([-1.0, 0.0, 1.0], d.size, p=[0.1, 0.8, 0.1])
+    true = bt.Calibration(white_advantage=35.0, slope=0.7, newcomer=80.0)
+    features = np.stack([d, u], axis=1)
+    outcome = (rng.random(d.size) < true.predict(features)).astype(float)
+    fit = bt.fit_calibration(features, outcome)
+    assert fit.white_advantage == pytest.approx(35.0, abs=6.0)
+    assert fit.slope == pytest.approx(0.7, abs=0.04)
+    assert fit.newcomer == pytest.approx(80.0, abs=15.0)
+
+
+def test_calibration_survives_separable_data():
+    # White always wins exactly when d > 0: the ridge keeps the fit finite.
+    d = np.linspace(-300, 300, 200)
+    features = np.stack([d, np.zeros_like(d)], axis=1)
+    fit = bt.fit_calibration(features, (d > 0).astype(float))
+    assert np.isfinite(fit.slope) and fit.slope > 1
+
+
+def _synthetic_dataset(seed=0, n=40, months=12, per_month=120):
+    """Players of known strength; later months are the target."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(0, 250, n)
+    period, white, black, score = [], [], [], []
+    for m in range(1, months + 1):
+        w = rng.integers(0, n, per_month)
+        b = (w + rng.integers(1, n, per_month)) % n
+        p = 1 / (1 + 10 ** (-(strength[w] + 30 - strength[b]) / 400))
+        r = rng.random(per_month)
+        s = np.where(r < p * 0.8, 1.0, np.where(r < p * 0.8 + 0.2, 0.5, 0.0))
+        period += [m] * per_month
+        white += list(w)
+        black += list(b)
+        score += list(s)
+    games = bt.Games(
+        np.array(period), np.array(white, np.int32), np.array(black, np.int32), np.array(score)
+    )
+    players = bt._players(np.arange(n))
+    return bt.Dataset(
+        name="synthetic",
+        players=players,
+        default_rating=1500.0,
+        metric="rmse",
+        validation_train=games.select(games.period <= 8),
+        validation_target=games.select((games.period > 8) & (games.period <= 10)),
+        train=games.select(games.period <= 10),
+        targets={"test": games.select(games.period > 10)},
+        prequential=False,
+    )
+
+
+@pytest.mark.parametrize("system", ["elo", "whr", "glicko"])
+def test_systems_beat_the_constant_on_players_of_fixed_strength(system):
+    ds = _synthetic_dataset()
+    constant = bt.constant_rows(ds)[1].scores["test"]
+    row = bt.evaluate_system(ds, system)
+    assert row.scores["test"] < constant - 0.02
+    assert row.calibration.white_advantage > 0
+
+
+def test_runner_uses_the_same_step_as_the_engine():
+    # Walking period by period through Runner equals calling elo_period by hand.
+    from kernels.csr import group_by_player
+    from kernels.elo import elo_period
+
+    ds = _synthetic_dataset(months=3)
+    rules = bt.base_rules("elo", ds)
+    runner = bt.Runner("elo", rules, ds.players)
+    runner.walk(ds.train)
+    rating = np.full(ds.players.n, 1500.0)
+    for m in (1, 2, 3):
+        g = ds.train.select(ds.train.period == m)
+        grouped = group_by_player(g.white, g.black, g.score, ds.players.n)
+        rating = elo_period(
+            rating, grouped.offsets, grouped.opponent, grouped.score, grouped.is_white, rules.k
+        ).rating_after
+    np.testing.assert_allclose(runner.ratings(1500.0)[0], rating)
+
+
+def test_unrated_players_predict_at_the_default():
+    from pipeline.systems.base import State
+
+    state = State(players={"rating": np.array([2000, 0]), "is_rated": np.array([True, False])})
+    rating, rd = bt.ratings_of(state, 2100.0)
+    assert list(rating) == [2000.0, 2100.0] and rd is None
+
+
+def test_markdown_report_replaces_its_section(tmp_path):
+    ds = _synthetic_dataset()
+    result = bt.BacktestResult("synthetic", "rmse", ["test"], bt.constant_rows(ds), ["a note"], {})
+    path = tmp_path / "backtest.md"
+    bt.write_markdown(result, path, "arpad backtest --data synthetic")
+    bt.write_markdown(result, path, "arpad backtest --data synthetic")
+    text = path.read_text()
+    assert text.count("<!-- backtest:synthetic -->") == 1
+    assert "| constant 0.5 |" in text and "arpad backtest --data synthetic" in text
