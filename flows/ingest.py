@@ -23,8 +23,12 @@ def read_file_task(path: str, fmt=None, kind=None, mapping=None):
 
 
 @task(name="ingest-file", **IO_TASK)
-def ingest_file_task(store_root: str, path: str, fmt=None, kind=None, mapping=None, raw=None):
-    return ingest.ingest_file(Store(store_root), path, fmt=fmt, kind=kind, mapping=mapping, raw=raw)
+def ingest_file_task(
+    store_root: str, path: str, fmt=None, kind=None, mapping=None, raw=None, replace=False
+):
+    return ingest.ingest_file(
+        Store(store_root), path, fmt=fmt, kind=kind, mapping=mapping, raw=raw, replace=replace
+    )
 
 
 @task(name="refresh-catalog", **IO_TASK)
@@ -57,6 +61,7 @@ def ingest_flow(
     players: list[str] | None = None,
     mapping: str | None = None,
     wait: float = 0.0,
+    replace: bool = False,
 ):
     with Store(store_root).writer_lock("ingest flow", wait=wait):
         items = [*((p, "players") for p in players or []), *((p, None) for p in paths)]
@@ -67,6 +72,8 @@ def ingest_flow(
             if kind == "players":
                 reports.append(ingest_file_task(store_root, path, kind="players", raw=raw))
             else:
-                reports.append(ingest_file_task(store_root, path, fmt, None, mapping, raw=raw))
+                reports.append(
+                    ingest_file_task(store_root, path, fmt, None, mapping, raw=raw, replace=replace)
+                )
         refresh_catalog_task(store_root)
     return ingest.IngestReport(reports, store_root)
