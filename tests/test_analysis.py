@@ -135,7 +135,7 @@ def test_federation_summary(rated_store):
     ],
 )
 def test_sql_refuses_anything_but_queries(rated_store, statement):
-    with pytest.raises(ValueError, match="read-only|exactly one"):
+    with pytest.raises(ValueError, match=r"read-only|exactly one"):
         sql(rated_store, statement)
     # the views are still there
     assert sql(rated_store, "SELECT count(*) AS n FROM movers")["n"][0] > 0
