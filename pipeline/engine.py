@@ -309,6 +309,13 @@ def rate(
         in_range = (start is None or p >= start) and (end is None or p <= end)
         if in_range and p not in walk:
             store.remove_ratings(system, pool, p)
+    # Retroactive systems (WHR) re-estimate every rated period from all games (docs/whr.md).
+    revise = getattr(sys_, "history_reports", None)
+    if revise is not None and summary.periods:
+        last = summary.periods[-1]
+        done = [p for p in store.rating_periods(system, pool) if p <= last]
+        for p, report in revise(state, done, rules_for(last)).items():
+            store.write_ratings(system, pool, p, _report_table(report, info.player_id))
     if refresh_catalog:
         catalog.refresh(store)
     return summary

@@ -220,3 +220,38 @@ def test_history_interpolates_between_nodes():
     assert r1 > 1500 > r3  # won in month 1, lost in month 3
     assert hist[2].status[0] != hist[1].status[0]  # inactive in month 2, rated in 1
     assert np.isnan(hist[1].columns["rating_after"][5])  # never played: not reported
+
+
+def test_rate_writes_retroactive_history(store, tmp_path):
+    """arpad rate --system whr: the last period is the as-of estimate; earlier periods are
+    revised with the later games (retroactive=false keeps the as-of estimates)."""
+    from pipeline import engine
+    from pipeline.ingest import ingest_files
+    from tests.conftest import write_csv
+
+    games = write_csv(
+        tmp_path / "g.csv",
+        "date,white_id,black_id,result",
+        ["2024-01-05,a,b,1-0", "2024-01-06,b,c,1/2-1/2", "2024-02-03,c,a,1-0"],
+    )
+    ingest_files(store, [games])
+
+    def ratings():
+        con = store.root / "ratings"
+        import pyarrow.dataset as pads
+
+        t = pads.dataset(con / "system=whr", partitioning="hive").to_table()
+        return {
+            (p, i): r
+            for p, i, r in zip(
+                t["period"].to_pylist(), t["player_id"].to_pylist(), t["rating_after"].to_pylist()
+            )
+        }
+
+    engine.rate(store, "whr", overrides={"retroactive": "false"})
+    as_of = ratings()
+    engine.rate(store, "whr")
+    retro = ratings()
+    assert retro[(202402, "a")] == pytest.approx(as_of[(202402, "a")], abs=1e-3)
+    # a's January win looks less impressive once February's loss to c is known
+    assert retro[(202401, "a")] < as_of[(202401, "a")] - 1

@@ -48,6 +48,8 @@ class WhrRules:
     tolerance: float = 0.01  # stop when no rating moved more than this (Elo points)
     # refits with each unrated player's prior mean at their opponents' mean rating (0 = off)
     opponent_prior_passes: int = 3
+    # arpad rate: rewrite every rated period with the estimate from all games at the end
+    retroactive: bool = True
 
     def __post_init__(self):
         if not (self.w2 > 0 and self.initial_rd > 0 and self.rated_rd > 0):
@@ -342,39 +344,44 @@ class WhrSystem:
     def history_reports(
         self, state: State, walked: list[int], rules: WhrRules
     ) -> dict[int, Report]:
-        """Retroactive reports: every walked period re-estimated from all games in ``state``.
+        """Retroactive reports: every period re-estimated from all games in ``state``
+        (none when ``rules.retroactive`` is off).
 
         A player's rating at a period between two of their nodes is the Wiener-process
         interpolation of the two; after the last node it stays at the last node's value
         (its variance grows by w2 per month); before the first node the player is not reported.
         """
+        if not rules.retroactive or not state.tables["sides"]["player"].size:
+            return {}
         fit = self.fit(state, rules)
         n = state.players["prior_mean"].shape[0]
         sides = state.tables["sides"]
-        node_offsets = np.searchsorted(fit.node_player, np.arange(n + 1))
         games_at = np.bincount(fit.side_node, minlength=fit.node_player.size)
         score_at = np.bincount(fit.side_node, weights=sides["score"], minlength=games_at.size)
         out: dict[int, Report] = {}
         previous = np.full(n, np.nan)
         previous_rd = np.full(n, np.nan)
+        months = [periods.month_index(p) for p in walked]
+        span = max(int(fit.node_month.max()), *months) + 2
+        node_key = fit.node_player * span + fit.node_month
         for period in walked:
             month = periods.month_index(period)
-            # index of each player's last node at or before this month
-            idx = np.full(n, -1, dtype=np.int64)
-            nxt = np.full(n, -1, dtype=np.int64)
-            for p in np.flatnonzero(np.diff(node_offsets) > 0):
-                a, b = node_offsets[p], node_offsets[p + 1]
-                k = a + np.searchsorted(fit.node_month[a:b], month, side="right") - 1
-                if k >= a:
-                    idx[p] = k
-                    if k + 1 < b:
-                        nxt[p] = k + 1
+            # index of each player's last node at or before this month, and the next one
+            query = np.arange(n, dtype=np.int64) * span + month
+            pos = np.searchsorted(node_key, query, side="right") - 1
+            ok = pos >= 0
+            ok[ok] = fit.node_player[pos[ok]] == np.flatnonzero(ok)
+            idx = np.where(ok, pos, -1)
+            after = pos + 1
+            ok_next = ok & (after < node_key.size)
+            ok_next[ok_next] = fit.node_player[after[ok_next]] == np.flatnonzero(ok_next)
+            nxt = np.where(ok_next, after, -1)
             has = idx >= 0
             k = np.maximum(idx, 0)
             kn = np.maximum(nxt, 0)
             dt = np.where(has, month - fit.node_month[k], 0).astype(np.float64)
-            span = np.where(nxt >= 0, fit.node_month[kn] - fit.node_month[k], 1).astype(np.float64)
-            frac = np.where(nxt >= 0, dt / span, 0.0)
+            gap = np.where(nxt >= 0, fit.node_month[kn] - fit.node_month[k], 1).astype(np.float64)
+            frac = np.where(nxt >= 0, dt / gap, 0.0)
             rating = fit.rating[k] + frac * (fit.rating[kn] - fit.rating[k])
             var = fit.variance[k] + rules.w2 * dt * np.where(nxt >= 0, 1 - frac, 1.0)
             rating = np.where(has, rating, np.nan)
