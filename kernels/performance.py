@@ -48,7 +48,12 @@ def expected_curve(d, curve):
 
 @jit
 def true_performance_one(opponent_rating, lo_entry, hi_entry, target, extra_rating, curve, tol):
-    """Bisection for R with Σ_j E(R − R_j) (+ E(R − extra) if extra is finite) = target."""
+    """R with Σ_j E(R − R_j) (+ E(R − extra) if extra is finite) = target.
+
+    Safeguarded Newton: E is strictly increasing, so a bracket [lo, hi] is kept
+    and any Newton step that leaves it is replaced by bisection; stops when the
+    step or the bracket is below ``tol``.
+    """
     lo = math.inf
     hi = -math.inf
     for j in range(lo_entry, hi_entry):
@@ -59,7 +64,7 @@ def true_performance_one(opponent_rating, lo_entry, hi_entry, target, extra_rati
     if extra_rating == extra_rating:
         lo = min(lo, extra_rating)
         hi = max(hi, extra_rating)
-    # E is strictly increasing in R; widen the bracket until it holds the root.
+    # Widen the bracket until it holds the root.
     lo -= 800.0
     hi += 800.0
     for _ in range(60):
@@ -70,15 +75,41 @@ def true_performance_one(opponent_rating, lo_entry, hi_entry, target, extra_rati
         if _sum_expected(opponent_rating, lo_entry, hi_entry, hi, extra_rating, curve) >= target:
             break
         hi += 800.0
+    x = 0.5 * (lo + hi)
     for _ in range(200):
-        if hi - lo <= tol:
-            break
-        mid = 0.5 * (lo + hi)
-        if _sum_expected(opponent_rating, lo_entry, hi_entry, mid, extra_rating, curve) < target:
-            lo = mid
+        f = -target
+        slope = 0.0
+        for j in range(lo_entry, hi_entry):
+            o = opponent_rating[j]
+            if o == o:
+                f += expected_curve(x - o, curve)
+                slope += expected_slope(x - o, curve)
+        if extra_rating == extra_rating:
+            f += expected_curve(x - extra_rating, curve)
+            slope += expected_slope(x - extra_rating, curve)
+        if f < 0.0:
+            lo = x
         else:
-            hi = mid
-    return 0.5 * (lo + hi)
+            hi = x
+        if hi - lo <= tol:
+            return 0.5 * (lo + hi)
+        nxt = x - f / slope if slope > 0.0 else 0.5 * (lo + hi)
+        if not (lo < nxt < hi):
+            nxt = 0.5 * (lo + hi)
+        if abs(nxt - x) <= 0.5 * tol:
+            return nxt
+        x = nxt
+    return x
+
+
+@jit
+def expected_slope(d, curve):
+    """dE/dd of ``expected_curve``."""
+    if curve == CURVE_NORMAL:
+        z = d / 400.0
+        return math.exp(-z * z) / (400.0 * math.sqrt(math.pi))
+    e = 1.0 / (1.0 + 10.0 ** (-d / 400.0))
+    return e * (1.0 - e) * math.log(10.0) / 400.0
 
 
 @jit
@@ -94,7 +125,9 @@ def _sum_expected(opponent_rating, lo_entry, hi_entry, r, extra_rating, curve):
 
 
 @jit_parallel
-def _performance_period(offsets, opponent_rating, own_score, own_rating, dp_by_percent, curve, tol):
+def _performance_period(
+    offsets, opponent_rating, own_score, own_rating, dp_by_percent, curve, tol, with_true
+):
     n = offsets.shape[0] - 1
     games = np.zeros(n, dtype=np.int32)
     score = np.zeros(n, dtype=np.float64)
@@ -130,9 +163,10 @@ def _performance_period(offsets, opponent_rating, own_score, own_rating, dp_by_p
             extreme[p] = True
             extra = own_rating[p] if own_rating[p] == own_rating[p] else rc
             target += 0.5
-        true[p] = true_performance_one(
-            opponent_rating, offsets[p], offsets[p + 1], target, extra, curve, tol
-        )
+        if with_true:
+            true[p] = true_performance_one(
+                opponent_rating, offsets[p], offsets[p + 1], target, extra, curve, tol
+            )
     return games, score, average, fide, linear, true, extreme
 
 
@@ -144,12 +178,14 @@ def performance_period(
     dp_by_percent: np.ndarray,
     curve: str = "normal",
     tol: float = 1e-7,
+    with_true: bool = True,
 ) -> PerformanceResult:
     """FIDE, linear and true performance of every player (see the module docstring).
 
     ``offsets`` int64[n+1]; ``opponent_rating`` and ``own_score`` one entry per
     CSR entry; ``own_rating`` float64[n] (NaN = none; used only for the virtual
     draw at 0 %/100 %); ``dp_by_percent`` the 101 entries of FIDE table 8.1.1.
+    ``with_true=False`` skips the root finding (``true`` is then NaN).
     """
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     opponent_rating = np.ascontiguousarray(opponent_rating, dtype=np.float64)
@@ -169,6 +205,13 @@ def performance_period(
         raise ValueError(f"curve must be one of {', '.join(CURVES)}")
     return PerformanceResult(
         *_performance_period(
-            offsets, opponent_rating, own_score, own_rating, table, CURVES[curve], float(tol)
+            offsets,
+            opponent_rating,
+            own_score,
+            own_rating,
+            table,
+            CURVES[curve],
+            float(tol),
+            bool(with_true),
         )
     )

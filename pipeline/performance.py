@@ -55,7 +55,13 @@ def fill_performance(system, report: Report, games: PeriodGames) -> Report:
     rating = np.asarray(before, dtype=np.float64)
     column, curve = METHODS[method_for(system)]
     res = performance_period(
-        games.offsets, rating[games.opponent], games.own_score, rating, dp_by_percent(), curve
+        games.offsets,
+        rating[games.opponent],
+        games.own_score,
+        rating,
+        dp_by_percent(),
+        curve,
+        with_true=column == "true",
     )
     report.columns["performance"] = getattr(res, column)
     return report
