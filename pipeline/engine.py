@@ -25,8 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kernels.csr import group_by_player
-from pipeline import catalog, periods
+from pipeline import catalog
 from pipeline.game_reports import write_game_report
 from pipeline.performance import fill_performance
 from pipeline.store import Store
@@ -258,23 +257,7 @@ def rate(
             files = [str(f) for f in store.game_files(pool, period)]
             white, black, score, event = load_period_games(con, files, n)
             t1 = time.perf_counter()
-            grouped = group_by_player(white, black, score, n)
-            games = PeriodGames(
-                period=period,
-                previous_period=previous,
-                elapsed=1 if previous is None else max(1, periods.months_between(previous, period)),
-                year=periods.year_of(period),
-                n_players=n,
-                white=white,
-                black=black,
-                score=score,
-                event=event,
-                offsets=grouped.offsets,
-                opponent=grouped.opponent,
-                own_score=grouped.score,
-                is_white=grouped.is_white,
-                game=grouped.game,
-            )
+            games = PeriodGames.build(period, white, black, score, n, event, previous)
             state, report = sys_.step(state, games, r)
             report = fill_performance(sys_, report, games)
             t2 = time.perf_counter()

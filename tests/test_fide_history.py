@@ -49,23 +49,9 @@ def period_games(period, n, games, previous=None, events=None) -> PeriodGames:
     black = np.array([g[1] for g in games], dtype=np.int32)
     score = np.array([g[2] for g in games], dtype=np.float64)
     event = np.array(events if events is not None else [-1] * len(games), dtype=np.int32)
-    g = group_by_player(white, black, score, n)
-    return PeriodGames(
-        period=period,
-        previous_period=previous,
-        elapsed=1,
-        year=period // 100,
-        n_players=n,
-        white=white,
-        black=black,
-        score=score,
-        event=event,
-        offsets=g.offsets,
-        opponent=g.opponent,
-        own_score=g.score,
-        is_white=g.is_white,
-        game=g.game,
-    )
+    games_ = PeriodGames.build(period, white, black, score, n, event, previous)
+    games_.elapsed = 1
+    return games_
 
 
 def run(info, games_by_period, rules=None, pool="standard"):

@@ -215,11 +215,7 @@ def test_event_ratings_match_naive_reference(case, method):
     n, white, black, score, event, rating = case
     w, b, s = np.array(white, np.int32), np.array(black, np.int32), np.array(score)
     g = group_by_player(w, b, s, n)
-    games = PeriodGames(
-        period=1, previous_period=None, elapsed=1, year=None, n_players=n, white=w, black=b,
-        score=s, event=np.array(event, np.int32), offsets=g.offsets, opponent=g.opponent,
-        own_score=g.score, is_white=g.is_white, game=g.game,
-    )  # fmt: skip
+    games = PeriodGames.build(1, w, b, s, n, np.array(event, np.int32))
     opponent, own_score, entry_event = entries_by_event(games)
     r = np.array([np.nan if x is None else x for x in rating], dtype=np.float64)
     code = {"harkness": METHOD_HARKNESS, "ingo": METHOD_INGO_PERFORMANCE}.get(

@@ -59,6 +59,59 @@ class PeriodGames:
     is_white: np.ndarray  # bool[2g]
     game: np.ndarray  # int32[2g]
 
+    @classmethod
+    def build(
+        cls,
+        period: int,
+        white: np.ndarray,
+        black: np.ndarray,
+        score: np.ndarray,
+        n_players: int,
+        event: np.ndarray | None = None,
+        previous_period: int | None = None,
+    ) -> PeriodGames:
+        """A period's games from flat arrays: the CSR grouping, elapsed months and year."""
+        from kernels.csr import group_by_player
+        from pipeline import periods
+
+        white = np.ascontiguousarray(white, dtype=np.int32)
+        black = np.ascontiguousarray(black, dtype=np.int32)
+        score = np.ascontiguousarray(score, dtype=np.float64)
+        if event is None:
+            event = np.full(white.shape[0], -1, dtype=np.int32)
+        grouped = group_by_player(white, black, score, n_players)
+        elapsed = 1
+        if previous_period is not None:
+            elapsed = max(1, periods.months_between(previous_period, period))
+        return cls(
+            period=period,
+            previous_period=previous_period,
+            elapsed=elapsed,
+            year=periods.year_of(period),
+            n_players=n_players,
+            white=white,
+            black=black,
+            score=score,
+            event=np.ascontiguousarray(event, dtype=np.int32),
+            offsets=grouped.offsets,
+            opponent=grouped.opponent,
+            own_score=grouped.score,
+            is_white=grouped.is_white,
+            game=grouped.game,
+        )
+
+    def subset(self, keep: np.ndarray) -> PeriodGames:
+        """The same period with only the games where ``keep`` is true (regrouped)."""
+        return PeriodGames.build(
+            self.period,
+            self.white[keep],
+            self.black[keep],
+            self.score[keep],
+            self.n_players,
+            self.event[keep],
+            self.previous_period,
+        )
+
     @property
     def n_games(self) -> int:
         return int(self.white.shape[0])

@@ -14,7 +14,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from kernels.csr import group_by_player
 from kernels.fide import INITIAL_METHOD_2022, INITIAL_METHOD_2024, fide_initial_rating, fide_period
 from kernels.rounding import round_half_away_array
 from pipeline import periods
@@ -456,22 +455,7 @@ class FideSystem:
         )
         if not drop.any():
             return games
-        keep = ~drop
-        white, black = games.white[keep], games.black[keep]
-        score, event = games.score[keep], games.event[keep]
-        grouped = group_by_player(white, black, score, games.n_players)
-        return dataclasses.replace(
-            games,
-            white=white,
-            black=black,
-            score=score,
-            event=event,
-            offsets=grouped.offsets,
-            opponent=grouped.opponent,
-            own_score=grouped.score,
-            is_white=grouped.is_white,
-            game=grouped.game,
-        )
+        return games.subset(~drop)
 
     def _pool_and_initial(self, state, games, res, is_rated, rules):
         """Append this period's games of unrated players to their pools, drop entries
