@@ -229,3 +229,47 @@ def test_flows_on_dask_equal_single_process(month_files, tmp_path, dask_cluster)
     assert summary.games_ingested == sum(games_in(f) for f in files)
     assert [f["outcome"] for f in summary.files] == ["processed", "processed", "rejected"]
     assert_same(ratings_snapshot(Store(store2)), single)
+
+
+# -- the whole monthly job killed with SIGKILL and started again --------------------------
+
+
+@pytest.mark.parametrize(
+    "kill",
+    [
+        "checkpoint:4",  # month 2: inside the rating of the new periods
+        pytest.param("write:2", marks=pytest.mark.slow),  # month 2: inside the ingest
+    ],
+)
+def test_monthly_job_killed_and_restarted_equals_uninterrupted(kill, month_files, tmp_path):
+    import signal
+
+    from tests.test_resume import run_arpad
+
+    def month(root: Path, files: list[Path], kill_at: str | None = None):
+        inbox = root / "inbox"
+        drop(inbox, *files)
+        args = ["recalculate", "--no-flow", "--store", str(root / "store"), "--inbox", str(inbox)]
+        proc = run_arpad([*args, "--mapping", "kaggle2010", "--systems", "elo,fide"], kill_at)
+        _, err = proc.communicate(timeout=300)
+        return proc.returncode, err.decode()
+
+    calm, crash = tmp_path / "calm", tmp_path / "crash"
+    for root in (calm, crash):
+        assert month(root, [month_files["a"]]) == (0, "")
+    assert month(calm, [month_files["b"]]) == (0, "")
+    code, err = month(crash, [month_files["b"]], kill)
+    assert code == -signal.SIGKILL, err
+    assert month(crash, []) == (0, "")  # the next run (e.g. the next scheduled one)
+
+    assert_same(ratings_snapshot(Store(crash / "store")), ratings_snapshot(Store(calm / "store")))
+    for name in ("games", "exports"):
+        got = sorted(p.relative_to(crash) for p in (crash / "store" / name).rglob("*.*"))
+        want = sorted(p.relative_to(calm) for p in (calm / "store" / name).rglob("*.*"))
+        assert got == want
+    csv = "store/exports/system=elo/pool=standard/list-100.csv"
+    assert (crash / csv).read_text() == (calm / csv).read_text()
+    assert sorted(p.name for p in (crash / "inbox" / "processed").iterdir()) == [
+        "games-96-98.csv",
+        "games-99-100.csv",
+    ]
