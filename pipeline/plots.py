@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 
 from pipeline import catalog
+from pipeline.periods import month_index
 from pipeline.store import Store
 
 
@@ -97,17 +98,23 @@ def plot_history(
     """Rating after each period; a ±2·RD band where the system has RDs (Glicko, WHR)."""
     frame = history_data(store, players, system, pool)
     fig, ax = plt.subplots(figsize=(8, 4.5))
+    # x is a month count, so players with different periods line up and gaps show as gaps
     for pid in players:
         f = frame.filter(pl.col("player_id") == pid)
-        x = np.arange(f.height)
+        x = np.array([month_index(p) for p in f["period"].to_list()])
         r = f["rating"].to_numpy().astype(float)
         (line,) = ax.plot(x, r, marker="o", markersize=3, label=pid)
         rd = f["rd"].to_numpy().astype(float)
         if np.isfinite(rd).any():
             ax.fill_between(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.18)
-        ticks = f["period"].to_list()
-        step = max(1, len(ticks) // 12)
-        ax.set_xticks(x[::step], [str(t) for t in ticks[::step]], rotation=45, fontsize=8)
+    ticks = sorted(set(frame["period"].to_list()))
+    step = max(1, len(ticks) // 12)
+    ax.set_xticks(
+        [month_index(p) for p in ticks[::step]],
+        [str(p) for p in ticks[::step]],
+        rotation=45,
+        fontsize=8,
+    )
     ax.set_xlabel("period")
     ax.set_ylabel("rating")
     ax.set_title(f"Rating history: {system} / {pool}")
