@@ -36,6 +36,7 @@ import numpy as np
 import polars as pl
 
 from kernels.csr import group_by_player
+from pipeline import periods
 from pipeline.systems import get_system, system_names
 from pipeline.systems.base import PeriodGames, PlayerInfo, State
 
@@ -245,7 +246,9 @@ def period_games(
     return PeriodGames(
         period=period,
         previous_period=previous,
-        elapsed=elapsed if elapsed is not None else (1 if previous is None else period - previous),
+        elapsed=elapsed
+        if elapsed is not None
+        else (1 if previous is None else max(1, periods.months_between(previous, period))),
         year=None,
         n_players=n_players,
         white=games.white,
