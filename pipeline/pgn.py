@@ -25,12 +25,16 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import polars as pl
+import pyarrow as pa
 
+from kernels.config import jit
 from pipeline import readers
 from pipeline.errors import InputError
 from pipeline.readers import RawTable, decode
@@ -150,103 +154,315 @@ def _date_and_period(col: str) -> tuple[pl.Expr, pl.Expr]:
     return date, period
 
 
+def _ws_fwd(buf, i, end):
+    """Byte length of the Unicode White_Space character starting at ``buf[i]`` (0: none).
+
+    The set is Rust's ``char::is_whitespace``, i.e. what Polars ``str.strip_chars()``
+    strips: ASCII 9-13 and 32, U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029,
+    U+202F, U+205F, U+3000 (UTF-8 encoded)."""
+    c = buf[i]
+    if c == 32 or (c >= 9 and c <= 13):
+        return 1
+    if c < 0x80:
+        return 0
+    if c == 0xC2:
+        if i + 1 < end and (buf[i + 1] == 0x85 or buf[i + 1] == 0xA0):
+            return 2
+        return 0
+    if i + 2 < end:
+        return 3 if _ws3(c, buf[i + 1], buf[i + 2]) else 0
+    return 0
+
+
+def _ws3(c0, c1, c2):
+    if c0 == 0xE2:
+        if c1 == 0x80:
+            return c2 <= 0x8A or c2 == 0xA8 or c2 == 0xA9 or c2 == 0xAF
+        return c1 == 0x81 and c2 == 0x9F
+    if c0 == 0xE1:
+        return c1 == 0x9A and c2 == 0x80
+    if c0 == 0xE3:
+        return c1 == 0x80 and c2 == 0x80
+    return False
+
+
+def _ws_back(buf, j, start):
+    """Byte length of the White_Space character ending just before ``buf[j]`` (0: none)."""
+    c = buf[j - 1]
+    if c == 32 or (c >= 9 and c <= 13):
+        return 1
+    if c < 0x80:
+        return 0
+    if j - 2 >= start and buf[j - 2] == 0xC2 and (c == 0x85 or c == 0xA0):
+        return 2
+    if j - 3 >= start and _ws3(buf[j - 3], buf[j - 2], c):
+        return 3
+    return 0
+
+
+_ws3 = jit(_ws3)
+_ws_fwd = jit(_ws_fwd)
+_ws_back = jit(_ws_back)
+
+
+@jit
+def _scan(buf, names, name_len, cap):
+    """One pass over the UTF-8 bytes of a PGN file (see ``_parse`` for the rules).
+
+    Lines end at LF, CRLF or CR; each is stripped of White_Space; blank lines and
+    ``%`` escape lines are skipped. A game starts at a tag line after a non-tag line
+    (or at the first tag line) or at an ``[Event `` line. Returns per game: first
+    line, first malformed tag line (-1: none), the byte range of the first value of
+    each wanted tag (-1: absent), and the byte ranges of the first, second and last
+    movetext lines (-1: absent); plus the text before the first tag (count, line,
+    byte range), the first kept line and the number of tag lines."""
+    n = buf.size
+    ntag = names.shape[0]
+    t_game = np.empty(cap, np.int64)
+    t_line = np.empty(cap, np.int64)
+    t_key = np.empty(cap, np.int64)
+    t_vs = np.empty(cap, np.int64)
+    t_ve = np.empty(cap, np.int64)
+    g_line = np.empty(cap, np.int64)
+    body = np.full((cap, 6), -1, np.int64)
+    nt = 0
+    g = 0
+    prev_tag = False
+    pre_n = 0
+    pre_line = -1
+    pre_a = 0
+    pre_b = 0
+    first_kept = -1
+    line = 0
+    i = 0
+    while i <= n:
+        j = i
+        while j < n and buf[j] != 10 and buf[j] != 13:
+            j += 1
+        line += 1
+        if j < n:
+            nxt = j + 2 if (buf[j] == 13 and j + 1 < n and buf[j + 1] == 10) else j + 1
+        else:
+            nxt = n + 1
+        a = i
+        b = j
+        i = nxt
+        while a < b:
+            w = _ws_fwd(buf, a, b)
+            if w == 0:
+                break
+            a += w
+        while b > a:
+            w = _ws_back(buf, b, a)
+            if w == 0:
+                break
+            b -= w
+        if a == b or buf[a] == 37:  # blank or a '%' escape line
+            continue
+        if first_kept < 0:
+            first_kept = line
+        if buf[a] != 91:  # movetext (or text before the first tag)
+            prev_tag = False
+            if g == 0:
+                if pre_n == 0:
+                    pre_line = line
+                    pre_a = a
+                    pre_b = b
+                pre_n += 1
+            else:
+                r = g - 1
+                if body[r, 0] < 0:
+                    body[r, 0] = a
+                    body[r, 1] = b
+                elif body[r, 2] < 0:
+                    body[r, 2] = a
+                    body[r, 3] = b
+                body[r, 4] = a
+                body[r, 5] = b
+            continue
+        event = (
+            b - a >= 7
+            and buf[a + 1] == 69  # E
+            and buf[a + 2] == 118  # v
+            and buf[a + 3] == 101  # e
+            and buf[a + 4] == 110  # n
+            and buf[a + 5] == 116  # t
+            and buf[a + 6] == 32
+        )
+        if event or not prev_tag:
+            g_line[g] = line
+            g += 1
+        prev_tag = True
+        # [Key "value"]: the key runs to the first blank; the value, after White_Space,
+        # must start with '"' and end with '"]'. Else the tag line is malformed (-2).
+        key = -2
+        vs = -1
+        ve = -1
+        s = a + 1
+        while s < b and buf[s] != 32:
+            s += 1
+        if s < b:
+            c = s + 1
+            while c < b:
+                w = _ws_fwd(buf, c, b)
+                if w == 0:
+                    break
+                c += w
+            if b - c >= 3 and buf[c] == 34 and buf[b - 2] == 34 and buf[b - 1] == 93:
+                key = -1
+                vs = c + 1
+                ve = b - 2
+                klen = s - a - 1
+                for k in range(ntag):
+                    if name_len[k] == klen:
+                        same = True
+                        for q in range(klen):
+                            if buf[a + 1 + q] != names[k, q]:
+                                same = False
+                                break
+                        if same:
+                            key = k
+                            break
+        t_game[nt] = g - 1
+        t_line[nt] = line
+        t_key[nt] = key
+        t_vs[nt] = vs
+        t_ve[nt] = ve
+        nt += 1
+    g_bad = np.full(g, -1, np.int64)
+    v_start = np.full((ntag, g), -1, np.int64)
+    v_end = np.full((ntag, g), -1, np.int64)
+    for r in range(nt):
+        gi = t_game[r]
+        k = t_key[r]
+        if k == -2:
+            if g_bad[gi] < 0:
+                g_bad[gi] = t_line[r]
+        elif k >= 0 and v_start[k, gi] < 0:
+            v_start[k, gi] = t_vs[r]
+            v_end[k, gi] = t_ve[r]
+    pre = np.array([pre_n, pre_line, pre_a, pre_b, first_kept, nt], np.int64)
+    return g_line[:g].copy(), g_bad, v_start, v_end, body[:g].copy(), pre
+
+
+@jit
+def _gather(buf, starts, ends):
+    """Concatenated bytes and Arrow offsets of ``buf[starts[r]:ends[r]]`` (start < 0: empty)."""
+    m = starts.size
+    total = 0
+    for r in range(m):
+        if starts[r] >= 0:
+            total += ends[r] - starts[r]
+    out = np.empty(total, np.uint8)
+    off = np.empty(m + 1, np.int64)
+    off[0] = 0
+    p = 0
+    for r in range(m):
+        s = starts[r]
+        if s >= 0:
+            for q in range(s, ends[r]):
+                out[p] = buf[q]
+                p += 1
+        off[r + 1] = p
+    return out, off
+
+
+def _strings(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pl.Series:
+    """String series of byte ranges of ``buf`` (valid UTF-8 cut at character bounds); null where start < 0."""
+    data, off = _gather(buf, starts, ends)
+    valid = starts >= 0
+    arr = pa.LargeStringArray.from_buffers(
+        starts.size,
+        pa.py_buffer(off),
+        pa.py_buffer(data),
+        pa.py_buffer(np.packbits(valid, bitorder="little")),
+        int(starts.size - valid.sum()),
+    )
+    return pl.from_arrow(arr)
+
+
+def _utf8(data: bytes, path: Path, notes: list[str]) -> bytes:
+    """The file as UTF-8 bytes under ``readers.decode``'s rules (UTF-8 with or without
+    BOM, else Latin-1; UTF-16 and NUL refused), without building a str for UTF-8 files."""
+    decode(data[:65536], path, [])  # its UTF-16 and NUL checks look at the start only
+    body = data[3:] if data.startswith(codecs.BOM_UTF8) else data
+    if body.isascii():
+        return body
+    try:
+        pl.Series([body], dtype=pl.Binary).cast(pl.String)  # strict: raises unless UTF-8
+        return body
+    except (pl.exceptions.ComputeError, pl.exceptions.InvalidOperationError):
+        return decode(data, path, notes).encode("utf-8")
+
+
+def _blank(buf: bytes) -> bool:
+    """``not text.strip()`` for the decoded text (Python's whitespace), mostly without decoding."""
+    rest = buf.lstrip(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
+    if not rest:
+        return True
+    if rest[0] < 0x80:
+        return False
+    return not rest.decode("utf-8").strip()
+
+
+_TAG_NAMES = np.zeros((len(TAGS), max(len(t) for t in TAGS)), np.uint8)
+for _k, _t in enumerate(TAGS):
+    _TAG_NAMES[_k, : len(_t)] = np.frombuffer(_t.encode(), np.uint8)
+_TAG_LEN = np.array([len(t) for t in TAGS], np.int64)
+
+
 def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
     if kind == "players":
         raise InputError(path, None, "a PGN file holds games, not a players list")
     notes: list[str] = []
-    text = decode(load_bytes(path, notes), path, notes)
-    if not text.strip():
+    raw_bytes = _utf8(load_bytes(path, notes), path, notes)
+    if _blank(raw_bytes):
         raise InputError(path, 1, "empty file: no PGN games")
     source = path.name
-    text = text.replace("\r\n", "\n")
-    if "\r" in text:
-        text = text.replace("\r", "\n")
-    # Splitting in Polars (one string -> exploded list) avoids a Python list of lines.
-    lines = (
-        pl.Series("text", [text]).str.split("\n").explode().to_frame().with_row_index("_line", 1)
+    buf = np.frombuffer(raw_bytes, np.uint8)
+    g_line, g_bad, v_start, v_end, body, pre = _scan(
+        buf, _TAG_NAMES, _TAG_LEN, raw_bytes.count(b"[") + 1
     )
-    lines = lines.with_columns(pl.col("_line").cast(pl.Int64), pl.col("text").str.strip_chars())
-    lines = lines.filter(pl.col("text") != "")
-    # Lines starting with '%' are escape lines (PGN §6); skip them.
-    lines = lines.filter(~pl.col("text").str.starts_with("%"))
-    is_tag = pl.col("text").str.starts_with("[")
-    lines = lines.with_columns(is_tag.alias("_tag"))
-    # A game starts at a tag line after movetext, or at an [Event tag (the first tag of
-    # the export format), so a game without movetext does not swallow the next header.
-    new_game = pl.col("_tag") & (
-        ~pl.col("_tag").shift(1, fill_value=False) | pl.col("text").str.starts_with("[Event ")
-    )
-    lines = lines.with_columns(new_game.cum_sum().alias("game"))
-    if lines.filter(pl.col("_tag")).height == 0:
-        first = lines.get_column("_line")[0] if lines.height else 1
+    pre_n, pre_line, pre_a, pre_b, first_kept, n_tag_lines = (int(x) for x in pre)
+    if n_tag_lines == 0:
+        first = first_kept if first_kept > 0 else 1
         raise InputError(path, first, 'no PGN tag pairs ([Tag "value"]) found: not a PGN file')
 
     problems: list[tuple[int, str, str, str]] = []
-    preamble = lines.filter(pl.col("game") == 0)
-    if preamble.height:
+    if pre_n:
         problems.append(
             (
-                int(preamble.get_column("_line")[0]),
+                pre_line,
                 "malformed_row",
-                f"{preamble.height} line(s) of text before the first tag section",
-                preamble.get_column("text")[0][:200],
+                f"{pre_n} line(s) of text before the first tag section",
+                raw_bytes[pre_a:pre_b].decode("utf-8")[:200],
             )
         )
-    lines = lines.filter(pl.col("game") > 0)
 
-    # [Key "value"]: split at the first blank (no regex); a line that does not end in
-    # '"]' or whose value does not start with '"' is a malformed tag.
-    parts = pl.col("text").str.strip_prefix("[").str.splitn(" ", 2)
-    tags = lines.filter(pl.col("_tag")).with_columns(parts.alias("_parts"))
-    tags = tags.with_columns(
-        pl.col("_parts").struct.field("field_0").alias("_k"),
-        pl.col("_parts").struct.field("field_1").str.strip_chars_start().alias("_v"),
+    # Per game: the first value of each tag (backslash escapes undone) and the first,
+    # second and last movetext lines, as string columns cut from the file's bytes.
+    n_games = g_line.size
+    starts = np.concatenate([v_start.ravel(), body[:, 0], body[:, 2], body[:, 4]])
+    ends = np.concatenate([v_end.ravel(), body[:, 1], body[:, 3], body[:, 5]])
+    strings = _strings(buf, starts, ends)
+    names = [*TAGS, "_first", "_second", "_last"]
+    games = pl.DataFrame(
+        [pl.Series("_line", g_line)]
+        + [strings.slice(k * n_games, n_games).alias(name) for k, name in enumerate(names)]
+        + [pl.Series("_bad_tag_line", g_bad)]
     )
-    ok = (
-        pl.col("_v").str.starts_with('"')
-        & pl.col("_v").str.ends_with('"]')
-        & (pl.col("_v").str.len_bytes() >= 3)
-    )
-    tags = tags.select(
-        "game",
-        "_line",
-        pl.when(ok).then(pl.col("_k")).alias("key"),
-        pl.when(ok)
-        .then(pl.col("_v").str.slice(1, pl.col("_v").str.len_chars() - 3))
-        .alias("value"),
-    )
-    heads = tags.group_by("game", maintain_order=True).agg(
-        pl.col("_line").first(),
-        pl.col("_line").filter(pl.col("key").is_null()).first().alias("_bad_tag_line"),
-    )
-    wanted = tags.filter(pl.col("key").is_in(TAGS)).unique(["game", "key"], keep="first")
-    wanted = wanted.with_columns(
-        pl.when(pl.col("value").str.contains("\\", literal=True))
-        .then(pl.col("value").str.replace_all(r"\\([\\\"])", "$1"))
-        .otherwise(pl.col("value"))
-        .alias("value")
-    )
-    if wanted.height:
-        wide = wanted.pivot(on="key", index="game", values="value")
-    else:
-        wide = pl.DataFrame({"game": pl.Series([], dtype=heads.schema["game"])})
-    games = heads.join(wide, on="game", how="left")
-    for tag in TAGS:
-        if tag not in games.columns:
-            games = games.with_columns(pl.lit(None, dtype=pl.String).alias(tag))
+
+    def unescape(col: str) -> pl.Expr:
+        v = pl.col(col)
+        return (
+            pl.when(v.str.contains("\\", literal=True))
+            .then(v.str.replace_all(r"\\([\\\"])", "$1"))
+            .otherwise(v)
+            .alias(col)
+        )
 
     # Movetext: a move in its first two lines, and the termination marker ending its
     # last line (only those lines are scanned; a forfeit is one line, e.g. "1-0").
-    body = (
-        lines.filter(~pl.col("_tag"))
-        .group_by("game", maintain_order=True)
-        .agg(
-            pl.col("text").first().alias("_first"),
-            pl.col("text").slice(1, 1).first().alias("_second"),
-            pl.col("text").last().alias("_last"),
-        )
-    )
-
     def has_move(col: str) -> pl.Expr:
         clean = (
             pl.col(col)
@@ -257,17 +473,16 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         )
         return clean.str.contains(r"[A-Za-z]").fill_null(False)
 
-    body = body.select(
-        "game",
+    games = games.with_columns(
+        *(unescape(t) for t in TAGS),
+        pl.when(pl.col("_bad_tag_line") >= 0).then(pl.col("_bad_tag_line")).alias("_bad_tag_line"),
         (has_move("_first") | has_move("_second")).alias("_has_move"),
         pl.col("_last")
         .str.replace(r"\{[^}]*\}\s*$", "")
         .str.extract(TERMINATION + r"\s*$", 1)
         .alias("_marker"),
-    )
-    games = games.join(body, on="game", how="left").with_columns(
-        pl.col("_has_move").fill_null(False)
-    )
+    ).drop("_first", "_second", "_last")
+
     games = games.with_columns(
         pl.format(
             "{} - {} {} ({}, {}, round {})", "White", "Black", "Result", "Event", "Date", "Round"
