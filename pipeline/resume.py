@@ -78,7 +78,9 @@ def fingerprint(
     return h.hexdigest()
 
 
-def _completed_prefix(store: Store, system: str, pool: str, walk: list[int], run: str) -> int | None:
+def _completed_prefix(
+    store: Store, system: str, pool: str, walk: list[int], run: str
+) -> int | None:
     """The last period of ``walk`` such that it and every earlier one has a checkpoint of ``run``."""
     last = None
     for period in walk:
