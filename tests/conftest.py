@@ -9,8 +9,13 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # Shared, noisy machines: no per-example deadlines (speed is measured in benchmarks/).
+# In CI the examples are derandomized (reproducible runs); locally they vary.
 settings.register_profile(
-    "arpad", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+    "arpad",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,
+    derandomize=bool(os.environ.get("CI")),
 )
 settings.load_profile("arpad")
 

@@ -142,7 +142,7 @@ def test_floors():
 @given(
     st.lists(st.floats(600, 2600), min_size=1, max_size=10),
     st.floats(600, 2600),
-    st.floats(0, 30),
+    st.one_of(st.just(0.0), st.floats(0.25, 30)),  # effective games: none, or a real count
     st.data(),
 )
 def test_special_rating_properties(opps, prior, n_eff, data):
