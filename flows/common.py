@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 
 from prefect.cache_policies import NO_CACHE
@@ -59,6 +60,7 @@ def dask_task_runner(cluster: str | None = None, workers: int | None = None):
             "threads_per_worker": 1,
             "processes": True,
             "dashboard_address": None,
+            "silence_logs": logging.WARNING,
             "env": {"NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": "1"},
         },
     )
@@ -70,7 +72,11 @@ def configured(flow_obj, cluster: str | None = None, workers: int | None = None)
     cluster = cluster or os.environ.get("ARPAD_CLUSTER") or None
     workers = workers or int(os.environ.get("ARPAD_WORKERS") or 0) or None
     runner = dask_task_runner(cluster, workers)
-    return flow_obj if runner is None else flow_obj.with_options(task_runner=runner)
+    if runner is None:
+        return flow_obj
+    # Dask's INFO lines (workers starting and stopping) would drown the command's output.
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    return flow_obj.with_options(task_runner=runner)
 
 
 def on_dask() -> bool:

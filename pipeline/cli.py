@@ -8,6 +8,7 @@ registers its subcommands through ``register(subparsers)``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import pkgutil
@@ -26,13 +27,15 @@ def _prepare_environment() -> None:
     os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
 
 
+@contextlib.contextmanager
 def _writer_lock(args):
     """Commands that write the store hold its single-writer lock (pipeline/store.py);
-    their ``--cluster``/``--workers`` reach the flows through the environment."""
-    import contextlib
-
+    their ``--cluster``/``--workers`` reach the flows through the environment
+    (ARPAD_CLUSTER/ARPAD_WORKERS, restored afterwards)."""
     if not getattr(args, "writes_store", False):
-        return contextlib.nullcontext()
+        yield
+        return
+    saved = {k: os.environ.get(k) for k in ("ARPAD_CLUSTER", "ARPAD_WORKERS")}
     if getattr(args, "cluster", None):
         os.environ["ARPAD_CLUSTER"] = args.cluster
     if getattr(args, "workers", None):
@@ -40,9 +43,18 @@ def _writer_lock(args):
     from pipeline.store import Store
 
     store = Store(args.store)
-    if not store.exists() and args.command not in CREATES_STORE:
-        return contextlib.nullcontext()  # the command reports the missing store itself
-    return store.writer_lock(f"arpad {args.command}", wait=args.wait)
+    try:
+        if not store.exists() and args.command not in CREATES_STORE:
+            yield  # the command reports the missing store itself
+        else:
+            with store.writer_lock(f"arpad {args.command}", wait=args.wait):
+                yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 CREATES_STORE = {"ingest", "recalculate"}

@@ -273,3 +273,18 @@ def test_monthly_job_killed_and_restarted_equals_uninterrupted(kill, month_files
         "games-96-98.csv",
         "games-99-100.csv",
     ]
+
+
+@pytest.mark.slow
+def test_cli_workers_option_runs_a_local_dask_cluster(month_files, tmp_path):
+    """``arpad reconstruct --workers 2``: a LocalCluster of two processes, same ratings."""
+    from pipeline.cli import main
+
+    files = [month_files["a"], month_files["b"]]
+    single = from_scratch(tmp_path / "single", files, SYSTEMS)
+    store = Store(tmp_path / "cli")
+    ingest_files(store, files, mapping="kaggle2010")
+    args = ["reconstruct", "--store", str(store.root), "--systems", "elo,fide", "--workers", "2"]
+    assert main(args) == 0
+    assert "ARPAD_WORKERS" not in os.environ  # the option does not leak out of the command
+    assert_same(ratings_snapshot(store), single)
