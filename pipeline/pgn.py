@@ -57,6 +57,8 @@ TAGS = (
     "EventDate",
 )
 TERMINATION = r"(1-0|0-1|1/2-1/2|\*)"
+MARKERS = (None, "1-0", "0-1", "1/2-1/2", "*")
+_HALF = np.frombuffer(b"1/2-1/2", np.uint8)
 UNRATED_ELO = ("", "?", "-", "0")
 BLITZ_MAX_SECONDS = 600  # FIDE Laws of Chess, Appendix B.1: 10 minutes or less
 RAPID_MAX_SECONDS = 3600  # Appendix A.1: more than 10 and less than 60 minutes
@@ -205,26 +207,70 @@ _ws_fwd = jit(_ws_fwd)
 _ws_back = jit(_ws_back)
 
 
+# Layout of a game's row in the scan result (int64; -1: absent).
+_LINE, _BAD, _MOVE, _MARKER, _FIRST, _SECOND, _LAST, _VALUES = 0, 1, 2, 3, 4, 6, 8, 10
+_WIDTH = _VALUES + 2 * len(TAGS)
+
+
 @jit
-def _scan(buf, names, name_len, cap):
-    """One pass over the UTF-8 bytes of a PGN file (see ``_parse`` for the rules).
+def _line_move(buf, a, b):
+    """1 if the line holds a letter (a move), 0 if not, -1 if it holds comment
+    characters ({, }, ;): then only the regular expressions of ``has_move`` decide."""
+    letter = 0
+    for q in range(a, b):
+        c = buf[q]
+        if c == 123 or c == 125 or c == 59:
+            return -1
+        if (c >= 65 and c <= 90) or (c >= 97 and c <= 122):
+            letter = 1
+    return letter
+
+
+@jit
+def _line_marker(buf, a, b):
+    """Termination marker ending the stripped line ``buf[a:b]`` (0: none, 1-4: MARKERS);
+    -1 when the line holds '}' (a trailing comment: the regular expressions decide).
+    No marker is a suffix of another, and a stripped line has no trailing blanks."""
+    for q in range(a, b):
+        if buf[q] == 125:
+            return -1
+    n = b - a
+    if buf[b - 1] == 42:
+        return 4
+    if n >= 3 and buf[b - 2] == 45:
+        if buf[b - 3] == 49 and buf[b - 1] == 48:
+            return 1
+        if buf[b - 3] == 48 and buf[b - 1] == 49:
+            return 2
+    if n >= 7:
+        for q in range(7):
+            if buf[b - 7 + q] != _HALF[q]:
+                return 0
+        return 3
+    return 0
+
+
+@jit
+def _close_game(buf, row):
+    if row[_LAST] >= 0:
+        row[_MARKER] = _line_marker(buf, row[_LAST], row[_LAST + 1])
+
+
+@jit
+def _scan(buf, names, name_len):
+    """One pass over the UTF-8 bytes of a PGN file (the rules of ``read_pgn``).
 
     Lines end at LF, CRLF or CR; each is stripped of White_Space; blank lines and
     ``%`` escape lines are skipped. A game starts at a tag line after a non-tag line
-    (or at the first tag line) or at an ``[Event `` line. Returns per game: first
-    line, first malformed tag line (-1: none), the byte range of the first value of
-    each wanted tag (-1: absent), and the byte ranges of the first, second and last
-    movetext lines (-1: absent); plus the text before the first tag (count, line,
-    byte range), the first kept line and the number of tag lines."""
+    (or at the first tag line) or at an ``[Event `` line. Returns one row per game
+    (layout ``_LINE`` ... ``_VALUES``: first line, first malformed tag line, has a
+    move, termination marker, byte ranges of the first, second and last movetext
+    lines and of the first value of each wanted tag) and ``pre``: lines of text
+    before the first tag, the first one's line and byte range, the first kept line
+    and the number of tag lines."""
     n = buf.size
     ntag = names.shape[0]
-    t_game = np.empty(cap, np.int64)
-    t_line = np.empty(cap, np.int64)
-    t_key = np.empty(cap, np.int64)
-    t_vs = np.empty(cap, np.int64)
-    t_ve = np.empty(cap, np.int64)
-    g_line = np.empty(cap, np.int64)
-    body = np.full((cap, 6), -1, np.int64)
+    games = np.empty((n // 2048 + 16, _WIDTH), np.int64)
     nt = 0
     g = 0
     prev_tag = False
@@ -269,16 +315,19 @@ def _scan(buf, names, name_len, cap):
                     pre_a = a
                     pre_b = b
                 pre_n += 1
-            else:
-                r = g - 1
-                if body[r, 0] < 0:
-                    body[r, 0] = a
-                    body[r, 1] = b
-                elif body[r, 2] < 0:
-                    body[r, 2] = a
-                    body[r, 3] = b
-                body[r, 4] = a
-                body[r, 5] = b
+                continue
+            row = games[g - 1]
+            if row[_FIRST] < 0:
+                row[_FIRST] = a
+                row[_FIRST + 1] = b
+                row[_MOVE] = _line_move(buf, a, b)
+            elif row[_SECOND] < 0:
+                row[_SECOND] = a
+                row[_SECOND + 1] = b
+                if row[_MOVE] == 0:
+                    row[_MOVE] = _line_move(buf, a, b)
+            row[_LAST] = a
+            row[_LAST + 1] = b
             continue
         event = (
             b - a >= 7
@@ -290,95 +339,97 @@ def _scan(buf, names, name_len, cap):
             and buf[a + 6] == 32
         )
         if event or not prev_tag:
-            g_line[g] = line
+            if g > 0:
+                _close_game(buf, games[g - 1])
+            if g == games.shape[0]:
+                bigger = np.empty((2 * g, _WIDTH), np.int64)
+                bigger[:g] = games
+                games = bigger
+            games[g, :] = -1
+            games[g, _LINE] = line
+            games[g, _MOVE] = 0
+            games[g, _MARKER] = 0
             g += 1
         prev_tag = True
+        nt += 1
+        row = games[g - 1]
         # [Key "value"]: the key runs to the first blank; the value, after White_Space,
-        # must start with '"' and end with '"]'. Else the tag line is malformed (-2).
-        key = -2
-        vs = -1
-        ve = -1
+        # must start with '"' and end with '"]'. Else the tag line is malformed.
         s = a + 1
         while s < b and buf[s] != 32:
             s += 1
+        ok = False
+        c = s + 1
         if s < b:
-            c = s + 1
             while c < b:
                 w = _ws_fwd(buf, c, b)
                 if w == 0:
                     break
                 c += w
-            if b - c >= 3 and buf[c] == 34 and buf[b - 2] == 34 and buf[b - 1] == 93:
-                key = -1
-                vs = c + 1
-                ve = b - 2
-                klen = s - a - 1
-                for k in range(ntag):
-                    if name_len[k] == klen:
-                        same = True
-                        for q in range(klen):
-                            if buf[a + 1 + q] != names[k, q]:
-                                same = False
-                                break
-                        if same:
-                            key = k
-                            break
-        t_game[nt] = g - 1
-        t_line[nt] = line
-        t_key[nt] = key
-        t_vs[nt] = vs
-        t_ve[nt] = ve
-        nt += 1
-    g_bad = np.full(g, -1, np.int64)
-    v_start = np.full((ntag, g), -1, np.int64)
-    v_end = np.full((ntag, g), -1, np.int64)
-    for r in range(nt):
-        gi = t_game[r]
-        k = t_key[r]
-        if k == -2:
-            if g_bad[gi] < 0:
-                g_bad[gi] = t_line[r]
-        elif k >= 0 and v_start[k, gi] < 0:
-            v_start[k, gi] = t_vs[r]
-            v_end[k, gi] = t_ve[r]
+            ok = b - c >= 3 and buf[c] == 34 and buf[b - 2] == 34 and buf[b - 1] == 93
+        if not ok:
+            if row[_BAD] < 0:
+                row[_BAD] = line
+            continue
+        klen = s - a - 1
+        for k in range(ntag):
+            if name_len[k] == klen:
+                same = True
+                for q in range(klen):
+                    if buf[a + 1 + q] != names[k, q]:
+                        same = False
+                        break
+                if same:
+                    if row[_VALUES + 2 * k] < 0:
+                        row[_VALUES + 2 * k] = c + 1
+                        row[_VALUES + 2 * k + 1] = b - 2
+                    break
+    if g > 0:
+        _close_game(buf, games[g - 1])
     pre = np.array([pre_n, pre_line, pre_a, pre_b, first_kept, nt], np.int64)
-    return g_line[:g].copy(), g_bad, v_start, v_end, body[:g].copy(), pre
+    return games[:g], pre
 
 
 @jit
-def _gather(buf, starts, ends):
-    """Concatenated bytes and Arrow offsets of ``buf[starts[r]:ends[r]]`` (start < 0: empty)."""
-    m = starts.size
-    total = 0
-    for r in range(m):
-        if starts[r] >= 0:
-            total += ends[r] - starts[r]
-    out = np.empty(total, np.uint8)
-    off = np.empty(m + 1, np.int64)
+def _gather(buf, games, col0, ncol):
+    """Bytes and Arrow offsets of the byte ranges in columns ``col0, col0 + 2, ...`` of
+    ``games`` (start, end pairs; start < 0: empty), column after column. Copied in
+    file order (game after game) so that ``buf`` is read once, front to back."""
+    g = games.shape[0]
+    off = np.empty(ncol * g + 1, np.int64)
     off[0] = 0
-    p = 0
-    for r in range(m):
-        s = starts[r]
-        if s >= 0:
-            for q in range(s, ends[r]):
-                out[p] = buf[q]
-                p += 1
-        off[r + 1] = p
+    for r in range(g):
+        for k in range(ncol):
+            s = games[r, col0 + 2 * k]
+            off[k * g + r + 1] = games[r, col0 + 2 * k + 1] - s if s >= 0 else 0
+    for q in range(1, ncol * g + 1):
+        off[q] += off[q - 1]
+    out = np.empty(off[ncol * g], np.uint8)
+    for r in range(g):
+        for k in range(ncol):
+            s = games[r, col0 + 2 * k]
+            if s >= 0:
+                p = off[k * g + r]
+                for q in range(games[r, col0 + 2 * k + 1] - s):
+                    out[p + q] = buf[s + q]
     return out, off
 
 
-def _strings(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> pl.Series:
-    """String series of byte ranges of ``buf`` (valid UTF-8 cut at character bounds); null where start < 0."""
-    data, off = _gather(buf, starts, ends)
-    valid = starts >= 0
+def _strings(buf: np.ndarray, games: np.ndarray, col0: int, ncol: int) -> list[pl.Series]:
+    """String columns of the byte ranges (start, end) in columns ``col0, col0 + 2, ...``
+    of ``games`` (valid UTF-8 cut at character bounds); null where start < 0."""
+    data, off = _gather(buf, games, col0, ncol)
+    valid = games[:, col0 : col0 + 2 * ncol : 2].T.ravel() >= 0
     arr = pa.LargeStringArray.from_buffers(
-        starts.size,
+        valid.size,
         pa.py_buffer(off),
         pa.py_buffer(data),
         pa.py_buffer(np.packbits(valid, bitorder="little")),
-        int(starts.size - valid.sum()),
+        int(valid.size - valid.sum()),
     )
-    return pl.from_arrow(arr)
+    series = pl.from_arrow(arr)
+    g = games.shape[0]
+    return [series.slice(k * g, g) for k in range(ncol)]
 
 
 def _utf8(data: bytes, path: Path, notes: list[str]) -> bytes:
@@ -420,9 +471,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, "empty file: no PGN games")
     source = path.name
     buf = np.frombuffer(raw_bytes, np.uint8)
-    g_line, g_bad, v_start, v_end, body, pre = _scan(
-        buf, _TAG_NAMES, _TAG_LEN, raw_bytes.count(b"[") + 1
-    )
+    rows, pre = _scan(buf, _TAG_NAMES, _TAG_LEN)
     pre_n, pre_line, pre_a, pre_b, first_kept, n_tag_lines = (int(x) for x in pre)
     if n_tag_lines == 0:
         first = first_kept if first_kept > 0 else 1
@@ -439,17 +488,12 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
             )
         )
 
-    # Per game: the first value of each tag (backslash escapes undone) and the first,
-    # second and last movetext lines, as string columns cut from the file's bytes.
-    n_games = g_line.size
-    starts = np.concatenate([v_start.ravel(), body[:, 0], body[:, 2], body[:, 4]])
-    ends = np.concatenate([v_end.ravel(), body[:, 1], body[:, 3], body[:, 5]])
-    strings = _strings(buf, starts, ends)
-    names = [*TAGS, "_first", "_second", "_last"]
+    # Per game: the first value of each tag (backslash escapes undone), as string
+    # columns cut from the file's bytes.
     games = pl.DataFrame(
-        [pl.Series("_line", g_line)]
-        + [strings.slice(k * n_games, n_games).alias(name) for k, name in enumerate(names)]
-        + [pl.Series("_bad_tag_line", g_bad)]
+        [pl.Series("_line", rows[:, _LINE])]
+        + [s.alias(t) for s, t in zip(_strings(buf, rows, _VALUES, len(TAGS)), TAGS)]
+        + [pl.Series("_bad_tag_line", rows[:, _BAD])]
     )
 
     def unescape(col: str) -> pl.Expr:
@@ -463,6 +507,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
 
     # Movetext: a move in its first two lines, and the termination marker ending its
     # last line (only those lines are scanned; a forfeit is one line, e.g. "1-0").
+    # The kernel decides lines without comments; the rest go through these expressions.
     def has_move(col: str) -> pl.Expr:
         clean = (
             pl.col(col)
@@ -473,15 +518,30 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         )
         return clean.str.contains(r"[A-Za-z]").fill_null(False)
 
+    move = rows[:, _MOVE].copy()
+    todo = np.flatnonzero(move < 0)
+    if todo.size:
+        first, second = _strings(buf, rows[todo], _FIRST, 2)
+        lines = pl.DataFrame({"_first": first, "_second": second})
+        decided = lines.select(has_move("_first") | has_move("_second")).to_series()
+        move[todo] = decided.to_numpy()
+    marker = rows[:, _MARKER].copy()
+    todo = np.flatnonzero(marker < 0)
+    if todo.size:
+        (last,) = _strings(buf, rows[todo], _LAST, 1)
+        found = last.str.replace(r"\{[^}]*\}\s*$", "").str.extract(TERMINATION + r"\s*$", 1)
+        codes = found.replace_strict(
+            {m: k for k, m in enumerate(MARKERS) if m}, default=0, return_dtype=pl.Int64
+        )
+        marker[todo] = codes.to_numpy()
     games = games.with_columns(
         *(unescape(t) for t in TAGS),
         pl.when(pl.col("_bad_tag_line") >= 0).then(pl.col("_bad_tag_line")).alias("_bad_tag_line"),
-        (has_move("_first") | has_move("_second")).alias("_has_move"),
-        pl.col("_last")
-        .str.replace(r"\{[^}]*\}\s*$", "")
-        .str.extract(TERMINATION + r"\s*$", 1)
-        .alias("_marker"),
-    ).drop("_first", "_second", "_last")
+        pl.Series("_has_move", move == 1),
+        pl.Series("_marker", marker).replace_strict(
+            dict(enumerate(MARKERS)), return_dtype=pl.String
+        ),
+    )
 
     games = games.with_columns(
         pl.format(
