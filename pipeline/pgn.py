@@ -534,22 +534,6 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
             {m: k for k, m in enumerate(MARKERS) if m}, default=0, return_dtype=pl.Int64
         )
         marker[todo] = codes.to_numpy()
-    games = games.with_columns(
-        *(unescape(t) for t in TAGS),
-        pl.when(pl.col("_bad_tag_line") >= 0).then(pl.col("_bad_tag_line")).alias("_bad_tag_line"),
-        pl.Series("_has_move", move == 1),
-        pl.Series("_marker", marker).replace_strict(
-            dict(enumerate(MARKERS)), return_dtype=pl.String
-        ),
-    )
-
-    games = games.with_columns(
-        pl.format(
-            "{} - {} {} ({}, {}, round {})", "White", "Black", "Result", "Event", "Date", "Round"
-        ).alias("_raw")
-    )
-
-    games = games.with_columns(pl.col("Result").str.strip_chars())
     bad_tag = pl.col("_bad_tag_line").is_not_null()
     truncated = pl.col("_marker").is_null()
     mismatch = (
@@ -557,7 +541,34 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         & (pl.col("Result") != "")
         & (pl.col("Result") != pl.col("_marker"))
     )
-    bad = games.filter(bad_tag | truncated | mismatch).with_columns(
+    games = (
+        games.lazy()
+        .with_columns(
+            *(unescape(t) for t in TAGS),
+            pl.when(pl.col("_bad_tag_line") >= 0)
+            .then(pl.col("_bad_tag_line"))
+            .alias("_bad_tag_line"),
+            pl.Series("_has_move", move == 1),
+            pl.Series("_marker", marker).replace_strict(
+                dict(enumerate(MARKERS)), return_dtype=pl.String
+            ),
+        )
+        .with_columns(
+            pl.format(
+                "{} - {} {} ({}, {}, round {})",
+                "White",
+                "Black",
+                "Result",
+                "Event",
+                "Date",
+                "Round",
+            ).alias("_raw")
+        )
+        .with_columns(pl.col("Result").str.strip_chars())
+        .with_columns((bad_tag | truncated | mismatch).alias("_bad"))
+        .collect()
+    )
+    bad = games.filter(pl.col("_bad")).with_columns(
         pl.when(bad_tag)
         .then(pl.lit("malformed_row"))
         .when(truncated)
@@ -577,24 +588,22 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     )
     for row in bad.select("_line", "_reason", "_detail", "_raw").iter_rows():
         problems.append((int(row[0]), row[1], row[2], row[3]))
-    games = games.filter(~(bad_tag | truncated | mismatch))
+    games = games.filter(~pl.col("_bad"))
 
-    games = games.with_columns(pl.coalesce(pl.col("Result"), pl.col("_marker")).alias("Result"))
-    games = _identity(games, source)
-    date, period = _date_and_period("Date")
-    edate, eperiod = _date_and_period("EventDate")
-    games = games.with_columns(
-        date.alias("_d"), period.alias("_p"), edate.alias("_ed"), eperiod.alias("_ep")
+    pool = pl.coalesce(
+        _map_unique("TimeControl", games, time_control_pool),
+        _map_unique("Event", games, event_pool),
     )
+    lazy = games.lazy().with_columns(pl.coalesce(pl.col("Result"), pl.col("_marker")))
+    lazy = _identity(lazy, source)
+    lazy = _on_unique(lazy, "Date", *_date_and_period("Date"), names=("_d", "_p"))
+    lazy = _on_unique(lazy, "EventDate", *_date_and_period("EventDate"), names=("_ed", "_ep"))
     date_known = pl.col("_d").is_not_null() | pl.col("_p").is_not_null()
-    games = games.with_columns(
+    games = lazy.with_columns(
         pl.when(date_known).then(pl.col("_d")).otherwise(pl.col("_ed")).alias("date"),
         pl.when(date_known).then(pl.col("_p")).otherwise(pl.col("_ep")).alias("period"),
-        pl.coalesce(
-            _map_unique("TimeControl", games, time_control_pool),
-            _map_unique("Event", games, event_pool),
-        ).alias("pool"),
-    )
+        pool.alias("pool"),
+    ).collect()
 
     def elo(col: str) -> pl.Expr:
         v = pl.col(col).str.strip_chars()
@@ -622,7 +631,16 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     return RawTable(path, "pgn", "games", frame, None, problems, notes, players)
 
 
-def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:
+def _on_unique(lazy: pl.LazyFrame, col: str, *exprs: pl.Expr, names: tuple[str, ...]):
+    """``lazy`` with ``exprs`` (functions of ``col`` alone) as columns ``names``, each
+    evaluated once per distinct value of ``col`` (dates repeat across a file's games)."""
+    values = lazy.select(pl.col(col).unique()).with_columns(
+        e.alias(n) for e, n in zip(exprs, names, strict=True)
+    )
+    return lazy.join(values, on=col, how="left", nulls_equal=True, maintain_order="left")
+
+
+def _identity(games: pl.LazyFrame, source: str) -> pl.LazyFrame:
     """White/Black player ids: FIDE id when the file gives one for that name, else source:name."""
 
     def fide(col: str) -> pl.Expr:
@@ -635,10 +653,16 @@ def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:
         v = pl.col(col).str.strip_chars()
         return pl.when(v.is_in(["", "?", "-"])).then(None).otherwise(v)
 
+    out = games.with_columns(
+        name("White").alias("_wn"),
+        name("Black").alias("_bn"),
+        fide("WhiteFideId").alias("_wf"),
+        fide("BlackFideId").alias("_bf"),
+    )
     sides = pl.concat(
         [
-            games.select(name("White").alias("name"), fide("WhiteFideId").alias("fide")),
-            games.select(name("Black").alias("name"), fide("BlackFideId").alias("fide")),
+            out.select(pl.col("_wn").alias("name"), pl.col("_wf").alias("fide")),
+            out.select(pl.col("_bn").alias("name"), pl.col("_bf").alias("fide")),
         ]
     )
     by_name = (
@@ -646,16 +670,15 @@ def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:
         .group_by("name")
         .agg(pl.col("fide").first())
     )
-    out = games.with_columns(name("White").alias("_wn"), name("Black").alias("_bn"))
-    for side, n in (("_white_id", "_wn"), ("_black_id", "_bn")):
-        fide_col = "WhiteFideId" if side == "_white_id" else "BlackFideId"
+    for side, n, f in (("_white_id", "_wn", "_wf"), ("_black_id", "_bn", "_bf")):
         out = out.join(
-            by_name.rename({"name": n, "fide": f"{side}_byname"}), on=n, how="left"
+            by_name.rename({"name": n, "fide": f"{side}_byname"}),
+            on=n,
+            how="left",
+            maintain_order="left",
         ).with_columns(
             pl.coalesce(
-                fide(fide_col),
-                pl.col(f"{side}_byname"),
-                pl.lit(source + ":") + pl.col(n),
+                pl.col(f), pl.col(f"{side}_byname"), pl.lit(source + ":") + pl.col(n)
             ).alias(side)
         )
     return out.sort("_line")
@@ -664,30 +687,37 @@ def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:
 def _players(games: pl.DataFrame, frame: pl.DataFrame, source: str) -> pl.DataFrame:
     """One raw players row per player id: name, title, FIDE rating of the earliest
     standard game in the file (the rating in force before the file's games)."""
+    lazy = games.lazy().with_columns(
+        pl.coalesce(pl.col("date").str.replace_all(r"\D", ""), pl.col("period") + "00").alias(
+            "_when"
+        ),
+        (pl.col("pool").is_null() | (pl.col("pool") == "standard")).alias("_standard"),
+    )
 
-    def side(id_col, name_col, title_col, elo_col) -> pl.DataFrame:
+    def side(id_col, name_col, title_col, elo_col) -> pl.LazyFrame:
         rating = pl.col(elo_col).str.strip_chars()
         rating = pl.when(
-            rating.cast(pl.Float64, strict=False).is_between(1.0, 3500.0)
-            & (pl.col("pool").is_null() | (pl.col("pool") == "standard"))
+            rating.cast(pl.Float64, strict=False).is_between(1.0, 3500.0) & pl.col("_standard")
         ).then(rating)
-        return games.select(
+        return lazy.select(
             pl.col(id_col).alias("player_id"),
             pl.col(name_col).alias("name"),
             pl.col(title_col).str.strip_chars().replace("", None).alias("title"),
             rating.alias("rating"),
-            pl.coalesce(pl.col("date").str.replace_all(r"\D", ""), pl.col("period") + "00").alias(
-                "_when"
-            ),
+            "_when",
             "_line",
         )
 
-    both = pl.concat(
-        [
-            side("_white_id", "_wn", "WhiteTitle", "WhiteElo"),
-            side("_black_id", "_bn", "BlackTitle", "BlackElo"),
-        ]
-    ).filter(pl.col("player_id").is_not_null())
+    both = (
+        pl.concat(
+            [
+                side("_white_id", "_wn", "WhiteTitle", "WhiteElo"),
+                side("_black_id", "_bn", "BlackTitle", "BlackElo"),
+            ]
+        )
+        .filter(pl.col("player_id").is_not_null())
+        .collect()
+    )
     return (
         both.sort("_when", "_line", nulls_last=True)
         .group_by("player_id", maintain_order=True)
