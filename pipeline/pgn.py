@@ -594,16 +594,18 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         _map_unique("TimeControl", games, time_control_pool),
         _map_unique("Event", games, event_pool),
     )
-    lazy = games.lazy().with_columns(pl.coalesce(pl.col("Result"), pl.col("_marker")))
-    lazy = _identity(lazy, source)
-    lazy = _on_unique(lazy, "Date", *_date_and_period("Date"), names=("_d", "_p"))
-    lazy = _on_unique(lazy, "EventDate", *_date_and_period("EventDate"), names=("_ed", "_ep"))
-    date_known = pl.col("_d").is_not_null() | pl.col("_p").is_not_null()
-    games = lazy.with_columns(
-        pl.when(date_known).then(pl.col("_d")).otherwise(pl.col("_ed")).alias("date"),
-        pl.when(date_known).then(pl.col("_p")).otherwise(pl.col("_ep")).alias("period"),
+    games = _identity(
+        games.with_columns(pl.coalesce(pl.col("Result"), pl.col("_marker")).alias("Result")),
+        source,
+    )
+    date, period = _date_and_period("Date")
+    edate, eperiod = _date_and_period("EventDate")
+    date_known = date.is_not_null() | period.is_not_null()
+    games = games.with_columns(
+        pl.when(date_known).then(date).otherwise(edate).alias("date"),
+        pl.when(date_known).then(period).otherwise(eperiod).alias("period"),
         pool.alias("pool"),
-    ).collect()
+    )
 
     def elo(col: str) -> pl.Expr:
         v = pl.col(col).str.strip_chars()
@@ -631,16 +633,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     return RawTable(path, "pgn", "games", frame, None, problems, notes, players)
 
 
-def _on_unique(lazy: pl.LazyFrame, col: str, *exprs: pl.Expr, names: tuple[str, ...]):
-    """``lazy`` with ``exprs`` (functions of ``col`` alone) as columns ``names``, each
-    evaluated once per distinct value of ``col`` (dates repeat across a file's games)."""
-    values = lazy.select(pl.col(col).unique()).with_columns(
-        e.alias(n) for e, n in zip(exprs, names, strict=True)
-    )
-    return lazy.join(values, on=col, how="left", nulls_equal=True, maintain_order="left")
-
-
-def _identity(games: pl.LazyFrame, source: str) -> pl.LazyFrame:
+def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:
     """White/Black player ids: FIDE id when the file gives one for that name, else source:name."""
 
     def fide(col: str) -> pl.Expr:
@@ -670,18 +663,19 @@ def _identity(games: pl.LazyFrame, source: str) -> pl.LazyFrame:
         .group_by("name")
         .agg(pl.col("fide").first())
     )
-    for side, n, f in (("_white_id", "_wn", "_wf"), ("_black_id", "_bn", "_bf")):
+    for side, n in (("_white_id", "_wn"), ("_black_id", "_bn")):
         out = out.join(
             by_name.rename({"name": n, "fide": f"{side}_byname"}),
             on=n,
             how="left",
             maintain_order="left",
-        ).with_columns(
-            pl.coalesce(
-                pl.col(f), pl.col(f"{side}_byname"), pl.lit(source + ":") + pl.col(n)
-            ).alias(side)
         )
-    return out.sort("_line")
+    return out.with_columns(
+        pl.coalesce(pl.col(f), pl.col(f"{side}_byname"), pl.lit(source + ":") + pl.col(n)).alias(
+            side
+        )
+        for side, n, f in (("_white_id", "_wn", "_wf"), ("_black_id", "_bn", "_bf"))
+    )
 
 
 def _players(games: pl.DataFrame, frame: pl.DataFrame, source: str) -> pl.DataFrame:
