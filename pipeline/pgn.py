@@ -1,8 +1,11 @@
 """PGN reader: the tag section of every game, without parsing moves (docs/pgn-trf.md).
 
-The whole file is split into lines once and handled as Polars columns, so the
-per-game cost is a few vectorised string operations (target ≥ 200k games/s,
-benchmarks/bench_pgn.py). Per game we read the Seven Tag Roster plus
+One compiled pass (``_scan``, Numba) walks the file's UTF-8 bytes: it splits
+lines, strips them, finds where games start, parses the tag pairs and keeps, per
+game, the byte ranges of the wanted tag values and of the first, second and last
+movetext lines (no Python object per line). Tag values become Polars string
+columns cut from the bytes; the per-game rules below are Polars expressions over
+one row per game (target ≥ 200k games/s, benchmarks/bench_pgn.py). Per game we read the Seven Tag Roster plus
 WhiteElo/BlackElo, WhiteFideId/BlackFideId, WhiteTitle/BlackTitle, TimeControl
 and EventDate, and whether the movetext holds at least one move.
 
