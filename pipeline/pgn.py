@@ -1,6 +1,6 @@
 """PGN reader: the tag section of every game, without parsing moves (docs/pgn-trf.md).
 
-One compiled pass (``_scan``, Numba) walks the file's UTF-8 bytes: it splits
+One compiled pass (``kernels.pgn_scan.scan_pgn``, Numba) walks the file's UTF-8 bytes: it splits
 lines, strips them, finds where games start, parses the tag pairs and keeps, per
 game, the byte ranges of the wanted tag values and of the first, second and last
 movetext lines (no Python object per line). Tag values become Polars string
@@ -37,7 +37,18 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from kernels.config import jit
+from kernels.pgn_scan import (
+    BAD,
+    FIRST,
+    LAST,
+    LINE,
+    MARKER,
+    MARKERS,
+    MOVE,
+    VALUES,
+    gather_ranges,
+    scan_pgn,
+)
 from pipeline import readers
 from pipeline.errors import InputError
 from pipeline.readers import RawTable, decode
@@ -60,8 +71,6 @@ TAGS = (
     "EventDate",
 )
 TERMINATION = r"(1-0|0-1|1/2-1/2|\*)"
-MARKERS = (None, "1-0", "0-1", "1/2-1/2", "*")
-_HALF = np.frombuffer(b"1/2-1/2", np.uint8)
 UNRATED_ELO = ("", "?", "-", "0")
 BLITZ_MAX_SECONDS = 600  # FIDE Laws of Chess, Appendix B.1: 10 minutes or less
 RAPID_MAX_SECONDS = 3600  # Appendix A.1: more than 10 and less than 60 minutes
@@ -159,269 +168,10 @@ def _date_and_period(col: str) -> tuple[pl.Expr, pl.Expr]:
     return date, period
 
 
-def _ws_fwd(buf, i, end):
-    """Byte length of the Unicode White_Space character starting at ``buf[i]`` (0: none).
-
-    The set is Rust's ``char::is_whitespace``, i.e. what Polars ``str.strip_chars()``
-    strips: ASCII 9-13 and 32, U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029,
-    U+202F, U+205F, U+3000 (UTF-8 encoded)."""
-    c = buf[i]
-    if c == 32 or (c >= 9 and c <= 13):
-        return 1
-    if c < 0x80:
-        return 0
-    if c == 0xC2:
-        if i + 1 < end and (buf[i + 1] == 0x85 or buf[i + 1] == 0xA0):
-            return 2
-        return 0
-    if i + 2 < end:
-        return 3 if _ws3(c, buf[i + 1], buf[i + 2]) else 0
-    return 0
-
-
-def _ws3(c0, c1, c2):
-    if c0 == 0xE2:
-        if c1 == 0x80:
-            return c2 <= 0x8A or c2 == 0xA8 or c2 == 0xA9 or c2 == 0xAF
-        return c1 == 0x81 and c2 == 0x9F
-    if c0 == 0xE1:
-        return c1 == 0x9A and c2 == 0x80
-    if c0 == 0xE3:
-        return c1 == 0x80 and c2 == 0x80
-    return False
-
-
-def _ws_back(buf, j, start):
-    """Byte length of the White_Space character ending just before ``buf[j]`` (0: none)."""
-    c = buf[j - 1]
-    if c == 32 or (c >= 9 and c <= 13):
-        return 1
-    if c < 0x80:
-        return 0
-    if j - 2 >= start and buf[j - 2] == 0xC2 and (c == 0x85 or c == 0xA0):
-        return 2
-    if j - 3 >= start and _ws3(buf[j - 3], buf[j - 2], c):
-        return 3
-    return 0
-
-
-_ws3 = jit(_ws3)
-_ws_fwd = jit(_ws_fwd)
-_ws_back = jit(_ws_back)
-
-
-# Layout of a game's row in the scan result (int64; -1: absent).
-_LINE, _BAD, _MOVE, _MARKER, _FIRST, _SECOND, _LAST, _VALUES = 0, 1, 2, 3, 4, 6, 8, 10
-_WIDTH = _VALUES + 2 * len(TAGS)
-
-
-@jit
-def _line_move(buf, a, b):
-    """1 if the line holds a letter (a move), 0 if not, -1 if it holds comment
-    characters ({, }, ;): then only the regular expressions of ``has_move`` decide."""
-    letter = 0
-    for q in range(a, b):
-        c = buf[q]
-        if c == 123 or c == 125 or c == 59:
-            return -1
-        if (c >= 65 and c <= 90) or (c >= 97 and c <= 122):
-            letter = 1
-    return letter
-
-
-@jit
-def _line_marker(buf, a, b):
-    """Termination marker ending the stripped line ``buf[a:b]`` (0: none, 1-4: MARKERS);
-    -1 when the line holds '}' (a trailing comment: the regular expressions decide).
-    No marker is a suffix of another, and a stripped line has no trailing blanks."""
-    for q in range(a, b):
-        if buf[q] == 125:
-            return -1
-    n = b - a
-    if buf[b - 1] == 42:
-        return 4
-    if n >= 3 and buf[b - 2] == 45:
-        if buf[b - 3] == 49 and buf[b - 1] == 48:
-            return 1
-        if buf[b - 3] == 48 and buf[b - 1] == 49:
-            return 2
-    if n >= 7:
-        for q in range(7):
-            if buf[b - 7 + q] != _HALF[q]:
-                return 0
-        return 3
-    return 0
-
-
-@jit
-def _close_game(buf, row):
-    if row[_LAST] >= 0:
-        row[_MARKER] = _line_marker(buf, row[_LAST], row[_LAST + 1])
-
-
-@jit
-def _scan(buf, names, name_len):
-    """One pass over the UTF-8 bytes of a PGN file (the rules of ``read_pgn``).
-
-    Lines end at LF, CRLF or CR; each is stripped of White_Space; blank lines and
-    ``%`` escape lines are skipped. A game starts at a tag line after a non-tag line
-    (or at the first tag line) or at an ``[Event `` line. Returns one row per game
-    (layout ``_LINE`` ... ``_VALUES``: first line, first malformed tag line, has a
-    move, termination marker, byte ranges of the first, second and last movetext
-    lines and of the first value of each wanted tag) and ``pre``: lines of text
-    before the first tag, the first one's line and byte range, the first kept line
-    and the number of tag lines."""
-    n = buf.size
-    ntag = names.shape[0]
-    games = np.empty((n // 2048 + 16, _WIDTH), np.int64)
-    nt = 0
-    g = 0
-    prev_tag = False
-    pre_n = 0
-    pre_line = -1
-    pre_a = 0
-    pre_b = 0
-    first_kept = -1
-    line = 0
-    i = 0
-    while i <= n:
-        j = i
-        while j < n and buf[j] != 10 and buf[j] != 13:
-            j += 1
-        line += 1
-        if j < n:
-            nxt = j + 2 if (buf[j] == 13 and j + 1 < n and buf[j + 1] == 10) else j + 1
-        else:
-            nxt = n + 1
-        a = i
-        b = j
-        i = nxt
-        while a < b:
-            w = _ws_fwd(buf, a, b)
-            if w == 0:
-                break
-            a += w
-        while b > a:
-            w = _ws_back(buf, b, a)
-            if w == 0:
-                break
-            b -= w
-        if a == b or buf[a] == 37:  # blank or a '%' escape line
-            continue
-        if first_kept < 0:
-            first_kept = line
-        if buf[a] != 91:  # movetext (or text before the first tag)
-            prev_tag = False
-            if g == 0:
-                if pre_n == 0:
-                    pre_line = line
-                    pre_a = a
-                    pre_b = b
-                pre_n += 1
-                continue
-            row = games[g - 1]
-            if row[_FIRST] < 0:
-                row[_FIRST] = a
-                row[_FIRST + 1] = b
-                row[_MOVE] = _line_move(buf, a, b)
-            elif row[_SECOND] < 0:
-                row[_SECOND] = a
-                row[_SECOND + 1] = b
-                if row[_MOVE] == 0:
-                    row[_MOVE] = _line_move(buf, a, b)
-            row[_LAST] = a
-            row[_LAST + 1] = b
-            continue
-        event = (
-            b - a >= 7
-            and buf[a + 1] == 69  # E
-            and buf[a + 2] == 118  # v
-            and buf[a + 3] == 101  # e
-            and buf[a + 4] == 110  # n
-            and buf[a + 5] == 116  # t
-            and buf[a + 6] == 32
-        )
-        if event or not prev_tag:
-            if g > 0:
-                _close_game(buf, games[g - 1])
-            if g == games.shape[0]:
-                bigger = np.empty((2 * g, _WIDTH), np.int64)
-                bigger[:g] = games
-                games = bigger
-            games[g, :] = -1
-            games[g, _LINE] = line
-            games[g, _MOVE] = 0
-            games[g, _MARKER] = 0
-            g += 1
-        prev_tag = True
-        nt += 1
-        row = games[g - 1]
-        # [Key "value"]: the key runs to the first blank; the value, after White_Space,
-        # must start with '"' and end with '"]'. Else the tag line is malformed.
-        s = a + 1
-        while s < b and buf[s] != 32:
-            s += 1
-        ok = False
-        c = s + 1
-        if s < b:
-            while c < b:
-                w = _ws_fwd(buf, c, b)
-                if w == 0:
-                    break
-                c += w
-            ok = b - c >= 3 and buf[c] == 34 and buf[b - 2] == 34 and buf[b - 1] == 93
-        if not ok:
-            if row[_BAD] < 0:
-                row[_BAD] = line
-            continue
-        klen = s - a - 1
-        for k in range(ntag):
-            if name_len[k] == klen:
-                same = True
-                for q in range(klen):
-                    if buf[a + 1 + q] != names[k, q]:
-                        same = False
-                        break
-                if same:
-                    if row[_VALUES + 2 * k] < 0:
-                        row[_VALUES + 2 * k] = c + 1
-                        row[_VALUES + 2 * k + 1] = b - 2
-                    break
-    if g > 0:
-        _close_game(buf, games[g - 1])
-    pre = np.array([pre_n, pre_line, pre_a, pre_b, first_kept, nt], np.int64)
-    return games[:g], pre
-
-
-@jit
-def _gather(buf, games, col0, ncol):
-    """Bytes and Arrow offsets of the byte ranges in columns ``col0, col0 + 2, ...`` of
-    ``games`` (start, end pairs; start < 0: empty), column after column. Copied in
-    file order (game after game) so that ``buf`` is read once, front to back."""
-    g = games.shape[0]
-    off = np.empty(ncol * g + 1, np.int64)
-    off[0] = 0
-    for r in range(g):
-        for k in range(ncol):
-            s = games[r, col0 + 2 * k]
-            off[k * g + r + 1] = games[r, col0 + 2 * k + 1] - s if s >= 0 else 0
-    for q in range(1, ncol * g + 1):
-        off[q] += off[q - 1]
-    out = np.empty(off[ncol * g], np.uint8)
-    for r in range(g):
-        for k in range(ncol):
-            s = games[r, col0 + 2 * k]
-            if s >= 0:
-                p = off[k * g + r]
-                for q in range(games[r, col0 + 2 * k + 1] - s):
-                    out[p + q] = buf[s + q]
-    return out, off
-
-
 def _strings(buf: np.ndarray, games: np.ndarray, col0: int, ncol: int) -> list[pl.Series]:
     """String columns of the byte ranges (start, end) in columns ``col0, col0 + 2, ...``
     of ``games`` (valid UTF-8 cut at character bounds); null where start < 0."""
-    data, off = _gather(buf, games, col0, ncol)
+    data, off = gather_ranges(buf, games, col0, ncol)
     valid = games[:, col0 : col0 + 2 * ncol : 2].T.ravel() >= 0
     arr = pa.LargeStringArray.from_buffers(
         valid.size,
@@ -474,7 +224,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, "empty file: no PGN games")
     source = path.name
     buf = np.frombuffer(raw_bytes, np.uint8)
-    rows, pre = _scan(buf, _TAG_NAMES, _TAG_LEN)
+    rows, pre = scan_pgn(buf, _TAG_NAMES, _TAG_LEN)
     pre_n, pre_line, pre_a, pre_b, first_kept, n_tag_lines = (int(x) for x in pre)
     if n_tag_lines == 0:
         first = first_kept if first_kept > 0 else 1
@@ -494,9 +244,9 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     # Per game: the first value of each tag (backslash escapes undone), as string
     # columns cut from the file's bytes.
     games = pl.DataFrame(
-        [pl.Series("_line", rows[:, _LINE])]
-        + [s.alias(t) for s, t in zip(_strings(buf, rows, _VALUES, len(TAGS)), TAGS)]
-        + [pl.Series("_bad_tag_line", rows[:, _BAD])]
+        [pl.Series("_line", rows[:, LINE])]
+        + [s.alias(t) for s, t in zip(_strings(buf, rows, VALUES, len(TAGS)), TAGS)]
+        + [pl.Series("_bad_tag_line", rows[:, BAD])]
     )
 
     def unescape(col: str) -> pl.Expr:
@@ -521,17 +271,17 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         )
         return clean.str.contains(r"[A-Za-z]").fill_null(False)
 
-    move = rows[:, _MOVE].copy()
+    move = rows[:, MOVE].copy()
     todo = np.flatnonzero(move < 0)
     if todo.size:
-        first, second = _strings(buf, rows[todo], _FIRST, 2)
+        first, second = _strings(buf, rows[todo], FIRST, 2)
         lines = pl.DataFrame({"_first": first, "_second": second})
         decided = lines.select(has_move("_first") | has_move("_second")).to_series()
         move[todo] = decided.to_numpy()
-    marker = rows[:, _MARKER].copy()
+    marker = rows[:, MARKER].copy()
     todo = np.flatnonzero(marker < 0)
     if todo.size:
-        (last,) = _strings(buf, rows[todo], _LAST, 1)
+        (last,) = _strings(buf, rows[todo], LAST, 1)
         found = last.str.replace(r"\{[^}]*\}\s*$", "").str.extract(TERMINATION + r"\s*$", 1)
         codes = found.replace_strict(
             {m: k for k, m in enumerate(MARKERS) if m}, default=0, return_dtype=pl.Int64

@@ -1,0 +1,286 @@
+"""Byte-level scan of PGN text: one pass that finds games, tag values and movetext facts.
+
+Pure array code over the file's bytes (uint8); ``pipeline/pgn.py`` turns the
+result into columns. Each game is one int64 row of byte ranges and flags in
+the layout below (-1: absent); ``TAG`` values start at column ``VALUES`` as
+(start, end) pairs, one pair per name passed to ``scan_pgn``.
+"""
+
+import numpy as np
+
+from kernels.config import jit
+
+LINE, BAD, MOVE, MARKER, FIRST, SECOND, LAST, VALUES = 0, 1, 2, 3, 4, 6, 8, 10
+MARKERS = (None, "1-0", "0-1", "1/2-1/2", "*")  # codes 0..4 of the MARKER column
+_HALF = np.frombuffer(b"1/2-1/2", np.uint8)
+
+
+def _ws_fwd(buf, i, end):
+    """Byte length of the Unicode White_Space character starting at ``buf[i]`` (0: none).
+
+    The set is Rust's ``char::is_whitespace``, i.e. what Polars ``str.strip_chars()``
+    strips: ASCII 9-13 and 32, U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029,
+    U+202F, U+205F, U+3000 (UTF-8 encoded)."""
+    c = buf[i]
+    if c == 32 or (c >= 9 and c <= 13):
+        return 1
+    if c < 0x80:
+        return 0
+    if c == 0xC2:
+        if i + 1 < end and (buf[i + 1] == 0x85 or buf[i + 1] == 0xA0):
+            return 2
+        return 0
+    if i + 2 < end:
+        return 3 if _ws3(c, buf[i + 1], buf[i + 2]) else 0
+    return 0
+
+
+def _ws3(c0, c1, c2):
+    if c0 == 0xE2:
+        if c1 == 0x80:
+            return c2 <= 0x8A or c2 == 0xA8 or c2 == 0xA9 or c2 == 0xAF
+        return c1 == 0x81 and c2 == 0x9F
+    if c0 == 0xE1:
+        return c1 == 0x9A and c2 == 0x80
+    if c0 == 0xE3:
+        return c1 == 0x80 and c2 == 0x80
+    return False
+
+
+def _ws_back(buf, j, start):
+    """Byte length of the White_Space character ending just before ``buf[j]`` (0: none)."""
+    c = buf[j - 1]
+    if c == 32 or (c >= 9 and c <= 13):
+        return 1
+    if c < 0x80:
+        return 0
+    if j - 2 >= start and buf[j - 2] == 0xC2 and (c == 0x85 or c == 0xA0):
+        return 2
+    if j - 3 >= start and _ws3(buf[j - 3], buf[j - 2], c):
+        return 3
+    return 0
+
+
+_ws3 = jit(_ws3)
+_ws_fwd = jit(_ws_fwd)
+_ws_back = jit(_ws_back)
+
+
+@jit
+def _line_move(buf, a, b):
+    """1 if the line holds a letter (a move), 0 if not, -1 if it holds comment
+    characters ({, }, ;): then only the regular expressions of ``has_move`` decide."""
+    letter = 0
+    for q in range(a, b):
+        c = buf[q]
+        if c == 123 or c == 125 or c == 59:
+            return -1
+        if (c >= 65 and c <= 90) or (c >= 97 and c <= 122):
+            letter = 1
+    return letter
+
+
+@jit
+def _line_marker(buf, a, b):
+    """Termination marker ending the stripped line ``buf[a:b]`` (0: none, 1-4: MARKERS);
+    -1 when the line holds '}' (a trailing comment: the regular expressions decide).
+    No marker is a suffix of another, and a stripped line has no trailing blanks."""
+    for q in range(a, b):
+        if buf[q] == 125:
+            return -1
+    n = b - a
+    if buf[b - 1] == 42:
+        return 4
+    if n >= 3 and buf[b - 2] == 45:
+        if buf[b - 3] == 49 and buf[b - 1] == 48:
+            return 1
+        if buf[b - 3] == 48 and buf[b - 1] == 49:
+            return 2
+    if n >= 7:
+        for q in range(7):
+            if buf[b - 7 + q] != _HALF[q]:
+                return 0
+        return 3
+    return 0
+
+
+@jit
+def _close_game(buf, row):
+    if row[LAST] >= 0:
+        row[MARKER] = _line_marker(buf, row[LAST], row[LAST + 1])
+
+
+@jit
+def _scan(buf, names, name_len):
+    """One pass over the UTF-8 bytes of a PGN file (the rules of ``read_pgn``).
+
+    Lines end at LF, CRLF or CR; each is stripped of White_Space; blank lines and
+    ``%`` escape lines are skipped. A game starts at a tag line after a non-tag line
+    (or at the first tag line) or at an ``[Event `` line. Returns one row per game
+    (layout ``LINE`` ... ``VALUES``: first line, first malformed tag line, has a
+    move, termination marker, byte ranges of the first, second and last movetext
+    lines and of the first value of each wanted tag) and ``pre``: lines of text
+    before the first tag, the first one's line and byte range, the first kept line
+    and the number of tag lines."""
+    n = buf.size
+    ntag = names.shape[0]
+    width = VALUES + 2 * names.shape[0]
+    games = np.empty((n // 2048 + 16, width), np.int64)
+    nt = 0
+    g = 0
+    prev_tag = False
+    pre_n = 0
+    pre_line = -1
+    pre_a = 0
+    pre_b = 0
+    first_kept = -1
+    line = 0
+    i = 0
+    while i <= n:
+        j = i
+        while j < n and buf[j] != 10 and buf[j] != 13:
+            j += 1
+        line += 1
+        if j < n:
+            nxt = j + 2 if (buf[j] == 13 and j + 1 < n and buf[j + 1] == 10) else j + 1
+        else:
+            nxt = n + 1
+        a = i
+        b = j
+        i = nxt
+        while a < b:
+            w = _ws_fwd(buf, a, b)
+            if w == 0:
+                break
+            a += w
+        while b > a:
+            w = _ws_back(buf, b, a)
+            if w == 0:
+                break
+            b -= w
+        if a == b or buf[a] == 37:  # blank or a '%' escape line
+            continue
+        if first_kept < 0:
+            first_kept = line
+        if buf[a] != 91:  # movetext (or text before the first tag)
+            prev_tag = False
+            if g == 0:
+                if pre_n == 0:
+                    pre_line = line
+                    pre_a = a
+                    pre_b = b
+                pre_n += 1
+                continue
+            row = games[g - 1]
+            if row[FIRST] < 0:
+                row[FIRST] = a
+                row[FIRST + 1] = b
+                row[MOVE] = _line_move(buf, a, b)
+            elif row[SECOND] < 0:
+                row[SECOND] = a
+                row[SECOND + 1] = b
+                if row[MOVE] == 0:
+                    row[MOVE] = _line_move(buf, a, b)
+            row[LAST] = a
+            row[LAST + 1] = b
+            continue
+        event = (
+            b - a >= 7
+            and buf[a + 1] == 69  # E
+            and buf[a + 2] == 118  # v
+            and buf[a + 3] == 101  # e
+            and buf[a + 4] == 110  # n
+            and buf[a + 5] == 116  # t
+            and buf[a + 6] == 32
+        )
+        if event or not prev_tag:
+            if g > 0:
+                _close_game(buf, games[g - 1])
+            if g == games.shape[0]:
+                bigger = np.empty((2 * g, width), np.int64)
+                bigger[:g] = games
+                games = bigger
+            games[g, :] = -1
+            games[g, LINE] = line
+            games[g, MOVE] = 0
+            games[g, MARKER] = 0
+            g += 1
+        prev_tag = True
+        nt += 1
+        row = games[g - 1]
+        # [Key "value"]: the key runs to the first blank; the value, after White_Space,
+        # must start with '"' and end with '"]'. Else the tag line is malformed.
+        s = a + 1
+        while s < b and buf[s] != 32:
+            s += 1
+        ok = False
+        c = s + 1
+        if s < b:
+            while c < b:
+                w = _ws_fwd(buf, c, b)
+                if w == 0:
+                    break
+                c += w
+            ok = b - c >= 3 and buf[c] == 34 and buf[b - 2] == 34 and buf[b - 1] == 93
+        if not ok:
+            if row[BAD] < 0:
+                row[BAD] = line
+            continue
+        klen = s - a - 1
+        for k in range(ntag):
+            if name_len[k] == klen:
+                same = True
+                for q in range(klen):
+                    if buf[a + 1 + q] != names[k, q]:
+                        same = False
+                        break
+                if same:
+                    if row[VALUES + 2 * k] < 0:
+                        row[VALUES + 2 * k] = c + 1
+                        row[VALUES + 2 * k + 1] = b - 2
+                    break
+    if g > 0:
+        _close_game(buf, games[g - 1])
+    pre = np.array([pre_n, pre_line, pre_a, pre_b, first_kept, nt], np.int64)
+    return games[:g], pre
+
+
+@jit
+def _gather(buf, games, col0, ncol):
+    """Bytes and Arrow offsets of the byte ranges in columns ``col0, col0 + 2, ...`` of
+    ``games`` (start, end pairs; start < 0: empty), column after column. Copied in
+    file order (game after game) so that ``buf`` is read once, front to back."""
+    g = games.shape[0]
+    off = np.empty(ncol * g + 1, np.int64)
+    off[0] = 0
+    for r in range(g):
+        for k in range(ncol):
+            s = games[r, col0 + 2 * k]
+            off[k * g + r + 1] = games[r, col0 + 2 * k + 1] - s if s >= 0 else 0
+    for q in range(1, ncol * g + 1):
+        off[q] += off[q - 1]
+    out = np.empty(off[ncol * g], np.uint8)
+    for r in range(g):
+        for k in range(ncol):
+            s = games[r, col0 + 2 * k]
+            if s >= 0:
+                p = off[k * g + r]
+                for q in range(games[r, col0 + 2 * k + 1] - s):
+                    out[p + q] = buf[s + q]
+    return out, off
+
+
+def scan_pgn(buf: np.ndarray, names: np.ndarray, name_len: np.ndarray):
+    """(games, preamble) of the PGN bytes ``buf``; see ``_scan``."""
+    if buf.dtype != np.uint8 or buf.ndim != 1:
+        raise ValueError("buf must be a 1-D uint8 array")
+    if names.dtype != np.uint8 or names.ndim != 2 or name_len.shape != (names.shape[0],):
+        raise ValueError("names must be a 2-D uint8 array with one length per row")
+    return _scan(buf, names, np.ascontiguousarray(name_len, dtype=np.int64))
+
+
+def gather_ranges(buf: np.ndarray, games: np.ndarray, col0: int, ncol: int):
+    """Bytes and Arrow offsets of the (start, end) ranges in columns col0, col0+2, ...; see ``_gather``."""
+    if games.dtype != np.int64 or games.ndim != 2 or col0 + 2 * ncol > games.shape[1]:
+        raise ValueError("games must be an int64 scan result with the requested columns")
+    return _gather(buf, games, int(col0), int(ncol))
