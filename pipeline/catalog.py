@@ -26,11 +26,18 @@ BASE_VIEWS = {
     "quarantine": ("quarantine/*/*.parquet", False, schemas.QUARANTINE),
 }
 
+# Systems whose numbers are lower-is-better (rank 1 = smallest number): the systems
+# with ``lower_is_better = True`` (Ingo, RULES.md §4.2); tests/test_tournament.py
+# checks this against the registry.
+LOWER_IS_BETTER = ("ingo",)
+
 # Derived views, in dependency order; each is plain SQL over the base views.
 DERIVED_VIEWS: dict[str, str] = {
-    "rating_list": """
+    "rating_list": f"""
         SELECT system, pool, period,
-               rank() OVER (PARTITION BY system, pool, period ORDER BY rating_after DESC) AS rank,
+               rank() OVER (PARTITION BY system, pool, period
+                            ORDER BY CASE WHEN system IN ({", ".join(f"'{s}'" for s in LOWER_IS_BETTER)})
+                                          THEN rating_after ELSE -rating_after END) AS rank,
                r.player_id, p.name, p.federation, p.title, rating_after AS rating,
                games, status
         FROM ratings r LEFT JOIN players p USING (player_id)

@@ -11,8 +11,13 @@
   score ≥ 35 %, unrated opponents count as 1400, at most one opponent (the
   lowest-rated) is raised to the rating floor, Ra = average rounded (.5 up),
   p a whole percentage (.5 up), Rp = Ra + dp(p) (table 1.4.9 = 8.1.1), and the
-  norm's minimum Ra and Rp. Composition rules (titled opponents, federations)
-  are not checked — they need data the games do not carry.
+  norm's minimum Ra and Rp, and the composition rules of 1.4 (docs/legacy-systems.md):
+  ≥ 50 % titled opponents (CM/WCM not counted), ≥ 1/3 holding the norm's title or a
+  higher one (``NORM_TITLES``), ≥ 2 federations other than the player's, ≤ 3/5 from
+  the player's federation, ≤ 2/3 from any one federation. A composition condition
+  whose data is missing (no titles, no federations) is reported as not checked, and
+  the norm is then undecided rather than achieved. Events longer than 13 games are
+  evaluated on all their games; the norm counts as 13 games (``counts_as``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import pyarrow as pa
 
 from kernels.rounding import round_half_up
 from pipeline.rules import dp_by_percent
@@ -108,12 +114,66 @@ NORMS: dict[str, NormRequirement] = {
 }
 
 
+# Titles that count as "titled" for the 50 % rule (Title Regulations 1.4; CM and WCM
+# excluded) — the same set for all four norms, women's norms included.
+TITLED = frozenset({"GM", "IM", "FM", "WGM", "WIM", "WFM"})
+
+# "The title of the norm or higher" for the 1/3 rule. Not a single chain: FIDE's order
+# GM > IM > WGM > FM > WIM > CM > WFM > WCM would let an FM count for a WIM norm, but the
+# rule names the titles: GM norm → GMs; IM → IMs, GMs; WGM → WGMs, IMs, GMs;
+# WIM → WIMs, WGMs, IMs, GMs (FM does not count for women's norms).
+NORM_TITLES: dict[str, frozenset[str]] = {
+    "GM": frozenset({"GM"}),
+    "IM": frozenset({"GM", "IM"}),
+    "WGM": frozenset({"GM", "IM", "WGM"}),
+    "WIM": frozenset({"GM", "IM", "WGM", "WIM"}),
+}
+
+# TRF-style one/two-letter title codes (g, m, f, c, wg, wm, wf, wc) and spellings.
+TITLE_ALIASES = {
+    "G": "GM",
+    "M": "IM",
+    "F": "FM",
+    "C": "CM",
+    "WG": "WGM",
+    "WM": "WIM",
+    "WF": "WFM",
+    "WC": "WCM",
+}
+
+# Federation codes that are no federation (players under the FIDE flag).
+NO_FEDERATION = frozenset({"", "FID", "FIDE", "NONE", "-"})
+
+
+def normalise_title(title) -> str | None:
+    """``"gm"``, ``"g"``, ``" GM "`` → ``"GM"``; empty or unknown spellings → None/upper-case."""
+    if title is None:
+        return None
+    text = str(title).strip().upper()
+    if not text or text in ("-", "NONE"):
+        return None
+    return TITLE_ALIASES.get(text, text)
+
+
+def normalise_federation(federation) -> str | None:
+    if federation is None:
+        return None
+    text = str(federation).strip().upper()
+    return None if text in NO_FEDERATION else text
+
+
 @dataclass(frozen=True)
 class NormRules:
     min_games: int = 9
     min_percent: float = 35.0
     unrated_as: float = 1400.0
     raise_to_floor: int = 1  # how many (lowest-rated) opponents are raised to the floor
+    min_titled_fraction: float = 0.5  # 1.4: at least 50 % title-holders (CM/WCM excluded)
+    min_norm_title_fraction: float = 1 / 3  # at least 1/3 with the norm's title or higher
+    min_other_federations: int = 2  # opponents from ≥ 2 federations other than the player's
+    max_own_federation_fraction: float = 3 / 5
+    max_one_federation_fraction: float = 2 / 3
+    max_counted_games: int = 13  # events with more games count as this many
 
 
 @dataclass
@@ -127,21 +187,149 @@ class NormCheck:
     average: int  # Ra
     dp: int
     performance: int  # Rp = Ra + dp
-    conditions: list[tuple[str, bool, str]] = field(default_factory=list)
+    # (name, True = ok / False = fails / None = not checked (no data), detail with the numbers)
+    conditions: list[tuple[str, bool | None, str]] = field(default_factory=list)
+    counts_as: int = 0  # games the norm counts for (at most 13)
 
     @property
     def achieved(self) -> bool:
-        return all(ok for _, ok, _ in self.conditions)
+        """Every condition checked and met."""
+        return all(ok is True for _, ok, _ in self.conditions)
 
     @property
     def failed(self) -> list[str]:
-        return [name for name, ok, _ in self.conditions if not ok]
+        return [name for name, ok, _ in self.conditions if ok is False]
+
+    @property
+    def unchecked(self) -> list[str]:
+        return [name for name, ok, _ in self.conditions if ok is None]
+
+    @property
+    def verdict(self) -> str:
+        if self.failed:
+            return "not achieved"
+        return "achieved" if self.achieved else "undecided"
+
+
+def _at_least(count: int, n: int, fraction: float) -> bool:
+    """count ≥ fraction × n, exact for the fractions of the rules (1/2, 1/3)."""
+    return count >= fraction * n - 1e-9
+
+
+def _at_most(count: int, n: int, fraction: float) -> bool:
+    """count ≤ fraction × n, exact for 3/5 and 2/3."""
+    return count <= fraction * n + 1e-9
+
+
+def composition_conditions(
+    title: str,
+    opponent_titles,
+    opponent_federations,
+    federation,
+    rules: NormRules = NormRules(),
+) -> list[tuple[str, bool | None, str]]:
+    """The composition conditions of Title Regulations 1.4 (RULES.md §7.2), with numbers.
+
+    ``opponent_titles``/``opponent_federations`` hold one entry per game (None =
+    untitled / unknown federation); pass None for the whole list when the data is
+    not known — those conditions are then reported as not checked.
+    """
+    key = title.upper()
+    out: list[tuple[str, bool | None, str]] = []
+    if opponent_titles is None:
+        out.append(("titled", None, "opponents' titles not known"))
+        out.append(("norm_titles", None, "opponents' titles not known"))
+    else:
+        titles = [normalise_title(t) for t in opponent_titles]
+        n = len(titles)
+        titled = sum(t in TITLED for t in titles)
+        need = rules.min_titled_fraction * n
+        out.append(
+            (
+                "titled",
+                _at_least(titled, n, rules.min_titled_fraction),
+                f"{titled} of {n} opponents titled, CM/WCM not counted (minimum {need:g})",
+            )
+        )
+        allowed = NORM_TITLES[key]
+        holders = sum(t in allowed for t in titles)
+        need = rules.min_norm_title_fraction * n
+        names = "/".join(sorted(allowed, key=["GM", "IM", "WGM", "WIM"].index))
+        out.append(
+            (
+                "norm_titles",
+                _at_least(holders, n, rules.min_norm_title_fraction),
+                f"{holders} of {n} opponents {names} (minimum {need:.2f})",
+            )
+        )
+    if opponent_federations is None:
+        for name in ("federations", "own_federation", "one_federation"):
+            out.append((name, None, "opponents' federations not known"))
+        return out
+    feds = [normalise_federation(f) for f in opponent_federations]
+    n = len(feds)
+    own = normalise_federation(federation)
+    counts: dict[str, int] = {}
+    for f in feds:
+        if f is not None:
+            counts[f] = counts.get(f, 0) + 1
+    unknown = sum(f is None for f in feds)
+    note = f"; {unknown} without a federation" if unknown else ""
+    if own is None:
+        out.append(("federations", None, "the player's federation is not known"))
+        out.append(("own_federation", None, "the player's federation is not known"))
+    else:
+        others = sorted(f for f in counts if f != own)
+        out.append(
+            (
+                "federations",
+                len(others) >= rules.min_other_federations,
+                f"{len(others)} federations other than {own}"
+                f" ({', '.join(others) or 'none'}; minimum {rules.min_other_federations}){note}",
+            )
+        )
+        mine = counts.get(own, 0)
+        limit = rules.max_own_federation_fraction * n
+        out.append(
+            (
+                "own_federation",
+                _at_most(mine, n, rules.max_own_federation_fraction),
+                f"{mine} of {n} opponents from {own} (maximum {limit:.2f})",
+            )
+        )
+    if counts:
+        top = max(sorted(counts), key=lambda f: counts[f])
+        most = counts[top]
+    else:
+        top, most = "-", 0
+    limit = rules.max_one_federation_fraction * n
+    out.append(
+        (
+            "one_federation",
+            _at_most(most, n, rules.max_one_federation_fraction),
+            f"{most} of {n} opponents from {top}, the most from one federation"
+            f" (maximum {limit:.2f}){note}",
+        )
+    )
+    return out
 
 
 def norm_check(
-    opponent_ratings, score: float, title: str, rules: NormRules = NormRules()
+    opponent_ratings,
+    score: float,
+    title: str,
+    rules: NormRules = NormRules(),
+    *,
+    opponent_titles=None,
+    opponent_federations=None,
+    federation: str | None = None,
 ) -> NormCheck:
-    """Check one player's event for a title norm; unrated opponents are NaN (or None)."""
+    """Check one player's event for a title norm; unrated opponents are NaN (or None).
+
+    ``opponent_titles`` and ``opponent_federations`` (one entry per game, in the
+    order of ``opponent_ratings``) and the player's ``federation`` feed the
+    composition conditions; without them those conditions are not checked.
+    """
     key = title.upper()
     if key not in NORMS:
         raise ValueError(f"unknown norm {title!r} (known: {', '.join(NORMS)})")
@@ -169,7 +357,12 @@ def norm_check(
         (
             "games",
             n >= rules.min_games,
-            f"{n} games (minimum {rules.min_games})",
+            f"{n} games (minimum {rules.min_games})"
+            + (
+                f"; the norm counts as {rules.max_counted_games} games"
+                if n > rules.max_counted_games
+                else ""
+            ),
         ),
         (
             "score",
@@ -187,6 +380,12 @@ def norm_check(
             f"Rp {average} + dp({percent} %) {dp:+d} = {rp} (minimum {need.min_performance})",
         ),
     ]
+    for name, values in (("titles", opponent_titles), ("federations", opponent_federations)):
+        if values is not None and len(values) != n:
+            raise ValueError(f"{len(values)} opponent {name} for {n} games")
+    conditions += composition_conditions(
+        key, opponent_titles, opponent_federations, federation, rules
+    )
     return NormCheck(
         title=key,
         games=n,
@@ -198,4 +397,89 @@ def norm_check(
         dp=dp,
         performance=rp,
         conditions=conditions,
+        counts_as=min(n, rules.max_counted_games),
     )
+
+
+# -- Categories of a store's events (arpad category --store) ----------------------------
+
+CATEGORY_SCHEMA = pa.schema(
+    [
+        ("event_id", pa.string()),
+        ("players", pa.int64()),
+        ("rated_players", pa.int64()),
+        ("average", pa.float64()),
+        ("average_rounded", pa.int64()),
+        ("category", pa.int64()),
+    ]
+)
+
+# One row per (event, player): the rating stated in the player's earliest game of the
+# event (PGN WhiteElo/BlackElo, TRF, a games column), else the players table's rating.
+STORE_EVENT_PLAYERS_SQL = """
+WITH sides AS (
+    SELECT event_id, white_id AS player_id, white_rating AS rating, date, game_id FROM games
+    UNION ALL
+    SELECT event_id, black_id AS player_id, black_rating AS rating, date, game_id FROM games
+),
+per_player AS (
+    SELECT s.event_id, s.player_id,
+           coalesce(
+               first(s.rating ORDER BY s.date NULLS LAST, s.game_id)
+                   FILTER (WHERE s.rating IS NOT NULL),
+               max(p.rating)
+           ) AS rating
+    FROM sides s LEFT JOIN players p ON p.player_id = s.player_id
+    WHERE ?::VARCHAR IS NULL OR s.event_id = ?::VARCHAR
+    GROUP BY s.event_id, s.player_id
+)
+SELECT event_id, count(*) AS players, count(rating) AS rated_players,
+       avg(rating)::DOUBLE AS average
+FROM per_player
+GROUP BY event_id
+ORDER BY event_id NULLS FIRST
+"""
+
+
+def category_rows(events: list[tuple[str | None, int, int, float | None]], women: bool = False):
+    """(event, players, rated players, average) → rows with the rounded average and category."""
+    rows = []
+    for event, players, rated, average in events:
+        average = float("nan") if average is None else float(average)
+        rounded = None if math.isnan(average) else int(round_half_up(average))
+        rows.append(
+            {
+                "event_id": event,
+                "players": int(players),
+                "rated_players": int(rated),
+                "average": average,
+                "average_rounded": rounded,
+                "category": fide_category(average, women=women),
+            }
+        )
+    return rows
+
+
+def store_event_categories(store, event: str | None = None, women: bool = False):
+    """FIDE category of each event in a store's games (or of one event), as an Arrow table.
+
+    The average is over the event's players with a rating (unrated players left out),
+    rounded to an integer .5 up before banding (``fide_category``)."""
+    from pipeline import catalog
+
+    con = catalog.connect(store)
+    try:
+        table = catalog.query_arrow(con, STORE_EVENT_PLAYERS_SQL, [event, event])
+    finally:
+        con.close()
+    events = list(
+        zip(
+            table.column("event_id").to_pylist(),
+            table.column("players").to_pylist(),
+            table.column("rated_players").to_pylist(),
+            table.column("average").to_pylist(),
+        )
+    )
+    if event is not None and not events:
+        raise ValueError(f"no games of event {event!r} in the store")
+    return pa.Table.from_pylist(category_rows(events, women), schema=CATEGORY_SCHEMA)

@@ -408,7 +408,10 @@ def test_rating_classes():
 def test_im_norm_example():
     """RULES.md §7.2: IM norm, 9 rounds, 5 points → 56 % → dp 43 → Ra ≥ 2406.5 needed."""
     ok = norm_check([2407] * 9, 5, "IM")
-    assert ok.achieved and ok.performance == 2450 and ok.dp == 43
+    # rating conditions met; without titles/federations the composition is not checked
+    # (tests/test_tournament.py has the same example with a full field: achieved)
+    assert not ok.failed and ok.performance == 2450 and ok.dp == 43
+    assert ok.verdict == "undecided"
     short = norm_check([2406] * 9, 5, "IM")
     assert not short.achieved and short.failed == ["performance"]
 

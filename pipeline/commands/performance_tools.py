@@ -10,9 +10,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import output
+from pipeline.commands.common import require_store
 from pipeline.conversions import ECF_ERAS, SCALES, convert
 from pipeline.performance import performance_table, read_games_file, read_players_file
-from pipeline.tournament import NORMS, RATING_CLASSES, fide_category, norm_check, rating_class
+from pipeline.tournament import (
+    CATEGORY_SCHEMA,
+    NORMS,
+    RATING_CLASSES,
+    category_rows,
+    fide_category,
+    norm_check,
+    rating_class,
+    store_event_categories,
+)
 
 
 def register(sub) -> None:
@@ -46,10 +56,30 @@ def register(sub) -> None:
         help="without FILE: comma-separated opponent ratings ('-' = unrated)",
     )
     p.add_argument("--score", type=float, default=None, help="without FILE: points scored")
+    p.add_argument(
+        "--titles",
+        default=None,
+        help="without FILE: comma-separated opponent titles in the order of --opponents "
+        "('-' = none)",
+    )
+    p.add_argument(
+        "--federations",
+        default=None,
+        help="without FILE: comma-separated opponent federations in the order of --opponents",
+    )
+    p.add_argument(
+        "--federation",
+        default=None,
+        help="the player's federation (default: the players file's)",
+    )
     p.set_defaults(func=cmd_norm)
 
-    p = sub.add_parser("category", help="FIDE category of each event in a games file")
+    p = sub.add_parser("category", help="FIDE category of each event in a games file or store")
     p.add_argument("file", nargs="?", default=None, metavar="FILE")
+    p.add_argument(
+        "--store", default=None, metavar="S", help="the events of a store's games instead of FILE"
+    )
+    p.add_argument("--event", default=None, metavar="E", help="only this event id")
     p.add_argument("--players", default=None, metavar="F")
     p.add_argument("--average", type=float, default=None, help="category of one average rating")
     p.add_argument("--women", action="store_true", help="women's bands (200 lower)")
@@ -94,7 +124,9 @@ def cmd_convert(args) -> int:
     return 0
 
 
-def _opponent_ratings(games: pa.Table, roster, player: str) -> tuple[list[float], float]:
+def _opponent_ratings(
+    games: pa.Table, roster, player: str, ids: list[str] | None = None
+) -> tuple[list[float], float]:
     listed = {}
     if roster is not None:
         listed = {
@@ -118,20 +150,62 @@ def _opponent_ratings(games: pa.Table, roster, player: str) -> tuple[list[float]
             rating = listed.get(opp)
         opponents.append(np.nan if rating is None else float(rating))
         score += float(s)
+        if ids is not None:
+            ids.append(opp)
     return opponents, score
+
+
+def _player_facts(roster, raw_players) -> tuple[dict, dict]:
+    """player id → title and → federation: the players file first, else the games file's
+    own players rows (PGN WhiteTitle/BlackTitle; TRF title and federation)."""
+    titles: dict = {}
+    feds: dict = {}
+    if raw_players is not None:
+        for column, into in (("title", titles), ("federation", feds)):
+            if column in raw_players.columns:
+                for pid, v in zip(
+                    raw_players["player_id"].to_list(), raw_players[column].to_list()
+                ):
+                    if v is not None:
+                        into[pid] = v
+    if roster is not None:
+        ids = roster.column("player_id").to_pylist()
+        for pid, t in zip(ids, roster.column("title").to_pylist()):
+            if t is not None:
+                titles[pid] = t
+        for pid, f in zip(ids, roster.column("federation").to_pylist()):
+            if f is not None:
+                feds[pid] = f
+    return titles, feds
+
+
+def _split(text: str | None) -> list | None:
+    if text is None:
+        return None
+    return [None if t.strip() in ("-", "", "none") else t.strip() for t in text.split(",")]
 
 
 def cmd_norm(args) -> int:
     if args.file:
         if not args.player:
             raise ValueError("norm FILE needs --player ID")
-        games, roster = _load(args.file, args.players)
+        games, quarantine, raw = read_games_file(Path(args.file))
+        if quarantine.num_rows:
+            print(f"{args.file}: {quarantine.num_rows} rows left out", file=sys.stderr)
+        roster = read_players_file(Path(args.players)) if args.players else None
         if args.event is not None:
             games = games.filter(pc.equal(games.column("event_id"), args.event))
-        opponents, score = _opponent_ratings(games, roster, args.player)
+        ids: list[str] = []
+        opponents, score = _opponent_ratings(games, roster, args.player, ids)
         if not opponents:
             raise ValueError(f"no rated games of player {args.player!r} in {args.file}")
         who = args.player
+        titles_by_id, feds_by_id = _player_facts(roster, getattr(raw, "players", None))
+        # No title (federation) anywhere in the data: the condition is not checked
+        # rather than failed; otherwise a missing entry is an untitled opponent.
+        titles = [titles_by_id.get(o) for o in ids] if titles_by_id else None
+        federations = [feds_by_id.get(o) for o in ids] if feds_by_id else None
+        federation = args.federation or feds_by_id.get(args.player)
     else:
         if args.opponents is None or args.score is None:
             raise ValueError("norm needs FILE --player ID, or --opponents R1,R2,… --score S")
@@ -140,18 +214,40 @@ def cmd_norm(args) -> int:
             for t in args.opponents.split(",")
         ]
         score, who = args.score, "player"
-    check = norm_check(opponents, score, args.title)
-    raised = ", ".join(f"#{i + 1}" for i in check.raised) or "none"
+        titles, federations = _split(args.titles), _split(args.federations)
+        federation = args.federation
+    check = norm_check(
+        opponents,
+        score,
+        args.title,
+        opponent_titles=titles,
+        opponent_federations=federations,
+        federation=federation,
+    )
+    raised = (
+        ", ".join(
+            f"#{i + 1} ({'unrated' if np.isnan(opponents[i]) else f'{opponents[i]:g}'}"
+            f" → {check.opponents_used[i]:g})"
+            for i in check.raised
+        )
+        or "none"
+    )
     print(
         f"{who}: {check.title} norm check, {check.games} games, {check.score:g} points "
         f"({check.percent} %), opponents raised to the floor: {raised}"
     )
+    mark = {True: "ok  ", False: "FAIL", None: "n/a "}
     for name, ok, detail in check.conditions:
-        print(f"  {'ok  ' if ok else 'FAIL'} {name:<12} {detail}")
+        print(f"  {mark[ok]} {name:<14} {detail}")
     if check.achieved:
-        print(f"  {check.title} norm: achieved")
-    else:
+        print(f"  {check.title} norm: achieved, counts as {check.counts_as} games")
+    elif check.failed:
         print(f"  {check.title} norm: not achieved (fails: {', '.join(check.failed)})")
+    else:
+        print(
+            f"  {check.title} norm: undecided, the rating conditions are met "
+            f"(not checked: {', '.join(check.unchecked)})"
+        )
     return 0
 
 
@@ -159,9 +255,17 @@ def cmd_category(args) -> int:
     if args.average is not None:
         print(fide_category(args.average, women=args.women))
         return 0
+    if args.store:
+        if args.file:
+            raise ValueError("category takes FILE or --store S, not both")
+        store = require_store(args)
+        output.render(store_event_categories(store, args.event, women=args.women), args.fmt)
+        return 0
     if not args.file:
-        raise ValueError("category needs FILE or --average R")
+        raise ValueError("category needs FILE, --store S or --average R")
     games, roster = _load(args.file, args.players)
+    if args.event is not None:
+        games = games.filter(pc.equal(games.column("event_id"), args.event))
     listed = {}
     if roster is not None:
         listed = {
@@ -176,24 +280,23 @@ def cmd_category(args) -> int:
         event = row.get("event_id") or ""
         players = events.setdefault(event, {})
         for side in ("white", "black"):
+            # the games' rating first (as --store and `arpad performance`), else the
+            # players file's; a player's first stated rating in the event is kept
             pid = row[f"{side}_id"]
-            rating = listed.get(pid, row.get(f"{side}_rating"))
+            rating = row.get(f"{side}_rating")
             if players.get(pid) is None:
                 players[pid] = rating
-    rows = []
+    for players in events.values():
+        for pid, rating in players.items():
+            if rating is None:
+                players[pid] = listed.get(pid)
+    summary = []
     for event, players in sorted(events.items()):
         ratings = [r for r in players.values() if r is not None]
-        average = float(np.mean(ratings)) if ratings else float("nan")
-        rows.append(
-            {
-                "event_id": event or None,
-                "players": len(players),
-                "rated_players": len(ratings),
-                "average": average,
-                "category": fide_category(average, women=args.women),
-            }
-        )
-    output.render(pa.Table.from_pylist(rows), args.fmt)
+        average = float(np.mean(ratings)) if ratings else None
+        summary.append((event or None, len(players), len(ratings), average))
+    rows = category_rows(summary, women=args.women)
+    output.render(pa.Table.from_pylist(rows, schema=CATEGORY_SCHEMA), args.fmt)
     return 0
 
 
