@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import catalog
+from pipeline import catalog, sharding
 from pipeline.game_reports import write_game_report
 from pipeline.performance import fill_performance
 from pipeline.store import Store
@@ -40,6 +41,8 @@ from pipeline.systems.base import (
     apply_overrides,
 )
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class RateSummary:
@@ -52,6 +55,7 @@ class RateSummary:
         default_factory=lambda: {"query": 0.0, "kernel": 0.0, "write": 0.0}
     )
     rules: list[str] = field(default_factory=list)  # rule version name per period
+    shards: int = 1  # player shards per period (pipeline/sharding.py); 1 = unsharded
 
     @property
     def total_seconds(self) -> float:
@@ -207,6 +211,8 @@ def rate(
     progress: Callable[[int, int, int], None] | None = None,
     refresh_catalog: bool = True,
     checkpoint_meta: dict | None = None,
+    shards: int | None = None,
+    shard_map: Callable | None = None,
 ) -> RateSummary:
     """Rate ``pool`` with ``system`` over the store's periods in [start, end].
 
@@ -215,9 +221,19 @@ def rate(
     Starting at ``start`` needs the checkpoint of an earlier period (written by
     a previous run); without ``start`` the run begins from the players table.
     ``checkpoint_meta`` is merged into each checkpoint's meta.json.
+    ``shards`` > 1 computes each period's step in that many player shards
+    (pipeline/sharding.py; same results) when the system is shardable, else
+    unsharded (logged); ``shard_map`` runs the shards (default: on Dask inside a
+    Dask task, else one after the other).
     """
     sys_ = get_system(system)
     summary = RateSummary(system, pool)
+    if shards and shards > 1:
+        if sharding.is_shardable(sys_):
+            summary.shards = int(shards)
+            shard_map = shard_map or sharding.auto_map()
+        else:
+            log.info("%s cannot be sharded by player; rating unsharded", system)
     info = player_info(store.read_players())
     n = info.n
     all_periods = store.periods(pool)
@@ -258,7 +274,12 @@ def rate(
             white, black, score, event = load_period_games(con, files, n)
             t1 = time.perf_counter()
             games = PeriodGames.build(period, white, black, score, n, event, previous)
-            state, report = sys_.step(state, games, r)
+            if summary.shards > 1:
+                state, report = sharding.step_sharded(
+                    sys_, state, games, r, summary.shards, shard_map
+                )
+            else:
+                state, report = sys_.step(state, games, r)
             report = fill_performance(sys_, report, games)
             t2 = time.perf_counter()
             table = _report_table(report, info.player_id)

@@ -102,6 +102,8 @@ def rate_resumable(
     progress: Callable[[int, int, int], None] | None = None,
     refresh_catalog: bool = True,
     resolved_rules: Any | None = None,
+    shards: int | None = None,
+    shard_map: Callable | None = None,
 ) -> engine.RateSummary:
     """``engine.rate`` that resumes an interrupted run of the same inputs.
 
@@ -157,6 +159,8 @@ def rate_resumable(
         progress=progress,
         refresh_catalog=False,
         checkpoint_meta={"run": run},
+        shards=shards,  # not in the fingerprint: sharding does not change the results
+        shard_map=shard_map,
     )
     summary.resumed_after = resumed_after  # type: ignore[attr-defined]
     # The uninterrupted run's clean-up over the whole requested range.

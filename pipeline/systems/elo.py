@@ -36,6 +36,7 @@ class EloRules:
 class EloSystem:
     name = "elo"
     rules_type: ClassVar[type] = EloRules
+    shardable = True  # per-player update from the pre-period ratings (pipeline/sharding.py)
 
     def rules_for(self, period: int, pool: str) -> EloRules:
         return EloRules()

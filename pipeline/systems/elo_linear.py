@@ -37,6 +37,7 @@ class EloLinearRules:
 class EloLinearSystem:
     name = "elo-linear"
     rules_type: ClassVar[type] = EloLinearRules
+    shardable = True  # per-player update from the pre-period ratings (pipeline/sharding.py)
     performance_method = "linear"  # Elo's "algorithm of 400", the linear method's own estimate
 
     def rules_for(self, period: int, pool: str) -> EloLinearRules:

@@ -282,6 +282,10 @@ def unrated_by_difference(
 class FideSystem:
     name = "fide"
     rules_type: ClassVar[type] = FideRules
+    # A player's update reads only his games and the pre-period state (pipeline/sharding.py);
+    # the pool table's rows are in (month, player) order.
+    shardable = True
+    shard_table_order: ClassVar[dict] = {"pool": ("month", "player")}
 
     def rules_for(self, period: int, pool: str) -> FideRules:
         return rules_in_force(period, versions_for(pool))

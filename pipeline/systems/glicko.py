@@ -83,6 +83,7 @@ class GlickoFamily:
 class GlickoSystem(GlickoFamily):
     name = "glicko"
     rules_type: ClassVar[type] = GlickoRules
+    shardable = True  # per-player update from the pre-period state (pipeline/sharding.py)
 
     def rules_for(self, period: int, pool: str) -> GlickoRules:
         return GlickoRules()

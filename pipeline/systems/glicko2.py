@@ -41,6 +41,8 @@ class Glicko2Rules:
 class Glicko2System(GlickoFamily):
     name = "glicko2"
     rules_type: ClassVar[type] = Glicko2Rules
+    shardable = True  # per-player update from the pre-period state (pipeline/sharding.py)
+    shard_index_extras = ("volatility_not_converged",)
 
     def rules_for(self, period: int, pool: str) -> Glicko2Rules:
         return Glicko2Rules()

@@ -27,6 +27,7 @@ class HarknessRules:
 class HarknessSystem:
     name = "harkness"
     rules_type: ClassVar[type] = HarknessRules
+    shardable = True  # a player's events read only the opponents' pre-period ratings
 
     def rules_for(self, period: int, pool: str) -> HarknessRules:
         return HarknessRules()

@@ -37,6 +37,7 @@ class IngoRules:
 class IngoSystem:
     name = "ingo"
     rules_type: ClassVar[type] = IngoRules
+    shardable = True  # a player's events read only the opponents' pre-period numbers
     lower_is_better = True
 
     def rules_for(self, period: int, pool: str) -> IngoRules:
