@@ -13,7 +13,7 @@ import os
 import time
 from pathlib import Path
 
-from pipeline import output
+from pipeline import catalog, output
 from pipeline.commands.common import add_orchestration
 from pipeline.commands.core import (
     Progress,
@@ -62,6 +62,7 @@ def cmd_demo(args) -> int:
     print("(the quarantined rows are the contest's 'Spurious' decoys, WhiteScore = -1)")
     summary = run_rate(str(fide.root), "fide", no_flow=args.no_flow, progress=Progress("fide"))
     print_rate_summary(summary)
+    period_fide = summary.periods[-1]
 
     print("\n== 2. Generic Elo reconstruction of the Kaggle 2010 games (months 1-100) ==")
     elo = Store(out / "kaggle2010")
@@ -78,6 +79,18 @@ def cmd_demo(args) -> int:
         frame, period = rating_list(store, system, "standard", None, 10)
         print(f"\nTop 10, {system}, period {period} ({store.root}):")
         output.render(frame.drop("name", "federation", "title"), "table", float_precision=1)
+    con = catalog.connect(fide)
+    try:
+        movers = catalog.query_frame(
+            con,
+            "SELECT player_id, rating_before, change, rating_after, games FROM movers "
+            "WHERE system = 'fide' AND period = ? AND rank_up <= 5 ORDER BY rank_up, player_id",
+            [period_fide],
+        )
+    finally:
+        con.close()
+    print(f"\nBiggest FIDE gains in period {period_fide}:")
+    output.render(movers, "table", float_precision=0)
 
     print(f"\nOutputs (Parquet + DuckDB catalog), done in {time.perf_counter() - started:.1f} s:")
     for store in (fide, elo):
