@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 
@@ -52,18 +53,41 @@ def dask_task_runner(cluster: str | None = None, workers: int | None = None):
 
     if cluster:
         return DaskTaskRunner(address=cluster)
-    threads = numba_threads_per_worker(workers)
     return DaskTaskRunner(
-        cluster_class="distributed.LocalCluster",
-        cluster_kwargs={
-            "n_workers": workers,
-            "threads_per_worker": 1,
-            "processes": True,
-            "dashboard_address": None,
-            "silence_logs": logging.WARNING,
-            "env": {"NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": "1"},
-        },
+        cluster_class="distributed.LocalCluster", cluster_kwargs=local_cluster_kwargs(workers)
     )
+
+
+def local_cluster_kwargs(workers: int) -> dict:
+    """A ``distributed.LocalCluster`` of ``workers`` processes within the thread budget."""
+    threads = numba_threads_per_worker(workers)
+    return {
+        "n_workers": workers,
+        "threads_per_worker": 1,
+        "processes": True,
+        "dashboard_address": None,
+        "silence_logs": logging.WARNING,
+        "env": {"NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": "1"},
+    }
+
+
+@contextlib.contextmanager
+def dask_client(cluster: str | None = None, workers: int | None = None):
+    """A ``distributed.Client`` on ``cluster`` or on a local cluster of ``workers``
+    processes (closed on exit); None when neither is given. For the runs without a
+    flow (``--no-flow``) that still shard their periods on Dask."""
+    if not cluster and not workers:
+        yield None
+        return
+    from distributed import Client, LocalCluster
+
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    if cluster:
+        with Client(cluster) as client:
+            yield client
+        return
+    with LocalCluster(**local_cluster_kwargs(workers)) as local, Client(local) as client:
+        yield client
 
 
 def configured(flow_obj, cluster: str | None = None, workers: int | None = None):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prefect import flow, task
 
-from flows.common import IO_TASK
+from flows.common import IO_TASK, on_dask
 from pipeline import catalog, resume
 from pipeline.store import Store
 
@@ -21,7 +21,10 @@ def rate_task(
     rules=None,
     overrides=None,
     progress=None,
+    shards=None,
 ):
+    # shards > 1: each period's step in player shards; on a Dask worker they are tasks
+    # on the same cluster (pipeline/sharding.py auto_map), elsewhere one after the other.
     return resume.rate_resumable(
         Store(store_root),
         system,
@@ -32,6 +35,7 @@ def rate_task(
         overrides=overrides,
         progress=progress,
         refresh_catalog=False,
+        shards=shards,
     )
 
 
@@ -51,8 +55,15 @@ def rate_flow(
     overrides: dict[str, str] | None = None,
     progress=None,
     wait: float = 0.0,
+    shards: int | None = None,
 ):
     with Store(store_root).writer_lock("rate flow", wait=wait):
-        summary = rate_task(store_root, system, pool, start, end, rules, overrides, progress)
+        args = (store_root, system, pool, start, end, rules, overrides)
+        if shards and shards > 1 and on_dask():
+            # The rating loop runs as a task on a worker and submits each period's shards
+            # to the same cluster (pipeline/sharding.py auto_map); progress stays local.
+            summary = rate_task.submit(*args, None, shards).result()
+        else:
+            summary = rate_task(*args, progress, shards)
         refresh_catalog_task(store_root)
     return summary

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shutil
 
 import numpy as np
@@ -268,6 +269,26 @@ def test_rate_falls_back_to_unsharded_for_non_shardable(base_store, tmp_path):
     _assert_same(_snapshot(b, "uscf"), _snapshot(a, "uscf"))
 
 
+def test_cli_rate_shards(base_store, unsharded, tmp_path, capsys):
+    """``arpad rate --shards N --no-flow``: in this process, and with ``--workers 2`` on a
+    local Dask cluster (a plain client, no Prefect); same files as the unsharded run."""
+    from pipeline.cli import main
+
+    for extra in ([], ["--workers", "2"]):
+        store = _copy(base_store, tmp_path / f"cli{len(extra)}")
+        args = ["rate", "--store", str(store.root), "--system", "glicko", "--pool", "rapid"]
+        assert main([*args, "--shards", "3", "--no-flow", *extra]) == 0
+        assert "3 player shards per period" in capsys.readouterr().out
+        assert "ARPAD_WORKERS" not in os.environ
+        want = {
+            k: v
+            for k, v in unsharded["glicko"][1].items()
+            if "pool=rapid" in k and k.endswith(".parquet")
+        }
+        got = {k: v for k, v in _snapshot(store, "glicko").items() if k.endswith(".parquet")}
+        _assert_same(got, want)
+
+
 # -- a real Dask cluster --------------------------------------------------------------
 
 
@@ -295,3 +316,44 @@ def test_sharded_on_local_dask_cluster_equals_single_process(base_store, unshard
             # one task per shard and period, run on the workers
             shard_tasks = [t for t in stream.data if "run_shard" in str(t["key"])]
             assert len(shard_tasks) == 2 * 10
+
+
+@pytest.mark.prefect
+def test_rate_flow_shards_on_dask_task_runner(base_store, unsharded, tmp_path, prefect_harness):
+    """``arpad rate --shards 2 --cluster …``: the rate flow on prefect-dask's DaskTaskRunner
+    runs its rating loop as a task on a worker, which submits the shards to the cluster."""
+    from distributed import Client, LocalCluster, get_task_stream
+    from prefect.settings import PREFECT_API_URL
+
+    from flows.common import configured
+    from flows.rate import rate_flow
+
+    store = _copy(base_store, tmp_path / "flow")
+    os.environ["PREFECT_API_URL"] = PREFECT_API_URL.value()  # inherited by the workers
+    try:
+        with (
+            LocalCluster(
+                n_workers=2,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                env={"NUMBA_NUM_THREADS": "1"},
+            ) as cluster,
+            Client(cluster) as client,
+            get_task_stream(client) as stream,
+        ):
+            summary = configured(rate_flow, cluster=cluster.scheduler_address)(
+                str(store.root), "fide", "standard", shards=2
+            )
+    finally:
+        os.environ.pop("PREFECT_API_URL", None)
+    assert summary.shards == 2 and len(summary.periods) == len(POOLS["standard"])
+    shard_tasks = [t for t in stream.data if "run_shard" in str(t["key"])]
+    assert len(shard_tasks) == 2 * len(POOLS["standard"])
+    want = {
+        k: v
+        for k, v in unsharded["fide"][1].items()
+        if "pool=standard" in k and k.endswith(".parquet")
+    }
+    got = {k: v for k, v in _snapshot(store, "fide").items() if k.endswith(".parquet")}
+    _assert_same(got, want)

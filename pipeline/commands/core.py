@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import nullcontext
 
 import duckdb
 
@@ -53,6 +54,14 @@ def register(sub) -> None:
         "--full",
         action="store_true",
         help="recompute from the first period even when only later periods are stale",
+    )
+    p.add_argument(
+        "--shards",
+        type=int,
+        default=None,
+        metavar="N",
+        help="compute each period in N player shards, on Dask with --cluster/--workers "
+        "(same results; shardable systems only, docs/operations.md)",
     )
     add_orchestration(p)
     p.set_defaults(func=cmd_rate)
@@ -184,26 +193,37 @@ def run_rate(
     overrides=None,
     no_flow=False,
     progress=None,
+    shards=None,
+    cluster=None,
+    workers=None,
 ):
     if no_flow:
+        from flows.common import dask_client
+        from pipeline import sharding
         from pipeline.resume import rate_resumable
         from pipeline.store import Store
 
-        # Resumes a killed run of the same inputs (pipeline/resume.py).
-        return rate_resumable(
-            Store(store_root),
-            system,
-            pool=pool,
-            start=start,
-            end=end,
-            rules=rules,
-            overrides=overrides,
-            progress=progress,
-        )
+        # Without a flow, --cluster/--workers only serve the shards (a plain Dask client).
+        with dask_client(cluster, workers) if shards and shards > 1 else nullcontext() as client:
+            # Resumes a killed run of the same inputs (pipeline/resume.py).
+            return rate_resumable(
+                Store(store_root),
+                system,
+                pool=pool,
+                start=start,
+                end=end,
+                rules=rules,
+                overrides=overrides,
+                progress=progress,
+                shards=shards,
+                shard_map=sharding.dask_map(client) if client is not None else None,
+            )
     from flows.common import configured
     from flows.rate import rate_flow
 
-    return configured(rate_flow)(store_root, system, pool, start, end, rules, overrides, progress)
+    return configured(rate_flow)(
+        store_root, system, pool, start, end, rules, overrides, progress, shards=shards
+    )
 
 
 def print_rate_summary(s) -> None:
@@ -214,6 +234,7 @@ def print_rate_summary(s) -> None:
     print(
         f"{s.system}/{s.pool}: rated {len(s.periods)} periods ({s.periods[0]}..{s.periods[-1]}), "
         f"{s.games:,} games, {s.rows_written:,} rating rows; rules: {', '.join(rules)}"
+        + (f"; {s.shards} player shards per period" if getattr(s, "shards", 1) > 1 else "")
     )
 
 
@@ -238,6 +259,9 @@ def cmd_rate(args) -> int:
         overrides,
         args.no_flow,
         Progress(f"{args.system}/{args.pool}"),
+        shards=getattr(args, "shards", None),
+        cluster=getattr(args, "cluster", None),
+        workers=getattr(args, "workers", None),
     )
     incremental.record_run(
         store,
