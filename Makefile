@@ -24,6 +24,8 @@ test: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
+	@echo "== the suite again with NUMBA_DISABLE_JIT=1 (kernel bodies as plain Python; Prefect tests ran above) =="
+	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow and not prefect"
 
 lint:
 	$(BIN)/ruff check --fix .
