@@ -13,7 +13,7 @@ import pytest
 from pipeline import incremental
 from pipeline.cli import main
 from pipeline.store import Store
-from pipeline.systems import system_names
+from pipeline.systems import get_system, system_names
 
 PERIODS = ["2024-01", "2024-02", "2024-03", "2024-04", "2024-05", "2024-06"]
 FAST_SYSTEMS = ("fide", "glicko2")
@@ -98,8 +98,10 @@ def check_incremental_equals_full(systems, data: Path, tmp_path: Path, capsys) -
         # The correction changed something, and periods before it kept their reports.
         old = before[system]
         assert not old.equals(want)
+        if getattr(get_system(system), "history_reports", None) is not None:
+            continue  # retroactive (WHR): a correction rightly revises earlier periods too
         early = pa.compute.less(want["period"], 202403)
-        assert old.filter(pa.compute.less(old["period"], 202403)).equals(want.filter(early))
+        assert old.filter(pa.compute.less(old["period"], 202403)).equals(want.filter(early)), system
 
 
 def test_incremental_equals_full_recompute(data, tmp_path, capsys):
