@@ -97,6 +97,13 @@ def phase_rate(store_root: str, systems: list[str]) -> dict:
     }
 
 
+def _relative(path: str) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return Path(path).name
+
+
 def child(phase: str, *args: str) -> dict:
     out = subprocess.run(
         [sys.executable, __file__, "--phase", phase, *args],
@@ -210,7 +217,8 @@ def main(argv: list[str] | None = None) -> None:
         "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine(),
         "load_start": os.getloadavg()[0],
-        "args": {**vars(a), "systems": systems},
+        # The work folder is machine-specific: record it relative to the repository.
+        "args": {**vars(a), "work": _relative(a.work), "systems": systems},
         "argv": " ".join(argv if argv is not None else sys.argv[1:]),
     }
     result["generate"] = child("generate", *common, *sizes, "--seed", str(a.seed))
