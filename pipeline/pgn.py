@@ -215,6 +215,25 @@ for _k, _t in enumerate(TAGS):
 _TAG_LEN = np.array([len(t) for t in TAGS], np.int64)
 
 
+KEY_TAGS = ("Event", "Site", "Date", "Round", "White", "Black")
+
+
+def game_key() -> pl.Expr:
+    """The game's id from its tags, so that the same game in two files is one game.
+
+    ``pgn:Event|Site|Date|Round|White|Black`` when every part is known (a full
+    ``YYYY.MM.DD`` date, a round, non-empty names, event and site not ``?``);
+    otherwise null, and validation falls back to ``<file name>:<line>``.
+    """
+    parts = [pl.col(t).str.strip_chars() for t in KEY_TAGS]
+    known = pl.col("Date").str.strip_chars().str.contains(r"^\d{4}\.\d{2}\.\d{2}$")
+    for t, part in zip(KEY_TAGS, parts):
+        if t != "Date":
+            known = known & part.is_not_null() & ~part.is_in(["", "?", "-", "??"])
+    key = pl.concat_str([pl.lit("pgn:"), pl.concat_str(parts, separator="|")])
+    return pl.when(known.fill_null(False)).then(key).otherwise(None)
+
+
 def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
     if kind == "players":
         raise InputError(path, None, "a PGN file holds games, not a players list")
@@ -365,7 +384,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         return pl.when(v.is_in(UNRATED_ELO)).then(None).otherwise(v)
 
     frame = games.select(
-        pl.lit(None, dtype=pl.String).alias("game_id"),
+        game_key().alias("game_id"),
         "date",
         "period",
         "pool",
