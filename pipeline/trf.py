@@ -238,6 +238,9 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
         dates[r] = round_date(cols(dates_line, c, c + 7)) if dates_line else None
     pool = tournament_pool(header)
     event = header.get("012") or source
+    # Games are keyed by the tournament (012 name + start date) when the header has both,
+    # so the TRF after round 4 and the final TRF of one event share their first rounds.
+    game_scope = f"trf:{header['012'].strip()}|{start}" if header.get("012") and start else source
 
     counts = {"bye": 0, "absent": 0, "pending": 0, "double_forfeit": 0}
     sides: dict[tuple[int, int, int], list[_Side]] = {}
@@ -350,7 +353,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
         game_blocks += 2
         rows.append(
             {
-                "game_id": f"{source}:r{r}:{low}-{high}",
+                "game_id": f"{game_scope}:r{r}:{low}-{high}",
                 "date": dates.get(r) or start,
                 "pool": pool,
                 "white_id": players[white.rank].player_id,

@@ -236,11 +236,41 @@ def test_trf_pending_short_games_and_round_dates(tmp_path):
     assert raw.not_stored["pending_pairings"] == 1
     assert raw.accounting["pending_blocks"] == 2 and raw.accounting["game_blocks"] == 6
     rows = {r["game_id"]: r for r in raw.frame.iter_rows(named=True)}
-    assert rows["t.trf:r1:1-2"]["rated"] == "false" and rows["t.trf:r1:1-2"]["score"] == "1.0"
-    assert rows["t.trf:r2:2-4"]["rated"] == "false" and rows["t.trf:r2:2-4"]["score"] == "0.5"
-    assert rows["t.trf:r1:3-4"]["rated"] == "true" and rows["t.trf:r1:3-4"]["date"] == "2024-03-01"
-    assert rows["t.trf:r2:2-4"]["date"] == "2024-04-05"
+    assert (
+        rows["trf:Club|2024-03-01:r1:1-2"]["rated"] == "false"
+        and rows["trf:Club|2024-03-01:r1:1-2"]["score"] == "1.0"
+    )
+    assert (
+        rows["trf:Club|2024-03-01:r2:2-4"]["rated"] == "false"
+        and rows["trf:Club|2024-03-01:r2:2-4"]["score"] == "0.5"
+    )
+    assert (
+        rows["trf:Club|2024-03-01:r1:3-4"]["rated"] == "true"
+        and rows["trf:Club|2024-03-01:r1:3-4"]["date"] == "2024-03-01"
+    )
+    assert rows["trf:Club|2024-03-01:r2:2-4"]["date"] == "2024-04-05"
     assert main(["ingest", "--no-flow", "--store", str(tmp_path / "s"), str(path)]) == 0
+
+
+def test_trf_of_the_same_event_after_a_round_and_final_share_their_games(tmp_path, capsys):
+    """Games are keyed by tournament (012 + start date), round and ranks: the final TRF
+    repeats round 1 of the TRF sent after round 1, and only round 2 is new."""
+    head = ["012 Club", "042 2024/03/01"]
+    after_r1 = [trf_line(1, "A", ["   2 w 1"]), trf_line(2, "B", ["   1 b 0"]),
+                trf_line(3, "C", ["   4 w =" ]), trf_line(4, "D", ["   3 b ="])]  # fmt: skip
+    final = [trf_line(1, "A", ["   2 w 1", "   3 b 0"]), trf_line(2, "B", ["   1 b 0", "   4 w 1"]),
+             trf_line(3, "C", ["   4 w =", "   1 w 1"]), trf_line(4, "D", ["   3 b =", "   2 b 0"])]  # fmt: skip
+    a, b = tmp_path / "club-r1.trf", tmp_path / "club-final.trf"
+    a.write_text("\n".join(head + after_r1) + "\n")
+    b.write_text("\n".join(head + final) + "\n")
+    root = str(tmp_path / "s")
+    assert main(["ingest", "--no-flow", "--store", root, str(a)]) == 0
+    capsys.readouterr()
+    assert main(["ingest", "--no-flow", "--store", root, str(b)]) == 2
+    out, err = capsys.readouterr()
+    assert "4 rows read, 2 games stored, 2 quarantined" in out
+    assert "quarantined by reason: duplicate_game_id 2" in err
+    assert err.count(": duplicate_game_id: ") == 2 and "already stored from club-r1.trf" in err
 
 
 def test_identity_conflicts(tmp_path, capsys):
