@@ -32,10 +32,10 @@ sys.path.insert(0, str(ROOT))
 
 import glicko2  # noqa: E402
 
-from kernels.csr import group_by_player  # noqa: E402
-from kernels.fide import fide_period  # noqa: E402
-from kernels.glicko import glicko2_period  # noqa: E402
-from pipeline.rules import pd_high_by_diff  # noqa: E402
+from arpad.kernels.csr import group_by_player  # noqa: E402
+from arpad.kernels.fide import fide_period  # noqa: E402
+from arpad.kernels.glicko import glicko2_period  # noqa: E402
+from arpad.pipeline.rules import pd_high_by_diff  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from kernels.csr import group_by_player
-from kernels.ecf import ecf_cycle
-from kernels.elo_linear import elo_linear_period
-from kernels.harkness_ingo import METHOD_HARKNESS, event_ratings
-from kernels.performance import performance_period
-from pipeline.rules import dp_by_percent
+from arpad.kernels.csr import group_by_player
+from arpad.kernels.ecf import ecf_cycle
+from arpad.kernels.elo_linear import elo_linear_period
+from arpad.kernels.harkness_ingo import METHOD_HARKNESS, event_ratings
+from arpad.kernels.performance import performance_period
+from arpad.pipeline.rules import dp_by_percent
 
 
 def median_seconds(fn, repeats: int) -> float:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import chess.pgn
 
-from pipeline.pgn import read_pgn
+from arpad.pipeline.pgn import read_pgn
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

@@ -30,14 +30,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from arpad.kernels.csr import group_by_player  # noqa: E402
+from arpad.kernels.fide import fide_period  # noqa: E402
+from arpad.pipeline import engine  # noqa: E402
+from arpad.pipeline.rules import pd_high_by_diff  # noqa: E402
+from arpad.pipeline.store import Store  # noqa: E402
+from arpad.pipeline.synthetic import SyntheticSpec, generate  # noqa: E402
+from arpad.pipeline.systems.fide import FIDE_VERSIONS, k_base  # noqa: E402
 from benchmarks.numpy_fide import fide_period_numpy  # noqa: E402
-from kernels.csr import group_by_player  # noqa: E402
-from kernels.fide import fide_period  # noqa: E402
-from pipeline import engine  # noqa: E402
-from pipeline.rules import pd_high_by_diff  # noqa: E402
-from pipeline.store import Store  # noqa: E402
-from pipeline.synthetic import SyntheticSpec, generate  # noqa: E402
-from pipeline.systems.fide import FIDE_VERSIONS, k_base  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 

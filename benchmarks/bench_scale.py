@@ -53,8 +53,8 @@ def cpu_seconds() -> float:
 
 
 def phase_generate(store_root: str, players: int, periods: int, games: int, seed: int) -> dict:
-    from pipeline.store import Store
-    from pipeline.synthetic import SyntheticSpec, generate
+    from arpad.pipeline.store import Store
+    from arpad.pipeline.synthetic import SyntheticSpec, generate
 
     spec = SyntheticSpec(
         players=players, periods=periods, games_per_period=games, first_period=201701, seed=seed
@@ -65,9 +65,9 @@ def phase_generate(store_root: str, players: int, periods: int, games: int, seed
 
 
 def phase_rate(store_root: str, systems: list[str]) -> dict:
-    from pipeline import catalog
-    from pipeline.resume import rate_resumable
-    from pipeline.store import Store
+    from arpad.pipeline import catalog
+    from arpad.pipeline.resume import rate_resumable
+    from arpad.pipeline.store import Store
 
     store = Store(store_root)
     t0, cpu0 = time.perf_counter(), cpu_seconds()

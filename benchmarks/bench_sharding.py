@@ -30,10 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from arpad.pipeline import engine, sharding  # noqa: E402
+from arpad.pipeline.store import Store  # noqa: E402
+from arpad.pipeline.synthetic import SyntheticSpec, generate  # noqa: E402
 from benchmarks.bench_rate import machine  # noqa: E402
-from pipeline import engine, sharding  # noqa: E402
-from pipeline.store import Store  # noqa: E402
-from pipeline.synthetic import SyntheticSpec, generate  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 WORK = ROOT / "benchmarks" / "work" / "bench_sharding"

@@ -17,8 +17,8 @@ import statistics
 import time
 from pathlib import Path
 
-from pipeline import backtest as bt
-from pipeline.systems.whr import WhrRules, WhrSystem
+from arpad.pipeline import backtest as bt
+from arpad.pipeline.systems.whr import WhrRules, WhrSystem
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from prefect import flow, task
 
-from flows.common import IO_TASK, on_dask
-from pipeline import catalog, ingest
-from pipeline.readers import read_any
-from pipeline.store import Store
+from arpad.flows.common import IO_TASK, on_dask
+from arpad.pipeline import catalog, ingest
+from arpad.pipeline.readers import read_any
+from arpad.pipeline.store import Store
 
 
 @task(name="read-file", **IO_TASK)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from prefect import flow, task
 
-from flows.common import IO_TASK, on_dask
-from pipeline import catalog, resume
-from pipeline.store import Store
+from arpad.flows.common import IO_TASK, on_dask
+from arpad.pipeline import catalog, resume
+from arpad.pipeline.store import Store
 
 
 # Rating writes a partition and a checkpoint per period; a retry (or a new run after

@@ -9,12 +9,12 @@ from pathlib import Path
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
 
-from flows.common import IO_TASK, run_all
-from flows.ingest import read_ahead
-from flows.rate import rate_task, refresh_catalog_task
-from pipeline import monthly
-from pipeline.errors import InputError
-from pipeline.store import Store
+from arpad.flows.common import IO_TASK, run_all
+from arpad.flows.ingest import read_ahead
+from arpad.flows.rate import rate_task, refresh_catalog_task
+from arpad.pipeline import monthly
+from arpad.pipeline.errors import InputError
+from arpad.pipeline.store import Store
 
 
 @task(name="ingest-inbox-file", **IO_TASK)

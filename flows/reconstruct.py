@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from prefect import flow
 
-from flows.common import run_all
-from flows.rate import rate_task, refresh_catalog_task
-from pipeline.store import Store
-from pipeline.systems import system_names
+from arpad.flows.common import run_all
+from arpad.flows.rate import rate_task, refresh_catalog_task
+from arpad.pipeline.store import Store
+from arpad.pipeline.systems import system_names
 
 
 @flow(name="reconstruct")

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kernels.config import jit
+from arpad.kernels.config import jit
 
 
 class PlayerGames(NamedTuple):

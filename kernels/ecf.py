@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kernels.config import jit, jit_parallel, prange
+from arpad.kernels.config import jit, jit_parallel, prange
 
 
 class EcfCycleResult(NamedTuple):

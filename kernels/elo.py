@@ -4,8 +4,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kernels.config import jit_parallel, prange
-from kernels.expected import logistic
+from arpad.kernels.config import jit_parallel, prange
+from arpad.kernels.expected import logistic
 
 
 class EloPeriodResult(NamedTuple):

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kernels.config import jit_parallel, prange
+from arpad.kernels.config import jit_parallel, prange
 
 
 class EloLinearResult(NamedTuple):

@@ -9,7 +9,7 @@ The table is passed in as ``pd_high_by_diff`` (PD(H) in hundredths, indexed by
 
 import numpy as np
 
-from kernels.config import jit, jit_parallel, prange
+from arpad.kernels.config import jit, jit_parallel, prange
 
 NO_EXEMPTION = np.int64(1 << 40)  # "rated 2650 and above" threshold when the rules have none
 

@@ -9,9 +9,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kernels.config import jit, jit_parallel, prange
-from kernels.expected import NO_EXEMPTION, capped_difference, expected_hundredths
-from kernels.rounding import div_round_half_away
+from arpad.kernels.config import jit, jit_parallel, prange
+from arpad.kernels.expected import NO_EXEMPTION, capped_difference, expected_hundredths
+from arpad.kernels.rounding import div_round_half_away
 
 
 class FidePeriodResult(NamedTuple):

@@ -20,8 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kernels.config import jit_parallel, prange
-from kernels.rounding import round_half_away
+from arpad.kernels.config import jit_parallel, prange
+from arpad.kernels.rounding import round_half_away
 
 METHOD_HARKNESS = 0
 METHOD_INGO_PERFORMANCE = 1

@@ -20,8 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kernels.config import jit, jit_parallel, prange
-from kernels.rounding import round_half_up
+from arpad.kernels.config import jit, jit_parallel, prange
+from arpad.kernels.rounding import round_half_up
 
 CURVE_NORMAL = 0
 CURVE_LOGISTIC = 1

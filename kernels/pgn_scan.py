@@ -8,7 +8,7 @@ the layout below (-1: absent); ``TAG`` values start at column ``VALUES`` as
 
 import numpy as np
 
-from kernels.config import jit
+from arpad.kernels.config import jit
 
 LINE, BAD, MOVE, MARKER, FIRST, SECOND, LAST, VALUES = 0, 1, 2, 3, 4, 6, 8, 10
 MARKERS = (None, "1-0", "0-1", "1/2-1/2", "*")  # codes 0..4 of the MARKER column

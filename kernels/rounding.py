@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from kernels.config import jit
+from arpad.kernels.config import jit
 
 
 @jit

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kernels.config import jit, jit_parallel, prange
+from arpad.kernels.config import jit, jit_parallel, prange
 
 N_STAR_2015 = 0  # N* = 50/√(0.662 + 0.00000739(2569 − R0)²) for R0 ≤ 2355, else 50
 N_STAR_2004 = 1  # N* = 50/√(1 + (2200 − R0)²/100000) for R0 ≤ 2200, else 50

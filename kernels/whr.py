@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kernels.config import jit
+from arpad.kernels.config import jit
 
 LN10 = np.log(10.0)
 

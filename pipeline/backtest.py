@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from kernels.csr import group_by_player
-from pipeline import periods
-from pipeline.systems import get_system, system_names
-from pipeline.systems.base import PeriodGames, PlayerInfo, State
+from arpad.kernels.csr import group_by_player
+from arpad.pipeline import periods
+from arpad.pipeline.systems import get_system, system_names
+from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, State
 
 DATASETS = ("kaggle2010", "deloitte2011")
 GRID_MULTIPLIERS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
@@ -637,7 +637,7 @@ on it.
 
 def write_markdown(result: BacktestResult, path: Path, command: str) -> None:
     """Insert or replace the data set's section of the report file."""
-    from pipeline.store import atomic_write_text
+    from arpad.pipeline.store import atomic_write_text
 
     section = markdown_section(result, command)
     text = path.read_text() if path.exists() else REPORT_HEADER

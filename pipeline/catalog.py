@@ -15,8 +15,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from pipeline import schemas
-from pipeline.store import Store
+from arpad.pipeline import schemas
+from arpad.pipeline.store import Store
 
 # Base views: name -> (glob relative to the store root, hive partitioning, schema when empty).
 BASE_VIEWS = {

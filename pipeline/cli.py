@@ -15,7 +15,7 @@ import pkgutil
 import sys
 import traceback
 
-from pipeline.errors import InputError, StoreBusyError
+from arpad.pipeline.errors import InputError, StoreBusyError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -40,7 +40,7 @@ def _writer_lock(args):
         os.environ["ARPAD_CLUSTER"] = args.cluster
     if getattr(args, "workers", None):
         os.environ["ARPAD_WORKERS"] = str(args.workers)
-    from pipeline.store import Store
+    from arpad.pipeline.store import Store
 
     store = Store(args.store)
     try:
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    import pipeline.commands as package
+    import arpad.pipeline.commands as package
 
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{package.__name__}.{info.name}")

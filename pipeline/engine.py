@@ -26,12 +26,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import catalog, sharding
-from pipeline.game_reports import write_game_report
-from pipeline.performance import fill_performance
-from pipeline.store import Store
-from pipeline.systems import get_system
-from pipeline.systems.base import (
+from arpad.pipeline import catalog, sharding
+from arpad.pipeline.game_reports import write_game_report
+from arpad.pipeline.performance import fill_performance
+from arpad.pipeline.store import Store
+from arpad.pipeline.systems import get_system
+from arpad.pipeline.systems.base import (
     NOT_REPORTED,
     STATUS_CODES,
     PeriodGames,

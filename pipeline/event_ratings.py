@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels.harkness_ingo import event_ratings
-from pipeline.systems.base import (
+from arpad.kernels.harkness_ingo import event_ratings
+from arpad.pipeline.systems.base import (
     INACTIVE,
     NEW,
     NOT_REPORTED,

@@ -16,12 +16,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from kernels.rounding import div_round_half_away
-from pipeline import catalog, periods
-from pipeline.rules import pd_high_by_diff
-from pipeline.store import Store
-from pipeline.systems.base import apply_overrides
-from pipeline.systems.fide import FideRules, FideSystem, closing_month, unrated_by_difference
+from arpad.kernels.rounding import div_round_half_away
+from arpad.pipeline import catalog, periods
+from arpad.pipeline.rules import pd_high_by_diff
+from arpad.pipeline.store import Store
+from arpad.pipeline.systems.base import apply_overrides
+from arpad.pipeline.systems.fide import FideRules, FideSystem, closing_month, unrated_by_difference
 
 
 @dataclass

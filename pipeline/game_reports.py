@@ -15,7 +15,7 @@ import shutil
 import numpy as np
 import pyarrow as pa
 
-from pipeline.store import Store, atomic_write_parquet
+from arpad.pipeline.store import Store, atomic_write_parquet
 
 GAME_REPORT_GLOB = "ratings/*/*/*/games/*.parquet"
 

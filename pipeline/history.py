@@ -14,8 +14,8 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline import catalog, periods
-from pipeline.store import Store
+from arpad.pipeline import catalog, periods
+from arpad.pipeline.store import Store
 
 _SQL = """
 SELECT period, rating_before, adjustment, change, rating_after, games, score, k, status

@@ -17,7 +17,7 @@ from __future__ import annotations
 import polars as pl
 import pyarrow.parquet as pq
 
-from pipeline.store import Store, atomic_write_parquet
+from arpad.pipeline.store import Store, atomic_write_parquet
 
 OBSERVED = ("name", "birth_year", "federation", "sex", "title")
 

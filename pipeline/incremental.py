@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.store import Store, atomic_write_text
+from arpad.pipeline.store import Store, atomic_write_text
 
 FROM_FIRST = 0  # a stale mark meaning "recompute from the first period"
 
@@ -137,7 +137,7 @@ def record_run(
         else:
             del stale[key]
         _write(store, "stale.json", stale)
-    from pipeline.resume import read_journal
+    from arpad.pipeline.resume import read_journal
 
     journal = read_journal(store, system, pool) or {}
     run = journal.get("run") if journal.get("status") == "done" else None

@@ -21,10 +21,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pipeline import catalog, identity, incremental, schemas
-from pipeline.readers import RawTable, read_any
-from pipeline.store import MANIFEST, Store, atomic_write_parquet
-from pipeline.validate import Validated, validate_games, validate_players
+from arpad.pipeline import catalog, identity, incremental, schemas
+from arpad.pipeline.readers import RawTable, read_any
+from arpad.pipeline.store import MANIFEST, Store, atomic_write_parquet
+from arpad.pipeline.validate import Validated, validate_games, validate_players
 
 
 @dataclass

@@ -24,10 +24,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline import catalog, incremental, output
-from pipeline.errors import InputError
-from pipeline.ingest import FileReport, ingest_file
-from pipeline.store import Store
+from arpad.pipeline import catalog, incremental, output
+from arpad.pipeline.errors import InputError
+from arpad.pipeline.ingest import FileReport, ingest_file
+from arpad.pipeline.store import Store
 
 DEFAULT_SYSTEMS = ("fide",)
 PROCESSED, REJECTED = "processed", "rejected"
@@ -325,7 +325,7 @@ def recalculate(
     mapping: str | None = None,
     progress=None,
 ) -> RecalculateSummary:
-    from pipeline.resume import rate_resumable
+    from arpad.pipeline.resume import rate_resumable
 
     store.ensure()
     summary = RecalculateSummary(str(store.root))

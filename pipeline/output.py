@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from pipeline.store import atomic_write_parquet, atomic_write_text
+from arpad.pipeline.store import atomic_write_parquet, atomic_write_text
 
 FORMATS = ("table", "csv", "json", "parquet", "txt")
 

@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from kernels.performance import performance_period
-from pipeline.rules import dp_by_percent
-from pipeline.systems.base import PeriodGames, Report
+from arpad.kernels.performance import performance_period
+from arpad.pipeline.rules import dp_by_percent
+from arpad.pipeline.systems.base import PeriodGames, Report
 
 # method name -> (column of PerformanceResult, curve)
 METHODS = {
@@ -170,8 +170,8 @@ def performance_table(
 
 def read_games_file(path: Path, fmt: str | None = None, mapping: str | None = None):
     """Any games file a reader understands → (accepted GAMES table, quarantined rows)."""
-    from pipeline.readers import read_any
-    from pipeline.validate import validate_games
+    from arpad.pipeline.readers import read_any
+    from arpad.pipeline.validate import validate_games
 
     raw = read_any(Path(path), fmt=fmt, mapping=mapping, kind="games")
     validated = validate_games(raw, Path(path).name, "performance")
@@ -179,8 +179,8 @@ def read_games_file(path: Path, fmt: str | None = None, mapping: str | None = No
 
 
 def read_players_file(path: Path, fmt: str | None = None) -> pa.Table:
-    from pipeline.readers import read_any
-    from pipeline.validate import validate_players
+    from arpad.pipeline.readers import read_any
+    from arpad.pipeline.validate import validate_players
 
     raw = read_any(Path(path), fmt=fmt, kind="players")
     return validate_players(raw, Path(path).name, "performance").accepted

@@ -37,7 +37,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from kernels.pgn_scan import (
+from arpad.kernels.pgn_scan import (
     BAD,
     FIRST,
     LAST,
@@ -49,9 +49,9 @@ from kernels.pgn_scan import (
     gather_ranges,
     scan_pgn,
 )
-from pipeline import readers
-from pipeline.errors import InputError
-from pipeline.readers import RawTable, decode
+from arpad.pipeline import readers
+from arpad.pipeline.errors import InputError
+from arpad.pipeline.readers import RawTable, decode
 
 TAGS = (
     "Event",

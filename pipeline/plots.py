@@ -12,9 +12,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from pipeline import catalog
-from pipeline.periods import month_index
-from pipeline.store import Store
+from arpad.pipeline import catalog
+from arpad.pipeline.periods import month_index
+from arpad.pipeline.store import Store
 
 
 def _save(fig, output: str | Path) -> Path:

@@ -20,7 +20,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.errors import InputError
+from arpad.pipeline.errors import InputError
 
 GAME_COLUMNS = (
     "game_id",
@@ -306,5 +306,5 @@ def read_any(
 
 
 # Readers in their own modules register themselves in READERS/SUFFIXES on import.
-from pipeline import pgn as _pgn  # noqa: E402, F401
-from pipeline import trf as _trf  # noqa: E402, F401
+from arpad.pipeline import pgn as _pgn  # noqa: E402, F401
+from arpad.pipeline import trf as _trf  # noqa: E402, F401

@@ -27,8 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pipeline import catalog, engine
-from pipeline.store import Store, atomic_write_text
+from arpad.pipeline import catalog, engine
+from arpad.pipeline.store import Store, atomic_write_text
 
 
 def journal_path(store: Store, system: str, pool: str) -> Path:

@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.systems import get_system
-from pipeline.systems.base import PeriodGames, Report, State
+from arpad.pipeline.systems import get_system
+from arpad.pipeline.systems.base import PeriodGames, Report, State
 
 ShardMap = Callable[[Callable, "FlatGames", State, Any, str, Sequence[tuple[int, int]]], list]
 

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pipeline import schemas
+from arpad.pipeline import schemas
 
 MANIFEST = pa.schema(
     [
@@ -94,7 +94,7 @@ def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterat
     the holder. The kernel drops the lock when its holder dies (even by SIGKILL),
     so a crashed run never leaves a stale lock behind.
     """
-    from pipeline.errors import StoreBusyError
+    from arpad.pipeline.errors import StoreBusyError
 
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)

@@ -14,8 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import catalog, schemas
-from pipeline.store import Store, atomic_write_parquet
+from arpad.pipeline import catalog, schemas
+from arpad.pipeline.store import Store, atomic_write_parquet
 
 
 @dataclass(frozen=True)

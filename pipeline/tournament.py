@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from kernels.rounding import round_half_up
-from pipeline.rules import dp_by_percent
+from arpad.kernels.rounding import round_half_up
+from arpad.pipeline.rules import dp_by_percent
 
 CATEGORY_BASE = 2250
 CATEGORY_WIDTH = 25
@@ -465,7 +465,7 @@ def store_event_categories(store, event: str | None = None, women: bool = False)
 
     The average is over the event's players with a rating (unrated players left out),
     rounded to an integer .5 up before banding (``fide_category``)."""
-    from pipeline import catalog
+    from arpad.pipeline import catalog
 
     con = catalog.connect(store)
     try:

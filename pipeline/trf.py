@@ -32,9 +32,9 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline import pgn, readers
-from pipeline.errors import InputError
-from pipeline.readers import RawTable, decode
+from arpad.pipeline import pgn, readers
+from arpad.pipeline.errors import InputError
+from arpad.pipeline.readers import RawTable, decode
 
 BLOCK_START = 92  # column of round 1's opponent field
 BLOCK_WIDTH = 10

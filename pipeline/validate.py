@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import polars as pl
 import pyarrow as pa
 
-from pipeline import schemas
-from pipeline.readers import GAME_COLUMNS, PLAYER_COLUMNS, RawTable
+from arpad.pipeline import schemas
+from arpad.pipeline.readers import GAME_COLUMNS, PLAYER_COLUMNS, RawTable
 
 # Result codes for White: (score, rated). Forfeits are stored but not rated.
 RESULTS = {

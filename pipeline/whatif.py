@@ -20,9 +20,9 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline import engine
-from pipeline.output import render
-from pipeline.store import Store
+from arpad.pipeline import engine
+from arpad.pipeline.output import render
+from arpad.pipeline.store import Store
 
 THRESHOLDS = (1400, 2000, 2400)
 LISTED = ("rated", "new", "inactive")

@@ -54,7 +54,7 @@ def prefect_harness():
 
 @pytest.fixture
 def store(tmp_path):
-    from pipeline.store import Store
+    from arpad.pipeline.store import Store
 
     return Store(tmp_path / "store")
 

@@ -27,7 +27,7 @@ def _die() -> None:
 def install(spec: str) -> None:
     import pyarrow.parquet as pq
 
-    from pipeline.store import Store
+    from arpad.pipeline.store import Store
 
     kind, _, arg = spec.partition(":")
     count = {"n": 0}
@@ -80,6 +80,6 @@ def install(spec: str) -> None:
 if __name__ == "__main__":
     if os.environ.get("ARPAD_KILL"):
         install(os.environ["ARPAD_KILL"])
-    from pipeline.cli import main
+    from arpad.pipeline.cli import main
 
     sys.exit(main(sys.argv[1:]))

@@ -6,10 +6,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from pipeline import catalog, engine, plots
-from pipeline.cli import main
-from pipeline.commands.core import run_readonly_sql
-from pipeline.ingest import ingest_files
+from arpad.pipeline import catalog, engine, plots
+from arpad.pipeline.cli import main
+from arpad.pipeline.commands.core import run_readonly_sql
+from arpad.pipeline.ingest import ingest_files
 from tests.conftest import write_csv
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -17,7 +17,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 @pytest.fixture(scope="module")
 def rated_store(tmp_path_factory):
-    from pipeline.store import Store
+    from arpad.pipeline.store import Store
 
     tmp_path = tmp_path_factory.mktemp("analysis")
     store = Store(tmp_path / "store")

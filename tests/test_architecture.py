@@ -9,14 +9,20 @@ REPO = Path(__file__).resolve().parents[1]
 KERNEL_IMPORTS = {"numpy", "numba", "math", "typing", "kernels"}
 
 
+def top_module(name: str) -> str:
+    """``numpy.linalg`` -> numpy; arpad's own ``arpad.kernels.fide`` -> kernels."""
+    parts = name.split(".")
+    return parts[1] if parts[0] == "arpad" and len(parts) > 1 else parts[0]
+
+
 def imported_modules(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            names.update(top_module(alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
+            names.add(top_module(node.module))
     return names
 
 

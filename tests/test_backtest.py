@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline import backtest as bt
+from arpad.pipeline import backtest as bt
 
 
 def test_kaggle_worked_example():
@@ -120,8 +120,8 @@ def test_systems_beat_the_constant_on_players_of_fixed_strength(system):
 
 def test_runner_uses_the_same_step_as_the_engine():
     # Walking period by period through Runner equals calling elo_period by hand.
-    from kernels.csr import group_by_player
-    from kernels.elo import elo_period
+    from arpad.kernels.csr import group_by_player
+    from arpad.kernels.elo import elo_period
 
     ds = _synthetic_dataset(months=3)
     rules = bt.base_rules("elo", ds)
@@ -138,7 +138,7 @@ def test_runner_uses_the_same_step_as_the_engine():
 
 
 def test_unrated_players_predict_at_the_default():
-    from pipeline.systems.base import State
+    from arpad.pipeline.systems.base import State
 
     state = State(players={"rating": np.array([2000, 0]), "is_rated": np.array([True, False])})
     rating, rd = bt.ratings_of(state, 2100.0)
@@ -176,7 +176,7 @@ def _tiny_kaggle(folder, seed=1):
 
 
 def test_backtest_cli_writes_table_plot_and_predictions(tmp_path, capsys):
-    from pipeline.cli import main
+    from arpad.pipeline.cli import main
 
     _tiny_kaggle(tmp_path / "data")
     report, png, pred = tmp_path / "bt.md", tmp_path / "cal.png", tmp_path / "p.parquet"

@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.cli import main
-from pipeline.readers import read_any
-from pipeline.store import Store
-from pipeline.validate import validate_games
+from arpad.pipeline.cli import main
+from arpad.pipeline.readers import read_any
+from arpad.pipeline.store import Store
+from arpad.pipeline.validate import validate_games
 
 DATA = Path(__file__).resolve().parent / "data"
 BAD = DATA / "bad"

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from pipeline.cli import main
-from pipeline.store import Store
+from arpad.pipeline.cli import main
+from arpad.pipeline.store import Store
 from tests.conftest import write_csv
 
 
@@ -100,8 +100,8 @@ def test_rate_unknown_rule_field_is_bad_input(tmp_path, capsys):
 
 @pytest.mark.prefect
 def test_flows_through_prefect_equal_plain_run(tmp_path, prefect_harness):
-    from flows.ingest import ingest_flow
-    from flows.rate import rate_flow
+    from arpad.flows.ingest import ingest_flow
+    from arpad.flows.rate import rate_flow
 
     players, games = small_store(tmp_path)
     flow_store = str(tmp_path / "flow")

@@ -10,10 +10,10 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from pipeline import incremental
-from pipeline.cli import main
-from pipeline.store import Store
-from pipeline.systems import get_system, system_names
+from arpad.pipeline import incremental
+from arpad.pipeline.cli import main
+from arpad.pipeline.store import Store
+from arpad.pipeline.systems import get_system, system_names
 
 PERIODS = ["2024-01", "2024-02", "2024-03", "2024-04", "2024-05", "2024-06"]
 FAST_SYSTEMS = ("fide", "glicko2")

@@ -9,10 +9,10 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import catalog
-from pipeline.engine import rate
-from pipeline.ingest import ingest_files
-from pipeline.store import Store
+from arpad.pipeline import catalog
+from arpad.pipeline.engine import rate
+from arpad.pipeline.ingest import ingest_files
+from arpad.pipeline.store import Store
 from tests import naive_fide
 from tests.conftest import write_csv
 

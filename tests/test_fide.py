@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.csr import group_by_player
-from kernels.expected import expected_score_fide_table, expected_score_logistic
-from kernels.fide import INITIAL_METHOD_2022, fide_initial_rating, fide_period
-from kernels.rounding import div_round_half_away, round_half_away
-from pipeline.rules import dp_by_percent, pd_high_by_diff
+from arpad.kernels.csr import group_by_player
+from arpad.kernels.expected import expected_score_fide_table, expected_score_logistic
+from arpad.kernels.fide import INITIAL_METHOD_2022, fide_initial_rating, fide_period
+from arpad.kernels.rounding import div_round_half_away, round_half_away
+from arpad.pipeline.rules import dp_by_percent, pd_high_by_diff
 from tests import naive_fide
 
 PD = pd_high_by_diff()

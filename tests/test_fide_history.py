@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.csr import group_by_player
-from kernels.fide import fide_period
-from pipeline import engine
-from pipeline.fide_sample import write_sample
-from pipeline.ingest import ingest_files
-from pipeline.rules import pd_high_by_diff
-from pipeline.systems import fide as F
-from pipeline.systems.base import PeriodGames, PlayerInfo
+from arpad.kernels.csr import group_by_player
+from arpad.kernels.fide import fide_period
+from arpad.pipeline import engine
+from arpad.pipeline.fide_sample import write_sample
+from arpad.pipeline.ingest import ingest_files
+from arpad.pipeline.rules import pd_high_by_diff
+from arpad.pipeline.systems import fide as F
+from arpad.pipeline.systems.base import PeriodGames, PlayerInfo
 from tests import naive_fide
 
 SYSTEM = F.FideSystem()
@@ -331,7 +331,7 @@ def test_once_per_event_matches_naive(rating, games):
 # -- a replay across 2009–2026 applies each version in its window ------------------------------
 @pytest.fixture(scope="module")
 def history_store(tmp_path_factory):
-    from pipeline.store import Store
+    from arpad.pipeline.store import Store
 
     root = tmp_path_factory.mktemp("fide_history")
     players_csv, games_csv = write_sample(root / "in", every=3)

@@ -14,15 +14,15 @@ from fractions import Fraction
 import polars as pl
 import pytest
 
-from pipeline import catalog, engine
-from pipeline.cli import main
-from pipeline.fide_card import rating_card
-from pipeline.fide_sample import write_sample
-from pipeline.history import plot_history, rating_history
-from pipeline.ingest import ingest_files
-from pipeline.output import fixed_width
-from pipeline.store import Store
-from pipeline.whatif import whatif
+from arpad.pipeline import catalog, engine
+from arpad.pipeline.cli import main
+from arpad.pipeline.fide_card import rating_card
+from arpad.pipeline.fide_sample import write_sample
+from arpad.pipeline.history import plot_history, rating_history
+from arpad.pipeline.ingest import ingest_files
+from arpad.pipeline.output import fixed_width
+from arpad.pipeline.store import Store
+from arpad.pipeline.whatif import whatif
 from tests import naive_fide
 
 

@@ -10,16 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.csr import group_by_player
-from kernels.glicko import (
+from arpad.kernels.csr import group_by_player
+from arpad.kernels.glicko import (
     glicko1_expected_score,
     glicko1_period,
     glicko2_period,
     glicko2_volatility,
 )
-from pipeline import catalog
-from pipeline.engine import rate
-from pipeline.ingest import ingest_files
+from arpad.pipeline import catalog
+from arpad.pipeline.engine import rate
+from arpad.pipeline.ingest import ingest_files
 from tests import naive_glicko
 from tests.conftest import write_csv
 
@@ -356,7 +356,7 @@ def test_glicko_interval_of_the_paper():
 
 @pytest.mark.slow
 def test_kaggle_2010_runs_for_all_glicko_systems(tmp_path, bundled_data):
-    from pipeline.store import Store
+    from arpad.pipeline.store import Store
 
     store = Store(tmp_path / "kaggle")
     ingest_files(store, [bundled_data / "kaggle2010_elo_vs_rest" / "training_data.csv"])

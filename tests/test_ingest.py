@@ -6,10 +6,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.cli import main
-from pipeline.errors import InputError
-from pipeline.ingest import ingest_file, ingest_files
-from pipeline.store import Store
+from arpad.pipeline.cli import main
+from arpad.pipeline.errors import InputError
+from arpad.pipeline.ingest import ingest_file, ingest_files
+from arpad.pipeline.store import Store
 from tests.conftest import write_csv
 
 HEADER = "game_id,date,period,white_id,black_id,result,score,pool,rated,white_rating"

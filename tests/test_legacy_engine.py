@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline import catalog
-from pipeline.cli import main
-from pipeline.engine import rate
-from pipeline.ingest import ingest_files
-from pipeline.store import Store
+from arpad.pipeline import catalog
+from arpad.pipeline.cli import main
+from arpad.pipeline.engine import rate
+from arpad.pipeline.ingest import ingest_files
+from arpad.pipeline.store import Store
 from tests.conftest import write_csv
 
 PLAYERS = [

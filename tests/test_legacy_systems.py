@@ -9,19 +9,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.csr import group_by_player
-from kernels.ecf import ecf_cycle, ecf_game_points
-from kernels.elo_linear import elo_linear_period
-from kernels.harkness_ingo import (
+from arpad.kernels.csr import group_by_player
+from arpad.kernels.ecf import ecf_cycle, ecf_game_points
+from arpad.kernels.elo_linear import elo_linear_period
+from arpad.kernels.harkness_ingo import (
     METHOD_HARKNESS,
     METHOD_INGO_DSB,
     METHOD_INGO_PERFORMANCE,
     event_ratings,
 )
-from kernels.performance import performance_period
-from pipeline import conversions
-from pipeline.rules import dp_by_percent
-from pipeline.tournament import category_band, fide_category, norm_check, rating_class
+from arpad.kernels.performance import performance_period
+from arpad.pipeline import conversions
+from arpad.pipeline.rules import dp_by_percent
+from arpad.pipeline.tournament import category_band, fide_category, norm_check, rating_class
 from tests import naive_legacy
 
 DP = dp_by_percent()
@@ -209,8 +209,8 @@ def event_games(draw):
 @settings(max_examples=60, deadline=None)
 @given(event_games(), st.sampled_from(["harkness", "ingo", "ingo-dsb"]))
 def test_event_ratings_match_naive_reference(case, method):
-    from pipeline.event_ratings import entries_by_event
-    from pipeline.systems.base import PeriodGames
+    from arpad.pipeline.event_ratings import entries_by_event
+    from arpad.pipeline.systems.base import PeriodGames
 
     n, white, black, score, event, rating = case
     w, b, s = np.array(white, np.int32), np.array(black, np.int32), np.array(score)
@@ -255,9 +255,9 @@ def test_portisch_full_elo():
     Elo's 15 opponents are not listed; 14 at D = 100 (0.64) and one at D = 150 (0.70)
     give the same table sum 9.66, and the FIDE kernel's unrounded ΣΔR reproduces it.
     """
-    from kernels.expected import expected_score_fide_table
-    from kernels.fide import fide_period
-    from pipeline.rules import pd_high_by_diff
+    from arpad.kernels.expected import expected_score_fide_table
+    from arpad.kernels.fide import fide_period
+    from arpad.pipeline.rules import pd_high_by_diff
 
     opps = np.array([2535] * 14 + [2485])
     e = expected_score_fide_table(np.full(15, 2635), opps, pd_high_by_diff())

@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-from pipeline.cli import main
-from pipeline.errors import StoreBusyError
-from pipeline.store import Store
+from arpad.pipeline.cli import main
+from arpad.pipeline.errors import StoreBusyError
+from arpad.pipeline.store import Store
 
 HOLD = """
 import sys, time
-from pipeline.store import Store
+from arpad.pipeline.store import Store
 with Store(sys.argv[1]).writer_lock("holder"):
     print("locked", flush=True)
     time.sleep(float(sys.argv[2]))
@@ -82,8 +82,8 @@ def test_lock_is_reentrant_within_one_process(store):
 
 def test_reader_is_never_blocked_by_a_writer(store, bundled_data):
     """Analysts' reads do not take the lock (each period's file is replaced atomically)."""
-    from pipeline.catalog import connect
-    from pipeline.ingest import ingest_files
+    from arpad.pipeline.catalog import connect
+    from arpad.pipeline.ingest import ingest_files
 
     csv = bundled_data / "kaggle2010_elo_vs_rest" / "cross_validation_dataset.csv"
     ingest_files(store, [csv], mapping="kaggle2010")

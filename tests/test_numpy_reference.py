@@ -4,10 +4,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arpad.kernels.csr import group_by_player
+from arpad.kernels.fide import fide_period
+from arpad.pipeline.rules import pd_high_by_diff
 from benchmarks.numpy_fide import fide_period_numpy
-from kernels.csr import group_by_player
-from kernels.fide import fide_period
-from pipeline.rules import pd_high_by_diff
 
 
 @settings(max_examples=25, deadline=None)

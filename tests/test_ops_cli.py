@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import shutil
 
-from pipeline.cli import main
-from pipeline.commands.core import Progress
-from pipeline.store import Store
+from arpad.pipeline.cli import main
+from arpad.pipeline.commands.core import Progress
+from arpad.pipeline.store import Store
 
 
 def test_recalculate_cli_prints_summary_and_is_quiet_in_ci(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from pipeline.cli import main
-from pipeline.store import Store
+from arpad.pipeline.cli import main
+from arpad.pipeline.store import Store
 
 GAME = """[Event "Club Championship"]
 [Site "Leeds ENG"]

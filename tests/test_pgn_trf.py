@@ -11,13 +11,13 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from pipeline.cli import main
-from pipeline.ingest import ingest_file
-from pipeline.pgn import UNRATED_ELO, read_pgn, time_control_pool
-from pipeline.readers import read_any
-from pipeline.store import Store
-from pipeline.trf import parse_free_date, read_trf
-from pipeline.validate import validate_games
+from arpad.pipeline.cli import main
+from arpad.pipeline.ingest import ingest_file
+from arpad.pipeline.pgn import UNRATED_ELO, read_pgn, time_control_pool
+from arpad.pipeline.readers import read_any
+from arpad.pipeline.store import Store
+from arpad.pipeline.trf import parse_free_date, read_trf
+from arpad.pipeline.validate import validate_games
 
 PGN_FILES = ["tatamast22.pgn", "kingbase_kb1.pgn", "Capablanca.pgn", "London1851.pgn",
              "WorldChamp1886.pgn"]  # fmt: skip

@@ -11,9 +11,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import monthly, resume
-from pipeline.ingest import ingest_files
-from pipeline.store import Store
+from arpad.pipeline import monthly, resume
+from arpad.pipeline.ingest import ingest_files
+from arpad.pipeline.store import Store
 
 KAGGLE_CV = ("kaggle2010_elo_vs_rest", "cross_validation_dataset.csv")  # months 96..100
 
@@ -154,8 +154,8 @@ def _rows(store: Store, system: str) -> list[dict]:
 def test_recalculate_flow_records_artifact_and_deploys(month_files, tmp_path, prefect_harness):
     from prefect.client.orchestration import get_client
 
-    from flows.recalculate import recalculate_flow
-    from pipeline.commands.ops import deploy
+    from arpad.flows.recalculate import recalculate_flow
+    from arpad.pipeline.commands.ops import deploy
 
     store, inbox = tmp_path / "store", tmp_path / "inbox"
     drop(inbox, month_files["a"])
@@ -199,10 +199,10 @@ def dask_cluster(prefect_harness):
 
 @pytest.mark.prefect
 def test_flows_on_dask_equal_single_process(month_files, tmp_path, dask_cluster):
-    from flows.common import configured
-    from flows.ingest import ingest_flow
-    from flows.recalculate import recalculate_flow
-    from flows.reconstruct import reconstruct_flow
+    from arpad.flows.common import configured
+    from arpad.flows.ingest import ingest_flow
+    from arpad.flows.recalculate import recalculate_flow
+    from arpad.flows.reconstruct import reconstruct_flow
 
     files = [month_files["a"], month_files["b"]]
     single = from_scratch(tmp_path / "single", files, SYSTEMS)
@@ -278,7 +278,7 @@ def test_monthly_job_killed_and_restarted_equals_uninterrupted(kill, month_files
 @pytest.mark.slow
 def test_cli_workers_option_runs_a_local_dask_cluster(month_files, tmp_path):
     """``arpad reconstruct --workers 2``: a LocalCluster of two processes, same ratings."""
-    from pipeline.cli import main
+    from arpad.pipeline.cli import main
 
     files = [month_files["a"], month_files["b"]]
     single = from_scratch(tmp_path / "single", files, SYSTEMS)

@@ -20,9 +20,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import catalog, resume
-from pipeline.ingest import ingest_files
-from pipeline.store import Store
+from arpad.pipeline import catalog, resume
+from arpad.pipeline.ingest import ingest_files
+from arpad.pipeline.store import Store
 
 DRIVER = Path(__file__).with_name("kill_driver.py")
 KAGGLE = ("kaggle2010_elo_vs_rest", "training_data.csv")

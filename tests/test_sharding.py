@@ -22,10 +22,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline import engine, sharding, synthetic
-from pipeline.store import Store, atomic_write_parquet
-from pipeline.systems import get_system
-from pipeline.systems.base import PeriodGames, State
+from arpad.pipeline import engine, sharding, synthetic
+from arpad.pipeline.store import Store, atomic_write_parquet
+from arpad.pipeline.systems import get_system
+from arpad.pipeline.systems.base import PeriodGames, State
 
 SHARDABLE = ["fide", "elo", "elo-linear", "glicko", "glicko2", "harkness", "ingo"]
 NOT_SHARDABLE = ["uscf", "ecf", "whr"]
@@ -166,7 +166,7 @@ def _random_period(rng, n, g, unrated_share=0.3):
 
 
 def _state_and_rules(system, rating, n, overrides=None):
-    from pipeline.systems.base import PlayerInfo, apply_overrides
+    from arpad.pipeline.systems.base import PlayerInfo, apply_overrides
 
     def nan():
         return np.full(n, np.nan)
@@ -272,7 +272,7 @@ def test_rate_falls_back_to_unsharded_for_non_shardable(base_store, tmp_path):
 def test_cli_rate_shards(base_store, unsharded, tmp_path, capsys):
     """``arpad rate --shards N --no-flow``: in this process, and with ``--workers 2`` on a
     local Dask cluster (a plain client, no Prefect); same files as the unsharded run."""
-    from pipeline.cli import main
+    from arpad.pipeline.cli import main
 
     for extra in ([], ["--workers", "2"]):
         store = _copy(base_store, tmp_path / f"cli{len(extra)}")
@@ -325,8 +325,8 @@ def test_rate_flow_shards_on_dask_task_runner(base_store, unsharded, tmp_path, p
     from distributed import Client, LocalCluster, get_task_stream
     from prefect.settings import PREFECT_API_URL
 
-    from flows.common import configured
-    from flows.rate import rate_flow
+    from arpad.flows.common import configured
+    from arpad.flows.rate import rate_flow
 
     store = _copy(base_store, tmp_path / "flow")
     os.environ["PREFECT_API_URL"] = PREFECT_API_URL.value()  # inherited by the workers

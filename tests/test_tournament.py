@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline import catalog
-from pipeline.cli import main
-from pipeline.engine import rate
-from pipeline.ingest import ingest_files
-from pipeline.store import Store
-from pipeline.systems import get_system, system_names
-from pipeline.tournament import norm_check, store_event_categories
+from arpad.pipeline import catalog
+from arpad.pipeline.cli import main
+from arpad.pipeline.engine import rate
+from arpad.pipeline.ingest import ingest_files
+from arpad.pipeline.store import Store
+from arpad.pipeline.systems import get_system, system_names
+from arpad.pipeline.tournament import norm_check, store_event_categories
 from tests.conftest import write_csv
 
 # A field that meets every composition condition for an IM norm by a player from ENG:

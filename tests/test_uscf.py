@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.csr import group_by_player
-from kernels.uscf import (
+from arpad.kernels.csr import group_by_player
+from arpad.kernels.uscf import (
     N_STAR_2004,
     N_STAR_2015,
     effective_games,
@@ -19,10 +19,10 @@ from kernels.uscf import (
     uscf_event_layer,
     uscf_floor,
 )
-from pipeline import catalog
-from pipeline.engine import rate
-from pipeline.ingest import ingest_files
-from pipeline.systems.uscf import UscfSystem, event_layers
+from arpad.pipeline import catalog
+from arpad.pipeline.engine import rate
+from arpad.pipeline.ingest import ingest_files
+from arpad.pipeline.systems.uscf import UscfSystem, event_layers
 from tests import naive_uscf
 from tests.conftest import write_csv
 
@@ -253,7 +253,7 @@ def test_rules_versions():
 
 @pytest.mark.slow
 def test_kaggle_2010_runs(tmp_path, bundled_data):
-    from pipeline.store import Store
+    from arpad.pipeline.store import Store
 
     store = Store(tmp_path / "kaggle")
     ingest_files(store, [bundled_data / "kaggle2010_elo_vs_rest" / "training_data.csv"])

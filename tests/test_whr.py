@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.csr import group_by_player
-from kernels.whr import whr_fit, whr_variance
-from pipeline.backtest import Games, period_games
-from pipeline.systems.base import PlayerInfo
-from pipeline.systems.whr import WhrRules, WhrSystem
+from arpad.kernels.csr import group_by_player
+from arpad.kernels.whr import whr_fit, whr_variance
+from arpad.pipeline.backtest import Games, period_games
+from arpad.pipeline.systems.base import PlayerInfo
+from arpad.pipeline.systems.whr import WhrRules, WhrSystem
 from tests import naive_whr
 
 
@@ -225,8 +225,8 @@ def test_history_interpolates_between_nodes():
 def test_rate_writes_retroactive_history(store, tmp_path):
     """arpad rate --system whr: the last period is the as-of estimate; earlier periods are
     revised with the later games (retroactive=false keeps the as-of estimates)."""
-    from pipeline import engine
-    from pipeline.ingest import ingest_files
+    from arpad.pipeline import engine
+    from arpad.pipeline.ingest import ingest_files
     from tests.conftest import write_csv
 
     games = write_csv(

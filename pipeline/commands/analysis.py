@@ -8,9 +8,9 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline import backtest, output, plots
-from pipeline.commands.common import add_store, require_store
-from pipeline.periods import parse_period
+from arpad.pipeline import backtest, output, plots
+from arpad.pipeline.commands.common import add_store, require_store
+from arpad.pipeline.periods import parse_period
 
 
 def default_data_dir() -> Path:

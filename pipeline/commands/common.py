@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from pipeline.store import Store
+from arpad.pipeline.store import Store
 
 DEFAULT_STORE = "./arpad-store"
 

@@ -8,8 +8,8 @@ from contextlib import nullcontext
 
 import duckdb
 
-from pipeline import catalog, output
-from pipeline.commands.common import (
+from arpad.pipeline import catalog, output
+from arpad.pipeline.commands.common import (
     add_orchestration,
     add_store,
     is_terminal,
@@ -17,8 +17,8 @@ from pipeline.commands.common import (
     parse_sets,
     require_store,
 )
-from pipeline.periods import parse_period
-from pipeline.systems import system_names
+from arpad.pipeline.periods import parse_period
+from arpad.pipeline.systems import system_names
 
 
 def register(sub) -> None:
@@ -131,14 +131,14 @@ def run_ingest(
     store_root: str, files, fmt=None, players=None, mapping=None, no_flow=False, replace=False
 ):
     if no_flow:
-        from pipeline.ingest import ingest_files
-        from pipeline.store import Store
+        from arpad.pipeline.ingest import ingest_files
+        from arpad.pipeline.store import Store
 
         return ingest_files(
             Store(store_root), files, fmt=fmt, players=players, mapping=mapping, replace=replace
         )
-    from flows.common import configured
-    from flows.ingest import ingest_flow
+    from arpad.flows.common import configured
+    from arpad.flows.ingest import ingest_flow
 
     extra = {"replace": True} if replace else {}
     return configured(ingest_flow)(
@@ -198,10 +198,10 @@ def run_rate(
     workers=None,
 ):
     if no_flow:
-        from flows.common import dask_client
-        from pipeline import sharding
-        from pipeline.resume import rate_resumable
-        from pipeline.store import Store
+        from arpad.flows.common import dask_client
+        from arpad.pipeline import sharding
+        from arpad.pipeline.resume import rate_resumable
+        from arpad.pipeline.store import Store
 
         # Without a flow, --cluster/--workers only serve the shards (a plain Dask client).
         with dask_client(cluster, workers) if shards and shards > 1 else nullcontext() as client:
@@ -218,8 +218,8 @@ def run_rate(
                 shards=shards,
                 shard_map=sharding.dask_map(client) if client is not None else None,
             )
-    from flows.common import configured
-    from flows.rate import rate_flow
+    from arpad.flows.common import configured
+    from arpad.flows.rate import rate_flow
 
     return configured(rate_flow)(
         store_root, system, pool, start, end, rules, overrides, progress, shards=shards
@@ -239,7 +239,7 @@ def print_rate_summary(s) -> None:
 
 
 def cmd_rate(args) -> int:
-    from pipeline import incremental
+    from arpad.pipeline import incremental
 
     store = require_store(args)
     overrides = parse_sets(args.set)
@@ -281,7 +281,7 @@ def cmd_reconstruct(args) -> int:
     systems = args.systems.split(",") if args.systems else None
     overrides = parse_sets(args.set)
     if args.no_flow:
-        from pipeline.resume import rate_resumable
+        from arpad.pipeline.resume import rate_resumable
 
         summaries = [
             rate_resumable(store, system, pool, overrides=overrides)
@@ -289,11 +289,11 @@ def cmd_reconstruct(args) -> int:
             for system in (systems or system_names())
         ]
     else:
-        from flows.common import configured
-        from flows.reconstruct import reconstruct_flow
+        from arpad.flows.common import configured
+        from arpad.flows.reconstruct import reconstruct_flow
 
         summaries = configured(reconstruct_flow)(str(store.root), systems, None, overrides)
-    from pipeline import incremental
+    from arpad.pipeline import incremental
 
     for s in summaries:
         incremental.record_run(store, s.system, s.pool, None, None, None, overrides)

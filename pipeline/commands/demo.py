@@ -13,9 +13,9 @@ import os
 import time
 from pathlib import Path
 
-from pipeline import catalog, output
-from pipeline.commands.common import add_orchestration
-from pipeline.commands.core import (
+from arpad.pipeline import catalog, output
+from arpad.pipeline.commands.common import add_orchestration
+from arpad.pipeline.commands.core import (
     Progress,
     print_ingest_report,
     print_rate_summary,
@@ -23,7 +23,7 @@ from pipeline.commands.core import (
     run_ingest,
     run_rate,
 )
-from pipeline.store import Store
+from arpad.pipeline.store import Store
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "real"
 

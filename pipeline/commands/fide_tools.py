@@ -7,9 +7,9 @@ import dataclasses
 import json
 import sys
 
-from pipeline import engine, output
-from pipeline.commands.common import add_store, parse_sets, require_store
-from pipeline.periods import parse_period
+from arpad.pipeline import engine, output
+from arpad.pipeline.commands.common import add_store, parse_sets, require_store
+from arpad.pipeline.periods import parse_period
 
 
 def register(sub) -> None:
@@ -59,7 +59,7 @@ def register(sub) -> None:
 
 
 def cmd_card(args) -> int:
-    from pipeline.fide_card import format_card, rating_card
+    from arpad.pipeline.fide_card import format_card, rating_card
 
     store = require_store(args)
     rules = engine.resolve_rules("fide", args.rules, args.pool)
@@ -72,7 +72,7 @@ def cmd_card(args) -> int:
 
 
 def cmd_history(args) -> int:
-    from pipeline.history import plot_history, rating_history
+    from arpad.pipeline.history import plot_history, rating_history
 
     store = require_store(args)
     frame = rating_history(store, args.player, args.system, args.pool)
@@ -84,7 +84,7 @@ def cmd_history(args) -> int:
 
 
 def cmd_whatif(args) -> int:
-    from pipeline.whatif import whatif
+    from arpad.pipeline.whatif import whatif
 
     store = require_store(args)
     res = whatif(store, args.rules_a, args.rules_b, args.pool, args.start, args.end, args.top)
@@ -106,7 +106,7 @@ def cmd_whatif(args) -> int:
 def cmd_rules(args) -> int:
     import polars as pl
 
-    from pipeline.systems.fide import FideSystem, versions_for
+    from arpad.pipeline.systems.fide import FideSystem, versions_for
 
     versions = versions_for(args.pool)
     if args.at:
@@ -122,7 +122,7 @@ def cmd_rules(args) -> int:
 
 
 def cmd_sample(args) -> int:
-    from pipeline.fide_sample import write_sample
+    from arpad.pipeline.fide_sample import write_sample
 
     players, games = write_sample(args.directory, seed=args.seed)
     print(f"wrote {players} and {games}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pipeline.commands.common import add_orchestration, add_store, is_terminal
+from arpad.pipeline.commands.common import add_orchestration, add_store, is_terminal
 
 DEFAULT_CRON = "0 3 1 * *"  # 03:00 on the 1st of each month (FIDE lists are monthly, RULES §1.4)
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -49,21 +49,21 @@ def register(sub) -> None:
 
 
 def cmd_recalculate(args) -> int:
-    from pipeline.commands.core import Progress
+    from arpad.pipeline.commands.core import Progress
 
     store_root = str(Path(args.store).resolve())
     progress = Progress("recalculate", enabled=is_terminal())
     systems, pools = _split(args.systems), _split(args.pools)
     if args.no_flow:
-        from pipeline import monthly
-        from pipeline.store import Store
+        from arpad.pipeline import monthly
+        from arpad.pipeline.store import Store
 
         summary = monthly.recalculate(
             Store(store_root), Path(args.inbox), systems, pools, args.fmt, args.mapping, progress
         )
     else:
-        from flows.common import configured
-        from flows.recalculate import recalculate_flow
+        from arpad.flows.common import configured
+        from arpad.flows.recalculate import recalculate_flow
 
         summary = configured(recalculate_flow)(
             store_root,
@@ -75,7 +75,7 @@ def cmd_recalculate(args) -> int:
             args.wait,
             progress,
         )
-    from pipeline import monthly
+    from arpad.pipeline import monthly
 
     print(monthly.markdown(summary))
     rejected = [f for f in summary.files if f["outcome"] == monthly.REJECTED]
@@ -107,7 +107,7 @@ def deploy(
     from prefect.exceptions import ObjectAlreadyExists
     from prefect.schedules import Cron
 
-    from flows.recalculate import recalculate_flow
+    from arpad.flows.recalculate import recalculate_flow
 
     with get_client(sync_client=True) as client:
         try:

@@ -9,11 +9,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import output
-from pipeline.commands.common import require_store
-from pipeline.conversions import ECF_ERAS, SCALES, convert
-from pipeline.performance import performance_table, read_games_file, read_players_file
-from pipeline.tournament import (
+from arpad.pipeline import output
+from arpad.pipeline.commands.common import require_store
+from arpad.pipeline.conversions import ECF_ERAS, SCALES, convert
+from arpad.pipeline.performance import performance_table, read_games_file, read_players_file
+from arpad.pipeline.tournament import (
     CATEGORY_SCHEMA,
     NORMS,
     RATING_CLASSES,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline import identity, output
-from pipeline.commands.common import add_store, require_store
+from arpad.pipeline import identity, output
+from arpad.pipeline.commands.common import add_store, require_store
 
 
 def register(sub) -> None:

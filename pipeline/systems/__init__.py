@@ -3,7 +3,7 @@ shared ``step(state, period_games, rules) -> (state, report)`` shape."""
 
 from __future__ import annotations
 
-from pipeline.systems.base import RatingSystem
+from arpad.pipeline.systems.base import RatingSystem
 
 _REGISTRY: dict[str, RatingSystem] = {}
 
@@ -32,7 +32,7 @@ def _load_builtin() -> None:
     import importlib
     import pkgutil
 
-    import pipeline.systems as package
+    import arpad.pipeline.systems as package
 
     for info in pkgutil.iter_modules(package.__path__):
         if info.name != "base":

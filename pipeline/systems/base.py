@@ -71,8 +71,8 @@ class PeriodGames:
         previous_period: int | None = None,
     ) -> PeriodGames:
         """A period's games from flat arrays: the CSR grouping, elapsed months and year."""
-        from kernels.csr import group_by_player
-        from pipeline import periods
+        from arpad.kernels.csr import group_by_player
+        from arpad.pipeline import periods
 
         white = np.ascontiguousarray(white, dtype=np.int32)
         black = np.ascontiguousarray(black, dtype=np.int32)

@@ -14,12 +14,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from kernels.csr import group_by_player
-from kernels.ecf import ecf_cycle
-from kernels.rounding import round_half_away_array
-from pipeline import periods
-from pipeline.systems import register
-from pipeline.systems.base import (
+from arpad.kernels.csr import group_by_player
+from arpad.kernels.ecf import ecf_cycle
+from arpad.kernels.rounding import round_half_away_array
+from arpad.pipeline import periods
+from arpad.pipeline.systems import register
+from arpad.pipeline.systems.base import (
     INACTIVE,
     NEW,
     NOT_REPORTED,

@@ -12,9 +12,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from kernels.elo import elo_period
-from pipeline.systems import register
-from pipeline.systems.base import (
+from arpad.kernels.elo import elo_period
+from arpad.pipeline.systems import register
+from arpad.pipeline.systems.base import (
     INACTIVE,
     NOT_REPORTED,
     RATED,

@@ -12,10 +12,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from kernels.elo_linear import elo_linear_period
-from kernels.rounding import round_half_away_array
-from pipeline.systems import register
-from pipeline.systems.base import (
+from arpad.kernels.elo_linear import elo_linear_period
+from arpad.kernels.rounding import round_half_away_array
+from arpad.pipeline.systems import register
+from arpad.pipeline.systems.base import (
     INACTIVE,
     NOT_REPORTED,
     RATED,

@@ -14,12 +14,17 @@ from typing import ClassVar
 
 import numpy as np
 
-from kernels.fide import INITIAL_METHOD_2022, INITIAL_METHOD_2024, fide_initial_rating, fide_period
-from kernels.rounding import round_half_away_array
-from pipeline import periods
-from pipeline.rules import dp_by_percent, pd_high_by_diff
-from pipeline.systems import register
-from pipeline.systems.base import (
+from arpad.kernels.fide import (
+    INITIAL_METHOD_2022,
+    INITIAL_METHOD_2024,
+    fide_initial_rating,
+    fide_period,
+)
+from arpad.kernels.rounding import round_half_away_array
+from arpad.pipeline import periods
+from arpad.pipeline.rules import dp_by_percent, pd_high_by_diff
+from arpad.pipeline.systems import register
+from arpad.pipeline.systems.base import (
     INACTIVE,
     NEW,
     NOT_REPORTED,

@@ -17,9 +17,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from kernels.glicko import glicko1_period
-from pipeline.systems import register
-from pipeline.systems.base import (
+from arpad.kernels.glicko import glicko1_period
+from arpad.pipeline.systems import register
+from arpad.pipeline.systems.base import (
     INACTIVE,
     NOT_REPORTED,
     RATED,

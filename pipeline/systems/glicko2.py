@@ -15,10 +15,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from kernels.glicko import glicko2_period
-from pipeline.systems import register
-from pipeline.systems.base import PeriodGames, Report, State
-from pipeline.systems.glicko import GlickoFamily
+from arpad.kernels.glicko import glicko2_period
+from arpad.pipeline.systems import register
+from arpad.pipeline.systems.base import PeriodGames, Report, State
+from arpad.pipeline.systems.glicko import GlickoFamily
 
 log = logging.getLogger(__name__)
 

@@ -12,10 +12,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from kernels.harkness_ingo import METHOD_HARKNESS
-from pipeline.event_ratings import rate_events
-from pipeline.systems import register
-from pipeline.systems.base import PeriodGames, PlayerInfo, State
+from arpad.kernels.harkness_ingo import METHOD_HARKNESS
+from arpad.pipeline.event_ratings import rate_events
+from arpad.pipeline.systems import register
+from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, State
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from kernels.harkness_ingo import METHOD_INGO_DSB, METHOD_INGO_PERFORMANCE
-from pipeline.conversions import elo_to_ingo
-from pipeline.event_ratings import rate_events
-from pipeline.systems import register
-from pipeline.systems.base import PeriodGames, PlayerInfo, State
+from arpad.kernels.harkness_ingo import METHOD_INGO_DSB, METHOD_INGO_PERFORMANCE
+from arpad.pipeline.conversions import elo_to_ingo
+from arpad.pipeline.event_ratings import rate_events
+from arpad.pipeline.systems import register
+from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, State
 
 
 @dataclass(frozen=True)

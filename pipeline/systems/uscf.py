@@ -17,11 +17,17 @@ from typing import ClassVar
 
 import numpy as np
 
-from kernels.csr import group_by_player
-from kernels.uscf import N_STAR_2004, N_STAR_2015, effective_games, uscf_event_layer, uscf_floor
-from pipeline import periods
-from pipeline.systems import register
-from pipeline.systems.base import (
+from arpad.kernels.csr import group_by_player
+from arpad.kernels.uscf import (
+    N_STAR_2004,
+    N_STAR_2015,
+    effective_games,
+    uscf_event_layer,
+    uscf_floor,
+)
+from arpad.pipeline import periods
+from arpad.pipeline.systems import register
+from arpad.pipeline.systems.base import (
     INACTIVE,
     NEW,
     NOT_REPORTED,

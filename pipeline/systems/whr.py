@@ -21,11 +21,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from kernels.csr import group_by_player
-from kernels.whr import whr_fit, whr_variance
-from pipeline import periods
-from pipeline.systems import register
-from pipeline.systems.base import (
+from arpad.kernels.csr import group_by_player
+from arpad.kernels.whr import whr_fit, whr_variance
+from arpad.pipeline import periods
+from arpad.pipeline.systems import register
+from arpad.pipeline.systems.base import (
     INACTIVE,
     NOT_REPORTED,
     RATED,

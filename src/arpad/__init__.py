@@ -1,0 +1,32 @@
+"""arpad: a batch rating pipeline for chess federations.
+
+The notebook API (docs/api.md)::
+
+    import arpad
+    ratings = arpad.rate(games, system="fide", players=players)   # in memory, no store
+    store = arpad.Store("arpad-store")                            # a store on disk
+    store.ingest("games.csv"); store.rate("fide"); store.list("fide")
+    arpad.predict(ratings, pairings, system="fide")               # expected scores
+
+``import arpad`` is cheap: the API and the packages behind it (``arpad.pipeline``,
+``arpad.kernels``, ``arpad.flows``) load on first use.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+_API = ("rate", "predict", "Store", "systems", "InputError", "StoreBusyError")
+__all__ = [*_API, "__version__"]
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from arpad import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'arpad' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
