@@ -1,69 +1,31 @@
-"""Rate flow: one system over one pool's periods, resumable after a crash."""
+"""The rate job (pipeline/jobs.py ``rate``) as a tracked Prefect flow."""
 
 from __future__ import annotations
 
-from prefect import flow, task
+from prefect import flow
 
-from arpad.flows.common import IO_TASK, on_dask
-from arpad.pipeline import catalog, resume
-from arpad.pipeline.store import Store
-
-
-# Rating writes a partition and a checkpoint per period; a retry (or a new run after
-# a kill) resumes after the last checkpoint, so retrying on I/O errors is safe.
-@task(name="rate-system-pool", **IO_TASK)
-def rate_task(
-    store_root,
-    system,
-    pool="standard",
-    start=None,
-    end=None,
-    rules=None,
-    overrides=None,
-    progress=None,
-    shards=None,
-):
-    # shards > 1: each period's step in player shards; on a Dask worker they are tasks
-    # on the same cluster (pipeline/sharding.py auto_map), elsewhere one after the other.
-    return resume.rate_resumable(
-        Store(store_root),
-        system,
-        pool=pool,
-        start=start,
-        end=end,
-        rules=rules,
-        overrides=overrides,
-        progress=progress,
-        refresh_catalog=False,
-        shards=shards,
-    )
+from arpad.flows.runner import PrefectRunner
+from arpad.pipeline import jobs
 
 
-@task(name="refresh-catalog", **IO_TASK)
-def refresh_catalog_task(store_root: str):
-    return str(catalog.refresh(Store(store_root)))
-
-
-@flow(name="rate")
+@flow(
+    name="rate",
+    description="Rate one pool with one system over its periods: from the stale period "
+    "after a correction, resumable after a crash; records the run and refreshes the catalog.",
+)
 def rate_flow(
-    store_root: str,
+    store: str,
     system: str,
     pool: str = "standard",
     start: int | None = None,
     end: int | None = None,
     rules: str | None = None,
     overrides: dict[str, str] | None = None,
-    progress=None,
-    wait: float = 0.0,
+    full: bool = False,
     shards: int | None = None,
+    wait: float = 0.0,
 ):
-    with Store(store_root).writer_lock("rate flow", wait=wait):
-        args = (store_root, system, pool, start, end, rules, overrides)
-        if shards and shards > 1 and on_dask():
-            # The rating loop runs as a task on a worker and submits each period's shards
-            # to the same cluster (pipeline/sharding.py auto_map); progress stays local.
-            summary = rate_task.submit(*args, None, shards).result()
-        else:
-            summary = rate_task(*args, progress, shards)
-        refresh_catalog_task(store_root)
-    return summary
+    request = jobs.RateRequest(
+        store, system, pool, start, end, rules, overrides or {}, full, shards, wait
+    )
+    return jobs.rate(request, PrefectRunner())

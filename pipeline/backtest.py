@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +37,7 @@ import polars as pl
 
 from arpad.kernels.csr import group_by_player
 from arpad.pipeline import periods
-from arpad.pipeline.systems import get_system, system_names
+from arpad.pipeline.systems import get_system
 from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, State
 
 DATASETS = ("kaggle2010", "deloitte2011")
@@ -525,24 +525,19 @@ def constant_rows(ds: Dataset) -> list[Row]:
     return rows
 
 
-def run_backtest(
-    dataset: str,
-    data_dir: Path,
-    systems: Iterable[str] | None = None,
-    log: Callable[[str], None] | None = None,
-) -> BacktestResult:
-    ds = load(dataset, data_dir)
-    chosen = list(systems) if systems else system_names()
-    rows = constant_rows(ds)
-    for system in chosen:
-        try:
-            row = evaluate_system(ds, system, log)
-        except Exception as exc:  # a system the backtest cannot drive is reported, not hidden
-            row = Row(system, "", math.nan, dict.fromkeys(ds.targets, math.nan))
-            row.note = f"not scored: {type(exc).__name__}: {exc}"
-        if log:
-            log(f"{system}: {row.scores} ({row.seconds:.1f}s)")
-        rows.append(row)
+def evaluate_or_note(ds: Dataset, system: str, log: Callable[[str], None] | None = None) -> Row:
+    """``evaluate_system``, with a system the backtest cannot drive reported, not hidden."""
+    try:
+        row = evaluate_system(ds, system, log)
+    except Exception as exc:
+        row = Row(system, "", math.nan, dict.fromkeys(ds.targets, math.nan))
+        row.note = f"not scored: {type(exc).__name__}: {exc}"
+    if log:
+        log(f"{system}: {row.scores} ({row.seconds:.1f}s)")
+    return row
+
+
+def result(ds: Dataset, dataset: str, rows: list[Row]) -> BacktestResult:
     return BacktestResult(
         dataset=dataset,
         metric=ds.metric,

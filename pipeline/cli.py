@@ -8,7 +8,6 @@ registers its subcommands through ``register(subparsers)``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import os
 import pkgutil
@@ -21,43 +20,9 @@ EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def _prepare_environment() -> None:
-    # A fresh Prefect home can fail with "database is locked" unless analytics are off.
+    # Only used when a command runs as a Prefect flow (docs/runners.md).
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-    os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
-
-
-@contextlib.contextmanager
-def _writer_lock(args):
-    """Commands that write the store hold its single-writer lock (pipeline/store.py);
-    their ``--cluster``/``--workers`` reach the flows through the environment
-    (ARPAD_CLUSTER/ARPAD_WORKERS, restored afterwards)."""
-    if not getattr(args, "writes_store", False):
-        yield
-        return
-    saved = {k: os.environ.get(k) for k in ("ARPAD_CLUSTER", "ARPAD_WORKERS")}
-    if getattr(args, "cluster", None):
-        os.environ["ARPAD_CLUSTER"] = args.cluster
-    if getattr(args, "workers", None):
-        os.environ["ARPAD_WORKERS"] = str(args.workers)
-    from arpad.pipeline.store import Store
-
-    store = Store(args.store)
-    try:
-        if not store.exists() and args.command not in CREATES_STORE:
-            yield  # the command reports the missing store itself
-        else:
-            with store.writer_lock(f"arpad {args.command}", wait=args.wait):
-                yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
-CREATES_STORE = {"ingest", "recalculate"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,8 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with _writer_lock(args):
-            code = args.func(args)
+        code = args.func(args)
         return EXIT_OK if code is None else int(code)
     except InputError as exc:
         print(f"arpad: error: {exc}", file=sys.stderr)

@@ -56,6 +56,8 @@ class RateSummary:
     )
     rules: list[str] = field(default_factory=list)  # rule version name per period
     shards: int = 1  # player shards per period (pipeline/sharding.py); 1 = unsharded
+    resumed_after: int | None = None  # the last period a killed run had completed
+    incremental_from: int | None = None  # the stale period an incremental run started at
 
     @property
     def total_seconds(self) -> float:
@@ -108,6 +110,16 @@ def resolve_rules(system_name: str, spec: str | None, pool: str = "standard") ->
     if "pool" in inspect.signature(system.rules_at).parameters:
         return system.rules_at(spec, pool=pool)
     return system.rules_at(spec)
+
+
+def check_rules(
+    system_name: str, spec: str | None, overrides: dict[str, str] | None, pool: str = "standard"
+) -> None:
+    """Fail before any work when ``--rules`` or a ``--set`` name or value is bad."""
+    base = resolve_rules(system_name, spec, pool)
+    if base is None:
+        base = get_system(system_name).rules_type()
+    apply_overrides(base, overrides or {})
 
 
 class _Checkpoints:
@@ -200,6 +212,60 @@ def load_period_games(
     )
 
 
+def rules_picker(sys_, pool: str, rules: Any | None, overrides: dict | None) -> Callable:
+    """period -> the rules for it: ``rules`` fixed for every period, else the version in
+    force, with ``--set`` overrides on top."""
+
+    def rules_for(period: int):
+        base = rules if rules is not None else sys_.rules_for(period, pool)
+        return apply_overrides(base, overrides or {})
+
+    return rules_for
+
+
+def step_period(sys_, state: State, games: PeriodGames, rules, shards: int = 1, shard_map=None):
+    """One period's step (in player shards when ``shards`` > 1) and its performance column."""
+    if shards > 1:
+        state, report = sharding.step_sharded(sys_, state, games, rules, shards, shard_map)
+    else:
+        state, report = sys_.step(state, games, rules)
+    return state, fill_performance(sys_, report, games)
+
+
+def revised_reports(sys_, state: State, done: list[int], rules) -> dict[int, Report]:
+    """Retroactive systems (WHR) re-estimate every rated period from all games (docs/whr.md)."""
+    revise = getattr(sys_, "history_reports", None)
+    return revise(state, done, rules) if revise is not None and done else {}
+
+
+def rate_in_memory(
+    system: str,
+    info: PlayerInfo,
+    periods: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+    pool: str = "standard",
+    rules: Any | None = None,
+    overrides: dict | None = None,
+) -> dict[int, pa.Table]:
+    """The engine's walk over in-memory periods — (period, white, black, score, event)
+    in period order, players as dense indices into ``info`` — with no store: period ->
+    ratings table (the columns of a stored ratings partition)."""
+    sys_ = get_system(system)
+    rules_for = rules_picker(sys_, pool, rules, overrides)
+    if not periods:
+        return {}
+    state = sys_.initial_state(info, rules_for(periods[0][0]))
+    previous: int | None = None
+    out: dict[int, pa.Table] = {}
+    for period, white, black, score, event in periods:
+        games = PeriodGames.build(period, white, black, score, info.n, event, previous)
+        state, report = step_period(sys_, state, games, rules_for(period))
+        out[period] = _report_table(report, info.player_id)
+        previous = period
+    for p, report in revised_reports(sys_, state, list(out), rules_for(previous)).items():
+        out[p] = _report_table(report, info.player_id)
+    return out
+
+
 def rate(
     store: Store,
     system: str,
@@ -238,10 +304,7 @@ def rate(
     n = info.n
     all_periods = store.periods(pool)
     walk = [p for p in all_periods if (start is None or p >= start) and (end is None or p <= end)]
-
-    def rules_for(period: int):
-        base = rules if rules is not None else sys_.rules_for(period, pool)
-        return apply_overrides(base, overrides or {})
+    rules_for = rules_picker(sys_, pool, rules, overrides)
 
     first_rules = rules_for(walk[0] if walk else (all_periods[0] if all_periods else 0))
     state = sys_.initial_state(info, first_rules)
@@ -274,13 +337,7 @@ def rate(
             white, black, score, event = load_period_games(con, files, n)
             t1 = time.perf_counter()
             games = PeriodGames.build(period, white, black, score, n, event, previous)
-            if summary.shards > 1:
-                state, report = sharding.step_sharded(
-                    sys_, state, games, r, summary.shards, shard_map
-                )
-            else:
-                state, report = sys_.step(state, games, r)
-            report = fill_performance(sys_, report, games)
+            state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
             t2 = time.perf_counter()
             table = _report_table(report, info.player_id)
             store.write_ratings(system, pool, period, table)
@@ -313,12 +370,10 @@ def rate(
         in_range = (start is None or p >= start) and (end is None or p <= end)
         if in_range and p not in walk:
             store.remove_ratings(system, pool, p)
-    # Retroactive systems (WHR) re-estimate every rated period from all games (docs/whr.md).
-    revise = getattr(sys_, "history_reports", None)
-    if revise is not None and summary.periods:
+    if summary.periods:
         last = summary.periods[-1]
         done = [p for p in store.rating_periods(system, pool) if p <= last]
-        for p, report in revise(state, done, rules_for(last)).items():
+        for p, report in revised_reports(sys_, state, done, rules_for(last)).items():
             store.write_ratings(system, pool, p, _report_table(report, info.player_id))
     if refresh_catalog:
         catalog.refresh(store)

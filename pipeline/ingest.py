@@ -207,14 +207,18 @@ def ingest_file(
 def ingest_files(
     store: Store, paths, fmt=None, players=None, mapping=None, replace=False
 ) -> IngestReport:
-    """Ingest players files first (so games find their players), then games files."""
-    reports = []
-    for p in players or []:
-        reports.append(ingest_file(store, p, fmt=None, kind="players"))
-    for p in paths:
-        reports.append(ingest_file(store, p, fmt=fmt, mapping=mapping, replace=replace))
-    catalog.refresh(store)
-    return IngestReport(reports, str(store.root))
+    """The ingest job (pipeline/jobs.py) in this process: players files first, then games."""
+    from arpad.pipeline import jobs
+
+    request = jobs.IngestRequest(
+        str(store.root),
+        [str(p) for p in paths],
+        [str(p) for p in players or []],
+        fmt,
+        mapping,
+        replace,
+    )
+    return jobs.ingest(request)
 
 
 def _drop_store_duplicates(

@@ -1,5 +1,6 @@
-"""The scheduled monthly recalculation, step by step (flows/recalculate.py runs the
-same steps as Prefect tasks; ``recalculate`` here runs them in one process).
+"""The bodies of the monthly recalculation's steps; the job itself, their order, is
+``recalculate`` in pipeline/jobs.py (run in one process, or as the Prefect flow of
+flows/recalculate.py).
 
 1. take the files waiting in the inbox (players files in ``INBOX/players/``, games
    files directly in ``INBOX/``), ingest them and move each to ``INBOX/processed/``
@@ -313,36 +314,3 @@ def markdown(summary: RecalculateSummary) -> str:
     if summary.exports:
         lines += ["Published lists:", "", *(f"- `{p}`" for p in summary.exports), ""]
     return "\n".join(lines)
-
-
-# -- the whole job in one process (``arpad recalculate --no-flow``) -----------------------
-def recalculate(
-    store: Store,
-    inbox: Path,
-    systems: list[str] | None = None,
-    pools: list[str] | None = None,
-    fmt: str | None = None,
-    mapping: str | None = None,
-    progress=None,
-) -> RecalculateSummary:
-    from arpad.pipeline.resume import rate_resumable
-
-    store.ensure()
-    summary = RecalculateSummary(str(store.root))
-    players, games = inbox_files(inbox)
-    for path, kind in [*((p, "players") for p in players), *((g, None) for g in games)]:
-        result = ingest_inbox_file(store, path, kind, fmt, mapping)
-        archive(inbox, result["path"], result["outcome"])
-        summary.files.append(result)
-    jobs = plan(store, systems, pools)
-    rate_summaries = [
-        rate_resumable(
-            store, j.system, j.pool, start=j.start, progress=progress, refresh_catalog=False
-        )
-        for j in jobs
-    ]
-    record(store, jobs)
-    catalog.refresh(store)
-    for system, pool in published_lists(store, systems, pools):
-        summary.exports += publish(store, system, pool)
-    return summarise(store, summary, rate_summaries, jobs)

@@ -217,6 +217,14 @@ def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(path, None, f"not a readable Parquet file: {exc}") from None
+    return raw_from_arrow(table, path, "parquet", mapping, kind)
+
+
+def raw_from_arrow(
+    table: pa.Table, path: Path, fmt: str, mapping: str | None = None, kind: str | None = None
+) -> RawTable:
+    """An Arrow table (a Parquet file, or a DataFrame given to the Python API) as raw
+    rows; ``path`` names it in messages, row numbers count from 1."""
     header = list(table.column_names)
     chosen = _choose_mapping(path, header, mapping)
     names = [chosen.rename.get(h, h) for h in header] if chosen else [h.lower() for h in header]
@@ -233,7 +241,7 @@ def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None
     )
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
-    return RawTable(path, "parquet", row_kind, frame, chosen.name if chosen else None)
+    return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None)
 
 
 def _choose_mapping(path: Path, header: list[str], name: str | None) -> Mapping | None:

@@ -162,7 +162,7 @@ def rate_resumable(
         shards=shards,  # not in the fingerprint: sharding does not change the results
         shard_map=shard_map,
     )
-    summary.resumed_after = resumed_after  # type: ignore[attr-defined]
+    summary.resumed_after = resumed_after
     # The uninterrupted run's clean-up over the whole requested range.
     for p in store.rating_periods(system, pool):
         if (start is None or p >= start) and (end is None or p <= end) and p not in in_range:

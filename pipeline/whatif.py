@@ -82,35 +82,32 @@ def _ratings(store: Store, pool: str, walked: list[int]) -> pl.DataFrame:
     return pl.concat(frames) if frames else pl.DataFrame()
 
 
-def whatif(
-    store: Store,
-    rules_a: str | None,
-    rules_b: str | None,
-    pool: str = "standard",
-    start: int | None = None,
-    end: int | None = None,
-    top: int = 10,
-) -> WhatIf:
-    """Replay ``pool`` under rule sets A and B (``--rules`` specs; None = versions in force)."""
-    ra, name_a = _resolve(rules_a, pool)
-    rb, name_b = _resolve(rules_b, pool)
+def replay_side(
+    store_root: str, spec: str | None, pool: str, start: int | None, end: int | None
+) -> tuple[str, list[int], pl.DataFrame]:
+    """One side of a what-if: replay ``pool`` under ``spec`` (a ``--rules`` spec; None =
+    versions in force) in a scratch store; (rules name, periods walked, ratings)."""
+    real = Store(store_root)
+    rules, name = _resolve(spec, pool)
     scratch = Path(tempfile.mkdtemp(prefix="arpad-whatif-"))
     try:
-        sides = {}
-        for label, rules in (("a", ra), ("b", rb)):
-            s = _scratch_store(store, scratch / label, "fide", pool, start)
-            summary = engine.rate(
-                s, "fide", pool, start=start, end=end, rules=rules, refresh_catalog=False
-            )
-            sides[label] = _ratings(s, pool, summary.periods)
-        walked = summary.periods
+        s = _scratch_store(real, scratch / "side", "fide", pool, start)
+        summary = engine.rate(
+            s, "fide", pool, start=start, end=end, rules=rules, refresh_catalog=False
+        )
+        return name, summary.periods, _ratings(s, pool, summary.periods)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def compare(side_a: tuple, side_b: tuple, top: int = 10) -> WhatIf:
+    """Movers, distributions and threshold crossings of side B against side A."""
+    (name_a, walked, ratings_a), (name_b, _, ratings_b) = side_a, side_b
     if not walked:
         raise ValueError("no periods with games in the range")
     listed = {
         k: v.filter(pl.col("status").is_in(LISTED) & pl.col("rating_after").is_not_null())
-        for k, v in sides.items()
+        for k, v in (("a", ratings_a), ("b", ratings_b))
     }
     return WhatIf(
         rules_a=name_a,

@@ -23,7 +23,9 @@ REPO = Path(__file__).resolve().parents[1]
 os.environ.setdefault("PREFECT_HOME", str(REPO / ".prefect"))
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-os.environ.setdefault("PREFECT_LOGGING_TO_API_ENABLED", "false")
+# Runs go to a real server only in the tests that ask for one (prefect_harness below).
+os.environ.pop("PREFECT_API_URL", None)
+os.environ.pop("ARPAD_NO_FLOW", None)
 
 BUNDLED = REPO / "data" / "real"
 SHARED = REPO.parent / "shared" / "data" / "real"
@@ -43,13 +45,67 @@ def shared_data() -> Path:
     return SHARED
 
 
-@pytest.fixture(scope="session")
-def prefect_harness():
-    """One Prefect test server for the whole session (only for tests that ask for it)."""
-    from prefect.testing.utilities import prefect_test_harness
+def free_port() -> int:
+    import socket
 
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def prefect_server():
+    """One real ``prefect server start`` for the whole session, on a free local port
+    (started by the first test that needs it, stopped at the end)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/api"
+    env = {**os.environ, "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_UI_ENABLED": "false"}
+    env.pop("PREFECT_API_URL", None)
+    log = open(Path(os.environ["PREFECT_HOME"]).parent / ".prefect-server.log", "w")
+    prefect = Path(sys.executable).with_name("prefect")
+    proc = subprocess.Popen(
+        [str(prefect), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                if httpx.get(url + "/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert proc.poll() is None, f"prefect server exited: see {log.name}"
+            assert time.monotonic() < deadline, f"prefect server did not start: see {log.name}"
+            time.sleep(0.5)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+
+
+@pytest.fixture
+def prefect_harness(prefect_server, monkeypatch):
+    """This test (and the processes it starts) talk to the session's real server."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    monkeypatch.setenv("PREFECT_API_URL", prefect_server)
+    with temporary_settings({PREFECT_API_URL: prefect_server}):
+        yield prefect_server
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from arpad.pipeline import backtest as bt
+from arpad.pipeline import jobs
 
 
 def test_kaggle_worked_example():
@@ -201,6 +202,8 @@ def test_whr_beats_the_classical_systems_on_kaggle2010(bundled_data):
     """Issue #8's target: on the Kaggle 2010 protocol, WHR's RMSE is below every classical
     system in the same table (measured 0.5856 vs 0.5918 for Glicko-2, docs/backtest.md)."""
     classical = [s for s in bt.system_names() if s != "whr"]
-    result = bt.run_backtest("kaggle2010", bundled_data, [*classical, "whr"])
+    result = jobs.backtest(
+        jobs.BacktestRequest("kaggle2010", str(bundled_data), [*classical, "whr"])
+    )
     scores = {r.system: r.scores["cv"] for r in result.rows}
     assert scores["whr"] < min(v for k, v in scores.items() if k != "whr")

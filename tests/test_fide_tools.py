@@ -20,9 +20,10 @@ from arpad.pipeline.fide_card import rating_card
 from arpad.pipeline.fide_sample import write_sample
 from arpad.pipeline.history import plot_history, rating_history
 from arpad.pipeline.ingest import ingest_files
+from arpad.pipeline.jobs import WhatIfRequest
+from arpad.pipeline.jobs import whatif as whatif_job
 from arpad.pipeline.output import fixed_width
 from arpad.pipeline.store import Store
-from arpad.pipeline.whatif import whatif
 from tests import naive_fide
 
 
@@ -124,6 +125,10 @@ def test_history_lists_adjustments_as_events_and_plots(replay, tmp_path):
     assert all(b == a for a, b in zip(after[:-1], before[1:], strict=True) if a and b)
     path = plot_history(frame, tmp_path / "h.png", "test")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
+def whatif(store, rules_a, rules_b, **kw):
+    return whatif_job(WhatIfRequest(str(store.root), rules_a, rules_b, **kw))
 
 
 def test_whatif_same_rules_is_identical_and_compression_moves_ratings(replay):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from arpad.pipeline import monthly, resume
+from arpad.pipeline import jobs, monthly, resume
 from arpad.pipeline.ingest import ingest_files
 from arpad.pipeline.store import Store
 
@@ -71,6 +71,13 @@ def from_scratch(tmp_path: Path, files: list[Path], systems: list[str]) -> dict:
     return ratings_snapshot(store)
 
 
+def recalculate(store: Store, inbox: Path, systems, mapping=None) -> monthly.RecalculateSummary:
+    """The monthly job in this process (pipeline/jobs.py)."""
+    inbox.mkdir(parents=True, exist_ok=True)
+    request = jobs.RecalculateRequest(str(store.root), str(inbox), systems, mapping=mapping)
+    return jobs.recalculate(request)
+
+
 def assert_same(got: dict, want: dict) -> None:
     assert sorted(got) == sorted(want)
     for name in want:
@@ -84,7 +91,7 @@ def test_monthly_cycle_equals_from_scratch(month_files, tmp_path):
     store, inbox = Store(tmp_path / "store"), tmp_path / "inbox"
 
     drop(inbox, month_files["a"])
-    s1 = monthly.recalculate(store, inbox, SYSTEMS, mapping="kaggle2010")
+    s1 = recalculate(store, inbox, SYSTEMS, mapping="kaggle2010")
     assert [(j["system"], j["from"], j["periods"]) for j in s1.jobs] == [
         ("elo", None, 3),
         ("fide", None, 3),
@@ -95,7 +102,7 @@ def test_monthly_cycle_equals_from_scratch(month_files, tmp_path):
 
     # next month: only the new periods are computed (from the last checkpoint)
     drop(inbox, month_files["b"])
-    s2 = monthly.recalculate(store, inbox, None, mapping="kaggle2010")  # configured: those rated
+    s2 = recalculate(store, inbox, None, mapping="kaggle2010")  # configured: those rated
     assert [(j["system"], j["from"], j["periods"]) for j in s2.jobs] == [
         ("elo", 99, 2),
         ("fide", 99, 2),
@@ -105,7 +112,7 @@ def test_monthly_cycle_equals_from_scratch(month_files, tmp_path):
 
     # a corrected file: recompute from the corrected period 97 only
     drop(inbox, month_files["a_corrected"])
-    s3 = monthly.recalculate(store, inbox, None, mapping="kaggle2010")
+    s3 = recalculate(store, inbox, None, mapping="kaggle2010")
     assert [(j["system"], j["from"], j["periods"]) for j in s3.jobs] == [
         ("elo", 97, 4),
         ("fide", 97, 4),
@@ -114,7 +121,7 @@ def test_monthly_cycle_equals_from_scratch(month_files, tmp_path):
     assert_same(ratings_snapshot(store), from_scratch(tmp_path / "3", fixed, SYSTEMS))
 
     # nothing new: nothing recomputed, the lists are published again
-    s4 = monthly.recalculate(store, inbox, None)
+    s4 = recalculate(store, inbox, None)
     assert s4.jobs == [] and s4.files == []
     assert sorted(s4.exports) == sorted(s3.exports)
     exported = pq.read_table(store.root / s4.exports[1])  # elo, period 100
@@ -125,7 +132,7 @@ def test_summary_markdown_names_counts_and_movers(month_files, tmp_path):
     store, inbox = Store(tmp_path / "store"), tmp_path / "inbox"
     drop(inbox, month_files["a"])
     (inbox / "garbage.csv").write_bytes(b"\x00\x01\x02 not a csv")
-    summary = monthly.recalculate(store, inbox, ["elo"], mapping="kaggle2010")
+    summary = recalculate(store, inbox, ["elo"], mapping="kaggle2010")
     text = monthly.markdown(summary)
     assert f"**{games_in(month_files['a']):,} games ingested**" in text
     assert "| garbage.csv | games | 0 | 0 | rejected" in text
@@ -151,11 +158,10 @@ def _rows(store: Store, system: str) -> list[dict]:
 
 
 @pytest.mark.prefect
-def test_recalculate_flow_records_artifact_and_deploys(month_files, tmp_path, prefect_harness):
+def test_recalculate_flow_records_artifact(month_files, tmp_path, prefect_harness):
     from prefect.client.orchestration import get_client
 
     from arpad.flows.recalculate import recalculate_flow
-    from arpad.pipeline.commands.ops import deploy
 
     store, inbox = tmp_path / "store", tmp_path / "inbox"
     drop(inbox, month_files["a"])
@@ -164,37 +170,26 @@ def test_recalculate_flow_records_artifact_and_deploys(month_files, tmp_path, pr
     assert_same(
         ratings_snapshot(Store(store)), from_scratch(tmp_path / "s", [month_files["a"]], ["elo"])
     )
-    deployment_id = deploy(str(store), str(inbox), cron="0 3 1 * *", systems=["elo"])
     with get_client(sync_client=True) as client:
         artifact = client.read_latest_artifacts()
         texts = [a.data for a in artifact if a.key == "arpad-recalculation"]
-        assert texts and f"**{games_in(month_files['a']):,} games ingested**" in texts[0]
-        dep = client.read_deployment(deployment_id)
-        pool = client.read_work_pool(dep.work_pool_name)
-    assert dep.schedules[0].schedule.cron == "0 3 1 * *"
-    assert dep.parameters == {"store_root": str(store), "inbox": str(inbox), "systems": ["elo"]}
-    assert dep.entrypoint == "flows/recalculate.py:recalculate_flow"
-    assert pool.type == "process"
+    assert texts and f"**{games_in(month_files['a']):,} games ingested**" in texts[0]
 
 
 @pytest.fixture
 def dask_cluster(prefect_harness):
     """A real two-process Dask cluster whose workers talk to the harness's API server."""
     from distributed import LocalCluster
-    from prefect.settings import PREFECT_API_URL
 
-    os.environ["PREFECT_API_URL"] = PREFECT_API_URL.value()  # inherited by the workers
-    try:
-        with LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            env={"NUMBA_NUM_THREADS": "1"},  # thread budget: 1 thread x 2 workers = 2 cores
-        ) as cluster:
-            yield cluster.scheduler_address
-    finally:
-        os.environ.pop("PREFECT_API_URL", None)
+    # The workers inherit PREFECT_API_URL from the harness: no worker starts a server.
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        env={"NUMBA_NUM_THREADS": "1"},  # thread budget: 1 thread x 2 workers = 2 cores
+    ) as cluster:
+        yield cluster.scheduler_address
 
 
 @pytest.mark.prefect

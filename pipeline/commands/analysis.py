@@ -9,7 +9,13 @@ from pathlib import Path
 import polars as pl
 
 from arpad.pipeline import backtest, output, plots
-from arpad.pipeline.commands.common import add_store, require_store
+from arpad.pipeline.commands.common import (
+    add_orchestration,
+    add_store,
+    require_store,
+    run_job,
+    split_list,
+)
 from arpad.pipeline.periods import parse_period
 
 
@@ -38,6 +44,7 @@ def register(sub) -> None:
     p.add_argument("--predictions", default=None, metavar="FILE.parquet")
     p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
     p.add_argument("--verbose", action="store_true", help="print every tuning candidate")
+    add_orchestration(p, writes_store=False)
     p.set_defaults(func=cmd_backtest)
 
     p = sub.add_parser("plot", help="PNG plots: distribution, history, calibration")
@@ -69,16 +76,17 @@ def register(sub) -> None:
 
 
 def cmd_backtest(args) -> int:
+    from arpad.pipeline.jobs import BacktestRequest
+
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
-    if not data_dir.is_dir():
-        raise FileNotFoundError(f"no data folder at {data_dir} (use --data-dir)")
-    systems = None if args.system == "all" else [s.strip() for s in args.system.split(",")]
+    systems = None if args.system == "all" else split_list(args.system)
+    request = BacktestRequest(args.data, str(data_dir), systems)
 
     def log(msg: str) -> None:
         if args.verbose or not msg.startswith("  "):
             print(msg, file=sys.stderr, flush=True)
 
-    result = backtest.run_backtest(args.data, data_dir, systems, log)
+    result = run_job(args, "backtest", request, log=log)
     frame = backtest.result_frame(result)
     output.render(frame, args.fmt, None, max_rows=100)
     if args.report:

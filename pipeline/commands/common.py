@@ -19,32 +19,48 @@ def add_store(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_orchestration(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--no-flow",
-        action="store_true",
-        default=os.environ.get("ARPAD_NO_FLOW") == "1",
-        help="run the pipeline function directly instead of the Prefect flow "
-        "(also ARPAD_NO_FLOW=1)",
+def add_orchestration(parser: argparse.ArgumentParser, writes_store: bool = True) -> None:
+    """How a job runs (docs/runners.md): in this process by default; as a tracked
+    Prefect flow with --flow or whenever PREFECT_API_URL is set; --no-flow forces
+    in-process even then."""
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument(
+        "--flow",
+        dest="flow",
+        action="store_const",
+        const=True,
+        default=False if os.environ.get("ARPAD_NO_FLOW") == "1" else None,
+        help="run as a tracked Prefect flow on the server at PREFECT_API_URL "
+        "(default when PREFECT_API_URL is set)",
     )
-    add_cluster(parser)
+    how.add_argument(
+        "--no-flow",
+        dest="flow",
+        action="store_const",
+        const=False,
+        help="run in this process even when PREFECT_API_URL is set (also ARPAD_NO_FLOW=1)",
+    )
+    add_cluster(parser, writes_store)
 
 
-def add_cluster(parser: argparse.ArgumentParser) -> None:
-    """Scale-out and single-writer options of commands that write the store (docs/operations.md)."""
+def add_cluster(parser: argparse.ArgumentParser, writes_store: bool = True) -> None:
+    """Scale-out options, and the single-writer wait of commands that write the store
+    (docs/operations.md)."""
     parser.add_argument(
         "--cluster",
         default=os.environ.get("ARPAD_CLUSTER"),
         metavar="tcp://HOST:PORT",
-        help="run the flow's tasks on this Dask scheduler (also ARPAD_CLUSTER)",
+        help="run the job's independent units on this Dask scheduler (also ARPAD_CLUSTER)",
     )
     parser.add_argument(
         "--workers",
         type=int,
         default=int(os.environ.get("ARPAD_WORKERS") or 0) or None,
         metavar="N",
-        help="run the flow's tasks on a local Dask cluster of N worker processes",
+        help="run the job's independent units on a local Dask cluster of N worker processes",
     )
+    if not writes_store:
+        return
     parser.add_argument(
         "--wait",
         type=float,
@@ -52,7 +68,21 @@ def add_cluster(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="if another run is writing to the store, wait up to SECONDS for it (default: exit)",
     )
-    parser.set_defaults(writes_store=True)
+
+
+def run_job(args, job: str, request, progress=None, log=None):
+    """Run ``job`` as the command line asked (pipeline/launch.py)."""
+    from arpad.pipeline import launch
+
+    return launch.run(
+        job,
+        request,
+        flow=getattr(args, "flow", None),
+        cluster=getattr(args, "cluster", None),
+        workers=getattr(args, "workers", None),
+        progress=progress,
+        log=log,
+    )
 
 
 def parse_sets(values: list[str] | None) -> dict[str, str]:
@@ -65,8 +95,9 @@ def parse_sets(values: list[str] | None) -> dict[str, str]:
     return out
 
 
-def open_store(args) -> Store:
-    return Store(args.store)
+def split_list(value: str | None) -> list[str] | None:
+    """``a,b,c`` -> [a, b, c]; empty or None -> None (the default set)."""
+    return [v.strip() for v in value.split(",") if v.strip()] or None if value else None
 
 
 def require_store(args) -> Store:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import time
-from contextlib import nullcontext
 
 import duckdb
 
@@ -13,9 +12,10 @@ from arpad.pipeline.commands.common import (
     add_orchestration,
     add_store,
     is_terminal,
-    open_store,
     parse_sets,
     require_store,
+    run_job,
+    split_list,
 )
 from arpad.pipeline.periods import parse_period
 from arpad.pipeline.systems import system_names
@@ -69,6 +69,7 @@ def register(sub) -> None:
     p = sub.add_parser("reconstruct", help="rate every system and pool from the first period")
     add_store(p)
     p.add_argument("--systems", default=None, help="comma-separated systems (default: all)")
+    p.add_argument("--pools", default=None, help="comma-separated pools (default: all)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     add_orchestration(p)
     p.set_defaults(func=cmd_reconstruct)
@@ -127,37 +128,13 @@ def print_ingest_report(report) -> int:
     return 0
 
 
-def run_ingest(
-    store_root: str, files, fmt=None, players=None, mapping=None, no_flow=False, replace=False
-):
-    if no_flow:
-        from arpad.pipeline.ingest import ingest_files
-        from arpad.pipeline.store import Store
-
-        return ingest_files(
-            Store(store_root), files, fmt=fmt, players=players, mapping=mapping, replace=replace
-        )
-    from arpad.flows.common import configured
-    from arpad.flows.ingest import ingest_flow
-
-    extra = {"replace": True} if replace else {}
-    return configured(ingest_flow)(
-        store_root, list(files), fmt=fmt, players=list(players or []), mapping=mapping, **extra
-    )
-
-
 def cmd_ingest(args) -> int:
-    store = open_store(args)
-    report = run_ingest(
-        str(store.root),
-        args.files,
-        args.fmt,
-        args.players,
-        args.mapping,
-        args.no_flow,
-        getattr(args, "replace", False),
+    from arpad.pipeline.jobs import IngestRequest
+
+    request = IngestRequest(
+        args.store, args.files, args.players, args.fmt, args.mapping, args.replace, args.wait
     )
-    return print_ingest_report(report)
+    return print_ingest_report(run_job(args, "ingest", request))
 
 
 class Progress:
@@ -183,121 +160,46 @@ class Progress:
         )
 
 
-def run_rate(
-    store_root,
-    system,
-    pool="standard",
-    start=None,
-    end=None,
-    rules=None,
-    overrides=None,
-    no_flow=False,
-    progress=None,
-    shards=None,
-    cluster=None,
-    workers=None,
-):
-    if no_flow:
-        from arpad.flows.common import dask_client
-        from arpad.pipeline import sharding
-        from arpad.pipeline.resume import rate_resumable
-        from arpad.pipeline.store import Store
-
-        # Without a flow, --cluster/--workers only serve the shards (a plain Dask client).
-        with dask_client(cluster, workers) if shards and shards > 1 else nullcontext() as client:
-            # Resumes a killed run of the same inputs (pipeline/resume.py).
-            return rate_resumable(
-                Store(store_root),
-                system,
-                pool=pool,
-                start=start,
-                end=end,
-                rules=rules,
-                overrides=overrides,
-                progress=progress,
-                shards=shards,
-                shard_map=sharding.dask_map(client) if client is not None else None,
-            )
-    from arpad.flows.common import configured
-    from arpad.flows.rate import rate_flow
-
-    return configured(rate_flow)(
-        store_root, system, pool, start, end, rules, overrides, progress, shards=shards
-    )
-
-
 def print_rate_summary(s) -> None:
-    if not s.periods:
-        print(f"{s.system}/{s.pool}: no periods to rate")
-        return
-    rules = sorted(set(s.rules))
-    print(
-        f"{s.system}/{s.pool}: rated {len(s.periods)} periods ({s.periods[0]}..{s.periods[-1]}), "
-        f"{s.games:,} games, {s.rows_written:,} rating rows; rules: {', '.join(rules)}"
-        + (f"; {s.shards} player shards per period" if getattr(s, "shards", 1) > 1 else "")
-    )
+    from arpad.pipeline.jobs import summary_line
+
+    if s.incremental_from is not None:
+        print(f"{s.system}/{s.pool}: recomputed from stale period {s.incremental_from}")
+    print(summary_line(s))
 
 
 def cmd_rate(args) -> int:
-    from arpad.pipeline import incremental
+    from arpad.pipeline.jobs import RateRequest
 
-    store = require_store(args)
-    overrides = parse_sets(args.set)
-    start = args.start
-    if start is None and not getattr(args, "full", False):
-        # Only the stale periods after a correction (pipeline/incremental.py).
-        start = incremental.incremental_start(store, args.system, args.pool, args.rules, overrides)
-        if start is not None:
-            print(f"{args.system}/{args.pool}: recomputing from stale period {start}")
-    summary = run_rate(
-        str(store.root),
+    request = RateRequest(
+        args.store,
         args.system,
         args.pool,
-        start,
+        args.start,
         args.end,
         args.rules,
-        overrides,
-        args.no_flow,
-        Progress(f"{args.system}/{args.pool}"),
-        shards=getattr(args, "shards", None),
-        cluster=getattr(args, "cluster", None),
-        workers=getattr(args, "workers", None),
+        parse_sets(args.set),
+        args.full,
+        args.shards,
+        args.wait,
     )
-    incremental.record_run(
-        store,
-        args.system,
-        args.pool,
-        args.start if start is None else start,
-        args.end,
-        args.rules,
-        overrides,
-    )
+    summary = run_job(args, "rate", request, progress=Progress(request.label))
     print_rate_summary(summary)
     return 0
 
 
 def cmd_reconstruct(args) -> int:
-    store = require_store(args)
-    systems = args.systems.split(",") if args.systems else None
-    overrides = parse_sets(args.set)
-    if args.no_flow:
-        from arpad.pipeline.resume import rate_resumable
+    from arpad.pipeline.jobs import ReconstructRequest
 
-        summaries = [
-            rate_resumable(store, system, pool, overrides=overrides)
-            for pool in store.pools()
-            for system in (systems or system_names())
-        ]
-    else:
-        from arpad.flows.common import configured
-        from arpad.flows.reconstruct import reconstruct_flow
-
-        summaries = configured(reconstruct_flow)(str(store.root), systems, None, overrides)
-    from arpad.pipeline import incremental
-
-    for s in summaries:
-        incremental.record_run(store, s.system, s.pool, None, None, None, overrides)
-        print_rate_summary(s)
+    request = ReconstructRequest(
+        args.store,
+        split_list(args.systems),
+        split_list(args.pools),
+        parse_sets(args.set),
+        args.wait,
+    )
+    for summary in run_job(args, "reconstruct", request):
+        print_rate_summary(summary)
     return 0
 
 

@@ -14,15 +14,14 @@ import time
 from pathlib import Path
 
 from arpad.pipeline import catalog, output
-from arpad.pipeline.commands.common import add_orchestration
+from arpad.pipeline.commands.common import add_orchestration, run_job
 from arpad.pipeline.commands.core import (
     Progress,
     print_ingest_report,
     print_rate_summary,
     rating_list,
-    run_ingest,
-    run_rate,
 )
+from arpad.pipeline.jobs import IngestRequest, RateRequest
 from arpad.pipeline.store import Store
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "real"
@@ -52,27 +51,26 @@ def cmd_demo(args) -> int:
 
     print("== 1. FIDE ratings for the Deloitte/FIDE 2011 games (months 133-135) ==")
     fide = Store(out / "deloitte2011")
-    report = run_ingest(
+    request = IngestRequest(
         str(fide.root),
         [str(data / "deloitte_fide_2011" / "test_solution.csv")],
         players=[str(data / "deloitte_fide_2011" / "initial_ratings.csv")],
-        no_flow=args.no_flow,
     )
+    report = run_job(args, "ingest", request)
     print_ingest_report(report)
     print("(the quarantined rows are the contest's 'Spurious' decoys, WhiteScore = -1)")
-    summary = run_rate(str(fide.root), "fide", no_flow=args.no_flow, progress=Progress("fide"))
+    summary = run_job(args, "rate", RateRequest(str(fide.root), "fide"), progress=Progress("fide"))
     print_rate_summary(summary)
     period_fide = summary.periods[-1]
 
     print("\n== 2. Generic Elo reconstruction of the Kaggle 2010 games (months 1-100) ==")
     elo = Store(out / "kaggle2010")
-    report = run_ingest(
-        str(elo.root),
-        [str(data / "kaggle2010_elo_vs_rest" / "training_data.csv")],
-        no_flow=args.no_flow,
+    request = IngestRequest(
+        str(elo.root), [str(data / "kaggle2010_elo_vs_rest" / "training_data.csv")]
     )
+    report = run_job(args, "ingest", request)
     print_ingest_report(report)
-    summary = run_rate(str(elo.root), "elo", no_flow=args.no_flow, progress=Progress("elo"))
+    summary = run_job(args, "rate", RateRequest(str(elo.root), "elo"), progress=Progress("elo"))
     print_rate_summary(summary)
 
     for store, system in ((fide, "fide"), (elo, "elo")):

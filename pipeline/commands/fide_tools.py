@@ -8,7 +8,13 @@ import json
 import sys
 
 from arpad.pipeline import engine, output
-from arpad.pipeline.commands.common import add_store, parse_sets, require_store
+from arpad.pipeline.commands.common import (
+    add_orchestration,
+    add_store,
+    parse_sets,
+    require_store,
+    run_job,
+)
 from arpad.pipeline.periods import parse_period
 
 
@@ -44,6 +50,7 @@ def register(sub) -> None:
     p.add_argument("--top", type=int, default=10, help="biggest movers shown")
     p.add_argument("--output", default=None, metavar="DIR", help="write the Parquet tables here")
     add_store(p)
+    add_orchestration(p, writes_store=False)
     p.set_defaults(func=cmd_whatif)
 
     p = sub.add_parser("rules", help="the dated FIDE rule versions")
@@ -84,10 +91,12 @@ def cmd_history(args) -> int:
 
 
 def cmd_whatif(args) -> int:
-    from arpad.pipeline.whatif import whatif
+    from arpad.pipeline.jobs import WhatIfRequest
 
-    store = require_store(args)
-    res = whatif(store, args.rules_a, args.rules_b, args.pool, args.start, args.end, args.top)
+    request = WhatIfRequest(
+        args.store, args.rules_a, args.rules_b, args.pool, args.start, args.end, args.top
+    )
+    res = run_job(args, "whatif", request)
     first, last = res.periods[0], res.periods[-1]
     print(f"A = {res.rules_a}   B = {res.rules_b}   {args.pool}, periods {first}..{last}")
     print(f"\nBiggest movers at {last} (difference = B − A):")

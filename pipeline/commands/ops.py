@@ -1,20 +1,22 @@
-"""Operations subcommands: ``recalculate`` (the monthly job, now) and ``deploy``
-(its scheduled Prefect deployment). See docs/operations.md."""
+"""Operations subcommands: ``recalculate`` (the monthly job, now), ``serve`` (schedule
+it on this machine with ``flow.serve``) and ``deploy`` (a deployment on a Prefect
+server's work pool). See docs/operations.md and docs/runners.md."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from arpad.pipeline.commands.common import add_orchestration, add_store, is_terminal
+from arpad.pipeline.commands.common import (
+    add_orchestration,
+    add_store,
+    is_terminal,
+    run_job,
+    split_list,
+)
 
-DEFAULT_CRON = "0 3 1 * *"  # 03:00 on the 1st of each month (FIDE lists are monthly, RULES §1.4)
-REPO_ROOT = Path(__file__).resolve().parents[2]
-ENTRYPOINT = "flows/recalculate.py:recalculate_flow"
-
-
-def _split(value: str | None) -> list[str] | None:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+DEFAULT_CRON = "0 3 1 * *"  # 03:00 on the 1st of each month (FIDE lists are monthly, docs/rules.md)
+ENTRYPOINT = "recalculate.py:monthly_flow"  # relative to the installed arpad.flows package
 
 
 def register(sub) -> None:
@@ -31,52 +33,49 @@ def register(sub) -> None:
     add_orchestration(p)
     p.set_defaults(func=cmd_recalculate)
 
-    p = sub.add_parser("deploy", help="create the scheduled Prefect deployment of recalculate")
-    add_store(p)
-    p.add_argument("--inbox", required=True, metavar="DIR")
-    p.add_argument("--cron", default=DEFAULT_CRON, help=f'schedule (default "{DEFAULT_CRON}")')
-    p.add_argument("--timezone", default="UTC")
-    p.add_argument("--name", default="monthly", help="deployment name (default monthly)")
-    p.add_argument("--work-pool", default="arpad", help="process work pool (created if missing)")
-    p.add_argument("--systems", default=None)
-    p.add_argument("--pools", default=None)
-    p.add_argument("--mapping", default=None)
-    p.add_argument(
-        "--cluster", default=None, metavar="tcp://HOST:PORT", help="Dask scheduler for the runs"
-    )
-    p.add_argument("--workers", type=int, default=None, help="local Dask workers for the runs")
-    p.set_defaults(func=cmd_deploy)
+    for command, text in (
+        ("serve", "schedule the monthly recalculation on this machine (runs until stopped)"),
+        ("deploy", "create the scheduled deployment of recalculate on a Prefect server"),
+    ):
+        p = sub.add_parser(command, help=text)
+        add_store(p)
+        p.add_argument("--inbox", required=True, metavar="DIR")
+        p.add_argument("--cron", default=DEFAULT_CRON, help=f'schedule (default "{DEFAULT_CRON}")')
+        p.add_argument("--timezone", default="UTC")
+        p.add_argument("--name", default="monthly", help="deployment name (default monthly)")
+        p.add_argument("--systems", default=None)
+        p.add_argument("--pools", default=None)
+        p.add_argument("--format", dest="fmt", default=None)
+        p.add_argument("--mapping", default=None)
+        p.add_argument(
+            "--cluster", default=None, metavar="tcp://HOST:PORT", help="Dask scheduler for the runs"
+        )
+        p.add_argument("--workers", type=int, default=None, help="local Dask workers for the runs")
+        if command == "deploy":
+            p.add_argument(
+                "--work-pool", default="arpad", help="process work pool (created if missing)"
+            )
+            p.set_defaults(func=cmd_deploy)
+        else:
+            p.set_defaults(func=cmd_serve)
 
 
 def cmd_recalculate(args) -> int:
-    from arpad.pipeline.commands.core import Progress
-
-    store_root = str(Path(args.store).resolve())
-    progress = Progress("recalculate", enabled=is_terminal())
-    systems, pools = _split(args.systems), _split(args.pools)
-    if args.no_flow:
-        from arpad.pipeline import monthly
-        from arpad.pipeline.store import Store
-
-        summary = monthly.recalculate(
-            Store(store_root), Path(args.inbox), systems, pools, args.fmt, args.mapping, progress
-        )
-    else:
-        from arpad.flows.common import configured
-        from arpad.flows.recalculate import recalculate_flow
-
-        summary = configured(recalculate_flow)(
-            store_root,
-            str(Path(args.inbox).resolve()),
-            systems,
-            pools,
-            args.fmt,
-            args.mapping,
-            args.wait,
-            progress,
-        )
     from arpad.pipeline import monthly
+    from arpad.pipeline.commands.core import Progress
+    from arpad.pipeline.jobs import RecalculateRequest
 
+    request = RecalculateRequest(
+        args.store,
+        args.inbox,
+        split_list(args.systems),
+        split_list(args.pools),
+        args.fmt,
+        args.mapping,
+        args.wait,
+    )
+    progress = Progress("recalculate", enabled=is_terminal())
+    summary = run_job(args, "recalculate", request, progress=progress)
     print(monthly.markdown(summary))
     rejected = [f for f in summary.files if f["outcome"] == monthly.REJECTED]
     for f in rejected:
@@ -84,53 +83,65 @@ def cmd_recalculate(args) -> int:
     return 2 if rejected or summary.quarantined else 0
 
 
-def deploy(
-    store_root: str,
-    inbox: str,
-    cron: str = DEFAULT_CRON,
-    timezone: str = "UTC",
-    name: str = "monthly",
-    work_pool: str = "arpad",
-    systems: list[str] | None = None,
-    pools: list[str] | None = None,
-    mapping: str | None = None,
-    cluster: str | None = None,
-    workers: int | None = None,
-):
-    """Create (or update) the ``recalculate/<name>`` deployment on a process work pool.
+def schedule_parameters(args) -> tuple[dict, dict]:
+    """The deployment's flow parameters and run environment, checked: the store and
+    the inbox must exist (absolute paths are recorded), the server must answer."""
+    from arpad.flows.common import require_server
+    from arpad.pipeline.jobs import RecalculateRequest
+    from arpad.pipeline.runner import check_scale_out
 
-    The worker runs the flow from this checkout (``set_working_directory`` pull step);
-    ``--cluster``/``--workers`` become the run's ARPAD_CLUSTER/ARPAD_WORKERS.
-    """
+    store, inbox = Path(args.store).expanduser().resolve(), Path(args.inbox).expanduser()
+    if not (store.is_dir() and (store / "manifest.parquet").exists()):
+        raise FileNotFoundError(
+            f"--store {args.store}: no store there (ingest something first: arpad ingest … --store)"
+        )
+    request = RecalculateRequest(
+        str(store),
+        str(inbox),
+        split_list(args.systems),
+        split_list(args.pools),
+        args.fmt,
+        args.mapping,
+    )
+    check_scale_out(args.cluster, args.workers)
+    from prefect.schedules import Cron
+
+    try:
+        Cron(args.cron, timezone=args.timezone)
+    except Exception as exc:
+        raise ValueError(f"--cron {args.cron!r} --timezone {args.timezone!r}: {exc}") from None
+    require_server()
+    parameters = {k: v for k, v in vars(request).items() if v is not None and k != "wait"}
+    env = {}
+    if args.cluster:
+        env["ARPAD_CLUSTER"] = args.cluster
+    if args.workers:
+        env["ARPAD_WORKERS"] = str(args.workers)
+    return parameters, env
+
+
+def deploy(args, parameters: dict, env: dict):
+    """Create (or update) ``recalculate/<name>`` on a process work pool; the worker runs
+    the flow from the installed arpad.flows package."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.actions import WorkPoolCreate
     from prefect.exceptions import ObjectAlreadyExists
     from prefect.schedules import Cron
 
-    from arpad.flows.recalculate import recalculate_flow
+    import arpad.flows
+    from arpad.flows.recalculate import monthly_flow
 
     with get_client(sync_client=True) as client:
         try:
-            client.create_work_pool(WorkPoolCreate(name=work_pool, type="process"))
+            client.create_work_pool(WorkPoolCreate(name=args.work_pool, type="process"))
         except ObjectAlreadyExists:
             pass
-    env = {}
-    if cluster:
-        env["ARPAD_CLUSTER"] = cluster
-    if workers:
-        env["ARPAD_WORKERS"] = str(workers)
-    parameters = {"store_root": store_root, "inbox": inbox}
-    if systems:
-        parameters["systems"] = systems
-    if pools:
-        parameters["pools"] = pools
-    if mapping:
-        parameters["mapping"] = mapping
-    flow = recalculate_flow.from_source(source=str(REPO_ROOT), entrypoint=ENTRYPOINT)
+    source = str(Path(arpad.flows.__file__).resolve().parent)
+    flow = monthly_flow.from_source(source=source, entrypoint=ENTRYPOINT)
     return flow.deploy(
-        name=name,
-        work_pool_name=work_pool,
-        schedules=[Cron(cron, timezone=timezone)],
+        name=args.name,
+        work_pool_name=args.work_pool,
+        schedules=[Cron(args.cron, timezone=args.timezone)],
         parameters=parameters,
         job_variables={"env": env} if env else None,
         build=False,
@@ -141,22 +152,36 @@ def deploy(
 
 
 def cmd_deploy(args) -> int:
-    deployment_id = deploy(
-        str(Path(args.store).resolve()),
-        str(Path(args.inbox).resolve()),
-        args.cron,
-        args.timezone,
-        args.name,
-        args.work_pool,
-        _split(args.systems),
-        _split(args.pools),
-        args.mapping,
-        args.cluster,
-        args.workers,
-    )
+    parameters, env = schedule_parameters(args)
+    deployment_id = deploy(args, parameters, env)
     print(
         f"deployment recalculate/{args.name} ({deployment_id}) scheduled {args.cron!r} "
         f"{args.timezone} on work pool {args.work_pool!r}; start a worker with:\n"
         f"  prefect worker start --pool {args.work_pool}"
+    )
+    return 0
+
+
+def cmd_serve(args) -> int:
+    """Serve the schedule from this process (``flow.serve``): no work pool, no worker."""
+    parameters, env = schedule_parameters(args)
+    import os
+
+    os.environ.update(env)
+    from arpad.flows.common import configured
+    from arpad.flows.recalculate import recalculate_flow
+
+    print(
+        f"serving recalculate/{args.name} on {args.cron!r} {args.timezone} (Ctrl-C stops it)",
+        file=sys.stderr,
+        flush=True,
+    )
+    from prefect.schedules import Cron
+
+    configured(recalculate_flow, args.cluster, args.workers).serve(
+        name=args.name,
+        schedules=[Cron(args.cron, timezone=args.timezone)],
+        parameters=parameters,
+        print_starting_message=False,
     )
     return 0

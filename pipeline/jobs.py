@@ -1,0 +1,499 @@
+"""Each job arpad runs, defined once: a request (what to do) and its ordered steps.
+
+The CLI parses its arguments into a request and calls the job; the Python API
+(``import arpad``) builds the same requests; the Prefect flows (flows/) call the
+same job functions with a runner that turns each step into a tracked task. How
+the steps run — in this process, with independent units on Dask, or as Prefect
+tasks — is the runner's business (pipeline/runner.py, docs/runners.md); what
+they do is written here and nowhere else.
+
+| job | request | steps |
+|---|---|---|
+| ingest | IngestRequest | read each file (side by side on Dask), store each file, refresh catalog |
+| rate | RateRequest | plan (incremental start), rate the periods, record the run, refresh catalog |
+| reconstruct | ReconstructRequest | rate every system × pool (side by side), record, refresh |
+| recalculate | RecalculateRequest | ingest the inbox, plan, rate (side by side), record, refresh, publish, report |
+| whatif | WhatIfRequest | replay side A and side B (side by side), compare |
+| backtest | BacktestRequest | load the data, score each system (side by side), table |
+
+Every job that writes the store holds its single-writer lock for its whole run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arpad.pipeline import catalog, incremental
+from arpad.pipeline.errors import InputError
+from arpad.pipeline.runner import LOCAL, Runner
+from arpad.pipeline.store import Store
+
+Progress = Callable[[int, int, int], None]
+
+
+def _absolute(path: str | Path) -> str:
+    return str(Path(path).expanduser().resolve())
+
+
+def _existing_store(root: str) -> Store:
+    store = Store(root)
+    if Path(root).exists() and not Path(root).is_dir():
+        raise ValueError(f"--store {root} is a file, not a store folder")
+    if not store.exists():
+        raise FileNotFoundError(f"no store at {root} (ingest something first)")
+    return store
+
+
+def _check_wait(wait: float) -> None:
+    if not (wait >= 0 and math.isfinite(wait)):
+        raise ValueError(f"--wait takes a number of seconds >= 0, got {wait}")
+
+
+def _check_systems(systems: list[str] | None) -> None:
+    from arpad.pipeline.systems import system_names
+
+    known = system_names()
+    for s in systems or []:
+        if s not in known:
+            raise ValueError(f"unknown rating system {s!r} (known: {', '.join(known)})")
+
+
+# -- ingest ---------------------------------------------------------------------------------
+@dataclass
+class IngestRequest:
+    store: str
+    files: list[str]
+    players: list[str] = field(default_factory=list)
+    fmt: str | None = None
+    mapping: str | None = None
+    replace: bool = False
+    wait: float = 0.0
+
+    def __post_init__(self):
+        self.store = _absolute(self.store)
+        self.files = [str(f) for f in self.files]
+        self.players = [str(p) for p in self.players]
+        _check_wait(self.wait)
+        if Path(self.store).exists() and not Path(self.store).is_dir():
+            raise ValueError(f"--store {self.store} is a file, not a store folder")
+        for path in [*self.players, *self.files]:
+            p = Path(path)
+            if not p.exists():
+                raise FileNotFoundError(f"{path}: no such file")
+            if p.is_dir():
+                raise ValueError(f"{path}: is a folder; name the files to ingest")
+
+    def items(self) -> list[tuple[str, str | None]]:
+        """(path, kind) in ingest order: players files first, so games find their players."""
+        return [*((p, "players") for p in self.players), *((f, None) for f in self.files)]
+
+
+def read_file(path: str, kind: str | None, fmt: str | None, mapping: str | None):
+    """Step: read and parse one input file (no store access; runs on any worker)."""
+    from arpad.pipeline.readers import read_any
+
+    if kind == "players":
+        return read_any(Path(path), kind="players")
+    return read_any(Path(path), fmt=fmt, mapping=mapping)
+
+
+def store_file(store_root: str, path: str, kind, fmt, mapping, raw, replace: bool):
+    """Step: validate one file and store it (manifest, partitions, players, quarantine)."""
+    from arpad.pipeline.ingest import ingest_file
+
+    if kind == "players":
+        return ingest_file(Store(store_root), path, kind="players", raw=raw)
+    return ingest_file(Store(store_root), path, fmt=fmt, mapping=mapping, raw=raw, replace=replace)
+
+
+def refresh_catalog(store_root: str) -> str:
+    """Step: rebuild the catalog's views over the store."""
+    return str(catalog.refresh(Store(store_root)))
+
+
+def read_ahead(store: Store, items, fmt, mapping, runner: Runner) -> dict:
+    """On a parallel runner: read every file whose content is not stored yet, side by
+    side; path -> RawTable (or the InputError it raised). Empty otherwise."""
+    if not runner.parallel:
+        return {}
+    from arpad.pipeline.ingest import sha256_file
+
+    known = set(store.read_manifest().column("sha256").to_pylist())
+    todo = [(p, k) for p, k in items if sha256_file(Path(p)) not in known]
+    results = runner.map(
+        _read_or_error,
+        [(p, k, fmt, mapping) for p, k in todo],
+        names=[f"read-{Path(p).name}" for p, _ in todo],
+        io=True,
+    )
+    return {p: r for (p, _), r in zip(todo, results)}
+
+
+def _read_or_error(path, kind, fmt, mapping):
+    try:
+        return read_file(path, kind, fmt, mapping)
+    except InputError as exc:
+        return exc
+
+
+def ingest(req: IngestRequest, runner: Runner = LOCAL):
+    """Ingest files into the store (players files first); returns an IngestReport."""
+    from arpad.pipeline.ingest import IngestReport
+
+    store = Store(req.store)
+    with store.writer_lock("arpad ingest", wait=req.wait):
+        store.ensure()
+        items = req.items()
+        ahead = read_ahead(store, items, req.fmt, req.mapping, runner)
+        reports = []
+        for path, kind in items:
+            raw = ahead.get(path)
+            if isinstance(raw, InputError):
+                raise raw
+            reports.append(
+                runner.step(
+                    store_file,
+                    req.store,
+                    path,
+                    kind,
+                    req.fmt,
+                    req.mapping,
+                    raw,
+                    req.replace,
+                    name=f"ingest-{Path(path).name}",
+                    io=True,
+                )
+            )
+        runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
+    report = IngestReport(reports, req.store)
+    runner.info(
+        f"ingest: {len(reports)} files, {sum(r.accepted for r in reports)} rows stored, "
+        f"{report.quarantined} quarantined"
+    )
+    return report
+
+
+# -- rate -----------------------------------------------------------------------------------
+@dataclass
+class RateRequest:
+    store: str
+    system: str
+    pool: str = "standard"
+    start: int | None = None
+    end: int | None = None
+    rules: str | None = None  # --rules DATE|FILE (None: the versions in force per period)
+    overrides: dict[str, str] = field(default_factory=dict)
+    full: bool = False  # from the first period even when only later periods are stale
+    shards: int | None = None
+    wait: float = 0.0
+
+    def __post_init__(self):
+        self.store = _absolute(self.store)
+        self.overrides = dict(self.overrides or {})
+        _check_systems([self.system])
+        _check_wait(self.wait)
+        if self.start is not None and self.end is not None and self.start > self.end:
+            raise ValueError(f"--from {self.start} is after --to {self.end}")
+        if self.shards is not None and self.shards < 1:
+            raise ValueError(f"--shards must be at least 1, got {self.shards}")
+        if self.overrides or self.rules:
+            # Bad rule names or values fail here, before any work.
+            from arpad.pipeline.engine import check_rules
+
+            check_rules(self.system, self.rules, self.overrides, self.pool)
+
+    @property
+    def label(self) -> str:
+        return f"{self.system}/{self.pool}"
+
+
+def check_pool(store: Store, pool: str, start: int | None = None, end: int | None = None) -> None:
+    """A pool with no stored games, or a range with no period, is bad input."""
+    pools = store.pools()
+    if pool not in pools:
+        known = ", ".join(pools) or "none"
+        raise ValueError(f"no games stored in pool {pool!r} (pools in the store: {known})")
+    periods = store.periods(pool)
+    if not [p for p in periods if (start is None or p >= start) and (end is None or p <= end)]:
+        window = " and ".join(
+            f"{flag} {value}" for flag, value in (("--from", start), ("--to", end)) if value
+        )
+        raise ValueError(
+            f"no {pool} games with {window} (stored periods: {periods[0]}..{periods[-1]})"
+        )
+
+
+def plan_rate(req: RateRequest) -> int | None:
+    """Step: the first period to compute — ``--from``, else the earliest stale period
+    when an incremental run is exact (pipeline/incremental.py), else the first."""
+    store = Store(req.store)
+    check_pool(store, req.pool, req.start, req.end)
+    if req.start is not None or req.full:
+        return req.start
+    return incremental.incremental_start(store, req.system, req.pool, req.rules, req.overrides)
+
+
+def rate_periods(req: RateRequest, start: int | None, progress: Progress | None = None):
+    """Step: rate ``req.pool`` with ``req.system`` from ``start`` (resumable after a
+    crash, pipeline/resume.py). Inside a Dask task, player shards go to the same cluster."""
+    from arpad.pipeline.resume import rate_resumable
+
+    summary = rate_resumable(
+        Store(req.store),
+        req.system,
+        pool=req.pool,
+        start=start,
+        end=req.end,
+        rules=req.rules,
+        overrides=req.overrides,
+        progress=progress,
+        refresh_catalog=False,
+        shards=req.shards,
+    )
+    summary.incremental_from = start if req.start is None else None
+    return summary
+
+
+def record_rate(req: RateRequest, start: int | None) -> None:
+    """Step: clear the stale marks the run covered and remember its rule spec."""
+    incremental.record_run(
+        Store(req.store), req.system, req.pool, start, req.end, req.rules, req.overrides
+    )
+
+
+def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = None):
+    """Rate one pool with one system; returns the engine's RateSummary."""
+    store = _existing_store(req.store)
+    with store.writer_lock(f"arpad rate {req.label}", wait=req.wait):
+        start = runner.step(plan_rate, req, name=f"plan-{req.system}-{req.pool}")
+        name = f"rate-{req.system}-{req.pool}"
+        if req.shards and req.shards > 1 and runner.parallel:
+            # The rating loop runs as a task on a worker and sends each period's player
+            # shards to the same cluster (pipeline/sharding.py auto_map).
+            summary = runner.map(rate_periods, [(req, start, None)], names=[name], io=True)[0]
+        else:
+            summary = runner.step(rate_periods, req, start, progress, name=name, io=True)
+        runner.step(record_rate, req, start, name=f"record-{req.system}-{req.pool}", io=True)
+        runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
+    runner.info(summary_line(summary))
+    return summary
+
+
+def summary_line(s) -> str:
+    if not s.periods:
+        return f"{s.system}/{s.pool}: no periods to rate"
+    rules = sorted(set(s.rules))
+    return (
+        f"{s.system}/{s.pool}: rated {len(s.periods)} periods ({s.periods[0]}..{s.periods[-1]}), "
+        f"{s.games:,} games, {s.rows_written:,} rating rows; rules: {', '.join(rules)}"
+        + (f"; {s.shards} player shards per period" if s.shards > 1 else "")
+    )
+
+
+# -- reconstruct ----------------------------------------------------------------------------
+@dataclass
+class ReconstructRequest:
+    store: str
+    systems: list[str] | None = None  # None: every system
+    pools: list[str] | None = None  # None: every pool in the store
+    overrides: dict[str, str] = field(default_factory=dict)
+    wait: float = 0.0
+
+    def __post_init__(self):
+        self.store = _absolute(self.store)
+        self.overrides = dict(self.overrides or {})
+        _check_systems(self.systems)
+        _check_wait(self.wait)
+
+
+def rate_all(runner: Runner, reqs: list[RateRequest], starts: list[int | None]) -> list:
+    """Rate independent system/pool pairs: side by side on a parallel runner."""
+    return runner.map(
+        rate_periods,
+        [(r, s, None) for r, s in zip(reqs, starts)],
+        names=[f"rate-{r.system}-{r.pool}" for r in reqs],
+        io=True,
+    )
+
+
+def reconstruct(req: ReconstructRequest, runner: Runner = LOCAL) -> list:
+    """Rate every requested system over every requested pool from the first period."""
+    from arpad.pipeline.systems import system_names
+
+    store = _existing_store(req.store)
+    with store.writer_lock("arpad reconstruct", wait=req.wait):
+        pools = req.pools or store.pools()
+        for pool in pools:
+            check_pool(store, pool)
+        reqs = [
+            RateRequest(req.store, system, pool, overrides=req.overrides, full=True)
+            for pool in pools
+            for system in req.systems or system_names()
+        ]
+        summaries = rate_all(runner, reqs, [None] * len(reqs))
+        for r in reqs:
+            runner.step(record_rate, r, None, name=f"record-{r.system}-{r.pool}", io=True)
+        runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
+    for s in summaries:
+        runner.info(summary_line(s))
+    return summaries
+
+
+# -- recalculate (the monthly job) ------------------------------------------------------------
+@dataclass
+class RecalculateRequest:
+    store: str
+    inbox: str
+    systems: list[str] | None = None  # None: the systems already rated (FIDE on a new store)
+    pools: list[str] | None = None
+    fmt: str | None = None
+    mapping: str | None = None
+    wait: float = 600.0
+
+    def __post_init__(self):
+        self.store = _absolute(self.store)
+        self.inbox = _absolute(self.inbox)
+        _check_systems(self.systems)
+        _check_wait(self.wait)
+        if not Path(self.inbox).is_dir():
+            raise FileNotFoundError(f"--inbox {self.inbox}: no such folder")
+        if Path(self.store).exists() and not Path(self.store).is_dir():
+            raise ValueError(f"--store {self.store} is a file, not a store folder")
+
+
+def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progress | None = None):
+    """Ingest the inbox, recompute the stale periods, publish the lists, report
+    (pipeline/monthly.py holds the steps' bodies; docs/operations.md the schedule)."""
+    from arpad.pipeline import monthly
+
+    store = Store(req.store)
+    with store.writer_lock("arpad recalculate", wait=req.wait):
+        store.ensure()
+        summary = monthly.RecalculateSummary(req.store)
+        players, games = monthly.inbox_files(Path(req.inbox))
+        items = [*((str(p), "players") for p in players), *((str(g), None) for g in games)]
+        ahead = read_ahead(store, items, req.fmt, req.mapping, runner)
+        for path, kind in items:
+            raw = ahead.get(path)
+            if isinstance(raw, InputError):
+                result = monthly.rejected(Path(path), kind, raw)
+            else:
+                result = runner.step(
+                    monthly.ingest_inbox_file,
+                    store,
+                    Path(path),
+                    kind,
+                    req.fmt,
+                    req.mapping,
+                    raw,
+                    name=f"ingest-{Path(path).name}",
+                    io=True,
+                )
+            runner.step(
+                monthly.archive,
+                Path(req.inbox),
+                result["path"],
+                result["outcome"],
+                name=f"archive-{Path(path).name}",
+                io=True,
+            )
+            summary.files.append(result)
+
+        jobs = runner.step(monthly.plan, store, req.systems, req.pools, name="plan")
+        reqs = [RateRequest(req.store, j.system, j.pool, start=j.start) for j in jobs]
+        if runner.parallel or len(reqs) != 1:
+            rate_summaries = rate_all(runner, reqs, [j.start for j in jobs])
+        else:
+            rate_summaries = [
+                runner.step(
+                    rate_periods,
+                    reqs[0],
+                    jobs[0].start,
+                    progress,
+                    name=f"rate-{reqs[0].system}-{reqs[0].pool}",
+                    io=True,
+                )
+            ]
+        runner.step(monthly.record, store, jobs, name="record-runs", io=True)
+        runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
+        for system, pool in monthly.published_lists(store, req.systems, req.pools):
+            summary.exports += runner.step(
+                monthly.publish, store, system, pool, name=f"publish-{system}-{pool}", io=True
+            )
+        monthly.summarise(store, summary, rate_summaries, jobs)
+        runner.artifact("arpad-recalculation", monthly.markdown(summary))
+    return summary
+
+
+# -- what-if --------------------------------------------------------------------------------
+@dataclass
+class WhatIfRequest:
+    store: str
+    rules_a: str | None
+    rules_b: str | None
+    pool: str = "standard"
+    start: int | None = None
+    end: int | None = None
+    top: int = 10
+
+    def __post_init__(self):
+        self.store = _absolute(self.store)
+        if self.top < 1:
+            raise ValueError(f"--top must be at least 1, got {self.top}")
+        if self.start is not None and self.end is not None and self.start > self.end:
+            raise ValueError(f"--from {self.start} is after --to {self.end}")
+
+
+def whatif(req: WhatIfRequest, runner: Runner = LOCAL):
+    """Replay the pool under rule sets A and B (side by side), then compare."""
+    from arpad.pipeline import whatif as w
+
+    store = _existing_store(req.store)
+    check_pool(store, req.pool, req.start, req.end)
+    sides = runner.map(
+        w.replay_side,
+        [(req.store, spec, req.pool, req.start, req.end) for spec in (req.rules_a, req.rules_b)],
+        names=["whatif-a", "whatif-b"],
+    )
+    return runner.step(w.compare, sides[0], sides[1], req.top, name="whatif-compare")
+
+
+# -- backtest -------------------------------------------------------------------------------
+@dataclass
+class BacktestRequest:
+    dataset: str
+    data_dir: str
+    systems: list[str] | None = None  # None: every system
+
+    def __post_init__(self):
+        from arpad.pipeline import backtest
+
+        if self.dataset not in backtest.DATASETS:
+            raise ValueError(
+                f"unknown backtest data {self.dataset!r} (known: {', '.join(backtest.DATASETS)})"
+            )
+        _check_systems(self.systems)
+        if not Path(self.data_dir).is_dir():
+            raise FileNotFoundError(f"no data folder at {self.data_dir} (use --data-dir)")
+
+
+def backtest(req: BacktestRequest, runner: Runner = LOCAL, log=None):
+    """Score each system's predictions on the dataset's protocol (side by side)."""
+    from arpad.pipeline import backtest as bt
+    from arpad.pipeline.systems import system_names
+
+    ds = runner.step(bt.load, req.dataset, Path(req.data_dir), name=f"load-{req.dataset}")
+    systems = list(req.systems) if req.systems else system_names()
+    unit_log = None if runner.parallel else log
+    rows = runner.map(
+        bt.evaluate_or_note,
+        [(ds, s, unit_log) for s in systems],
+        names=[f"backtest-{s}" for s in systems],
+    )
+    if log and runner.parallel:
+        for row in rows:
+            log(f"{row.system}: {row.scores} ({row.seconds:.1f}s)")
+    return bt.result(ds, req.dataset, bt.constant_rows(ds) + rows)

@@ -1,0 +1,59 @@
+"""Run a job (pipeline/jobs.py) the way the user asked: in this process (the default),
+with independent units on Dask (``cluster``/``workers``), or as its tracked Prefect
+flow (``flow=True``, or ``PREFECT_API_URL`` set and ``flow`` not False).
+
+The CLI and the Python API both come through here; nothing else decides where a
+job runs. See docs/runners.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+
+from arpad.pipeline import jobs
+from arpad.pipeline.runner import in_process
+
+# job -> (its function, its Prefect flow as module:attribute under arpad.flows)
+JOBS = {
+    "ingest": (jobs.ingest, "ingest:ingest_flow"),
+    "rate": (jobs.rate, "rate:rate_flow"),
+    "reconstruct": (jobs.reconstruct, "reconstruct:reconstruct_flow"),
+    "recalculate": (jobs.recalculate, "recalculate:recalculate_flow"),
+    "whatif": (jobs.whatif, "analysis:whatif_flow"),
+    "backtest": (jobs.backtest, "analysis:backtest_flow"),
+}
+TAKES_PROGRESS = {"rate", "recalculate"}
+
+
+def wants_flow(flow: bool | None) -> bool:
+    """``--flow`` / ``--no-flow`` decide; otherwise a configured server does."""
+    if flow is not None:
+        return flow
+    return bool(os.environ.get("PREFECT_API_URL"))
+
+
+def run(
+    job: str,
+    request,
+    flow: bool | None = None,
+    cluster: str | None = None,
+    workers: int | None = None,
+    progress=None,
+    log=None,
+):
+    function, target = JOBS[job]
+    if wants_flow(flow):
+        from arpad.flows.common import run_flow
+
+        module, name = target.split(":")
+        flow_obj = getattr(importlib.import_module(f"arpad.flows.{module}"), name)
+        return run_flow(flow_obj, cluster, workers, **dataclasses.asdict(request))
+    extra = {}
+    if job in TAKES_PROGRESS and progress is not None:
+        extra["progress"] = progress
+    if job == "backtest" and log is not None:
+        extra["log"] = log
+    with in_process(cluster, workers) as runner:
+        return function(request, runner, **extra)

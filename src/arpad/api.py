@@ -1,0 +1,328 @@
+"""The Python API for notebook users (docs/api.md).
+
+- ``rate(games, system=…)``: ratings of in-memory games (a polars or pandas
+  DataFrame or an Arrow table), with no store on disk — the same validation and
+  the same engine as ``arpad ingest`` + ``arpad rate``.
+- ``Store(path)``: a store on disk — ingest, rate, list, card, history, sql —
+  running the same jobs as the command line (pipeline/jobs.py).
+- ``predict(ratings, pairings, system=…)``: expected scores of new pairings
+  from a rating state (the last rating of each player in ``ratings``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from arpad.pipeline.errors import InputError, StoreBusyError
+
+__all__ = ["InputError", "Store", "StoreBusyError", "predict", "rate", "systems"]
+
+
+def systems() -> list[str]:
+    """The names of the rating systems arpad has."""
+    from arpad.pipeline.systems import system_names
+
+    return system_names()
+
+
+def _arrow(data, what: str) -> pa.Table:
+    """A polars/pandas DataFrame, an Arrow table or a dict of columns as an Arrow table."""
+    if isinstance(data, pa.Table):
+        return data
+    if isinstance(data, pl.DataFrame):
+        return data.to_arrow()
+    if isinstance(data, dict):
+        return pa.table(data)
+    if type(data).__module__.startswith("pandas"):
+        return pa.Table.from_pandas(data, preserve_index=False)
+    raise TypeError(
+        f"{what}: expected a polars or pandas DataFrame or a pyarrow Table, got {type(data).__name__}"
+    )
+
+
+def _validated(data, kind: str, mapping: str | None, errors: str):
+    from arpad.pipeline.readers import raw_from_arrow
+    from arpad.pipeline.validate import validate_games, validate_players
+
+    name = f"<{kind} DataFrame>"
+    raw = raw_from_arrow(_arrow(data, kind), Path(name), "dataframe", mapping, kind)
+    check = validate_players if kind == "players" else validate_games
+    validated = check(raw, name, "memory")
+    bad = validated.quarantine
+    if bad.num_rows and errors == "raise":
+        rows = bad.slice(0, 5).to_pylist()
+        first = "; ".join(f"row {r['line']}: {r['reason']}: {r['detail']}" for r in rows)
+        raise InputError(
+            Path(name),
+            None,
+            f"{bad.num_rows} of {validated.rows_read} rows rejected ({first}); "
+            "fix them or pass errors='skip' to rate without them",
+        )
+    return validated.accepted
+
+
+def _players_table(games: pa.Table, players: pa.Table | None) -> pa.Table:
+    """The players of the run: the given players (the last row of an id wins), plus
+    every id the games name, unrated."""
+    from arpad.pipeline import schemas
+
+    ids = pa.chunked_array(
+        [games.column("white_id").combine_chunks(), games.column("black_id").combine_chunks()]
+    ).unique()
+    known = pl.DataFrame(schema={"player_id": pl.String})
+    if players is not None and players.num_rows:
+        known = pl.from_arrow(players).unique("player_id", keep="last", maintain_order=True)
+    missing = pl.DataFrame({"player_id": ids}).join(known.select("player_id"), "player_id", "anti")
+    table = pl.concat([known, missing], how="diagonal_relaxed").sort("player_id").to_arrow()
+    return schemas.conform(table, schemas.PLAYERS)
+
+
+def _period_arrays(games: pa.Table, player_id: np.ndarray):
+    """(period, white, black, score, event) per period, games in their given order."""
+    frame = pl.from_arrow(games.select(["period", "white_id", "black_id", "score", "event_id"]))
+    index = pl.DataFrame({"id": player_id.astype(str), "idx": np.arange(player_id.size)})
+    frame = (
+        frame.with_row_index("_order")
+        .join(index.rename({"id": "white_id", "idx": "white"}), on="white_id", how="left")
+        .join(index.rename({"id": "black_id", "idx": "black"}), on="black_id", how="left")
+        .sort(["period", "_order"])
+    )
+    out = []
+    for (period,), part in frame.group_by("period", maintain_order=True):
+        codes = part.get_column("event_id").cast(pl.Categorical).to_physical()
+        # Events: dense codes in order of first appearance, -1 where unknown (as the store path).
+        first = {c: i for i, c in enumerate(dict.fromkeys(codes.drop_nulls().to_list()))}
+        event = np.array([first.get(c, -1) if c is not None else -1 for c in codes.to_list()])
+        out.append(
+            (
+                int(period),
+                part.get_column("white").to_numpy().astype(np.int32),
+                part.get_column("black").to_numpy().astype(np.int32),
+                part.get_column("score").to_numpy().astype(np.float64),
+                event.astype(np.int32),
+            )
+        )
+    return out
+
+
+def rate(
+    games,
+    system: str = "fide",
+    players=None,
+    rules=None,
+    *,
+    pool: str = "standard",
+    mapping: str | None = None,
+    errors: str = "raise",
+    **settings: Any,
+) -> pl.DataFrame:
+    """Rate in-memory games with one system; one row per player per period.
+
+    ``games`` has the canonical games columns (``white_id``, ``black_id``,
+    ``result`` or ``score``, ``date`` or ``period``; docs/schemas.md) or a named
+    ``mapping`` (``kaggle2010``, ``deloitte2011``). ``players`` (optional) gives
+    starting ratings and facts (``player_id``, ``rating``, ``rated_games``,
+    ``birth_year``, …). ``rules`` is a ``--rules`` spec (a date such as
+    ``"2014-07"``, or a JSON file) or a rules object; ``settings`` are rule
+    fields (``k=24``, ``tau=0.5``). Rows that fail validation raise
+    ``InputError`` (``errors="skip"`` rates without them). Only ``pool``'s
+    games are rated. Nothing is written to disk.
+    """
+    from arpad.pipeline import engine, jobs
+
+    if errors not in ("raise", "skip"):
+        raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
+    jobs._check_systems([system])
+    game_table = _validated(games, "games", mapping, errors)
+    player_table = _validated(players, "players", None, errors) if players is not None else None
+    game_table = game_table.filter(pa.compute.equal(game_table.column("pool"), pool))
+    overrides = {k: v for k, v in settings.items()}
+    resolved = rules
+    if isinstance(rules, str | Path):
+        resolved = engine.resolve_rules(system, str(rules), pool)
+    if resolved is not None:
+        engine.apply_overrides(resolved, overrides)
+    else:
+        engine.check_rules(system, None, overrides, pool)
+    info = engine.player_info(_players_table(game_table, player_table))
+    periods = _period_arrays(game_table, info.player_id)
+    tables = engine.rate_in_memory(system, info, periods, pool, resolved, overrides)
+    frames = [
+        pl.from_arrow(t).with_columns(
+            pl.lit(system).alias("system"),
+            pl.lit(pool).alias("pool"),
+            pl.lit(p, dtype=pl.Int32).alias("period"),
+        )
+        for p, t in sorted(tables.items())
+    ]
+    if not frames:
+        return pl.DataFrame(schema={"system": pl.String, "pool": pl.String, "period": pl.Int32})
+    out = pl.concat(frames, how="diagonal_relaxed")
+    first = ["system", "pool", "period", "player_id"]
+    return out.select([*first, *(c for c in out.columns if c not in first)]).sort(
+        ["period", "player_id"]
+    )
+
+
+def predict(ratings, pairings, system: str = "fide", rules=None, **settings: Any) -> pl.DataFrame:
+    """Expected scores of new pairings from a rating state.
+
+    ``ratings``: a frame with ``player_id`` and ``rating`` (or ``rating_after``,
+    as ``rate`` and ``Store.list`` return; with a ``period`` column the latest
+    row of each player counts) and, for Glicko systems, ``rd`` (or ``rd_after``).
+    ``pairings``: ``white_id`` and ``black_id``. Returns the pairings with
+    ``white_rating``, ``black_rating`` and ``expected`` (White's expected
+    score, by the system's own formula); unknown players give nulls.
+    """
+    from arpad.pipeline import engine
+    from arpad.pipeline.systems import get_system
+
+    state = pl.from_arrow(_arrow(ratings, "ratings"))
+    if "period" in state.columns:
+        state = state.sort("period").unique("player_id", keep="last", maintain_order=True)
+    rating_col = "rating" if "rating" in state.columns else "rating_after"
+    rd_col = next((c for c in ("rd", "rd_after") if c in state.columns), None)
+    state = state.select(
+        pl.col("player_id").cast(pl.String),
+        pl.col(rating_col).cast(pl.Float64).alias("_r"),
+        (pl.col(rd_col) if rd_col else pl.lit(None)).cast(pl.Float64).alias("_rd"),
+    )
+    pairs = pl.from_arrow(_arrow(pairings, "pairings"))
+    for side in ("white", "black"):
+        pairs = pairs.join(
+            state.rename({"player_id": f"{side}_id", "_r": f"{side}_rating", "_rd": f"_{side}_rd"}),
+            on=f"{side}_id",
+            how="left",
+        )
+    sys_ = get_system(system)
+    base = engine.resolve_rules(system, str(rules), "standard") if rules else None
+    if base is None:
+        base = sys_.rules_type()
+    rules_obj = engine.apply_overrides(base, settings)
+
+    def arr(name):
+        return pairs.get_column(name).fill_null(np.nan).to_numpy().astype(np.float64)
+
+    expected = sys_.expected_scores(
+        arr("white_rating"), arr("black_rating"), arr("_white_rd"), arr("_black_rd"), rules_obj
+    )
+    expected = np.where(
+        np.isnan(arr("white_rating")) | np.isnan(arr("black_rating")), np.nan, expected
+    )
+    return pairs.drop("_white_rd", "_black_rd").with_columns(
+        pl.Series("expected", expected).fill_nan(None)
+    )
+
+
+class Store:
+    """A store on disk (docs/store.md), driven by the same jobs as the command line.
+
+    >>> store = arpad.Store("arpad-store")
+    >>> store.ingest("games.csv", players="players.csv")
+    >>> store.rate("fide")
+    >>> store.list("fide", top=10)
+    """
+
+    def __init__(self, path: str | Path):
+        from arpad.pipeline.store import Store as _Store
+
+        self.path = Path(path).expanduser().resolve()
+        self._store = _Store(self.path)
+
+    def __repr__(self) -> str:
+        return f"arpad.Store({str(self.path)!r})"
+
+    def _run(self, job: str, request, **how):
+        from arpad.pipeline import launch
+
+        return launch.run(job, request, flow=how.get("flow", False), cluster=how.get("cluster"),
+                          workers=how.get("workers"))  # fmt: skip
+
+    def ingest(
+        self,
+        files,
+        players=None,
+        *,
+        fmt: str | None = None,
+        mapping: str | None = None,
+        replace: bool = False,
+        **how,
+    ):
+        """Ingest games files (and players files first); returns the ingest report
+        (``.accepted``, ``.quarantined``, ``.files``). Rejected rows are quarantined,
+        never dropped: see ``sql("SELECT * FROM quarantine")``."""
+        from arpad.pipeline.jobs import IngestRequest
+
+        as_list = [files] if isinstance(files, str | Path) else list(files)
+        players = [players] if isinstance(players, str | Path) else list(players or [])
+        request = IngestRequest(str(self.path), as_list, players, fmt, mapping, replace)
+        return self._run("ingest", request, **how)
+
+    def rate(
+        self,
+        system: str = "fide",
+        *,
+        pool: str = "standard",
+        start: int | None = None,
+        end: int | None = None,
+        rules: str | None = None,
+        full: bool = False,
+        shards: int | None = None,
+        **settings,
+    ):
+        """Rate one pool with one system (incremental after corrections, like
+        ``arpad rate``); ``settings`` are rule fields. Returns the run summary.
+        ``flow=True``, ``cluster=…``, ``workers=…`` choose where it runs."""
+        from arpad.pipeline.jobs import RateRequest
+
+        how = {k: settings.pop(k) for k in ("flow", "cluster", "workers") if k in settings}
+        overrides = {k: str(v) for k, v in settings.items()}
+        request = RateRequest(
+            str(self.path), system, pool, start, end, rules, overrides, full, shards
+        )
+        return self._run("rate", request, **how)
+
+    def list(
+        self, system: str = "fide", *, pool: str = "standard", period: int | None = None,
+        top: int | None = None,
+    ) -> pl.DataFrame:  # fmt: skip
+        """The rating list of ``period`` (default: the latest rated one)."""
+        from arpad.pipeline.commands.core import rating_list
+
+        frame, _ = rating_list(self._store, system, pool, period, top)
+        return frame
+
+    def history(self, player: str, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
+        """One player's rating history, period by period."""
+        from arpad.pipeline.history import rating_history
+
+        return rating_history(self._store, player, system, pool)
+
+    def card(self, player: str, period: int, pool: str = "standard", rules=None, **settings):
+        """The FIDE rating card of ``player`` in ``period``: game by game, why the
+        rating moved (``.to_dict()``; ``print(card)`` for the text form)."""
+        from arpad.pipeline import engine
+        from arpad.pipeline.fide_card import rating_card
+
+        resolved = engine.resolve_rules("fide", rules, pool) if rules else None
+        overrides = {k: str(v) for k, v in settings.items()}
+        return rating_card(self._store, player, period, pool, resolved, overrides)
+
+    def sql(self, query: str, *params) -> pl.DataFrame:
+        """A read-only query over the catalog views (docs/analysis.md)."""
+        from arpad.pipeline.commands.core import run_readonly_sql
+
+        return run_readonly_sql(self._store, query, list(params))
+
+    def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
+        """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view)."""
+        return self.sql(
+            "SELECT * FROM ratings WHERE system = ? AND pool = ? ORDER BY period, player_id",
+            system,
+            pool,
+        )
