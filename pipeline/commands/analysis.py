@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from arpad.pipeline import backtest, output, plots
+from arpad.pipeline import output
 from arpad.pipeline.commands.common import (
     add_orchestration,
     add_store,
@@ -32,7 +32,7 @@ def register(sub) -> None:
         "backtest",
         help="score every rating system on the Kaggle 2010 / Deloitte 2011 protocols",
     )
-    p.add_argument("--data", required=True, choices=backtest.DATASETS)
+    p.add_argument("--data", required=True, help="kaggle2010 or deloitte2011")
     p.add_argument(
         "--system",
         default="all",
@@ -76,6 +76,7 @@ def register(sub) -> None:
 
 
 def cmd_backtest(args) -> int:
+    from arpad.pipeline import backtest, plots
     from arpad.pipeline.jobs import BacktestRequest
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
@@ -114,6 +115,8 @@ def cmd_backtest(args) -> int:
 
 
 def cmd_plot_distribution(args) -> int:
+    from arpad.pipeline import plots
+
     store = require_store(args)
     out = plots.plot_distribution(store, args.system, args.output, args.pool, args.period or None)
     print(out)
@@ -121,6 +124,8 @@ def cmd_plot_distribution(args) -> int:
 
 
 def cmd_plot_history(args) -> int:
+    from arpad.pipeline import plots
+
     store = require_store(args)
     out = plots.plot_history(store, args.players, args.system, args.output, args.pool)
     print(out)
@@ -128,6 +133,8 @@ def cmd_plot_history(args) -> int:
 
 
 def cmd_plot_calibration(args) -> int:
+    from arpad.pipeline import plots
+
     path = Path(args.predictions)
     if not path.exists():
         raise FileNotFoundError(f"no predictions file {path} (arpad backtest --predictions)")

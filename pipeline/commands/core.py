@@ -164,7 +164,7 @@ def print_rate_summary(s) -> None:
     from arpad.pipeline.jobs import summary_line
 
     if s.incremental_from is not None:
-        print(f"{s.system}/{s.pool}: recomputed from stale period {s.incremental_from}")
+        print(f"{s.system}/{s.pool}: recomputing from stale period {s.incremental_from}")
     print(summary_line(s))
 
 

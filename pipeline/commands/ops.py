@@ -89,9 +89,10 @@ def schedule_parameters(args) -> tuple[dict, dict]:
     from arpad.flows.common import require_server
     from arpad.pipeline.jobs import RecalculateRequest
     from arpad.pipeline.runner import check_scale_out
+    from arpad.pipeline.store import Store
 
     store, inbox = Path(args.store).expanduser().resolve(), Path(args.inbox).expanduser()
-    if not (store.is_dir() and (store / "manifest.parquet").exists()):
+    if not Store(store).manifest_path.exists():
         raise FileNotFoundError(
             f"--store {args.store}: no store there (ingest something first: arpad ingest … --store)"
         )
