@@ -483,3 +483,62 @@ def store_event_categories(store, event: str | None = None, women: bool = False)
     if event is not None and not events:
         raise ValueError(f"no games of event {event!r} in the store")
     return pa.Table.from_pylist(category_rows(events, women), schema=CATEGORY_SCHEMA)
+
+
+# -- a player's event, from a games file and an optional roster (arpad norm) ------------------
+def opponent_ratings(
+    games: pa.Table, roster, player: str, ids: list[str] | None = None
+) -> tuple[list[float], float]:
+    """Ratings of ``player``'s opponents in the rated games (the game's stated rating,
+    else the roster's; NaN when neither), and the player's score; appends the
+    opponents' ids to ``ids`` when given."""
+    listed = {}
+    if roster is not None:
+        listed = {
+            p: r
+            for p, r in zip(
+                roster.column("player_id").to_pylist(), roster.column("rating").to_pylist()
+            )
+            if r is not None
+        }
+    rated = games.filter(games.column("rated"))
+    opponents: list[float] = []
+    score = 0.0
+    for row in rated.to_pylist():
+        if row["white_id"] == player:
+            opp, rating, s = row["black_id"], row.get("black_rating"), row["score"]
+        elif row["black_id"] == player:
+            opp, rating, s = row["white_id"], row.get("white_rating"), 1.0 - row["score"]
+        else:
+            continue
+        if rating is None:
+            rating = listed.get(opp)
+        opponents.append(np.nan if rating is None else float(rating))
+        score += float(s)
+        if ids is not None:
+            ids.append(opp)
+    return opponents, score
+
+
+def player_facts(roster, raw_players) -> tuple[dict, dict]:
+    """player id → title and → federation: the players file first, else the games file's
+    own players rows (PGN WhiteTitle/BlackTitle; TRF title and federation)."""
+    titles: dict = {}
+    feds: dict = {}
+    if raw_players is not None:
+        for column, into in (("title", titles), ("federation", feds)):
+            if column in raw_players.columns:
+                for pid, v in zip(
+                    raw_players["player_id"].to_list(), raw_players[column].to_list()
+                ):
+                    if v is not None:
+                        into[pid] = v
+    if roster is not None:
+        ids = roster.column("player_id").to_pylist()
+        for pid, t in zip(ids, roster.column("title").to_pylist()):
+            if t is not None:
+                titles[pid] = t
+        for pid, f in zip(ids, roster.column("federation").to_pylist()):
+            if f is not None:
+                feds[pid] = f
+    return titles, feds

@@ -203,39 +203,10 @@ def cmd_reconstruct(args) -> int:
     return 0
 
 
-def rating_list(store, system: str, pool: str, period: int | None, top: int | None):
-    con = catalog.connect(store)
-    try:
-        if period is None:
-            period = (
-                catalog.query_arrow(
-                    con,
-                    "SELECT max(period) AS p FROM ratings WHERE system = ? AND pool = ?",
-                    [system, pool],
-                )
-                .column("p")[0]
-                .as_py()
-            )
-            if period is None:
-                raise ValueError(
-                    f"no ratings for system {system} pool {pool}; run arpad rate first"
-                )
-        sql = (
-            "SELECT rank, player_id, name, federation, title, rating, games, status "
-            "FROM rating_list WHERE system = ? AND pool = ? AND period = ? "
-            "ORDER BY rank, player_id"
-        )
-        params: list = [system, pool, period]
-        if top:
-            sql += " LIMIT ?"
-            params.append(top)
-        return catalog.query_frame(con, sql, params), period
-    finally:
-        con.close()
-
-
 def cmd_list(args) -> int:
     store = require_store(args)
+    from arpad.pipeline.lists import rating_list
+
     frame, period = rating_list(store, args.system, args.pool, args.period, args.top)
     if args.fmt == "table" and not args.output:
         print(f"{args.system} / {args.pool} / period {period}: {frame.height} players")

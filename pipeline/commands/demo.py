@@ -15,13 +15,9 @@ from pathlib import Path
 
 from arpad.pipeline import catalog, output
 from arpad.pipeline.commands.common import add_orchestration, run_job
-from arpad.pipeline.commands.core import (
-    Progress,
-    print_ingest_report,
-    print_rate_summary,
-    rating_list,
-)
+from arpad.pipeline.commands.core import Progress, print_ingest_report, print_rate_summary
 from arpad.pipeline.jobs import IngestRequest, RateRequest
+from arpad.pipeline.lists import rating_list
 from arpad.pipeline.store import Store
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "real"

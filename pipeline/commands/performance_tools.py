@@ -20,6 +20,8 @@ from arpad.pipeline.tournament import (
     category_rows,
     fide_category,
     norm_check,
+    opponent_ratings,
+    player_facts,
     rating_class,
     store_event_categories,
 )
@@ -124,61 +126,6 @@ def cmd_convert(args) -> int:
     return 0
 
 
-def _opponent_ratings(
-    games: pa.Table, roster, player: str, ids: list[str] | None = None
-) -> tuple[list[float], float]:
-    listed = {}
-    if roster is not None:
-        listed = {
-            p: r
-            for p, r in zip(
-                roster.column("player_id").to_pylist(), roster.column("rating").to_pylist()
-            )
-            if r is not None
-        }
-    rated = games.filter(games.column("rated"))
-    opponents: list[float] = []
-    score = 0.0
-    for row in rated.to_pylist():
-        if row["white_id"] == player:
-            opp, rating, s = row["black_id"], row.get("black_rating"), row["score"]
-        elif row["black_id"] == player:
-            opp, rating, s = row["white_id"], row.get("white_rating"), 1.0 - row["score"]
-        else:
-            continue
-        if rating is None:
-            rating = listed.get(opp)
-        opponents.append(np.nan if rating is None else float(rating))
-        score += float(s)
-        if ids is not None:
-            ids.append(opp)
-    return opponents, score
-
-
-def _player_facts(roster, raw_players) -> tuple[dict, dict]:
-    """player id → title and → federation: the players file first, else the games file's
-    own players rows (PGN WhiteTitle/BlackTitle; TRF title and federation)."""
-    titles: dict = {}
-    feds: dict = {}
-    if raw_players is not None:
-        for column, into in (("title", titles), ("federation", feds)):
-            if column in raw_players.columns:
-                for pid, v in zip(
-                    raw_players["player_id"].to_list(), raw_players[column].to_list()
-                ):
-                    if v is not None:
-                        into[pid] = v
-    if roster is not None:
-        ids = roster.column("player_id").to_pylist()
-        for pid, t in zip(ids, roster.column("title").to_pylist()):
-            if t is not None:
-                titles[pid] = t
-        for pid, f in zip(ids, roster.column("federation").to_pylist()):
-            if f is not None:
-                feds[pid] = f
-    return titles, feds
-
-
 def _split(text: str | None) -> list | None:
     if text is None:
         return None
@@ -196,11 +143,11 @@ def cmd_norm(args) -> int:
         if args.event is not None:
             games = games.filter(pc.equal(games.column("event_id"), args.event))
         ids: list[str] = []
-        opponents, score = _opponent_ratings(games, roster, args.player, ids)
+        opponents, score = opponent_ratings(games, roster, args.player, ids)
         if not opponents:
             raise ValueError(f"no rated games of player {args.player!r} in {args.file}")
         who = args.player
-        titles_by_id, feds_by_id = _player_facts(roster, getattr(raw, "players", None))
+        titles_by_id, feds_by_id = player_facts(roster, getattr(raw, "players", None))
         # No title (federation) anywhere in the data: the condition is not checked
         # rather than failed; otherwise a missing entry is an untitled opponent.
         titles = [titles_by_id.get(o) for o in ids] if titles_by_id else None

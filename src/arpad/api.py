@@ -292,7 +292,7 @@ class Store:
         top: int | None = None,
     ) -> pl.DataFrame:  # fmt: skip
         """The rating list of ``period`` (default: the latest rated one)."""
-        from arpad.pipeline.commands.core import rating_list
+        from arpad.pipeline.lists import rating_list
 
         frame, _ = rating_list(self._store, system, pool, period, top)
         return frame
