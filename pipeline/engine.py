@@ -12,7 +12,6 @@ Per period (ARCHITECTURE.md "Computation per period"):
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import json
 import logging
 import time
@@ -39,6 +38,7 @@ from arpad.pipeline.systems.base import (
     Report,
     State,
     apply_overrides,
+    check_rules,
 )
 
 log = logging.getLogger(__name__)
@@ -100,14 +100,8 @@ def resolve_rules(system_name: str, spec: str | None, pool: str = "standard") ->
     if path.suffix == ".json" or path.exists():
         values = json.loads(path.read_text())
         base = system.rules_type()
-        return dataclasses.replace(base, **values)
-    if not hasattr(system, "rules_at"):
-        raise ValueError(
-            f"--rules DATE is only meaningful for systems with dated versions; {system_name} has none"
-        )
-    if "pool" in inspect.signature(system.rules_at).parameters:
-        return system.rules_at(spec, pool=pool)
-    return system.rules_at(spec)
+        return check_rules(dataclasses.replace(base, **values))
+    return system.rules_at(spec, pool=pool)
 
 
 class _Checkpoints:
@@ -227,6 +221,8 @@ def rate(
     Dask task, else one after the other).
     """
     sys_ = get_system(system)
+    # Unknown fields, NaN and out-of-range values of --set are refused before any work.
+    apply_overrides(rules if rules is not None else sys_.rules_type(), overrides or {})
     summary = RateSummary(system, pool)
     if shards and shards > 1:
         if sharding.is_shardable(sys_):
@@ -289,7 +285,7 @@ def rate(
                 "system": system,
                 "pool": pool,
                 "period": period,
-                "rules": getattr(r, "name", type(r).__name__),
+                "rules": sys_.rules_name(r),
                 **(checkpoint_meta or {}),  # the run id pipeline/resume.py keys on
             }
             store.write_state(
@@ -314,11 +310,10 @@ def rate(
         if in_range and p not in walk:
             store.remove_ratings(system, pool, p)
     # Retroactive systems (WHR) re-estimate every rated period from all games (docs/whr.md).
-    revise = getattr(sys_, "history_reports", None)
-    if revise is not None and summary.periods:
+    if sys_.retroactive and summary.periods:
         last = summary.periods[-1]
         done = [p for p in store.rating_periods(system, pool) if p <= last]
-        for p, report in revise(state, done, rules_for(last)).items():
+        for p, report in sys_.history_reports(state, done, rules_for(last)).items():
             store.write_ratings(system, pool, p, _report_table(report, info.player_id))
     if refresh_catalog:
         catalog.refresh(store)

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from arpad.kernels.performance import performance_period
 from arpad.pipeline.rules import dp_by_percent
-from arpad.pipeline.systems.base import PeriodGames, Report
+from arpad.pipeline.systems.base import PeriodGames, RatingSystem, Report
 
 # method name -> (column of PerformanceResult, curve)
 METHODS = {
@@ -32,19 +32,17 @@ METHODS = {
     "true-normal": ("true", "normal"),
     "true-logistic": ("true", "logistic"),
 }
-DEFAULT_METHOD = {"fide": "fide", "elo-linear": "linear"}
 
 
-def method_for(system) -> str:
-    name = getattr(system, "performance_method", None)
-    if name is None:
-        name = DEFAULT_METHOD.get(getattr(system, "name", ""), "true-logistic")
+def method_for(system: RatingSystem) -> str:
+    """The system's ``performance_method`` (base default: the true logistic performance)."""
+    name = system.performance_method
     if name not in METHODS:
         raise ValueError(f"unknown performance method {name!r} (known: {', '.join(METHODS)})")
     return name
 
 
-def fill_performance(system, report: Report, games: PeriodGames) -> Report:
+def fill_performance(system: RatingSystem, report: Report, games: PeriodGames) -> Report:
     """Fill ``report.columns['performance']`` unless the system already filled it."""
     current = report.columns.get("performance")
     if current is not None and not np.all(np.isnan(np.asarray(current, dtype=np.float64))):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from arpad.pipeline import backtest as bt
+from arpad.pipeline.systems import get_system
 
 
 def test_kaggle_worked_example():
@@ -141,7 +142,7 @@ def test_unrated_players_predict_at_the_default():
     from arpad.pipeline.systems.base import State
 
     state = State(players={"rating": np.array([2000, 0]), "is_rated": np.array([True, False])})
-    rating, rd = bt.ratings_of(state, 2100.0)
+    rating, rd = bt.ratings_of(get_system("fide"), state, 2100.0)
     assert list(rating) == [2000.0, 2100.0] and rd is None
 
 

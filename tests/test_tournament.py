@@ -297,7 +297,7 @@ def test_cli_category_store(category_store, capsys):
 
 
 def test_lower_is_better_list_matches_the_registry():
-    lower = {n for n in system_names() if getattr(get_system(n), "lower_is_better", False)}
+    lower = {n for n in system_names() if get_system(n).lower_is_better}
     assert lower == set(catalog.LOWER_IS_BETTER)
 
 

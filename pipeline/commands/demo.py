@@ -24,6 +24,8 @@ from arpad.pipeline.commands.core import (
     run_rate,
 )
 from arpad.pipeline.store import Store
+from arpad.pipeline.systems.elo import EloSystem
+from arpad.pipeline.systems.fide import FideSystem
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "real"
 
@@ -60,7 +62,9 @@ def cmd_demo(args) -> int:
     )
     print_ingest_report(report)
     print("(the quarantined rows are the contest's 'Spurious' decoys, WhiteScore = -1)")
-    summary = run_rate(str(fide.root), "fide", no_flow=args.no_flow, progress=Progress("fide"))
+    summary = run_rate(
+        str(fide.root), FideSystem.name, no_flow=args.no_flow, progress=Progress(FideSystem.name)
+    )
     print_rate_summary(summary)
     period_fide = summary.periods[-1]
 
@@ -72,10 +76,12 @@ def cmd_demo(args) -> int:
         no_flow=args.no_flow,
     )
     print_ingest_report(report)
-    summary = run_rate(str(elo.root), "elo", no_flow=args.no_flow, progress=Progress("elo"))
+    summary = run_rate(
+        str(elo.root), EloSystem.name, no_flow=args.no_flow, progress=Progress(EloSystem.name)
+    )
     print_rate_summary(summary)
 
-    for store, system in ((fide, "fide"), (elo, "elo")):
+    for store, system in ((fide, FideSystem.name), (elo, EloSystem.name)):
         frame, period = rating_list(store, system, "standard", None, 10)
         print(f"\nTop 10, {system}, period {period} ({store.root}):")
         output.render(frame.drop("name", "federation", "title"), "table", float_precision=1)
@@ -84,8 +90,8 @@ def cmd_demo(args) -> int:
         movers = catalog.query_frame(
             con,
             "SELECT player_id, rating_before, change, rating_after, games FROM movers "
-            "WHERE system = 'fide' AND period = ? AND rank_up <= 5 ORDER BY rank_up, player_id",
-            [period_fide],
+            "WHERE system = ? AND period = ? AND rank_up <= 5 ORDER BY rank_up, player_id",
+            [FideSystem.name, period_fide],
         )
     finally:
         con.close()

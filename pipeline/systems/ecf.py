@@ -27,8 +27,10 @@ from arpad.pipeline.systems.base import (
     RATED,
     PeriodGames,
     PlayerInfo,
+    RatingSystem,
     Report,
     State,
+    version_for_period,
 )
 
 
@@ -53,6 +55,19 @@ class EcfRules:
     tol: float = 1e-3  # points; published grades are whole numbers
     max_iter: int = 10_000
 
+    # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "abstract_cycle_periods": (0, 1200),
+        "diff_cap": (0, 1000),
+        "win_points": (0, 1000),
+        "min_games": (0, 1000),
+        "junior_age": (0, 100),
+        "default_grade": (-100, 400),
+        "damping": (0.01, 1),
+        "tol": (1e-12, 100),
+        "max_iter": (1, 10_000_000),
+    }
+
     def end_months(self) -> tuple[int, ...]:
         return tuple(int(m) for m in self.cycle_end_months.split(",") if m.strip())
 
@@ -74,14 +89,7 @@ ECF_VERSIONS: tuple[EcfRules, ...] = (ECF_ANNUAL, ECF_SIX_MONTHLY)
 
 def rules_in_force(period: int) -> EcfRules:
     """Annual until the 2010/11 season (to May 2011), six-monthly from June 2011."""
-    day = periods.first_day(period)
-    if day is None:
-        return ECF_VERSIONS[-1]
-    chosen = ECF_VERSIONS[0]
-    for version in ECF_VERSIONS:
-        if version.effective <= day.isoformat():
-            chosen = version
-    return chosen
+    return version_for_period(ECF_VERSIONS, period)
 
 
 def _empty_cycle() -> dict[str, np.ndarray]:
@@ -93,15 +101,18 @@ def _empty_cycle() -> dict[str, np.ndarray]:
     }
 
 
-class EcfSystem:
+class EcfSystem(RatingSystem):
     name = "ecf"
     rules_type: ClassVar[type] = EcfRules
+    needs_initial_ratings = True  # no initial_rating rule: grades come from the players file
 
-    def rules_for(self, period: int, pool: str) -> EcfRules:
-        return rules_in_force(period)
+    def rule_versions(self, pool: str = "standard") -> tuple[EcfRules, ...]:
+        """Annual, then six-monthly grading (the same for every pool)."""
+        return ECF_VERSIONS
 
-    def rules_at(self, spec: str) -> EcfRules:
-        return rules_in_force(periods.parse_period(spec.replace("-", "")[:6]))
+    def current_rating(self, state: State) -> tuple[np.ndarray, None]:
+        """The published grade (NaN = ungraded); no RD."""
+        return np.asarray(state.players["grade"], dtype=np.float64).copy(), None
 
     def initial_state(self, players: PlayerInfo, rules: EcfRules) -> State:
         return State(

@@ -32,8 +32,11 @@ from arpad.pipeline.systems.base import (
     UNRATED,
     PeriodGames,
     PlayerInfo,
+    RatingSystem,
     Report,
     State,
+    pick_version,
+    version_for_period,
 )
 
 
@@ -86,6 +89,33 @@ class FideRules:
     # rated when either player is rated above unrated_diff_above (0 disables).
     unrated_diff_from: int = 0
     unrated_diff_above: int = 2600
+
+    # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "list_months": (1, 12),
+        "k_new": (0, 100),
+        "new_player_games": (0, 1000),
+        "k_junior": (0, 100),
+        "junior_max_age": (0, 100),
+        "junior_rating_below": (0, 3500),
+        "k_mid": (0, 100),
+        "k_high": (0, 100),
+        "high_rating": (0, 3500),
+        "k_times_games_max": (0, 100_000),
+        "diff_cap": (0, 1000),
+        "cap_exempt_from": (0, 3500),
+        "rating_floor": (0, 3500),
+        "initial_per_half_point": (0, 100),
+        "initial_min_games": (1, 1000),
+        "initial_hypothetical_games": (0, 100),
+        "initial_hypothetical_rating": (0, 3500),
+        "initial_max": (0, 3500),
+        "initial_pool_months": (1, 1200),
+        "compression_below": (0, 3500),
+        "compression_factor": (0, 1),
+        "unrated_diff_from": (0, 3500),
+        "unrated_diff_above": (0, 3500),
+    }
 
     def __post_init__(self):
         if self.initial_method not in ("2024", "2022"):
@@ -184,33 +214,12 @@ def versions_for(pool: str) -> tuple[FideRules, ...]:
 
 def version_at(day: str, versions: tuple[FideRules, ...] = FIDE_VERSIONS) -> FideRules:
     """The version in force on ``day`` (ISO date); the oldest one before the first."""
-    chosen = versions[0]
-    for version in versions:
-        if version.effective <= day:
-            chosen = version
-    return chosen
+    return pick_version(versions, day)
 
 
 def rules_in_force(period: int, versions: tuple[FideRules, ...] = FIDE_VERSIONS) -> FideRules:
     """The version in force for a calendar period; the latest one for abstract periods."""
-    day = periods.first_day(period)
-    if day is None:
-        return versions[-1]
-    return version_at(day.isoformat(), versions)
-
-
-def parse_rules_date(spec: str | int) -> str:
-    """'2014-07', '2014-07-15', '201407' → ISO date of the day meant."""
-    text = str(spec).strip()
-    try:
-        if len(text) == 10 and text[4] == "-" and text[7] == "-":
-            return dt.date.fromisoformat(text).isoformat()
-        first = periods.first_day(periods.parse_period(text))
-    except ValueError:
-        first = None
-    if first is None:
-        raise ValueError(f"--rules takes a date (YYYY-MM, YYYY-MM-DD, YYYYMM) or a file: {spec!r}")
-    return first.isoformat()
+    return version_for_period(versions, period)
 
 
 def _compression_period(rules: FideRules) -> int | None:
@@ -284,20 +293,26 @@ def unrated_by_difference(
     return both & (diff >= rules.unrated_diff_from) & top
 
 
-class FideSystem:
+class FideSystem(RatingSystem):
     name = "fide"
     rules_type: ClassVar[type] = FideRules
     # A player's update reads only his games and the pre-period state (pipeline/sharding.py);
     # the pool table's rows are in (month, player) order.
     shardable = True
-    shard_table_order: ClassVar[dict] = {"pool": ("month", "player")}
+    shard_table_order: ClassVar[dict[str, tuple[str, ...]]] = {"pool": ("month", "player")}
+    performance_method = "fide"  # table 8.1.1 (docs/rules.md: "normal for FIDE")
+    needs_initial_ratings = True  # newcomers are rated only against rated opponents (§8.2)
 
-    def rules_for(self, period: int, pool: str) -> FideRules:
-        return rules_in_force(period, versions_for(pool))
+    def rule_versions(self, pool: str = "standard") -> tuple[FideRules, ...]:
+        """Standard, or rapid/blitz, dated versions (docs/fide-history.md)."""
+        return versions_for(pool)
 
-    def rules_at(self, spec: str | int, pool: str = "standard") -> FideRules:
-        """``--rules DATE``: the version in force on that day ('YYYY-MM', 'YYYY-MM-DD', period)."""
-        return version_at(parse_rules_date(spec), versions_for(pool))
+    def current_rating(self, state: State) -> tuple[np.ndarray, None]:
+        """The published rating of rated players, NaN for unrated ones; no RD."""
+        p = state.players
+        rating = np.asarray(p["rating"], dtype=np.float64).copy()
+        rating[~np.asarray(p["is_rated"], dtype=bool)] = np.nan
+        return rating, None
 
     def initial_state(self, players: PlayerInfo, rules: FideRules) -> State:
         has_rating = ~np.isnan(players.rating)
