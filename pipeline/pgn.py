@@ -426,18 +426,18 @@ def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:
     )
     sides = pl.concat(
         [
-            out.select(pl.col("_wn").alias("name"), pl.col("_wf").alias("fide")),
-            out.select(pl.col("_bn").alias("name"), pl.col("_bf").alias("fide")),
+            out.select(pl.col("_wn").alias("name"), pl.col("_wf").alias("fide_id")),
+            out.select(pl.col("_bn").alias("name"), pl.col("_bf").alias("fide_id")),
         ]
     )
     by_name = (
-        sides.filter(pl.col("name").is_not_null() & pl.col("fide").is_not_null())
+        sides.filter(pl.col("name").is_not_null() & pl.col("fide_id").is_not_null())
         .group_by("name")
-        .agg(pl.col("fide").first())
+        .agg(pl.col("fide_id").first())
     )
     for side, n in (("_white_id", "_wn"), ("_black_id", "_bn")):
         out = out.join(
-            by_name.rename({"name": n, "fide": f"{side}_byname"}),
+            by_name.rename({"name": n, "fide_id": f"{side}_byname"}),
             on=n,
             how="left",
             maintain_order="left",

@@ -55,7 +55,9 @@ def category_band(category: int, women: bool = False) -> tuple[int, int]:
     return base + 1 + CATEGORY_WIDTH * (category - 1), base + CATEGORY_WIDTH * category
 
 
-# (lowest rating of the class, name), highest first.
+# (lowest rating of the class, name), highest first. The keys name class tables
+# (``--table``), not rating systems.
+DEFAULT_CLASS_TABLE = "fide"
 RATING_CLASSES: dict[str, tuple[tuple[int, str], ...]] = {
     "fide": (
         (2600, "World Championship contenders"),
@@ -88,7 +90,7 @@ RATING_CLASSES: dict[str, tuple[tuple[int, str], ...]] = {
 }
 
 
-def rating_class(rating: float, table: str = "fide") -> str:
+def rating_class(rating: float, table: str = DEFAULT_CLASS_TABLE) -> str:
     """The class name of a rating in the FIDE (Elo) or USCF table."""
     if table not in RATING_CLASSES:
         raise ValueError(f"unknown class table {table!r} (known: {', '.join(RATING_CLASSES)})")
