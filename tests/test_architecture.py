@@ -127,7 +127,7 @@ def test_no_system_names_outside_the_systems():
     """Only pipeline/systems/ names systems (DEFAULT_SYSTEM is the commands' default);
     callers ask the system for what differs (lower_is_better, performance_method …)."""
     names = system_names()
-    quoted = re.compile("[\'\"](" + "|".join(re.escape(n) for n in names) + ")[\'\"]")
+    quoted = re.compile("['\"](" + "|".join(re.escape(n) for n in names) + ")['\"]")
     problems = []
     for path in _callers():
         rel = path.relative_to(REPO).as_posix()

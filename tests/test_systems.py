@@ -40,7 +40,7 @@ def test_base_defaults():
         name = "plain"
 
         @dataclasses.dataclass(frozen=True)
-        class rules_type:  # noqa: N801 - a rules dataclass in place
+        class rules_type:
             k: float = 10.0
 
     system = Plain()
