@@ -52,6 +52,7 @@ from arpad.kernels.pgn_scan import (
 from arpad.pipeline import readers
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.readers import RawTable, decode
+from arpad.pipeline.reasons import Reason
 
 TAGS = (
     "Event",
@@ -254,7 +255,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         problems.append(
             (
                 pre_line,
-                "malformed_row",
+                Reason.MALFORMED_ROW,
                 f"{pre_n} line(s) of text before the first tag section",
                 raw_bytes[pre_a:pre_b].decode("utf-8")[:200],
             )
@@ -342,12 +343,12 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     )
     bad = games.filter(pl.col("_bad")).with_columns(
         pl.when(bad_tag)
-        .then(pl.lit("malformed_row"))
+        .then(pl.lit(Reason.MALFORMED_ROW))
         .when(truncated)
-        .then(pl.lit("truncated_game"))
+        .then(pl.lit(Reason.TRUNCATED_GAME))
         .when(~pl.col("Result").is_in(["1-0", "0-1", "1/2-1/2", "*"]))
-        .then(pl.lit("unknown_result"))
-        .otherwise(pl.lit("result_mismatch"))
+        .then(pl.lit(Reason.UNKNOWN_RESULT))
+        .otherwise(pl.lit(Reason.RESULT_MISMATCH))
         .alias("_reason"),
         pl.when(bad_tag)
         .then(pl.format('malformed tag line {} (expected [Tag "value"])', "_bad_tag_line"))
