@@ -1,6 +1,6 @@
 """The rating engine: walk a pool's periods in order, carry the state, write reports.
 
-Per period (ARCHITECTURE.md "Computation per period"):
+Per period (docs/developing.md "The engine"):
 1. DuckDB reads the period's rated games and maps player ids to dense indices
    (the run's player index, interned once from the players table);
 2. a counting-sort kernel groups the games by player (CSR offsets);

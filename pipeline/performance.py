@@ -1,14 +1,15 @@
 """Performance ratings: per player per period in the ratings output, and for any games file.
 
-Methods and conventions: ``kernels.performance`` and docs/performance.md.
+Methods and conventions: ``kernels.performance`` and docs/legacy-systems.md
+("Performance ratings").
 
 * ``fill_performance`` is the engine's post-step: after a system's ``step`` it
   fills the ``performance`` column (unless the system filled it itself, as
   ECF, Harkness and Ingo do on their own scales) from each player's games and
-  the opponents' ``rating_before``. The method is the system's attribute
-  ``performance_method`` if it has one, else ``fide`` (table 8.1.1) for FIDE
-  and the true performance on the logistic curve for every other Elo-scale
-  system (RULES.md §0: "normal for FIDE, logistic for generic Elo").
+  the opponents' ``rating_before``. The method is the system's hook
+  ``performance_method``: ``fide`` (table 8.1.1) for FIDE, ``linear`` for
+  elo-linear, and the base class's default, the true performance on the
+  logistic curve, for every other Elo-scale system.
 * ``performance_table`` rates any set of games (``arpad performance FILE``):
   opponents' ratings come from the games' ``white_rating``/``black_rating``
   (PGN WhiteElo/BlackElo) and, where those are empty, from the players file.

@@ -1,4 +1,4 @@
-"""Tournament tools: FIDE categories, rating class names, title-norm checks (RULES.md §7).
+"""Tournament tools: FIDE categories, rating class names, title-norm checks (docs/legacy-systems.md).
 
 * Category (§7.1, S2): category c covers the average ratings
   2251 + 25(c − 1) … 2275 + 25(c − 1), i.e. c = ⌈(avg − 2250)/25⌉ for avg ≥ 2251;
@@ -230,7 +230,7 @@ def composition_conditions(
     federation,
     rules: NormRules = NormRules(),
 ) -> list[tuple[str, bool | None, str]]:
-    """The composition conditions of Title Regulations 1.4 (RULES.md §7.2), with numbers.
+    """The composition conditions of Title Regulations 1.4 (docs/legacy-systems.md), with numbers.
 
     ``opponent_titles``/``opponent_federations`` hold one entry per game (None =
     untitled / unknown federation); pass None for the whole list when the data is

@@ -1,6 +1,6 @@
 """FIDE Tournament Report File reader (TRF16 and the older 2005 layout).
 
-Layout: ../shared/spec/TRF_FORMAT.md (FIDE Handbook C.04 Annex 2). Columns are
+Layout: docs/pgn-trf.md "TRF columns" (FIDE Handbook C.04 Annex 2). Columns are
 1-based and inclusive; a Python slice ``line[a - 1:b]`` reads columns a..b.
 
 Every 001 line has one 10-column block per round. Each block is accounted for

@@ -154,3 +154,33 @@ def test_every_system_subclasses_the_base_class():
         assert system.name == name and system.rules_type is not object, name
         for hook in ("initial_state", "step"):
             assert getattr(type(system), hook) is not getattr(RatingSystem, hook), (name, hook)
+
+
+# -- citations stay inside the repository ------------------------------------------------------
+OUTSIDE_DOCS = ("shared/spec", "RULES.md", "ARCHITECTURE.md", "STYLE.md", "ACCURACY.md")
+OUTSIDE_DOCS += ("TRF_FORMAT.md",)
+
+
+def _cited_files() -> list[Path]:
+    files = [REPO / "README.md"]
+    for folder in ("pipeline", "kernels", "flows", "docs", "tests"):
+        files += [
+            p
+            for p in sorted((REPO / folder).rglob("*"))
+            if p.suffix in (".py", ".md", ".json", ".csv", ".txt") and "__pycache__" not in p.parts
+        ]
+    return [p for p in files if p != Path(__file__).resolve()]
+
+
+def test_citations_name_documents_inside_the_repository():
+    """Comments, docstrings, docs and tests cite docs/*.md, never files outside the repo."""
+    problems = []
+    for path in _cited_files():
+        for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            for name in OUTSIDE_DOCS:
+                if name in line:
+                    problems.append(f"{path.relative_to(REPO)}:{no}: {name}")
+            for doc in re.findall(r"docs/[\w.-]+\.md", line):
+                if not (REPO / doc).exists():
+                    problems.append(f"{path.relative_to(REPO)}:{no}: {doc} does not exist")
+    assert not problems, "citations outside the repository:\n" + "\n".join(problems)

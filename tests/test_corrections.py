@@ -1,6 +1,6 @@
 """Corrections: a changed file (or ``--replace``) marks later periods stale for every
 rated system/pool, and ``arpad rate`` recomputes from the earliest stale period only,
-with the same result as a full recompute (ARCHITECTURE.md "The store")."""
+with the same result as a full recompute (docs/pgn-trf.md "Corrections and incremental recomputation")."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from arpad.pipeline.commands.common import add_orchestration, add_store, is_terminal
 
-DEFAULT_CRON = "0 3 1 * *"  # 03:00 on the 1st of each month (FIDE lists are monthly, RULES §1.4)
+DEFAULT_CRON = "0 3 1 * *"  # 03:00 on the 1st of each month (FIDE lists are monthly, docs/rules.md)
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = "flows/recalculate.py:recalculate_flow"
 

@@ -1,4 +1,4 @@
-"""Subcommands: performance, convert, norm, category, class (docs/performance.md)."""
+"""Subcommands: performance, convert, norm, category, class (docs/legacy-systems.md)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""Legacy ECF grading (Clarke system, 1958–2020) as RULES.md §3.1 and §0 describe.
+"""Legacy ECF grading (Clarke system, 1958–2020) as docs/legacy-systems.md describes.
 
 The engine walks months; ECF grades per cycle. The state keeps the current
 cycle's games; a period that closes a cycle (``cycle_end_months``) publishes
 the grades, every other period reports *interim* grades of the cycle so far
 (status ``provisional``) and leaves the published grades unchanged. Formula:
-``kernels.ecf``; decisions: docs/ecf.md.
+``kernels.ecf``; decisions: docs/legacy-systems.md.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from arpad.pipeline.systems.base import (
 
 @dataclass(frozen=True)
 class EcfRules:
-    """One version of the legacy ECF grading rules (RULES.md §3.1)."""
+    """One version of the legacy ECF grading rules (docs/legacy-systems.md)."""
 
     name: str = "ECF six-monthly (2011/12-2019/20)"
     effective: str = "2011-06-01"

@@ -1,4 +1,4 @@
-"""Elo's linear approximation (Elo 1978:28–29; RULES.md §2), ``--system elo-linear``:
+"""Elo's linear approximation (Elo 1978:28–29; docs/legacy-systems.md), ``--system elo-linear``:
 R' = R + (K/2)·[W − L + ½·ΣD_i / C], D_i = opponent − player, per period.
 
 Like the generic Elo system, every player starts at the players file's rating

@@ -79,7 +79,7 @@ class FideRules:
     initial_max: int = 2200  # 0 = no maximum
     initial_pool_months: int = 26
     initial_ignore_zero_first_event: bool = True
-    # One-time compression of 1 March 2024 (RULES.md §1.7): applied once, at the
+    # One-time compression of 1 March 2024 (docs/fide-history.md): applied once, at the
     # start of the first walked period on or after compression_date, when the
     # replay walked a period before it. None = no compression in this version.
     compression_date: str | None = "2024-03-01"
@@ -124,7 +124,7 @@ class FideRules:
             raise ValueError("list_months must divide 12")
 
 
-# -- dated versions (RULES.md §1.8; docs/fide-history.md) ----------------------------------
+# -- dated versions (docs/fide-history.md) -------------------------------------------------------
 FIDE_2009_07 = FideRules(
     name="FIDE 2009-07",
     effective="2009-07-01",
@@ -183,7 +183,7 @@ FIDE_VERSIONS: tuple[FideRules, ...] = (
 def rapid_blitz(standard: FideRules, name: str, effective: str, **changes) -> FideRules:
     """The rapid/blitz version beside a standard one: K 20 for everybody, the plain
     400-point cap (no 2650 exemption, no once-per-event limit), monthly lists,
-    no compression (FIDE's texts name the standard list only; RULES.md §1.7)."""
+    no compression (FIDE's texts name the standard list only; docs/fide-history.md)."""
     return dataclasses.replace(
         standard,
         name=name,
@@ -243,7 +243,7 @@ def k_base(
     birth_year: np.ndarray,
     year: int | None,
 ) -> np.ndarray:
-    """K before the 700 cap, from the state at the start of the period (§8.3.3, RULES.md §0)."""
+    """K before the 700 cap, from the state at the start of the period (§8.3.3, docs/rules.md)."""
     new = rated_games < rules.new_player_games
     junior = np.zeros(rating.shape, dtype=bool)
     if year is not None and rules.junior_rating_below > 0:
@@ -274,7 +274,7 @@ def compression_applies(rules: FideRules, previous: int | None, period: int) -> 
 
 
 def compression_increase(rules: FideRules, rating: np.ndarray) -> np.ndarray:
-    """R' − R = factor × (below − R) for R < below, rounded half away from zero (RULES.md §1.7)."""
+    """R' − R = factor × (below − R) for R < below, rounded half away from zero (docs/fide-history.md)."""
     rating = np.asarray(rating, dtype=np.int64)
     gap = np.maximum(rules.compression_below - rating, 0)
     return round_half_away_array(rules.compression_factor * gap).astype(np.int64)
@@ -284,7 +284,7 @@ def unrated_by_difference(
     rules: FideRules, white_rating, black_rating, white_rated, black_rated
 ) -> np.ndarray:
     """Rapid/blitz from 1 Dec 2024: games with |D| ≥ 600 are not rated when a player
-    is rated above 2600 (RULES.md §1.3, S1). Returns a mask of such games."""
+    is rated above 2600 (docs/rules.md, S1). Returns a mask of such games."""
     if rules.unrated_diff_from <= 0:
         return np.zeros(np.shape(white_rating), dtype=bool)
     both = np.asarray(white_rated) & np.asarray(black_rated)

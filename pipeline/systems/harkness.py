@@ -1,8 +1,8 @@
-"""Harkness (USCF 1950–1960; RULES.md §4.1): after each event
+"""Harkness (USCF 1950–1960; docs/legacy-systems.md): after each event
 new = average opponent rating + 10 × (percentage score − 50).
 
 Rated per event when the games carry an event id, else per period
-(``pipeline.event_ratings``); docs/harkness-ingo.md.
+(``pipeline.event_ratings``); docs/legacy-systems.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Ingo (Hösslinger, West Germany 1948–1992; RULES.md §4.2) — lower is better.
+"""Ingo (Hösslinger, West Germany 1948–1992; docs/legacy-systems.md) — lower is better.
 
 Per event: performance P = N − (100·S/n − 50), N the opponents' average Ingo.
-``ingo_update="performance"`` (default, RULES.md §0): new = P;
+``ingo_update="performance"`` (default, docs/legacy-systems.md): new = P;
 ``ingo_update="dsb"``: new = 0.75 × old + 0.25 × P. Starting numbers come from
 the players file's ``rating`` read as Elo: Ingo = (2840 − Elo) / 8.
 Rated per event when the games carry an event id, else per period.

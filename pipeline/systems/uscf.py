@@ -43,7 +43,7 @@ from arpad.pipeline.systems.base import (
 
 @dataclass(frozen=True)
 class UscfRules:
-    """One version of the US Chess regular rating rules (RULES.md §5)."""
+    """One version of the US Chess regular rating rules (docs/uscf.md)."""
 
     name: str = "USCF 2017"
     effective: str = "2017-05-01"  # B raised from 12 to 14 for events ending on/after 1 May 2017
@@ -59,7 +59,7 @@ class UscfRules:
     established_games: int = 25  # established when based on more than 25 games
     initial_rating: float = 1300.0  # step 1 for unrated adults / unknown age
     age_based_initial: bool = True  # step 1: 50 × age for ages 2–26 when the birth year is known
-    first_estimate_prior_games: float = 1.0  # weight of R0 in the step 3 estimate (RULES.md §5)
+    first_estimate_prior_games: float = 1.0  # weight of R0 in the step 3 estimate (docs/uscf.md)
     special_tolerance: float = 1e-7
     white_advantage: float = 0.0
     floors: bool = True
