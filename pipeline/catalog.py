@@ -42,7 +42,7 @@ DERIVED_VIEWS: dict[str, str] = {
     "rating_list": f"""
         SELECT system, pool, period,
                rank() OVER (PARTITION BY system, pool, period
-                            ORDER BY CASE WHEN system IN ({", ".join(f"'{s}'" for s in LOWER_IS_BETTER)})
+                            ORDER BY CASE WHEN system IN ({", ".join(f"'{s}'" for s in LOWER_IS_BETTER) or "NULL"})
                                           THEN rating_after ELSE -rating_after END) AS rank,
                r.player_id, p.name, p.federation, p.title, rating_after AS rating,
                games, status

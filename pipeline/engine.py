@@ -104,6 +104,11 @@ def resolve_rules(system_name: str, spec: str | None, pool: str = "standard") ->
     return system.rules_at(spec, pool=pool)
 
 
+def check_overrides(system_name: str, overrides: dict[str, str] | None) -> None:
+    """``--set`` refused before any work: unknown fields, NaN, ±inf, out-of-range values."""
+    apply_overrides(get_system(system_name).rules_type(), overrides or {})
+
+
 class _Checkpoints:
     """State <-> Parquet tables keyed by player_id (so indices may change between runs)."""
 

@@ -8,7 +8,7 @@ from contextlib import nullcontext
 
 import duckdb
 
-from arpad.pipeline import catalog, output
+from arpad.pipeline import catalog, engine, output
 from arpad.pipeline.commands.common import (
     add_orchestration,
     add_store,
@@ -243,6 +243,7 @@ def cmd_rate(args) -> int:
 
     store = require_store(args)
     overrides = parse_sets(args.set)
+    engine.check_overrides(args.system, overrides)
     start = args.start
     if start is None and not getattr(args, "full", False):
         # Only the stale periods after a correction (pipeline/incremental.py).
@@ -280,6 +281,8 @@ def cmd_reconstruct(args) -> int:
     store = require_store(args)
     systems = args.systems.split(",") if args.systems else None
     overrides = parse_sets(args.set)
+    for system in systems or system_names():
+        engine.check_overrides(system, overrides)
     if args.no_flow:
         from arpad.pipeline.resume import rate_resumable
 
