@@ -184,3 +184,15 @@ def test_citations_name_documents_inside_the_repository():
                 if not (REPO / doc).exists():
                     problems.append(f"{path.relative_to(REPO)}:{no}: {doc} does not exist")
     assert not problems, "citations outside the repository:\n" + "\n".join(problems)
+
+
+def test_dated_versions_are_picked_in_one_place():
+    """Every system with dated rules picks the version with base.pick_version: no
+    module of its own compares ``effective`` dates (docs/rules.md "Dated versions")."""
+    for path in sorted((REPO / "pipeline" / "systems").glob("*.py")):
+        if path.name == "base.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare):
+                text = ast.unparse(node)
+                assert ".effective" not in text, f"{path.name}:{node.lineno}: {text}"
