@@ -1,4 +1,4 @@
-"""Legacy ECF grading (Clarke system) of one cycle for every player (RULES.md §3.1, §0).
+"""Legacy ECF grading (Clarke system) of one cycle for every player (docs/legacy-systems.md).
 
 Per game a player earns "points": the opponent's grade + 50 for a win, the
 grade for a draw, − 50 for a loss (opponent + 100·s − 50). The 40-point rule
@@ -169,7 +169,7 @@ def ecf_cycle(
     tol: float = 1e-3,
     max_iter: int = 10_000,
 ) -> EcfCycleResult:
-    """Grades of one cycle (module docstring; RULES.md §3.1 and §0).
+    """Grades of one cycle (module docstring; docs/legacy-systems.md).
 
     ``previous`` float64[n]: previous grades (used for established players and
     as their opponents' grades); ``estimated`` bool[n]: players whose grade is

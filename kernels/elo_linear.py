@@ -1,4 +1,4 @@
-"""Elo's linear approximation of the rating change (Elo 1978:28–29; RULES.md §2).
+"""Elo's linear approximation of the rating change (Elo 1978:28–29; docs/legacy-systems.md).
 
 R' = R + (K/2)·[W − L + ½·ΣD_i / C], D_i = R_i − R (opponent minus player),
 W − L = points for − points against. Ratings of the start of the period.

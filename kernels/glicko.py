@@ -1,7 +1,7 @@
 """Glicko (1995) and Glicko-2 (2012 revision) period updates, per player over CSR offsets.
 
 Sources: M. E. Glickman, "The Glicko system" and "Example of the Glicko-2
-system" (volatility procedure revised 22 Feb 2012); RULES.md §6. Every player
+system" (volatility procedure revised 22 Feb 2012); docs/glicko.md. Every player
 owns its output: the outer loops are ``prange`` over players and read the
 opponents' pre-period values only, so results do not depend on scheduling.
 

@@ -1,4 +1,4 @@
-"""Harkness and Ingo: ratings recomputed from each event's results (RULES.md §4.1, §4.2).
+"""Harkness and Ingo: ratings recomputed from each event's results (docs/legacy-systems.md).
 
 A player's CSR entries are ordered by event (``entry_event``; all −1 = the
 whole period is one event). Per event, over the games against opponents who

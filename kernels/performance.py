@@ -1,4 +1,4 @@
-"""Performance ratings of every player of a period in one call (RULES.md §4.3).
+"""Performance ratings of every player of a period in one call (docs/legacy-systems.md).
 
 Games are grouped by player (CSR ``offsets``); ``opponent_rating`` holds, per
 CSR entry, the rating the opponent had for that game (NaN = unrated: the game
@@ -12,7 +12,7 @@ is left out). Three methods, all per player:
   (E(d) = Φ(d / (200√2)), the curve behind FIDE's tables), 1 = logistic
   (E(d) = 1 / (1 + 10^(−d/400))). At 0 % and 100 % the root is ±∞; arpad
   adds one draw against a virtual opponent of the player's own rating (the
-  average opponent when the player has none) and flags the player (RULES.md §0).
+  average opponent when the player has none) and flags the player (docs/legacy-systems.md).
 """
 
 import math

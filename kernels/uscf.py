@@ -2,7 +2,7 @@
 
 Sources: Glickman & Doan, "The US Chess Rating system" (2004 HTML version and
 the 2015+ revisions), "Approximating Formulas for the US Chess Rating System"
-(2015/2017); RULES.md §5. One call rates a set of events that share no player
+(2015/2017); docs/uscf.md. One call rates a set of events that share no player
 (a "layer"), in the five-step order of the US Chess algorithm:
 
 1. (caller) initial ratings R0 for unrated players; 2. effective games N';
@@ -389,7 +389,7 @@ def uscf_floor(
     level_min: float = 1200.0,
     level_max: float = 2100.0,
 ) -> np.ndarray:
-    """Rating floors (RULES.md §5, S2): absolute floor min(cap, base + 4W + 2D + N_r);
+    """Rating floors (docs/uscf.md, S2): absolute floor min(cap, base + 4W + 2D + N_r);
     established players: 100·⌊(peak − gap)/100⌋ when that is ≥ level_min (at most level_max)."""
     absolute = np.minimum(
         cap, base + per_win * wins_total + per_draw * draws_total + per_event * events_3

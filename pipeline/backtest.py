@@ -1,4 +1,4 @@
-"""Accuracy backtests of the rating systems on the two Kaggle contests (ACCURACY.md).
+"""Accuracy backtests of the rating systems on the two Kaggle contests (docs/analysis.md "Backtest").
 
 * ``kaggle2010``: train on months 1-95 of ``training_data.csv``, predict the 3,184
   games of ``cross_validation_dataset.csv`` (months 96-100) from the ratings after
@@ -38,7 +38,7 @@ import polars as pl
 from arpad.kernels.csr import group_by_player
 from arpad.pipeline import periods
 from arpad.pipeline.systems import get_system
-from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, State
+from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, RatingSystem, State
 
 DATASETS = ("kaggle2010", "deloitte2011")
 GRID_MULTIPLIERS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
@@ -54,7 +54,7 @@ def monthly_rmse(
     predicted: np.ndarray,
     actual: np.ndarray,
 ) -> float:
-    """Kaggle 2010 metric (ACCURACY.md §A.1): RMSE over (month, player) cells of the
+    """Kaggle 2010 metric (docs/analysis.md "Protocols"): RMSE over (month, player) cells of the
     difference between the player's actual and predicted total score in that month."""
     month = np.asarray(month, dtype=np.int64)
     players = np.concatenate([white, black]).astype(np.int64)
@@ -68,7 +68,7 @@ def monthly_rmse(
 
 
 def binomial_deviance(predicted: np.ndarray, actual: np.ndarray, clip: float = 0.01) -> float:
-    """Deloitte 2011 metric (ACCURACY.md §B.1): mean of -[Y log10 E + (1-Y) log10(1-E)],
+    """Deloitte 2011 metric (docs/analysis.md "Protocols"): mean of -[Y log10 E + (1-Y) log10(1-E)],
     E clipped to [clip, 1 - clip]."""
     e = np.clip(np.asarray(predicted, dtype=np.float64), clip, 1.0 - clip)
     y = np.asarray(actual, dtype=np.float64)
@@ -104,12 +104,11 @@ class Dataset:
     targets: dict[str, Games]  # scored sets by name
     prequential: bool  # predict each target period from the state after the earlier ones
     notes: list[str] = field(default_factory=list)
-    # players for systems without an ``initial_rating`` rule (None: ``players``)
+    # players for systems with ``needs_initial_ratings`` (None: ``players``)
     seeded_players: PlayerInfo | None = None
 
-    def players_for(self, rules) -> PlayerInfo:
-        names = {f.name for f in dataclasses.fields(rules)}
-        if "initial_rating" in names or self.seeded_players is None:
+    def players_for(self, system: RatingSystem) -> PlayerInfo:
+        if not system.needs_initial_ratings or self.seeded_players is None:
             return self.players
         return self.seeded_players
 
@@ -153,7 +152,7 @@ KAGGLE_COLUMNS = {
 
 
 def load_kaggle2010(data_dir: Path, seed_rating: float = 2200.0) -> Dataset:
-    """Kaggle 2010 protocol (ACCURACY.md §A.3). The data give no ratings: systems with an
+    """Kaggle 2010 protocol (docs/analysis.md "Protocols"). The data give no ratings: systems with an
     ``initial_rating`` rule start everyone there (``seed_rating``); for the others (FIDE,
     which rates newcomers only against rated opponents) every player starts rated at
     ``seed_rating`` with 0 rated games. Only rating differences matter."""
@@ -280,35 +279,29 @@ class Runner:
         ps = games.period[order]
         bounds = np.flatnonzero(np.diff(ps)) + 1
         chunks = np.split(order, bounds)
-        # Retroactive systems (WHR) may absorb periods without refitting: only the state
-        # after the last period is used, and it is the same either way.
-        absorb = getattr(self.system, "absorb", None)
+        # Only the state after the last period is used: earlier periods are absorbed
+        # (a plain step by default; WHR stores the games without refitting, same state).
         for i, chunk in enumerate(chunks):
             period = int(games.period[chunk[0]])
             pg = period_games(period, self.previous, games.select(chunk), self.n)
-            if absorb is not None and i < len(chunks) - 1:
-                self.state = absorb(self.state, pg, self.rules)
+            if i < len(chunks) - 1:
+                self.state = self.system.absorb(self.state, pg, self.rules)
             else:
                 self.state, _ = self.system.step(self.state, pg, self.rules)
             self.previous = period
 
     def ratings(self, default: float) -> tuple[np.ndarray, np.ndarray | None]:
-        return ratings_of(self.state, default)
+        return ratings_of(self.system, self.state, default)
 
 
-def ratings_of(state: State, default: float) -> tuple[np.ndarray, np.ndarray | None]:
-    """(rating, rd or None) per player from a system's state; unrated players → ``default``."""
-    p = state.players
-    key = next((k for k in ("rating", "grade", "ingo", "harkness") if k in p), None)
-    if key is None:
-        raise ValueError(f"no rating column in the state (columns: {', '.join(p)})")
-    rating = np.asarray(p[key], dtype=np.float64).copy()
-    if "is_rated" in p:
-        rating[~np.asarray(p["is_rated"], dtype=bool)] = np.nan
+def ratings_of(
+    system: RatingSystem, state: State, default: float
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """(rating, rd or None) per player from the system's ``current_rating``;
+    unrated players → ``default``, unknown RDs → 350."""
+    rating, rd = system.current_rating(state)
     rating[np.isnan(rating)] = default
-    rd = p.get("rd")
     if rd is not None:
-        rd = np.asarray(rd, dtype=np.float64).copy()
         rd[np.isnan(rd)] = 350.0
     return rating, rd
 
@@ -378,7 +371,7 @@ def predict_targets(
     ds: Dataset, system: str, rules, train: Games, target: Games, calibration: Calibration | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(features [d, u] per game, predictions) of ``target`` after walking ``train``."""
-    runner = Runner(system, rules, ds.players_for(rules))
+    runner = Runner(system, rules, ds.players_for(get_system(system)))
     runner.walk(train)
     seen = ~np.isnan(ds.players.rating)
     seen[train.white] = True
@@ -440,7 +433,7 @@ def base_rules(system: str, ds: Dataset):
 def tuning_candidates(system: str, rules) -> list[dict[str, object]]:
     """Candidate rule overrides: the system's own ``tuning_grid``, else its K/c/τ × multipliers."""
     sys_ = get_system(system)
-    grid = getattr(sys_, "tuning_grid", None)
+    grid = sys_.tuning_grid
     if grid:
         keys = list(grid)
         combos: list[dict[str, object]] = [{}]
@@ -550,8 +543,8 @@ def result(ds: Dataset, dataset: str, rows: list[Row]) -> BacktestResult:
 
 # -- outputs -------------------------------------------------------------------------------
 METRIC_NAMES = {
-    "rmse": "RMSE of monthly aggregated scores (ACCURACY.md §A.1)",
-    "deviance": "binomial deviance, E clipped to [0.01, 0.99] (ACCURACY.md §B.1)",
+    "rmse": "RMSE of monthly aggregated scores (docs/analysis.md, Protocols)",
+    "deviance": "binomial deviance, E clipped to [0.01, 0.99] (docs/analysis.md, Protocols)",
 }
 
 
@@ -622,7 +615,7 @@ def _fmt(value: float) -> str:
 REPORT_HEADER = """# Backtest: how well each rating system predicts results
 
 Generated by `arpad backtest` (pipeline/backtest.py); protocols in docs/analysis.md and
-`../shared/spec/ACCURACY.md`. Each system's settings (K/c/τ/…, white advantage h and the
+docs/analysis.md. Each system's settings (K/c/τ/…, white advantage h and the
 slope of the prediction curve) were tuned on the validation split, never on the scored
 games. Timings and scores were taken on a shared 2-core machine; the scores do not depend
 on it.

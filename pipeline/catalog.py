@@ -26,17 +26,23 @@ BASE_VIEWS = {
     "quarantine": ("quarantine/*/*.parquet", False, schemas.QUARANTINE),
 }
 
-# Systems whose numbers are lower-is-better (rank 1 = smallest number): the systems
-# with ``lower_is_better = True`` (Ingo, RULES.md §4.2); tests/test_tournament.py
-# checks this against the registry.
-LOWER_IS_BETTER = ("ingo",)
+
+def _lower_is_better() -> tuple[str, ...]:
+    """Systems whose numbers are lower-is-better (rank 1 = smallest number): those
+    declaring ``lower_is_better = True`` (Ingo, docs/legacy-systems.md)."""
+    from arpad.pipeline.systems import get_system, system_names
+
+    return tuple(n for n in system_names() if get_system(n).lower_is_better)
+
+
+LOWER_IS_BETTER = _lower_is_better()
 
 # Derived views, in dependency order; each is plain SQL over the base views.
 DERIVED_VIEWS: dict[str, str] = {
     "rating_list": f"""
         SELECT system, pool, period,
                rank() OVER (PARTITION BY system, pool, period
-                            ORDER BY CASE WHEN system IN ({", ".join(f"'{s}'" for s in LOWER_IS_BETTER)})
+                            ORDER BY CASE WHEN system IN ({", ".join(f"'{s}'" for s in LOWER_IS_BETTER) or "NULL"})
                                           THEN rating_after ELSE -rating_after END) AS rank,
                r.player_id, p.name, p.federation, p.title, rating_after AS rating,
                games, status

@@ -1,4 +1,4 @@
-"""The ``arpad`` command line (contract: ARCHITECTURE.md "CLI", docs/cli.md).
+"""The ``arpad`` command line (contract: docs/cli.md).
 
 Exit codes: 0 success, 2 bad input (one line per problem, with a pointer to
 the quarantine), 1 internal error. Each module in ``pipeline/commands``

@@ -1,6 +1,6 @@
 """Rating-scale conversions: legacy ECF grade ↔ FIDE Elo by era, Ingo ↔ Elo.
 
-ECF ↔ FIDE (RULES.md §3.1), by the date the conversion is meant for:
+ECF ↔ FIDE (docs/legacy-systems.md), by the date the conversion is meant for:
 
 | era | from | grade → FIDE | source |
 |---|---|---|---|
@@ -13,7 +13,7 @@ arpad takes 1 July 2009, the first list after the regrading; each era is a row
 of ``ECF_ERAS`` and can be chosen by name. In the 2024 era a 4-digit ECF
 rating can be converted directly (``ecf_rating_to_fide``).
 
-Ingo (RULES.md §4.2, S2): Elo = 2840 − 8 × Ingo; Ingo = 355 − Elo/8.
+Ingo (docs/legacy-systems.md, S2): Elo = 2840 − 8 × Ingo; Ingo = 355 − Elo/8.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The rating engine: walk a pool's periods in order, carry the state, write reports.
 
-Per period (ARCHITECTURE.md "Computation per period"):
+Per period (docs/developing.md "The engine"):
 1. DuckDB reads the period's rated games and maps player ids to dense indices
    (the run's player index, interned once from the players table);
 2. a counting-sort kernel groups the games by player (CSR offsets);
@@ -12,7 +12,6 @@ Per period (ARCHITECTURE.md "Computation per period"):
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import json
 import logging
 import time
@@ -39,6 +38,7 @@ from arpad.pipeline.systems.base import (
     Report,
     State,
     apply_overrides,
+    check_rules,
 )
 
 log = logging.getLogger(__name__)
@@ -102,17 +102,16 @@ def resolve_rules(system_name: str, spec: str | None, pool: str = "standard") ->
     if path.suffix == ".json" or path.exists():
         values = json.loads(path.read_text())
         base = system.rules_type()
-        return dataclasses.replace(base, **values)
-    if not hasattr(system, "rules_at"):
-        raise ValueError(
-            f"--rules DATE is only meaningful for systems with dated versions; {system_name} has none"
-        )
-    if "pool" in inspect.signature(system.rules_at).parameters:
-        return system.rules_at(spec, pool=pool)
-    return system.rules_at(spec)
+        return check_rules(dataclasses.replace(base, **values))
+    return system.rules_at(spec, pool=pool)
 
 
-def check_rules(
+def check_overrides(system_name: str, overrides: dict[str, str] | None) -> None:
+    """``--set`` refused before any work: unknown fields, NaN, ±inf, out-of-range values."""
+    apply_overrides(get_system(system_name).rules_type(), overrides or {})
+
+
+def check_run_rules(
     system_name: str, spec: str | None, overrides: dict[str, str] | None, pool: str = "standard"
 ) -> None:
     """Fail before any work when ``--rules`` or a ``--set`` name or value is bad."""
@@ -234,8 +233,7 @@ def step_period(sys_, state: State, games: PeriodGames, rules, shards: int = 1, 
 
 def revised_reports(sys_, state: State, done: list[int], rules) -> dict[int, Report]:
     """Retroactive systems (WHR) re-estimate every rated period from all games (docs/whr.md)."""
-    revise = getattr(sys_, "history_reports", None)
-    return revise(state, done, rules) if revise is not None and done else {}
+    return sys_.history_reports(state, done, rules) if sys_.retroactive and done else {}
 
 
 def rate_in_memory(
@@ -293,6 +291,8 @@ def rate(
     Dask task, else one after the other).
     """
     sys_ = get_system(system)
+    # Unknown fields, NaN and out-of-range values of --set are refused before any work.
+    apply_overrides(rules if rules is not None else sys_.rules_type(), overrides or {})
     summary = RateSummary(system, pool)
     if shards and shards > 1:
         if sharding.is_shardable(sys_):
@@ -346,7 +346,7 @@ def rate(
                 "system": system,
                 "pool": pool,
                 "period": period,
-                "rules": getattr(r, "name", type(r).__name__),
+                "rules": sys_.rules_name(r),
                 **(checkpoint_meta or {}),  # the run id pipeline/resume.py keys on
             }
             store.write_state(

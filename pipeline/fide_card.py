@@ -123,7 +123,7 @@ def rating_card(
         adjustment = _int(me["adjustment"])
         card = Card(
             player_id=player_id,
-            system="fide",
+            system=FideSystem.name,
             pool=pool,
             period=period,
             rules=rules.name,
@@ -165,7 +165,9 @@ def round_hundredths(x: float) -> int:
 
 def _ratings(con, pool: str, period: int, store: Store) -> dict[str, dict]:
     # The period's own partition file (much faster than the ratings view over every file).
-    files = sorted(str(f) for f in store.rating_partition("fide", pool, period).glob("*.parquet"))
+    files = sorted(
+        str(f) for f in store.rating_partition(FideSystem.name, pool, period).glob("*.parquet")
+    )
     if not files:
         return {}
     table = catalog.query_arrow(con, _RATINGS_SQL, [files])

@@ -16,6 +16,7 @@ import polars as pl
 
 from arpad.pipeline import catalog, periods
 from arpad.pipeline.store import Store
+from arpad.pipeline.systems import DEFAULT_SYSTEM
 
 _SQL = """
 SELECT period, rating_before, adjustment, change, rating_after, games, score, k, status
@@ -24,7 +25,9 @@ ORDER BY period
 """
 
 
-def rating_history(store: Store, player_id: str, system: str = "fide", pool: str = "standard"):
+def rating_history(
+    store: Store, player_id: str, system: str = DEFAULT_SYSTEM, pool: str = "standard"
+):
     """Events of ``player_id``: columns period, event, rating_before, delta, rating_after,
     games, score, k, status. ``event`` is 'adjustment' or 'games'/'inactive'/'new'/'unrated'."""
     con = catalog.connect(store)

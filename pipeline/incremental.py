@@ -1,4 +1,4 @@
-"""Corrections and incremental recomputation (ARCHITECTURE.md "The store").
+"""Corrections and incremental recomputation (docs/pgn-trf.md "Corrections and incremental recomputation").
 
 An ingest that changes the games of a period (a corrected file, ``--replace``
 of game ids, or late results for a period already rated) marks every

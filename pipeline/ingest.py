@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from arpad.pipeline import catalog, identity, incremental, schemas
 from arpad.pipeline.readers import RawTable, read_any
+from arpad.pipeline.reasons import Reason
 from arpad.pipeline.store import MANIFEST, Store, atomic_write_parquet
 from arpad.pipeline.validate import Validated, validate_games, validate_players
 
@@ -250,7 +251,7 @@ def _drop_store_duplicates(
         {
             "source": [s.rsplit(":", 1)[0] for s in dups.column("source").to_pylist()],
             "line": lines,
-            "reason": ["duplicate_game_id"] * dups.num_rows,
+            "reason": [Reason.DUPLICATE_GAME_ID] * dups.num_rows,
             "detail": [
                 f"game_id {g} already stored from {where[g]}"
                 for g in dups.column("game_id").to_pylist()

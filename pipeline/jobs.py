@@ -201,9 +201,9 @@ class RateRequest:
             raise ValueError(f"--shards must be at least 1, got {self.shards}")
         if self.overrides or self.rules:
             # Bad rule names or values fail here, before any work.
-            from arpad.pipeline.engine import check_rules
+            from arpad.pipeline.engine import check_run_rules
 
-            check_rules(self.system, self.rules, self.overrides, self.pool)
+            check_run_rules(self.system, self.rules, self.overrides, self.pool)
 
     @property
     def label(self) -> str:
@@ -307,6 +307,12 @@ class ReconstructRequest:
         self.overrides = dict(self.overrides or {})
         _check_systems(self.systems)
         _check_wait(self.wait)
+        if self.overrides:
+            from arpad.pipeline.engine import check_run_rules
+            from arpad.pipeline.systems import system_names
+
+            for system in self.systems or system_names():
+                check_run_rules(system, None, self.overrides)
 
 
 def rate_all(runner: Runner, reqs: list[RateRequest], starts: list[int | None]) -> list:

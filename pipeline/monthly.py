@@ -29,8 +29,9 @@ from arpad.pipeline import catalog, incremental, output
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.ingest import FileReport, ingest_file
 from arpad.pipeline.store import Store
+from arpad.pipeline.systems import DEFAULT_SYSTEM
 
-DEFAULT_SYSTEMS = ("fide",)
+DEFAULT_SYSTEMS = (DEFAULT_SYSTEM,)
 PROCESSED, REJECTED = "processed", "rejected"
 
 

@@ -1,14 +1,15 @@
 """Performance ratings: per player per period in the ratings output, and for any games file.
 
-Methods and conventions: ``kernels.performance`` and docs/performance.md.
+Methods and conventions: ``kernels.performance`` and docs/legacy-systems.md
+("Performance ratings").
 
 * ``fill_performance`` is the engine's post-step: after a system's ``step`` it
   fills the ``performance`` column (unless the system filled it itself, as
   ECF, Harkness and Ingo do on their own scales) from each player's games and
-  the opponents' ``rating_before``. The method is the system's attribute
-  ``performance_method`` if it has one, else ``fide`` (table 8.1.1) for FIDE
-  and the true performance on the logistic curve for every other Elo-scale
-  system (RULES.md §0: "normal for FIDE, logistic for generic Elo").
+  the opponents' ``rating_before``. The method is the system's hook
+  ``performance_method``: ``fide`` (table 8.1.1) for FIDE, ``linear`` for
+  elo-linear, and the base class's default, the true performance on the
+  logistic curve, for every other Elo-scale system.
 * ``performance_table`` rates any set of games (``arpad performance FILE``):
   opponents' ratings come from the games' ``white_rating``/``black_rating``
   (PGN WhiteElo/BlackElo) and, where those are empty, from the players file.
@@ -23,7 +24,7 @@ import pyarrow as pa
 
 from arpad.kernels.performance import performance_period
 from arpad.pipeline.rules import dp_by_percent
-from arpad.pipeline.systems.base import PeriodGames, Report
+from arpad.pipeline.systems.base import PeriodGames, RatingSystem, Report
 
 # method name -> (column of PerformanceResult, curve)
 METHODS = {
@@ -32,19 +33,17 @@ METHODS = {
     "true-normal": ("true", "normal"),
     "true-logistic": ("true", "logistic"),
 }
-DEFAULT_METHOD = {"fide": "fide", "elo-linear": "linear"}
 
 
-def method_for(system) -> str:
-    name = getattr(system, "performance_method", None)
-    if name is None:
-        name = DEFAULT_METHOD.get(getattr(system, "name", ""), "true-logistic")
+def method_for(system: RatingSystem) -> str:
+    """The system's ``performance_method`` (base default: the true logistic performance)."""
+    name = system.performance_method
     if name not in METHODS:
         raise ValueError(f"unknown performance method {name!r} (known: {', '.join(METHODS)})")
     return name
 
 
-def fill_performance(system, report: Report, games: PeriodGames) -> Report:
+def fill_performance(system: RatingSystem, report: Report, games: PeriodGames) -> Report:
     """Fill ``report.columns['performance']`` unless the system already filled it."""
     current = report.columns.get("performance")
     if current is not None and not np.all(np.isnan(np.asarray(current, dtype=np.float64))):

@@ -52,6 +52,7 @@ from arpad.kernels.pgn_scan import (
 from arpad.pipeline import readers
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.readers import RawTable, decode
+from arpad.pipeline.reasons import Reason
 
 TAGS = (
     "Event",
@@ -254,7 +255,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         problems.append(
             (
                 pre_line,
-                "malformed_row",
+                Reason.MALFORMED_ROW,
                 f"{pre_n} line(s) of text before the first tag section",
                 raw_bytes[pre_a:pre_b].decode("utf-8")[:200],
             )
@@ -342,12 +343,12 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     )
     bad = games.filter(pl.col("_bad")).with_columns(
         pl.when(bad_tag)
-        .then(pl.lit("malformed_row"))
+        .then(pl.lit(Reason.MALFORMED_ROW))
         .when(truncated)
-        .then(pl.lit("truncated_game"))
+        .then(pl.lit(Reason.TRUNCATED_GAME))
         .when(~pl.col("Result").is_in(["1-0", "0-1", "1/2-1/2", "*"]))
-        .then(pl.lit("unknown_result"))
-        .otherwise(pl.lit("result_mismatch"))
+        .then(pl.lit(Reason.UNKNOWN_RESULT))
+        .otherwise(pl.lit(Reason.RESULT_MISMATCH))
         .alias("_reason"),
         pl.when(bad_tag)
         .then(pl.format('malformed tag line {} (expected [Tag "value"])', "_bad_tag_line"))
@@ -426,18 +427,18 @@ def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:
     )
     sides = pl.concat(
         [
-            out.select(pl.col("_wn").alias("name"), pl.col("_wf").alias("fide")),
-            out.select(pl.col("_bn").alias("name"), pl.col("_bf").alias("fide")),
+            out.select(pl.col("_wn").alias("name"), pl.col("_wf").alias("fide_id")),
+            out.select(pl.col("_bn").alias("name"), pl.col("_bf").alias("fide_id")),
         ]
     )
     by_name = (
-        sides.filter(pl.col("name").is_not_null() & pl.col("fide").is_not_null())
+        sides.filter(pl.col("name").is_not_null() & pl.col("fide_id").is_not_null())
         .group_by("name")
-        .agg(pl.col("fide").first())
+        .agg(pl.col("fide_id").first())
     )
     for side, n in (("_white_id", "_wn"), ("_black_id", "_bn")):
         out = out.join(
-            by_name.rename({"name": n, "fide": f"{side}_byname"}),
+            by_name.rename({"name": n, "fide_id": f"{side}_byname"}),
             on=n,
             how="left",
             maintain_order="left",

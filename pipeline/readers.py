@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from arpad.pipeline.errors import InputError
+from arpad.pipeline.reasons import Reason
 
 GAME_COLUMNS = (
     "game_id",
@@ -186,7 +187,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         except StopIteration:
             break
         except csv.Error as exc:
-            problems.append((reader.line_num, "malformed_row", f"CSV error: {exc}", ""))
+            problems.append((reader.line_num, Reason.MALFORMED_ROW, f"CSV error: {exc}", ""))
             continue
         line = last_line + 1
         last_line = reader.line_num
@@ -195,7 +196,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raw = ",".join(row)
         if len(row) != width:
             problems.append(
-                (line, "malformed_row", f"{len(row)} fields where the header has {width}", raw)
+                (line, Reason.MALFORMED_ROW, f"{len(row)} fields where the header has {width}", raw)
             )
             continue
         for col, value in zip(columns, row):

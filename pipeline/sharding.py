@@ -83,7 +83,7 @@ class ShardResult:
 
 
 def is_shardable(system) -> bool:
-    return bool(getattr(system, "shardable", False))
+    return system.shardable
 
 
 def shard_bounds(offsets: np.ndarray, shards: int) -> list[tuple[int, int]]:
@@ -117,7 +117,7 @@ def run_shard(
     )
     new_state, report = system.step(state, games, rules)
     n = flat.n_players
-    index_extras = set(getattr(system, "shard_index_extras", ()))
+    index_extras = set(system.shard_index_extras)
 
     def rows(values):
         return np.asarray(values)[lo:hi].copy()
@@ -164,7 +164,7 @@ def merge(system, parts: list[ShardResult], n: int) -> tuple[State, Report]:
         raise ValueError(f"shards {covered} do not cover players 0..{n}")
     first = parts[0]
     players = {k: np.concatenate([p.players[k] for p in parts]) for k in first.players}
-    order_keys = getattr(system, "shard_table_order", {})
+    order_keys = system.shard_table_order
     tables = {}
     for name in first.tables:
         cols = {k: np.concatenate([p.tables[name][k] for p in parts]) for k in first.tables[name]}

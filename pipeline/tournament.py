@@ -1,4 +1,4 @@
-"""Tournament tools: FIDE categories, rating class names, title-norm checks (RULES.md §7).
+"""Tournament tools: FIDE categories, rating class names, title-norm checks (docs/legacy-systems.md).
 
 * Category (§7.1, S2): category c covers the average ratings
   2251 + 25(c − 1) … 2275 + 25(c − 1), i.e. c = ⌈(avg − 2250)/25⌉ for avg ≥ 2251;
@@ -55,7 +55,9 @@ def category_band(category: int, women: bool = False) -> tuple[int, int]:
     return base + 1 + CATEGORY_WIDTH * (category - 1), base + CATEGORY_WIDTH * category
 
 
-# (lowest rating of the class, name), highest first.
+# (lowest rating of the class, name), highest first. The keys name class tables
+# (``--table``), not rating systems.
+DEFAULT_CLASS_TABLE = "fide"
 RATING_CLASSES: dict[str, tuple[tuple[int, str], ...]] = {
     "fide": (
         (2600, "World Championship contenders"),
@@ -88,7 +90,7 @@ RATING_CLASSES: dict[str, tuple[tuple[int, str], ...]] = {
 }
 
 
-def rating_class(rating: float, table: str = "fide") -> str:
+def rating_class(rating: float, table: str = DEFAULT_CLASS_TABLE) -> str:
     """The class name of a rating in the FIDE (Elo) or USCF table."""
     if table not in RATING_CLASSES:
         raise ValueError(f"unknown class table {table!r} (known: {', '.join(RATING_CLASSES)})")
@@ -228,7 +230,7 @@ def composition_conditions(
     federation,
     rules: NormRules = NormRules(),
 ) -> list[tuple[str, bool | None, str]]:
-    """The composition conditions of Title Regulations 1.4 (RULES.md §7.2), with numbers.
+    """The composition conditions of Title Regulations 1.4 (docs/legacy-systems.md), with numbers.
 
     ``opponent_titles``/``opponent_federations`` hold one entry per game (None =
     untitled / unknown federation); pass None for the whole list when the data is

@@ -1,6 +1,6 @@
 """FIDE Tournament Report File reader (TRF16 and the older 2005 layout).
 
-Layout: ../shared/spec/TRF_FORMAT.md (FIDE Handbook C.04 Annex 2). Columns are
+Layout: docs/pgn-trf.md "TRF columns" (FIDE Handbook C.04 Annex 2). Columns are
 1-based and inclusive; a Python slice ``line[a - 1:b]`` reads columns a..b.
 
 Every 001 line has one 10-column block per round. Each block is accounted for
@@ -35,6 +35,7 @@ import polars as pl
 from arpad.pipeline import pgn, readers
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.readers import RawTable, decode
+from arpad.pipeline.reasons import Reason
 
 BLOCK_START = 92  # column of round 1's opponent field
 BLOCK_WIDTH = 10
@@ -174,7 +175,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             problems.append(
                 (
                     no,
-                    "malformed_row",
+                    Reason.MALFORMED_ROW,
                     f"starting rank {rank_text!r} (columns 5-8) is not 1-9999",
                     line,
                 )
@@ -186,7 +187,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             problems.append(
                 (
                     no,
-                    "duplicate_player_id",
+                    Reason.DUPLICATE_PLAYER_ID,
                     f"starting rank {rank} already on line {players[rank].line_no}",
                     line,
                 )
@@ -254,12 +255,19 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
                 counts["absent"] += 1
                 continue
             if block[4] != " " or block[6] != " " or (opp_text and not opp_text.isdigit()):
-                problems.append((p.line_no, "malformed_row", f"{where}: not 'NNNN c r'", p.line))
+                problems.append(
+                    (p.line_no, Reason.MALFORMED_ROW, f"{where}: not 'NNNN c r'", p.line)
+                )
                 problem_blocks += 1
                 continue
             if colour not in "wb- ":
                 problems.append(
-                    (p.line_no, "malformed_row", f"{where}: colour {colour!r} not w/b/-", p.line)
+                    (
+                        p.line_no,
+                        Reason.MALFORMED_ROW,
+                        f"{where}: colour {colour!r} not w/b/-",
+                        p.line,
+                    )
                 )
                 problem_blocks += 1
                 continue
@@ -273,7 +281,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
                     problems.append(
                         (
                             p.line_no,
-                            "unknown_result",
+                            Reason.UNKNOWN_RESULT,
                             f"{where}: result {result!r} without an opponent",
                             p.line,
                         )
@@ -281,14 +289,16 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
                     problem_blocks += 1
                 continue
             if opponent == p.rank:
-                problems.append((p.line_no, "self_play", f"{where}: paired with himself", p.line))
+                problems.append(
+                    (p.line_no, Reason.SELF_PLAY, f"{where}: paired with himself", p.line)
+                )
                 problem_blocks += 1
                 continue
             if opponent not in players:
                 problems.append(
                     (
                         p.line_no,
-                        "unknown_opponent",
+                        Reason.UNKNOWN_OPPONENT,
                         f"{where}: no player with starting rank {opponent}",
                         p.line,
                     )
@@ -299,7 +309,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
                 problems.append(
                     (
                         p.line_no,
-                        "unknown_result",
+                        Reason.UNKNOWN_RESULT,
                         f"{where}: unknown result code {result!r}",
                         p.line,
                     )
@@ -320,7 +330,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             problems.append(
                 (
                     a.line_no,
-                    "inconsistent_pairing",
+                    Reason.INCONSISTENT_PAIRING,
                     f"round {r}: rank {a.rank} lists rank {a.opponent}, whose line {other.line_no} "
                     "does not list this game",
                     players[a.rank].line,
@@ -340,7 +350,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             problems.append(
                 (
                     a.line_no,
-                    "inconsistent_pairing",
+                    Reason.INCONSISTENT_PAIRING,
                     f"round {r}: rank {a.rank} has '{a.colour} {a.result}' against rank {b.rank}, "
                     f"whose line {b.line_no} has '{b.colour} {b.result}'",
                     players[a.rank].line,

@@ -1,10 +1,7 @@
 """Validation: every raw row is either accepted into the canonical table or
 quarantined with a reason code, so accepted + quarantined = rows read.
 
-Reason codes (docs/ingest.md): malformed_row, empty_player_id, self_play,
-unknown_result, unfinished_game, score_out_of_range, bad_date, bad_period,
-period_mismatch, missing_period, bad_pool, bad_rated, bad_rating,
-duplicate_game_id, bad_player_field, duplicate_player_id.
+Reason codes: ``pipeline.reasons.Reason`` (table in docs/ingest.md).
 """
 
 from __future__ import annotations
@@ -16,6 +13,7 @@ import pyarrow as pa
 
 from arpad.pipeline import schemas
 from arpad.pipeline.readers import GAME_COLUMNS, PLAYER_COLUMNS, RawTable
+from arpad.pipeline.reasons import Reason
 
 # Result codes for White: (score, rated). Forfeits are stored but not rated.
 RESULTS = {
@@ -149,48 +147,48 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
     checks = [
         (
             _empty(pl.col("white_id")) | _empty(pl.col("black_id")),
-            "empty_player_id",
+            Reason.EMPTY_PLAYER_ID,
             pl.lit("white_id or black_id is empty"),
         ),
         (
             pl.col("white_id") == pl.col("black_id"),
-            "self_play",
+            Reason.SELF_PLAY,
             pl.format("player {} plays himself", pl.col("white_id")),
         ),
         (
             has_result & pl.col("result").is_in(list(UNFINISHED)),
-            "unfinished_game",
+            Reason.UNFINISHED_GAME,
             pl.lit("result '*': game unfinished or result unknown"),
         ),
         (
             has_result & pl.col("_res_score").is_null(),
-            "unknown_result",
+            Reason.UNKNOWN_RESULT,
             pl.format("unknown result code {}", pl.col("result")),
         ),
         (
             ~has_result & _empty(pl.col("score")),
-            "unknown_result",
+            Reason.UNKNOWN_RESULT,
             pl.lit("no result and no score"),
         ),
         (
             ~has_result & score_num.is_null(),
-            "unknown_result",
+            Reason.UNKNOWN_RESULT,
             pl.format("score {} is not a number", pl.col("score")),
         ),
         (
             ~has_result & ~score_num.is_in([0.0, 0.5, 1.0]),
-            "score_out_of_range",
+            Reason.SCORE_OUT_OF_RANGE,
             pl.format("score {} is not 1, 0.5 or 0", pl.col("score")),
         ),
         (
             ~_empty(pl.col("date")) & pl.col("_date").is_null(),
-            "bad_date",
+            Reason.BAD_DATE,
             pl.format("date {} is not a valid YYYY-MM-DD date", pl.col("date")),
         ),
         (
             ~_empty(pl.col("period"))
             & (pl.col("_period_given").is_null() | (pl.col("_period_given") <= 0)),
-            "bad_period",
+            Reason.BAD_PERIOD,
             pl.format("period {} is not a positive integer or YYYYMM", pl.col("period")),
         ),
         (
@@ -198,28 +196,32 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
             & pl.col("_period_of_date").is_not_null()
             & period_is_calendar
             & (pl.col("_period_given") != pl.col("_period_of_date")),
-            "period_mismatch",
+            Reason.PERIOD_MISMATCH,
             pl.format("date {} is not in period {}", pl.col("date"), pl.col("period")),
         ),
-        (pl.col("_period").is_null(), "missing_period", pl.lit("neither date nor period given")),
+        (
+            pl.col("_period").is_null(),
+            Reason.MISSING_PERIOD,
+            pl.lit("neither date nor period given"),
+        ),
         (
             ~pl.col("_pool").is_in(list(schemas.POOLS)),
-            "bad_pool",
+            Reason.BAD_POOL,
             pl.format("pool {} is not standard, rapid or blitz", pl.col("pool")),
         ),
         (
             ~_empty(pl.col("rated")) & pl.col("_rated_given").is_null(),
-            "bad_rated",
+            Reason.BAD_RATED,
             pl.format("rated {} is not true/false", pl.col("rated")),
         ),
         (
             bad_rating("white_rating", "_wr"),
-            "bad_rating",
+            Reason.BAD_RATING,
             pl.format("white_rating {} is not a rating in 0..3500", pl.col("white_rating")),
         ),
         (
             bad_rating("black_rating", "_br"),
-            "bad_rating",
+            Reason.BAD_RATING,
             pl.format("black_rating {} is not a rating in 0..3500", pl.col("black_rating")),
         ),
     ]
@@ -237,7 +239,7 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
     dup = pl.col("_ok") & (pl.col("_line") != first_line)
     f = f.with_columns(
         pl.when(dup)
-        .then(pl.lit("duplicate_game_id"))
+        .then(pl.lit(Reason.DUPLICATE_GAME_ID))
         .otherwise(pl.col("_reason"))
         .alias("_reason"),
         pl.when(dup)
@@ -310,20 +312,20 @@ def validate_players(raw: RawTable, source: str, batch: str) -> Validated:
         *[pl.col(c).cast(pl.Float64, strict=False).alias(f"_{c}") for c in PLAYER_NUMERIC],
         _parse_date(pl.col("birth_date")).alias("_birth_date"),
     )
-    checks = [(pl.col("player_id").is_null(), "empty_player_id", pl.lit("player_id is empty"))]
+    checks = [(pl.col("player_id").is_null(), Reason.EMPTY_PLAYER_ID, pl.lit("player_id is empty"))]
     for c, (lo, hi) in PLAYER_NUMERIC.items():
         checks.append(
             (
                 pl.col(c).is_not_null()
                 & (pl.col(f"_{c}").is_null() | ~pl.col(f"_{c}").is_between(lo, hi)),
-                "bad_player_field",
+                Reason.BAD_PLAYER_FIELD,
                 pl.format(f"{c} {{}} is not a number in {lo:g}..{hi:g}", pl.col(c)),
             )
         )
     checks.append(
         (
             pl.col("birth_date").is_not_null() & pl.col("_birth_date").is_null(),
-            "bad_player_field",
+            Reason.BAD_PLAYER_FIELD,
             pl.format("birth_date {} is not a valid date", pl.col("birth_date")),
         )
     )
@@ -334,7 +336,7 @@ def validate_players(raw: RawTable, source: str, batch: str) -> Validated:
     dup = pl.col("_ok") & (pl.col("_line") != first_line)
     f = f.with_columns(
         pl.when(dup)
-        .then(pl.lit("duplicate_player_id"))
+        .then(pl.lit(Reason.DUPLICATE_PLAYER_ID))
         .otherwise(pl.col("_reason"))
         .alias("_reason"),
         pl.when(dup)

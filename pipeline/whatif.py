@@ -23,6 +23,9 @@ import polars as pl
 from arpad.pipeline import engine
 from arpad.pipeline.output import render
 from arpad.pipeline.store import Store
+from arpad.pipeline.systems.fide import FideSystem
+
+FIDE = FideSystem.name  # what-if replays compare FIDE rule sets
 
 THRESHOLDS = (1400, 2000, 2400)
 LISTED = ("rated", "new", "inactive")
@@ -70,14 +73,14 @@ def _scratch_store(real: Store, root: Path, system: str, pool: str, start: int |
 def _resolve(spec: str | None, pool: str):
     if spec is None or spec.lower() in ("dated", "auto", "in-force"):
         return None, "versions in force"
-    rules = engine.resolve_rules("fide", spec, pool)
-    return rules, getattr(rules, "name", spec)
+    rules = engine.resolve_rules(FIDE, spec, pool)
+    return rules, rules.name
 
 
 def _ratings(store: Store, pool: str, walked: list[int]) -> pl.DataFrame:
     frames = []
     for p in walked:
-        t = pl.from_arrow(store.read_ratings("fide", pool, p))
+        t = pl.from_arrow(store.read_ratings(FIDE, pool, p))
         frames.append(t.select(["player_id", "rating_after", "status"]).with_columns(period=p))
     return pl.concat(frames) if frames else pl.DataFrame()
 
@@ -91,9 +94,9 @@ def replay_side(
     rules, name = _resolve(spec, pool)
     scratch = Path(tempfile.mkdtemp(prefix="arpad-whatif-"))
     try:
-        s = _scratch_store(real, scratch / "side", "fide", pool, start)
+        s = _scratch_store(real, scratch / "side", FIDE, pool, start)
         summary = engine.rate(
-            s, "fide", pool, start=start, end=end, rules=rules, refresh_catalog=False
+            s, FIDE, pool, start=start, end=end, rules=rules, refresh_catalog=False
         )
         return name, summary.periods, _ratings(s, pool, summary.periods)
     finally:

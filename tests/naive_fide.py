@@ -1,6 +1,6 @@
 """A slow, obviously correct FIDE reference: one game at a time, exact fractions.
 
-Written from RULES.md §1 directly (tables typed out again here), independent
+Written from docs/rules.md directly (tables typed out again here), independent
 of kernels/ and pipeline/rules.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-# Table 8.1.2: upper bound of each D range and PD(H) in hundredths (RULES.md §1.2).
+# Table 8.1.2: upper bound of each D range and PD(H) in hundredths (docs/rules.md).
 PD_UPPER = [
     (3, 50),
     (10, 51),
@@ -62,7 +62,7 @@ PD_UPPER = [
     (735, 99),
 ]
 
-# Table 8.1.1 for p >= 0.50 (RULES.md §1.1); dp(1 - p) = -dp(p).
+# Table 8.1.1 for p >= 0.50 (docs/rules.md); dp(1 - p) = -dp(p).
 DP_HIGH = {
     100: 800,
     99: 677,
@@ -163,7 +163,7 @@ def rated_change(rating, games, k, cap=400, exempt_from=None):
 
 
 def initial_rating(opponents: list[int], score: Fraction, cap_2200: bool = True) -> int:
-    """2024 method (RULES.md §1.5): two hypothetical 1800 draws, p to a whole percent (0.5 up)."""
+    """2024 method (docs/rules.md): two hypothetical 1800 draws, p to a whole percent (0.5 up)."""
     n = len(opponents)
     ra = Fraction(sum(opponents) + 3600, n + 2)
     p = (Fraction(score) + 1) / (n + 2)

@@ -1,5 +1,5 @@
 """Naive USCF event rating: dicts, one player and one game at a time, the five steps
-written out (Glickman & Doan; RULES.md §5). The special formula is solved by bisection
+written out (Glickman & Doan; docs/uscf.md). The special formula is solved by bisection
 (not by the kernel's corner search), so the two share no algorithm."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Backtest metrics against ACCURACY.md, the calibration fit, the driver and the report."""
+"""Backtest metrics against docs/analysis.md "Protocols", the calibration fit, the driver and the report."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import pytest
 
 from arpad.pipeline import backtest as bt
 from arpad.pipeline import jobs
+from arpad.pipeline.systems import get_system
 
 
 def test_kaggle_worked_example():
-    # ACCURACY.md §A.1: the Evaluation page's six games, RMSE 0.675305 (page prints 0.68).
+    # docs/analysis.md "Protocols": the Evaluation page's six games, RMSE 0.675305 (page prints 0.68).
     month = np.array([101, 101, 102, 103, 104, 105])
     white = np.array([1, 1, 2, 1, 2, 1])
     black = np.array([2, 3, 1, 2, 1, 2])
@@ -22,7 +23,7 @@ def test_kaggle_worked_example():
 
 
 def test_kaggle_constant_anchors(bundled_data):
-    # ACCURACY.md §A.3: constant 0.5 → 0.655417; mean White score of months 1–95 → 0.649265.
+    # docs/analysis.md "Protocols": constant 0.5 → 0.655417; mean White score of months 1–95 → 0.649265.
     ds = bt.load_kaggle2010(bundled_data)
     cv = ds.targets["cv"]
     assert cv.size == 3184
@@ -36,7 +37,7 @@ def test_kaggle_constant_anchors(bundled_data):
 
 
 def test_deloitte_anchors(bundled_data):
-    # ACCURACY.md §B.3: constant 0.5 → log10 2; oracle constants 0.299916 / 0.300269.
+    # docs/analysis.md "Protocols": constant 0.5 → log10 2; oracle constants 0.299916 / 0.300269.
     ds = bt.load_deloitte2011(bundled_data)
     public, private = ds.targets["public"], ds.targets["private"]
     assert (public.size, private.size) == (26561, 61896)
@@ -142,7 +143,7 @@ def test_unrated_players_predict_at_the_default():
     from arpad.pipeline.systems.base import State
 
     state = State(players={"rating": np.array([2000, 0]), "is_rated": np.array([True, False])})
-    rating, rd = bt.ratings_of(state, 2100.0)
+    rating, rd = bt.ratings_of(get_system("fide"), state, 2100.0)
     assert list(rating) == [2000.0, 2100.0] and rd is None
 
 

@@ -1,6 +1,6 @@
 """Corrections: a changed file (or ``--replace``) marks later periods stale for every
 rated system/pool, and ``arpad rate`` recomputes from the earliest stale period only,
-with the same result as a full recompute (ARCHITECTURE.md "The store")."""
+with the same result as a full recompute (docs/pgn-trf.md "Corrections and incremental recomputation")."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def check_incremental_equals_full(systems, data: Path, tmp_path: Path, capsys) -
         # The correction changed something, and periods before it kept their reports.
         old = before[system]
         assert not old.equals(want)
-        if getattr(get_system(system), "history_reports", None) is not None:
+        if get_system(system).retroactive:
             continue  # retroactive (WHR): a correction rightly revises earlier periods too
         early = pa.compute.less(want["period"], 202403)
         assert old.filter(pa.compute.less(old["period"], 202403)).equals(want.filter(early)), system

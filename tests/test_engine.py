@@ -67,7 +67,7 @@ def test_fide_reconstruction_matches_naive(tmp_path, seed):
     assert summary.rules == ["FIDE 2024-03"] * 2 + ["FIDE 2025-10"] * 4
     statuses = set()
     for month, games in sorted(by_month.items()):
-        # The 2650 exemption starts with the 2025-10 rules (RULES.md §1.3).
+        # The 2650 exemption starts with the 2025-10 rules (docs/rules.md).
         exempt = 2650 if month >= 202510 else None
         expected = naive.period((month // 100) * 12 + month % 100 - 1, month // 100, games, exempt)
         table = store.read_ratings("fide", "standard", month).to_pylist()

@@ -1,4 +1,4 @@
-"""FIDE Elo: the vectors of RULES.md §1 and §9, a naive reference, and properties."""
+"""FIDE Elo: the vectors of docs/rules.md, a naive reference, and properties."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def one_player_period(rating, opponents, scores, k, cap=400, exempt_from=None, k
     return res
 
 
-# -- tables (RULES.md §1.1, §1.2) ---------------------------------------------------------
+# -- tables (docs/rules.md) ---------------------------------------------------------
 def test_table_8_1_1_published_entries_and_antisymmetry():
     assert DP.shape == (101,)
     assert (DP[0], DP[1], DP[29], DP[50], DP[64], DP[83], DP[99], DP[100]) == (
@@ -59,7 +59,7 @@ def test_table_8_1_1_published_entries_and_antisymmetry():
 
 
 def test_table_8_1_2_ranges_and_mirror_of_8_1_1():
-    # Published range bounds (§1.2): 0–3 → .50, 4–10 → .51, 92–98 → .63, 620–735 → .99, >735 → 1.
+    # Published range bounds (table 8.1.2): 0–3 → .50, 4–10 → .51, 92–98 → .63, 620–735 → .99, >735 → 1.
     assert PD[0] == PD[3] == 50 and PD[4] == PD[10] == 51
     assert PD[92] == PD[98] == 63 and PD[620] == PD[735] == 99 and PD[736] == 100
     assert (np.diff(PD) >= 0).all()
@@ -74,7 +74,7 @@ def test_expected_fide_table_400_rule_and_2650_exemption():
     capped = expected_score_fide_table(own, opp, PD, cap=400)
     assert capped.tolist() == [0.08, 0.92, 0.92, 0.08, 0.92, 0.92]
     new = expected_score_fide_table(own, opp, PD, cap=400, exempt_from=2650)
-    # RULES.md §1.6 D: 2750 vs 2250 uses D = 500 → .96; the 2250 player keeps the cap.
+    # docs/rules.md D: 2750 vs 2250 uses D = 500 → .96; the 2250 player keeps the cap.
     assert new.tolist() == [0.08, 0.92, 0.96, 0.08, 0.96, 0.96]
 
 
@@ -91,7 +91,7 @@ def test_div_round_half_away_matches_fractions(num, den):
     assert div_round_half_away(num, den) == naive_fide.round_half_away(Fraction(num, den))
 
 
-# -- K factor cap (RULES.md §1.4 vectors) ---------------------------------------------------
+# -- K factor cap (docs/rules.md vectors) ---------------------------------------------------
 @pytest.mark.parametrize(
     "k, n, capped", [(40, 18, 38), (40, 20, 35), (20, 35, 20), (20, 36, 19), (10, 71, 9)]
 )
@@ -100,7 +100,7 @@ def test_k_times_n_at_most_700(k, n, capped):
     assert res.k[0] == capped
 
 
-# -- worked examples (RULES.md §1.6, §9 #1 #2 #4) -----------------------------------------------
+# -- worked examples (docs/rules.md, vector #1, #2, #4 in docs/sources.md) -----------------------------------------------
 def test_example_a_player_2000_k20():
     res = one_player_period(2000, [1900, 2100, 2520, 1560, 2000], [1, 0.5, 0, 1, 0.5], 20)
     assert res.score2[0] == 6 and res.expected100[0] == 250  # ΣΔR = 3 − 2.50 = +0.50
@@ -130,14 +130,14 @@ def test_2650_rule_draw_against_2200():
     assert new.expected100[1] == old.expected100[1] == 8
 
 
-# -- initial ratings (RULES.md §1.5, §9 #6) -------------------------------------------------
+# -- initial ratings (docs/rules.md, vector #6 in docs/sources.md) -------------------------------------------------
 def test_initial_rating_2024_examples():
     ru = fide_initial_rating(np.array([5, 5]), np.array([7, 2]), np.array([9220, 8000]), DP)
     assert ru.tolist() == [1933, 1499]
 
 
 def test_initial_rating_2022_method():
-    # RULES.md §1.5: same first example under the 2022 rule → Ra 1844, +2 half points → 1884.
+    # docs/rules.md: same first example under the 2022 rule → Ra 1844, +2 half points → 1884.
     ru = fide_initial_rating(
         np.array([5]), np.array([7]), np.array([9220]), DP, method=INITIAL_METHOD_2022, max_rating=0
     )

@@ -1,4 +1,4 @@
-"""Dated FIDE rule versions (RULES.md §1.8), the 2024 compression (§1.7), rapid/blitz rules.
+"""Dated FIDE rule versions, the 2024 compression, rapid/blitz rules (docs/fide-history.md).
 
 Each version has a hand-computed case whose result differs from its neighbour's;
 the expected numbers are worked out in the comments from tables 8.1.2 (PD) and
@@ -112,7 +112,7 @@ def test_rapid_blitz_versions():
 
 # -- a hand-computed case per version -------------------------------------------------------
 def test_2025_10_vs_2024_03_draw_2700_vs_2200():
-    # RULES.md §1.6 D: 2700 (K 10) draws 2200: −0.46 × 10 = −4.6 → −5 (2025-10, D = 500,
+    # docs/rules.md D: 2700 (K 10) draws 2200: −0.46 × 10 = −4.6 → −5 (2025-10, D = 500,
     # PD .96) vs −0.42 × 10 = −4.2 → −4 (2024-03, D capped at 400, PD .92).
     info = players([2700, 2200], peaks=[2700, 2200])
     new, _ = run(info, [(202510, [(0, 1, 0.5)])])
@@ -181,7 +181,7 @@ def test_2022_01_once_per_event_vs_2014_07():
 
 
 def test_2024_03_initial_rating_vs_2022_01():
-    # RULES.md §1.5: 5 rated opponents Σ 9220, 3.5/5 → 1933 (2024: two hypothetical
+    # docs/rules.md: 5 rated opponents Σ 9220, 3.5/5 → 1933 (2024: two hypothetical
     # 1800 draws) vs 1884 (2022: Ra 1844 + 2 half points × 20).
     opponents = [1750, 1820, 1900, 1650, 2100]
     info = players([None, *opponents], rated_games=[0] + [100] * 5)
@@ -222,7 +222,7 @@ def test_two_monthly_without_a_walked_closing_month_publishes_as_adjustment():
     assert state.players["rated_games"][0] == 101
 
 
-# -- compression (RULES.md §1.7) --------------------------------------------------------------
+# -- compression (docs/fide-history.md) --------------------------------------------------------------
 @pytest.mark.parametrize(
     "before, after",
     [

@@ -90,7 +90,7 @@ def test_card_shows_compression_as_its_own_event(replay):
     first = min(p for p in summary.periods if p >= 202403)
     row = next(r for r in rated_rows(store, "standard", first) if r["rating_before"] < 1900)
     card = rating_card(store, row["player_id"], first)
-    # RULES.md §1.7: R' = R + 0.4 (2000 − R), rounded half away from zero (arpad's choice).
+    # docs/fide-history.md: R' = R + 0.4 (2000 − R), rounded half away from zero (arpad's choice).
     exact = Fraction(2, 5) * (2000 - card.rating_before)
     assert card.adjustment == naive_fide.round_half_away(exact)
     assert card.rating_before + card.adjustment + card.change == row["rating_after"]

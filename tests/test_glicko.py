@@ -1,5 +1,5 @@
 """Glicko-1 and Glicko-2: Glickman's published examples, the naive reference, properties,
-and the systems end to end through the engine (RULES.md §6)."""
+and the systems end to end through the engine (docs/glicko.md)."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_glicko1_expected_with_both_rds():
 
 def test_glicko2_paper_example():
     # "Example of the Glicko-2 system" (2013): r' 1464.06, RD' 151.52, σ' 0.05999;
-    # full precision (RULES.md §6.2, sublee/glicko2's test): 1464.0507 / 151.5165 / 0.0599960.
+    # full precision (docs/glicko.md, sublee/glicko2's test): 1464.0507 / 151.5165 / 0.0599960.
     res = glicko2_period(
         PAPER_R, PAPER_RD, np.full(4, 0.06), np.ones(4, bool), *_csr(*PAPER_GAMES, 4), tau=0.5
     )

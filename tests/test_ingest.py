@@ -187,3 +187,40 @@ def test_deloitte_and_kaggle_mappings(bundled_data, tmp_path):
     # 7,301 distinct ids appear in training (data README).
     assert kaggle.read_players().num_rows == 7301
     assert kaggle.periods("standard") == list(range(1, 101))
+
+
+def test_reason_table_in_docs_is_the_enumeration():
+    """docs/ingest.md lists exactly the Reason codes with their descriptions."""
+    from pathlib import Path
+
+    from arpad.pipeline.reasons import reason_table
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "ingest.md").read_text()
+    start = text.index("<!-- reason-codes")
+    start = text.index("\n", start) + 1
+    end = text.index("<!-- /reason-codes -->")
+    assert text[start:end] == reason_table()
+
+
+def test_reason_codes_are_produced_only_through_the_enumeration():
+    """No reader, validation or ingest module spells a reason code as a bare string."""
+    import ast
+    from pathlib import Path
+
+    from arpad.pipeline.reasons import Reason
+
+    codes = {r.value for r in Reason}
+    pipeline = Path(__file__).resolve().parents[1] / "pipeline"
+    for path in sorted(pipeline.rglob("*.py")):
+        if path.name == "reasons.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and node.value in codes:
+                raise AssertionError(f"{path.name}:{node.lineno}: {node.value!r}: use Reason")
+
+
+def test_every_quarantine_reason_is_a_known_code():
+    from arpad.pipeline.reasons import Reason
+
+    for _, reason in CASES:
+        assert reason is None or Reason(reason)

@@ -1,5 +1,5 @@
 """ECF grading, Harkness, Ingo, Elo's linear method, performance ratings, conversions,
-categories and norms: the vectors of RULES.md §2–4, §7 and §9, naive references
+categories and norms: the vectors of docs/legacy-systems.md and docs/sources.md, naive references
 (tests/naive_legacy.py) and Hypothesis properties."""
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ def star(ratings, scores, own=np.nan):
     return g, rating
 
 
-# -- ECF (RULES.md §3.1) --------------------------------------------------------------
+# -- ECF (docs/legacy-systems.md) --------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     "own, opp, score, points",
     [
-        (160, 140, 1.0, 190),  # §9 #10: 160 beats 140
+        (160, 140, 1.0, 190),  # docs/sources.md vector #10: 160 beats 140
         (140, 160, 0.0, 110),
         (160, 100, 1.0, 170),  # 40-point rule: opponent taken as 120
         (100, 160, 0.0, 90),  # taken as 140
@@ -66,7 +66,7 @@ def test_ecf_per_game_points(own, opp, score, points):
 
 
 def test_ecf_cycle_example_with_30_game_padding():
-    """RULES.md §3.1: ten games with points 210,…,160 (Σ 1520), previous grade 140 → 144.0."""
+    """docs/legacy-systems.md: ten games with points 210,…,160 (Σ 1520), previous grade 140 → 144.0."""
     points = [210, 145, 140, 160, 70, 150, 180, 120, 185, 160]
     # Draws against opponents graded at the points (within 40 of 140, except where the
     # result makes up the difference): opponent = points − 100·s + 50.
@@ -155,11 +155,11 @@ def test_ecf_fifty_percent_against_equal_opposition_keeps_the_grade(grade, games
     assert res.grade[0] == pytest.approx(grade)
 
 
-# -- Harkness and Ingo (RULES.md §4.1, §4.2) ------------------------------------------
+# -- Harkness and Ingo (docs/legacy-systems.md) ------------------------------------------
 
 
 def test_harkness_example():
-    """Harkness 1967:187 (RULES.md §4.1, §9 #12): 1600 player, 2½/11 vs average 1850 → 1577."""
+    """Harkness 1967:187 (docs/legacy-systems.md, vector #12 in docs/sources.md): 1600 player, 2½/11 vs average 1850 → 1577."""
     opps = [1850.0] * 11
     scores = [1.0, 1.0, 0.5] + [0.0] * 8
     g, rating = star(opps, scores, own=1600.0)
@@ -171,7 +171,7 @@ def test_harkness_example():
 
 
 def test_ingo_example_dsb_and_performance():
-    """schachecke (RULES.md §4.2, §9 #13): field 120, 7/11, old 110 → P 106.4; DSB 109.09 → 109."""
+    """schachecke (docs/legacy-systems.md, vector #13 in docs/sources.md): field 120, 7/11, old 110 → P 106.4; DSB 109.09 → 109."""
     opps = [120.0] * 11
     scores = [1.0] * 7 + [0.0] * 4
     g, rating = star(opps, scores, own=110.0)
@@ -233,13 +233,13 @@ def test_event_ratings_match_naive_reference(case, method):
             assert res.rating_after[p] == ref[p]
 
 
-# -- Elo (RULES.md §2) ----------------------------------------------------------------
+# -- Elo (docs/legacy-systems.md) ----------------------------------------------------------------
 
 PORTISCH_SUM_DIFF = 1620  # Σ(player − opponent) over the 15 games
 
 
 def test_portisch_linear_approximation():
-    """Elo 1978:28–29 (RULES.md §2, §9 #9): 2635 + 5 × (6 − 4.05) = 2644.75 (K 10, C 200)."""
+    """Elo 1978:28–29 (docs/legacy-systems.md, vector #9 in docs/sources.md): 2635 + 5 × (6 − 4.05) = 2644.75 (K 10, C 200)."""
     # 15 opponents whose ratings sum to 15·2635 − 1620; 10½ points (9 wins, 3 draws, 3 losses).
     opps = [2635 - 108.0] * 15
     scores = [1.0] * 9 + [0.5] * 3 + [0.0] * 3
@@ -250,7 +250,7 @@ def test_portisch_linear_approximation():
 
 
 def test_portisch_full_elo():
-    """RULES.md §2, §9 #9: 2635 + 10 × (10.5 − 9.66) = 2643.4, expectancies from Elo's table.
+    """docs/legacy-systems.md, vector #9 in docs/sources.md: 2635 + 10 × (10.5 − 9.66) = 2643.4, expectancies from Elo's table.
 
     Elo's 15 opponents are not listed; 14 at D = 100 (0.64) and one at D = 150 (0.70)
     give the same table sum 9.66, and the FIDE kernel's unrounded ΣΔR reproduces it.
@@ -294,7 +294,7 @@ def test_elo_linear_matches_naive_reference(ratings, pairs):
         assert res.rating_after[p] == pytest.approx(ref[p])
 
 
-# -- Performance (RULES.md §4.3, §9 #14) ----------------------------------------------
+# -- Performance (docs/legacy-systems.md, vector #14 in docs/sources.md) ----------------------------------------------
 
 
 def test_performance_published_figures():
@@ -307,7 +307,9 @@ def test_performance_published_figures():
     assert res.true[0] == pytest.approx(2785.0, abs=0.5)
     assert not res.extreme[0]
     logistic = performance_period(g.offsets, rating[g.opponent], g.score, rating, DP, "logistic")
-    assert logistic.true[0] != pytest.approx(2785.0, abs=0.5)  # RULES.md §4.3: curve matters
+    assert logistic.true[0] != pytest.approx(
+        2785.0, abs=0.5
+    )  # docs/legacy-systems.md: curve matters
     assert logistic.true[0] == pytest.approx(
         naive_legacy.true_performance([2400, 2500, 2600], 2.5, "logistic"), abs=1e-4
     )
@@ -366,13 +368,15 @@ def test_performance_is_monotone_in_score(opps, data, curve):
         assert lo.true[0] == pytest.approx(ref, abs=1e-4)
 
 
-# -- Conversions, categories, classes, norms (RULES.md §3.1, §7) -------------------------
+# -- Conversions, categories, classes, norms (docs/legacy-systems.md) -------------------------
 
 
 def test_ecf_fide_conversions_by_era():
     assert conversions.ecf_to_fide(100, "2005-06-01") == 1400  # 8x + 600
     assert conversions.ecf_to_fide(200, "2005-06-01") == 2200
-    assert conversions.ecf_to_fide(140, "2017-01-01") == 1750  # 7.5x + 700 (§9 #11)
+    assert (
+        conversions.ecf_to_fide(140, "2017-01-01") == 1750
+    )  # 7.5x + 700 (docs/sources.md vector #11)
     assert conversions.fide_to_ecf(1750, "2017-01-01") == 140
     # from March 2024: ECF rating 7.5g + 700, then 0.6R + 700 below 1750, parity above
     assert conversions.ecf_to_fide(100, "2024-06-01") == pytest.approx(0.6 * 1450 + 700)
@@ -406,7 +410,7 @@ def test_rating_classes():
 
 
 def test_im_norm_example():
-    """RULES.md §7.2: IM norm, 9 rounds, 5 points → 56 % → dp 43 → Ra ≥ 2406.5 needed."""
+    """docs/legacy-systems.md: IM norm, 9 rounds, 5 points → 56 % → dp 43 → Ra ≥ 2406.5 needed."""
     ok = norm_check([2407] * 9, 5, "IM")
     # rating conditions met; without titles/federations the composition is not checked
     # (tests/test_tournament.py has the same example with a full field: achieved)

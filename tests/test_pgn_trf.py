@@ -163,7 +163,7 @@ def test_trf_header_dates(text, iso):
 
 
 def naive_blocks(path: Path) -> dict[str, int]:
-    """Independent count of round blocks, straight from the columns (TRF_FORMAT.md §3)."""
+    """Independent count of round blocks, straight from the columns (docs/pgn-trf.md "TRF columns")."""
     counts = {"game_sides": 0, "unplayed_sides": 0, "other": 0}
     for line in path.read_text(encoding="latin-1").splitlines():
         if not line.startswith("001"):

@@ -1,6 +1,6 @@
 """Title-norm composition, event categories from a store, Ingo rating lists (issue #4 leftovers).
 
-Every figure below is computed by hand from RULES.md §7 (Title Regulations from 1 Jan 2024,
+Every figure below is computed by hand from docs/legacy-systems.md (Title Regulations from 1 Jan 2024,
 S2): §7.2 table (Ra, Rp, floor), §7.2 bullets "minimum 9 games … > 13 rounds count as 13",
 "at most one opponent (the lowest-rated) is raised to the floor; other unrated opponents
 count as 1400", and "Composition: ≥ 50 % titled (CM/WCM not counted); ≥ 1/3 holding the
@@ -293,11 +293,11 @@ def test_cli_category_store(category_store, capsys):
     assert out[1] == "E1,3,2,2275.0,2275,1"
 
 
-# -- Ingo rating list: lower is better (§4.2) ---------------------------------------------
+# -- Ingo rating list: lower is better (docs/legacy-systems.md)---------------------------------------
 
 
 def test_lower_is_better_list_matches_the_registry():
-    lower = {n for n in system_names() if getattr(get_system(n), "lower_is_better", False)}
+    lower = {n for n in system_names() if get_system(n).lower_is_better}
     assert lower == set(catalog.LOWER_IS_BETTER)
 
 

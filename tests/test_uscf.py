@@ -1,4 +1,4 @@
-"""USCF: the vectors of RULES.md §5, the naive event-by-event reference, properties,
+"""USCF: the vectors of docs/uscf.md, the naive event-by-event reference, properties,
 and the system through the engine with event ids."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tests.conftest import write_csv
 
 
 def test_effective_games_vectors():
-    # 2015+ N*: R0 1700 → 20.012, R0 1300 → 14.107 (RULES.md §5, S2).
+    # 2015+ N*: R0 1700 → 20.012, R0 1300 → 14.107 (docs/uscf.md, S2).
     n = effective_games([1700.0, 1300.0, 2400.0], [1000, 1000, 1000], N_STAR_2015)
     assert n[0] == pytest.approx(20.012, abs=0.001)
     assert n[1] == pytest.approx(14.107, abs=0.001)
@@ -127,7 +127,7 @@ def test_special_formula_for_provisional_and_all_wins_history():
 
 def test_floors():
     # absolute floor min(150, 100 + 4W + 2D + N_r); established: 100⌊(peak − 200)/100⌋
-    # at levels 1200..2100 (peak 1941 → 1700) (RULES.md §5).
+    # at levels 1200..2100 (peak 1941 → 1700) (docs/uscf.md).
     f = uscf_floor(
         np.array([2, 30, 0, 0, 0]),
         np.array([1, 0, 0, 0, 0]),

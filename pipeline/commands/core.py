@@ -18,7 +18,7 @@ from arpad.pipeline.commands.common import (
     split_list,
 )
 from arpad.pipeline.periods import parse_period
-from arpad.pipeline.systems import system_names
+from arpad.pipeline.systems import DEFAULT_SYSTEM, system_names
 
 
 def register(sub) -> None:
@@ -76,7 +76,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("list", help="rating list of one period")
     add_store(p)
-    p.add_argument("--system", default="fide")
+    p.add_argument("--system", default=DEFAULT_SYSTEM)
     p.add_argument("--pool", default="standard")
     p.add_argument("--period", type=parse_period, default=None, help="default: the latest")
     p.add_argument("--top", type=int, default=None)

@@ -19,6 +19,8 @@ from arpad.pipeline.commands.core import Progress, print_ingest_report, print_ra
 from arpad.pipeline.jobs import IngestRequest, RateRequest
 from arpad.pipeline.lists import rating_list
 from arpad.pipeline.store import Store
+from arpad.pipeline.systems.elo import EloSystem
+from arpad.pipeline.systems.fide import FideSystem
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "real"
 
@@ -55,7 +57,12 @@ def cmd_demo(args) -> int:
     report = run_job(args, "ingest", request)
     print_ingest_report(report)
     print("(the quarantined rows are the contest's 'Spurious' decoys, WhiteScore = -1)")
-    summary = run_job(args, "rate", RateRequest(str(fide.root), "fide"), progress=Progress("fide"))
+    summary = run_job(
+        args,
+        "rate",
+        RateRequest(str(fide.root), FideSystem.name),
+        progress=Progress(FideSystem.name),
+    )
     print_rate_summary(summary)
     period_fide = summary.periods[-1]
 
@@ -66,10 +73,12 @@ def cmd_demo(args) -> int:
     )
     report = run_job(args, "ingest", request)
     print_ingest_report(report)
-    summary = run_job(args, "rate", RateRequest(str(elo.root), "elo"), progress=Progress("elo"))
+    summary = run_job(
+        args, "rate", RateRequest(str(elo.root), EloSystem.name), progress=Progress(EloSystem.name)
+    )
     print_rate_summary(summary)
 
-    for store, system in ((fide, "fide"), (elo, "elo")):
+    for store, system in ((fide, FideSystem.name), (elo, EloSystem.name)):
         frame, period = rating_list(store, system, "standard", None, 10)
         print(f"\nTop 10, {system}, period {period} ({store.root}):")
         output.render(frame.drop("name", "federation", "title"), "table", float_precision=1)
@@ -78,8 +87,8 @@ def cmd_demo(args) -> int:
         movers = catalog.query_frame(
             con,
             "SELECT player_id, rating_before, change, rating_after, games FROM movers "
-            "WHERE system = 'fide' AND period = ? AND rank_up <= 5 ORDER BY rank_up, player_id",
-            [period_fide],
+            "WHERE system = ? AND period = ? AND rank_up <= 5 ORDER BY rank_up, player_id",
+            [FideSystem.name, period_fide],
         )
     finally:
         con.close()

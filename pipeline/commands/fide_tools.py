@@ -16,13 +16,17 @@ from arpad.pipeline.commands.common import (
     run_job,
 )
 from arpad.pipeline.periods import parse_period
+from arpad.pipeline.systems import DEFAULT_SYSTEM
+from arpad.pipeline.systems.fide import FideSystem
+
+FIDE = FideSystem.name  # the card, what-if and rule versions are FIDE's own tools
 
 
 def register(sub) -> None:
     p = sub.add_parser("card", help="per-game breakdown of one player's FIDE change in a period")
     p.add_argument("player")
     p.add_argument("--period", type=parse_period, required=True, metavar="P")
-    p.add_argument("--system", default="fide", choices=["fide"])
+    p.add_argument("--system", default=FIDE, choices=[FIDE])
     p.add_argument("--pool", default="standard")
     p.add_argument("--rules", default=None, metavar="DATE|FILE", help="rules the run used")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
@@ -32,7 +36,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("history", help="rating history of one player (table or --plot FILE.png)")
     p.add_argument("player")
-    p.add_argument("--system", default="fide")
+    p.add_argument("--system", default=DEFAULT_SYSTEM)
     p.add_argument("--pool", default="standard")
     p.add_argument("--plot", default=None, metavar="FILE.png")
     p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
@@ -69,7 +73,7 @@ def cmd_card(args) -> int:
     from arpad.pipeline.fide_card import format_card, rating_card
 
     store = require_store(args)
-    rules = engine.resolve_rules("fide", args.rules, args.pool)
+    rules = engine.resolve_rules(FIDE, args.rules, args.pool)
     card = rating_card(store, args.player, args.period, args.pool, rules, parse_sets(args.set))
     if args.fmt == "json":
         print(json.dumps(card.to_dict(), indent=2, ensure_ascii=False))

@@ -1,4 +1,4 @@
-"""Subcommands: performance, convert, norm, category, class (docs/performance.md)."""
+"""Subcommands: performance, convert, norm, category, class (docs/legacy-systems.md)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from arpad.pipeline.conversions import ECF_ERAS, SCALES, convert
 from arpad.pipeline.performance import performance_table, read_games_file, read_players_file
 from arpad.pipeline.tournament import (
     CATEGORY_SCHEMA,
+    DEFAULT_CLASS_TABLE,
     NORMS,
     RATING_CLASSES,
     category_rows,
@@ -90,7 +91,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("class", help="rating class name (FIDE/Elo or USCF table)")
     p.add_argument("ratings", nargs="+", type=float, metavar="RATING")
-    p.add_argument("--table", default="fide", choices=sorted(RATING_CLASSES))
+    p.add_argument("--table", default=DEFAULT_CLASS_TABLE, choices=sorted(RATING_CLASSES))
     p.set_defaults(func=cmd_class)
 
 

@@ -1,14 +1,23 @@
 """Rating systems: each module holds one system's rules and formula behind the
-shared ``step(state, period_games, rules) -> (state, report)`` shape."""
+shared ``step(state, period_games, rules) -> (state, report)`` shape; every system
+subclasses ``base.RatingSystem``, which declares every hook the pipeline calls."""
 
 from __future__ import annotations
 
 from arpad.pipeline.systems.base import RatingSystem
 
+# The system commands use when none is named (``--system``, ``arpad history`` …): the one
+# place outside a system's module that names a system (tests/test_architecture.py).
+DEFAULT_SYSTEM = "fide"
+
 _REGISTRY: dict[str, RatingSystem] = {}
 
 
 def register(system: RatingSystem) -> RatingSystem:
+    if not isinstance(system, RatingSystem):
+        raise TypeError(f"{type(system).__name__} must subclass RatingSystem (base.py)")
+    if not system.name:
+        raise ValueError(f"{type(system).__name__} has no name")
     _REGISTRY[system.name] = system
     return system
 

@@ -9,12 +9,16 @@ inside a run; every per-player array has n entries.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
+import math
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 import numpy as np
+
+from arpad.pipeline import periods
 
 STATUS_CODES = ("rated", "new", "provisional", "inactive", "unrated")
 RATED, NEW, PROVISIONAL, INACTIVE, UNRATED = range(5)
@@ -72,7 +76,6 @@ class PeriodGames:
     ) -> PeriodGames:
         """A period's games from flat arrays: the CSR grouping, elapsed months and year."""
         from arpad.kernels.csr import group_by_player
-        from arpad.pipeline import periods
 
         white = np.ascontiguousarray(white, dtype=np.int32)
         black = np.ascontiguousarray(black, dtype=np.int32)
@@ -148,20 +151,176 @@ class Report:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class RatingSystem(Protocol):
-    name: str
-    rules_type: ClassVar[type]
+class RatingSystem:
+    """The whole interface of a rating system: every hook the pipeline may call.
+
+    A system subclasses this, sets ``name`` and ``rules_type`` and implements
+    ``initial_state`` and ``step``; every other hook has the default documented
+    here, and callers call the hooks directly (no probing with getattr/hasattr;
+    tests/test_architecture.py guards this). docs/developing.md "A rating system"
+    says when to override which hook.
+    """
+
+    # -- identity -------------------------------------------------------------------
+    name: ClassVar[str] = ""  # registry key, ``--system NAME``; every system sets it
+    rules_type: ClassVar[type] = object  # the frozen rules dataclass; every system sets it
+
+    # -- capabilities (class attributes; override by assigning) --------------------------
+    # A player's update reads only their own games and the pre-period state, so a period
+    # may be split by player (pipeline/sharding.py; docs/operations.md).
+    shardable: ClassVar[bool] = False
+    # Row order of state tables that are not ordered by player alone, e.g. FIDE's pool
+    # ``{"pool": ("month", "player")}``; tables not named here are ordered by player.
+    shard_table_order: ClassVar[dict[str, tuple[str, ...]]] = {}
+    # Keys of ``report.extra`` holding arrays of player indices (split and concatenated
+    # by the sharded step), e.g. Glicko-2's unconverged players.
+    shard_index_extras: ClassVar[tuple[str, ...]] = ()
+    # Smaller numbers are better (rank 1 = smallest), e.g. Ingo; used by the catalog's
+    # rating_list ranks.
+    lower_is_better: ClassVar[bool] = False
+    # Performance method of ``fill_performance`` (a key of pipeline.performance.METHODS)
+    # for reports that leave the ``performance`` column empty.
+    performance_method: ClassVar[str] = "true-logistic"
+    # The rules have no ``initial_rating``: players without a starting rating are not
+    # rated from one, so the backtest seeds every player with a rating (pipeline/backtest.py).
+    needs_initial_ratings: ClassVar[bool] = False
+    # ``history_reports`` revises earlier periods at the end of a run (WHR, docs/whr.md).
+    retroactive: ClassVar[bool] = False
+    # Rule fields the backtest tunes on its validation split, with candidate values;
+    # empty: the backtest scales the first of K/c/τ the rules have (pipeline/backtest.py).
+    tuning_grid: ClassVar[dict[str, tuple[Any, ...]]] = {}
+
+    # -- rules ----------------------------------------------------------------------
+    def rule_versions(self, pool: str = "standard") -> tuple[Any, ...]:
+        """The dated rule versions for ``pool``, oldest first (each with an ISO
+        ``effective`` date); default ``()``: the system has one undated rule set."""
+        return ()
 
     def rules_for(self, period: int, pool: str) -> Any:
-        """The rules in force for ``period`` (dated versions where the system has them)."""
+        """The rules in force for ``period``: the dated version in force
+        (``version_for_period``), or ``rules_type()`` when there are no versions."""
+        versions = self.rule_versions(pool)
+        if not versions:
+            return self.rules_type()
+        return version_for_period(versions, period)
 
-    def initial_state(self, players: PlayerInfo, rules: Any) -> State: ...
+    def rules_at(self, spec: str | int, pool: str = "standard") -> Any:
+        """``--rules DATE``: the version in force on that day (``parse_rules_date``
+        spellings). Raises ValueError for systems without dated versions."""
+        versions = self.rule_versions(pool)
+        if not versions:
+            raise ValueError(
+                f"--rules DATE is only meaningful for systems with dated versions; "
+                f"{self.name} has none (give a rules FILE.json instead)"
+            )
+        return pick_version(versions, parse_rules_date(spec))
 
-    def step(self, state: State, games: PeriodGames, rules: Any) -> tuple[State, Report]: ...
+    def rules_name(self, rules: Any) -> str:
+        """Label of a rule set in checkpoints and run summaries: its ``name`` field,
+        else the rules class name."""
+        if "name" in {f.name for f in dataclasses.fields(rules)}:
+            return str(rules.name)
+        return type(rules).__name__
+
+    # -- the step -------------------------------------------------------------------
+    def initial_state(self, players: PlayerInfo, rules: Any) -> State:
+        """The state before the first walked period, from the players table."""
+        raise NotImplementedError(f"{type(self).__name__} must implement initial_state")
+
+    def step(self, state: State, games: PeriodGames, rules: Any) -> tuple[State, Report]:
+        """One period: ``(state, games, rules) -> (state, report)``."""
+        raise NotImplementedError(f"{type(self).__name__} must implement step")
+
+    def absorb(self, state: State, games: PeriodGames, rules: Any) -> State:
+        """Add a period's games when only a later state is needed (the backtest's
+        training periods). Default: ``step`` and drop the report; a system whose
+        later step re-estimates everything anyway (WHR) just stores the games."""
+        return self.step(state, games, rules)[0]
+
+    def history_reports(self, state: State, walked: list[int], rules: Any) -> dict[int, Report]:
+        """Revised reports of the ``walked`` periods from the final ``state`` (called
+        at the end of a run when ``retroactive``). Default: ``{}`` (nothing revised)."""
+        return {}
+
+    def current_rating(self, state: State) -> tuple[np.ndarray, np.ndarray | None]:
+        """(rating, rd or None) per player from ``state``, NaN where a player has none.
+        Default: ``players["rating"]`` and ``players["rd"]`` when the state has it."""
+        p = state.players
+        rating = np.asarray(p["rating"], dtype=np.float64).copy()
+        rd = p.get("rd")
+        return rating, None if rd is None else np.asarray(rd, dtype=np.float64).copy()
+
+
+# -- dated rule versions (docs/rules.md "Dated versions") -----------------------------------
+def pick_version(versions: typing.Sequence[Any], day: str) -> Any:
+    """The last version whose ``effective`` date (ISO) is on or before ``day``;
+    the oldest one for a day before the first."""
+    chosen = versions[0]
+    for version in versions:
+        if version.effective <= day:
+            chosen = version
+    return chosen
+
+
+def version_for_period(versions: typing.Sequence[Any], period: int) -> Any:
+    """The version in force on a calendar period's first day; the latest for
+    abstract periods (no calendar)."""
+    day = periods.first_day(period)
+    if day is None:
+        return versions[-1]
+    return pick_version(versions, day.isoformat())
+
+
+def parse_rules_date(spec: str | int) -> str:
+    """``--rules`` dates → ISO day: '2014-07-15' as is, '2014-07' and '201407' → the
+    month's first day, '2014' → 1 December 2014 (the year's last list)."""
+    text = str(spec).strip()
+    try:
+        if len(text) == 10 and text[4] == "-" and text[7] == "-":
+            return dt.date.fromisoformat(text).isoformat()
+        if len(text) == 4 and text.isdigit():
+            text += "12"
+        first = periods.first_day(periods.parse_period(text))
+    except ValueError:
+        first = None
+    if first is None:
+        raise ValueError(
+            f"--rules takes a date (YYYY, YYYY-MM, YYYY-MM-DD, YYYYMM) or a file: {spec!r}"
+        )
+    return first.isoformat()
+
+
+def rule_range(rules_type: type, key: str) -> tuple[float, float] | None:
+    """The declared valid range [lo, hi] of a rules field (the rules class's ``RANGES``),
+    None for fields without one (text and on/off fields)."""
+    ranges: dict[str, tuple[float, float]] = getattr(rules_type, "RANGES", {})
+    return ranges.get(key)
+
+
+def check_rule_value(rules_type: type, key: str, value: Any) -> None:
+    """Raise a one-line ValueError naming field, value and valid range when a rules
+    value is NaN/±inf or outside its declared range (docs/rules.md "Valid ranges")."""
+    if value is None or isinstance(value, (bool, str)):
+        return
+    bounds = rule_range(rules_type, key)
+    where = f"{rules_type.__name__}.{key}"
+    valid = f"valid range {bounds[0]:g}..{bounds[1]:g}" if bounds else "no declared range"
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"rule {key}={value}: not a finite number ({where}, {valid})")
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        raise ValueError(f"rule {key}={value}: out of range ({where}, {valid})")
+
+
+def check_rules(rules: Any) -> Any:
+    """Every numeric field of ``rules`` within its declared range (``check_rule_value``)."""
+    for f in dataclasses.fields(rules):
+        check_rule_value(type(rules), f.name, getattr(rules, f.name))
+    return rules
 
 
 def apply_overrides(rules: Any, overrides: dict[str, str]) -> Any:
-    """dataclasses.replace with values parsed to each field's type (``--set key=value``)."""
+    """dataclasses.replace with values parsed to each field's type (``--set key=value``);
+    NaN, ±inf and values outside a field's declared range are refused."""
     if not overrides:
         return rules
     fields = {f.name: f for f in dataclasses.fields(rules)}
@@ -174,6 +333,7 @@ def apply_overrides(rules: Any, overrides: dict[str, str]) -> Any:
                 f"unknown rule field {key!r} for {type(rules).__name__} (known: {known})"
             )
         changes[key] = _parse_value(text, hints[key], key)
+        check_rule_value(type(rules), key, changes[key])
     return dataclasses.replace(rules, **changes)
 
 

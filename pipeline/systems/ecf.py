@@ -1,10 +1,10 @@
-"""Legacy ECF grading (Clarke system, 1958–2020) as RULES.md §3.1 and §0 describe.
+"""Legacy ECF grading (Clarke system, 1958–2020) as docs/legacy-systems.md describes.
 
 The engine walks months; ECF grades per cycle. The state keeps the current
 cycle's games; a period that closes a cycle (``cycle_end_months``) publishes
 the grades, every other period reports *interim* grades of the cycle so far
 (status ``provisional``) and leaves the published grades unchanged. Formula:
-``kernels.ecf``; decisions: docs/ecf.md.
+``kernels.ecf``; decisions: docs/legacy-systems.md.
 """
 
 from __future__ import annotations
@@ -27,14 +27,16 @@ from arpad.pipeline.systems.base import (
     RATED,
     PeriodGames,
     PlayerInfo,
+    RatingSystem,
     Report,
     State,
+    version_for_period,
 )
 
 
 @dataclass(frozen=True)
 class EcfRules:
-    """One version of the legacy ECF grading rules (RULES.md §3.1)."""
+    """One version of the legacy ECF grading rules (docs/legacy-systems.md)."""
 
     name: str = "ECF six-monthly (2011/12-2019/20)"
     effective: str = "2011-06-01"
@@ -52,6 +54,19 @@ class EcfRules:
     damping: float = 0.5  # fixed-point iteration of the estimates
     tol: float = 1e-3  # points; published grades are whole numbers
     max_iter: int = 10_000
+
+    # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "abstract_cycle_periods": (0, 1200),
+        "diff_cap": (0, 1000),
+        "win_points": (0, 1000),
+        "min_games": (0, 1000),
+        "junior_age": (0, 100),
+        "default_grade": (-100, 400),
+        "damping": (0.01, 1),
+        "tol": (1e-12, 100),
+        "max_iter": (1, 10_000_000),
+    }
 
     def end_months(self) -> tuple[int, ...]:
         return tuple(int(m) for m in self.cycle_end_months.split(",") if m.strip())
@@ -74,14 +89,7 @@ ECF_VERSIONS: tuple[EcfRules, ...] = (ECF_ANNUAL, ECF_SIX_MONTHLY)
 
 def rules_in_force(period: int) -> EcfRules:
     """Annual until the 2010/11 season (to May 2011), six-monthly from June 2011."""
-    day = periods.first_day(period)
-    if day is None:
-        return ECF_VERSIONS[-1]
-    chosen = ECF_VERSIONS[0]
-    for version in ECF_VERSIONS:
-        if version.effective <= day.isoformat():
-            chosen = version
-    return chosen
+    return version_for_period(ECF_VERSIONS, period)
 
 
 def _empty_cycle() -> dict[str, np.ndarray]:
@@ -93,15 +101,18 @@ def _empty_cycle() -> dict[str, np.ndarray]:
     }
 
 
-class EcfSystem:
+class EcfSystem(RatingSystem):
     name = "ecf"
     rules_type: ClassVar[type] = EcfRules
+    needs_initial_ratings = True  # no initial_rating rule: grades come from the players file
 
-    def rules_for(self, period: int, pool: str) -> EcfRules:
-        return rules_in_force(period)
+    def rule_versions(self, pool: str = "standard") -> tuple[EcfRules, ...]:
+        """Annual, then six-monthly grading (the same for every pool)."""
+        return ECF_VERSIONS
 
-    def rules_at(self, spec: str) -> EcfRules:
-        return rules_in_force(periods.parse_period(spec.replace("-", "")[:6]))
+    def current_rating(self, state: State) -> tuple[np.ndarray, None]:
+        """The published grade (NaN = ungraded); no RD."""
+        return np.asarray(state.players["grade"], dtype=np.float64).copy(), None
 
     def initial_state(self, players: PlayerInfo, rules: EcfRules) -> State:
         return State(

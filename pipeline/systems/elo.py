@@ -20,6 +20,7 @@ from arpad.pipeline.systems.base import (
     RATED,
     PeriodGames,
     PlayerInfo,
+    RatingSystem,
     Report,
     State,
 )
@@ -32,14 +33,19 @@ class EloRules:
     initial_rating: float = 1500.0
     scale: float = 400.0  # logistic scale: 400 → a 400-point gap is 10:1 odds
 
+    # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "k": (0, 1000),
+        "white_advantage": (-1000, 1000),
+        "initial_rating": (-10_000, 10_000),
+        "scale": (1, 10_000),
+    }
 
-class EloSystem:
+
+class EloSystem(RatingSystem):
     name = "elo"
     rules_type: ClassVar[type] = EloRules
     shardable = True  # per-player update from the pre-period ratings (pipeline/sharding.py)
-
-    def rules_for(self, period: int, pool: str) -> EloRules:
-        return EloRules()
 
     def initial_state(self, players: PlayerInfo, rules: EloRules) -> State:
         given = ~np.isnan(players.rating)

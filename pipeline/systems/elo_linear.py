@@ -1,4 +1,4 @@
-"""Elo's linear approximation (Elo 1978:28–29; RULES.md §2), ``--system elo-linear``:
+"""Elo's linear approximation (Elo 1978:28–29; docs/legacy-systems.md), ``--system elo-linear``:
 R' = R + (K/2)·[W − L + ½·ΣD_i / C], D_i = opponent − player, per period.
 
 Like the generic Elo system, every player starts at the players file's rating
@@ -21,6 +21,7 @@ from arpad.pipeline.systems.base import (
     RATED,
     PeriodGames,
     PlayerInfo,
+    RatingSystem,
     Report,
     State,
 )
@@ -33,15 +34,19 @@ class EloLinearRules:
     initial_rating: float = 1500.0
     round_result: bool = False  # round each period's new rating (half away from zero)
 
+    # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "k": (0, 1000),
+        "c": (1, 10_000),
+        "initial_rating": (-10_000, 10_000),
+    }
 
-class EloLinearSystem:
+
+class EloLinearSystem(RatingSystem):
     name = "elo-linear"
     rules_type: ClassVar[type] = EloLinearRules
     shardable = True  # per-player update from the pre-period ratings (pipeline/sharding.py)
     performance_method = "linear"  # Elo's "algorithm of 400", the linear method's own estimate
-
-    def rules_for(self, period: int, pool: str) -> EloLinearRules:
-        return EloLinearRules()
 
     def initial_state(self, players: PlayerInfo, rules: EloLinearRules) -> State:
         given = ~np.isnan(players.rating)

@@ -32,8 +32,11 @@ from arpad.pipeline.systems.base import (
     UNRATED,
     PeriodGames,
     PlayerInfo,
+    RatingSystem,
     Report,
     State,
+    pick_version,
+    version_for_period,
 )
 
 
@@ -76,7 +79,7 @@ class FideRules:
     initial_max: int = 2200  # 0 = no maximum
     initial_pool_months: int = 26
     initial_ignore_zero_first_event: bool = True
-    # One-time compression of 1 March 2024 (RULES.md §1.7): applied once, at the
+    # One-time compression of 1 March 2024 (docs/fide-history.md): applied once, at the
     # start of the first walked period on or after compression_date, when the
     # replay walked a period before it. None = no compression in this version.
     compression_date: str | None = "2024-03-01"
@@ -87,6 +90,33 @@ class FideRules:
     unrated_diff_from: int = 0
     unrated_diff_above: int = 2600
 
+    # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "list_months": (1, 12),
+        "k_new": (0, 100),
+        "new_player_games": (0, 1000),
+        "k_junior": (0, 100),
+        "junior_max_age": (0, 100),
+        "junior_rating_below": (0, 3500),
+        "k_mid": (0, 100),
+        "k_high": (0, 100),
+        "high_rating": (0, 3500),
+        "k_times_games_max": (0, 100_000),
+        "diff_cap": (0, 1000),
+        "cap_exempt_from": (0, 3500),
+        "rating_floor": (0, 3500),
+        "initial_per_half_point": (0, 100),
+        "initial_min_games": (1, 1000),
+        "initial_hypothetical_games": (0, 100),
+        "initial_hypothetical_rating": (0, 3500),
+        "initial_max": (0, 3500),
+        "initial_pool_months": (1, 1200),
+        "compression_below": (0, 3500),
+        "compression_factor": (0, 1),
+        "unrated_diff_from": (0, 3500),
+        "unrated_diff_above": (0, 3500),
+    }
+
     def __post_init__(self):
         if self.initial_method not in ("2024", "2022"):
             raise ValueError("initial_method must be '2024' or '2022'")
@@ -94,7 +124,7 @@ class FideRules:
             raise ValueError("list_months must divide 12")
 
 
-# -- dated versions (RULES.md §1.8; docs/fide-history.md) ----------------------------------
+# -- dated versions (docs/fide-history.md) -------------------------------------------------------
 FIDE_2009_07 = FideRules(
     name="FIDE 2009-07",
     effective="2009-07-01",
@@ -153,7 +183,7 @@ FIDE_VERSIONS: tuple[FideRules, ...] = (
 def rapid_blitz(standard: FideRules, name: str, effective: str, **changes) -> FideRules:
     """The rapid/blitz version beside a standard one: K 20 for everybody, the plain
     400-point cap (no 2650 exemption, no once-per-event limit), monthly lists,
-    no compression (FIDE's texts name the standard list only; RULES.md §1.7)."""
+    no compression (FIDE's texts name the standard list only; docs/fide-history.md)."""
     return dataclasses.replace(
         standard,
         name=name,
@@ -184,33 +214,12 @@ def versions_for(pool: str) -> tuple[FideRules, ...]:
 
 def version_at(day: str, versions: tuple[FideRules, ...] = FIDE_VERSIONS) -> FideRules:
     """The version in force on ``day`` (ISO date); the oldest one before the first."""
-    chosen = versions[0]
-    for version in versions:
-        if version.effective <= day:
-            chosen = version
-    return chosen
+    return pick_version(versions, day)
 
 
 def rules_in_force(period: int, versions: tuple[FideRules, ...] = FIDE_VERSIONS) -> FideRules:
     """The version in force for a calendar period; the latest one for abstract periods."""
-    day = periods.first_day(period)
-    if day is None:
-        return versions[-1]
-    return version_at(day.isoformat(), versions)
-
-
-def parse_rules_date(spec: str | int) -> str:
-    """'2014-07', '2014-07-15', '201407' → ISO date of the day meant."""
-    text = str(spec).strip()
-    try:
-        if len(text) == 10 and text[4] == "-" and text[7] == "-":
-            return dt.date.fromisoformat(text).isoformat()
-        first = periods.first_day(periods.parse_period(text))
-    except ValueError:
-        first = None
-    if first is None:
-        raise ValueError(f"--rules takes a date (YYYY-MM, YYYY-MM-DD, YYYYMM) or a file: {spec!r}")
-    return first.isoformat()
+    return version_for_period(versions, period)
 
 
 def _compression_period(rules: FideRules) -> int | None:
@@ -234,7 +243,7 @@ def k_base(
     birth_year: np.ndarray,
     year: int | None,
 ) -> np.ndarray:
-    """K before the 700 cap, from the state at the start of the period (§8.3.3, RULES.md §0)."""
+    """K before the 700 cap, from the state at the start of the period (§8.3.3, docs/rules.md)."""
     new = rated_games < rules.new_player_games
     junior = np.zeros(rating.shape, dtype=bool)
     if year is not None and rules.junior_rating_below > 0:
@@ -265,7 +274,7 @@ def compression_applies(rules: FideRules, previous: int | None, period: int) -> 
 
 
 def compression_increase(rules: FideRules, rating: np.ndarray) -> np.ndarray:
-    """R' − R = factor × (below − R) for R < below, rounded half away from zero (RULES.md §1.7)."""
+    """R' − R = factor × (below − R) for R < below, rounded half away from zero (docs/fide-history.md)."""
     rating = np.asarray(rating, dtype=np.int64)
     gap = np.maximum(rules.compression_below - rating, 0)
     return round_half_away_array(rules.compression_factor * gap).astype(np.int64)
@@ -275,7 +284,7 @@ def unrated_by_difference(
     rules: FideRules, white_rating, black_rating, white_rated, black_rated
 ) -> np.ndarray:
     """Rapid/blitz from 1 Dec 2024: games with |D| ≥ 600 are not rated when a player
-    is rated above 2600 (RULES.md §1.3, S1). Returns a mask of such games."""
+    is rated above 2600 (docs/rules.md, S1). Returns a mask of such games."""
     if rules.unrated_diff_from <= 0:
         return np.zeros(np.shape(white_rating), dtype=bool)
     both = np.asarray(white_rated) & np.asarray(black_rated)
@@ -284,20 +293,26 @@ def unrated_by_difference(
     return both & (diff >= rules.unrated_diff_from) & top
 
 
-class FideSystem:
+class FideSystem(RatingSystem):
     name = "fide"
     rules_type: ClassVar[type] = FideRules
     # A player's update reads only his games and the pre-period state (pipeline/sharding.py);
     # the pool table's rows are in (month, player) order.
     shardable = True
-    shard_table_order: ClassVar[dict] = {"pool": ("month", "player")}
+    shard_table_order: ClassVar[dict[str, tuple[str, ...]]] = {"pool": ("month", "player")}
+    performance_method = "fide"  # table 8.1.1 (docs/rules.md: "normal for FIDE")
+    needs_initial_ratings = True  # newcomers are rated only against rated opponents (§8.2)
 
-    def rules_for(self, period: int, pool: str) -> FideRules:
-        return rules_in_force(period, versions_for(pool))
+    def rule_versions(self, pool: str = "standard") -> tuple[FideRules, ...]:
+        """Standard, or rapid/blitz, dated versions (docs/fide-history.md)."""
+        return versions_for(pool)
 
-    def rules_at(self, spec: str | int, pool: str = "standard") -> FideRules:
-        """``--rules DATE``: the version in force on that day ('YYYY-MM', 'YYYY-MM-DD', period)."""
-        return version_at(parse_rules_date(spec), versions_for(pool))
+    def current_rating(self, state: State) -> tuple[np.ndarray, None]:
+        """The published rating of rated players, NaN for unrated ones; no RD."""
+        p = state.players
+        rating = np.asarray(p["rating"], dtype=np.float64).copy()
+        rating[~np.asarray(p["is_rated"], dtype=bool)] = np.nan
+        return rating, None
 
     def initial_state(self, players: PlayerInfo, rules: FideRules) -> State:
         has_rating = ~np.isnan(players.rating)

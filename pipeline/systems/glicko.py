@@ -25,6 +25,7 @@ from arpad.pipeline.systems.base import (
     RATED,
     PeriodGames,
     PlayerInfo,
+    RatingSystem,
     Report,
     State,
 )
@@ -40,8 +41,18 @@ class GlickoRules:
     rd_min: float = 30.0  # RD never falls below this after an update ("about 30", Glickman)
     white_advantage: float = 0.0  # rating points added to White's side of E
 
+    # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "c": (0, 1000),
+        "initial_rating": (-10_000, 10_000),
+        "initial_rd": (1, 1000),
+        "rd_max": (1, 1000),
+        "rd_min": (0, 1000),
+        "white_advantage": (-1000, 1000),
+    }
 
-class GlickoFamily:
+
+class GlickoFamily(RatingSystem):
     """Shared initial state and report of the Glicko systems."""
 
     def initial_state(self, players: PlayerInfo, rules) -> State:
@@ -84,9 +95,6 @@ class GlickoSystem(GlickoFamily):
     name = "glicko"
     rules_type: ClassVar[type] = GlickoRules
     shardable = True  # per-player update from the pre-period state (pipeline/sharding.py)
-
-    def rules_for(self, period: int, pool: str) -> GlickoRules:
-        return GlickoRules()
 
     def step(self, state: State, games: PeriodGames, rules: GlickoRules) -> tuple[State, Report]:
         s = state.players

@@ -37,15 +37,26 @@ class Glicko2Rules:
     white_advantage: float = 0.0  # rating points added to White's side of E
     scale: float = 173.7178  # Glicko-2 scale: μ = (r − 1500)/scale
 
+    # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "tau": (0, 10),
+        "initial_rating": (-10_000, 10_000),
+        "initial_rd": (1, 1000),
+        "initial_volatility": (1e-6, 10),
+        "rd_max": (1, 1000),
+        "rd_min": (0, 1000),
+        "epsilon": (1e-15, 1),
+        "max_iterations": (1, 1_000_000),
+        "white_advantage": (-1000, 1000),
+        "scale": (1, 10_000),
+    }
+
 
 class Glicko2System(GlickoFamily):
     name = "glicko2"
     rules_type: ClassVar[type] = Glicko2Rules
     shardable = True  # per-player update from the pre-period state (pipeline/sharding.py)
     shard_index_extras = ("volatility_not_converged",)
-
-    def rules_for(self, period: int, pool: str) -> Glicko2Rules:
-        return Glicko2Rules()
 
     def step(self, state: State, games: PeriodGames, rules: Glicko2Rules) -> tuple[State, Report]:
         s = state.players

@@ -1,8 +1,8 @@
-"""Harkness (USCF 1950–1960; RULES.md §4.1): after each event
+"""Harkness (USCF 1950–1960; docs/legacy-systems.md): after each event
 new = average opponent rating + 10 × (percentage score − 50).
 
 Rated per event when the games carry an event id, else per period
-(``pipeline.event_ratings``); docs/harkness-ingo.md.
+(``pipeline.event_ratings``); docs/legacy-systems.md.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 from arpad.kernels.harkness_ingo import METHOD_HARKNESS
 from arpad.pipeline.event_ratings import rate_events
 from arpad.pipeline.systems import register
-from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, State
+from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, RatingSystem, State
 
 
 @dataclass(frozen=True)
@@ -23,14 +23,15 @@ class HarknessRules:
     points_per_percent: float = 10.0  # rating points per percentage point above/below 50 %
     round_result: bool = True  # each event's result rounded to an integer (1577.27 → 1577)
 
+    # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {"points_per_percent": (0, 100)}
 
-class HarknessSystem:
+
+class HarknessSystem(RatingSystem):
     name = "harkness"
     rules_type: ClassVar[type] = HarknessRules
     shardable = True  # a player's events read only the opponents' pre-period ratings
-
-    def rules_for(self, period: int, pool: str) -> HarknessRules:
-        return HarknessRules()
+    needs_initial_ratings = True  # no initial_rating rule: starting ratings from the players
 
     def initial_state(self, players: PlayerInfo, rules: HarknessRules) -> State:
         return State(players={"rating": players.rating.astype(np.float64).copy()})

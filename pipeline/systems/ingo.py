@@ -1,7 +1,7 @@
-"""Ingo (Hösslinger, West Germany 1948–1992; RULES.md §4.2) — lower is better.
+"""Ingo (Hösslinger, West Germany 1948–1992; docs/legacy-systems.md) — lower is better.
 
 Per event: performance P = N − (100·S/n − 50), N the opponents' average Ingo.
-``ingo_update="performance"`` (default, RULES.md §0): new = P;
+``ingo_update="performance"`` (default, docs/legacy-systems.md): new = P;
 ``ingo_update="dsb"``: new = 0.75 × old + 0.25 × P. Starting numbers come from
 the players file's ``rating`` read as Elo: Ingo = (2840 − Elo) / 8.
 Rated per event when the games carry an event id, else per period.
@@ -18,7 +18,7 @@ from arpad.kernels.harkness_ingo import METHOD_INGO_DSB, METHOD_INGO_PERFORMANCE
 from arpad.pipeline.conversions import elo_to_ingo
 from arpad.pipeline.event_ratings import rate_events
 from arpad.pipeline.systems import register
-from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, State
+from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, RatingSystem, State
 
 
 @dataclass(frozen=True)
@@ -29,19 +29,23 @@ class IngoRules:
     round_result: bool = True  # each event's result rounded to an integer (109.09 → 109)
     initial_from_elo: bool = True  # players file `rating` is Elo: Ingo = (2840 − Elo)/8
 
+    # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "dsb_old_weight": (0, 1),
+        "expected_cap": (0, 1000),
+    }
+
     def __post_init__(self):
         if self.ingo_update not in ("performance", "dsb"):
             raise ValueError("ingo_update must be 'performance' or 'dsb'")
 
 
-class IngoSystem:
+class IngoSystem(RatingSystem):
     name = "ingo"
     rules_type: ClassVar[type] = IngoRules
     shardable = True  # a player's events read only the opponents' pre-period numbers
     lower_is_better = True
-
-    def rules_for(self, period: int, pool: str) -> IngoRules:
-        return IngoRules()
+    needs_initial_ratings = True  # no initial_rating rule: starting numbers from the players
 
     def initial_state(self, players: PlayerInfo, rules: IngoRules) -> State:
         rating = players.rating.astype(np.float64)

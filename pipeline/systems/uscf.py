@@ -25,7 +25,6 @@ from arpad.kernels.uscf import (
     uscf_event_layer,
     uscf_floor,
 )
-from arpad.pipeline import periods
 from arpad.pipeline.systems import register
 from arpad.pipeline.systems.base import (
     INACTIVE,
@@ -35,14 +34,16 @@ from arpad.pipeline.systems.base import (
     RATED,
     PeriodGames,
     PlayerInfo,
+    RatingSystem,
     Report,
     State,
+    version_for_period,
 )
 
 
 @dataclass(frozen=True)
 class UscfRules:
-    """One version of the US Chess regular rating rules (RULES.md §5)."""
+    """One version of the US Chess regular rating rules (docs/uscf.md)."""
 
     name: str = "USCF 2017"
     effective: str = "2017-05-01"  # B raised from 12 to 14 for events ending on/after 1 May 2017
@@ -58,7 +59,7 @@ class UscfRules:
     established_games: int = 25  # established when based on more than 25 games
     initial_rating: float = 1300.0  # step 1 for unrated adults / unknown age
     age_based_initial: bool = True  # step 1: 50 × age for ages 2–26 when the birth year is known
-    first_estimate_prior_games: float = 1.0  # weight of R0 in the step 3 estimate (RULES.md §5)
+    first_estimate_prior_games: float = 1.0  # weight of R0 in the step 3 estimate (docs/uscf.md)
     special_tolerance: float = 1e-7
     white_advantage: float = 0.0
     floors: bool = True
@@ -71,6 +72,31 @@ class UscfRules:
     floor_gap: float = 200.0
     floor_level_min: float = 1200.0
     floor_level_max: float = 2100.0
+
+    # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "k_numerator": (0, 10_000),
+        "bonus_b": (0, 100),
+        "bonus_min_games": (0, 1000),
+        "bonus_max_meetings": (0, 1000),
+        "bonus_min_m": (0, 1000),
+        "special_max_games": (0, 1000),
+        "special_max": (0, 4000),
+        "established_games": (0, 1000),
+        "initial_rating": (0, 4000),
+        "first_estimate_prior_games": (0, 1000),
+        "special_tolerance": (1e-12, 1),
+        "white_advantage": (-1000, 1000),
+        "floor_base": (0, 4000),
+        "floor_cap": (0, 4000),
+        "floor_per_win": (0, 100),
+        "floor_per_draw": (0, 100),
+        "floor_per_event": (0, 100),
+        "floor_event_min_games": (0, 1000),
+        "floor_gap": (0, 4000),
+        "floor_level_min": (0, 4000),
+        "floor_level_max": (0, 4000),
+    }
 
     def __post_init__(self):
         if self.n_star_formula not in ("2015", "2004"):
@@ -85,14 +111,8 @@ USCF_VERSIONS: tuple[UscfRules, ...] = (USCF_2004, USCF_2017)
 
 
 def rules_in_force(period: int, versions: tuple[UscfRules, ...] = USCF_VERSIONS) -> UscfRules:
-    day = periods.first_day(period)
-    if day is None:
-        return versions[-1]
-    chosen = versions[0]
-    for version in versions:
-        if version.effective <= day.isoformat():
-            chosen = version
-    return chosen
+    """The version in force for a calendar period; the latest one for abstract periods."""
+    return version_for_period(versions, period)
 
 
 def event_layers(event: np.ndarray, white: np.ndarray, black: np.ndarray) -> np.ndarray:
@@ -118,24 +138,13 @@ def event_layers(event: np.ndarray, white: np.ndarray, black: np.ndarray) -> np.
     )
 
 
-class UscfSystem:
+class UscfSystem(RatingSystem):
     name = "uscf"
     rules_type: ClassVar[type] = UscfRules
 
-    def rules_for(self, period: int, pool: str) -> UscfRules:
-        return rules_in_force(period)
-
-    def rules_at(self, spec: str) -> UscfRules:
-        """``--rules 2010-06`` or ``--rules 2004``: the version in force at that date."""
-        text = spec.strip()
-        if len(text) == 4:
-            text += "-12"
-        day = text if len(text) == 10 else text[:7] + "-01"
-        chosen = USCF_VERSIONS[0]
-        for version in USCF_VERSIONS:
-            if version.effective <= day:
-                chosen = version
-        return chosen
+    def rule_versions(self, pool: str = "standard") -> tuple[UscfRules, ...]:
+        """2004 and 2017 rules (``--rules 2010-06`` or ``--rules 2004``; docs/uscf.md)."""
+        return USCF_VERSIONS
 
     def initial_state(self, players: PlayerInfo, rules: UscfRules) -> State:
         rated = ~np.isnan(players.rating)

@@ -31,6 +31,7 @@ from arpad.pipeline.systems.base import (
     RATED,
     PeriodGames,
     PlayerInfo,
+    RatingSystem,
     Report,
     State,
 )
@@ -50,6 +51,19 @@ class WhrRules:
     opponent_prior_passes: int = 3
     # arpad rate: rewrite every rated period with the estimate from all games at the end
     retroactive: bool = True
+
+    # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "w2": (1e-6, 1e6),
+        "initial_rating": (-10_000, 10_000),
+        "initial_rd": (1e-3, 10_000),
+        "rated_rd": (1e-3, 10_000),
+        "white_advantage": (-1000, 1000),
+        "scale": (1, 10_000),
+        "max_sweeps": (1, 1_000_000),
+        "tolerance": (1e-12, 100),
+        "opponent_prior_passes": (0, 100),
+    }
 
     def __post_init__(self):
         if not (self.w2 > 0 and self.initial_rd > 0 and self.rated_rd > 0):
@@ -84,18 +98,16 @@ def _empty_nodes() -> dict[str, np.ndarray]:
     }
 
 
-class WhrSystem:
+class WhrSystem(RatingSystem):
     name = "whr"
     rules_type: ClassVar[type] = WhrRules
+    retroactive = True  # history_reports revises every walked period (rules.retroactive: on/off)
     # Rule fields the backtest tunes on its validation split, with candidate values.
     tuning_grid: ClassVar[dict[str, tuple[float, ...]]] = {
         "w2": (100.0, 300.0, 1000.0),
         "initial_rd": (100.0, 150.0, 250.0),
         "opponent_prior_passes": (0, 3),
     }
-
-    def rules_for(self, period: int, pool: str) -> WhrRules:
-        return WhrRules()
 
     def initial_state(self, players: PlayerInfo, rules: WhrRules) -> State:
         given = ~np.isnan(players.rating)

@@ -148,7 +148,7 @@ def rate(
     if resolved is not None:
         engine.apply_overrides(resolved, overrides)
     else:
-        engine.check_rules(system, None, overrides, pool)
+        engine.check_run_rules(system, None, overrides, pool)
     info = engine.player_info(_players_table(game_table, player_table))
     periods = _period_arrays(game_table, info.player_id)
     tables = engine.rate_in_memory(system, info, periods, pool, resolved, overrides)

@@ -61,7 +61,7 @@ TRF_HEAD = """012 Test Open
 
 
 def p001(rank: int, name: str, rating: str, fide: str, blocks: list[str], birth="1990/01/01"):
-    """A 001 line laid out by columns (TRF_FORMAT.md §2)."""
+    """A 001 line laid out by columns (docs/pgn-trf.md "TRF columns")."""
     line = "001 " + f"{rank:>4}" + " m" + "   " + " " + f"{name:<33}" + " " + f"{rating:>4}"
     line += " " + "GER" + " " + f"{fide:>11}" + " " + f"{birth:<10}" + " " + f"{'1.0':>4}"
     line += " " + f"{rank:>4}" + "  "
