@@ -242,6 +242,19 @@ class RatingSystem:
         at the end of a run when ``retroactive``). Default: ``{}`` (nothing revised)."""
         return {}
 
+    def expected_scores(
+        self,
+        white: np.ndarray,
+        black: np.ndarray,
+        white_rd: np.ndarray,
+        black_rd: np.ndarray,
+        rules: Any,
+    ) -> np.ndarray:
+        """White's expected score per pairing from the two ratings (and RDs, NaN where
+        the system has none), by the system's own formula (``arpad.predict``). Default:
+        the logistic curve 1/(1 + 10^(−(W − B)/400))."""
+        return 1.0 / (1.0 + 10.0 ** (-(white - black) / 400.0))
+
     def current_rating(self, state: State) -> tuple[np.ndarray, np.ndarray | None]:
         """(rating, rd or None) per player from ``state``, NaN where a player has none.
         Default: ``players["rating"]`` and ``players["rd"]`` when the state has it."""

@@ -106,6 +106,13 @@ class EcfSystem(RatingSystem):
     rules_type: ClassVar[type] = EcfRules
     needs_initial_ratings = True  # no initial_rating rule: grades come from the players file
 
+    def expected_scores(self, white, black, white_rd, black_rd, rules: EcfRules):
+        """The score at which a game is worth the player's own grade: a win is worth the
+        opponent's grade + win_points, so E = 0.5 + D/(2·win_points), D within the
+        40-point rule."""
+        d = np.clip(white - black, -rules.diff_cap, rules.diff_cap)
+        return 0.5 + d / (2.0 * rules.win_points)
+
     def rule_versions(self, pool: str = "standard") -> tuple[EcfRules, ...]:
         """Annual, then six-monthly grading (the same for every pool)."""
         return ECF_VERSIONS

@@ -47,6 +47,11 @@ class EloSystem(RatingSystem):
     rules_type: ClassVar[type] = EloRules
     shardable = True  # per-player update from the pre-period ratings (pipeline/sharding.py)
 
+    def expected_scores(self, white, black, white_rd, black_rd, rules: EloRules) -> np.ndarray:
+        """The logistic curve on the rules' scale, White's advantage added to White."""
+        d = white + rules.white_advantage - black
+        return 1.0 / (1.0 + 10.0 ** (-d / rules.scale))
+
     def initial_state(self, players: PlayerInfo, rules: EloRules) -> State:
         given = ~np.isnan(players.rating)
         return State(

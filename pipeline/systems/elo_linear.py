@@ -48,6 +48,10 @@ class EloLinearSystem(RatingSystem):
     shardable = True  # per-player update from the pre-period ratings (pipeline/sharding.py)
     performance_method = "linear"  # Elo's "algorithm of 400", the linear method's own estimate
 
+    def expected_scores(self, white, black, white_rd, black_rd, rules: EloLinearRules):
+        """Elo's linear approximation: 0.5 + D/(4C), within [0, 1]."""
+        return np.clip(0.5 + (white - black) / (4.0 * rules.c), 0.0, 1.0)
+
     def initial_state(self, players: PlayerInfo, rules: EloLinearRules) -> State:
         given = ~np.isnan(players.rating)
         return State(

@@ -303,6 +303,20 @@ class FideSystem(RatingSystem):
     performance_method = "fide"  # table 8.1.1 (docs/rules.md: "normal for FIDE")
     needs_initial_ratings = True  # newcomers are rated only against rated opponents (§8.2)
 
+    def expected_scores(self, white, black, white_rd, black_rd, rules: FideRules):
+        """Table 8.1.2 with the 400-point rule (and the 2650 exemption where the rules
+        have it), from White's side; ratings rounded to whole points half away from zero."""
+        from arpad.kernels.expected import expected_score_fide_table
+        from arpad.kernels.rounding import round_half_away_array
+
+        return expected_score_fide_table(
+            round_half_away_array(np.asarray(white, dtype=np.float64)).astype(np.int64),
+            round_half_away_array(np.asarray(black, dtype=np.float64)).astype(np.int64),
+            pd_high_by_diff(),
+            cap=rules.diff_cap,
+            exempt_from=rules.cap_exempt_from,
+        )
+
     def rule_versions(self, pool: str = "standard") -> tuple[FideRules, ...]:
         """Standard, or rapid/blitz, dated versions (docs/fide-history.md)."""
         return versions_for(pool)

@@ -96,6 +96,15 @@ class GlickoSystem(GlickoFamily):
     rules_type: ClassVar[type] = GlickoRules
     shardable = True  # per-player update from the pre-period state (pipeline/sharding.py)
 
+    def expected_scores(self, white, black, white_rd, black_rd, rules):
+        """Glickman's expected outcome of a game between two rated players:
+        1/(1 + 10^(−g(√(RD_W² + RD_B²))(W − B)/400)), White's advantage added to White."""
+        from arpad.kernels.glicko import glicko1_expected_score
+
+        rd_w = np.nan_to_num(np.asarray(white_rd, dtype=np.float64), nan=0.0)
+        rd_b = np.nan_to_num(np.asarray(black_rd, dtype=np.float64), nan=0.0)
+        return glicko1_expected_score(white + rules.white_advantage, rd_w, black, rd_b)
+
     def step(self, state: State, games: PeriodGames, rules: GlickoRules) -> tuple[State, Report]:
         s = state.players
         res = glicko1_period(

@@ -33,6 +33,10 @@ class HarknessSystem(RatingSystem):
     shardable = True  # a player's events read only the opponents' pre-period ratings
     needs_initial_ratings = True  # no initial_rating rule: starting ratings from the players
 
+    def expected_scores(self, white, black, white_rd, black_rd, rules: HarknessRules):
+        """The percentage Harkness's update treats as par: 50 % + D/points_per_percent."""
+        return np.clip(0.5 + (white - black) / (100.0 * rules.points_per_percent), 0.0, 1.0)
+
     def initial_state(self, players: PlayerInfo, rules: HarknessRules) -> State:
         return State(players={"rating": players.rating.astype(np.float64).copy()})
 

@@ -47,6 +47,12 @@ class IngoSystem(RatingSystem):
     lower_is_better = True
     needs_initial_ratings = True  # no initial_rating rule: starting numbers from the players
 
+    def expected_scores(self, white, black, white_rd, black_rd, rules: IngoRules):
+        """The DSB expected score: 0.5 + D/100 with D = Black's Ingo − White's (lower is
+        better) capped at ± expected_cap."""
+        d = np.clip(black - white, -rules.expected_cap, rules.expected_cap)
+        return 0.5 + d / 100.0
+
     def initial_state(self, players: PlayerInfo, rules: IngoRules) -> State:
         rating = players.rating.astype(np.float64)
         if rules.initial_from_elo:

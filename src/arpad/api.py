@@ -208,12 +208,13 @@ def predict(ratings, pairings, system: str = "fide", rules=None, **settings: Any
     def arr(name):
         return pairs.get_column(name).fill_null(np.nan).to_numpy().astype(np.float64)
 
-    expected = sys_.expected_scores(
-        arr("white_rating"), arr("black_rating"), arr("_white_rd"), arr("_black_rd"), rules_obj
-    )
-    expected = np.where(
-        np.isnan(arr("white_rating")) | np.isnan(arr("black_rating")), np.nan, expected
-    )
+    white, black = arr("white_rating"), arr("black_rating")
+    known = ~(np.isnan(white) | np.isnan(black))
+    expected = np.full(white.shape, np.nan)
+    if known.any():
+        expected[known] = sys_.expected_scores(
+            white[known], black[known], arr("_white_rd")[known], arr("_black_rd")[known], rules_obj
+        )
     return pairs.drop("_white_rd", "_black_rd").with_columns(
         pl.Series("expected", expected).fill_nan(None)
     )
