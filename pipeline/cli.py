@@ -59,6 +59,40 @@ def _writer_lock(args):
 
 CREATES_STORE = {"ingest", "recalculate"}
 
+# Options that name files a command writes (docs/operations.md, "Names and paths").
+OUTPUT_OPTIONS = {"output": "--output", "plot": "--plot", "report": "--report"}
+# Options whose values become parts of store paths (comma-separated lists allowed).
+NAME_OPTIONS = {"pool": "pool", "pools": "pool", "system": "system", "systems": "system"}
+
+
+def _check_args(args) -> None:
+    """Refuse, before anything runs, names that would become unsafe paths and output
+    files that would land inside the store (pipeline/names.py, pipeline/store.py).
+    The store checks names again wherever it builds a path; this gives the early,
+    one-line error."""
+    from arpad.pipeline import names
+    from arpad.pipeline.store import outside
+
+    for attr, kind in NAME_OPTIONS.items():
+        value = getattr(args, attr, None)
+        if not isinstance(value, str):
+            continue
+        parts = [v.strip() for v in value.split(",")] if attr != "pool" else [value]
+        for part in parts:
+            if kind == "system" and part == "all" and args.command == "backtest":
+                continue
+            getattr(names, kind)(part)
+    store = getattr(args, "store", None)
+    if not store:
+        return
+    options = dict(OUTPUT_OPTIONS)
+    if args.command == "backtest":
+        options["predictions"] = "--predictions"
+    for attr, option in options.items():
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and value:
+            outside(store, value, option)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -80,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        _check_args(args)
         with _writer_lock(args):
             code = args.func(args)
         return EXIT_OK if code is None else int(code)
