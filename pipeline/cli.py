@@ -94,10 +94,19 @@ def _check_args(args) -> None:
             outside(store, value, option)
 
 
+class UsageError(Exception):
+    """A command line argparse refuses (unknown option, impossible period, …)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    # Bad arguments are bad input: one line ``arpad: error: …`` and exit 2 (not argparse's
+    # usage block and SystemExit), like every other refusal; --help still prints usage.
+    def error(self, message):
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="arpad", description="Batch rating pipeline for chess federations."
-    )
+    parser = _Parser(prog="arpad", description="Batch rating pipeline for chess federations.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     import arpad.pipeline.commands as package
@@ -112,7 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     _prepare_environment()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        print(f"arpad: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         _check_args(args)
         with _writer_lock(args):

@@ -90,6 +90,10 @@ def check_statement(query: str) -> None:
             raise ValueError(f"arpad sql is read-only: {kind} statements are refused")
     except duckdb.Error as exc:
         raise ValueError(f"SQL error: {_one_line(exc)}") from None
+    except ValueError as exc:  # e.g. a statement type the Python client cannot name
+        if str(exc).startswith("arpad sql"):
+            raise
+        raise ValueError(f"arpad sql is read-only: statement refused ({_one_line(exc)})") from None
     finally:
         parser.close()
 
@@ -114,13 +118,19 @@ def _base_view(reader, con, store: Store, name: str) -> str:
     ]
     if not files:
         return catalog._empty_select(schema)
-    hive_args = ", hive_partitioning = true" if hive else ", hive_partitioning = false"
+    # Exactly the catalog's read_parquet call (catalog._view_sql): same columns and types.
+    hive_args = ", hive_partitioning = true" if hive else ""
     described = reader.execute(
         f"DESCRIBE SELECT * FROM read_parquet(?, union_by_name = true{hive_args})", [files]
     ).fetchall()
+    columns_seen = {c for c, *_ in described}
     base = root / pattern.split("/", 1)[0]
-    keys = [part.split("=", 1)[0] for part in Path(files[0]).relative_to(base).parts[:-1]]
-    keys = [k for k in keys if hive and k]
+    # key=value folders DuckDB made columns of (also when it detected them by itself)
+    keys = [
+        part.split("=", 1)[0]
+        for part in Path(files[0]).relative_to(base).parts[:-1]
+        if "=" in part and part.split("=", 1)[0] in columns_seen
+    ]
     file_schema = pa.unify_schemas([pq.read_schema(f) for f in files], promote_options="permissive")
     file_schema = pa.schema([f for f in file_schema if f.name not in keys])
     partitioning = (
