@@ -14,6 +14,7 @@ import os
 import pkgutil
 import sys
 import traceback
+from pathlib import Path
 
 from arpad.pipeline.errors import InputError, StoreBusyError
 
@@ -61,8 +62,21 @@ CREATES_STORE = {"ingest", "recalculate"}
 
 # Options that name files a command writes (docs/operations.md, "Names and paths").
 OUTPUT_OPTIONS = {"output": "--output", "plot": "--plot", "report": "--report"}
+# Folders a command creates files in: ``arpad demo --out``, ``arpad fide-sample DIR``.
+OUTPUT_FOLDERS = {"demo": ("out", "--out"), "fide-sample": ("directory", "DIRECTORY")}
 # Options whose values become parts of store paths (comma-separated lists allowed).
 NAME_OPTIONS = {"pool": "pool", "pools": "pool", "system": "system", "systems": "system"}
+
+
+def _enclosing_store(path: str) -> Path | None:
+    """The store folder ``path`` lies in (or is), recognised by its catalog or manifest."""
+    real = Path(path).resolve()
+    for folder in (real, *real.parents):
+        if (folder / "catalog.duckdb").is_file() or (
+            folder / "manifest" / "manifest.parquet"
+        ).is_file():
+            return folder
+    return None
 
 
 def _check_args(args) -> None:
@@ -82,16 +96,22 @@ def _check_args(args) -> None:
             if kind == "system" and part == "all" and args.command == "backtest":
                 continue
             getattr(names, kind)(part)
-    store = getattr(args, "store", None)
-    if not store:
-        return
     options = dict(OUTPUT_OPTIONS)
     if args.command == "backtest":
         options["predictions"] = "--predictions"
+    if args.command in OUTPUT_FOLDERS:
+        attr, option = OUTPUT_FOLDERS[args.command]
+        options[attr] = option
+    store = getattr(args, "store", None)
     for attr, option in options.items():
         value = getattr(args, attr, None)
-        if isinstance(value, str) and value:
+        if not isinstance(value, str) or not value:
+            continue
+        if store:
             outside(store, value, option)
+        found = _enclosing_store(value)
+        if found is not None:
+            outside(found, value, option)
 
 
 class UsageError(Exception):

@@ -603,3 +603,34 @@ def test_allow_file_errors(world, tmp_path, monkeypatch, capsys, spec, message):
     args = ["sql", "SELECT 1", "--store", str(world / "store"), "--allow-file", spec]
     code, _, err = run(args, capsys)
     assert_refused(code, err, message)
+
+
+def test_inbox_file_with_unusable_name_is_rejected(world, tmp_path, capsys):
+    root = tmp_path / "store"
+    shutil.copytree(world / "store", root)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    bad = inbox / "march\x01.csv"
+    bad.write_text("date,white_id,black_id,result\n2024-03-01,A,B,1-0\n")
+    args = ["recalculate", "--no-flow", "--store", str(root), "--inbox", str(inbox)]
+    code, _, err = run([*args, "--systems", "elo"], capsys)
+    assert code == 2 and "invalid inbox file name" in err
+    assert (inbox / "rejected" / bad.name).exists() and not bad.exists()
+    assert Store(root).periods("standard") == [202401, 202402]  # nothing ingested
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["demo", "--no-flow", "--out", "{S}/demo"],
+        ["fide-sample", "{S}/ratings"],
+        ["performance", "{T}/secret.csv", "--output", "{S}/perf.csv"],
+        ["plot", "calibration", "{T}/p.parquet", "--output", "{S}/cal.png"],
+    ],
+    ids=["demo", "fide-sample", "performance", "plot-calibration"],
+)
+def test_outputs_of_commands_without_store_option_refused(guarded, capsys, args):
+    """Commands without --store: an output inside any store (a folder with a catalog or a
+    manifest) is refused too."""
+    code, _, err = run([_fill(a, guarded) for a in args], capsys)
+    assert_refused(code, err, "inside the store")
