@@ -204,7 +204,7 @@ def publish(store: Store, system: str, pool: str) -> list[str]:
     written = []
     for fmt, suffix in (("csv", "csv"), ("parquet", "parquet")):
         path = base / f"list-{period}.{suffix}"
-        output.render(frame, fmt, str(path))
+        output.render(frame, fmt, str(path), root=store.root)
         written.append(str(path.relative_to(store.root)))
     return written
 

@@ -192,8 +192,8 @@ def _remove_leftover_temporaries(root: Path) -> None:
     """Delete ``.*.tmp`` files a killed writer left behind (we hold the lock: none is live)."""
     leftovers = [*root.rglob(".*.tmp"), *root.glob(".catalog.*.duckdb*")]
     for tmp in leftovers:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        with contextlib.suppress(OSError, ValueError):
+            inside(root, tmp).unlink()
 
 
 class Store:
