@@ -178,7 +178,11 @@ def refresh(store: Store) -> Path:
 
 
 def connect_readonly(store: Store) -> duckdb.DuckDBPyConnection:
-    """Open the catalog read-only with relative paths resolved against the store root."""
+    """Open the catalog read-only with relative paths resolved against the store root.
+
+    For arpad's own trusted queries only: DuckDB's file access is on here (the views
+    need it), so a statement could still read or write files. Analysts' SQL goes
+    through pipeline/sql.py, which cannot."""
     if not store.catalog_path.exists():
         refresh(store)
     con = duckdb.connect(str(store.catalog_path), read_only=True)

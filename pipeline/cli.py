@@ -13,6 +13,7 @@ import os
 import pkgutil
 import sys
 import traceback
+from pathlib import Path
 
 from arpad.pipeline.errors import InputError, StoreBusyError
 
@@ -25,10 +26,73 @@ def _prepare_environment() -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
 
+# Options that name files a command writes (docs/operations.md, "Names and paths").
+OUTPUT_OPTIONS = {"output": "--output", "plot": "--plot", "report": "--report"}
+# Folders a command creates files in: ``arpad demo --out``, ``arpad fide-sample DIR``.
+OUTPUT_FOLDERS = {"demo": ("out", "--out"), "fide-sample": ("directory", "DIRECTORY")}
+# Options whose values become parts of store paths (comma-separated lists allowed).
+NAME_OPTIONS = {"pool": "pool", "pools": "pool", "system": "system", "systems": "system"}
+
+
+def _enclosing_store(path: str) -> Path | None:
+    """The store folder ``path`` lies in (or is), recognised by its catalog or manifest."""
+    real = Path(path).resolve()
+    for folder in (real, *real.parents):
+        if (folder / "catalog.duckdb").is_file() or (
+            folder / "manifest" / "manifest.parquet"
+        ).is_file():
+            return folder
+    return None
+
+
+def _check_args(args) -> None:
+    """Refuse, before anything runs, names that would become unsafe paths and output
+    files that would land inside the store (pipeline/names.py, pipeline/store.py).
+    The store checks names again wherever it builds a path; this gives the early,
+    one-line error."""
+    from arpad.pipeline import names
+    from arpad.pipeline.store import outside
+
+    for attr, kind in NAME_OPTIONS.items():
+        value = getattr(args, attr, None)
+        if not isinstance(value, str):
+            continue
+        parts = [v.strip() for v in value.split(",")] if attr != "pool" else [value]
+        for part in parts:
+            if kind == "system" and part == "all" and args.command == "backtest":
+                continue
+            getattr(names, kind)(part)
+    options = dict(OUTPUT_OPTIONS)
+    if args.command == "backtest":
+        options["predictions"] = "--predictions"
+    if args.command in OUTPUT_FOLDERS:
+        attr, option = OUTPUT_FOLDERS[args.command]
+        options[attr] = option
+    store = getattr(args, "store", None)
+    for attr, option in options.items():
+        value = getattr(args, attr, None)
+        if not isinstance(value, str) or not value:
+            continue
+        if store:
+            outside(store, value, option)
+        found = _enclosing_store(value)
+        if found is not None:
+            outside(found, value, option)
+
+
+class UsageError(Exception):
+    """A command line argparse refuses (unknown option, impossible period, …)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    # Bad arguments are bad input: one line ``arpad: error: …`` and exit 2 (not argparse's
+    # usage block and SystemExit), like every other refusal; --help still prints usage.
+    def error(self, message):
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="arpad", description="Batch rating pipeline for chess federations."
-    )
+    parser = _Parser(prog="arpad", description="Batch rating pipeline for chess federations.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     import arpad.pipeline.commands as package
@@ -43,8 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     _prepare_environment()
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        print(f"arpad: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        _check_args(args)
         code = args.func(args)
         return EXIT_OK if code is None else int(code)
     except InputError as exc:

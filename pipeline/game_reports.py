@@ -10,8 +10,6 @@ them all.
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pyarrow as pa
 
@@ -43,8 +41,8 @@ def write_game_report(store: Store, system: str, pool: str, period: int, report,
     columns = report.extra.get("games") if report.extra else None
     if not columns:
         if directory.exists():
-            shutil.rmtree(directory, ignore_errors=True)
+            store.remove_tree(directory)
         return 0
     table = game_report_table(columns, np.asarray(player_id, dtype=object))
-    atomic_write_parquet(table, directory / "part-0.parquet")
+    atomic_write_parquet(table, directory / "part-0.parquet", store.root)
     return table.num_rows

@@ -107,6 +107,11 @@ def plot_history(frame: pl.DataFrame, path: str | Path, title: str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")  # atomic: write, then rename
+    try:
+        fig.savefig(tmp)
+        tmp.replace(path)
+    finally:
+        plt.close(fig)
+        tmp.unlink(missing_ok=True)
     return path

@@ -46,7 +46,7 @@ def record_observations(store: Store, players: pl.DataFrame, source: str) -> Non
     ).filter(pl.any_horizontal([pl.col(c).is_not_null() for c in OBSERVED]))
     old = read_observations(store).filter(pl.col("source") != source)
     merged = pl.concat([old, rows], how="vertical_relaxed").sort("player_id", "source")
-    atomic_write_parquet(merged.to_arrow(), observations_path(store))
+    atomic_write_parquet(merged.to_arrow(), observations_path(store), store.root)
 
 
 def conflicts(store: Store) -> pl.DataFrame:

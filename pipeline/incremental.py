@@ -44,7 +44,7 @@ def _read(store: Store, name: str) -> dict:
 
 
 def _write(store: Store, name: str, data: dict) -> None:
-    atomic_write_text(json.dumps(data, sort_keys=True, indent=1), _path(store, name))
+    atomic_write_text(json.dumps(data, sort_keys=True, indent=1), _path(store, name), store.root)
 
 
 def rated_systems(store: Store, pool: str) -> list[str]:

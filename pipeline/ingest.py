@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from arpad.pipeline import catalog, identity, incremental, schemas
+from arpad.pipeline import catalog, identity, incremental, names, schemas
 from arpad.pipeline.readers import RawTable, read_any
 from arpad.pipeline.reasons import Reason
 from arpad.pipeline.store import MANIFEST, Store, atomic_write_parquet
@@ -102,7 +102,7 @@ def ingest_file(
     """
     path = Path(path)
     store.ensure()
-    source = source or path.name
+    source = names.file_name(source or path.name, "source")
     digest = sha256_file(path)
     batch = digest[:16]
     manifest = store.read_manifest()
@@ -371,9 +371,9 @@ def _replace_store_games(
         removed += pc.sum(hit).as_py() or 0
         keep = table.filter(pc.invert(hit))
         if keep.num_rows:
-            atomic_write_parquet(keep, path)
+            atomic_write_parquet(keep, path, store.root)
         else:
-            path.unlink()
+            store.remove_file(path)
         pool = path.parent.parent.name.split("=", 1)[1]
         touched.append((pool, int(path.parent.name.split("=", 1)[1])))
     return removed, touched

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arpad.pipeline import catalog, incremental
+from arpad.pipeline import catalog, incremental, names
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.runner import LOCAL, Runner
 from arpad.pipeline.store import Store
@@ -55,6 +55,7 @@ def _check_wait(wait: float) -> None:
 def _check_systems(systems: list[str] | None) -> None:
     from arpad.pipeline.systems import system_names
 
+    names.systems(systems)  # a name that could become a path is refused first
     known = system_names()
     for s in systems or []:
         if s not in known:
@@ -193,6 +194,7 @@ class RateRequest:
     def __post_init__(self):
         self.store = _absolute(self.store)
         self.overrides = dict(self.overrides or {})
+        names.pool(self.pool)
         _check_systems([self.system])
         _check_wait(self.wait)
         if self.start is not None and self.end is not None and self.start > self.end:
@@ -306,6 +308,7 @@ class ReconstructRequest:
         self.store = _absolute(self.store)
         self.overrides = dict(self.overrides or {})
         _check_systems(self.systems)
+        names.pools(self.pools)
         _check_wait(self.wait)
         if self.overrides:
             from arpad.pipeline.engine import check_run_rules
@@ -363,6 +366,7 @@ class RecalculateRequest:
         self.store = _absolute(self.store)
         self.inbox = _absolute(self.inbox)
         _check_systems(self.systems)
+        names.pools(self.pools)
         _check_wait(self.wait)
         if not Path(self.inbox).is_dir():
             raise FileNotFoundError(f"--inbox {self.inbox}: no such folder")
@@ -447,6 +451,7 @@ class WhatIfRequest:
 
     def __post_init__(self):
         self.store = _absolute(self.store)
+        names.pool(self.pool)
         if self.top < 1:
             raise ValueError(f"--top must be at least 1, got {self.top}")
         if self.start is not None and self.end is not None and self.start > self.end:

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arpad.pipeline import catalog, incremental, output
+from arpad.pipeline import catalog, incremental, names, output
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.ingest import FileReport, ingest_file
 from arpad.pipeline.store import Store
@@ -73,7 +73,7 @@ def inbox_files(inbox: Path) -> tuple[list[Path], list[Path]]:
     return waiting(inbox / "players"), waiting(inbox)
 
 
-def rejected(path: Path, kind: str | None, exc: InputError) -> dict:
+def rejected(path: Path, kind: str | None, exc: Exception) -> dict:
     return {
         "path": str(path),
         "kind": kind or "games",
@@ -91,6 +91,10 @@ def ingest_inbox_file(
     is reported, not raised."""
     if kind == "players":
         fmt = mapping = None
+    try:
+        names.file_name(Path(path).name, "inbox file")
+    except ValueError as exc:
+        return rejected(path, kind, exc)
     try:
         report: FileReport = ingest_file(store, path, fmt=fmt, kind=kind, mapping=mapping, raw=raw)
     except InputError as exc:
@@ -198,11 +202,11 @@ def publish(store: Store, system: str, pool: str) -> list[str]:
         frame = catalog.query_frame(con, LIST_SQL, [system, pool, period])
     finally:
         con.close()
-    base = store.root / "exports" / f"system={system}" / f"pool={pool}"
+    base = store.export_dir(system, pool)
     written = []
     for fmt, suffix in (("csv", "csv"), ("parquet", "parquet")):
         path = base / f"list-{period}.{suffix}"
-        output.render(frame, fmt, str(path))
+        output.render(frame, fmt, str(path), root=store.root)
         written.append(str(path.relative_to(store.root)))
     return written
 

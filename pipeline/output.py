@@ -61,13 +61,15 @@ def render(
     output: str | None = None,
     max_rows: int = 50,
     float_precision: int | None = None,
+    root: Path | None = None,
 ) -> None:
-    """Print ``table`` (or write it to ``output``) in ``fmt``."""
+    """Print ``table`` (or write it to ``output``, atomically) in ``fmt``; with ``root``
+    (a store writing its own exports) the output must be inside that store."""
     frame = table if isinstance(table, pl.DataFrame) else pl.from_arrow(table)
     if fmt == "parquet":
         if not output:
             raise ValueError("--format parquet needs --output FILE")
-        atomic_write_parquet(frame.to_arrow(), Path(output))
+        atomic_write_parquet(frame.to_arrow(), Path(output), root)
         return
     if fmt == "csv":
         text = frame.write_csv()
@@ -91,6 +93,6 @@ def render(
     else:
         raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     if output:
-        atomic_write_text(text, Path(output))
+        atomic_write_text(text, Path(output), root)
     else:
         sys.stdout.write(text)

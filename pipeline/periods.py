@@ -1,17 +1,59 @@
 """Rating periods: ``YYYYMM`` months for dated games, or a source's own period numbers.
 
-A period ``p`` with 1900 ≤ p // 100 ≤ 2999 and 1 ≤ p % 100 ≤ 12 is a calendar
+A period ``p`` with 1800 ≤ p // 100 ≤ 2999 and 1 ≤ p % 100 ≤ 12 is a calendar
 month; any other positive integer is an abstract period number (Kaggle's month
 1..100, Deloitte's 133..135), where one period counts as one month.
+
+Valid periods (docs/ingest.md, "Valid periods"): a calendar month from
+``FIRST_MONTH`` (1800-01) to the month after today's UTC date, or an abstract
+period number 1..``MAX_PERIOD_NUMBER`` (99999). A number of six or more digits
+(or ``YYYY-MM`` text) is always read as a month, so ``202413``, ``2024-13``,
+``299901`` and ``000101`` are impossible periods, never period numbers.
+Ingest quarantines rows outside this range (``period_out_of_range``,
+pipeline/validate.py); ``parse_period`` refuses them on the command line.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
+import re
+
+FIRST_MONTH = 180001  # January 1800: the earliest rated chess we expect (historians)
+MAX_PERIOD_NUMBER = 99_999  # abstract period numbers have at most five digits
+
+
+class PeriodError(ValueError, argparse.ArgumentTypeError):
+    """An impossible period. A ValueError (exit 2); argparse shows its message as is
+    when ``parse_period`` is an option's type."""
+
+
+def last_month(today: dt.date | None = None) -> int:
+    """The latest valid calendar period: the month after ``today`` (UTC by default), so a
+    list can be prepared for next month but no game can be dated further ahead."""
+    today = today or dt.datetime.now(dt.timezone.utc).date()
+    year, month = (today.year + 1, 1) if today.month == 12 else (today.year, today.month + 1)
+    return year * 100 + month
+
+
+def valid_months_text(today: dt.date | None = None) -> str:
+    last = last_month(today)
+    return f"months {FIRST_MONTH // 100}-{FIRST_MONTH % 100:02d}..{last // 100}-{last % 100:02d}"
+
+
+def valid_range_text(today: dt.date | None = None) -> str:
+    return f"{valid_months_text(today)} or period numbers 1..{MAX_PERIOD_NUMBER}"
+
+
+def is_valid(period: int, today: dt.date | None = None) -> bool:
+    """True for a possible period (see the module docstring)."""
+    if 1 <= period <= MAX_PERIOD_NUMBER:
+        return True
+    return 1 <= period % 100 <= 12 and FIRST_MONTH <= period <= last_month(today)
 
 
 def is_calendar(period: int) -> bool:
-    return 1900 <= period // 100 <= 2999 and 1 <= period % 100 <= 12
+    return FIRST_MONTH // 100 <= period // 100 <= 2999 and 1 <= period % 100 <= 12
 
 
 def month_index(period: int) -> int:
@@ -41,8 +83,15 @@ def year_of(period: int) -> int | None:
 
 
 def parse_period(text: str) -> int:
-    """'2024-03', '202403' or '133' → int period."""
-    text = str(text).strip()
-    if len(text) == 7 and text[4] == "-":
-        return int(text[:4]) * 100 + int(text[5:])
-    return int(text)
+    """'2024-03', '202403' or '133' → int period; ValueError (one line) for anything
+    else, including impossible periods such as '2024-13', '202413' or '2999-01'."""
+    raw = str(text).strip()
+    if m := re.fullmatch(r"(\d{4})-(\d{2})", raw):
+        period, month_shaped = int(m[1]) * 100 + int(m[2]), True
+    elif re.fullmatch(r"\d{1,9}", raw):
+        period, month_shaped = int(raw), len(raw) >= 6
+    else:
+        raise PeriodError(f"period {text!r} is not YYYY-MM, YYYYMM or a period number")
+    if (month_shaped and period <= MAX_PERIOD_NUMBER) or period < 1 or not is_valid(period):
+        raise PeriodError(f"period {text!r} is out of range: valid are {valid_range_text()}")
+    return period

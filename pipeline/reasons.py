@@ -43,6 +43,11 @@ class Reason(str, Enum):
     )
     BAD_DATE = "bad_date", "has a date that is not a real calendar date"
     BAD_PERIOD = "bad_period", "has a period that is not a positive integer or YYYY-MM"
+    PERIOD_OUT_OF_RANGE = (
+        "period_out_of_range",
+        "has a date or period outside the valid range (months 1800-01 to next month, or "
+        "period numbers 1–99999)",
+    )
     PERIOD_MISMATCH = "period_mismatch", "has a calendar period that disagrees with its date"
     MISSING_PERIOD = "missing_period", "has neither date nor period"
     BAD_POOL = "bad_pool", "has a pool other than standard/rapid/blitz"

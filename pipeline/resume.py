@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import time
 import uuid
 from collections.abc import Callable
@@ -32,7 +31,7 @@ from arpad.pipeline.store import Store, atomic_write_text
 
 
 def journal_path(store: Store, system: str, pool: str) -> Path:
-    return store.root / "runs" / f"system={system}" / f"pool={pool}.json"
+    return store.journal_path(system, pool)
 
 
 def read_journal(store: Store, system: str, pool: str) -> dict | None:
@@ -133,7 +132,9 @@ def rate_resumable(
             "end": end,
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
         }
-        atomic_write_text(json.dumps(journal, sort_keys=True), journal_path(store, system, pool))
+        atomic_write_text(
+            json.dumps(journal, sort_keys=True), journal_path(store, system, pool), store.root
+        )
 
     # Checkpoints in range of periods that hold no games any more would be picked up as
     # "the checkpoint before start"; an uninterrupted run removes them at its end anyway.
@@ -168,7 +169,9 @@ def rate_resumable(
         if (start is None or p >= start) and (end is None or p <= end) and p not in in_range:
             store.remove_ratings(system, pool, p)
     journal.update(status="done", finished_at=time.strftime("%Y-%m-%dT%H:%M:%S"))
-    atomic_write_text(json.dumps(journal, sort_keys=True), journal_path(store, system, pool))
+    atomic_write_text(
+        json.dumps(journal, sort_keys=True), journal_path(store, system, pool), store.root
+    )
     if refresh_catalog:
         catalog.refresh(store)
     return summary
@@ -176,4 +179,4 @@ def rate_resumable(
 
 def forget_runs(store: Store) -> None:
     """Drop every run journal (the next runs start fresh)."""
-    shutil.rmtree(store.root / "runs", ignore_errors=True)
+    store.remove_tree(store.root / "runs")

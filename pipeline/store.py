@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from arpad.pipeline import schemas
+from arpad.pipeline import names, schemas
 
 MANIFEST = pa.schema(
     [
@@ -49,8 +49,41 @@ MANIFEST = pa.schema(
 )
 
 
-def atomic_write_parquet(table: pa.Table, path: Path) -> None:
-    """Write ``table`` to ``path`` atomically (temporary file in the same directory, then rename)."""
+def inside(root: str | os.PathLike, path: str | os.PathLike) -> Path:
+    """``path`` where a write or removal really lands, checked to be under ``root``.
+
+    The parent directory is resolved (symlinks followed, ``..`` collapsed) and the last
+    component kept as is: ``os.replace``, ``unlink`` and ``rmtree`` act on that name
+    itself, never on what a symlink there points to. Raises ValueError otherwise.
+    """
+    base = Path(root).resolve()
+    path = Path(path)
+    real = path.parent.resolve() / path.name
+    if path.name in ("", ".", "..") or (real != base and base not in real.parents):
+        raise ValueError(f"refusing to touch {path}: it is not inside the store {root}")
+    return real
+
+
+def outside(root: str | os.PathLike, path: str | os.PathLike, option: str = "--output") -> Path:
+    """Refuse an output path that lands inside the store ``root`` (resolved, symlinks
+    followed, also when the path itself is a symlink into the store)."""
+    base = Path(root).resolve()
+    path = Path(path)
+    for real in (path.resolve(), path.parent.resolve() / path.name):
+        if real == base or base in real.parents:
+            raise ValueError(
+                f"{option} {path} is inside the store {root}; write outputs outside the store"
+            )
+    return path
+
+
+def atomic_write_parquet(table: pa.Table, path: Path, root: Path | None = None) -> None:
+    """Write ``table`` to ``path`` atomically (temporary file in the same directory, then rename).
+
+    With ``root``, the path must be inside that store (``inside``)."""
+    path = Path(path)
+    if root is not None:
+        inside(root, path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -63,12 +96,21 @@ def atomic_write_parquet(table: pa.Table, path: Path) -> None:
         raise
 
 
-def atomic_write_text(text: str, path: Path) -> None:
+def atomic_write_text(text: str, path: Path, root: Path | None = None) -> None:
+    """Write ``text`` to ``path`` atomically; with ``root``, inside that store only."""
+    path = Path(path)
+    if root is not None:
+        inside(root, path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 # Locks this process holds, by lock-file path: the writer lock is re-entrant within a
@@ -150,8 +192,8 @@ def _remove_leftover_temporaries(root: Path) -> None:
     """Delete ``.*.tmp`` files a killed writer left behind (we hold the lock: none is live)."""
     leftovers = [*root.rglob(".*.tmp"), *root.glob(".catalog.*.duckdb*")]
     for tmp in leftovers:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        with contextlib.suppress(OSError, ValueError):
+            inside(root, tmp).unlink()
 
 
 class Store:
@@ -201,10 +243,16 @@ class Store:
 
     # -- games -----------------------------------------------------------------
     def game_partition(self, pool: str, period: int) -> Path:
-        return self.games_dir / f"pool={pool}" / f"period={period}"
+        return self.games_dir / f"pool={names.pool(pool)}" / f"period={names.period(period)}"
 
     def game_files(self, pool: str | None = None, period: int | None = None) -> list[Path]:
-        pools = [pool] if pool else [p.name.split("=", 1)[1] for p in self._subdirs(self.games_dir)]
+        if period is not None:
+            names.period(period)
+        pools = (
+            [names.pool(pool)]
+            if pool
+            else [p.name.split("=", 1)[1] for p in self._subdirs(self.games_dir)]
+        )
         files: list[Path] = []
         for pl in pools:
             base = self.games_dir / f"pool={pl}"
@@ -216,7 +264,7 @@ class Store:
     def periods(self, pool: str) -> list[int]:
         """Periods of ``pool`` that hold at least one game file, ascending."""
         out = []
-        for part in self._subdirs(self.games_dir / f"pool={pool}"):
+        for part in self._subdirs(self.games_dir / f"pool={names.pool(pool)}"):
             if any(part.glob("part-*.parquet")):
                 out.append(int(part.name.split("=", 1)[1]))
         return sorted(out)
@@ -227,6 +275,7 @@ class Store:
     def write_games(self, games: pa.Table, batch: str) -> list[tuple[str, int]]:
         """Write a batch's games, one file per (pool, period). Returns the partitions written."""
         written = []
+        names.batch(batch)
         if games.num_rows == 0:
             return written
         keys = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
@@ -234,17 +283,19 @@ class Store:
             mask = pc.and_(pc.equal(games["pool"], pool), pc.equal(games["period"], period))
             part = games.filter(mask)
             part = schemas.conform(part, schemas.GAMES_FILE)
-            atomic_write_parquet(part, self.game_partition(pool, period) / f"part-{batch}.parquet")
+            atomic_write_parquet(
+                part, self.game_partition(pool, period) / f"part-{batch}.parquet", self.root
+            )
             written.append((pool, int(period)))
         return written
 
     def remove_batch_games(self, batch: str) -> list[tuple[str, int]]:
         """Delete every games file of a batch (a corrected source). Returns the partitions touched."""
         touched = []
-        for path in self.games_dir.glob(f"pool=*/period=*/part-{batch}.parquet"):
+        for path in self.games_dir.glob(f"pool=*/period=*/part-{names.batch(batch)}.parquet"):
             pool = path.parent.parent.name.split("=", 1)[1]
             period = int(path.parent.name.split("=", 1)[1])
-            path.unlink()
+            self.remove_file(path)
             touched.append((pool, period))
         return touched
 
@@ -255,14 +306,16 @@ class Store:
         return schemas.conform(pq.read_table(self.players_path), schemas.PLAYERS)
 
     def write_players(self, players: pa.Table) -> None:
-        atomic_write_parquet(schemas.conform(players, schemas.PLAYERS), self.players_path)
+        atomic_write_parquet(
+            schemas.conform(players, schemas.PLAYERS), self.players_path, self.root
+        )
 
     # -- quarantine ------------------------------------------------------------
     def write_quarantine(self, rows: pa.Table, batch: str) -> Path | None:
         if rows.num_rows == 0:
             return None
-        path = self.quarantine_dir / f"batch={batch}" / "part-0.parquet"
-        atomic_write_parquet(schemas.conform(rows, schemas.QUARANTINE), path)
+        path = self.quarantine_dir / f"batch={names.batch(batch)}" / "part-0.parquet"
+        atomic_write_parquet(schemas.conform(rows, schemas.QUARANTINE), path, self.root)
         return path
 
     # -- manifest ----------------------------------------------------------------
@@ -272,30 +325,34 @@ class Store:
         return pq.read_table(self.manifest_path).cast(MANIFEST)
 
     def write_manifest(self, table: pa.Table) -> None:
-        atomic_write_parquet(table.cast(MANIFEST), self.manifest_path)
+        atomic_write_parquet(table.cast(MANIFEST), self.manifest_path, self.root)
 
     # -- ratings and state -------------------------------------------------------
     def rating_partition(self, system: str, pool: str, period: int) -> Path:
-        return self.ratings_dir / f"system={system}" / f"pool={pool}" / f"period={period}"
+        return self._system_pool(self.ratings_dir, system, pool) / f"period={names.period(period)}"
 
     def write_ratings(self, system: str, pool: str, period: int, table: pa.Table) -> None:
         table = schemas.conform(table, schemas.RATINGS_FILE)
-        atomic_write_parquet(table, self.rating_partition(system, pool, period) / "part-0.parquet")
+        path = self.rating_partition(system, pool, period) / "part-0.parquet"
+        atomic_write_parquet(table, path, self.root)
 
     def rating_periods(self, system: str, pool: str) -> list[int]:
-        base = self.ratings_dir / f"system={system}" / f"pool={pool}"
+        base = self._system_pool(self.ratings_dir, system, pool)
         return sorted(int(p.name.split("=", 1)[1]) for p in self._subdirs(base))
 
     def remove_ratings(self, system: str, pool: str, period: int) -> None:
-        shutil.rmtree(self.rating_partition(system, pool, period), ignore_errors=True)
-        shutil.rmtree(self.state_partition(system, pool, period), ignore_errors=True)
+        for directory in (
+            self.rating_partition(system, pool, period),
+            self.state_partition(system, pool, period),
+        ):
+            self.remove_tree(directory)
 
     def read_ratings(self, system: str, pool: str, period: int) -> pa.Table:
         path = self.rating_partition(system, pool, period) / "part-0.parquet"
         return pq.read_table(path)
 
     def state_partition(self, system: str, pool: str, period: int) -> Path:
-        return self.state_dir / f"system={system}" / f"pool={pool}" / f"period={period}"
+        return self._system_pool(self.state_dir, system, pool) / f"period={names.period(period)}"
 
     def write_state(
         self, system: str, pool: str, period: int, tables: dict[str, pa.Table], meta: dict
@@ -303,11 +360,11 @@ class Store:
         """Write a state checkpoint; ``meta.json`` is written last and marks it complete."""
         base = self.state_partition(system, pool, period)
         for name, table in tables.items():
-            atomic_write_parquet(table, base / f"{name}.parquet")
-        atomic_write_text(json.dumps(meta, sort_keys=True), base / "meta.json")
+            atomic_write_parquet(table, base / f"{names.table(name)}.parquet", self.root)
+        atomic_write_text(json.dumps(meta, sort_keys=True), base / "meta.json", self.root)
 
     def state_periods(self, system: str, pool: str) -> list[int]:
-        base = self.state_dir / f"system={system}" / f"pool={pool}"
+        base = self._system_pool(self.state_dir, system, pool)
         return sorted(
             int(p.name.split("=", 1)[1]) for p in self._subdirs(base) if (p / "meta.json").exists()
         )
@@ -318,7 +375,31 @@ class Store:
         tables = {p.stem: pq.read_table(p) for p in sorted(base.glob("*.parquet"))}
         return tables, meta
 
+    # -- run journals and published lists -------------------------------------------
+    def journal_path(self, system: str, pool: str) -> Path:
+        """``STORE/runs/system=<s>/pool=<p>.json`` (pipeline/resume.py)."""
+        return (
+            self.root / "runs" / f"system={names.system(system)}" / f"pool={names.pool(pool)}.json"
+        )
+
+    def export_dir(self, system: str, pool: str) -> Path:
+        """``STORE/exports/system=<s>/pool=<p>/`` (pipeline/monthly.py publishes here)."""
+        return self._system_pool(self.root / "exports", system, pool)
+
+    # -- checked removal -----------------------------------------------------------
+    def remove_file(self, path: Path) -> None:
+        """Delete one file of this store (refused outside the store root)."""
+        inside(self.root, path).unlink()
+
+    def remove_tree(self, path: Path) -> None:
+        """Delete a directory of this store, if any (refused outside the store root)."""
+        shutil.rmtree(inside(self.root, path), ignore_errors=True)
+
     # -- helpers -----------------------------------------------------------------
+    @staticmethod
+    def _system_pool(base: Path, system: str, pool: str) -> Path:
+        return base / f"system={names.system(system)}" / f"pool={names.pool(pool)}"
+
     @staticmethod
     def _subdirs(path: Path) -> Iterator[Path]:
         if not path.is_dir():

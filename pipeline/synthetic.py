@@ -97,7 +97,7 @@ def generate(store: Store, spec: SyntheticSpec) -> list[int]:
     for period in periods:
         table = period_games(spec, period, rng)
         atomic_write_parquet(
-            table, store.game_partition("standard", period) / "part-synthetic.parquet"
+            table, store.game_partition("standard", period) / "part-synthetic.parquet", store.root
         )
     catalog.refresh(store)
     return periods

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import polars as pl
 import pyarrow as pa
 
-from arpad.pipeline import schemas
+from arpad.pipeline import periods, schemas
 from arpad.pipeline.readers import GAME_COLUMNS, PLAYER_COLUMNS, RawTable
 from arpad.pipeline.reasons import Reason
 
@@ -136,9 +136,24 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
         .otherwise(None)
         .alias("_rated_given"),
     )
-    period_is_calendar = (pl.col("_period_given") // 100).is_between(1900, 2999) & (
-        pl.col("_period_given") % 100
-    ).is_between(1, 12)
+    # Valid periods (pipeline/periods.py): months FIRST_MONTH..last_month(), or period
+    # numbers 1..MAX_PERIOD_NUMBER. Six or more digits, or YYYY-MM, is always a month.
+    last = periods.last_month()
+    given = pl.col("period")
+    month_shaped = given.str.contains(r"^\d{4}-\d{2}$") | given.str.contains(r"^\d{6,}$")
+    month_shaped = month_shaped | (pl.col("_period_given") > periods.MAX_PERIOD_NUMBER)
+
+    def possible_month(period: pl.Expr) -> pl.Expr:
+        return (period % 100).is_between(1, 12) & period.is_between(periods.FIRST_MONTH, last)
+
+    given_possible = (
+        pl.when(month_shaped.fill_null(False))
+        .then(possible_month(pl.col("_period_given")))
+        .otherwise(pl.col("_period_given").is_between(1, periods.MAX_PERIOD_NUMBER))
+    )
+    period_is_calendar = month_shaped.fill_null(False) & given_possible
+    valid_range = periods.valid_range_text()
+    valid_months = periods.valid_months_text()
 
     def bad_rating(column: str, parsed: str) -> pl.Expr:
         value = pl.col(parsed)
@@ -190,6 +205,16 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
             & (pl.col("_period_given").is_null() | (pl.col("_period_given") <= 0)),
             Reason.BAD_PERIOD,
             pl.format("period {} is not a positive integer or YYYYMM", pl.col("period")),
+        ),
+        (
+            pl.col("_period_of_date").is_not_null() & ~possible_month(pl.col("_period_of_date")),
+            Reason.PERIOD_OUT_OF_RANGE,
+            pl.format(f"date {{}} is outside the valid {valid_months}", pl.col("date")),
+        ),
+        (
+            pl.col("_period_given").is_not_null() & ~given_possible,
+            Reason.PERIOD_OUT_OF_RANGE,
+            pl.format(f"period {{}} is outside the valid {valid_range}", pl.col("period")),
         ),
         (
             pl.col("_period_given").is_not_null()

@@ -8,8 +8,8 @@ import pytest
 
 from arpad.pipeline import catalog, engine, plots
 from arpad.pipeline.cli import main
-from arpad.pipeline.commands.core import run_readonly_sql
 from arpad.pipeline.ingest import ingest_files
+from arpad.pipeline.sql import run_readonly_sql
 from tests.conftest import write_csv
 
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -13,6 +13,7 @@ import hashlib
 import shutil
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
@@ -169,3 +170,166 @@ def test_pgn_accepted_plus_quarantined_is_read(tmp_path, games):
     v = validate_games(raw, path.name, "b")
     assert v.rows_read == len(games)
     assert v.accepted.num_rows + v.quarantine.num_rows == len(games)
+
+
+# -- impossible periods (docs/ingest.md, "Valid periods") ------------------------------------
+
+IMPOSSIBLE_CSV = [
+    # (date, period, why)
+    ("", "2024-13", "month 13"),
+    ("", "202413", "month 13, YYYYMM"),
+    ("", "000101", "year 1, YYYYMM"),
+    ("", "0001-01", "year 1"),
+    ("", "1799-12", "before 1800-01"),
+    ("", "299901", "year 2999"),
+    ("", "100000", "month 0 of year 1000"),
+    ("2999-01-01", "", "date in 2999"),
+    ("9999-12-31", "", "date in 9999"),
+    ("0001-01-01", "", "date in year 1"),
+    ("1799-12-31", "", "date before 1800"),
+]
+POSSIBLE_CSV = [("2024-01-05", ""), ("", "2024-02"), ("", "133"), ("1800-01-01", ""), ("", "99999")]
+
+
+def _period_rows() -> tuple[list[str], int]:
+    rows = [f"{d},{p},A,B,1-0" for d, p, _ in IMPOSSIBLE_CSV]
+    rows += [f"{d},{p},C,D,0-1" for d, p in POSSIBLE_CSV]
+    return rows, len(IMPOSSIBLE_CSV)
+
+
+def _ingest_report(tmp_path, path):
+    from arpad.pipeline.ingest import ingest_file
+
+    store = Store(tmp_path / "store")
+    return store, ingest_file(store, path)
+
+
+def _assert_out_of_range(store, report, bad: int, good: int):
+    assert report.rows == report.accepted + report.quarantined == bad + good
+    assert report.quarantined == bad and report.reasons == {"period_out_of_range": bad}
+    stored = sum(pq.read_table(f).num_rows for f in store.game_files())
+    assert stored == good
+    periods = [p for pool in store.pools() for p in store.periods(pool)]
+    assert all(1 <= p <= 99999 or 180001 <= p <= 999912 for p in periods), periods
+    q = pq.read_table(next(store.quarantine_dir.rglob("*.parquet")))
+    assert set(q.column("reason").to_pylist()) == {"period_out_of_range"}
+    assert all("outside the valid months 1800-01.." in d for d in q.column("detail").to_pylist())
+
+
+def test_impossible_periods_csv(tmp_path, capsys):
+    rows, bad = _period_rows()
+    path = tmp_path / "periods.csv"
+    path.write_text("\n".join(["date,period,white_id,black_id,result", *rows]) + "\n")
+    store, report = _ingest_report(tmp_path, path)
+    _assert_out_of_range(store, report, bad, len(rows) - bad)
+    code = main(["ingest", "--no-flow", "--store", str(tmp_path / "cli"), str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"period_out_of_range {bad}" in err
+    assert f"{path}:2: period_out_of_range: period 2024-13 is outside the valid months" in err
+
+
+def test_impossible_periods_parquet(tmp_path):
+    rows, bad = _period_rows()
+    cols = list(zip(*(r.split(",") for r in rows)))
+    table = pa.table(
+        {
+            name: [v or None for v in values]
+            for name, values in zip(["date", "period", "white_id", "black_id", "result"], cols)
+        }
+    )
+    path = tmp_path / "periods.parquet"
+    pq.write_table(table, path)
+    store, report = _ingest_report(tmp_path, path)
+    _assert_out_of_range(store, report, bad, len(rows) - bad)
+
+
+def test_impossible_periods_parquet_integer_column(tmp_path):
+    path = tmp_path / "int.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "period": pa.array([202413, 299901, 202403, 133], pa.int32()),
+                "white_id": ["A", "A", "A", "A"],
+                "black_id": ["B", "B", "B", "B"],
+                "score": [1.0, 0.0, 0.5, 1.0],
+            }
+        ),
+        path,
+    )
+    store, report = _ingest_report(tmp_path, path)
+    _assert_out_of_range(store, report, 2, 2)
+
+
+def test_impossible_periods_pgn(tmp_path):
+    dates = ["2999.01.01", "9999.12.31", "0001.01.01", "2024.13.??", "0001.??.??", "1799.??.??"]
+    good = ["2024.01.02", "2024.02.??", "1800.??.??"]
+    games = []
+    for i, date in enumerate(dates + good):
+        games.append(
+            f'[Event "E"]\n[Date "{date}"]\n[Round "{i}"]\n[White "W{i}"]\n[Black "B{i}"]\n'
+            f'[Result "1-0"]\n\n1. e4 e5 1-0\n'
+        )
+    path = tmp_path / "periods.pgn"
+    path.write_text("\n".join(games))
+    store, report = _ingest_report(tmp_path, path)
+    _assert_out_of_range(store, report, len(dates), len(good))
+
+
+def test_impossible_periods_trf(tmp_path):
+    """Round 2 is dated 2049-03-03 (``49/03/03``): its games are quarantined."""
+    text = (BAD / "trf_bad_round_date.trf").read_text().replace("24/13/45", "49/03/03")
+    path = tmp_path / "periods.trf"
+    path.write_text(text)
+    store, report = _ingest_report(tmp_path, path)
+    assert report.reasons == {"period_out_of_range": 2}
+    assert report.rows == report.accepted + report.quarantined
+    assert report.accepted == 2 and store.periods("standard") == [202403]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2024-13",
+        "202413",
+        "2999-01",
+        "299901",
+        "0001-01",
+        "000101",
+        "1799-12",
+        "0",
+        "-3",
+        "2024-3",
+        "x",
+        "100000",
+    ],
+)
+def test_impossible_period_options_exit_2(tmp_path, capsys, text):
+    from arpad.pipeline.periods import parse_period
+
+    with pytest.raises(ValueError):
+        parse_period(text)
+    store = tmp_path / "store"
+    for args in (
+        ["rate", "--no-flow", "--store", str(store), "--system", "elo", "--from", text],
+        ["rate", "--no-flow", "--store", str(store), "--system", "elo", "--to", text],
+        ["list", "--store", str(store), "--period", text],
+    ):
+        assert main(args) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("arpad: error: argument --"), err
+        assert f"period {text!r}" in err[0]
+    assert not store.exists()
+
+
+def test_possible_periods_parse():
+    from arpad.pipeline.periods import last_month, parse_period
+
+    assert [parse_period(t) for t in ("2024-03", "202403", "133", "1", "99999", "1800-01")] == [
+        202403,
+        202403,
+        133,
+        1,
+        99999,
+        180001,
+    ]
+    assert parse_period(str(last_month())) == last_month()

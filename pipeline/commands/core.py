@@ -5,9 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-import duckdb
-
-from arpad.pipeline import catalog, output
+from arpad.pipeline import output
 from arpad.pipeline.commands.common import (
     add_orchestration,
     add_store,
@@ -18,6 +16,8 @@ from arpad.pipeline.commands.common import (
     split_list,
 )
 from arpad.pipeline.periods import parse_period
+from arpad.pipeline.sql import run_readonly_sql
+from arpad.pipeline.store import outside
 from arpad.pipeline.systems import DEFAULT_SYSTEM, system_names
 
 
@@ -93,6 +93,14 @@ def register(sub) -> None:
         default=[],
         metavar="VALUE",
         help="positional parameter for ? / $1 placeholders (repeatable)",
+    )
+    p.add_argument(
+        "--allow-file",
+        action="append",
+        default=[],
+        metavar="[NAME=]PATH",
+        help="make a local CSV/Parquet/JSON file a table NAME (default: the file's stem) "
+        "the query can join (repeatable; no other file can be read)",
     )
     p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
     p.add_argument("--output", default=None, metavar="FILE")
@@ -214,28 +222,11 @@ def cmd_list(args) -> int:
     return 0
 
 
-READ_ONLY_STATEMENTS = {"SELECT", "EXPLAIN"}
-
-
-def run_readonly_sql(store, query: str, params: list):
-    """Run a query on the catalog opened read-only; refuse anything but SELECT/EXPLAIN."""
-    con = catalog.connect_readonly(store)
-    try:
-        statements = con.extract_statements(query)
-        if len(statements) != 1:
-            raise ValueError(f"arpad sql runs exactly one statement, got {len(statements)}")
-        kind = statements[0].type.name
-        if kind not in READ_ONLY_STATEMENTS:
-            raise ValueError(f"arpad sql is read-only: {kind} statements are refused")
-        return catalog.query_frame(con, query, params)
-    except duckdb.Error as exc:
-        raise ValueError(f"SQL error: {exc}") from None
-    finally:
-        con.close()
-
-
 def cmd_sql(args) -> int:
+    """Read-only SQL (pipeline/sql.py); ``--output`` never inside the store."""
     store = require_store(args)
-    frame = run_readonly_sql(store, args.query, args.param)
+    if args.output:
+        outside(store.root, args.output)
+    frame = run_readonly_sql(store, args.query, args.param, allow_files=args.allow_file)
     output.render(frame, args.fmt, args.output)
     return 0

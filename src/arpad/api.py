@@ -316,7 +316,7 @@ class Store:
 
     def sql(self, query: str, *params) -> pl.DataFrame:
         """A read-only query over the catalog views (docs/analysis.md)."""
-        from arpad.pipeline.commands.core import run_readonly_sql
+        from arpad.pipeline.sql import run_readonly_sql
 
         return run_readonly_sql(self._store, query, list(params))
 
