@@ -13,6 +13,7 @@ from prefect import flow, task
 
 from arpad.flows.common import IO_TASK, on_dask
 from arpad.pipeline import catalog, ingest
+from arpad.pipeline.errors import InputError
 from arpad.pipeline.readers import read_any
 from arpad.pipeline.store import Store
 
@@ -24,10 +25,24 @@ def read_file_task(path: str, fmt=None, kind=None, mapping=None):
 
 @task(name="ingest-file", **IO_TASK)
 def ingest_file_task(
-    store_root: str, path: str, fmt=None, kind=None, mapping=None, raw=None, replace=False
+    store_root: str,
+    path: str,
+    fmt=None,
+    kind=None,
+    mapping=None,
+    raw=None,
+    replace=False,
+    source=None,
 ):
     return ingest.ingest_file(
-        Store(store_root), path, fmt=fmt, kind=kind, mapping=mapping, raw=raw, replace=replace
+        Store(store_root),
+        path,
+        fmt=fmt,
+        kind=kind,
+        mapping=mapping,
+        raw=raw,
+        replace=replace,
+        source=source,
     )
 
 
@@ -62,7 +77,10 @@ def ingest_flow(
     mapping: str | None = None,
     wait: float = 0.0,
     replace: bool = False,
+    source: str | None = None,
 ):
+    if source and len(paths) != 1:
+        raise InputError("--source", None, "--source names one games file; give exactly one")
     with Store(store_root).writer_lock("ingest flow", wait=wait):
         items = [*((p, "players") for p in players or []), *((p, None) for p in paths)]
         ahead = read_ahead(store_root, items, fmt, mapping)
@@ -73,7 +91,16 @@ def ingest_flow(
                 reports.append(ingest_file_task(store_root, path, kind="players", raw=raw))
             else:
                 reports.append(
-                    ingest_file_task(store_root, path, fmt, None, mapping, raw=raw, replace=replace)
+                    ingest_file_task(
+                        store_root,
+                        path,
+                        fmt,
+                        None,
+                        mapping,
+                        raw=raw,
+                        replace=replace,
+                        source=source,
+                    )
                 )
         refresh_catalog_task(store_root)
     return ingest.IngestReport(reports, store_root)

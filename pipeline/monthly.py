@@ -90,7 +90,11 @@ def ingest_inbox_file(
     if kind == "players":
         fmt = mapping = None
     try:
-        report: FileReport = ingest_file(store, path, fmt=fmt, kind=kind, mapping=mapping, raw=raw)
+        # A file's identity is its name in the inbox (or in INBOX/players/): a file
+        # sent again under the same name corrects it (docs/ingest.md).
+        report: FileReport = ingest_file(
+            store, path, fmt=fmt, kind=kind, mapping=mapping, raw=raw, base=Path(path).parent
+        )
     except InputError as exc:
         return rejected(path, kind, exc)
     return {

@@ -39,6 +39,13 @@ def register(sub) -> None:
         action="store_true",
         help="games whose game_id is already stored (from another file) are replaced",
     )
+    p.add_argument(
+        "--source",
+        default=None,
+        metavar="NAME",
+        help="the source's name: a file ingested again under the same name is a "
+        "correction of it (default: the path relative to the working directory)",
+    )
     add_orchestration(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -106,6 +113,9 @@ def print_ingest_report(report) -> int:
             continue
         what = "players" if f.kind == "players" else "games"
         extra = f"; replaced the earlier version of {f.source}" if f.replaced else ""
+        if f.replaced and f.correction is not None:
+            removed, added, changed = f.correction
+            extra += f" ({removed} games removed, {added} added, {changed} changed)"
         print(
             f"{f.path}: {f.rows} rows read, {f.accepted} {what} stored, "
             f"{f.quarantined} quarantined{extra}"
@@ -128,19 +138,34 @@ def print_ingest_report(report) -> int:
 
 
 def run_ingest(
-    store_root: str, files, fmt=None, players=None, mapping=None, no_flow=False, replace=False
+    store_root: str,
+    files,
+    fmt=None,
+    players=None,
+    mapping=None,
+    no_flow=False,
+    replace=False,
+    source=None,
 ):
     if no_flow:
         from arpad.pipeline.ingest import ingest_files
         from arpad.pipeline.store import Store
 
         return ingest_files(
-            Store(store_root), files, fmt=fmt, players=players, mapping=mapping, replace=replace
+            Store(store_root),
+            files,
+            fmt=fmt,
+            players=players,
+            mapping=mapping,
+            replace=replace,
+            source=source,
         )
     from arpad.flows.common import configured
     from arpad.flows.ingest import ingest_flow
 
     extra = {"replace": True} if replace else {}
+    if source:
+        extra["source"] = source
     return configured(ingest_flow)(
         store_root, list(files), fmt=fmt, players=list(players or []), mapping=mapping, **extra
     )
@@ -156,6 +181,7 @@ def cmd_ingest(args) -> int:
         args.mapping,
         args.no_flow,
         getattr(args, "replace", False),
+        getattr(args, "source", None),
     )
     return print_ingest_report(report)
 
