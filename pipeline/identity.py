@@ -103,7 +103,6 @@ def conflicts(store: Store) -> pl.DataFrame:
                 "name",
                 pl.lit(field).alias("field"),
                 pl.col(field).cast(pl.String).alias("value"),
-                pl.col("birth_year"),
             )
         )
     return pl.concat(frames).sort("player_id", "field", "source")
