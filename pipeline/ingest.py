@@ -1,10 +1,13 @@
 """Ingest: read, validate, quarantine and store input files, atomically and idempotently.
 
 Files are identified by content (SHA-256). Ingesting a file whose content is
-already in the manifest changes nothing. A file with the same source name but
-new content is a correction: the old batch's games are replaced, and the
-earliest affected period is recorded so that ``arpad rate`` can recompute from
-there (docs/ingest.md).
+already in the manifest changes nothing. A file with the same source identity
+(``--source NAME``, else its path relative to the working directory; never the
+base name alone) but new content is a correction: the old batch's games are
+replaced, and the earliest affected period is recorded so that ``arpad rate`` can
+recompute from there. Games another source already stored (same id, or same
+content: ``duplicate_game``) are quarantined. Each ingest is staged and swapped in
+as one transition (pipeline/journal.py). docs/ingest.md.
 """
 
 from __future__ import annotations
@@ -109,11 +112,15 @@ def _previous_entries(
     A row written before identities were recorded (``source_key`` null) matches when
     its file name equals the identity (a file in the working directory or the inbox,
     or ``--source NAME``). Such a row whose name equals this file's base name while the
-    identity differs is ambiguous: the user must say which it is (``--source``)."""
+    identity differs is ambiguous for a games file: the user must say which it is
+    (``--source``)."""
     legacy = pc.is_null(manifest["source_key"])
     same_kind = pc.equal(manifest["kind"], kind)
     by_key = pc.fill_null(pc.equal(manifest["source_key"], key), False)
-    by_legacy_name = pc.and_(legacy, pc.equal(manifest["source"], key))
+    # A players file deletes nothing when it corrects (its rows are merged): an old
+    # players file of the same base name is taken to be this one, as before.
+    legacy_name = path.name if kind == "players" and not explicit else key
+    by_legacy_name = pc.and_(legacy, pc.equal(manifest["source"], legacy_name))
     mask = pc.and_(same_kind, pc.or_(by_key, by_legacy_name))
     if not pc.any(mask).as_py() and not explicit and key != path.name:
         old = pc.and_(same_kind, pc.and_(legacy, pc.equal(manifest["source"], path.name)))

@@ -4,7 +4,9 @@ quarantined with a reason code, so accepted + quarantined = rows read.
 Reason codes (docs/ingest.md): malformed_row, empty_player_id, self_play,
 unknown_result, unfinished_game, score_out_of_range, bad_date, bad_period,
 period_mismatch, missing_period, bad_pool, bad_rated, bad_rating,
-duplicate_game_id, bad_player_field, duplicate_player_id.
+duplicate_game_id, bad_player_field, duplicate_player_id. Against the store
+(pipeline/ingest.py): duplicate_game_id (an id already stored from another file) and
+duplicate_game (the same game, by content, already stored from another file).
 """
 
 from __future__ import annotations
