@@ -82,6 +82,14 @@ def rejected(path: Path, kind: str | None, exc: InputError) -> dict:
     }
 
 
+def correction_detail(report: FileReport) -> str:
+    """What a correction did, for the monthly summary (empty when it was none)."""
+    if not report.replaced or report.correction is None:
+        return ""
+    removed, added, changed = report.correction
+    return f"corrects {report.source}: {removed} games removed, {added} added, {changed} changed"
+
+
 def ingest_inbox_file(
     store: Store, path: Path, kind: str | None, fmt: str | None, mapping: str | None, raw=None
 ) -> dict:
@@ -103,7 +111,7 @@ def ingest_inbox_file(
         "accepted": report.accepted,
         "quarantined": report.quarantined,
         "outcome": PROCESSED,
-        "detail": report.skipped or "",
+        "detail": report.skipped or correction_detail(report),
     }
 
 

@@ -167,10 +167,12 @@ def _remove_leftover_temporaries(root: Path) -> None:
 def _finish_interrupted_ingests(root: Path) -> None:
     """Roll forward (or discard) an ingest a killed writer left staged (pipeline/journal.py)."""
     if (root / ".pending").is_dir():
-        from arpad.pipeline import journal
+        from arpad.pipeline import catalog, journal
 
-        for line in journal.recover(Store(root)):
+        store = Store(root)
+        for line in journal.recover(store):
             print(f"arpad: {line}", file=sys.stderr)
+        catalog.refresh(store)
 
 
 class Store:

@@ -284,3 +284,24 @@ def test_two_players_files_with_different_ratings_are_reported(cwd, capsys):
     assert not any(r.startswith("P2,") for r in rows)
     players = {p["player_id"]: p for p in Store(store).read_players().to_pylist()}
     assert players["P1"]["rating"] == 1850.0
+
+
+def test_monthly_inbox_identity_is_the_name_and_a_correction_says_what_it_removed(tmp_path):
+    """The monthly job: a file's identity is its name in the inbox (the working
+    directory plays no part); a file sent again under that name corrects it, and the
+    summary's outcome says how many games that removed."""
+    from arpad.pipeline import monthly
+
+    store = Store(tmp_path / "s")
+    first = write(tmp_path / "inbox-1" / "results.csv", JAN)
+    again = write(tmp_path / "inbox-2" / "results.csv", JAN[:3])
+    other = write(tmp_path / "inbox-2" / "feb.csv", FEB)
+    assert monthly.ingest_inbox_file(store, first, None, None, None)["detail"] == ""
+    result = monthly.ingest_inbox_file(store, again, None, None, None)
+    assert result["detail"] == "corrects results.csv: 1 games removed, 0 added, 0 changed"
+    assert monthly.ingest_inbox_file(store, other, None, None, None)["accepted"] == 2
+    assert stored(store.root).num_rows == 4
+    assert sorted(store.read_manifest().column("source_key").to_pylist()) == [
+        "feb.csv",
+        "results.csv",
+    ]
