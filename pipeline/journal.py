@@ -186,6 +186,8 @@ def apply(store: Store, stage: Path, plan: dict) -> None:
         if point:
             crash_point(point)
     shutil.rmtree(stage, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        stage.parent.rmdir()  # STORE/.pending exists only while an ingest is under way
 
 
 def recover(store: Store) -> list[str]:

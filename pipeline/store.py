@@ -170,9 +170,11 @@ def _finish_interrupted_ingests(root: Path) -> None:
         from arpad.pipeline import catalog, journal
 
         store = Store(root)
-        for line in journal.recover(store):
+        done = journal.recover(store)
+        for line in done:
             print(f"arpad: {line}", file=sys.stderr)
-        catalog.refresh(store)
+        if done:
+            catalog.refresh(store)
 
 
 class Store:
