@@ -21,6 +21,7 @@ def ingest_flow(
     mapping: str | None = None,
     replace: bool = False,
     wait: float = 0.0,
+    source: str | None = None,
 ):
-    request = jobs.IngestRequest(store, files, players or [], fmt, mapping, replace, wait)
+    request = jobs.IngestRequest(store, files, players or [], fmt, mapping, replace, wait, source)
     return jobs.ingest(request, PrefectRunner())

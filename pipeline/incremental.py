@@ -32,7 +32,7 @@ FROM_FIRST = 0  # a stale mark meaning "recompute from the first period"
 
 
 def _path(store: Store, name: str) -> Path:
-    return store.root / "manifest" / name
+    return store.manifest_path.parent / name  # (a staged ingest redirects it, journal.py)
 
 
 def _read(store: Store, name: str) -> dict:

@@ -1,16 +1,21 @@
 """Ingest: read, validate, quarantine and store input files, atomically and idempotently.
 
 Files are identified by content (SHA-256). Ingesting a file whose content is
-already in the manifest changes nothing. A file with the same source name but
-new content is a correction: the old batch's games are replaced, and the
-earliest affected period is recorded so that ``arpad rate`` can recompute from
-there (docs/ingest.md).
+already in the manifest changes nothing. A file with the same source identity
+(``--source NAME``, else its path relative to the working directory; never the
+base name alone) but new content is a correction: the old batch's games are
+replaced, and the earliest affected period is recorded so that ``arpad rate`` can
+recompute from there. Games another source already stored (same id, or same
+content: ``duplicate_game``) are quarantined. Each ingest is staged and swapped in
+as one transition (pipeline/journal.py). docs/ingest.md.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,10 +26,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from arpad.pipeline import catalog, identity, incremental, names, schemas
+from arpad.pipeline import catalog, identity, incremental, journal, names, schemas
+from arpad.pipeline.errors import InputError
 from arpad.pipeline.readers import RawTable, read_any
 from arpad.pipeline.reasons import Reason
-from arpad.pipeline.store import MANIFEST, Store, atomic_write_parquet
+from arpad.pipeline.store import MANIFEST, Store
 from arpad.pipeline.validate import Validated, validate_games, validate_players
 
 
@@ -52,6 +58,8 @@ class FileReport:
     not_stored: dict[str, int] = field(default_factory=dict)
     accounting: dict[str, int] = field(default_factory=dict)
     replaced_games: int = 0  # games of other sources replaced (--replace)
+    # A correction: (games removed, added, changed) against the source's earlier version.
+    correction: tuple[int, int, int] | None = None
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -83,6 +91,67 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def source_identity(path: Path, source: str | None = None, base: str | Path | None = None) -> str:
+    """Which source a file is (docs/ingest.md "Which file is which"): ``source`` when the
+    user names it, else the file's path relative to ``base`` (the working directory;
+    the inbox for the monthly job), or its absolute path when it lies outside ``base``.
+    Never the base name alone: ``jan/results.csv`` and ``feb/results.csv`` are two sources."""
+    if source:
+        return source
+    full = os.path.abspath(path)
+    here = os.path.abspath(base if base is not None else os.getcwd())
+    if full == here or full.startswith(here.rstrip(os.sep) + os.sep):
+        return Path(os.path.relpath(full, here)).as_posix()
+    return Path(full).as_posix()
+
+
+def _previous_entries(
+    manifest: pa.Table, path: Path, key: str, kind: str, explicit: bool
+) -> pa.ChunkedArray:
+    """Mask of the manifest rows this file corrects: the same source identity and kind.
+
+    A row written before identities were recorded (``source_key`` null) matches when
+    its file name equals the identity (a file in the working directory or the inbox,
+    or ``--source NAME``). Such a row whose name equals this file's base name while the
+    identity differs is ambiguous for a games file: the user must say which it is
+    (``--source``)."""
+    legacy = pc.is_null(manifest["source_key"])
+    same_kind = pc.equal(manifest["kind"], kind)
+    by_key = pc.fill_null(pc.equal(manifest["source_key"], key), False)
+    # A players file deletes nothing when it corrects (its rows are merged): an old
+    # players file of the same base name is taken to be this one, as before.
+    legacy_name = path.name if kind == "players" and not explicit else key
+    by_legacy_name = pc.and_(legacy, pc.equal(manifest["source"], legacy_name))
+    mask = pc.and_(same_kind, pc.or_(by_key, by_legacy_name))
+    if not pc.any(mask).as_py() and not explicit and key != path.name:
+        old = pc.and_(same_kind, pc.and_(legacy, pc.equal(manifest["source"], path.name)))
+        if pc.any(old).as_py():
+            raise InputError(
+                path,
+                None,
+                f"a file named {path.name} was ingested before arpad recorded which folder "
+                "a file comes from, so it is unknown whether this file corrects it. If it "
+                f"does, run again with --source {path.name} (and use that on every later "
+                f"correction); if it is another file, run again with --source {key}",
+            )
+    return mask
+
+
+def _label(manifest: pa.Table, previous: pa.Table, path: Path, key: str, explicit: bool) -> str:
+    """The name this source's rows carry: kept across corrections; the file name (or
+    ``--source``) unless another source already carries it, then the identity."""
+    if previous.num_rows:
+        return previous.column("source")[0].as_py()
+    other = manifest.filter(
+        pc.invert(pc.fill_null(pc.equal(manifest["source_key"], key), False))
+    ).column("source")
+    taken = set(other.to_pylist())
+    for name in (key if explicit else path.name, key):
+        if name not in taken:
+            return name
+    return f"{key}@{len(taken)}"
+
+
 def ingest_file(
     store: Store,
     path: str | Path,
@@ -92,17 +161,28 @@ def ingest_file(
     source: str | None = None,
     replace: bool = False,
     raw: RawTable | None = None,
+    base: str | Path | None = None,
 ) -> FileReport:
     """Ingest one file (games or players) into the store. See module docstring.
 
-    ``replace``: games whose game_id is already stored from another source are
-    replaced by this file's version (instead of being quarantined as duplicates).
-    ``raw``: the file already read by ``read_any`` (flows/ingest.py reads files in
-    parallel on Dask workers, then stores them one after another).
+    ``source``: the source's name as the user gives it (``arpad ingest --source``);
+    default: the path relative to ``base`` (the working directory), see
+    ``source_identity``. ``replace``: games whose game_id is already stored from
+    another source are replaced by this file's version (instead of being quarantined
+    as duplicates). ``raw``: the file already read by ``read_any`` (flows/ingest.py
+    reads files in parallel on Dask workers, then stores them one after another).
+
+    Nothing is written under a final name until the whole ingest is staged
+    (pipeline/journal.py): a kill at any point leaves the store before or after it.
     """
     path = Path(path)
     store.ensure()
-    source = names.file_name(source or path.name, "source")
+    for line in journal.recover(store):
+        print(f"arpad: {line}", file=sys.stderr)
+    explicit = bool(source)
+    if explicit:
+        names.source_name(source)
+    key = source_identity(path, source, base)
     digest = sha256_file(path)
     batch = digest[:16]
     manifest = store.read_manifest()
@@ -110,48 +190,71 @@ def ingest_file(
     if same.num_rows:
         prior = same.column("source")[0].as_py()
         report = FileReport(
-            str(path), source, same.column("kind")[0].as_py(), same.column("format")[0].as_py()
+            str(path), prior, same.column("kind")[0].as_py(), same.column("format")[0].as_py()
         )
         report.skipped = f"identical content already ingested as {prior}"
         return report
 
     if raw is None:
         raw = read_any(path, fmt=fmt, mapping=mapping, kind=kind)
+    previous_mask = _previous_entries(manifest, path, key, raw.kind, explicit)
+    previous = manifest.filter(previous_mask)
+    source = _label(manifest, previous, path, key, explicit)
     report = FileReport(str(path), source, raw.kind, raw.format, notes=list(raw.notes))
     report.not_stored = dict(raw.not_stored)
     report.accounting = dict(raw.accounting)
-    previous = manifest.filter(
-        pc.and_(pc.equal(manifest["source"], source), pc.equal(manifest["kind"], raw.kind))
-    )
     old_batches = previous.column("batch").to_pylist()
+    staged = journal.StagedStore(store, batch)
 
     player_quarantine = None
+    content = None
     if raw.kind == "players":
         validated = validate_players(raw, source, batch)
-        if _merge_players(store, validated.accepted, source).changed:
-            incremental.mark_all_stale(store)
+        if _merge_players(staged, validated.accepted, source, state=True).changed:
+            incremental.mark_all_stale(staged)
         min_period = None
     else:
         validated = validate_games(raw, source, batch)
         touched: list[tuple[str, int]] = []
         if replace:
-            removed, parts = _replace_store_games(store, validated.accepted, batch, old_batches)
+            removed, parts = _replace_store_games(staged, validated.accepted, batch, old_batches)
             report.replaced_games = removed
             touched += parts
         else:
             validated = _drop_store_duplicates(store, validated, batch, old_batches)
+        content = content_digest(validated.accepted)
+        validated, resent = _drop_content_duplicates(store, validated, batch, old_batches)
+        twin = manifest.filter(
+            pc.and_(
+                pc.fill_null(pc.equal(manifest["content_sha256"], content), False),
+                pc.invert(previous_mask),
+            )
+        )
+        if resent and twin.num_rows and not validated.accepted.num_rows:
+            report.notes.append(
+                f"the same games as {twin.column('source')[0].as_py()} (already ingested; "
+                "only the bytes, line endings or name differ): nothing new stored"
+            )
+        elif resent:
+            report.notes.append(
+                f"{resent} game(s) already stored from another file (same date, players, "
+                "result and round): quarantined as duplicate_game (docs/ingest.md)"
+            )
         changed = _changed_partitions(store, old_batches, validated.accepted)
+        if old_batches:
+            report.correction = _correction_counts(store, old_batches, validated.accepted)
         for old in old_batches:
-            store.remove_batch_games(old)
+            staged.remove_batch_games(old)
             report.replaced = True
-        report.partitions = store.write_games(validated.accepted, batch)
+        report.partitions = staged.write_games(validated.accepted, batch)
+        journal.crash_point("correction:staged-games")
         touched += changed
         report.new_players, player_quarantine = _add_game_players(
-            store, validated.accepted, raw, source, batch, report
+            staged, validated.accepted, raw, source, batch, report
         )
         min_period = min((p for _, p in touched), default=None) if touched else None
         if touched:
-            incremental.mark_stale(store, touched)
+            incremental.mark_stale(staged, touched)
 
     if report.players_read:
         report.notes.append(
@@ -160,18 +263,12 @@ def ingest_file(
         )
     if report.replaced_games:
         report.notes.append(f"--replace: {report.replaced_games} stored game(s) replaced")
-    clash = identity.conflicts(store)
-    clash_ids = clash.filter(clash["source"] == source).get_column("player_id").unique()
-    if len(clash_ids):
-        report.notes.append(
-            f"{len(clash_ids)} player(s) whose birth year differs between sources "
-            "(arpad players --conflicts)"
-        )
+    report.notes.extend(identity.conflict_notes(staged, source))
 
     quarantine = validated.quarantine
     if player_quarantine is not None and player_quarantine.num_rows:
         quarantine = pa.concat_tables([quarantine, player_quarantine]).sort_by("line")
-    store.write_quarantine(quarantine, batch)
+    staged.write_quarantine(quarantine, batch)
     report.rows = validated.rows_read
     report.accepted = validated.accepted.num_rows
     report.quarantined = validated.quarantine.num_rows
@@ -193,20 +290,20 @@ def ingest_file(
             "quarantined": [report.quarantined],
             "ingested_at": [dt.datetime.now(dt.timezone.utc).replace(microsecond=0)],
             "min_period": [min_period],
+            "source_key": [key],
+            "content_sha256": [content],
         },
         schema=MANIFEST,
     )
-    keep = manifest.filter(
-        pc.invert(
-            pc.and_(pc.equal(manifest["source"], source), pc.equal(manifest["kind"], raw.kind))
-        )
-    )
-    store.write_manifest(pa.concat_tables([keep, entry]))
+    keep = manifest.filter(pc.invert(previous_mask))
+    staged.write_manifest(pa.concat_tables([keep, entry]))
+    plan = staged.commit()
+    journal.apply(store, staged.stage, plan)
     return report
 
 
 def ingest_files(
-    store: Store, paths, fmt=None, players=None, mapping=None, replace=False
+    store: Store, paths, fmt=None, players=None, mapping=None, replace=False, source=None
 ) -> IngestReport:
     """The ingest job (pipeline/jobs.py) in this process: players files first, then games."""
     from arpad.pipeline import jobs
@@ -218,6 +315,7 @@ def ingest_files(
         fmt,
         mapping,
         replace,
+        source=source,
     )
     return jobs.ingest(request)
 
@@ -287,8 +385,12 @@ STATE_FIELDS = (
 )
 
 
-def _merge_players(store: Store, incoming: pa.Table, source: str | None = None) -> MergeResult:
-    """Upsert players: for each column the latest non-null value wins."""
+def _merge_players(
+    store: Store, incoming: pa.Table, source: str | None = None, state: bool = False
+) -> MergeResult:
+    """Upsert players: for each column the latest non-null value wins. What ``source``
+    said is recorded (identity.record_observations; ``state``: a players file, whose
+    ratings are compared with other players files')."""
     existing = pl.from_arrow(store.read_players())
     new = pl.from_arrow(schemas.conform(incoming, schemas.PLAYERS))
     both = pl.concat([existing, new], how="vertical_relaxed")
@@ -306,7 +408,7 @@ def _merge_players(store: Store, incoming: pa.Table, source: str | None = None) 
         changed = not before.equals(after)
     store.write_players(merged.sort("player_id").to_arrow())
     if source is not None:
-        identity.record_observations(store, new, source)
+        identity.record_observations(store, new, source, state=state)
     return MergeResult(merged.height - existing.height, changed)
 
 
@@ -371,9 +473,9 @@ def _replace_store_games(
         removed += pc.sum(hit).as_py() or 0
         keep = table.filter(pc.invert(hit))
         if keep.num_rows:
-            atomic_write_parquet(keep, path, store.root)
+            store.rewrite_game_file(path, keep)
         else:
-            store.remove_file(path)
+            store.delete_game_file(path)
         pool = path.parent.parent.name.split("=", 1)[1]
         touched.append((pool, int(path.parent.name.split("=", 1)[1])))
     return removed, touched
@@ -409,3 +511,169 @@ def _changed_partitions(
         if not before.sort("game_id").equals(after.sort("game_id")):
             changed.append((pool, int(period)))
     return changed
+
+
+# -- re-sent content (docs/ingest.md "Re-sent games") --------------------------------
+# What makes two rows the same game when at most one of them carries an id that its
+# source vouches for: pool, period, date, the players in their colours and the score.
+CONTENT_KEY = ["pool", "period", "date", "white_id", "black_id", "score"]
+
+# SQL over rows with ``game_id`` and ``source``: where the id comes from, and the round
+# it names. ``derived``: no id in the source (``<file>:<line>``); ``pgn``: built from
+# the PGN tags (docs/pgn-trf.md); ``trf``: tournament + round + pairing; ``source``: the
+# file's own game_id column. Only ``source`` and ``trf`` ids tell two games apart.
+_ID_KIND = (
+    "CASE WHEN {t}.game_id = {t}.source THEN 'derived' "
+    "WHEN starts_with({t}.game_id, 'pgn:') THEN 'pgn' "
+    "WHEN regexp_matches({t}.game_id, ':r[0-9]+:[^:]+-[^:]+$') THEN 'trf' "
+    "ELSE 'source' END"
+)
+_ROUND = (
+    "CASE WHEN starts_with({t}.game_id, 'pgn:') THEN split_part({t}.game_id, '|', 4) "
+    "WHEN regexp_matches({t}.game_id, ':r[0-9]+:[^:]+-[^:]+$') "
+    "THEN regexp_extract({t}.game_id, ':r([0-9]+):', 1) END"
+)
+
+
+def content_digest(games: pa.Table) -> str:
+    """SHA-256 over a file's games as content (sorted content key, event and the id when
+    the source gives one), so the same games re-sent with other bytes (CRLF, quoting,
+    column order, another name) have the same digest."""
+    frame = pl.from_arrow(schemas.conform(games, schemas.GAMES))
+    own_id = pl.when(pl.col("game_id") == pl.col("source")).then(None).otherwise(pl.col("game_id"))
+    rows = frame.select(*CONTENT_KEY, "event_id", own_id.alias("id")).sort(pl.all())
+    h = hashlib.sha256()
+    h.update(rows.write_csv().encode())
+    return h.hexdigest()
+
+
+def _drop_content_duplicates(
+    store: Store, v: Validated, batch: str, replaced_batches: list[str]
+) -> tuple[Validated, int]:
+    """Quarantine (``duplicate_game``) games that another source already stored under
+    another id or none: same content key, same round where both rows name one, and not
+    two different ids that their sources vouch for. Counted as a multiset: a file
+    with a pairing twice on one day (double round robin) duplicates the stored
+    copies one for one, and an extra occurrence is a new game. Games of one file are
+    never compared with each other. Returns the games left and how many were dropped."""
+    games = v.accepted
+    if games.num_rows == 0:
+        return v, 0
+    ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
+    parts = set(zip(games.column("pool").to_pylist(), games.column("period").to_pylist()))
+    files = [
+        str(f)
+        for pool, period in sorted(parts)
+        for f in store.game_files(pool, period)
+        if f.name not in ignore
+    ]
+    if not files:
+        return v, 0
+    incoming = games.select(["game_id", *CONTENT_KEY, "source"]).append_column(
+        "_i", pa.array(range(games.num_rows), pa.int64())
+    )
+    con = duckdb.connect()
+    try:
+        con.register("incoming", incoming)
+        dup = catalog.query_arrow(
+            con,
+            f"""
+            WITH s AS (
+                SELECT game_id, source, pool, CAST(period AS INTEGER) AS period, date,
+                       white_id, black_id, score
+                FROM read_parquet(?, hive_partitioning = true, hive_types_autocast = false)
+            ),
+            s2 AS (SELECT *, {_ID_KIND.format(t="s")} AS kind, {_ROUND.format(t="s")} AS rnd
+                   FROM s),
+            i2 AS (SELECT *, {_ID_KIND.format(t="incoming")} AS kind,
+                          {_ROUND.format(t="incoming")} AS rnd FROM incoming),
+            hits AS (
+                SELECT i2._i, count(*) AS n, min(s2.source) AS first FROM i2 JOIN s2
+                  ON i2.pool = s2.pool AND i2.period = s2.period
+                 AND i2.date IS NOT DISTINCT FROM s2.date
+                 AND i2.white_id = s2.white_id AND i2.black_id = s2.black_id
+                 AND i2.score = s2.score
+                WHERE (i2.rnd IS NULL OR s2.rnd IS NULL OR i2.rnd = s2.rnd)
+                  AND NOT (i2.kind = s2.kind AND i2.kind IN ('source', 'trf')
+                           AND i2.game_id <> s2.game_id)
+                  AND s2.game_id NOT IN (SELECT game_id FROM incoming)
+                GROUP BY i2._i
+            ),
+            ranked AS (
+                SELECT _i, row_number() OVER (
+                    PARTITION BY pool, period, date, white_id, black_id, score, rnd
+                    ORDER BY _i) AS k FROM i2
+            )
+            SELECT r._i, h.first FROM ranked r JOIN hits h ON r._i = h._i
+            WHERE r.k <= h.n ORDER BY r._i
+            """,
+            [files],
+        )
+    finally:
+        con.close()
+    if dup.num_rows == 0:
+        return v, 0
+    is_dup = pc.is_in(pa.array(range(games.num_rows), pa.int64()), value_set=dup.column("_i"))
+    dups = games.filter(is_dup)
+    rows = pa.table(
+        {
+            "source": [s.rsplit(":", 1)[0] for s in dups.column("source").to_pylist()],
+            "line": [int(s.rsplit(":", 1)[1]) for s in dups.column("source").to_pylist()],
+            "reason": [Reason.DUPLICATE_GAME.value] * dups.num_rows,
+            "detail": [
+                f"same game (date, players, result, round) already stored from {first}"
+                for first in dup.column("first").to_pylist()
+            ],
+            "raw": [None] * dups.num_rows,
+            "ingest_batch": [batch] * dups.num_rows,
+        },
+        schema=schemas.QUARANTINE,
+    )
+    kept = Validated(
+        games.filter(pc.invert(is_dup)),
+        pa.concat_tables([v.quarantine, rows]).sort_by("line"),
+        v.rows_read,
+    )
+    return kept, dups.num_rows
+
+
+def _correction_counts(
+    store: Store, old_batches: list[str], incoming: pa.Table
+) -> tuple[int, int, int]:
+    """(removed, added, changed) games of a correction against the source's stored
+    version. Games are compared by content (ids the file derived from line numbers
+    left out, so a shifted line is no change); a removed and an added game with the
+    same game id count as one changed game."""
+
+    def content(t: pa.Table) -> pl.DataFrame:
+        frame = pl.from_arrow(schemas.conform(t, schemas.GAMES))
+        own = pl.when(pl.col("game_id") == pl.col("source")).then(None).otherwise("game_id")
+        return frame.select(own.alias("game_id"), *[c for c in GAME_CONTENT if c != "game_id"])
+
+    old_tables = []
+    for batch in old_batches:
+        for path in store.games_dir.glob(f"pool=*/period=*/part-{batch}.parquet"):
+            t = pq.read_table(path)
+            pool, period = path.parent.parent.name.split("=", 1)[1], path.parent.name[7:]
+            t = t.append_column("pool", pa.array([pool] * t.num_rows, pa.string()))
+            t = t.append_column("period", pa.array([int(period)] * t.num_rows, pa.int32()))
+            old_tables.append(t)
+    old = (
+        content(pa.concat_tables([schemas.conform(t, schemas.GAMES) for t in old_tables]))
+        if (old_tables)
+        else content(incoming).clear()
+    )
+    new = content(incoming)
+
+    def counted(f: pl.DataFrame) -> pl.DataFrame:
+        return f.with_columns(pl.int_range(pl.len()).over(f.columns).alias("_n"))
+
+    old_only = counted(old).join(
+        counted(new), on=[*old.columns, "_n"], how="anti", nulls_equal=True
+    )
+    new_only = counted(new).join(
+        counted(old), on=[*old.columns, "_n"], how="anti", nulls_equal=True
+    )
+    ids = set(old_only.get_column("game_id").drop_nulls().to_list())
+    changed = len(ids & set(new_only.get_column("game_id").drop_nulls().to_list()))
+    return old_only.height - changed, new_only.height - changed, changed

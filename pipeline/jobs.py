@@ -72,10 +72,15 @@ class IngestRequest:
     mapping: str | None = None
     replace: bool = False
     wait: float = 0.0
+    source: str | None = None  # --source NAME: the one games file's source identity
 
     def __post_init__(self):
         self.store = _absolute(self.store)
         self.files = [str(f) for f in self.files]
+        if self.source is not None:
+            names.source_name(self.source)
+            if len(self.files) != 1:
+                raise ValueError("--source names one games file; give exactly one")
         self.players = [str(p) for p in self.players]
         _check_wait(self.wait)
         if Path(self.store).exists() and not Path(self.store).is_dir():
@@ -164,6 +169,7 @@ def ingest(req: IngestRequest, runner: Runner = LOCAL):
                     req.mapping,
                     raw,
                     req.replace,
+                    req.source,
                     name=f"ingest-{Path(path).name}",
                     io=True,
                 )

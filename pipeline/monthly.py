@@ -84,6 +84,14 @@ def rejected(path: Path, kind: str | None, exc: Exception) -> dict:
     }
 
 
+def correction_detail(report: FileReport) -> str:
+    """What a correction did, for the monthly summary (empty when it was none)."""
+    if not report.replaced or report.correction is None:
+        return ""
+    removed, added, changed = report.correction
+    return f"corrects {report.source}: {removed} games removed, {added} added, {changed} changed"
+
+
 def ingest_inbox_file(
     store: Store, path: Path, kind: str | None, fmt: str | None, mapping: str | None, raw=None
 ) -> dict:
@@ -96,7 +104,11 @@ def ingest_inbox_file(
     except ValueError as exc:
         return rejected(path, kind, exc)
     try:
-        report: FileReport = ingest_file(store, path, fmt=fmt, kind=kind, mapping=mapping, raw=raw)
+        # A file's identity is its name in the inbox (or in INBOX/players/): a file
+        # sent again under the same name corrects it (docs/ingest.md).
+        report: FileReport = ingest_file(
+            store, path, fmt=fmt, kind=kind, mapping=mapping, raw=raw, base=Path(path).parent
+        )
     except InputError as exc:
         return rejected(path, kind, exc)
     return {
@@ -105,7 +117,7 @@ def ingest_inbox_file(
         "accepted": report.accepted,
         "quarantined": report.quarantined,
         "outcome": PROCESSED,
-        "detail": report.skipped or "",
+        "detail": report.skipped or correction_detail(report),
     }
 
 

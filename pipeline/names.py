@@ -98,6 +98,23 @@ def file_name(value: object, kind: str = "file") -> str:
     return value
 
 
+def source_name(value: object) -> str:
+    """A source name the user gives (``arpad ingest --source NAME``): stored in the
+    manifest, never a path; any text of 1-1024 bytes without NUL or control characters."""
+    ok = (
+        isinstance(value, str)
+        and value.strip() != ""
+        and len(value.encode("utf-8", "surrogatepass")) <= 1024
+        and not any(ord(c) < 32 or ord(c) == 127 for c in value)
+    )
+    if not ok:
+        raise ValueError(
+            f"invalid source name {_shown(value)}: 1-1024 bytes of text without NUL or "
+            "control characters"
+        )
+    return value
+
+
 def pools(values: list[str] | None) -> list[str] | None:
     return None if values is None else [pool(v) for v in values]
 

@@ -57,6 +57,12 @@ class Reason(str, Enum):
         "duplicate_game_id",
         "repeats a game id seen earlier in the file or already stored from another file",
     )
+    DUPLICATE_GAME = (
+        "duplicate_game",
+        "is the same game as one already stored from another file (same date/period, players "
+        "in their colours, result, and round where both name one), under another id or none: "
+        'a re-sent file (see "Re-sent games")',
+    )
     BAD_PLAYER_FIELD = (
         "bad_player_field",
         "(players) has a non-numeric or absurd rating, games count, birth year …",

@@ -21,6 +21,7 @@ import fcntl
 import json
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -35,7 +36,9 @@ from arpad.pipeline import names, schemas
 
 MANIFEST = pa.schema(
     [
-        pa.field("source", pa.string(), nullable=False),  # source key (file name)
+        # The source's label: the name its rows carry (``<label>:<line>``) and that
+        # derived game ids start with; the file name unless another source has it.
+        pa.field("source", pa.string(), nullable=False),
         pa.field("sha256", pa.string(), nullable=False),
         pa.field("batch", pa.string(), nullable=False),
         pa.field("kind", pa.string(), nullable=False),  # games | players
@@ -45,6 +48,12 @@ MANIFEST = pa.schema(
         pa.field("quarantined", pa.int64(), nullable=False),
         pa.field("ingested_at", pa.timestamp("s", tz="UTC"), nullable=False),
         pa.field("min_period", pa.int32()),
+        # The source's identity (docs/ingest.md "Which file is which"): ``--source NAME``,
+        # else the path relative to the working directory (the inbox for the monthly
+        # job). Null for files ingested before identities were recorded (the label).
+        pa.field("source_key", pa.string()),
+        # SHA-256 over the file's normalised games (what they say, not their bytes).
+        pa.field("content_sha256", pa.string()),
     ]
 )
 
@@ -171,6 +180,7 @@ def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterat
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps(info).encode(), 0)
     _remove_leftover_temporaries(root)
+    _finish_interrupted_ingests(root)
     with _HELD_GUARD:
         _HELD[key] = [fd, 1]
     try:
@@ -194,6 +204,19 @@ def _remove_leftover_temporaries(root: Path) -> None:
     for tmp in leftovers:
         with contextlib.suppress(OSError, ValueError):
             inside(root, tmp).unlink()
+
+
+def _finish_interrupted_ingests(root: Path) -> None:
+    """Roll forward (or discard) an ingest a killed writer left staged (pipeline/journal.py)."""
+    if (root / ".pending").is_dir():
+        from arpad.pipeline import catalog, journal
+
+        store = Store(root)
+        done = journal.recover(store)
+        for line in done:
+            print(f"arpad: {line}", file=sys.stderr)
+        if done:
+            catalog.refresh(store)
 
 
 class Store:
@@ -299,6 +322,13 @@ class Store:
             touched.append((pool, period))
         return touched
 
+    def rewrite_game_file(self, path: Path, table: pa.Table) -> None:
+        """Replace one games file with ``table`` (``--replace`` removed some of its games)."""
+        atomic_write_parquet(table, path)
+
+    def delete_game_file(self, path: Path) -> None:
+        path.unlink()
+
     # -- players -----------------------------------------------------------------
     def read_players(self) -> pa.Table:
         if not self.players_path.exists():
@@ -322,7 +352,11 @@ class Store:
     def read_manifest(self) -> pa.Table:
         if not self.manifest_path.exists():
             return MANIFEST.empty_table()
-        return pq.read_table(self.manifest_path).cast(MANIFEST)
+        table = pq.read_table(self.manifest_path)
+        for field in MANIFEST:  # a manifest written before a column was added
+            if field.name not in table.column_names:
+                table = table.append_column(field, pa.nulls(table.num_rows, field.type))
+        return table.select(MANIFEST.names).cast(MANIFEST)
 
     def write_manifest(self, table: pa.Table) -> None:
         atomic_write_parquet(table.cast(MANIFEST), self.manifest_path, self.root)

@@ -39,6 +39,13 @@ def register(sub) -> None:
         action="store_true",
         help="games whose game_id is already stored (from another file) are replaced",
     )
+    p.add_argument(
+        "--source",
+        default=None,
+        metavar="NAME",
+        help="the source's name: a file ingested again under the same name is a "
+        "correction of it (default: the path relative to the working directory)",
+    )
     add_orchestration(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -115,6 +122,9 @@ def print_ingest_report(report) -> int:
             continue
         what = "players" if f.kind == "players" else "games"
         extra = f"; replaced the earlier version of {f.source}" if f.replaced else ""
+        if f.replaced and f.correction is not None:
+            removed, added, changed = f.correction
+            extra += f" ({removed} games removed, {added} added, {changed} changed)"
         print(
             f"{f.path}: {f.rows} rows read, {f.accepted} {what} stored, "
             f"{f.quarantined} quarantined{extra}"
@@ -140,7 +150,14 @@ def cmd_ingest(args) -> int:
     from arpad.pipeline.jobs import IngestRequest
 
     request = IngestRequest(
-        args.store, args.files, args.players, args.fmt, args.mapping, args.replace, args.wait
+        args.store,
+        args.files,
+        args.players,
+        args.fmt,
+        args.mapping,
+        args.replace,
+        args.wait,
+        args.source,
     )
     return print_ingest_report(run_job(args, "ingest", request))
 

@@ -14,7 +14,7 @@ def register(sub) -> None:
     p.add_argument(
         "--conflicts",
         action="store_true",
-        help="players whose sources give different birth years (same FIDE id)",
+        help="players whose sources give different birth years or ratings (same id)",
     )
     p.add_argument("--id", dest="player_id", default=None, help="one player and its sources")
     p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
@@ -28,7 +28,7 @@ def cmd_players(args) -> int:
         frame = identity.conflicts(store)
         if args.fmt == "table" and not args.output:
             n = frame.get_column("player_id").n_unique() if frame.height else 0
-            print(f"{n} player(s) with conflicting birth years across sources")
+            print(f"{n} player(s) with conflicting values across sources")
     elif args.player_id:
         frame = identity.read_observations(store).filter(pl.col("player_id") == args.player_id)
     else:

@@ -1,0 +1,211 @@
+"""One ingest = one atomic transition of the store (write-then-swap with a journal).
+
+An ingest (above all a correction: old games out, new games in, stale marks,
+manifest) touches several files. Killed half-way, the store would hold the old
+and the new games at once, or the new games without their stale mark. So
+``ingest_file`` writes nothing under a final name while it works: a
+``StagedStore`` sends every write to ``STORE/.pending/<batch>/`` (games
+partitions, quarantine, players, observations, stale marks, manifest) and
+records deletions instead of doing them. When everything is staged,
+``plan.json`` is written (atomically): that is the commit point. Then
+``apply`` moves the staged files into place and deletes the old files, in
+plan order, and removes the staging directory.
+
+``recover`` runs on the next writer-lock acquisition (every writing command) and
+at the start of every ingest: a staging directory with a plan is rolled
+forward (each step is idempotent, so a second crash during recovery is
+harmless), one without a plan is deleted (rolled back: nothing visible had
+changed, and re-running the ingest redoes it). docs/operations.md
+"Guarantees and limits: corrections and duplicates".
+
+``crash_point(name)`` kills the process with SIGKILL when ``ARPAD_CRASH_AT``
+names that point (tests/test_crash_points.py enumerates ``CRASH_POINTS``); it
+costs one string comparison otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+from pathlib import Path
+
+from arpad.pipeline.store import Store, atomic_write_text
+
+PENDING = ".pending"
+PLAN = "plan.json"
+
+_CRASH_AT = os.environ.get("ARPAD_CRASH_AT")
+
+# Every step boundary of an ingest's transition, in order (tests kill at each).
+CRASH_POINTS = (
+    "correction:staged-games",  # new games staged, nothing else
+    "correction:before-commit",  # everything staged, no plan yet
+    "correction:after-commit",  # plan written, nothing applied
+    "correction:after-add",  # new games files in place, old ones still there
+    "correction:after-remove",  # old games files gone, stale mark not yet written
+    "correction:after-stale",  # stale marks written, manifest not yet
+    "correction:after-manifest",  # every file in place, staging not removed
+)
+
+
+def crash_point(name: str) -> None:
+    """SIGKILL this process when ``ARPAD_CRASH_AT`` equals ``name`` (crash tests only)."""
+    if _CRASH_AT is not None and _CRASH_AT == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def pending_dir(store: Store) -> Path:
+    return store.root / PENDING
+
+
+class StagedStore(Store):
+    """A view of ``store`` whose writes land in a staging directory.
+
+    Reads of games, ratings and state see the real store; players, observations,
+    stale marks and the manifest are hard-linked (or copied) into the staging
+    directory first, so reads see this ingest's own earlier writes."""
+
+    def __init__(self, store: Store, batch: str):
+        super().__init__(store.root)
+        self.real = store
+        self.stage = pending_dir(store) / batch
+        shutil.rmtree(self.stage, ignore_errors=True)
+        self.stage.mkdir(parents=True)
+        self.moves: list[tuple[str, str, str]] = []  # (step, staged, final), relative
+        self.deletes: list[str] = []
+        for final in (
+            store.players_path,
+            store.players_path.parent / "observations.parquet",
+            store.manifest_path.parent / "stale.json",
+            store.manifest_path,
+        ):
+            if final.exists():
+                staged = self._staged(final)
+                staged.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.link(final, staged)
+                except OSError:
+                    shutil.copy2(final, staged)
+
+    def _staged(self, final: Path) -> Path:
+        return self.stage / final.relative_to(self.root)
+
+    # Files kept in the staging directory until the plan is applied.
+    @property
+    def players_path(self) -> Path:
+        return self._staged(self.real.players_path)
+
+    @property
+    def manifest_path(self) -> Path:
+        return self._staged(self.real.manifest_path)
+
+    def write_games(self, games, batch):
+        staged = Store(self.stage)
+        written = staged.write_games(games, batch)
+        for pool, period in written:
+            final = self.real.game_partition(pool, period) / f"part-{batch}.parquet"
+            self._move("games", final)
+        return written
+
+    def remove_batch_games(self, batch):
+        touched = []
+        for path in self.real.games_dir.glob(f"pool=*/period=*/part-{batch}.parquet"):
+            touched.append(
+                (path.parent.parent.name.split("=", 1)[1], int(path.parent.name.split("=", 1)[1]))
+            )
+            self.deletes.append(str(path.relative_to(self.root)))
+        return touched
+
+    def rewrite_game_file(self, path: Path, table) -> None:
+        from arpad.pipeline.store import atomic_write_parquet
+
+        atomic_write_parquet(table, self._staged(path))
+        self._move("games", path)
+
+    def delete_game_file(self, path: Path) -> None:
+        self.deletes.append(str(path.relative_to(self.root)))
+
+    def write_quarantine(self, rows, batch):
+        staged = Store(self.stage).write_quarantine(rows, batch)
+        if staged is not None:
+            self._move("quarantine", self.real.quarantine_dir / f"batch={batch}" / "part-0.parquet")
+        return staged
+
+    def _move(self, step: str, final: Path) -> None:
+        rel = str(final.relative_to(self.root))
+        if not any(m[2] == rel for m in self.moves):
+            self.moves.append((step, str(self._staged(final).relative_to(self.root)), rel))
+
+    def commit(self) -> dict:
+        """Write the plan (the commit point) and return it."""
+        for final, step in (
+            (self.real.players_path, "players"),
+            (self.real.players_path.parent / "observations.parquet", "players"),
+            (self.real.manifest_path.parent / "stale.json", "stale"),
+            (self.real.manifest_path, "manifest"),
+        ):
+            if self._staged(final).exists():
+                self._move(step, final)
+        plan = {"moves": [list(m) for m in self.moves], "deletes": self.deletes}
+        crash_point("correction:before-commit")
+        atomic_write_text(json.dumps(plan, indent=1), self.stage / PLAN)
+        crash_point("correction:after-commit")
+        return plan
+
+
+# Steps in the order they are applied; a crash point follows each.
+_ORDER = (
+    ("games", "correction:after-add"),
+    ("delete", "correction:after-remove"),
+    ("quarantine", None),
+    ("players", None),
+    ("stale", "correction:after-stale"),
+    ("manifest", "correction:after-manifest"),
+)
+
+
+def apply(store: Store, stage: Path, plan: dict) -> None:
+    """Move the staged files into place and delete the replaced ones (idempotent)."""
+    root = store.root
+    for step, point in _ORDER:
+        if step == "delete":
+            for rel in plan["deletes"]:
+                with contextlib.suppress(FileNotFoundError):
+                    (root / rel).unlink()
+        else:
+            for kind, staged, final in plan["moves"]:
+                if kind != step:
+                    continue
+                src, dest = root / staged, root / final
+                if src.exists():  # else moved by an earlier, interrupted apply
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(src, dest)
+        if point:
+            crash_point(point)
+    shutil.rmtree(stage, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        stage.parent.rmdir()  # STORE/.pending exists only while an ingest is under way
+
+
+def recover(store: Store) -> list[str]:
+    """Finish (or undo) the ingests a killed process left in ``STORE/.pending``.
+
+    Returns one line per staging directory handled."""
+    base = pending_dir(store)
+    if not base.is_dir():
+        return []
+    done = []
+    for stage in sorted(p for p in base.iterdir() if p.is_dir()):
+        plan_path = stage / PLAN
+        if plan_path.exists():
+            apply(store, stage, json.loads(plan_path.read_text()))
+            done.append(f"completed the interrupted ingest of batch {stage.name}")
+        else:
+            shutil.rmtree(stage, ignore_errors=True)
+            done.append(f"discarded the unfinished ingest of batch {stage.name}")
+    with contextlib.suppress(OSError):
+        base.rmdir()
+    return done
