@@ -106,13 +106,18 @@ def read_file(path: str, kind: str | None, fmt: str | None, mapping: str | None)
     return read_any(Path(path), fmt=fmt, mapping=mapping)
 
 
-def store_file(store_root: str, path: str, kind, fmt, mapping, raw, replace: bool):
-    """Step: validate one file and store it (manifest, partitions, players, quarantine)."""
+def store_file(
+    store_root: str, path: str, kind, fmt, mapping, raw, replace: bool, source: str | None = None
+):
+    """Step: validate one file and store it (manifest, partitions, players, quarantine),
+    as one atomic transition (pipeline/journal.py)."""
     from arpad.pipeline.ingest import ingest_file
 
     if kind == "players":
         return ingest_file(Store(store_root), path, kind="players", raw=raw)
-    return ingest_file(Store(store_root), path, fmt=fmt, mapping=mapping, raw=raw, replace=replace)
+    return ingest_file(
+        Store(store_root), path, fmt=fmt, mapping=mapping, raw=raw, replace=replace, source=source
+    )
 
 
 def refresh_catalog(store_root: str) -> str:
