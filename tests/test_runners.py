@@ -232,3 +232,100 @@ def test_built_wheel_installs_arpad_only(tmp_path):
         "import arpad.flows.recalculate\n"
     )
     subprocess.run([str(py), "-c", check], check=True, cwd=elsewhere, env=env)
+
+
+# -- Dask: a real scheduler and two workers as separate processes -----------------------------
+
+
+@pytest.fixture
+def dask_processes(tmp_path):
+    """``dask scheduler`` and two ``dask worker`` processes on this machine (no Prefect)."""
+    import os
+    import signal
+
+    from tests.conftest import free_port
+
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = str(Path(sys.executable).with_name("dask"))
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1")  # thread budget: 1 x 2 workers
+    log = open(tmp_path / "dask.log", "w")
+    procs = [
+        subprocess.Popen(
+            [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    ]
+    from distributed import Client
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            Client(address, timeout="2s").close()
+            break
+        except OSError:
+            assert time.monotonic() < deadline, (tmp_path / "dask.log").read_text()
+            time.sleep(0.5)
+    for _ in range(2):
+        procs.append(
+            subprocess.Popen(
+                [
+                    dask,
+                    "worker",
+                    address,
+                    "--nworkers",
+                    "1",
+                    "--nthreads",
+                    "1",
+                    "--no-dashboard",
+                    "--local-directory",
+                    str(tmp_path / "dask-worker"),
+                ],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
+    with Client(address, timeout="30s") as client:
+        client.wait_for_workers(2, timeout=120)
+    try:
+        yield address
+    finally:
+        for proc in reversed(procs):
+            os.killpg(proc.pid, signal.SIGTERM)
+        for proc in procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+
+
+def test_reconstruct_on_a_separate_dask_cluster_equals_local(
+    tmp_path, bundled_data, dask_processes
+):
+    """``arpad reconstruct --cluster tcp://…`` (systems side by side on two worker
+    processes, no Prefect server anywhere) gives exactly the local ratings."""
+    src = bundled_data / "kaggle2010_elo_vs_rest" / "training_data.csv"
+    lines = src.read_text().splitlines()
+    games = write_csv(
+        tmp_path / "g.csv", lines[0], [r for r in lines[1:] if int(r.split(",")[0]) > 90]
+    )
+    stores = {}
+    for label, extra in (("local", []), ("cluster", ["--cluster", dask_processes])):
+        store = tmp_path / label
+        assert main(["ingest", str(games), "--store", str(store), "--no-flow"]) == 0
+        args = ["reconstruct", "--store", str(store), "--systems", "elo,glicko2,whr,uscf"]
+        assert main([*args, "--no-flow", *extra]) == 0
+        stores[label] = Store(store)
+    for system in ("elo", "glicko2", "whr", "uscf"):
+        periods = stores["local"].rating_periods(system, "standard")
+        assert periods and periods == stores["cluster"].rating_periods(system, "standard")
+        for period in periods:
+            a = stores["local"].read_ratings(system, "standard", period)
+            assert a.equals(stores["cluster"].read_ratings(system, "standard", period)), system
