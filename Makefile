@@ -25,7 +25,7 @@ test: $(BIN)/.installed
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
 	@echo "== the suite again with NUMBA_DISABLE_JIT=1 (kernel bodies as plain Python; Prefect tests ran above) =="
-	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow and not prefect"
+	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow and not prefect and not once"
 
 lint:
 	$(BIN)/ruff check --fix .

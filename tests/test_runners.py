@@ -182,6 +182,7 @@ def test_deploy_then_run_the_monthly_recalculation(tmp_path, prefect_harness, bu
 # -- packaging ---------------------------------------------------------------------------------
 
 
+@pytest.mark.once
 def test_built_wheel_installs_arpad_only(tmp_path):
     """The wheel holds arpad/, arpad/pipeline, arpad/kernels, arpad/flows and nothing at the
     top level; installed in a fresh venv, ``import arpad`` works from another folder and no
@@ -306,6 +307,7 @@ def dask_processes(tmp_path):
         log.close()
 
 
+@pytest.mark.once
 def test_reconstruct_on_a_separate_dask_cluster_equals_local(
     tmp_path, bundled_data, dask_processes
 ):
