@@ -35,8 +35,6 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from arpad.kernels.csr import group_by_player
-from arpad.pipeline import periods
 from arpad.pipeline.systems import get_system
 from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, RatingSystem, State
 
@@ -240,25 +238,13 @@ def load(name: str, data_dir: Path) -> Dataset:
 def period_games(
     period: int, previous: int | None, games: Games, n_players: int, elapsed: int | None = None
 ) -> PeriodGames:
-    """A period's games as the engine hands them to ``step`` (pipeline/engine.py)."""
-    grouped = group_by_player(games.white, games.black, games.score, n_players)
-    return PeriodGames(
-        period=period,
-        previous_period=previous,
-        elapsed=elapsed
-        if elapsed is not None
-        else (1 if previous is None else max(1, periods.months_between(previous, period))),
-        year=None,
-        n_players=n_players,
-        white=games.white,
-        black=games.black,
-        score=games.score,
-        event=np.full(games.size, -1, dtype=np.int32),
-        offsets=grouped.offsets,
-        opponent=grouped.opponent,
-        own_score=grouped.score,
-        is_white=grouped.is_white,
-        game=grouped.game,
+    """A period's games as the engine hands them to ``step`` (``PeriodGames.build``, the
+    engine's own constructor); the protocols' periods are abstract (no calendar year)."""
+    built = PeriodGames.build(
+        period, games.white, games.black, games.score, n_players, None, previous
+    )
+    return dataclasses.replace(
+        built, year=None, elapsed=built.elapsed if elapsed is None else elapsed
     )
 
 
