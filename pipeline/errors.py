@@ -1,5 +1,11 @@
 """Errors that the CLI turns into exit codes (2 = bad input, 1 = internal)."""
 
+import errno
+
+# No space left on the device, disk quota exceeded.
+DISK_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+_DISK_FULL_TEXTS = ("no space left on device", "disk quota exceeded", "[errno 28]", "[errno 122]")
+
 
 class InputError(Exception):
     """Bad input: the message names the file, the line and the problem."""
@@ -18,3 +24,19 @@ class InputError(Exception):
 
 class StoreBusyError(Exception):
     """Another writer holds the store's lock."""
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) says the disk is full.
+
+    Python's OSError carries ``errno``; PyArrow and DuckDB only put the system's
+    message into their own exception's text."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS:
+            return True
+        if any(t in str(exc).lower() for t in _DISK_FULL_TEXTS):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False

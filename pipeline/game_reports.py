@@ -10,12 +10,10 @@ them all.
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pyarrow as pa
 
-from arpad.pipeline.store import Store, atomic_write_parquet
+from arpad.pipeline.store import Store, atomic_write_parquet, remove_path
 
 GAME_REPORT_GLOB = "ratings/*/*/*/games/*.parquet"
 
@@ -42,8 +40,7 @@ def write_game_report(store: Store, system: str, pool: str, period: int, report,
     directory = game_report_dir(store, system, pool, period)
     columns = report.extra.get("games") if report.extra else None
     if not columns:
-        if directory.exists():
-            shutil.rmtree(directory, ignore_errors=True)
+        remove_path(directory)
         return 0
     table = game_report_table(columns, np.asarray(player_id, dtype=object))
     atomic_write_parquet(table, directory / "part-0.parquet")

@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from arpad.pipeline import catalog, identity, incremental, schemas
 from arpad.pipeline.readers import RawTable, read_any
-from arpad.pipeline.store import MANIFEST, Store, atomic_write_parquet
+from arpad.pipeline.store import MANIFEST, Store, atomic_write_parquet, remove_path
 from arpad.pipeline.validate import Validated, validate_games, validate_players
 
 
@@ -368,7 +368,7 @@ def _replace_store_games(
         if keep.num_rows:
             atomic_write_parquet(keep, path)
         else:
-            path.unlink()
+            remove_path(path)
         pool = path.parent.parent.name.split("=", 1)[1]
         touched.append((pool, int(path.parent.name.split("=", 1)[1])))
     return removed, touched

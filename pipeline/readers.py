@@ -138,20 +138,38 @@ MAPPINGS = {
 }
 
 
+def line_breaks(data: bytes, end: int) -> int:
+    """Line ends (LF, CRLF or a lone CR) in ``data[:end]``."""
+    return data.count(b"\n", 0, end) + data.count(b"\r", 0, end) - data.count(b"\r\n", 0, end)
+
+
+def refuse_nul(data: bytes, path: Path, first_line: int = 1, what: str = "") -> None:
+    """Refuse text holding a NUL byte anywhere (the line is named): NUL is never text,
+    and a NUL inside a field would otherwise end up inside a stored player id."""
+    at = data.find(b"\x00")
+    if at >= 0:
+        line = first_line + line_breaks(data, at)
+        raise InputError(path, line, f"{what}binary data (NUL byte): not a text file")
+
+
 def decode(data: bytes, path: Path, notes: list[str]) -> str:
-    """UTF-8 (with or without BOM); Latin-1 when the bytes are not UTF-8. NUL bytes are refused."""
+    """UTF-8 (with or without BOM); Latin-1 when the bytes are not UTF-8. NUL bytes
+    anywhere are refused; repeated byte-order marks at the start are dropped with a note."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise InputError(
             path, 1, "UTF-16 text (byte-order mark): arpad reads UTF-8 or Latin-1; save as UTF-8"
         )
-    if b"\x00" in data[:65536]:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise InputError(path, line, "binary data (NUL byte): not a text file")
+    refuse_nul(data, path)
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         notes.append("not valid UTF-8; decoded as Latin-1")
         return data.decode("latin-1")
+    if text.startswith("\ufeff"):
+        stripped = text.lstrip("\ufeff")
+        notes.append(f"{len(text) - len(stripped) + 1} byte-order marks at the start; dropped")
+        text = stripped
+    return text
 
 
 def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:

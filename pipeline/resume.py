@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import time
 import uuid
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from arpad.pipeline import catalog, engine
-from arpad.pipeline.store import Store, atomic_write_text
+from arpad.pipeline.store import Store, atomic_write_text, remove_path
 
 
 def journal_path(store: Store, system: str, pool: str) -> Path:
@@ -176,4 +175,4 @@ def rate_resumable(
 
 def forget_runs(store: Store) -> None:
     """Drop every run journal (the next runs start fresh)."""
-    shutil.rmtree(store.root / "runs", ignore_errors=True)
+    remove_path(store.root / "runs")

@@ -333,6 +333,8 @@ def rating_list(store, system: str, pool: str, period: int | None, top: int | No
 
 
 def cmd_list(args) -> int:
+    if args.top is not None and args.top < 1:
+        raise ValueError(f"--top takes a positive number of players, got {args.top}")
     store = require_store(args)
     frame, period = rating_list(store, args.system, args.pool, args.period, args.top)
     if args.fmt == "table" and not args.output:
