@@ -180,9 +180,7 @@ def _strings(buf: np.ndarray, games: np.ndarray, col0: int, ncol: int) -> list[p
     return [series.slice(k * g, g) for k in range(ncol)]
 
 
-def _utf8(
-    data: bytes, path: Path, notes: list[str], first_line: int = 1, what: str = ""
-) -> bytes:
+def _utf8(data: bytes, path: Path, notes: list[str], first_line: int = 1, what: str = "") -> bytes:
     """The text as UTF-8 bytes under ``readers.decode``'s rules (UTF-8 with or without
     BOM, else Latin-1; UTF-16 and NUL anywhere refused), without building a str for
     UTF-8 text."""

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from arpad.pipeline.errors import InputError
@@ -172,17 +174,68 @@ def decode(data: bytes, path: Path, notes: list[str]) -> str:
     return text
 
 
+RAW_TEXT_CAP = 4096  # characters of a row's text kept in the quarantine's raw column
+_PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def capped(text: str, cap: int = RAW_TEXT_CAP) -> str:
+    """``text`` cut to ``cap`` characters, saying how long it was."""
+    if len(text) <= cap:
+        return text
+    return f"{text[:cap]}… [cut: {len(text)} characters in all]"
+
+
+class _Lines:
+    """Physical lines fed to ``csv.reader``, with the index of the next one to read."""
+
+    def __init__(self, lines: list[str], pos: int):
+        self.lines = lines
+        self.pos = pos
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        if self.pos >= len(self.lines):
+            raise StopIteration
+        self.pos += 1
+        return self.lines[self.pos - 1]
+
+
+def _quote_left_open(text: str) -> bool:
+    """Whether ``text`` ends inside a quoted field (a quote that never closes)."""
+    try:
+        for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
+            pass
+    except csv.Error as exc:
+        return "unexpected end of data" in str(exc)
+    return False
+
+
 def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
+    """Every physical line is accounted for: a header, a blank line, a row (which may
+    span lines inside a quoted field) or a problem quarantined at its own line.
+
+    A row that runs over several lines and does not have the header's number of
+    fields, or that ends inside a quote at the end of the file, is taken to be a
+    stray quote: its first line is quarantined (``malformed_row``, naming the line
+    where the quote opened) and reading starts again on the next line. A field
+    longer than ``csv.field_size_limit()`` (131072 characters) quarantines its row;
+    the quarantine keeps at most ``RAW_TEXT_CAP`` characters of a row's text."""
     data = path.read_bytes()
     notes: list[str] = []
     text = decode(data, path, notes)
     if not text.strip():
         raise InputError(path, 1, "empty file: no header and no rows")
-    reader = csv.reader(io.StringIO(text, newline=""))
+    lines = _PHYSICAL_LINE.findall(text)
+    source = _Lines(lines, 0)
+    reader = csv.reader(source)
     try:
         header = [h.strip() for h in next(reader)]
     except csv.Error as exc:
         raise InputError(path, 1, f"unreadable header: {exc}") from None
+    if source.pos > 1:
+        raise InputError(path, 1, "the header runs over several lines (a quote that never closes?)")
     chosen = _choose_mapping(path, header, mapping)
     names = [chosen.rename.get(h, h) for h in header] if chosen else [h.lower() for h in header]
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
@@ -193,37 +246,59 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, f"duplicate column names in header: {header}")
 
     columns: list[list[str | None]] = [[] for _ in names]
-    lines: list[int] = []
+    line_numbers: list[int] = []
     raws: list[str] = []
     problems: list[tuple[int, str, str, str]] = []
     width = len(names)
-    last_line = 1
+    blank = 0
     while True:
+        first = source.pos  # index of the row's first physical line (line first + 1)
         try:
             row = next(reader)
         except StopIteration:
             break
         except csv.Error as exc:
-            problems.append((reader.line_num, "malformed_row", f"CSV error: {exc}", ""))
+            problems.append((first + 1, "malformed_row", f"CSV error: {exc}", capped(lines[first])))
+            source.pos = first + 1
+            reader = csv.reader(source)
             continue
-        line = last_line + 1
-        last_line = reader.line_num
-        if not row or all(not c.strip() for c in row):
+        span = source.pos - first
+        if not row or (len(row) == 1 and not row[0].strip()):
+            blank += 1
             continue  # blank lines carry no row
-        raw = ",".join(row)
+        raw = capped("".join(lines[first : source.pos]).rstrip("\r\n"))
+        runaway = span > 1 and len(row) != width
+        if span > 1 or source.pos == len(lines):
+            runaway = runaway or _quote_left_open("".join(lines[first : source.pos]))
+        if runaway:
+            problems.append(
+                (
+                    first + 1,
+                    "malformed_row",
+                    f"a quote opened on line {first + 1} is not closed where the row ends "
+                    f"(it runs over {span} lines); read again from line {first + 2}",
+                    capped(lines[first].rstrip("\r\n")),
+                )
+            )
+            source.pos = first + 1
+            reader = csv.reader(source)
+            continue
         if len(row) != width:
             problems.append(
-                (line, "malformed_row", f"{len(row)} fields where the header has {width}", raw)
+                (first + 1, "malformed_row", f"{len(row)} fields where the header has {width}", raw)
             )
             continue
         for col, value in zip(columns, row):
             col.append(value)
-        lines.append(line)
+        line_numbers.append(first + 1)
         raws.append(raw)
+    if blank:
+        notes.append(f"{blank} blank line(s) skipped")
     frame = pl.DataFrame(
         {name: pl.Series(name, col, dtype=pl.String) for name, col in zip(names, columns)}
     ).with_columns(
-        pl.Series("_line", lines, dtype=pl.Int64), pl.Series("_raw", raws, dtype=pl.String)
+        pl.Series("_line", line_numbers, dtype=pl.Int64),
+        pl.Series("_raw", raws, dtype=pl.String),
     )
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
@@ -231,16 +306,44 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
 
 
 def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
+    """Scalar columns only (text, numbers, booleans, dates); each is read as text.
+
+    Refused, naming the column: nested types (list, struct, map), binary that is not
+    UTF-8, text with a NUL character, and two columns whose names differ only in case.
+    The decompressed size the file declares is held to ``ARPAD_MAX_DECOMPRESSED``."""
+    from arpad.pipeline.archives import Limits, human
+
     try:
+        meta = pq.read_metadata(path)
+        declared = sum(
+            meta.row_group(g).column(c).total_uncompressed_size
+            for g in range(meta.num_row_groups)
+            for c in range(meta.num_columns)
+        )
+        limit = Limits.from_environment().max_bytes
+        if declared > limit:
+            raise InputError(
+                path,
+                None,
+                f"decompresses to {human(declared)}, more than {human(limit)} "
+                "(limit ARPAD_MAX_DECOMPRESSED)",
+            )
         table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as exc:
+    except (pa.ArrowException, OSError) as exc:
         raise InputError(path, None, f"not a readable Parquet file: {exc}") from None
     header = list(table.column_names)
+    lowered = [h.lower() for h in header]
+    same = sorted({h for h, low in zip(header, lowered) if lowered.count(low) > 1})
+    if same:
+        raise InputError(path, 1, f"columns whose names differ only in case: {', '.join(same)}")
+    for name, column in zip(header, table.columns):
+        _check_parquet_column(path, name, column)
     chosen = _choose_mapping(path, header, mapping)
-    names = [chosen.rename.get(h, h) for h in header] if chosen else [h.lower() for h in header]
+    names = [chosen.rename.get(h, h) for h in header] if chosen else lowered
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
     _check_columns(path, names, row_kind)
     table = table.rename_columns(names)
+    table = pa.table([_as_text(col) for col in table.columns], names=table.column_names)
     frame = pl.from_arrow(table)
     if isinstance(frame, pl.Series):
         frame = frame.to_frame()
@@ -252,6 +355,53 @@ def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
     return RawTable(path, "parquet", row_kind, frame, chosen.name if chosen else None)
+
+
+def _check_parquet_column(path: Path, name: str, column: pa.ChunkedArray) -> None:
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if pa.types.is_nested(kind):
+        raise InputError(
+            path, None, f"column {name!r} has the nested type {kind}: only scalar columns are read"
+        )
+    if not (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_integer(kind)
+        or pa.types.is_floating(kind)
+        or pa.types.is_boolean(kind)
+        or pa.types.is_temporal(kind)
+        or pa.types.is_decimal(kind)
+        or pa.types.is_null(kind)
+        or pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+    ):
+        raise InputError(
+            path, None, f"column {name!r} has the type {kind}, which arpad cannot read"
+        )
+    text = _as_text(column, path, name)
+    if pa.types.is_string(text.type) or pa.types.is_large_string(text.type):
+        nul = pc.match_substring(text, "\x00")
+        if pc.any(nul).as_py():
+            row = pc.index(nul, True).as_py() + 1
+            raise InputError(path, row, f"column {name!r} holds a NUL character in row {row}")
+
+
+def _as_text(column: pa.ChunkedArray, path: Path | None = None, name: str = "") -> pa.ChunkedArray:
+    """Binary columns as UTF-8 text (refused if they are not UTF-8); others unchanged."""
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        column = column.cast(kind.value_type)
+        kind = kind.value_type
+    if not (pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
+        return column
+    try:
+        return column.cast(pa.large_string())
+    except pa.ArrowInvalid:
+        raise InputError(
+            path, None, f"column {name!r} holds binary data that is not UTF-8 text"
+        ) from None
 
 
 def _choose_mapping(path: Path, header: list[str], name: str | None) -> Mapping | None:

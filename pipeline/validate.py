@@ -2,7 +2,7 @@
 quarantined with a reason code, so accepted + quarantined = rows read.
 
 Reason codes (docs/ingest.md): malformed_row, empty_player_id, self_play,
-unknown_result, unfinished_game, score_out_of_range, bad_date, bad_period,
+unknown_result, result_score_mismatch, unfinished_game, score_out_of_range, bad_date, bad_period,
 period_mismatch, missing_period, bad_pool, bad_rated, bad_rating,
 duplicate_game_id, bad_player_field, duplicate_player_id.
 """
@@ -166,6 +166,13 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
             has_result & pl.col("_res_score").is_null(),
             "unknown_result",
             pl.format("unknown result code {}", pl.col("result")),
+        ),
+        (
+            has_result
+            & ~_empty(pl.col("score"))
+            & (score_num.is_null() | (score_num != pl.col("_res_score"))).fill_null(True),
+            "result_score_mismatch",
+            pl.format("result {} but score {}", pl.col("result"), pl.col("score")),
         ),
         (
             ~has_result & _empty(pl.col("score")),
