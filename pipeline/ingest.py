@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from arpad.pipeline import catalog, identity, incremental, schemas
-from arpad.pipeline.readers import RawTable, read_any
+from arpad.pipeline.readers import RawTable, check_input_file, read_any
 from arpad.pipeline.store import MANIFEST, Store, atomic_write_parquet, remove_path
 from arpad.pipeline.validate import Validated, validate_games, validate_players
 
@@ -100,6 +100,7 @@ def ingest_file(
     parallel on Dask workers, then stores them one after another).
     """
     path = Path(path)
+    check_input_file(path)
     store.ensure()
     source = source or path.name
     digest = sha256_file(path)

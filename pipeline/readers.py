@@ -267,22 +267,26 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
             blank += 1
             continue  # blank lines carry no row
         raw = capped("".join(lines[first : source.pos]).rstrip("\r\n"))
-        runaway = span > 1 and len(row) != width
         if span > 1 or source.pos == len(lines):
-            runaway = runaway or _quote_left_open("".join(lines[first : source.pos]))
-        if runaway:
-            problems.append(
-                (
-                    first + 1,
-                    "malformed_row",
-                    f"a quote opened on line {first + 1} is not closed where the row ends "
-                    f"(it runs over {span} lines); read again from line {first + 2}",
-                    capped(lines[first].rstrip("\r\n")),
+            text = "".join(lines[first : source.pos])
+            if _quote_left_open(text):
+                why = "is never closed"
+            elif span > 1 and len(row) != width:
+                why = f"runs over {span} lines into a row of {len(row)} fields"
+            else:
+                why = None
+            if why:
+                problems.append(
+                    (
+                        first + 1,
+                        "malformed_row",
+                        f"a quote opened on line {first + 1} {why}; read again from line {first + 2}",
+                        capped(lines[first].rstrip("\r\n")),
+                    )
                 )
-            )
-            source.pos = first + 1
-            reader = csv.reader(source)
-            continue
+                source.pos = first + 1
+                reader = csv.reader(source)
+                continue
         if len(row) != width:
             problems.append(
                 (first + 1, "malformed_row", f"{len(row)} fields where the header has {width}", raw)
@@ -462,11 +466,25 @@ def detect_format(path: Path) -> str:
     )
 
 
+def check_input_file(path: Path) -> None:
+    """Refuse, as bad input, a path that is no readable regular file."""
+    if not path.exists():
+        raise InputError(path, None, "no such file")
+    if path.is_dir():
+        raise InputError(path, None, "is a directory: name the files in it (e.g. DIR/*.pgn)")
+    if not path.is_file():
+        raise InputError(path, None, "is not a regular file (a device, a pipe or a socket)")
+    try:
+        with open(path, "rb") as fh:
+            fh.read(1)
+    except OSError as exc:
+        raise InputError(path, None, f"cannot be read: {exc.strerror or exc}") from None
+
+
 def read_any(
     path: Path, fmt: str | None = None, mapping: str | None = None, kind: str | None = None
 ) -> RawTable:
-    if not path.exists():
-        raise InputError(path, None, "no such file")
+    check_input_file(path)
     fmt = fmt or detect_format(path)
     if fmt not in READERS:
         raise InputError(path, None, f"unknown format {fmt!r} (known: {', '.join(READERS)})")
