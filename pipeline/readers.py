@@ -258,7 +258,14 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         except StopIteration:
             break
         except csv.Error as exc:
-            problems.append((first + 1, "malformed_row", f"CSV error: {exc}", capped(lines[first])))
+            problems.append(
+                (
+                    first + 1,
+                    "malformed_row",
+                    f"CSV error: {exc}",
+                    capped(lines[first].rstrip("\r\n")),
+                )
+            )
             source.pos = first + 1
             reader = csv.reader(source)
             continue
