@@ -139,6 +139,7 @@ def zip_members(
     meter = _Meter(path, limits)
     size = path.stat().st_size
     out: list[tuple[str, bytes]] = []
+    skipped: list[str] = []
     try:
         with zipfile.ZipFile(path) as zf:
             infos = sorted((i for i in zf.infolist() if not i.is_dir()), key=lambda i: i.filename)
@@ -147,10 +148,10 @@ def zip_members(
                 name = info.filename
                 base = name.rsplit("/", 1)[-1]
                 if name.startswith("__MACOSX/") or base.startswith("._"):
-                    notes.append(f"zip member {name} skipped: macOS metadata")
+                    skipped.append(name)  # macOS metadata
                     continue
                 if not name.lower().endswith(wanted):
-                    notes.append(f"zip member {name} skipped: not a {'/'.join(wanted)} file")
+                    skipped.append(name)
                     continue
                 if info.flag_bits & 0x1:
                     raise InputError(
@@ -183,4 +184,9 @@ def zip_members(
                 out.append((name, b"".join(parts)))
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as exc:
         raise InputError(path, None, f"not a readable zip file: {exc}") from None
+    if skipped:
+        shown = ", ".join(skipped[:5]) + (
+            f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+        )
+        notes.append(f"{len(skipped)} zip member(s) skipped, not {'/'.join(wanted)} files: {shown}")
     return out

@@ -13,7 +13,8 @@ class InputError(Exception):
     def __init__(self, path, line, problem):
         self.path = str(path)
         self.line = line
-        self.problem = problem
+        # one line, always: a library's message may hold line breaks
+        self.problem = " ".join(str(problem).splitlines())
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {problem}")
 

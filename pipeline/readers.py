@@ -273,7 +273,10 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         if not row or (len(row) == 1 and not row[0].strip()):
             blank += 1
             continue  # blank lines carry no row
-        raw = capped("".join(lines[first : source.pos]).rstrip("\r\n"))
+        raw = lines[first] if span == 1 else "".join(lines[first : source.pos])
+        raw = raw.rstrip("\r\n")
+        if len(raw) > RAW_TEXT_CAP:
+            raw = capped(raw)
         if span > 1 or source.pos == len(lines):
             text = "".join(lines[first : source.pos])
             if _quote_left_open(text):

@@ -245,7 +245,11 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     counts = {"bye": 0, "absent": 0, "pending": 0, "double_forfeit": 0}
     sides: dict[tuple[int, int, int], list[_Side]] = {}
     for p in players.values():
-        for r in range(1, rounds + 1):
+        # Blocks past the end of a line are blank (absent): counted, not walked, so that
+        # one hostile line of 10^5 rounds does not cost players × 10^5 steps.
+        own = min(rounds, blocks_of(p.line))
+        counts["absent"] += rounds - own
+        for r in range(1, own + 1):
             c = BLOCK_START + BLOCK_WIDTH * (r - 1)
             block = cols(p.line, c, c + 7)
             where = f"round {r} (columns {c}-{c + 7}) {block.strip()!r}"

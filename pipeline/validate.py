@@ -15,7 +15,7 @@ import polars as pl
 import pyarrow as pa
 
 from arpad.pipeline import schemas
-from arpad.pipeline.readers import GAME_COLUMNS, PLAYER_COLUMNS, RawTable
+from arpad.pipeline.readers import GAME_COLUMNS, PLAYER_COLUMNS, RAW_TEXT_CAP, RawTable
 
 # Result codes for White: (score, rated). Forfeits are stored but not rated.
 RESULTS = {
@@ -304,7 +304,17 @@ def _quarantine_rows(raw: RawTable, bad: pl.DataFrame, source: str, batch: str) 
             schema=rows.schema,
         )
         rows = pl.concat([rows, extra]).sort("line")
+    rows = rows.with_columns(capped_raw(pl.col("raw")))
     return schemas.conform(rows.to_arrow(), schemas.QUARANTINE)
+
+
+def capped_raw(raw: pl.Expr) -> pl.Expr:
+    """The quarantine keeps at most ``RAW_TEXT_CAP`` characters of a row's text."""
+    too_long = raw.str.len_chars() > RAW_TEXT_CAP
+    cut = pl.format(
+        "{}… [cut: {} characters in all]", raw.str.slice(0, RAW_TEXT_CAP), raw.str.len_chars()
+    )
+    return pl.when(too_long).then(cut).otherwise(raw).alias("raw")
 
 
 def validate_players(raw: RawTable, source: str, batch: str) -> Validated:

@@ -347,8 +347,8 @@ def test_zip_reads_only_pgn_members_each_on_its_own(tmp_path, capsys):
     entry = manifest_entry(store, "games.zip")
     assert (entry["rows"], entry["accepted"]) == (2, 2)
     raw = read_any(path)
-    assert any("readme.txt skipped" in n for n in raw.notes)
-    assert any("__MACOSX/._a.pgn skipped" in n for n in raw.notes)
+    (note,) = [n for n in raw.notes if "skipped" in n]
+    assert note == "2 zip member(s) skipped, not .pgn files: __MACOSX/._a.pgn, readme.txt"
 
 
 # -- item 13: bounded decompression --------------------------------------------------------------
@@ -542,7 +542,10 @@ op = st.tuples(
 )
 
 
-@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("ARPAD_MUTATION_EXAMPLES", "40")),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(fmt=st.sampled_from(sorted(VALID)), ops=st.lists(op, min_size=1, max_size=4))
 def test_mutated_files_never_crash_and_every_row_is_accounted_for(capsys, fmt, ops):
     data = _mutate(VALID[fmt], ops)
@@ -578,3 +581,24 @@ def test_mutated_files_never_crash_and_every_row_is_accounted_for(capsys, fmt, o
             lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
             rows = [x for x in lines[1:] if x.strip()]
             assert entry["rows"] == len(rows)
+
+
+def test_one_trf_line_with_a_hundred_thousand_rounds(tmp_path, capsys):
+    players = [p001(i, f"P{i}", "2000", str(1000 + i), ["        H"]) for i in range(1, 2001)]
+    players[0] = p001(1, "P1", "2000", "1001", ["0000 - H"] * 100_001)
+    path = tmp_path / "long.trf"
+    path.write_text(trf(players))
+    raw = read_any(path)  # seconds, not players × rounds steps
+    acc = raw.accounting
+    assert acc["rounds"] == 100_001 and acc["blocks"] == 2000 * 100_001
+    assert (acc["bye_blocks"], acc["absent_blocks"]) == (100_001, 1999 * 100_001)
+
+
+def test_quarantine_raw_text_is_capped_for_pgn_too(tmp_path, capsys):
+    path = tmp_path / "long.pgn"
+    path.write_text(pgn_game("A" * 100_000, "A" * 100_000))  # self-play, huge names
+    store = tmp_path / "store"
+    assert ingest(store, path, capsys=capsys)[0] == 2
+    (row,) = quarantine(store)
+    assert row["reason"] == "self_play"
+    assert len(row["raw"]) < RAW_TEXT_CAP + 100 and "characters in all" in row["raw"]
