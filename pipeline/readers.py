@@ -154,6 +154,31 @@ def refuse_nul(data: bytes, path: Path, first_line: int = 1, what: str = "") -> 
         raise InputError(path, line, f"{what}binary data (NUL byte): not a text file")
 
 
+def _decode_mixed(data: bytes, notes: list[str]) -> str:
+    """Text that is not UTF-8 as a whole: each line that is valid UTF-8 stays UTF-8
+    (a file pasted together from two sources), the others are read as Latin-1."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    lines = data.split(b"\n")
+    out, utf8, latin1 = [], 0, 0
+    for line in lines:
+        try:
+            text = line.decode("utf-8")
+            utf8 += not line.isascii()
+        except UnicodeDecodeError:
+            text = line.decode("latin-1")
+            latin1 += 1
+        out.append(text)
+    if utf8:
+        notes.append(
+            f"not valid UTF-8; {latin1} line(s) decoded as Latin-1, {utf8} other non-ASCII "
+            "line(s) kept as UTF-8"
+        )
+    else:
+        notes.append("not valid UTF-8; decoded as Latin-1")
+    return "\n".join(out)
+
+
 def decode(data: bytes, path: Path, notes: list[str]) -> str:
     """UTF-8 (with or without BOM); Latin-1 when the bytes are not UTF-8. NUL bytes
     anywhere are refused; repeated byte-order marks at the start are dropped with a note."""
@@ -165,8 +190,7 @@ def decode(data: bytes, path: Path, notes: list[str]) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        notes.append("not valid UTF-8; decoded as Latin-1")
-        return data.decode("latin-1")
+        return _decode_mixed(data, notes)
     if text.startswith("\ufeff"):
         stripped = text.lstrip("\ufeff")
         notes.append(f"{len(text) - len(stripped) + 1} byte-order marks at the start; dropped")

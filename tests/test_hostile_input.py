@@ -477,7 +477,9 @@ def test_mixed_encodings_in_one_file(tmp_path, capsys):
     path.write_bytes(data)
     code, err = ingest(tmp_path / "store", path, capsys=capsys)
     assert code == 0, err
-    assert "decoded as Latin-1" in str(read_any(path).notes)
+    raw = read_any(path)
+    assert "1 line(s) decoded as Latin-1, 1 other non-ASCII line(s) kept as UTF-8" in str(raw.notes)
+    assert raw.frame.get_column("white_id").to_list()[-2:] == ["Müller", "Müller"]
 
 
 # -- property: mutations of valid files --------------------------------------------------------
