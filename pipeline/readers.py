@@ -347,7 +347,8 @@ def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None
     """Scalar columns only (text, numbers, booleans, dates); each is read as text.
 
     Refused, naming the column: nested types (list, struct, map), binary that is not
-    UTF-8, text with a NUL character, and two columns whose names differ only in case.
+    UTF-8, text with a NUL character, and two columns whose names differ only in case
+    (``white_id`` beside ``White_Id``).
     The decompressed size the file declares is held to ``ARPAD_MAX_DECOMPRESSED``."""
     from arpad.pipeline.archives import Limits, human
 
@@ -373,7 +374,7 @@ def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None
     lowered = [h.lower() for h in header]
     same = sorted({h for h, low in zip(header, lowered) if lowered.count(low) > 1})
     if same:
-        raise InputError(path, 1, f"columns whose names differ only in case: {', '.join(same)}")
+        raise InputError(path, 1, f"duplicate column names (case-insensitive): {', '.join(same)}")
     for name, column in zip(header, table.columns):
         _check_parquet_column(path, name, column)
     chosen = _choose_mapping(path, header, mapping)
@@ -382,10 +383,14 @@ def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None
     _check_columns(path, names, row_kind)
     table = table.rename_columns(names)
     table = pa.table([_as_text(col) for col in table.columns], names=table.column_names)
-    frame = pl.from_arrow(table)
-    if isinstance(frame, pl.Series):
-        frame = frame.to_frame()
-    frame = frame.with_columns(pl.all().cast(pl.String))
+    try:
+        frame = pl.from_arrow(table)
+        if isinstance(frame, pl.Series):
+            frame = frame.to_frame()
+        frame = frame.with_columns(pl.all().cast(pl.String))
+    except (pl.exceptions.PolarsError, pa.ArrowException) as exc:
+        problem = " ".join(str(exc).split())[:300]
+        raise InputError(path, None, f"a column cannot be read as text: {problem}") from None
     frame = frame.with_columns(
         pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("_line"),
         pl.lit(None, dtype=pl.String).alias("_raw"),
@@ -409,7 +414,8 @@ def _check_parquet_column(path: Path, name: str, column: pa.ChunkedArray) -> Non
         or pa.types.is_integer(kind)
         or pa.types.is_floating(kind)
         or pa.types.is_boolean(kind)
-        or pa.types.is_temporal(kind)
+        or pa.types.is_date(kind)
+        or pa.types.is_timestamp(kind)
         or pa.types.is_decimal(kind)
         or pa.types.is_null(kind)
         or pa.types.is_binary(kind)

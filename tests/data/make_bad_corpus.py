@@ -367,7 +367,16 @@ def cases() -> list[tuple[str, bytes, int, str, str]]:
             parquet_games(White_Id=pa.array(["X", "Y"])),
             1,
             "file",
-            "differ only in case: White_Id, white_id",
+            "duplicate column names (case-insensitive): White_Id, white_id",
+        )
+    )
+    c.append(
+        (
+            "parquet_duration_column.parquet",
+            parquet_games(event_id=pa.array([1, 2], pa.duration("s"))),
+            None,
+            "file",
+            "column 'event_id' has the type duration[s], which arpad cannot read",
         )
     )
     c.append(
