@@ -66,6 +66,7 @@ class _Journal:
         self.seen: set[Path] = set()
         self.entries: list[tuple[Path, Path | None]] = []  # (path, kept old version or None)
         self.new_dirs: list[Path] = []
+        self.undo: list = []  # callables, for changes outside the store (inbox moves)
         self.guard = threading.Lock()
 
     def owns(self, path: Path) -> bool:
@@ -102,6 +103,9 @@ class _Journal:
             self.entries.append((path, kept))
 
     def rollback(self) -> None:
+        for undo in reversed(self.undo):
+            with contextlib.suppress(OSError):
+                undo()
         for path, kept in reversed(self.entries):
             if path.is_dir() and not path.is_symlink():
                 shutil.rmtree(path, ignore_errors=True)
@@ -147,6 +151,17 @@ def before_change(path: Path) -> None:
     journal = _journal_for(Path(path))
     if journal is not None:
         journal.before_change(Path(path))
+
+
+def undo_on_failure(undo) -> None:
+    """Have ``undo()`` called if the command now writing a store fails (its changes to
+    the store are undone then): for changes outside the store that belong with them,
+    such as moving an ingested inbox file to ``processed/``."""
+    with _HELD_GUARD:
+        journals = list(_JOURNALS.values())
+    for journal in journals:
+        with journal.guard:
+            journal.undo.append(undo)
 
 
 def remove_path(path: Path) -> None:

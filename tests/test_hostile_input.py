@@ -205,6 +205,33 @@ def test_disk_full_during_rate_leaves_the_store_unchanged(base, tmp_path, capsys
     assert rate(base) == 0
 
 
+def test_disk_full_during_recalculate_puts_the_inbox_back(base, tmp_path, capsys, monkeypatch):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    new = inbox / "march.csv"
+    new.write_text("\n".join([CSV_HEAD, "m1,2024-03-01,A,C,1-0,,"]) + "\n")
+    args = ["recalculate", "--no-flow", "--store", str(base), "--inbox", str(inbox)]
+    args += ["--systems", "fide"]
+    before = snapshot(base)
+    import shutil
+
+    probe, probe_inbox = tmp_path / "probe", tmp_path / "probe_inbox"
+    shutil.copytree(base, probe)
+    shutil.copytree(inbox, probe_inbox)
+    calls = _fail_at(monkeypatch, 10**9)
+    assert main([*args[:3], str(probe), "--inbox", str(probe_inbox), *args[6:]]) == 0
+    monkeypatch.undo()
+    capsys.readouterr()
+    last = calls[0]  # the last write happens after the ingest and its move to processed/
+    _fail_at(monkeypatch, last)
+    assert main(args) == 2
+    monkeypatch.undo()
+    assert "disk full" in one_error_line(capsys.readouterr().err)
+    assert snapshot(base) == before
+    assert sorted(p.name for p in inbox.iterdir()) == ["march.csv"]
+    assert main(args) == 0
+
+
 def test_disk_full_is_recognised_through_library_messages():
     assert disk_full(OSError(errno.ENOSPC, "No space left on device"))
     assert disk_full(OSError(errno.EDQUOT, "Disk quota exceeded"))
