@@ -15,8 +15,9 @@ class InputError(Exception):
         self.line = line
         # one line, always: a library's message may hold line breaks
         self.problem = " ".join(str(problem).splitlines())
-        where = f"{self.path}:{line}" if line is not None else self.path
-        super().__init__(f"{where}: {problem}")
+        shown = self.path.replace("\n", "\\n").replace("\r", "\\r")  # one line, always
+        where = f"{shown}:{line}" if line is not None else shown
+        super().__init__(f"{where}: {self.problem}")
 
     def __reduce__(self):
         # picklable (Dask workers send it back to the flow's process)

@@ -631,3 +631,11 @@ def test_quarantine_raw_text_is_capped_for_pgn_too(tmp_path, capsys):
     (row,) = quarantine(store)
     assert row["reason"] == "self_play"
     assert len(row["raw"]) < RAW_TEXT_CAP + 100 and "characters in all" in row["raw"]
+
+
+def test_messages_stay_on_one_line(tmp_path, capsys):
+    path = tmp_path / "two\nlines.csv"
+    path.write_bytes(b"\x00")
+    code, err = ingest(tmp_path / "store", path, capsys=capsys)
+    assert code == 2
+    assert "two\\nlines.csv:1: binary data" in one_error_line(err)
