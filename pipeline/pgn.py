@@ -75,6 +75,9 @@ BLITZ_MAX_SECONDS = 600  # FIDE Laws of Chess, Appendix B.1: 10 minutes or less
 RAPID_MAX_SECONDS = 3600  # Appendix A.1: more than 10 and less than 60 minutes
 
 
+MEMBER_NOTES = 20  # zip members whose first line is given in a note
+
+
 def load_bytes(path: Path, notes: list[str]) -> bytes:
     """The file as UTF-8 bytes (``_utf8``): ``.gz`` decompressed; of a ``.zip`` only the
     ``.pgn`` members (others are skipped with a note), each decoded on its own and
@@ -89,14 +92,17 @@ def load_bytes(path: Path, notes: list[str]) -> bytes:
     if not members:
         raise InputError(path, None, "zip archive holds no .pgn member")
     parts, line = [], 1
-    for member, data in members:
+    for k, (member, data) in enumerate(members):
         body = _utf8(data, path, notes, first_line=line, what=f"zip member {member}: ")
         if body and not body.endswith((b"\n", b"\r")):
             body += b"\n"
         body += b"\n"  # a blank line: a member never runs into the next one
-        notes.append(f"zip member {member} starts at line {line}")
+        if k < MEMBER_NOTES:
+            notes.append(f"zip member {member} starts at line {line}")
         line += readers.line_breaks(body, len(body))
         parts.append(body)
+    if len(members) > MEMBER_NOTES:
+        notes.append(f"{len(members) - MEMBER_NOTES} more zip members (not listed)")
     return b"".join(parts)
 
 

@@ -106,6 +106,8 @@ class _Journal:
         for undo in reversed(self.undo):
             with contextlib.suppress(OSError):
                 undo()
+        # Best effort, entry by entry: one path that cannot be restored must not stop
+        # the others (nor hide the error that made the command fail).
         for path, kept in reversed(self.entries):
             if path.is_dir() and not path.is_symlink():
                 shutil.rmtree(path, ignore_errors=True)
@@ -113,7 +115,8 @@ class _Journal:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
             if kept is not None:
-                os.replace(kept, path)
+                with contextlib.suppress(OSError):
+                    os.replace(kept, path)
         for directory in sorted(self.new_dirs, key=lambda p: len(p.parts), reverse=True):
             with contextlib.suppress(OSError):
                 directory.rmdir()  # only when empty
