@@ -182,7 +182,15 @@ def zip_members(
                 ) as exc:
                     raise InputError(path, None, f"zip member {name} is corrupted: {exc}") from None
                 out.append((name, b"".join(parts)))
-    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        OSError,
+        EOFError,
+        ValueError,
+        NotImplementedError,  # "zip file version 6.4": needs a newer unzip than Python's
+        RuntimeError,
+    ) as exc:
         raise InputError(path, None, f"not a readable zip file: {exc}") from None
     if skipped:
         shown = ", ".join(skipped[:5]) + (

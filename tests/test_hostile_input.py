@@ -513,10 +513,18 @@ def test_mixed_encodings_in_one_file(tmp_path, capsys):
 
 
 def _valid_files() -> dict[str, bytes]:
+    pgn = (pgn_game() + pgn_game("Cid", "Dee", day=11, round=2)).encode()
+    members = io.BytesIO()
+    with zipfile.ZipFile(members, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("a.pgn", pgn)
+        zf.writestr("b.pgn", pgn_game("Eve", "Fay", round=3))
+        zf.writestr("readme.txt", "not games")
     return {
         "csv": ("\n".join([CSV_HEAD, *GOOD_ROWS]) + "\n").encode(),
-        "pgn": (pgn_game() + pgn_game("Cid", "Dee", day=11, round=2)).encode(),
+        "pgn": pgn,
         "trf": trf(good_trf_lines()).encode(),
+        "pgn.gz": gzip.compress(pgn, mtime=0),
+        "zip": members.getvalue(),
     }
 
 
