@@ -530,6 +530,7 @@ def _valid_files() -> dict[str, bytes]:
 
 VALID = _valid_files()
 INSERTS = [b"\x00", b'"', b"\xef\xbb\xbf", b"\r", b"\n", b",", b"{", b"}", b"[", b"\xff", b";"]
+INSERTS += [b"\xc2\xb2", b"  ", b"\t"]  # '²' (a digit to str.isdigit), blanks, a tab
 
 
 def _mutate(data: bytes, ops: list[tuple]) -> bytes:
@@ -700,3 +701,17 @@ def test_damaged_parquet_files_are_bad_input_never_a_crash(tmp_path):
         assert v.accepted.num_rows + v.quarantine.num_rows == v.rows_read
         outcomes["read"] += 1
     assert outcomes["refused"] > 200 and outcomes["read"] > 0
+
+
+def test_trf_numbers_are_ascii_digits(tmp_path, capsys):
+    lines = good_trf_lines()
+    lines[1] = lines[1][:4] + "   ²" + lines[1][8:]  # '²'.isdigit() is True, int('²') fails
+    lines[2] = lines[2].replace("   4 w =", "  ¹4 w =")
+    path = tmp_path / "sup.trf"
+    path.write_text(trf(lines))
+    store = tmp_path / "store"
+    code, err = ingest(store, path, capsys=capsys)
+    assert code == 2 and "Traceback" not in err
+    assert "sup.trf:7: malformed_row: starting rank '²'" in err
+    entry = manifest_entry(store, "sup.trf")
+    assert entry["accepted"] + entry["quarantined"] == entry["rows"]
