@@ -157,7 +157,7 @@ def refuse_nul(data: bytes, path: Path, first_line: int = 1, what: str = "") -> 
 def _decode_mixed(data: bytes, notes: list[str]) -> str:
     """Text that is not UTF-8 as a whole: each line that is valid UTF-8 stays UTF-8
     (a file pasted together from two sources), the others are read as Latin-1."""
-    if data.startswith(b"\xef\xbb\xbf"):
+    while data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     lines = data.split(b"\n")
     out, utf8, latin1 = [], 0, 0
