@@ -715,3 +715,27 @@ def test_trf_numbers_are_ascii_digits(tmp_path, capsys):
     assert "sup.trf:7: malformed_row: starting rank '²'" in err
     entry = manifest_entry(store, "sup.trf")
     assert entry["accepted"] + entry["quarantined"] == entry["rows"]
+
+
+def test_parquet_declared_size_limit(tmp_path, capsys, monkeypatch):
+    import pyarrow as pa
+
+    n = 20_000
+    path = tmp_path / "big.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "date": ["2024-01-01"] * n,
+                "white_id": [f"W{i}" for i in range(n)],
+                "black_id": [f"B{i}" for i in range(n)],
+                "result": ["1-0"] * n,
+            }
+        ),
+        path,
+    )
+    monkeypatch.setenv("ARPAD_MAX_DECOMPRESSED", "64K")
+    code, err = ingest(tmp_path / "store", path, capsys=capsys)
+    assert code == 2
+    assert "more than 64.0 KiB (limit ARPAD_MAX_DECOMPRESSED)" in one_error_line(err)
+    monkeypatch.delenv("ARPAD_MAX_DECOMPRESSED")
+    assert ingest(tmp_path / "store", path, capsys=capsys)[0] == 0
