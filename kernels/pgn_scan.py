@@ -105,6 +105,44 @@ def _line_marker(buf, a, b):
 
 
 @jit
+def _comment_after_line(buf, a, b, in_comment):
+    """Whether a ``{`` comment is still open after the movetext line ``buf[a:b]``,
+    given whether one was open before it (``_scan`` then looks ahead, see there).
+
+    Braces do not nest, and ``;`` comments out the rest of a line. A comment left
+    open at the end of a line continues (and a ``[Tag "..."]`` line inside it is
+    comment text) only if a ``}`` follows before any ``{``; otherwise it never
+    closes, and is taken to end with its line, so that one stray ``{`` cannot turn
+    the rest of the file into a comment."""
+    q = a
+    while q < b:
+        c = buf[q]
+        if in_comment:
+            if c == 125:
+                in_comment = False
+        elif c == 123:
+            in_comment = True
+        elif c == 59:
+            break
+        q += 1
+    return in_comment
+
+
+@jit
+def _next_brace(buf, j, cached):
+    """Index of the first ``{`` or ``}`` at or after ``j`` (``buf.size``: none). ``cached``
+    is the previous answer: still right while ``j`` has not passed it, so the whole
+    file is searched at most once however many comments are left open."""
+    if j <= cached:
+        return cached
+    n = buf.size
+    k = j
+    while k < n and buf[k] != 125 and buf[k] != 123:
+        k += 1
+    return k
+
+
+@jit
 def _close_game(buf, row):
     if row[LAST] >= 0:
         row[MARKER] = _line_marker(buf, row[LAST], row[LAST + 1])
@@ -136,9 +174,14 @@ def _scan(buf, names, name_len):
     first_kept = -1
     line = 0
     i = 0
+    in_comment = False  # inside a { } comment that runs over several lines
+    brace_at = -1  # _next_brace's last answer
     while i <= n:
         j = i
+        brace = False
         while j < n and buf[j] != 10 and buf[j] != 13:
+            if buf[j] == 123 or buf[j] == 125:
+                brace = True
             j += 1
         line += 1
         if j < n:
@@ -162,8 +205,13 @@ def _scan(buf, names, name_len):
             continue
         if first_kept < 0:
             first_kept = line
-        if buf[a] != 91:  # movetext (or text before the first tag)
+        if buf[a] != 91 or in_comment:  # movetext (or text before the first tag)
             prev_tag = False
+            if g > 0 and (brace or in_comment):
+                in_comment = _comment_after_line(buf, a, b, in_comment)
+                if in_comment:
+                    brace_at = _next_brace(buf, j, brace_at)
+                    in_comment = brace_at < n and buf[brace_at] == 125
             if g == 0:
                 if pre_n == 0:
                     pre_line = line

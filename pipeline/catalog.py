@@ -16,7 +16,7 @@ import duckdb
 import pyarrow as pa
 
 from arpad.pipeline import schemas
-from arpad.pipeline.store import Store
+from arpad.pipeline.store import Store, before_change
 
 # Base views: name -> (glob relative to the store root, hive partitioning, schema when empty).
 BASE_VIEWS = {
@@ -169,6 +169,7 @@ def refresh(store: Store) -> Path:
             define_views(con, store)
         finally:
             con.close()
+        before_change(store.catalog_path)
         os.replace(tmp, store.catalog_path)
     finally:
         for leftover in (tmp, tmp + ".wal"):

@@ -15,7 +15,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from arpad.pipeline.errors import InputError, StoreBusyError
+from arpad.pipeline.errors import InputError, StoreBusyError, disk_full
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -127,7 +127,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
-    except Exception:
+    except Exception as exc:
+        if disk_full(exc):  # the writer lock has put the store back as it was
+            text = " ".join(str(exc).split())
+            print(f"arpad: error: disk full ({text}): the store is as before", file=sys.stderr)
+            return EXIT_BAD_INPUT
         traceback.print_exc()
         print("arpad: internal error (exit 1)", file=sys.stderr)
         return EXIT_INTERNAL

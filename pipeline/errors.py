@@ -1,5 +1,11 @@
 """Errors that the CLI turns into exit codes (2 = bad input, 1 = internal)."""
 
+import errno
+
+# No space left on the device, disk quota exceeded.
+DISK_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+_DISK_FULL_TEXTS = ("no space left on device", "disk quota exceeded", "[errno 28]", "[errno 122]")
+
 
 class InputError(Exception):
     """Bad input: the message names the file, the line and the problem."""
@@ -7,9 +13,11 @@ class InputError(Exception):
     def __init__(self, path, line, problem):
         self.path = str(path)
         self.line = line
-        self.problem = problem
-        where = f"{self.path}:{line}" if line is not None else self.path
-        super().__init__(f"{where}: {problem}")
+        # one line, always: a library's message may hold line breaks
+        self.problem = " ".join(str(problem).splitlines())
+        shown = self.path.replace("\n", "\\n").replace("\r", "\\r")  # one line, always
+        where = f"{shown}:{line}" if line is not None else shown
+        super().__init__(f"{where}: {self.problem}")
 
     def __reduce__(self):
         # picklable (Dask workers send it back to the flow's process)
@@ -18,3 +26,19 @@ class InputError(Exception):
 
 class StoreBusyError(Exception):
     """Another writer holds the store's lock."""
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) says the disk is full.
+
+    Python's OSError carries ``errno``; PyArrow and DuckDB only put the system's
+    message into their own exception's text."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS:
+            return True
+        if any(t in str(exc).lower() for t in _DISK_FULL_TEXTS):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False

@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 
 from arpad.pipeline import catalog, identity, incremental, journal, names, schemas
 from arpad.pipeline.errors import InputError
-from arpad.pipeline.readers import RawTable, read_any
+from arpad.pipeline.readers import RawTable, check_input_file, read_any
 from arpad.pipeline.reasons import Reason
 from arpad.pipeline.store import MANIFEST, Store
 from arpad.pipeline.validate import Validated, validate_games, validate_players
@@ -176,6 +176,7 @@ def ingest_file(
     (pipeline/journal.py): a kill at any point leaves the store before or after it.
     """
     path = Path(path)
+    check_input_file(path)
     store.ensure()
     for line in journal.recover(store):
         print(f"arpad: {line}", file=sys.stderr)

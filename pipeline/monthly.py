@@ -20,6 +20,7 @@ whose content is already in the manifest is moved to ``processed`` unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from pathlib import Path
 from arpad.pipeline import catalog, incremental, names, output
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.ingest import FileReport, ingest_file
-from arpad.pipeline.store import Store
+from arpad.pipeline.store import Store, undo_on_failure
 from arpad.pipeline.systems import DEFAULT_SYSTEM
 
 DEFAULT_SYSTEMS = (DEFAULT_SYSTEM,)
@@ -132,7 +133,16 @@ def archive(inbox: Path, path: str, outcome: str) -> str:
     if dest.exists():
         dest = dest_dir / f"{src.stem}.{time.strftime('%Y%m%dT%H%M%S')}{src.suffix}"
     os.replace(src, dest)
+    # If the run fails later, its ingests are undone (pipeline/store.py): the file
+    # goes back into the inbox, to be ingested by the next run.
+    undo_on_failure(lambda: _move_back(dest, src))
     return str(dest)
+
+
+def _move_back(dest: Path, src: Path) -> None:
+    os.replace(dest, src)
+    with contextlib.suppress(OSError):
+        dest.parent.rmdir()  # only if the move made it and nothing else is in it
 
 
 # -- 2. plan -------------------------------------------------------------------------

@@ -29,8 +29,6 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
 from __future__ import annotations
 
 import codecs
-import gzip
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +48,7 @@ from arpad.kernels.pgn_scan import (
     scan_pgn,
 )
 from arpad.pipeline import readers
+from arpad.pipeline.archives import read_gzip, zip_members
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.readers import RawTable, decode
 from arpad.pipeline.reasons import Reason
@@ -77,33 +76,35 @@ BLITZ_MAX_SECONDS = 600  # FIDE Laws of Chess, Appendix B.1: 10 minutes or less
 RAPID_MAX_SECONDS = 3600  # Appendix A.1: more than 10 and less than 60 minutes
 
 
+MEMBER_NOTES = 20  # zip members whose first line is given in a note
+
+
 def load_bytes(path: Path, notes: list[str]) -> bytes:
-    """The file's bytes; ``.gz`` decompressed, ``.zip`` members concatenated in name order."""
+    """The file as UTF-8 bytes (``_utf8``): ``.gz`` decompressed; of a ``.zip`` only the
+    ``.pgn`` members (others are skipped with a note), each decoded on its own and
+    ended by a blank line, joined in name order. Decompression is bounded
+    (pipeline/archives.py)."""
     name = path.name.lower()
-    data = path.read_bytes()
     if name.endswith(".gz"):
-        try:
-            return gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise InputError(path, None, f"not a readable gzip file: {exc}") from None
-    if name.endswith(".zip"):
-        try:
-            with zipfile.ZipFile(path) as zf:
-                members = sorted(i.filename for i in zf.infolist() if not i.is_dir())
-                parts, line = [], 1
-                for member in members:
-                    body = zf.read(member)
-                    if body and not body.endswith(b"\n"):
-                        body += b"\n"
-                    notes.append(f"zip member {member} starts at line {line}")
-                    line += body.count(b"\n")
-                    parts.append(body)
-        except (zipfile.BadZipFile, OSError) as exc:
-            raise InputError(path, None, f"not a readable zip file: {exc}") from None
-        if not members:
-            raise InputError(path, None, "empty zip archive: no PGN member")
-        return b"".join(parts)
-    return data
+        return _utf8(read_gzip(path), path, notes)
+    if not name.endswith(".zip"):
+        return _utf8(path.read_bytes(), path, notes)
+    members = zip_members(path, (".pgn",), notes)
+    if not members:
+        raise InputError(path, None, "zip archive holds no .pgn member")
+    parts, line = [], 1
+    for k, (member, data) in enumerate(members):
+        body = _utf8(data, path, notes, first_line=line, what=f"zip member {member}: ")
+        if body and not body.endswith((b"\n", b"\r")):
+            body += b"\n"
+        body += b"\n"  # a blank line: a member never runs into the next one
+        if k < MEMBER_NOTES:
+            notes.append(f"zip member {member} starts at line {line}")
+        line += readers.line_breaks(body, len(body))
+        parts.append(body)
+    if len(members) > MEMBER_NOTES:
+        notes.append(f"{len(members) - MEMBER_NOTES} more zip members (not listed)")
+    return b"".join(parts)
 
 
 def split_lines(text: str) -> list[str]:
@@ -186,11 +187,17 @@ def _strings(buf: np.ndarray, games: np.ndarray, col0: int, ncol: int) -> list[p
     return [series.slice(k * g, g) for k in range(ncol)]
 
 
-def _utf8(data: bytes, path: Path, notes: list[str]) -> bytes:
-    """The file as UTF-8 bytes under ``readers.decode``'s rules (UTF-8 with or without
-    BOM, else Latin-1; UTF-16 and NUL refused), without building a str for UTF-8 files."""
-    decode(data[:65536], path, [])  # its UTF-16 and NUL checks look at the start only
-    body = data[3:] if data.startswith(codecs.BOM_UTF8) else data
+def _utf8(data: bytes, path: Path, notes: list[str], first_line: int = 1, what: str = "") -> bytes:
+    """The text as UTF-8 bytes under ``readers.decode``'s rules (UTF-8 with or without
+    BOM, else Latin-1; UTF-16 and NUL anywhere refused), without building a str for
+    UTF-8 text."""
+    readers.refuse_nul(data, path, first_line, what)
+    decode(data[:4], path, [])  # the UTF-16 check
+    body = data
+    while body.startswith(codecs.BOM_UTF8):
+        body = body[3:]
+    if len(data) - len(body) > 3:
+        notes.append(f"{what}{(len(data) - len(body)) // 3} byte-order marks at the start; dropped")
     if body.isascii():
         return body
     try:
@@ -239,7 +246,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     if kind == "players":
         raise InputError(path, None, "a PGN file holds games, not a players list")
     notes: list[str] = []
-    raw_bytes = _utf8(load_bytes(path, notes), path, notes)
+    raw_bytes = load_bytes(path, notes)
     if _blank(raw_bytes):
         raise InputError(path, 1, "empty file: no PGN games")
     source = path.name

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from arpad.pipeline.errors import InputError
@@ -139,33 +141,126 @@ MAPPINGS = {
 }
 
 
+def line_breaks(data: bytes, end: int) -> int:
+    """Line ends (LF, CRLF or a lone CR) in ``data[:end]``."""
+    return data.count(b"\n", 0, end) + data.count(b"\r", 0, end) - data.count(b"\r\n", 0, end)
+
+
+def refuse_nul(data: bytes, path: Path, first_line: int = 1, what: str = "") -> None:
+    """Refuse text holding a NUL byte anywhere (the line is named): NUL is never text,
+    and a NUL inside a field would otherwise end up inside a stored player id."""
+    at = data.find(b"\x00")
+    if at >= 0:
+        line = first_line + line_breaks(data, at)
+        raise InputError(path, line, f"{what}binary data (NUL byte): not a text file")
+
+
+def _decode_mixed(data: bytes, notes: list[str]) -> str:
+    """Text that is not UTF-8 as a whole: each line that is valid UTF-8 stays UTF-8
+    (a file pasted together from two sources), the others are read as Latin-1."""
+    while data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    lines = data.split(b"\n")
+    out, utf8, latin1 = [], 0, 0
+    for line in lines:
+        try:
+            text = line.decode("utf-8")
+            utf8 += not line.isascii()
+        except UnicodeDecodeError:
+            text = line.decode("latin-1")
+            latin1 += 1
+        out.append(text)
+    if utf8:
+        notes.append(
+            f"not valid UTF-8; {latin1} line(s) decoded as Latin-1, {utf8} other non-ASCII "
+            "line(s) kept as UTF-8"
+        )
+    else:
+        notes.append("not valid UTF-8; decoded as Latin-1")
+    return "\n".join(out)
+
+
 def decode(data: bytes, path: Path, notes: list[str]) -> str:
-    """UTF-8 (with or without BOM); Latin-1 when the bytes are not UTF-8. NUL bytes are refused."""
+    """UTF-8 (with or without BOM); Latin-1 when the bytes are not UTF-8. NUL bytes
+    anywhere are refused; repeated byte-order marks at the start are dropped with a note."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise InputError(
             path, 1, "UTF-16 text (byte-order mark): arpad reads UTF-8 or Latin-1; save as UTF-8"
         )
-    if b"\x00" in data[:65536]:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
-        raise InputError(path, line, "binary data (NUL byte): not a text file")
+    refuse_nul(data, path)
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        notes.append("not valid UTF-8; decoded as Latin-1")
-        return data.decode("latin-1")
+        return _decode_mixed(data, notes)
+    if text.startswith("\ufeff"):
+        stripped = text.lstrip("\ufeff")
+        notes.append(f"{len(text) - len(stripped) + 1} byte-order marks at the start; dropped")
+        text = stripped
+    return text
+
+
+RAW_TEXT_CAP = 4096  # characters of a row's text kept in the quarantine's raw column
+_PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def capped(text: str, cap: int = RAW_TEXT_CAP) -> str:
+    """``text`` cut to ``cap`` characters, saying how long it was."""
+    if len(text) <= cap:
+        return text
+    return f"{text[:cap]}… [cut: {len(text)} characters in all]"
+
+
+class _Lines:
+    """Physical lines fed to ``csv.reader``, with the index of the next one to read."""
+
+    def __init__(self, lines: list[str], pos: int):
+        self.lines = lines
+        self.pos = pos
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        if self.pos >= len(self.lines):
+            raise StopIteration
+        self.pos += 1
+        return self.lines[self.pos - 1]
+
+
+def _quote_left_open(text: str) -> bool:
+    """Whether ``text`` ends inside a quoted field (a quote that never closes)."""
+    try:
+        for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
+            pass
+    except csv.Error as exc:
+        return "unexpected end of data" in str(exc)
+    return False
 
 
 def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
+    """Every physical line is accounted for: a header, a blank line, a row (which may
+    span lines inside a quoted field) or a problem quarantined at its own line.
+
+    A row that runs over several lines and does not have the header's number of
+    fields, or that ends inside a quote at the end of the file, is taken to be a
+    stray quote: its first line is quarantined (``malformed_row``, naming the line
+    where the quote opened) and reading starts again on the next line. A field
+    longer than ``csv.field_size_limit()`` (131072 characters) quarantines its row;
+    the quarantine keeps at most ``RAW_TEXT_CAP`` characters of a row's text."""
     data = path.read_bytes()
     notes: list[str] = []
     text = decode(data, path, notes)
     if not text.strip():
         raise InputError(path, 1, "empty file: no header and no rows")
-    reader = csv.reader(io.StringIO(text, newline=""))
+    lines = _PHYSICAL_LINE.findall(text)
+    source = _Lines(lines, 0)
+    reader = csv.reader(source)
     try:
         header = [h.strip() for h in next(reader)]
     except csv.Error as exc:
         raise InputError(path, 1, f"unreadable header: {exc}") from None
+    if source.pos > 1:
+        raise InputError(path, 1, "the header runs over several lines (a quote that never closes?)")
     chosen = _choose_mapping(path, header, mapping)
     names = [chosen.rename.get(h, h) for h in header] if chosen else [h.lower() for h in header]
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
@@ -176,37 +271,78 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, f"duplicate column names in header: {header}")
 
     columns: list[list[str | None]] = [[] for _ in names]
-    lines: list[int] = []
+    line_numbers: list[int] = []
     raws: list[str] = []
     problems: list[tuple[int, str, str, str]] = []
     width = len(names)
-    last_line = 1
+    blank = 0
     while True:
+        first = source.pos  # index of the row's first physical line (line first + 1)
         try:
             row = next(reader)
         except StopIteration:
             break
         except csv.Error as exc:
-            problems.append((reader.line_num, Reason.MALFORMED_ROW, f"CSV error: {exc}", ""))
+            problems.append(
+                (
+                    first + 1,
+                    Reason.MALFORMED_ROW,
+                    f"CSV error: {exc}",
+                    capped(lines[first].rstrip("\r\n")),
+                )
+            )
+            source.pos = first + 1
+            reader = csv.reader(source)
             continue
-        line = last_line + 1
-        last_line = reader.line_num
-        if not row or all(not c.strip() for c in row):
+        span = source.pos - first
+        if not row or (len(row) == 1 and not row[0].strip()):
+            blank += 1
             continue  # blank lines carry no row
-        raw = ",".join(row)
+        raw = lines[first] if span == 1 else "".join(lines[first : source.pos])
+        raw = raw.rstrip("\r\n")
+        if len(raw) > RAW_TEXT_CAP:
+            raw = capped(raw)
+        if span > 1 or source.pos == len(lines):
+            text = "".join(lines[first : source.pos])
+            if _quote_left_open(text):
+                why = "is never closed"
+            elif span > 1 and len(row) != width:
+                why = f"runs over {span} lines into a row of {len(row)} fields"
+            else:
+                why = None
+            if why:
+                problems.append(
+                    (
+                        first + 1,
+                        Reason.MALFORMED_ROW,
+                        f"a quote opened on line {first + 1} {why}; read again from line {first + 2}",
+                        capped(lines[first].rstrip("\r\n")),
+                    )
+                )
+                source.pos = first + 1
+                reader = csv.reader(source)
+                continue
         if len(row) != width:
             problems.append(
-                (line, Reason.MALFORMED_ROW, f"{len(row)} fields where the header has {width}", raw)
+                (
+                    first + 1,
+                    Reason.MALFORMED_ROW,
+                    f"{len(row)} fields where the header has {width}",
+                    raw,
+                )
             )
             continue
         for col, value in zip(columns, row):
             col.append(value)
-        lines.append(line)
+        line_numbers.append(first + 1)
         raws.append(raw)
+    if blank:
+        notes.append(f"{blank} blank line(s) skipped")
     frame = pl.DataFrame(
         {name: pl.Series(name, col, dtype=pl.String) for name, col in zip(names, columns)}
     ).with_columns(
-        pl.Series("_line", lines, dtype=pl.Int64), pl.Series("_raw", raws, dtype=pl.String)
+        pl.Series("_line", line_numbers, dtype=pl.Int64),
+        pl.Series("_raw", raws, dtype=pl.String),
     )
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
@@ -214,9 +350,31 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
 
 
 def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
+    """Scalar columns only (text, numbers, booleans, dates); each is read as text.
+
+    Refused, naming the column: nested types (list, struct, map), binary that is not
+    UTF-8, text with a NUL character, and two columns whose names differ only in case
+    (``white_id`` beside ``White_Id``).
+    The decompressed size the file declares is held to ``ARPAD_MAX_DECOMPRESSED``."""
+    from arpad.pipeline.archives import Limits, human
+
     try:
+        meta = pq.read_metadata(path)
+        # Row-group totals only: reading a damaged file's column-chunk statistics can
+        # abort the process inside PyArrow (a C++ exception it does not turn into one
+        # Python can catch; found by fuzzing, tests/test_hostile_input.py).
+        declared = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
+        limit = Limits.from_environment().max_bytes
+        if declared > limit:
+            raise InputError(
+                path,
+                None,
+                f"decompresses to {human(declared)}, more than {human(limit)} "
+                "(limit ARPAD_MAX_DECOMPRESSED)",
+            )
         table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as exc:
+        table.validate(full=True)  # a damaged file can decode to invalid arrays
+    except (pa.ArrowException, OSError, ValueError) as exc:  # ValueError: names not UTF-8
         raise InputError(path, None, f"not a readable Parquet file: {exc}") from None
     return raw_from_arrow(table, path, "parquet", mapping, kind)
 
@@ -227,15 +385,26 @@ def raw_from_arrow(
     """An Arrow table (a Parquet file, or a DataFrame given to the Python API) as raw
     rows; ``path`` names it in messages, row numbers count from 1."""
     header = list(table.column_names)
+    lowered = [h.lower() for h in header]
+    same = sorted({h for h, low in zip(header, lowered) if lowered.count(low) > 1})
+    if same:
+        raise InputError(path, 1, f"duplicate column names (case-insensitive): {', '.join(same)}")
+    for name, column in zip(header, table.columns):
+        _check_parquet_column(path, name, column)
     chosen = _choose_mapping(path, header, mapping)
-    names = [chosen.rename.get(h, h) for h in header] if chosen else [h.lower() for h in header]
+    names = [chosen.rename.get(h, h) for h in header] if chosen else lowered
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
     _check_columns(path, names, row_kind)
     table = table.rename_columns(names)
-    frame = pl.from_arrow(table)
-    if isinstance(frame, pl.Series):
-        frame = frame.to_frame()
-    frame = frame.with_columns(pl.all().cast(pl.String))
+    table = pa.table([_as_text(col) for col in table.columns], names=table.column_names)
+    try:
+        frame = pl.from_arrow(table)
+        if isinstance(frame, pl.Series):
+            frame = frame.to_frame()
+        frame = frame.with_columns(pl.all().cast(pl.String))
+    except (pl.exceptions.PolarsError, pa.ArrowException) as exc:
+        problem = " ".join(str(exc).split())[:300]
+        raise InputError(path, None, f"a column cannot be read as text: {problem}") from None
     frame = frame.with_columns(
         pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("_line"),
         pl.lit(None, dtype=pl.String).alias("_raw"),
@@ -243,6 +412,54 @@ def raw_from_arrow(
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
     return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None)
+
+
+def _check_parquet_column(path: Path, name: str, column: pa.ChunkedArray) -> None:
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if pa.types.is_nested(kind):
+        raise InputError(
+            path, None, f"column {name!r} has the nested type {kind}: only scalar columns are read"
+        )
+    if not (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_integer(kind)
+        or pa.types.is_floating(kind)
+        or pa.types.is_boolean(kind)
+        or pa.types.is_date(kind)
+        or pa.types.is_timestamp(kind)
+        or pa.types.is_decimal(kind)
+        or pa.types.is_null(kind)
+        or pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+    ):
+        raise InputError(
+            path, None, f"column {name!r} has the type {kind}, which arpad cannot read"
+        )
+    text = _as_text(column, path, name)
+    if pa.types.is_string(text.type) or pa.types.is_large_string(text.type):
+        nul = pc.match_substring(text, "\x00")
+        if pc.any(nul).as_py():
+            row = pc.index(nul, True).as_py() + 1
+            raise InputError(path, row, f"column {name!r} holds a NUL character in row {row}")
+
+
+def _as_text(column: pa.ChunkedArray, path: Path | None = None, name: str = "") -> pa.ChunkedArray:
+    """Binary columns as UTF-8 text (refused if they are not UTF-8); others unchanged."""
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        column = column.cast(kind.value_type)
+        kind = kind.value_type
+    if not (pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
+        return column
+    try:
+        return column.cast(pa.large_string())
+    except pa.ArrowInvalid:
+        raise InputError(
+            path, None, f"column {name!r} holds binary data that is not UTF-8 text"
+        ) from None
 
 
 def _choose_mapping(path: Path, header: list[str], name: str | None) -> Mapping | None:
@@ -303,11 +520,25 @@ def detect_format(path: Path) -> str:
     )
 
 
+def check_input_file(path: Path) -> None:
+    """Refuse, as bad input, a path that is no readable regular file."""
+    if not path.exists():
+        raise InputError(path, None, "no such file")
+    if path.is_dir():
+        raise InputError(path, None, "is a directory: name the files in it (e.g. DIR/*.pgn)")
+    if not path.is_file():
+        raise InputError(path, None, "is not a regular file (a device, a pipe or a socket)")
+    try:
+        with open(path, "rb") as fh:
+            fh.read(1)
+    except OSError as exc:
+        raise InputError(path, None, f"cannot be read: {exc.strerror or exc}") from None
+
+
 def read_any(
     path: Path, fmt: str | None = None, mapping: str | None = None, kind: str | None = None
 ) -> RawTable:
-    if not path.exists():
-        raise InputError(path, None, "no such file")
+    check_input_file(path)
     fmt = fmt or detect_format(path)
     if fmt not in READERS:
         raise InputError(path, None, f"unknown format {fmt!r} (known: {', '.join(READERS)})")

@@ -27,11 +27,18 @@ class Reason(str, Enum):
 
     MALFORMED_ROW = (
         "malformed_row",
-        "has a different number of fields than the header (or is unreadable CSV); PGN: a "
-        "malformed tag line or text before the first tag; TRF: an unreadable rank or round",
+        "has a different number of fields than the header, opens a quote that is never closed "
+        "(or runs over several lines into a row of the wrong width), or holds a field longer "
+        "than 131072 characters; PGN: a malformed tag line or text before the first tag; "
+        "TRF: an unreadable rank or round",
     )
     EMPTY_PLAYER_ID = "empty_player_id", "has no white or black id (players file: no player_id)"
     SELF_PLAY = "self_play", "has the same player on both sides"
+    RESULT_SCORE_MISMATCH = (
+        "result_score_mismatch",
+        "has both a result and a score, and they disagree (`1-0` with score 0, or a score that "
+        "is not a number)",
+    )
     UNFINISHED_GAME = "unfinished_game", "has result `*`"
     UNKNOWN_RESULT = (
         "unknown_result",

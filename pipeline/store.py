@@ -86,6 +86,136 @@ def outside(root: str | os.PathLike, path: str | os.PathLike, option: str = "--o
     return path
 
 
+class _Journal:
+    """What a writer changed in a store, so that a failed command can undo it.
+
+    Before a file under the store is replaced or removed, its old version is kept
+    under a hidden name (a hard link: no data is copied, so this works on a full
+    disk); a file or directory that did not exist is remembered as new. ``rollback``
+    puts every old version back and removes the new ones; ``commit`` drops the kept
+    versions. A SIGKILL leaves the kept versions as ``.*.tmp`` files, which the next
+    writer deletes (``_remove_leftover_temporaries``), as before: then the files of
+    the killed run stay (crash-safe resume, pipeline/resume.py)."""
+
+    def __init__(self, root: Path):
+        self.root = root.resolve()
+        self.token = f"{os.getpid()}-{time.monotonic_ns()}"
+        self.seen: set[Path] = set()
+        self.entries: list[tuple[Path, Path | None]] = []  # (path, kept old version or None)
+        self.new_dirs: list[Path] = []
+        self.undo: list = []  # callables, for changes outside the store (inbox moves)
+        self.guard = threading.Lock()
+
+    def owns(self, path: Path) -> bool:
+        try:
+            path.resolve().relative_to(self.root)
+        except ValueError:
+            return False
+        return True
+
+    def before_change(self, path: Path) -> None:
+        """Keep the current version of ``path`` (a file or a directory) before it changes."""
+        path = Path(os.path.abspath(path))
+        with self.guard:
+            if path in self.seen or not self.owns(path):
+                return
+            self.seen.add(path)
+            parent = path.parent
+            missing = []
+            while not parent.exists() and self.owns(parent):
+                missing.append(parent)
+                parent = parent.parent
+            self.new_dirs.extend(missing)
+            if not os.path.lexists(path):
+                self.entries.append((path, None))
+                return
+            kept = path.with_name(f".{path.name}.{self.token}.kept.tmp")
+            if path.is_dir() and not path.is_symlink():
+                os.replace(path, kept)  # only remove_path changes directories: it is gone now
+            else:
+                try:
+                    os.link(path, kept)
+                except OSError:
+                    shutil.copy2(path, kept)
+            self.entries.append((path, kept))
+
+    def rollback(self) -> None:
+        for undo in reversed(self.undo):
+            with contextlib.suppress(OSError):
+                undo()
+        # Best effort, entry by entry: one path that cannot be restored must not stop
+        # the others (nor hide the error that made the command fail).
+        for path, kept in reversed(self.entries):
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            elif os.path.lexists(path):
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+            if kept is not None:
+                with contextlib.suppress(OSError):
+                    os.replace(kept, path)
+        for directory in sorted(self.new_dirs, key=lambda p: len(p.parts), reverse=True):
+            with contextlib.suppress(OSError):
+                directory.rmdir()  # only when empty
+
+    def commit(self) -> None:
+        for _, kept in self.entries:
+            if kept is None:
+                continue
+            if kept.is_dir():
+                shutil.rmtree(kept, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(kept)
+
+
+# Open journals, by resolved store root (one per outermost writer lock).
+_JOURNALS: dict[Path, _Journal] = {}
+
+
+def _journal_for(path: Path) -> _Journal | None:
+    if not _JOURNALS:
+        return None
+    with _HELD_GUARD:
+        journals = list(_JOURNALS.values())
+    for journal in journals:
+        if journal.owns(path):
+            return journal
+    return None
+
+
+def before_change(path: Path) -> None:
+    """Record ``path`` in the open journal of its store (if any) before it is changed.
+
+    A directory is moved aside (only ``remove_path`` passes directories)."""
+    journal = _journal_for(Path(path))
+    if journal is not None:
+        journal.before_change(Path(path))
+
+
+def undo_on_failure(undo) -> None:
+    """Have ``undo()`` called if the command now writing a store fails (its changes to
+    the store are undone then): for changes outside the store that belong with them,
+    such as moving an ingested inbox file to ``processed/``."""
+    with _HELD_GUARD:
+        journals = list(_JOURNALS.values())
+    for journal in journals:
+        with journal.guard:
+            journal.undo.append(undo)
+
+
+def remove_path(path: Path) -> None:
+    """Delete a file or directory tree of the store (undone if the command fails)."""
+    path = Path(path)
+    if not os.path.lexists(path):
+        return
+    before_change(path)
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink()
+
+
 def atomic_write_parquet(table: pa.Table, path: Path, root: Path | None = None) -> None:
     """Write ``table`` to ``path`` atomically (temporary file in the same directory, then rename).
 
@@ -93,6 +223,7 @@ def atomic_write_parquet(table: pa.Table, path: Path, root: Path | None = None) 
     path = Path(path)
     if root is not None:
         inside(root, path)
+    before_change(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -110,6 +241,7 @@ def atomic_write_text(text: str, path: Path, root: Path | None = None) -> None:
     path = Path(path)
     if root is not None:
         inside(root, path)
+    before_change(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -120,6 +252,18 @@ def atomic_write_text(text: str, path: Path, root: Path | None = None) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def check_store_path(root: Path) -> None:
+    """Refuse a store path that is (or lies inside) a regular file: bad input, not a crash."""
+    from arpad.pipeline.errors import InputError
+
+    for part in (root, *root.parents):
+        if part.exists():
+            if not part.is_dir():
+                what = "is a file" if part == root else f"lies inside the file {part}"
+                raise InputError(root, None, f"--store {what}, not a store directory")
+            return
 
 
 # Locks this process holds, by lock-file path: the writer lock is re-entrant within a
@@ -148,6 +292,7 @@ def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterat
     from arpad.pipeline.errors import StoreBusyError
 
     root = Path(root)
+    check_store_path(root)
     root.mkdir(parents=True, exist_ok=True)
     path = root / ".lock"
     key = str(path.resolve())
@@ -183,10 +328,20 @@ def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterat
     _finish_interrupted_ingests(root)
     with _HELD_GUARD:
         _HELD[key] = [fd, 1]
+        journal = _JOURNALS[root.resolve()] = _Journal(root)
     try:
-        yield
+        try:
+            yield
+        except Exception:
+            # A failed command (disk full, bad input found late, a bug) leaves the
+            # store as it found it; KeyboardInterrupt keeps the checkpoints (resume).
+            journal.rollback()
+            raise
+        else:
+            journal.commit()
     finally:
         with _HELD_GUARD:
+            _JOURNALS.pop(root.resolve(), None)
             entry = _HELD[key]
             entry[1] -= 1
             last = entry[1] == 0
@@ -202,6 +357,9 @@ def _remove_leftover_temporaries(root: Path) -> None:
     """Delete ``.*.tmp`` files a killed writer left behind (we hold the lock: none is live)."""
     leftovers = [*root.rglob(".*.tmp"), *root.glob(".catalog.*.duckdb*")]
     for tmp in leftovers:
+        if tmp.is_dir() and not tmp.is_symlink():
+            shutil.rmtree(tmp, ignore_errors=True)  # a directory kept by a killed writer's journal
+            continue
         with contextlib.suppress(OSError, ValueError):
             inside(root, tmp).unlink()
 
@@ -260,9 +418,11 @@ class Store:
         return writer_lock(self.root, command, wait)
 
     def ensure(self) -> None:
-        for d in (self.games_dir, self.players_path.parent, self.ratings_dir, self.quarantine_dir):
+        dirs = (self.games_dir, self.players_path.parent, self.ratings_dir, self.quarantine_dir)
+        for d in (*dirs, self.manifest_path.parent):
+            if not d.exists():
+                before_change(d)  # a failed first ingest leaves no empty skeleton behind
             d.mkdir(parents=True, exist_ok=True)
-        self.manifest_path.parent.mkdir(parents=True, exist_ok=True)
 
     # -- games -----------------------------------------------------------------
     def game_partition(self, pool: str, period: int) -> Path:
@@ -324,10 +484,10 @@ class Store:
 
     def rewrite_game_file(self, path: Path, table: pa.Table) -> None:
         """Replace one games file with ``table`` (``--replace`` removed some of its games)."""
-        atomic_write_parquet(table, path)
+        atomic_write_parquet(table, path, self.root)
 
     def delete_game_file(self, path: Path) -> None:
-        path.unlink()
+        self.remove_file(path)
 
     # -- players -----------------------------------------------------------------
     def read_players(self) -> pa.Table:
@@ -422,12 +582,14 @@ class Store:
 
     # -- checked removal -----------------------------------------------------------
     def remove_file(self, path: Path) -> None:
-        """Delete one file of this store (refused outside the store root)."""
-        inside(self.root, path).unlink()
+        """Delete one file of this store (refused outside the store root; undone if the
+        command fails)."""
+        remove_path(inside(self.root, path))
 
     def remove_tree(self, path: Path) -> None:
-        """Delete a directory of this store, if any (refused outside the store root)."""
-        shutil.rmtree(inside(self.root, path), ignore_errors=True)
+        """Delete a directory of this store, if any (refused outside the store root;
+        undone if the command fails)."""
+        remove_path(inside(self.root, path))
 
     # -- helpers -----------------------------------------------------------------
     @staticmethod

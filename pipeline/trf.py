@@ -76,6 +76,11 @@ class _Side:
     block: str
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only (``str.isdigit`` also accepts '²', which ``int`` refuses)."""
+    return text.isascii() and text.isdigit()
+
+
 def cols(line: str, first: int, last: int) -> str:
     """Columns first..last (1-based, inclusive), blank-padded."""
     return line[first - 1 : last].ljust(last - first + 1)
@@ -171,7 +176,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
                 header.setdefault(code, line[4:].strip())
             continue  # unknown records (XXR, XXA, 013, …) are ignored
         rank_text = cols(line, 5, 8).strip()
-        if not rank_text.isdigit() or int(rank_text) == 0:
+        if not _digits(rank_text) or int(rank_text) == 0:
             problems.append(
                 (
                     no,
@@ -195,9 +200,9 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             rejected.append(line)
             continue
         fide = cols(line, 58, 68).strip()
-        if fide and not fide.isdigit():
+        if fide and not _digits(fide):
             notes.append(f"line {no}: FIDE id {fide!r} is not a number; using {source}#{rank}")
-        pid = fide.lstrip("0") if fide.isdigit() and int(fide) else f"{source}#{rank}"
+        pid = fide.lstrip("0") if _digits(fide) and int(fide) else f"{source}#{rank}"
         rating = cols(line, 49, 52).strip()
         rating = None if rating in ("", "0") else rating
         players[rank] = _Player(rank, no, line, pid, rating)
@@ -246,7 +251,11 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     counts = {"bye": 0, "absent": 0, "pending": 0, "double_forfeit": 0}
     sides: dict[tuple[int, int, int], list[_Side]] = {}
     for p in players.values():
-        for r in range(1, rounds + 1):
+        # Blocks past the end of a line are blank (absent): counted, not walked, so that
+        # one hostile line of 10^5 rounds does not cost players × 10^5 steps.
+        own = min(rounds, blocks_of(p.line))
+        counts["absent"] += rounds - own
+        for r in range(1, own + 1):
             c = BLOCK_START + BLOCK_WIDTH * (r - 1)
             block = cols(p.line, c, c + 7)
             where = f"round {r} (columns {c}-{c + 7}) {block.strip()!r}"
@@ -254,7 +263,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             if not block.strip():
                 counts["absent"] += 1
                 continue
-            if block[4] != " " or block[6] != " " or (opp_text and not opp_text.isdigit()):
+            if block[4] != " " or block[6] != " " or (opp_text and not _digits(opp_text)):
                 problems.append(
                     (p.line_no, Reason.MALFORMED_ROW, f"{where}: not 'NNNN c r'", p.line)
                 )

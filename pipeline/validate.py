@@ -12,7 +12,7 @@ import polars as pl
 import pyarrow as pa
 
 from arpad.pipeline import periods, schemas
-from arpad.pipeline.readers import GAME_COLUMNS, PLAYER_COLUMNS, RawTable
+from arpad.pipeline.readers import GAME_COLUMNS, PLAYER_COLUMNS, RAW_TEXT_CAP, RawTable
 from arpad.pipeline.reasons import Reason
 
 # Result codes for White: (score, rated). Forfeits are stored but not rated.
@@ -181,6 +181,13 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
             pl.format("unknown result code {}", pl.col("result")),
         ),
         (
+            has_result
+            & ~_empty(pl.col("score"))
+            & (score_num.is_null() | (score_num != pl.col("_res_score"))).fill_null(True),
+            Reason.RESULT_SCORE_MISMATCH,
+            pl.format("result {} but score {}", pl.col("result"), pl.col("score")),
+        ),
+        (
             ~has_result & _empty(pl.col("score")),
             Reason.UNKNOWN_RESULT,
             pl.lit("no result and no score"),
@@ -324,7 +331,17 @@ def _quarantine_rows(raw: RawTable, bad: pl.DataFrame, source: str, batch: str) 
             schema=rows.schema,
         )
         rows = pl.concat([rows, extra]).sort("line")
+    rows = rows.with_columns(capped_raw(pl.col("raw")))
     return schemas.conform(rows.to_arrow(), schemas.QUARANTINE)
+
+
+def capped_raw(raw: pl.Expr) -> pl.Expr:
+    """The quarantine keeps at most ``RAW_TEXT_CAP`` characters of a row's text."""
+    too_long = raw.str.len_chars() > RAW_TEXT_CAP
+    cut = pl.format(
+        "{}… [cut: {} characters in all]", raw.str.slice(0, RAW_TEXT_CAP), raw.str.len_chars()
+    )
+    return pl.when(too_long).then(cut).otherwise(raw).alias("raw")
 
 
 def validate_players(raw: RawTable, source: str, batch: str) -> Validated:

@@ -33,7 +33,7 @@ CASES = list(csv.DictReader(open(BAD / "EXPECTED.csv", newline="")))
 def test_corpus_has_at_least_30_kinds_across_formats():
     kinds = {(c["file"].split("_")[0], c["reason"], c["message"]) for c in CASES}
     assert len(kinds) >= 30
-    assert {c["file"].split("_")[0] for c in CASES} == {"csv", "players", "pgn", "trf"}
+    assert {c["file"].split("_")[0] for c in CASES} == {"csv", "players", "pgn", "trf", "parquet"}
     assert sorted(p.name for p in BAD.iterdir() if p.name != "EXPECTED.csv") == sorted(
         c["file"] for c in CASES
     )

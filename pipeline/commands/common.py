@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
-from arpad.pipeline.store import Store
+from arpad.pipeline.store import Store, check_store_path
 
 DEFAULT_STORE = "./arpad-store"
 
@@ -100,8 +101,13 @@ def split_list(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] or None if value else None
 
 
+def open_store(args) -> Store:
+    check_store_path(Path(args.store))
+    return Store(args.store)
+
+
 def require_store(args) -> Store:
-    store = Store(args.store)
+    store = open_store(args)
     if not store.exists():
         raise FileNotFoundError(f"no store at {args.store} (ingest something first)")
     return store

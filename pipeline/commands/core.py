@@ -229,6 +229,8 @@ def cmd_reconstruct(args) -> int:
 
 
 def cmd_list(args) -> int:
+    if args.top is not None and args.top < 1:
+        raise ValueError(f"--top takes a positive number of players, got {args.top}")
     store = require_store(args)
     from arpad.pipeline.lists import rating_list
 

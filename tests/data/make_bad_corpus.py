@@ -11,7 +11,13 @@ ingested before every case.
 from __future__ import annotations
 
 import csv
+import gzip
+import io
+import zipfile
 from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 HERE = Path(__file__).resolve().parent
 BAD = HERE / "bad"
@@ -87,6 +93,64 @@ def with_line(lines: list[str], index: int, new: str) -> list[str]:
     out = list(lines)
     out[index] = new
     return out
+
+
+def zip_of(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, body in members.items():
+            zf.writestr(
+                zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0)),
+                body,
+                compress_type=zipfile.ZIP_DEFLATED,
+            )
+    return buf.getvalue()
+
+
+def zip_patched(body: bytes, local: dict[int, bytes], central: dict[int, bytes]) -> bytes:
+    """A one-member zip with bytes of its local and central headers overwritten
+    (offsets from each header's signature; APPNOTE.TXT 4.3.7 and 4.3.12)."""
+    out = bytearray(zip_of({"games.pgn": body}))
+    cen = out.index(b"PK\x01\x02")
+    for offset, value in local.items():
+        out[offset : offset + len(value)] = value
+    for offset, value in central.items():
+        out[cen + offset : cen + offset + len(value)] = value
+    return bytes(out)
+
+
+def zip_corrupted(body: bytes) -> bytes:
+    """A one-member zip whose deflate data is overwritten with garbage."""
+    out = bytearray(zip_of({"games.pgn": body}))
+    start = 30 + int.from_bytes(out[26:28], "little") + int.from_bytes(out[28:30], "little")
+    out[start : start + 16] = b"\xff" * 16
+    return bytes(out)
+
+
+def gzip_corrupted(body: bytes) -> bytes:
+    """A gzip file with a valid header and a damaged deflate stream."""
+    out = bytearray(gzip.compress(body, mtime=0))
+    out[12:28] = b"\xff" * 16
+    return bytes(out)
+
+
+def parquet_bytes(columns: dict[str, pa.Array]) -> bytes:
+    buf = io.BytesIO()
+    pq.write_table(pa.table(columns), buf)
+    return buf.getvalue()
+
+
+def parquet_games(**white) -> bytes:
+    """A two-game Parquet file whose columns ``white`` replace or add to the good ones."""
+    cols = {
+        "game_id": pa.array(["q1", "q2"]),
+        "date": pa.array(["2024-02-03", "2024-02-04"]),
+        "white_id": pa.array(["A", "C"]),
+        "black_id": pa.array(["B", "D"]),
+        "result": pa.array(["1-0", "0-1"]),
+    }
+    cols.update(white)
+    return parquet_bytes(cols)
 
 
 def cases() -> list[tuple[str, bytes, int, str, str]]:
@@ -217,8 +281,170 @@ def cases() -> list[tuple[str, bytes, int, str, str]]:
         )
     )
 
+    csv_case(
+        "csv_result_score_mismatch.csv",
+        ["x1,2024-02-03,A,B,1-0,1", "x3,2024-02-05,E,F,1-0,0"],
+        3,
+        "result_score_mismatch",
+        "result 1-0 but score 0",
+        head="game_id,date,white_id,black_id,result,score",
+    )
+    csv_case(
+        "csv_unterminated_quote.csv",
+        [GOOD_CSV[0], 'x3,2024-02-05,"E,F,1-0,,', GOOD_CSV[1], "x4,2024-02-06,G,H,1-0,,"],
+        3,
+        "malformed_row",
+        "a quote opened on line 3 is never closed",
+    )
+    csv_case(
+        "csv_stray_quote_mid_file.csv",
+        [GOOD_CSV[0], 'x3,2024-02-05,E,"F,1-0,,', GOOD_CSV[1], 'x4,2024-02-06,G",H,1-0,,'],
+        3,
+        "malformed_row",
+        "a quote opened on line 3 runs over 3 lines",
+    )
+    c.append(
+        (
+            "csv_nul_in_field.csv",
+            ("\n".join([CSV_HEAD, *GOOD_CSV, "x3,2024-02-05,E\x00,F,1-0,,"]) + "\n").encode(),
+            4,
+            "file",
+            "NUL byte",
+        )
+    )
+    c.append(
+        (
+            "csv_header_quote.csv",
+            b'game_id,"date,white_id,black_id,result\nx1,2024-02-03,A,B,1-0\n',
+            1,
+            "file",
+            "header runs over several lines",
+        )
+    )
+
+    # --- Parquet ---------------------------------------------------------
+    c.append(
+        (
+            "parquet_list_column.parquet",
+            parquet_games(white_id=pa.array([["A"], ["C"]])),
+            None,
+            "file",
+            "column 'white_id' has the nested type list",
+        )
+    )
+    c.append(
+        (
+            "parquet_map_column.parquet",
+            parquet_games(
+                event_id=pa.array([[("k", 1)], [("k", 2)]], pa.map_(pa.string(), pa.int64()))
+            ),
+            None,
+            "file",
+            "column 'event_id' has the nested type map",
+        )
+    )
+    c.append(
+        (
+            "parquet_struct_column.parquet",
+            parquet_games(white_id=pa.array([{"id": "A"}, {"id": "C"}])),
+            None,
+            "file",
+            "column 'white_id' has the nested type struct",
+        )
+    )
+    c.append(
+        (
+            "parquet_binary_not_utf8.parquet",
+            parquet_games(white_id=pa.array([b"\xff\xfe", b"C"], pa.binary())),
+            None,
+            "file",
+            "column 'white_id' holds binary data that is not UTF-8",
+        )
+    )
+    c.append(
+        (
+            "parquet_case_duplicate.parquet",
+            parquet_games(White_Id=pa.array(["X", "Y"])),
+            1,
+            "file",
+            "duplicate column names (case-insensitive): White_Id, white_id",
+        )
+    )
+    c.append(
+        (
+            "parquet_duration_column.parquet",
+            parquet_games(event_id=pa.array([1, 2], pa.duration("s"))),
+            None,
+            "file",
+            "column 'event_id' has the type duration[s], which arpad cannot read",
+        )
+    )
+    c.append(
+        (
+            "parquet_nul.parquet",
+            parquet_games(black_id=pa.array(["B", "D\x00"])),
+            2,
+            "file",
+            "column 'black_id' holds a NUL character in row 2",
+        )
+    )
+
     # --- PGN -------------------------------------------------------------
     good = PGN_GOOD + "\n"
+    c.append(
+        (
+            "pgn_corrupt_deflate.pgn.gz",
+            gzip_corrupted(good.encode() * 20),
+            None,
+            "file",
+            "not a readable gzip file",
+        )
+    )
+    c.append(
+        (
+            "pgn_zip_corrupt_member.zip",
+            zip_corrupted(good.encode() * 20),
+            None,
+            "file",
+            "zip member games.pgn is corrupted",
+        )
+    )
+    c.append(
+        (
+            "pgn_zip_encrypted.zip",
+            zip_patched(good.encode(), {6: b"\x01\x00"}, {8: b"\x01\x00"}),
+            None,
+            "file",
+            "zip member games.pgn is encrypted",
+        )
+    )
+    c.append(
+        (
+            "pgn_zip_deflate64.zip",
+            zip_patched(good.encode(), {8: b"\x09\x00"}, {10: b"\x09\x00"}),
+            None,
+            "file",
+            "compression method 9",
+        )
+    )
+    c.append(
+        (
+            "pgn_zip_no_pgn.zip",
+            zip_of({"readme.txt": b"no games here\n"}),
+            None,
+            "file",
+            "holds no .pgn member",
+        )
+    )
+    c.append(
+        (
+            "pgn_nul_in_name.pgn",
+            (good + pgn(pgn_tags(White="Gam\x00ma"))).encode(),
+            17,
+            "file",
+            "NUL byte",
+        )
+    )
     c.append(("pgn_empty.pgn", b"\n\n", 1, "file", "empty file"))
     c.append(("pgn_binary.pgn", b"\x00\x01\x02PGN?\x00" * 50, 1, "file", "binary data"))
     c.append(("pgn_not_pgn.pgn", b"just some notes\nno tags here\n", 1, "file", "no PGN tag pairs"))
