@@ -39,9 +39,10 @@ def _absolute(path: str | Path) -> str:
 
 
 def _existing_store(root: str) -> Store:
+    from arpad.pipeline.store import check_store_path
+
+    check_store_path(Path(root))
     store = Store(root)
-    if Path(root).exists() and not Path(root).is_dir():
-        raise ValueError(f"--store {root} is a file, not a store folder")
     if not store.exists():
         raise FileNotFoundError(f"no store at {root} (ingest something first)")
     return store
@@ -83,14 +84,12 @@ class IngestRequest:
                 raise ValueError("--source names one games file; give exactly one")
         self.players = [str(p) for p in self.players]
         _check_wait(self.wait)
-        if Path(self.store).exists() and not Path(self.store).is_dir():
-            raise ValueError(f"--store {self.store} is a file, not a store folder")
+        from arpad.pipeline.readers import check_input_file
+        from arpad.pipeline.store import check_store_path
+
+        check_store_path(Path(self.store))
         for path in [*self.players, *self.files]:
-            p = Path(path)
-            if not p.exists():
-                raise FileNotFoundError(f"{path}: no such file")
-            if p.is_dir():
-                raise ValueError(f"{path}: is a folder; name the files to ingest")
+            check_input_file(Path(path))
 
     def items(self) -> list[tuple[str, str | None]]:
         """(path, kind) in ingest order: players files first, so games find their players."""
@@ -381,8 +380,9 @@ class RecalculateRequest:
         _check_wait(self.wait)
         if not Path(self.inbox).is_dir():
             raise FileNotFoundError(f"--inbox {self.inbox}: no such folder")
-        if Path(self.store).exists() and not Path(self.store).is_dir():
-            raise ValueError(f"--store {self.store} is a file, not a store folder")
+        from arpad.pipeline.store import check_store_path
+
+        check_store_path(Path(self.store))
 
 
 def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progress | None = None):

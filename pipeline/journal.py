@@ -32,7 +32,7 @@ import shutil
 import signal
 from pathlib import Path
 
-from arpad.pipeline.store import Store, atomic_write_text
+from arpad.pipeline.store import Store, atomic_write_text, before_change
 
 PENDING = ".pending"
 PLAN = "plan.json"
@@ -73,6 +73,9 @@ class StagedStore(Store):
         self.real = store
         self.stage = pending_dir(store) / batch
         shutil.rmtree(self.stage, ignore_errors=True)
+        # A command that fails (an exception, not a kill) removes the staging area with
+        # the rest of its changes (the writer lock's undo journal, pipeline/store.py).
+        before_change(self.stage)
         self.stage.mkdir(parents=True)
         self.moves: list[tuple[str, str, str]] = []  # (step, staged, final), relative
         self.deletes: list[str] = []
@@ -173,6 +176,7 @@ def apply(store: Store, stage: Path, plan: dict) -> None:
     for step, point in _ORDER:
         if step == "delete":
             for rel in plan["deletes"]:
+                before_change(root / rel)
                 with contextlib.suppress(FileNotFoundError):
                     (root / rel).unlink()
         else:
@@ -181,6 +185,7 @@ def apply(store: Store, stage: Path, plan: dict) -> None:
                     continue
                 src, dest = root / staged, root / final
                 if src.exists():  # else moved by an earlier, interrupted apply
+                    before_change(dest)
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     os.replace(src, dest)
         if point:

@@ -94,7 +94,7 @@ def test_request_values_are_checked_before_any_work(tmp_path, capsys):
         assert message in capsys.readouterr().err, extra
     assert sorted(p.name for p in Path(s).rglob("*")) == before
     assert main(["ingest", str(tmp_path), "--store", s]) == 2
-    assert "is a folder" in capsys.readouterr().err
+    assert "is a directory" in capsys.readouterr().err
 
 
 # -- against one real Prefect server --------------------------------------------------------
