@@ -505,21 +505,26 @@ class FideSystem(RatingSystem):
         pool = state.tables.get("pool", _empty_pool())
         started = state.players["pool_started"].copy()
         who = np.flatnonzero((~is_rated) & (res.unrated_games > 0))
+        add_games = res.unrated_games.astype(np.int64)
+        add_score2 = res.unrated_score2.astype(np.int64)
+        add_opp = res.unrated_opp_sum.astype(np.int64)
         if rules.initial_ignore_zero_first_event:
-            # A zero score in the player's first event is disregarded (§8.2.1);
-            # without event ids the first period with rated opposition is the first event.
+            # A zero score in the player's first event is disregarded (§8.2.1): the
+            # first event is the event of his first game vs a rated opponent (the kernel's
+            # first_event_*); his other events of the same period still count.
             first = who[~started[who]]
-            zero_first = first[res.unrated_score2[first] == 0]
-            started[who] = True
-            who = np.setdiff1d(who, zero_first, assume_unique=True)
-        else:
-            started[who] = True
+            zero_first = first[res.first_event_score2[first] == 0]
+            add_games[zero_first] -= res.first_event_games[zero_first]
+            add_score2[zero_first] -= res.first_event_score2[zero_first]
+            add_opp[zero_first] -= res.first_event_opp_sum[zero_first]
+        started[who] = True
+        who = who[add_games[who] > 0]
         pool = {
             "player": np.concatenate([pool["player"], who.astype(np.int64)]),
             "month": np.concatenate([pool["month"], np.full(who.size, month, dtype=np.int64)]),
-            "games": np.concatenate([pool["games"], res.unrated_games[who].astype(np.int64)]),
-            "score2": np.concatenate([pool["score2"], res.unrated_score2[who]]),
-            "opp_sum": np.concatenate([pool["opp_sum"], res.unrated_opp_sum[who]]),
+            "games": np.concatenate([pool["games"], add_games[who]]),
+            "score2": np.concatenate([pool["score2"], add_score2[who]]),
+            "opp_sum": np.concatenate([pool["opp_sum"], add_opp[who]]),
         }
         keep = pool["month"] > month - rules.initial_pool_months
         keep &= ~is_rated[pool["player"]]  # players rated in the meantime leave the pool
