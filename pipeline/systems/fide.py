@@ -302,6 +302,8 @@ class FideSystem(RatingSystem):
     shard_table_order: ClassVar[dict[str, tuple[str, ...]]] = {"pool": ("month", "player")}
     performance_method = "fide"  # table 8.1.1 (docs/rules.md: "normal for FIDE")
     needs_initial_ratings = True  # newcomers are rated only against rated opponents (§8.2)
+    needs_published_ratings = True  # so with no rated player nobody can ever be rated
+    integer_ratings = True  # all arithmetic is in whole points (§8.3.4)
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: FideRules):
         """Table 8.1.2 with the 400-point rule (and the 2650 exemption where the rules
