@@ -304,3 +304,41 @@ def test_trf_womens_title_is_also_w_title(tmp_path):
     assert (rows["100001"]["title"], rows["100001"]["w_title"]) == ("WGM", "WGM")
     assert rows["100001"]["sex"] == "F"
     assert rows["100002"]["w_title"] is None
+
+
+# -- the card a player can read -----------------------------------------------------------
+def test_card_shows_names_results_contributions_and_aligns_unrated_opponents(tmp_path, capsys):
+    pfile = write_csv(
+        tmp_path / "players.csv",
+        "player_id,name,rating,rated_games",
+        ['1002,"Beta, Bob",2400,100', '1003,"Gamma, Carl",2100,100', '9,"Newcomer, Nina",,'],
+    )
+    game_id = "trf:9. Karl-Marx-Stadt Open 1985 round 7 board 12"
+    rows = [
+        f'2025-01-06,1002,1003,0.5,E1,"{game_id}"',
+        "2025-01-07,9,1002,0,E2,g2",  # 9 is unrated: not rated for 1002
+    ]
+    gfile = write_csv(tmp_path / "g.csv", "date,white_id,black_id,score,event_id,game_id", rows)
+    store = Store(tmp_path / "store")
+    ingest_files(store, [gfile], players=[pfile])
+    assert main(["rate", "--no-flow", "--system", "fide", "--store", str(store.root)]) == 0
+    capsys.readouterr()
+    code, out, _ = run(["card", "1002", "--period", "202501", "--store", str(store.root)], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("period"))
+    rated = next(line for line in lines if "Gamma, Carl" in line)
+    unrated = next(line for line in lines if "Newcomer, Nina" in line)
+    # the full game reference, not cut
+    assert rated.endswith(game_id)
+    # by hand: 1002 (2400, K 10) draws 1003 (2100): D = +300 → PD 0.85 (table 8.1.2),
+    # ΔR = 0.5 − 0.85 = −0.35, K × ΔR = −3.50; the game vs the unrated 9 does not count.
+    assert " W " in rated and " ½ " in rated and "-0.35" in rated and "-3.50" in rated
+    assert "unrated" in unrated and " B " in unrated and " 1 " in unrated
+    # aligned: the result and event columns start at the same place on every row
+    for column in ("res", "event"):
+        at = header.index(column)
+        assert rated[at - 1] == " " and unrated[at - 1] == " "
+    assert rated.index("E1") == unrated.index("E2") == header.index("event")
+    assert rated.index(" ½ ") == unrated.index(" 1 ")
+    assert "rounded half away from zero = -4" in out  # 10 × (−0.35) = −3.5 → −4
