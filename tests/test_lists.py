@@ -342,3 +342,13 @@ def test_card_shows_names_results_contributions_and_aligns_unrated_opponents(tmp
     assert rated.index("E1") == unrated.index("E2") == header.index("event")
     assert rated.index(" ½ ") == unrated.index(" 1 ")
     assert "rounded half away from zero = -4" in out  # 10 × (−0.35) = −3.5 → −4
+
+
+def test_a_rate_into_no_rating_row_is_refused():
+    from arpad.pipeline.engine import RateSummary
+
+    empty = RateSummary("elo", "standard", periods=[202501, 202502], rows_written=0)
+    with pytest.raises(ValueError, match=r"rated 2 periods into 0 rating rows .*--players"):
+        jobs.check_rows_written(empty)
+    jobs.check_rows_written(RateSummary("elo", "standard"))  # nothing to rate: no error
+    jobs.check_rows_written(RateSummary("elo", "standard", periods=[1], rows_written=3))
