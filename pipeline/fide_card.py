@@ -241,6 +241,15 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _round(game_id: str) -> str:
+    """The round named by a TRF game id (``…:r7:…``, pipeline/trf.py), else ``-``: the
+    games schema has no round column."""
+    import re
+
+    found = re.search(r":r(\d+):[^:]*$", game_id)
+    return found.group(1) if found else "-"
+
+
 def _result(score: float) -> str:
     return {1.0: "1", 0.5: "½", 0.0: "0"}.get(score, f"{score:g}")
 
@@ -258,7 +267,7 @@ def format_card(card: Card) -> str:
         lines.append(start)
     k_game = card.k if card.rating_in_force is not None else None
     lines.append(
-        f"{'period':>7} {'col':<3} {'opponent':<12} {'name':<24} {'opp':>7} {'D':>5} "
+        f"{'period':>7} {'rd':>3} {'col':<3} {'opponent':<12} {'name':<24} {'opp':>7} {'D':>5} "
         f"{'D used':>6} {'PD':>5} {'res':>3} {'ΔR':>6} {'K×ΔR':>7}  {'event':<12} game"
     )
     for g in card.games:
@@ -270,14 +279,15 @@ def format_card(card: Card) -> str:
         opp = "unrated" if g.opponent_rating is None else str(g.opponent_rating)
         contribution = None if g.delta is None or k_game is None else k_game * g.delta
         lines.append(
-            f"{g.period:>7} {'W' if g.colour == 'white' else 'B':<3} {_cut(g.opponent, 12):<12} "
+            f"{g.period:>7} {_round(g.game_id):>3} {'W' if g.colour == 'white' else 'B':<3} "
+            f"{_cut(g.opponent, 12):<12} "
             f"{_cut(g.opponent_name or '', 24):<24} {opp:>7} {num(g.difference, '>+5', 5)} "
             f"{num(g.difference_used, '>+6', 6)} {num(g.pd, '>5.2f', 5)} "
             f"{_result(g.score):>3} {num(g.delta, '>+6.2f', 6)} "
             f"{num(contribution, '>+7.2f', 7)}  {_cut(g.event_id or '-', 12):<12} {g.game_id}"
         )
         if g.note:
-            lines.append(f"{'':>7} {'':<3} ({g.note})")
+            lines.append(f"{'':>7} {'':>3} {'':<3} ({g.note})")
     if card.rating_in_force is not None:
         k = "-" if card.k is None else str(card.k)
         lines.append(

@@ -352,3 +352,17 @@ def test_a_rate_into_no_rating_row_is_refused():
         jobs.check_rows_written(empty)
     jobs.check_rows_written(RateSummary("elo", "standard"))  # nothing to rate: no error
     jobs.check_rows_written(RateSummary("elo", "standard", periods=[1], rows_written=3))
+
+
+def test_flag_expression_agrees_with_the_rule():
+    from arpad.pipeline.lists import flag
+
+    assert [flag("F", "inactive"), flag("f", "rated"), flag("M", "inactive"), flag(None, "rated")] == [
+        "wi", "w", "i", None
+    ]  # fmt: skip
+
+
+def test_card_round_from_trf_game_ids():
+    from arpad.pipeline.fide_card import _round
+
+    assert _round("trf:Open :r2: Cup|2024-03-01:r7:3-12") == "7" and _round("g2") == "-"
