@@ -24,6 +24,11 @@ class FidePeriodResult(NamedTuple):
     unrated_games: np.ndarray  # int32: an unrated player's games vs rated opponents
     unrated_score2: np.ndarray  # int64: their score in half points
     unrated_opp_sum: np.ndarray  # int64: Σ opponents' ratings
+    # The same three over the unrated player's first event of the period only (the
+    # event of his first game vs a rated opponent; §8.2.1's zero-score rule).
+    first_event_games: np.ndarray  # int32
+    first_event_score2: np.ndarray  # int64
+    first_event_opp_sum: np.ndarray  # int64
 
 
 @jit
@@ -77,6 +82,9 @@ def _fide_period(
     u_games = np.zeros(n, dtype=np.int32)
     u_score2 = np.zeros(n, dtype=np.int64)
     u_opp_sum = np.zeros(n, dtype=np.int64)
+    f_games = np.zeros(n, dtype=np.int32)
+    f_score2 = np.zeros(n, dtype=np.int64)
+    f_opp_sum = np.zeros(n, dtype=np.int64)
     for p in prange(n):
         start = offsets[p]
         stop = offsets[p + 1]
@@ -116,13 +124,21 @@ def _fide_period(
             m = 0
             s2 = 0
             opp_sum = 0
+            first = -2  # event of the first game vs a rated opponent (-1 = unknown event)
             for j in range(start, stop):
                 ro = opponent_rating[opponent[j]]
                 if ro < 0:
                     continue  # games between two unrated players are not rated
+                half = np.int64(own_score[j] * 2.0 + 0.5)
                 opp_sum += ro
-                s2 += np.int64(own_score[j] * 2.0 + 0.5)
+                s2 += half
                 m += 1
+                if first == -2:
+                    first = entry_event[j]
+                if entry_event[j] == first:
+                    f_games[p] += 1
+                    f_score2[p] += half
+                    f_opp_sum[p] += ro
             u_games[p] = m
             u_score2[p] = s2
             u_opp_sum[p] = opp_sum
@@ -136,6 +152,9 @@ def _fide_period(
         u_games,
         u_score2,
         u_opp_sum,
+        f_games,
+        f_score2,
+        f_opp_sum,
     )
 
 
@@ -167,7 +186,11 @@ def fide_period(
     ``opponent``; −1 = unknown, all unknown games of a player form one event).
 
     For an unrated player it returns the games, score and opponents' rating sum
-    against rated opponents, the inputs of the initial rating (§8.2).
+    against rated opponents, the inputs of the initial rating (§8.2), and the same
+    three over his first event of the period: the event of his first game (in the
+    period's game order) against a rated opponent, all of his games of that event
+    (``entry_event``; without it every game is one event), so that a zero score in
+    a first event can be disregarded (§8.2.1, docs/rules.md).
     """
     n = rating.shape[0]
     rating = np.ascontiguousarray(rating, dtype=np.int64)
@@ -181,14 +204,11 @@ def fide_period(
     exempt = NO_EXEMPTION if exempt_from is None else np.int64(exempt_from)
     if own_score.shape != opponent.shape:
         raise ValueError("opponent and own_score must have the same length")
-    if cap_once_per_event:
-        if entry_event is None:
-            entry_event = np.full(opponent.shape[0], -1, dtype=np.int32)
-        entry_event = np.ascontiguousarray(entry_event, dtype=np.int32)
-        if entry_event.shape != opponent.shape:
-            raise ValueError("entry_event must have one entry per CSR entry")
-    else:
-        entry_event = np.full(1, -1, dtype=np.int32)  # not read without the once-per-event rule
+    if entry_event is None:
+        entry_event = np.full(opponent.shape[0], -1, dtype=np.int32)
+    entry_event = np.ascontiguousarray(entry_event, dtype=np.int32)
+    if entry_event.shape != opponent.shape:
+        raise ValueError("entry_event must have one entry per CSR entry")
     return FidePeriodResult(
         *_fide_period(
             rating,

@@ -58,6 +58,7 @@ class RateSummary:
     shards: int = 1  # player shards per period (pipeline/sharding.py); 1 = unsharded
     resumed_after: int | None = None  # the last period a killed run had completed
     incremental_from: int | None = None  # the stale period an incremental run started at
+    skipped: str | None = None  # why ``reconstruct`` did not rate this system/pool
 
     @property
     def total_seconds(self) -> float:

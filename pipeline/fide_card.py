@@ -38,6 +38,7 @@ class CardGame:
     score: float
     delta: float | None  # score − PD
     note: str = ""  # why a game does not count
+    opponent_name: str | None = None  # from the players table
 
 
 @dataclass
@@ -142,7 +143,9 @@ def rating_card(
                 continue
             games = con.execute(_GAMES_SQL, [files, player_id, player_id]).fetchall()
             card.games.extend(_month_games(m, player_id, games, rows[m], rules, pd_table))
+        names = _names(store, {g.opponent for g in card.games})
         for g in card.games:
+            g.opponent_name = names.get(g.opponent)
             if g.delta is not None:
                 total100 += round_hundredths(g.delta)
         card.sum_delta = total100 / 100
@@ -172,6 +175,12 @@ def _ratings(con, pool: str, period: int, store: Store) -> dict[str, dict]:
         return {}
     table = catalog.query_arrow(con, _RATINGS_SQL, [files])
     return {r["player_id"]: r for r in table.to_pylist()}
+
+
+def _names(store: Store, ids: set[str]) -> dict[str, str]:
+    """player_id → name for ``ids`` (players without a name are left out)."""
+    players = store.read_players().select(["player_id", "name"]).to_pylist()
+    return {p["player_id"]: p["name"] for p in players if p["player_id"] in ids and p["name"]}
 
 
 def _int(value) -> int | None:
@@ -227,6 +236,24 @@ def _month_games(period, player_id, games, ratings, rules: FideRules, pd_table) 
     return out
 
 
+def _cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters (… marks a cut)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _round(game_id: str) -> str:
+    """The round named by a TRF game id (``…:r7:…``, pipeline/trf.py), else ``-``: the
+    games schema has no round column."""
+    import re
+
+    found = re.search(r":r(\d+):[^:]*$", game_id)
+    return found.group(1) if found else "-"
+
+
+def _result(score: float) -> str:
+    return {1.0: "1", 0.5: "½", 0.0: "0"}.get(score, f"{score:g}")
+
+
 def format_card(card: Card) -> str:
     """The card as text, one line per game, then the sum, K, rounding and the stored change."""
     head = f"{card.player_id}  {card.system}/{card.pool}  period {card.period}  rules {card.rules}"
@@ -238,21 +265,29 @@ def format_card(card: Card) -> str:
         if card.adjustment:
             start += f", adjustment {card.adjustment:+d} (own event) → {card.rating_in_force}"
         lines.append(start)
+    k_game = card.k if card.rating_in_force is not None else None
     lines.append(
-        f"{'period':>7} {'game':<14} {'opponent':<10} {'opp':>5} {'D':>5} {'D used':>6} "
-        f"{'PD':>5} {'score':>5} {'ΔR':>6}  note"
+        f"{'period':>7} {'rd':>3} {'col':<3} {'opponent':<12} {'name':<24} {'opp':>7} {'D':>5} "
+        f"{'D used':>6} {'PD':>5} {'res':>3} {'ΔR':>6} {'K×ΔR':>7}  {'event':<12} game"
     )
     for g in card.games:
 
-        def num(v, fmt):
-            return format(v, fmt) if v is not None else "-"
+        def num(v, fmt, width):
+            # an empty value keeps the column's width (rows against unrated opponents align)
+            return format(v, fmt) if v is not None else "-".rjust(width)
 
+        opp = "unrated" if g.opponent_rating is None else str(g.opponent_rating)
+        contribution = None if g.delta is None or k_game is None else k_game * g.delta
         lines.append(
-            f"{g.period:>7} {g.game_id[:14]:<14} {g.opponent[:10]:<10} "
-            f"{num(g.opponent_rating, '>5')} {num(g.difference, '>+5')} "
-            f"{num(g.difference_used, '>+6')} {num(g.pd, '>5.2f')} {g.score:>5.1f} "
-            f"{num(g.delta, '>+6.2f')}  {g.note}"
+            f"{g.period:>7} {_round(g.game_id):>3} {'W' if g.colour == 'white' else 'B':<3} "
+            f"{_cut(g.opponent, 12):<12} "
+            f"{_cut(g.opponent_name or '', 24):<24} {opp:>7} {num(g.difference, '>+5', 5)} "
+            f"{num(g.difference_used, '>+6', 6)} {num(g.pd, '>5.2f', 5)} "
+            f"{_result(g.score):>3} {num(g.delta, '>+6.2f', 6)} "
+            f"{num(contribution, '>+7.2f', 7)}  {_cut(g.event_id or '-', 12):<12} {g.game_id}"
         )
+        if g.note:
+            lines.append(f"{'':>7} {'':>3} {'':<3} ({g.note})")
     if card.rating_in_force is not None:
         k = "-" if card.k is None else str(card.k)
         lines.append(

@@ -238,11 +238,47 @@ def check_pool(store: Store, pool: str, start: int | None = None, end: int | Non
         )
 
 
+def has_published_ratings(store: Store) -> bool:
+    """True when the players table gives at least one player a starting rating."""
+    ratings = store.read_players().column("rating")
+    return ratings.null_count < len(ratings)
+
+
+def starting_ratings_reason(system: str) -> str | None:
+    """Why ``system`` cannot rate this store, or None: a system with
+    ``needs_published_ratings`` and a players table without any rating."""
+    return (
+        f"{system} needs published starting ratings and the players table has none "
+        "(ingest a players file with ratings: arpad ingest --players FILE)"
+    )
+
+
+def check_starting_ratings(store: Store, system: str) -> None:
+    """A system that cannot start from nothing, on a store with no published rating,
+    is bad input (exit 2) before any period is rated."""
+    from arpad.pipeline.systems import get_system
+
+    if get_system(system).needs_published_ratings and not has_published_ratings(store):
+        raise ValueError(starting_ratings_reason(system))
+
+
+def check_rows_written(summary) -> None:
+    """A run that rated periods into no rating row published nothing: bad input."""
+    if summary.periods and summary.rows_written == 0:
+        raise ValueError(
+            f"{summary.system}/{summary.pool}: rated {len(summary.periods)} periods into 0 "
+            "rating rows (give starting ratings: arpad ingest --players FILE, or "
+            "--set initial_rating=… where the system's rules have it)"
+        )
+
+
 def plan_rate(req: RateRequest) -> int | None:
     """Step: the first period to compute — ``--from``, else the earliest stale period
-    when an incremental run is exact (pipeline/incremental.py), else the first."""
+    when an incremental run is exact (pipeline/incremental.py), else the first. Refuses
+    a system that needs published starting ratings the store does not have."""
     store = Store(req.store)
     check_pool(store, req.pool, req.start, req.end)
+    check_starting_ratings(store, req.system)
     if req.start is not None or req.full:
         return req.start
     return incremental.incremental_start(store, req.system, req.pool, req.rules, req.overrides)
@@ -288,6 +324,7 @@ def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = N
             summary = runner.map(rate_periods, [(req, start, None)], names=[name], io=True)[0]
         else:
             summary = runner.step(rate_periods, req, start, progress, name=name, io=True)
+        check_rows_written(summary)
         runner.step(record_rate, req, start, name=f"record-{req.system}-{req.pool}", io=True)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
     runner.info(summary_line(summary))
@@ -295,6 +332,8 @@ def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = N
 
 
 def summary_line(s) -> str:
+    if s.skipped:
+        return f"{s.system}/{s.pool}: skipped: {s.skipped}"
     if not s.periods:
         return f"{s.system}/{s.pool}: no periods to rate"
     rules = sorted(set(s.rules))
@@ -339,20 +378,40 @@ def rate_all(runner: Runner, reqs: list[RateRequest], starts: list[int | None]) 
 
 
 def reconstruct(req: ReconstructRequest, runner: Runner = LOCAL) -> list:
-    """Rate every requested system over every requested pool from the first period."""
-    from arpad.pipeline.systems import system_names
+    """Rate every requested system over every requested pool from the first period.
+
+    A system that needs published starting ratings the store does not have is skipped
+    with its reason (a summary with ``skipped``); when every system is skipped, the
+    reconstruction is refused (exit 2)."""
+    from arpad.pipeline.engine import RateSummary
+    from arpad.pipeline.systems import get_system, system_names
 
     store = _existing_store(req.store)
     with store.writer_lock("arpad reconstruct", wait=req.wait):
         pools = req.pools or store.pools()
         for pool in pools:
             check_pool(store, pool)
+        systems = list(req.systems or system_names())
+        seeded = has_published_ratings(store)
+        cannot = [s for s in systems if get_system(s).needs_published_ratings and not seeded]
+        if cannot == systems:
+            raise ValueError(
+                f"nothing to reconstruct: {', '.join(cannot)} need published starting "
+                "ratings and the players table has none (ingest a players file with "
+                "ratings: arpad ingest --players FILE)"
+            )
+        skipped = [
+            RateSummary(s, pool, skipped=starting_ratings_reason(s))
+            for pool in pools
+            for s in cannot
+        ]
         reqs = [
             RateRequest(req.store, system, pool, overrides=req.overrides, full=True)
             for pool in pools
-            for system in req.systems or system_names()
+            for system in systems
+            if system not in cannot
         ]
-        summaries = rate_all(runner, reqs, [None] * len(reqs))
+        summaries = rate_all(runner, reqs, [None] * len(reqs)) + skipped
         for r in reqs:
             runner.step(record_rate, r, None, name=f"record-{r.system}-{r.pool}", io=True)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)

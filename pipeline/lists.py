@@ -1,36 +1,273 @@
-"""Rating lists read from the catalog (``arpad list``, the API's ``Store.list``, the demo)."""
+"""Rating lists read from the store, and the official list files (docs/lists.md).
+
+``list_frame`` is one published period of one system and pool: every listed player
+(status rated/new/provisional/inactive with a rating) with the player fields of the
+players table, the period's games and K, and FIDE's flag (``i`` inactive, ``w``
+woman, ``wi`` both). ``arpad list``, the API's ``Store.list``, the demo and the
+monthly job's published lists all read it; an empty list is never returned
+(``EmptyListError``, exit 2). The writers turn it into FIDE's fixed-width TXT and
+XML layouts, and CSV/JSON/Parquet with whole-number ratings for systems that publish
+whole numbers (``RatingSystem.integer_ratings``).
+"""
 
 from __future__ import annotations
 
-from arpad.pipeline import catalog
+import calendar
+import io
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from arpad.pipeline import catalog, output, periods
+from arpad.pipeline.store import atomic_write_text
+
+
+class EmptyListError(ValueError):
+    """A list that would publish no rated player (bad input, exit 2)."""
+
+
+# The columns of a list, in order (docs/lists.md).
+LIST_COLUMNS = (
+    "rank",
+    "player_id",
+    "name",
+    "federation",
+    "sex",
+    "title",
+    "w_title",
+    "o_title",
+    "foa_title",
+    "rating",
+    "games",
+    "k",
+    "birth_year",
+    "flag",
+    "status",
+)
+# What ``arpad list`` prints as a table.
+TABLE_COLUMNS = (
+    "rank",
+    "player_id",
+    "name",
+    "federation",
+    "title",
+    "rating",
+    "games",
+    "k",
+    "flag",
+    "status",
+)
+LIST_FORMATS = output.LIST_FORMATS
+
+LIST_SQL = """
+SELECT l.rank, l.player_id, l.rating, l.games, r.k, l.status
+FROM rating_list l
+JOIN ratings r ON r.system = l.system AND r.pool = l.pool AND r.period = l.period
+              AND r.player_id = l.player_id
+WHERE l.system = ? AND l.pool = ? AND l.period = ?
+ORDER BY l.rank, l.player_id
+"""
+
+PERIODS_SQL = "SELECT DISTINCT period FROM ratings WHERE system = ? AND pool = ? ORDER BY period"
+
+
+def flag(sex: str | None, status: str | None) -> str | None:
+    """FIDE's list flag: ``i`` inactive, ``w`` woman (sex F), ``wi`` both, else none."""
+    woman = (sex or "").strip().upper() in ("F", "W")
+    inactive = status == "inactive"
+    return ("w" if woman else "") + ("i" if inactive else "") or None
+
+
+def list_frame(store, system: str, pool: str, period: int | None, top: int | None = None):
+    """(frame, period): the list of ``period`` (default: the latest rated one) in
+    ``LIST_COLUMNS``. Raises ValueError for a period that has no list and
+    ``EmptyListError`` for a list without any rated player."""
+    from arpad.pipeline.systems import get_system
+
+    con = catalog.connect(store)
+    try:
+        rated = [r[0] for r in con.execute(PERIODS_SQL, [system, pool]).fetchall()]
+        if not rated:
+            raise ValueError(f"no ratings for system {system} pool {pool}; run arpad rate first")
+        if period is None:
+            period = rated[-1]
+        elif period not in rated:
+            raise ValueError(
+                f"no {system}/{pool} list for period {period} "
+                f"(rated periods: {rated[0]}..{rated[-1]}, {len(rated)} in all)"
+            )
+        frame = catalog.query_frame(con, LIST_SQL, [system, pool, period])
+    finally:
+        con.close()
+    if frame.height == 0:
+        raise EmptyListError(
+            f"the {system}/{pool} list for period {period} has no rated player "
+            "(give starting ratings: arpad ingest --players FILE, or --set initial_rating=… "
+            "where the system's rules have it)"
+        )
+    players = pl.from_arrow(store.read_players()).select(
+        "player_id",
+        "name",
+        "federation",
+        "sex",
+        "title",
+        "w_title",
+        "o_title",
+        "foa_title",
+        "birth_year",
+    )
+    frame = frame.join(players, on="player_id", how="left")
+    woman = pl.col("sex").str.strip_chars().str.to_uppercase().is_in(["F", "W"]).fill_null(False)
+    inactive = pl.col("status") == "inactive"
+    frame = frame.with_columns(
+        pl.concat_str(
+            pl.when(woman).then(pl.lit("w")).otherwise(pl.lit("")),
+            pl.when(inactive).then(pl.lit("i")).otherwise(pl.lit("")),
+        )
+        .replace("", None)
+        .alias("flag")  # the same as ``flag`` row by row
+    )
+    integer = get_system(system).integer_ratings
+    frame = frame.with_columns(
+        _whole(frame["rating"]) if integer else frame["rating"].round(1),
+        _whole(frame["k"]) if _all_whole(frame["k"]) else frame["k"],
+        frame["rank"].cast(pl.Int64),
+        frame["games"].cast(pl.Int64),
+        frame["birth_year"].cast(pl.Int64),
+    ).select(LIST_COLUMNS)
+    if top:
+        frame = frame.head(top)
+    return frame, period
 
 
 def rating_list(store, system: str, pool: str, period: int | None, top: int | None):
-    con = catalog.connect(store)
-    try:
-        if period is None:
-            period = (
-                catalog.query_arrow(
-                    con,
-                    "SELECT max(period) AS p FROM ratings WHERE system = ? AND pool = ?",
-                    [system, pool],
-                )
-                .column("p")[0]
-                .as_py()
-            )
-            if period is None:
-                raise ValueError(
-                    f"no ratings for system {system} pool {pool}; run arpad rate first"
-                )
-        sql = (
-            "SELECT rank, player_id, name, federation, title, rating, games, status "
-            "FROM rating_list WHERE system = ? AND pool = ? AND period = ? "
-            "ORDER BY rank, player_id"
+    """(frame, period) for ``arpad list`` tables and the API: the ``TABLE_COLUMNS``."""
+    frame, period = list_frame(store, system, pool, period, top)
+    return frame.select(TABLE_COLUMNS), period
+
+
+def _whole(col: pl.Series) -> pl.Series:
+    """Whole numbers, rounded half away from zero (FIDE's rounding, docs/rules.md)."""
+    from arpad.kernels.rounding import round_half_away_array
+
+    values = col.cast(pl.Float64).to_numpy()
+    mask = np.isnan(values)
+    rounded = round_half_away_array(np.nan_to_num(values)).astype(np.int64)
+    return pl.Series(col.name, rounded, dtype=pl.Int64).scatter(np.flatnonzero(mask), None)
+
+
+def _all_whole(col: pl.Series) -> bool:
+    values = col.drop_nulls().cast(pl.Float64).to_numpy()
+    values = values[~np.isnan(values)]
+    return bool(np.all(values == np.round(values)))
+
+
+# -- FIDE TXT (docs/lists.md "FIDE TXT") -----------------------------------------------
+# (header, list column, start, width): 0-based start; every field is left-aligned and
+# padded with spaces; the rating header is the list's month (e.g. NOV25).
+FIDE_TXT_LAYOUT = (
+    ("ID Number", "player_id", 0, 15),
+    ("Name", "name", 15, 61),
+    ("Fed", "federation", 76, 4),
+    ("Sex", "sex", 80, 4),
+    ("Tit", "title", 84, 5),
+    ("WTit", "w_title", 89, 5),
+    ("OTit", "o_title", 94, 15),
+    ("FOA", "foa_title", 109, 4),
+    (None, "rating", 113, 6),
+    ("Gms", "games", 119, 4),
+    ("K", "k", 123, 3),
+    ("B-day", "birth_year", 126, 6),
+    ("Flag", "flag", 132, 4),
+)
+
+
+def rating_header(period: int) -> str:
+    """The rating column's header: the list month as FIDE writes it (``NOV25``);
+    ``Rtg`` for abstract periods."""
+    day = periods.first_day(period)
+    if day is None:
+        return "Rtg"
+    return f"{calendar.month_abbr[day.month].upper()}{day.year % 100:02d}"
+
+
+def _cell(value, width: int, column: str) -> str:
+    text = "" if value is None else str(value)
+    if column == "player_id" and len(text) >= width:
+        raise ValueError(
+            f"fide-txt: player id {text!r} is longer than {width - 1} characters "
+            "(use --format csv or fide-xml)"
         )
-        params: list = [system, pool, period]
-        if top:
-            sql += " LIMIT ?"
-            params.append(top)
-        return catalog.query_frame(con, sql, params), period
-    finally:
-        con.close()
+    return text[: width - 1].ljust(width)  # a cut keeps one space before the next column
+
+
+def fide_txt(frame: pl.DataFrame, period: int) -> str:
+    """FIDE's fixed-width list file: the header line, then one line per player."""
+    head = "".join((h or rating_header(period)).ljust(w) for h, _, _, w in FIDE_TXT_LAYOUT)
+    head = head.rstrip()
+    lines = [head]
+    for row in frame.iter_rows(named=True):
+        lines.append("".join(_cell(row[c], w, c) for _, c, _, w in FIDE_TXT_LAYOUT).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+# -- FIDE XML (docs/lists.md "FIDE XML") -----------------------------------------------
+FIDE_XML_ELEMENTS = (
+    ("fideid", "player_id"),
+    ("name", "name"),
+    ("country", "federation"),
+    ("sex", "sex"),
+    ("title", "title"),
+    ("w_title", "w_title"),
+    ("o_title", "o_title"),
+    ("foa_title", "foa_title"),
+    ("rating", "rating"),
+    ("games", "games"),
+    ("k", "k"),
+    ("birthday", "birth_year"),
+    ("flag", "flag"),
+)
+
+
+def fide_xml(frame: pl.DataFrame) -> str:
+    """``<playerslist><player><fideid>…</player>…</playerslist>``, one element per
+    field in FIDE's order; an unknown value is an empty element."""
+    root = ET.Element("playerslist")
+    for row in frame.iter_rows(named=True):
+        player = ET.SubElement(root, "player")
+        for element, column in FIDE_XML_ELEMENTS:
+            value = row[column]
+            ET.SubElement(player, element).text = None if value is None else str(value)
+    ET.indent(root, space="")
+    buf = io.BytesIO()
+    ET.ElementTree(root).write(buf, encoding="utf-8", xml_declaration=True)
+    return buf.getvalue().decode("utf-8") + "\n"
+
+
+def write_list(
+    frame: pl.DataFrame,
+    period: int,
+    fmt: str,
+    out: str | None,
+    root: Path | None = None,
+    max_rows: int = 50,
+) -> None:
+    """Print or write (atomically) a list in ``fmt`` (``LIST_FORMATS``; ``txt`` is
+    ``fide-txt``); ``root``: a store writing its own exports."""
+    if fmt in ("fide-txt", "txt"):
+        text = fide_txt(frame, period)
+    elif fmt == "fide-xml":
+        text = fide_xml(frame)
+    else:
+        if fmt == "table":
+            frame = frame.select(TABLE_COLUMNS)
+        output.render(frame, fmt, out, max_rows=max_rows, float_precision=1, root=root)
+        return
+    if out:
+        atomic_write_text(text, Path(out), root)
+    else:
+        import sys
+
+        sys.stdout.write(text)

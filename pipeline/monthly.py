@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arpad.pipeline import catalog, incremental, names, output
+from arpad.pipeline import catalog, incremental, names
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.ingest import FileReport, ingest_file
 from arpad.pipeline.store import Store, undo_on_failure
@@ -159,8 +159,14 @@ def plan(store: Store, systems: list[str] | None, pools: list[str] | None) -> li
     A period not rated yet (the new month) counts as a correction of that period:
     it is marked stale (pipeline/incremental.py), and ``incremental_start`` decides
     whether starting there is exact (same rule spec, a checkpoint of a recorded run
-    before it) or a full run is needed. Up-to-date system/pools get no job.
+    before it) or a full run is needed. Up-to-date system/pools get no job. A system
+    that needs published starting ratings the store lacks fails the run here
+    (``jobs.check_starting_ratings``), before anything is rated or published.
     """
+    from arpad.pipeline.jobs import check_starting_ratings
+
+    for system in configured_systems(store, systems):
+        check_starting_ratings(store, system)
     jobs = []
     for pool in pools or store.pools():
         periods = store.periods(pool)
@@ -189,13 +195,6 @@ def record(store: Store, jobs: list[Job]) -> None:
 
 
 # -- 4. publish ----------------------------------------------------------------------
-LIST_SQL = """
-SELECT rank, player_id, name, federation, title, rating, games, status
-FROM rating_list WHERE system = ? AND pool = ? AND period = ?
-ORDER BY rank, player_id
-"""
-
-
 def latest_period(store: Store, system: str, pool: str) -> int | None:
     periods = store.rating_periods(system, pool)
     return periods[-1] if periods else None
@@ -215,20 +214,20 @@ def published_lists(
 
 
 def publish(store: Store, system: str, pool: str) -> list[str]:
-    """Write the latest rating list as CSV and Parquet under ``STORE/exports/``."""
+    """Write the latest rating list as CSV and Parquet under ``STORE/exports/``
+    (``pipeline.lists``: whole-number ratings for integer systems). A list without
+    any rated player is never published: ``EmptyListError`` fails the run."""
+    from arpad.pipeline import lists
+
     period = latest_period(store, system, pool)
     if period is None:
         return []
-    con = catalog.connect(store)
-    try:
-        frame = catalog.query_frame(con, LIST_SQL, [system, pool, period])
-    finally:
-        con.close()
+    frame, period = lists.list_frame(store, system, pool, period)
     base = store.export_dir(system, pool)
     written = []
     for fmt, suffix in (("csv", "csv"), ("parquet", "parquet")):
         path = base / f"list-{period}.{suffix}"
-        output.render(frame, fmt, str(path), root=store.root)
+        lists.write_list(frame, period, fmt, str(path), root=store.root)
         written.append(str(path.relative_to(store.root)))
     return written
 

@@ -12,6 +12,8 @@ import pyarrow as pa
 from arpad.pipeline.store import atomic_write_parquet, atomic_write_text
 
 FORMATS = ("table", "csv", "json", "parquet", "txt")
+# ``arpad list``: also FIDE's list files (pipeline/lists.py; docs/lists.md); txt = fide-txt.
+LIST_FORMATS = ("table", "csv", "json", "parquet", "fide-txt", "fide-xml", "txt")
 
 # "txt": FIDE-style fixed-width text list (as FIDE's players_list.txt), header names.
 FIDE_TXT_HEADERS = {

@@ -43,6 +43,11 @@ PLAYERS = pa.schema(
         pa.field("birth_date", pa.date32()),
         pa.field("birth_year", pa.int32()),
         pa.field("title", pa.string()),
+        # FIDE's other title columns (docs/lists.md); stores written before them read
+        # them as null (``conform``).
+        pa.field("w_title", pa.string()),
+        pa.field("o_title", pa.string()),
+        pa.field("foa_title", pa.string()),
         pa.field("rating", pa.float64()),
         pa.field("rated_games", pa.int32()),
         pa.field("peak_rating", pa.float64()),

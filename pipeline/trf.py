@@ -218,6 +218,8 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
                 "birth_date": birth_date,
                 "birth_year": birth_year,
                 "title": TITLES.get(title.lower(), title.upper()) or None,
+                # A women's title (wg, wm, wf, wc) is also the player's WTit (docs/lists.md).
+                "w_title": TITLES.get(title.lower()) if title.lower().startswith("w") else None,
                 "rating": rating,
                 "_line": no,
                 "_raw": line,
@@ -421,7 +423,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
         player_rows,
         schema={
             **{c: pl.String for c in ("player_id", "name", "federation", "sex", "birth_date")},
-            **{c: pl.String for c in ("birth_year", "title", "rating")},
+            **{c: pl.String for c in ("birth_year", "title", "w_title", "rating")},
             "_line": pl.Int64,
             "_raw": pl.String,
         },

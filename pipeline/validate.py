@@ -398,6 +398,9 @@ def validate_players(raw: RawTable, source: str, batch: str) -> Validated:
             pl.col("_birth_year").cast(pl.Int32), pl.col("_birth_date").dt.year().cast(pl.Int32)
         ).alias("birth_year"),
         "title",
+        "w_title",
+        "o_title",
+        "foa_title",
         pl.col("_rating").alias("rating"),
         pl.col("_rated_games").cast(pl.Int32).alias("rated_games"),
         pl.col("_peak_rating").alias("peak_rating"),

@@ -184,15 +184,22 @@ class NaiveFide:
         self.started: set = set()
 
     def period(self, month: int, year: int | None, games: list[tuple], exempt_from=None):
-        """One period; ``exempt_from`` is the 2650 threshold in force (None before 2025-10)."""
+        """One period; ``exempt_from`` is the 2650 threshold in force (None before 2025-10).
+
+        ``games``: (white, black, White's score) or (white, black, score, event)."""
         start = dict(self.rating)
         by_player: dict = {}
-        for w, b, s in games:
+        events: dict = {}  # player -> event of each of his games, in game order
+        for w, b, s, *event in games:
+            e = event[0] if event else None  # None: the game's event is unknown
             by_player.setdefault(w, []).append((b, Fraction(s)))
             by_player.setdefault(b, []).append((w, 1 - Fraction(s)))
+            events.setdefault(w, []).append(e)
+            events.setdefault(b, []).append(e)
         out = {}
         for p, lst in by_player.items():
             rated_opps = [(start[o], s) for o, s in lst if o in start]
+            rated_events = [e for (o, _), e in zip(lst, events[p]) if o in start]
             if p in start:
                 if not rated_opps:
                     continue
@@ -218,7 +225,14 @@ class NaiveFide:
             elif rated_opps:
                 first = p not in self.started
                 self.started.add(p)
-                if first and sum(s for _, s in rated_opps) == 0:
+                if first:
+                    # §8.2.1: a zero score in his first event (the event of his first
+                    # game vs a rated opponent; unknown events count as one) is disregarded.
+                    event = rated_events[0]
+                    in_first = [g for g, e in zip(rated_opps, rated_events) if e == event]
+                    if sum(s for _, s in in_first) == 0:
+                        rated_opps = [g for g, e in zip(rated_opps, rated_events) if e != event]
+                if not rated_opps:
                     out[p] = ("unrated", None, None, None)
                     continue
                 entries = self.pool.setdefault(p, [])

@@ -282,3 +282,63 @@ def test_kernel_refuses_wrong_shapes():
         fide_period(
             np.zeros(3), np.ones(2, bool), np.zeros(3), np.zeros(4), np.zeros(0), np.zeros(0), PD
         )
+
+
+# -- §8.2.1: a zero score in the first event is disregarded ---------------------------
+def _first_event_period(events):
+    """Unrated player 0 meets eight rated 2000s in one month: 0/3 in the first event
+    (players 1–3), then 3/5 in the second (wins vs 4–6, losses vs 7–8)."""
+    from arpad.pipeline.systems import get_system
+    from arpad.pipeline.systems.base import PeriodGames, PlayerInfo
+
+    n = 9
+    nan = np.full(n, np.nan)
+    rating = np.array([np.nan, *[2000.0] * 8])
+    info = PlayerInfo(
+        np.array([f"P{i}" for i in range(n)], dtype=object),
+        rating,
+        np.full(n, 100),
+        nan,
+        np.full(n, -1),
+        nan,
+        nan,
+        nan,
+        np.full(n, None, dtype=object),
+    )
+    fide = get_system("fide")
+    rules = fide.rules_type()
+    state = fide.initial_state(info, rules)
+    white = np.zeros(8, dtype=np.int32)
+    black = np.arange(1, 9, dtype=np.int32)
+    score = np.array([0, 0, 0, 1, 1, 1, 0, 0], dtype=np.float64)
+    games = PeriodGames.build(202601, white, black, score, n, events)
+    _, report = fide.step(state, games, rules)
+    return report
+
+
+def test_zero_score_in_first_event_is_disregarded_not_the_first_period():
+    # E1 (0/3) is disregarded, E2 (3/5 vs 2000) is the pool; 2024 method (docs/rules.md):
+    #   Ra = (5 × 2000 + 2 × 1800) / (5 + 2) = 13600 / 7 = 1942.857…
+    #   p  = (3 + 1) / 7 = 57.14 % → 57 %, dp(0.57) = +50 (table 8.1.1)
+    #   Ru = 1942.857 + 50 = 1992.857 → 1993 (≤ 2200, ≥ 1400: published)
+    report = _first_event_period(np.array([0, 0, 0, 1, 1, 1, 1, 1], dtype=np.int32))
+    assert report.columns["rating_after"][0] == 1993
+    assert report.status[0] == 1  # NEW
+    # The same eight games as one event: not a zero score, all 8 count:
+    #   Ra = (8 × 2000 + 3600) / 10 = 1960, p = (3 + 1) / 10 = 40 %, dp(0.40) = −72 → 1888
+    report = _first_event_period(np.full(8, 0, dtype=np.int32))
+    assert report.columns["rating_after"][0] == 1888
+    # Unknown events (-1): the period is one event, as before.
+    report = _first_event_period(np.full(8, -1, dtype=np.int32))
+    assert report.columns["rating_after"][0] == 1888
+
+
+def test_zero_first_event_matches_naive():
+    naive = naive_fide.NaiveFide({f"P{i}": 2000 for i in range(1, 9)}, {}, {}, {})
+    games = [
+        ("P0", f"P{i}", s, e) for i, s, e in zip(range(1, 9), [0, 0, 0, 1, 1, 1, 0, 0], "AAABBBBB")
+    ]
+    assert naive.period(24312, 2026, games)["P0"] == ("new", 1993, None, None)
+    naive = naive_fide.NaiveFide({f"P{i}": 2000 for i in range(1, 9)}, {}, {}, {})
+    games = [(w, b, s) for w, b, s, _ in games]  # no events: one event, 3/8 counts
+    assert naive.period(24312, 2026, games)["P0"] == ("new", 1888, None, None)

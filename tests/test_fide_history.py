@@ -78,7 +78,9 @@ def run(info, games_by_period, rules=None, pool="standard"):
         (201207, "FIDE 2012-07"),
         (201406, "FIDE 2012-07"),
         (201407, "FIDE 2014-07"),
-        (202112, "FIDE 2014-07"),
+        (202010, "FIDE 2014-07"),
+        (202011, "FIDE 2020-11"),
+        (202112, "FIDE 2020-11"),
         (202201, "FIDE 2022-01"),
         (202402, "FIDE 2022-01"),
         (202403, "FIDE 2024-03"),
@@ -377,3 +379,64 @@ def test_replay_compresses_once_and_only_the_standard_list(history_store):
         t = store.read_ratings("fide", "rapid", period)
         if period >= 201207:
             assert t.column("adjustment").null_count == t.num_rows
+
+
+# -- inactivity (docs/fide-history.md "Inactivity") -------------------------------------------
+def months(first: int, last: int) -> list[int]:
+    out, p = [], first
+    while p <= last:
+        out.append(p)
+        p = p + 1 if p % 100 < 12 else (p // 100 + 1) * 100 + 1
+    return out
+
+
+def statuses(first, last, played_in):
+    """P0 and P1 (2000) play each other every month from ``first`` to ``last`` so that
+    every month is walked; P2 (2000) plays P0 only in the months of ``played_in``.
+    Returns P2's status per month (index into STATUS_CODES → name)."""
+    from arpad.pipeline.systems.base import STATUS_CODES
+
+    info = players([2000, 2000, 2000])
+    walk = []
+    for p in months(first, last):
+        games = [(0, 1, 0.5)] + ([(0, 2, 0.5)] if p in played_in else [])
+        walk.append((p, games))
+    out, _ = run(info, walk)
+    return {p: STATUS_CODES[out[p]["status"][2]] for p in out}
+
+
+def test_inactive_after_12_months_without_a_rated_game_and_active_on_return():
+    # P2 plays in 2024-01, then not until 2025-02 (13 months later). The list of month M
+    # flags him when his last rated game was in M − 12 or before: 2025-01 is 12 months
+    # after 2024-01 → inactive; 2024-12 (11 months) → still active; 2025-02 he plays → active.
+    got = statuses(202401, 202503, {202401, 202502})
+    assert all(got[p] == "rated" for p in months(202401, 202412))
+    assert got[202501] == "inactive"
+    assert got[202502] == "rated" and got[202503] == "rated"
+    assert SYSTEM.rules_for(202501, "standard").inactive_months == 12
+
+
+def test_covid_lists_use_24_months():
+    # Last game 2019-10. List 2020-10 (2014-07 rules, 12 months): 12 months → inactive.
+    # From the 2020-11 list the period is 24 months (FIDE Council, 2 Nov 2020): 13 months
+    # → active again without a game; 2021-10 is 24 months after 2019-10 → inactive.
+    got = statuses(201910, 202203, {201910})
+    assert got[202009] == "rated"  # 11 months
+    assert got[202010] == "inactive"  # 12 months, 2014-07 rules
+    assert got[202011] == "rated"  # 13 < 24 (2020-11 rules)
+    assert got[202109] == "rated"  # 23 months
+    assert got[202110] == "inactive"  # 24 months
+    # Last game 2020-06: 2021-06 (12 months) still active under the 24-month rule; from the
+    # 2022-01 list (12 months again, arpad's end date) 19 months → inactive.
+    got = statuses(202006, 202202, {202006})
+    assert got[202106] == "rated" and got[202112] == "rated"
+    assert got[202201] == "inactive"
+    assert [v.inactive_months for v in F.FIDE_VERSIONS] == [12, 12, 12, 12, 24, 12, 12, 12]
+
+
+def test_players_file_ratings_count_as_active_before_the_first_period():
+    # P2 never plays: his rating comes from the players file; arpad takes him as active in
+    # the month before the first walked period (2024-01 → last 2023-12), so the 2024-12
+    # list (12 months) is his first inactive one.
+    got = statuses(202401, 202412, set())
+    assert got[202411] == "rated" and got[202412] == "inactive"

@@ -84,7 +84,7 @@ def assert_same(got: dict, want: dict) -> None:
         assert got[name].equals(want[name]), name
 
 
-SYSTEMS = ["elo", "fide"]
+SYSTEMS = ["elo", "glicko2"]  # systems that rate from nothing (Kaggle has no ratings)
 
 
 def test_monthly_cycle_equals_from_scratch(month_files, tmp_path):
@@ -94,7 +94,7 @@ def test_monthly_cycle_equals_from_scratch(month_files, tmp_path):
     s1 = recalculate(store, inbox, SYSTEMS, mapping="kaggle2010")
     assert [(j["system"], j["from"], j["periods"]) for j in s1.jobs] == [
         ("elo", None, 3),
-        ("fide", None, 3),
+        ("glicko2", None, 3),
     ]
     assert s1.games_ingested == games_in(month_files["a"]) and s1.quarantined == 0
     assert not list(inbox.glob("*.csv")) and (inbox / "processed" / "games-96-98.csv").exists()
@@ -105,7 +105,7 @@ def test_monthly_cycle_equals_from_scratch(month_files, tmp_path):
     s2 = recalculate(store, inbox, None, mapping="kaggle2010")  # configured: those rated
     assert [(j["system"], j["from"], j["periods"]) for j in s2.jobs] == [
         ("elo", 99, 2),
-        ("fide", 99, 2),
+        ("glicko2", 99, 2),
     ]
     both = [month_files["a"], month_files["b"]]
     assert_same(ratings_snapshot(store), from_scratch(tmp_path / "2", both, SYSTEMS))
@@ -115,7 +115,7 @@ def test_monthly_cycle_equals_from_scratch(month_files, tmp_path):
     s3 = recalculate(store, inbox, None, mapping="kaggle2010")
     assert [(j["system"], j["from"], j["periods"]) for j in s3.jobs] == [
         ("elo", 97, 4),
-        ("fide", 97, 4),
+        ("glicko2", 97, 4),
     ]
     fixed = [month_files["a_corrected"], month_files["b"]]
     assert_same(ratings_snapshot(store), from_scratch(tmp_path / "3", fixed, SYSTEMS))
@@ -212,7 +212,7 @@ def test_flows_on_dask_equal_single_process(month_files, tmp_path, dask_cluster)
     assert_same(games_snapshot(store), single_games)
     # (system, pool) runs side by side
     summaries = configured(reconstruct_flow, cluster=dask_cluster)(str(store.root), SYSTEMS)
-    assert sorted((s.system, len(s.periods)) for s in summaries) == [("elo", 5), ("fide", 5)]
+    assert sorted((s.system, len(s.periods)) for s in summaries) == [("elo", 5), ("glicko2", 5)]
     assert_same(ratings_snapshot(store), single)
 
     store2, inbox = tmp_path / "dask2", tmp_path / "inbox"
@@ -245,7 +245,7 @@ def test_monthly_job_killed_and_restarted_equals_uninterrupted(kill, month_files
         inbox = root / "inbox"
         drop(inbox, *files)
         args = ["recalculate", "--no-flow", "--store", str(root / "store"), "--inbox", str(inbox)]
-        proc = run_arpad([*args, "--mapping", "kaggle2010", "--systems", "elo,fide"], kill_at)
+        proc = run_arpad([*args, "--mapping", "kaggle2010", "--systems", "elo,glicko2"], kill_at)
         _, err = proc.communicate(timeout=300)
         return proc.returncode, err.decode()
 
@@ -279,7 +279,7 @@ def test_cli_workers_option_runs_a_local_dask_cluster(month_files, tmp_path):
     single = from_scratch(tmp_path / "single", files, SYSTEMS)
     store = Store(tmp_path / "cli")
     ingest_files(store, files, mapping="kaggle2010")
-    args = ["reconstruct", "--store", str(store.root), "--systems", "elo,fide", "--workers", "2"]
+    args = ["reconstruct", "--store", str(store.root), "--systems", "elo,glicko2", "--workers", "2"]
     assert main(args) == 0
     assert "ARPAD_WORKERS" not in os.environ  # the option does not leak out of the command
     assert_same(ratings_snapshot(store), single)

@@ -92,9 +92,23 @@ def base_store(tmp_path_factory, source) -> Store:
 
 
 @pytest.fixture(scope="module")
-def reference(base_store, tmp_path_factory) -> dict:
-    store = Store(tmp_path_factory.mktemp("ref") / "store")
+def rated_base(base_store, tmp_path_factory) -> Store:
+    """The base store plus published ratings: FIDE needs them (docs/lists.md). The first
+    300 Kaggle ids are rated, the others are newcomers pooling games against them."""
+    root = tmp_path_factory.mktemp("rated")
+    players = root / "players.csv"
+    rows = [f"{i},{1500 + 3 * i}" for i in range(1, 301)]
+    players.write_text("\n".join(["player_id,rating", *rows]) + "\n")
+    store = Store(root / "store")
     shutil.copytree(base_store.root, store.root)
+    ingest_files(store, [], players=[players])
+    return store
+
+
+@pytest.fixture(scope="module")
+def reference(rated_base, tmp_path_factory) -> dict:
+    store = Store(tmp_path_factory.mktemp("ref") / "store")
+    shutil.copytree(rated_base.root, store.root)
     summary = resume.rate_resumable(store, "fide")
     assert len(summary.periods) == PERIODS and summary.resumed_after is None
     return snapshot(store, "ratings", "state")
@@ -122,9 +136,9 @@ KILL_POINTS = [
 
 @pytest.mark.parametrize(("kill", "resumed_after"), KILL_POINTS)
 def test_rate_killed_and_restarted_equals_uninterrupted(
-    kill, resumed_after, base_store, reference, tmp_path
+    kill, resumed_after, rated_base, reference, tmp_path
 ):
-    store = copy_of(base_store, tmp_path)
+    store = copy_of(rated_base, tmp_path)
     proc = run_arpad(["rate", "--no-flow", "--store", str(store.root), "--system", "fide"], kill)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == -signal.SIGKILL, err.decode()
@@ -142,9 +156,9 @@ def test_rate_killed_and_restarted_equals_uninterrupted(
     assert_same(snapshot(store, "ratings", "state"), reference)
 
 
-def test_killed_from_outside_and_restarted_by_the_cli(base_store, reference, tmp_path):
+def test_killed_from_outside_and_restarted_by_the_cli(rated_base, reference, tmp_path):
     """SIGKILL from another process at an uncontrolled moment, restart with ``arpad rate``."""
-    store = copy_of(base_store, tmp_path)
+    store = copy_of(rated_base, tmp_path)
     args = ["rate", "--no-flow", "--store", str(store.root), "--system", "fide"]
     proc = run_arpad(args, kill="pace:0.1")
     state = store.state_dir / "system=fide" / "pool=standard"

@@ -320,10 +320,11 @@ def test_ingo_list_ranks_the_smallest_number_first(tmp_path, capsys):
     argv = ["list", "--store", str(store.root), "--format", "csv"]
     assert main([*argv, "--system", "ingo"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    ranked = [(f[0], f[1], float(f[5])) for f in (x.split(",") for x in lines[1:])]
-    assert ranked == [("1", "x", 80.0), ("2", "y", 105.0), ("3", "z", 130.0)]
+    # the list's CSV columns (docs/lists.md): rank, player_id, …, rating (10th); whole numbers
+    ranked = [(f[0], f[1], f[9]) for f in (x.split(",") for x in lines[1:])]
+    assert ranked == [("1", "x", "80"), ("2", "y", "105"), ("3", "z", "130")]
     # Harkness stays higher-is-better: x 1800 + 500 = 2300, y 2000, z 2200 − 500 = 1700
     assert main([*argv, "--system", "harkness"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    ranked = [(f[0], f[1], float(f[5])) for f in (x.split(",") for x in lines[1:])]
-    assert ranked == [("1", "x", 2300.0), ("2", "y", 2000.0), ("3", "z", 1700.0)]
+    ranked = [(f[0], f[1], f[9]) for f in (x.split(",") for x in lines[1:])]
+    assert ranked == [("1", "x", "2300"), ("2", "y", "2000"), ("3", "z", "1700")]

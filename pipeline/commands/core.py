@@ -87,7 +87,13 @@ def register(sub) -> None:
     p.add_argument("--pool", default="standard")
     p.add_argument("--period", type=parse_period, default=None, help="default: the latest")
     p.add_argument("--top", type=int, default=None)
-    p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        default="table",
+        choices=output.LIST_FORMATS,
+        help="fide-txt/fide-xml: FIDE's list files (docs/lists.md); txt = fide-txt",
+    )
     p.add_argument("--output", default=None, metavar="FILE")
     p.set_defaults(func=cmd_list)
 
@@ -232,12 +238,12 @@ def cmd_list(args) -> int:
     if args.top is not None and args.top < 1:
         raise ValueError(f"--top takes a positive number of players, got {args.top}")
     store = require_store(args)
-    from arpad.pipeline.lists import rating_list
+    from arpad.pipeline.lists import list_frame, write_list
 
-    frame, period = rating_list(store, args.system, args.pool, args.period, args.top)
+    frame, period = list_frame(store, args.system, args.pool, args.period, args.top)
     if args.fmt == "table" and not args.output:
         print(f"{args.system} / {args.pool} / period {period}: {frame.height} players")
-    output.render(frame, args.fmt, args.output, max_rows=args.top or 50, float_precision=1)
+    write_list(frame, period, args.fmt, args.output, max_rows=args.top or 50)
     return 0
 
 

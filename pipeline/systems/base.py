@@ -184,6 +184,16 @@ class RatingSystem:
     # The rules have no ``initial_rating``: players without a starting rating are not
     # rated from one, so the backtest seeds every player with a rating (pipeline/backtest.py).
     needs_initial_ratings: ClassVar[bool] = False
+    # Nobody can be rated unless the players table gives some players a published
+    # starting rating (FIDE: newcomers are rated only against rated opponents; Harkness,
+    # Ingo: no rule for a first rating). The rate job refuses such a system on a store
+    # without any published rating (exit 2), and ``reconstruct`` skips it with the reason
+    # (pipeline/jobs.py ``check_starting_ratings``). Implies ``needs_initial_ratings``.
+    needs_published_ratings: ClassVar[bool] = False
+    # The system publishes whole-number ratings: list files (CSV, JSON, FIDE TXT/XML)
+    # write ``rating`` as an integer, rounded half away from zero (FIDE, USCF, ECF,
+    # Harkness, Ingo); otherwise lists keep one decimal (docs/lists.md).
+    integer_ratings: ClassVar[bool] = False
     # ``history_reports`` revises earlier periods at the end of a run (WHR, docs/whr.md).
     retroactive: ClassVar[bool] = False
     # Rule fields the backtest tunes on its validation split, with candidate values;

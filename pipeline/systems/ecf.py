@@ -105,6 +105,7 @@ class EcfSystem(RatingSystem):
     name = "ecf"
     rules_type: ClassVar[type] = EcfRules
     needs_initial_ratings = True  # no initial_rating rule: grades come from the players file
+    integer_ratings = True  # published grades are whole numbers (``round_published``)
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: EcfRules):
         """The score at which a game is worth the player's own grade: a win is worth the

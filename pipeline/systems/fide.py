@@ -70,6 +70,11 @@ class FideRules:
     cap_once_per_event: bool = False  # upgrade only for the greatest difference per event
     # §7 publication
     rating_floor: int = 1400  # below this a player is unrated
+    # Inactive (flag i): no rated game in the last inactive_months months, i.e. the
+    # list of month M flags a player whose last rated game was in month M − 12 or
+    # before. 24 for the lists of the COVID suspension, 2020-11 … 2021-12
+    # (docs/fide-history.md "Inactivity").
+    inactive_months: int = 12
     # §8.2 initial ratings
     initial_method: str = "2024"  # "2024" (two hypothetical 1800 draws) or "2022"
     initial_per_half_point: float = 20.0  # "2022" method: points per half point above 50 %
@@ -105,6 +110,7 @@ class FideRules:
         "diff_cap": (0, 1000),
         "cap_exempt_from": (0, 3500),
         "rating_floor": (0, 3500),
+        "inactive_months": (1, 120),
         "initial_per_half_point": (0, 100),
         "initial_min_games": (1, 1000),
         "initial_hypothetical_games": (0, 100),
@@ -161,6 +167,13 @@ FIDE_2014_07 = dataclasses.replace(
     initial_per_half_point=20.0,
     initial_min_games=5,
 )
+# FIDE Council, 2 November 2020: "from the November 2020 list UNTIL FURTHER NOTICE" a
+# player is inactive after 24 months without a rated game, not 12. The end is not dated
+# in the sources arpad has; arpad ends it with the 2022-01 version (UNVERIFIED,
+# docs/fide-history.md "Inactivity").
+FIDE_2020_11 = dataclasses.replace(
+    FIDE_2014_07, name="FIDE 2020-11", effective="2020-11-01", inactive_months=24
+)
 FIDE_2022_01 = dataclasses.replace(
     FIDE_2014_07, name="FIDE 2022-01", effective="2022-01-01", cap_once_per_event=True
 )
@@ -174,6 +187,7 @@ FIDE_VERSIONS: tuple[FideRules, ...] = (
     FIDE_2011_07,
     FIDE_2012_07,
     FIDE_2014_07,
+    FIDE_2020_11,
     FIDE_2022_01,
     FIDE_2024_03,
     FIDE_2025_10,
@@ -203,6 +217,8 @@ def rapid_blitz(standard: FideRules, name: str, effective: str, **changes) -> Fi
 RAPID_BLITZ_VERSIONS: tuple[FideRules, ...] = (
     rapid_blitz(FIDE_2012_07, "FIDE rapid/blitz 2012-07", "2012-07-01"),
     rapid_blitz(FIDE_2014_07, "FIDE rapid/blitz 2014-07", "2014-07-01"),
+    rapid_blitz(FIDE_2020_11, "FIDE rapid/blitz 2020-11", "2020-11-01"),
+    rapid_blitz(FIDE_2022_01, "FIDE rapid/blitz 2022-01", "2022-01-01"),
     rapid_blitz(FIDE_2024_03, "FIDE rapid/blitz 2024-03", "2024-03-01"),
     rapid_blitz(FIDE_2024_03, "FIDE rapid/blitz 2024-12", "2024-12-01", unrated_diff_from=600),
 )
@@ -302,6 +318,8 @@ class FideSystem(RatingSystem):
     shard_table_order: ClassVar[dict[str, tuple[str, ...]]] = {"pool": ("month", "player")}
     performance_method = "fide"  # table 8.1.1 (docs/rules.md: "normal for FIDE")
     needs_initial_ratings = True  # newcomers are rated only against rated opponents (§8.2)
+    needs_published_ratings = True  # so with no rated player nobody can ever be rated
+    integer_ratings = True  # all arithmetic is in whole points (§8.3.4)
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: FideRules):
         """Table 8.1.2 with the 400-point rule (and the 2650 exemption where the rules
@@ -346,6 +364,9 @@ class FideSystem(RatingSystem):
             "peak": peak.astype(np.int64),
             "birth_year": players.birth_year.astype(np.int64),
             "pool_started": np.zeros(players.n, dtype=bool),
+            # Month index of the last rated game, -1 = unknown (a rating from the players
+            # file): taken as the month before the first walked period.
+            "last_played": np.full(players.n, -1, dtype=np.int64),
         }
         # An open two-monthly rating period (games rated but not yet on a list).
         for name in PENDING:
@@ -405,6 +426,11 @@ class FideSystem(RatingSystem):
             entry_event=games.event[games.game] if games.event.size else None,
             cap_once_per_event=rules.cap_once_per_event,
         )
+        month = periods.month_index(games.period)
+        last = s["last_played"].copy() if "last_played" in s else np.full(n, -1, np.int64)
+        last = np.where(is_rated & (last < 0), month - 1, last)
+        last = np.where(is_rated & (res.games > 0), month, last)
+        active = month - last < rules.inactive_months
         played = games.games_per_player() > 0
         if not two_monthly:
             m, s2, e100, k_used, change = res.games, res.score2, res.expected100, res.k, res.change
@@ -430,9 +456,11 @@ class FideSystem(RatingSystem):
                 change = np.zeros(n, dtype=np.int64)
         rated_after = rating + change
 
+        # Inactive as FIDE defines it: no rated game for inactive_months (not "no game
+        # this period"); a player is active again with his next rated game.
         status = np.full(n, NOT_REPORTED, dtype=np.int8)
         status[is_rated] = INACTIVE
-        status[is_rated & (played | (m > 0))] = RATED
+        status[is_rated & active] = RATED
         fell = is_rated & (rated_after < rules.rating_floor)
         status[fell] = UNRATED
 
@@ -454,6 +482,7 @@ class FideSystem(RatingSystem):
             peak[idx] = np.maximum(peak[idx], ru)
             status[idx] = NEW
             initial[idx] = ru
+            last[idx] = month
 
         counted = is_rated & (m > 0)
         report = Report(
@@ -477,6 +506,7 @@ class FideSystem(RatingSystem):
             "peak": peak.astype(np.int64),
             "birth_year": s["birth_year"],
             "pool_started": pool_started,
+            "last_played": np.where(new_is_rated, last, -1).astype(np.int64),
         }
         for name in PENDING:
             new_players[name] = np.where(new_is_rated, pending[name], 0).astype(np.int64)
@@ -505,21 +535,26 @@ class FideSystem(RatingSystem):
         pool = state.tables.get("pool", _empty_pool())
         started = state.players["pool_started"].copy()
         who = np.flatnonzero((~is_rated) & (res.unrated_games > 0))
+        add_games = res.unrated_games.astype(np.int64)
+        add_score2 = res.unrated_score2.astype(np.int64)
+        add_opp = res.unrated_opp_sum.astype(np.int64)
         if rules.initial_ignore_zero_first_event:
-            # A zero score in the player's first event is disregarded (§8.2.1);
-            # without event ids the first period with rated opposition is the first event.
+            # A zero score in the player's first event is disregarded (§8.2.1): the
+            # first event is the event of his first game vs a rated opponent (the kernel's
+            # first_event_*); his other events of the same period still count.
             first = who[~started[who]]
-            zero_first = first[res.unrated_score2[first] == 0]
-            started[who] = True
-            who = np.setdiff1d(who, zero_first, assume_unique=True)
-        else:
-            started[who] = True
+            zero_first = first[res.first_event_score2[first] == 0]
+            add_games[zero_first] -= res.first_event_games[zero_first]
+            add_score2[zero_first] -= res.first_event_score2[zero_first]
+            add_opp[zero_first] -= res.first_event_opp_sum[zero_first]
+        started[who] = True
+        who = who[add_games[who] > 0]
         pool = {
             "player": np.concatenate([pool["player"], who.astype(np.int64)]),
             "month": np.concatenate([pool["month"], np.full(who.size, month, dtype=np.int64)]),
-            "games": np.concatenate([pool["games"], res.unrated_games[who].astype(np.int64)]),
-            "score2": np.concatenate([pool["score2"], res.unrated_score2[who]]),
-            "opp_sum": np.concatenate([pool["opp_sum"], res.unrated_opp_sum[who]]),
+            "games": np.concatenate([pool["games"], add_games[who]]),
+            "score2": np.concatenate([pool["score2"], add_score2[who]]),
+            "opp_sum": np.concatenate([pool["opp_sum"], add_opp[who]]),
         }
         keep = pool["month"] > month - rules.initial_pool_months
         keep &= ~is_rated[pool["player"]]  # players rated in the meantime leave the pool

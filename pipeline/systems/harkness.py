@@ -32,6 +32,8 @@ class HarknessSystem(RatingSystem):
     rules_type: ClassVar[type] = HarknessRules
     shardable = True  # a player's events read only the opponents' pre-period ratings
     needs_initial_ratings = True  # no initial_rating rule: starting ratings from the players
+    needs_published_ratings = True  # an event needs rated opponents to rate anybody
+    integer_ratings = True  # Harkness published whole numbers (``round_result``)
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: HarknessRules):
         """The percentage Harkness's update treats as par: 50 % + D/points_per_percent."""

@@ -46,6 +46,8 @@ class IngoSystem(RatingSystem):
     shardable = True  # a player's events read only the opponents' pre-period numbers
     lower_is_better = True
     needs_initial_ratings = True  # no initial_rating rule: starting numbers from the players
+    needs_published_ratings = True  # an event needs rated opponents to rate anybody
+    integer_ratings = True  # the DSB published whole Ingo numbers (``round_result``)
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: IngoRules):
         """The DSB expected score: 0.5 + D/100 with D = Black's Ingo − White's (lower is

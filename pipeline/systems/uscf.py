@@ -141,6 +141,7 @@ def event_layers(event: np.ndarray, white: np.ndarray, black: np.ndarray) -> np.
 class UscfSystem(RatingSystem):
     name = "uscf"
     rules_type: ClassVar[type] = UscfRules
+    integer_ratings = True  # stored as floats, published rounded (docs/uscf.md)
 
     def rule_versions(self, pool: str = "standard") -> tuple[UscfRules, ...]:
         """2004 and 2017 rules (``--rules 2010-06`` or ``--rules 2004``; docs/uscf.md)."""
