@@ -184,7 +184,8 @@ def test_disk_full_during_ingest_leaves_the_store_unchanged(base, tmp_path, caps
 
 def test_disk_full_during_rate_leaves_the_store_unchanged(base, tmp_path, capsys, monkeypatch):
     def rate(root):
-        return main(["rate", "--no-flow", "--store", str(root), "--system", "fide"])
+        # elo rates from nothing (fide needs published ratings the base store lacks)
+        return main(["rate", "--no-flow", "--store", str(root), "--system", "elo"])
 
     import shutil
 
@@ -211,7 +212,7 @@ def test_disk_full_during_recalculate_puts_the_inbox_back(base, tmp_path, capsys
     new = inbox / "march.csv"
     new.write_text("\n".join([CSV_HEAD, "m1,2024-03-01,A,C,1-0,,"]) + "\n")
     args = ["recalculate", "--no-flow", "--store", str(base), "--inbox", str(inbox)]
-    args += ["--systems", "fide"]
+    args += ["--systems", "elo"]
     before = snapshot(base)
     import shutil
 
