@@ -35,14 +35,12 @@ def _lower_is_better() -> tuple[str, ...]:
     return tuple(n for n in system_names() if get_system(n).lower_is_better)
 
 
-LOWER_IS_BETTER = _lower_is_better()
-
 # Derived views, in dependency order; each is plain SQL over the base views.
 DERIVED_VIEWS: dict[str, str] = {
-    "rating_list": f"""
+    "rating_list": """
         SELECT system, pool, period,
                rank() OVER (PARTITION BY system, pool, period
-                            ORDER BY CASE WHEN system IN ({", ".join(f"'{s}'" for s in LOWER_IS_BETTER) or "NULL"})
+                            ORDER BY CASE WHEN system IN ({lower_is_better})
                                           THEN rating_after ELSE -rating_after END) AS rank,
                r.player_id, p.name, p.federation, p.title, rating_after AS rating,
                games, status
@@ -101,6 +99,13 @@ DERIVED_VIEWS: dict[str, str] = {
 }
 
 
+def derived_views() -> dict[str, str]:
+    """``DERIVED_VIEWS`` with the registry's lower-is-better systems filled in (loaded
+    when a catalog is built, not when this module is imported)."""
+    lower = ", ".join(f"'{s}'" for s in _lower_is_better()) or "NULL"
+    return {name: sql.replace("{lower_is_better}", lower) for name, sql in DERIVED_VIEWS.items()}
+
+
 def _sql_str(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -144,7 +149,7 @@ def define_views(con: duckdb.DuckDBPyConnection, store: Store, temporary: bool =
     kind = "TEMP VIEW" if temporary else "VIEW"
     for name in BASE_VIEWS:
         con.execute(f"CREATE OR REPLACE {kind} {name} AS {_view_sql(store, name)}")
-    for name, sql in DERIVED_VIEWS.items():
+    for name, sql in derived_views().items():
         con.execute(f"CREATE OR REPLACE {kind} {name} AS {sql}")
 
 

@@ -17,9 +17,8 @@ one row per player, field and source (``arpad players --conflicts``).
 from __future__ import annotations
 
 import polars as pl
-import pyarrow.parquet as pq
 
-from arpad.pipeline.store import Store, atomic_write_parquet
+from arpad.pipeline.store import Store, atomic_write_parquet, read_parquet_file
 
 OBSERVED = ("name", "birth_year", "federation", "sex", "title")
 # Numeric fields kept per source too, so that two files giving one player
@@ -49,7 +48,7 @@ def read_observations(store: Store) -> pl.DataFrame:
     path = observations_path(store)
     if not path.exists():
         return pl.DataFrame(schema=schema)
-    frame = pl.from_arrow(pq.read_table(path))
+    frame = pl.from_arrow(read_parquet_file(path))
     # Observations written before the state fields were kept lack those columns.
     missing = [
         pl.lit(None, dtype).alias(c) for c, dtype in schema.items() if c not in frame.columns

@@ -24,13 +24,12 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from arpad.pipeline import catalog, identity, incremental, journal, names, schemas
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.readers import RawTable, check_input_file, read_any
 from arpad.pipeline.reasons import Reason
-from arpad.pipeline.store import MANIFEST, Store
+from arpad.pipeline.store import MANIFEST, Store, read_parquet_file
 from arpad.pipeline.validate import Validated, validate_games, validate_players
 
 
@@ -469,7 +468,7 @@ def _replace_store_games(
     removed, touched = 0, []
     for name in hits.column("filename").to_pylist():
         path = Path(name)
-        table = pq.read_table(path)
+        table = read_parquet_file(path)
         hit = pc.is_in(table["game_id"], value_set=incoming["game_id"].combine_chunks())
         removed += pc.sum(hit).as_py() or 0
         keep = table.filter(pc.invert(hit))
@@ -495,7 +494,7 @@ def _changed_partitions(
     for batch in old_batches:
         for path in store.games_dir.glob(f"pool=*/period=*/part-{batch}.parquet"):
             key = (path.parent.parent.name.split("=", 1)[1], int(path.parent.name.split("=", 1)[1]))
-            t = pq.read_table(path)
+            t = read_parquet_file(path)
             t = t.append_column("pool", pa.array([key[0]] * t.num_rows, pa.string()))
             t = t.append_column("period", pa.array([key[1]] * t.num_rows, pa.int32()))
             old_parts.setdefault(key, []).append(schemas.conform(t, schemas.GAMES))
@@ -654,7 +653,7 @@ def _correction_counts(
     old_tables = []
     for batch in old_batches:
         for path in store.games_dir.glob(f"pool=*/period=*/part-{batch}.parquet"):
-            t = pq.read_table(path)
+            t = read_parquet_file(path)
             pool, period = path.parent.parent.name.split("=", 1)[1], path.parent.name[7:]
             t = t.append_column("pool", pa.array([pool] * t.num_rows, pa.string()))
             t = t.append_column("period", pa.array([int(period)] * t.num_rows, pa.int32()))

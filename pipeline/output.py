@@ -5,11 +5,13 @@ from __future__ import annotations
 import io
 import sys
 from pathlib import Path
-
-import polars as pl
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from arpad.pipeline.store import atomic_write_parquet, atomic_write_text
+
+if TYPE_CHECKING:
+    import polars as pl
+    import pyarrow as pa
 
 FORMATS = ("table", "csv", "json", "parquet", "txt")
 # ``arpad list``: also FIDE's list files (pipeline/lists.py; docs/lists.md); txt = fide-txt.
@@ -67,6 +69,8 @@ def render(
 ) -> None:
     """Print ``table`` (or write it to ``output``, atomically) in ``fmt``; with ``root``
     (a store writing its own exports) the output must be inside that store."""
+    import polars as pl
+
     frame = table if isinstance(table, pl.DataFrame) else pl.from_arrow(table)
     if fmt == "parquet":
         if not output:

@@ -195,7 +195,7 @@ def connect_locked(
     try:
         for name in catalog.BASE_VIEWS:
             con.execute(f"CREATE VIEW {name} AS {_base_view(reader, con, store, name)}")
-        for name, sql in catalog.DERIVED_VIEWS.items():
+        for name, sql in catalog.derived_views().items():
             con.execute(f"CREATE VIEW {name} AS {sql}")
         taken = {*catalog.BASE_VIEWS, *catalog.DERIVED_VIEWS}
         for spec in allow_files or ():

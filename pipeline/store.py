@@ -58,6 +58,14 @@ MANIFEST = pa.schema(
 )
 
 
+def read_parquet_file(path: str | os.PathLike) -> pa.Table:
+    """One Parquet file as a table. ``pq.ParquetFile`` rather than ``pq.read_table``:
+    the latter goes through ``pyarrow.dataset``, whose import (pandas with it, when
+    installed) costs more than a small command's whole work (docs/runners.md)."""
+    with pq.ParquetFile(path) as f:
+        return f.read()
+
+
 def inside(root: str | os.PathLike, path: str | os.PathLike) -> Path:
     """``path`` where a write or removal really lands, checked to be under ``root``.
 
@@ -493,7 +501,7 @@ class Store:
     def read_players(self) -> pa.Table:
         if not self.players_path.exists():
             return schemas.empty(schemas.PLAYERS)
-        return schemas.conform(pq.read_table(self.players_path), schemas.PLAYERS)
+        return schemas.conform(read_parquet_file(self.players_path), schemas.PLAYERS)
 
     def write_players(self, players: pa.Table) -> None:
         atomic_write_parquet(
@@ -512,7 +520,7 @@ class Store:
     def read_manifest(self) -> pa.Table:
         if not self.manifest_path.exists():
             return MANIFEST.empty_table()
-        table = pq.read_table(self.manifest_path)
+        table = read_parquet_file(self.manifest_path)
         for field in MANIFEST:  # a manifest written before a column was added
             if field.name not in table.column_names:
                 table = table.append_column(field, pa.nulls(table.num_rows, field.type))
@@ -543,7 +551,7 @@ class Store:
 
     def read_ratings(self, system: str, pool: str, period: int) -> pa.Table:
         path = self.rating_partition(system, pool, period) / "part-0.parquet"
-        return pq.read_table(path)
+        return read_parquet_file(path)
 
     def state_partition(self, system: str, pool: str, period: int) -> Path:
         return self._system_pool(self.state_dir, system, pool) / f"period={names.period(period)}"
@@ -566,7 +574,7 @@ class Store:
     def read_state(self, system: str, pool: str, period: int) -> tuple[dict[str, pa.Table], dict]:
         base = self.state_partition(system, pool, period)
         meta = json.loads((base / "meta.json").read_text())
-        tables = {p.stem: pq.read_table(p) for p in sorted(base.glob("*.parquet"))}
+        tables = {p.stem: read_parquet_file(p) for p in sorted(base.glob("*.parquet"))}
         return tables, meta
 
     # -- run journals and published lists -------------------------------------------

@@ -16,9 +16,8 @@ from arpad.pipeline.commands.common import (
     split_list,
 )
 from arpad.pipeline.periods import parse_period
-from arpad.pipeline.sql import run_readonly_sql
 from arpad.pipeline.store import outside
-from arpad.pipeline.systems import DEFAULT_SYSTEM, system_names
+from arpad.pipeline.systems import DEFAULT_SYSTEM
 
 
 def register(sub) -> None:
@@ -51,7 +50,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("rate", help="rate one pool with one system over its periods")
     add_store(p)
-    p.add_argument("--system", required=True, choices=system_names())
+    p.add_argument("--system", required=True, help="the rating system (docs/cli.md lists them)")
     p.add_argument("--pool", default="standard")
     p.add_argument("--from", dest="start", type=parse_period, default=None, metavar="P")
     p.add_argument("--to", dest="end", type=parse_period, default=None, metavar="P")
@@ -252,6 +251,8 @@ def cmd_sql(args) -> int:
     store = require_store(args)
     if args.output:
         outside(store.root, args.output)
+    from arpad.pipeline.sql import run_readonly_sql
+
     frame = run_readonly_sql(store, args.query, args.param, allow_files=args.allow_file)
     output.render(frame, args.fmt, args.output)
     return 0

@@ -13,14 +13,7 @@ import os
 import time
 from pathlib import Path
 
-from arpad.pipeline import catalog, output
 from arpad.pipeline.commands.common import add_orchestration, run_job
-from arpad.pipeline.commands.core import Progress, print_ingest_report, print_rate_summary
-from arpad.pipeline.jobs import IngestRequest, RateRequest
-from arpad.pipeline.lists import rating_list
-from arpad.pipeline.store import Store
-from arpad.pipeline.systems.elo import EloSystem
-from arpad.pipeline.systems.fide import FideSystem
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "real"
 
@@ -41,6 +34,14 @@ def register(sub) -> None:
 
 
 def cmd_demo(args) -> int:
+    from arpad.pipeline import catalog, output
+    from arpad.pipeline.commands.core import Progress, print_ingest_report, print_rate_summary
+    from arpad.pipeline.jobs import IngestRequest, RateRequest
+    from arpad.pipeline.lists import rating_list
+    from arpad.pipeline.store import Store
+    from arpad.pipeline.systems.elo import EloSystem
+    from arpad.pipeline.systems.fide import FideSystem
+
     data = Path(args.data)
     if not (data / "deloitte_fide_2011" / "test_solution.csv").exists():
         raise FileNotFoundError(f"bundled data not found under {data} (use --data)")

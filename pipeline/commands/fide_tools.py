@@ -7,7 +7,7 @@ import dataclasses
 import json
 import sys
 
-from arpad.pipeline import engine, output
+from arpad.pipeline import output
 from arpad.pipeline.commands.common import (
     add_orchestration,
     add_store,
@@ -16,10 +16,9 @@ from arpad.pipeline.commands.common import (
     run_job,
 )
 from arpad.pipeline.periods import parse_period
-from arpad.pipeline.systems import DEFAULT_SYSTEM
-from arpad.pipeline.systems.fide import FideSystem
+from arpad.pipeline.systems import DEFAULT_SYSTEM, FIDE_SYSTEM
 
-FIDE = FideSystem.name  # the card, what-if and rule versions are FIDE's own tools
+FIDE = FIDE_SYSTEM  # the card, what-if and rule versions are FIDE's own tools
 
 
 def register(sub) -> None:
@@ -73,6 +72,8 @@ def cmd_card(args) -> int:
     from arpad.pipeline.fide_card import format_card, rating_card
 
     store = require_store(args)
+    from arpad.pipeline import engine
+
     rules = engine.resolve_rules(FIDE, args.rules, args.pool)
     card = rating_card(store, args.player, args.period, args.pool, rules, parse_sets(args.set))
     if args.fmt == "json":

@@ -12,7 +12,6 @@ import pyarrow.compute as pc
 from arpad.pipeline import output
 from arpad.pipeline.commands.common import require_store
 from arpad.pipeline.conversions import ECF_ERAS, SCALES, convert
-from arpad.pipeline.performance import performance_table, read_games_file, read_players_file
 from arpad.pipeline.tournament import (
     CATEGORY_SCHEMA,
     DEFAULT_CLASS_TABLE,
@@ -96,6 +95,8 @@ def register(sub) -> None:
 
 
 def _load(file: str, players: str | None, mapping: str | None = None):
+    from arpad.pipeline.performance import read_games_file, read_players_file
+
     games, quarantine, _ = read_games_file(Path(file), mapping=mapping)
     if quarantine.num_rows:
         print(
@@ -109,6 +110,8 @@ def _load(file: str, players: str | None, mapping: str | None = None):
 
 def cmd_performance(args) -> int:
     games, roster = _load(args.file, args.players, args.mapping)
+    from arpad.pipeline.performance import performance_table
+
     table = performance_table(games, roster, by=args.by, curve=args.curve)
     flagged = int(np.sum(table.column("virtual_draw").to_numpy(zero_copy_only=False)))
     output.render(table, args.fmt, args.output)
@@ -137,6 +140,8 @@ def cmd_norm(args) -> int:
     if args.file:
         if not args.player:
             raise ValueError("norm FILE needs --player ID")
+        from arpad.pipeline.performance import read_games_file, read_players_file
+
         games, quarantine, raw = read_games_file(Path(args.file))
         if quarantine.num_rows:
             print(f"{args.file}: {quarantine.num_rows} rows left out", file=sys.stderr)

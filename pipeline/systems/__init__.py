@@ -9,6 +9,8 @@ from arpad.pipeline.systems.base import RatingSystem
 # The system commands use when none is named (``--system``, ``arpad history`` …): the one
 # place outside a system's module that names a system (tests/test_architecture.py).
 DEFAULT_SYSTEM = "fide"
+# The system of the FIDE-only tools (card, what-if, rule versions), without importing it.
+FIDE_SYSTEM = "fide"
 
 _REGISTRY: dict[str, RatingSystem] = {}
 
