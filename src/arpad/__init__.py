@@ -16,7 +16,16 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-_API = ("rate", "predict", "Store", "systems", "InputError", "StoreBusyError")
+_API = (
+    "rate",
+    "predict",
+    "fit_draws",
+    "DrawModel",
+    "Store",
+    "systems",
+    "InputError",
+    "StoreBusyError",
+)
 __all__ = [*_API, "__version__"]
 
 
