@@ -7,6 +7,7 @@ The notebook API (docs/api.md)::
     store = arpad.Store("arpad-store")                            # a store on disk
     store.ingest("games.csv"); store.rate("fide"); store.list("fide")
     arpad.predict(ratings, pairings, system="fide")               # expected scores
+    arpad.predict(ratings, pairings, system="fide", draws=0.3)    # + P(win/draw/loss)
 
 ``import arpad`` is cheap: the API and the packages behind it (``arpad.pipeline``,
 ``arpad.kernels``, ``arpad.flows``) load on first use.

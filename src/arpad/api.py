@@ -5,8 +5,10 @@
   the same engine as ``arpad ingest`` + ``arpad rate``.
 - ``Store(path)``: a store on disk — ingest, rate, list, card, history, sql —
   running the same jobs as the command line (pipeline/jobs.py).
-- ``predict(ratings, pairings, system=…)``: expected scores of new pairings
-  from a rating state (the last rating of each player in ``ratings``).
+- ``predict(ratings, pairings, system=…, draws=…)``: expected scores of new
+  pairings from a rating state (the last rating of each player in ``ratings``)
+  and, with a draw model, P(white), P(draw), P(black) (pipeline/predict.py).
+- ``fit_draws(predicted)``: the draw model (``DrawModel``) of played games.
 """
 
 from __future__ import annotations
