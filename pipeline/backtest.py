@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from arpad.pipeline import draws
 from arpad.pipeline.systems import get_system
 from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, RatingSystem, State
 
@@ -109,6 +110,21 @@ class Dataset:
         if not system.needs_initial_ratings or self.seeded_players is None:
             return self.players
         return self.seeded_players
+
+    @property
+    def draw_rate(self) -> float:
+        """Share of draws in the training games (the validation target when there are none):
+        P(draw) of the three-outcome reading of two-outcome predictions."""
+        games = self.train if self.train.size else self.validation_target
+        return float(np.mean(games.score == 0.5)) if games.size else 0.0
+
+    def log_loss3(self, games: Games, predicted: np.ndarray, probabilities=None) -> float:
+        """Three-outcome log-loss (docs/backtest.md "Draws"): of ``probabilities``
+        (P(white), P(draw), P(black)) when given, else of the two-outcome reading of
+        ``predicted`` (P(draw) = the training draw rate, the rest split by E)."""
+        if probabilities is None:
+            probabilities = draws.two_outcome_reading(predicted, self.draw_rate)
+        return draws.outcome_log_loss(*probabilities, games.score)
 
     def score(self, games: Games, predicted: np.ndarray) -> float:
         if self.metric == "rmse":
@@ -394,6 +410,9 @@ class Row:
     predictions: dict[str, np.ndarray] = field(default_factory=dict)
     note: str = ""
     seconds: float = 0.0
+    log_loss3: dict[str, float] = field(default_factory=dict)  # three-outcome log-loss
+    extra: list[Row] = field(default_factory=list)  # rows derived from this one (draw model)
+    derived: bool = False  # a draw-model row over another row's ratings
 
 
 @dataclass
@@ -404,6 +423,7 @@ class BacktestResult:
     rows: list[Row]
     notes: list[str]
     actual: dict[str, np.ndarray]
+    draw_rate: float = math.nan  # the training draw rate of the two-outcome reading
 
 
 def base_rules(system: str, ds: Dataset):
@@ -446,7 +466,7 @@ def evaluate_system(ds: Dataset, system: str, log: Callable[[str], None] | None 
     """Tune on the validation split, then score every target set."""
     t0 = time.perf_counter()
     rules0 = base_rules(system, ds)
-    best: tuple[float, dict, Calibration] | None = None
+    best: tuple[float, dict, Calibration, np.ndarray] | None = None
     val = ds.validation_target
     for changes in tuning_candidates(system, rules0):
         rules = dataclasses.replace(rules0, **changes)
@@ -456,9 +476,9 @@ def evaluate_system(ds: Dataset, system: str, log: Callable[[str], None] | None 
         if log:
             log(f"  {system} {changes}: validation {score:.6f}")
         if best is None or score < best[0]:
-            best = (score, changes, cal)
+            best = (score, changes, cal, d)
     assert best is not None
-    val_score, changes, cal = best
+    val_score, changes, cal, val_features = best
     names = {f.name for f in dataclasses.fields(rules0)}
     if "white_advantage" in names and getattr(rules0, "white_advantage", None) is not None:
         # try the fitted white advantage inside the system's own update too
@@ -468,15 +488,47 @@ def evaluate_system(ds: Dataset, system: str, log: Callable[[str], None] | None 
         cal2 = fit_calibration(d, val.score)
         score = ds.score(val, cal2.predict(d))
         if score < val_score:
-            val_score, changes, cal = score, trial, cal2
+            val_score, changes, cal, val_features = score, trial, cal2, d
     rules = dataclasses.replace(rules0, **changes)
     row = Row(system, _settings_text(changes, cal), val_score, {}, cal)
+    model = draw_model(val_features, val.score)
+    extra = None
+    if model is not None:
+        extra = Row(
+            f"{system} + davidson",
+            draw_settings_text(model),
+            ds.score(val, model.expected(val_features[:, 0], val_features[:, 1])),
+            {},
+            derived=True,
+        )
+        row.extra.append(extra)
     for name, target in ds.targets.items():
-        _, pred = predict_targets(ds, system, rules, ds.train, target, cal)
+        features, pred = predict_targets(ds, system, rules, ds.train, target, cal)
         row.scores[name] = ds.score(target, pred)
+        row.log_loss3[name] = ds.log_loss3(target, pred)
         row.predictions[name] = pred
+        if extra is not None and model is not None:
+            probs = model.probabilities(features[:, 0], features[:, 1])
+            extra.predictions[name] = probs[0] + 0.5 * probs[1]
+            extra.scores[name] = ds.score(target, extra.predictions[name])
+            extra.log_loss3[name] = ds.log_loss3(target, extra.predictions[name], probs)
     row.seconds = time.perf_counter() - t0
     return row
+
+
+def draw_model(features: np.ndarray, score: np.ndarray) -> draws.DrawModel | None:
+    """Davidson's draw layer fitted on the validation predictions' features (the same
+    games and features as the calibration); None when the scores are not all 1/½/0."""
+    if not score.size or not np.all(np.isin(score, (0.0, 0.5, 1.0))):
+        return None
+    return draws.fit_davidson(features[:, 0], score, features[:, 1])
+
+
+def draw_settings_text(model: draws.DrawModel) -> str:
+    return (
+        f"nu={model.nu:.3f}, h={model.white_advantage:.1f}, slope={model.slope:.2f}, "
+        f"newcomer={model.newcomer:.0f}"
+    )
 
 
 def constant_rows(ds: Dataset) -> list[Row]:
@@ -499,6 +551,7 @@ def constant_rows(ds: Dataset) -> list[Row]:
         for name, target in ds.targets.items():
             pred = np.full(target.size, value)
             row.scores[name] = ds.score(target, pred)
+            row.log_loss3[name] = ds.log_loss3(target, pred)
             row.predictions[name] = pred
         rows.append(row)
     return rows
@@ -510,6 +563,7 @@ def evaluate_or_note(ds: Dataset, system: str, log: Callable[[str], None] | None
         row = evaluate_system(ds, system, log)
     except Exception as exc:
         row = Row(system, "", math.nan, dict.fromkeys(ds.targets, math.nan))
+        row.log_loss3 = dict.fromkeys(ds.targets, math.nan)
         row.note = f"not scored: {type(exc).__name__}: {exc}"
     if log:
         log(f"{system}: {row.scores} ({row.seconds:.1f}s)")
@@ -517,13 +571,15 @@ def evaluate_or_note(ds: Dataset, system: str, log: Callable[[str], None] | None
 
 
 def result(ds: Dataset, dataset: str, rows: list[Row]) -> BacktestResult:
+    """The table: each row followed by the rows derived from it (its draw model)."""
     return BacktestResult(
         dataset=dataset,
         metric=ds.metric,
         targets=list(ds.targets),
-        rows=rows,
+        rows=[r for row in rows for r in (row, *row.extra)],
         notes=ds.notes,
         actual={k: g.score for k, g in ds.targets.items()},
+        draw_rate=ds.draw_rate,
     )
 
 
@@ -540,15 +596,21 @@ def result_frame(result: BacktestResult) -> pl.DataFrame:
     data["validation"] = [r.validation for r in result.rows]
     for t in result.targets:
         data[t] = [r.scores.get(t, math.nan) for r in result.rows]
+    for t in result.targets:
+        data[f"{t} log-loss3"] = [r.log_loss3.get(t, math.nan) for r in result.rows]
     data["settings"] = [r.settings for r in result.rows]
     data["note"] = [r.note for r in result.rows]
     return pl.DataFrame(data)
 
 
-def predictions_frame(result: BacktestResult) -> pl.DataFrame:
-    """Long table (system, target, game, predicted, actual) for calibration plots."""
+def predictions_frame(result: BacktestResult, derived: bool = True) -> pl.DataFrame:
+    """Long table (system, target, game, predicted, actual) for calibration plots;
+    ``derived=False`` leaves out the draw-model rows (the calibration plot shows the
+    systems; docs/backtest.md "Draws")."""
     parts = []
     for row in result.rows:
+        if row.derived and not derived:
+            continue
         for target, pred in row.predictions.items():
             actual = result.actual[target]
             parts.append(
@@ -581,13 +643,22 @@ def markdown_section(result: BacktestResult, command: str) -> str:
         "",
     ]
     lines += [f"- {note}" for note in result.notes]
+    lines.append(
+        "- *target* log-loss3: mean −ln P(outcome) over win/draw/loss (docs/backtest.md "
+        '"Draws"); two-outcome rows read P(draw) = the draw rate of the '
+        f"training games {result.draw_rate:.4f} (of the validation split where the protocol "
+        "has no training games), the rest split by E; `+ davidson` rows: Davidson's draw "
+        "model fitted on the validation split; lower is better"
+    )
     lines.append("")
-    header = ["system", "validation", *result.targets, "tuned settings"]
+    loss_cols = [f"{t} log-loss3" for t in result.targets]
+    header = ["system", "validation", *result.targets, *loss_cols, "tuned settings"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for row in result.rows:
         cells = [row.system, _fmt(row.validation)]
         cells += [_fmt(row.scores.get(t, math.nan)) for t in result.targets]
+        cells += [_fmt(row.log_loss3.get(t, math.nan)) for t in result.targets]
         cells.append(row.note or row.settings)
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", f"<!-- /backtest:{result.dataset} -->", ""]

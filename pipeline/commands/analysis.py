@@ -109,7 +109,8 @@ def cmd_backtest(args) -> int:
     if args.predictions:
         output.render(predictions, "parquet", args.predictions)
     if args.plot:
-        plots.plot_calibration(predictions, args.plot, target=result.targets[-1])
+        base = backtest.predictions_frame(result, derived=False)
+        plots.plot_calibration(base, args.plot, target=result.targets[-1])
         print(f"calibration plot written to {args.plot}", file=sys.stderr)
     return 0
 

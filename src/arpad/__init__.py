@@ -7,6 +7,7 @@ The notebook API (docs/api.md)::
     store = arpad.Store("arpad-store")                            # a store on disk
     store.ingest("games.csv"); store.rate("fide"); store.list("fide")
     arpad.predict(ratings, pairings, system="fide")               # expected scores
+    arpad.predict(ratings, pairings, system="fide", draws=0.3)    # + P(win/draw/loss)
 
 ``import arpad`` is cheap: the API and the packages behind it (``arpad.pipeline``,
 ``arpad.kernels``, ``arpad.flows``) load on first use.
@@ -16,7 +17,16 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-_API = ("rate", "predict", "Store", "systems", "InputError", "StoreBusyError")
+_API = (
+    "rate",
+    "predict",
+    "fit_draws",
+    "DrawModel",
+    "Store",
+    "systems",
+    "InputError",
+    "StoreBusyError",
+)
 __all__ = [*_API, "__version__"]
 
 

@@ -5,8 +5,10 @@
   the same engine as ``arpad ingest`` + ``arpad rate``.
 - ``Store(path)``: a store on disk — ingest, rate, list, card, history, sql —
   running the same jobs as the command line (pipeline/jobs.py).
-- ``predict(ratings, pairings, system=…)``: expected scores of new pairings
-  from a rating state (the last rating of each player in ``ratings``).
+- ``predict(ratings, pairings, system=…, draws=…)``: expected scores of new
+  pairings from a rating state (the last rating of each player in ``ratings``)
+  and, with a draw model, P(white), P(draw), P(black) (pipeline/predict.py).
+- ``fit_draws(predicted)``: the draw model (``DrawModel``) of played games.
 """
 
 from __future__ import annotations
@@ -18,9 +20,19 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from arpad.pipeline.draws import DrawModel
 from arpad.pipeline.errors import InputError, StoreBusyError
 
-__all__ = ["InputError", "Store", "StoreBusyError", "predict", "rate", "systems"]
+__all__ = [
+    "DrawModel",
+    "InputError",
+    "Store",
+    "StoreBusyError",
+    "fit_draws",
+    "predict",
+    "rate",
+    "systems",
+]
 
 
 def systems() -> list[str]:
@@ -169,54 +181,54 @@ def rate(
     )
 
 
-def predict(ratings, pairings, system: str = "fide", rules=None, **settings: Any) -> pl.DataFrame:
-    """Expected scores of new pairings from a rating state.
+def predict(
+    ratings, pairings, system: str = "fide", rules=None, draws=None, **settings: Any
+) -> pl.DataFrame:
+    """Expected scores of new pairings from a rating state (pipeline/predict.py).
 
     ``ratings``: a frame with ``player_id`` and ``rating`` (or ``rating_after``,
     as ``rate`` and ``Store.list`` return; with a ``period`` column the latest
     row of each player counts) and, for Glicko systems, ``rd`` (or ``rd_after``).
-    ``pairings``: ``white_id`` and ``black_id``. Returns the pairings with
-    ``white_rating``, ``black_rating`` and ``expected`` (White's expected
-    score, by the system's own formula); unknown players give nulls.
+    ``pairings``: ``white_id`` and ``black_id`` (other columns are kept). Returns
+    the pairings with ``white_rating``, ``black_rating`` and ``expected`` (White's
+    expected score, by the system's own formula); unknown players give nulls.
+    ``draws``: a draw model (``arpad.DrawModel``, e.g. ``fit_draws``'s) or a number,
+    the draw probability between equal players: adds ``p_white``, ``p_draw`` and
+    ``p_black`` (Davidson's model keeping ``expected``; docs/backtest.md "Draws").
     """
     from arpad.pipeline import engine
+    from arpad.pipeline.predict import latest_state, predict_pairings
     from arpad.pipeline.systems import get_system
 
-    state = pl.from_arrow(_arrow(ratings, "ratings"))
-    if "period" in state.columns:
-        state = state.sort("period").unique("player_id", keep="last", maintain_order=True)
-    rating_col = "rating" if "rating" in state.columns else "rating_after"
-    rd_col = next((c for c in ("rd", "rd_after") if c in state.columns), None)
-    state = state.select(
-        pl.col("player_id").cast(pl.String),
-        pl.col(rating_col).cast(pl.Float64).alias("_r"),
-        (pl.col(rd_col) if rd_col else pl.lit(None)).cast(pl.Float64).alias("_rd"),
-    )
+    state = latest_state(pl.from_arrow(_arrow(ratings, "ratings")))
     pairs = pl.from_arrow(_arrow(pairings, "pairings"))
-    for side in ("white", "black"):
-        pairs = pairs.join(
-            state.rename({"player_id": f"{side}_id", "_r": f"{side}_rating", "_rd": f"_{side}_rd"}),
-            on=f"{side}_id",
-            how="left",
-        )
-    sys_ = get_system(system)
     base = engine.resolve_rules(system, str(rules), "standard") if rules else None
     if base is None:
-        base = sys_.rules_type()
+        base = get_system(system).rules_type()
     rules_obj = engine.apply_overrides(base, settings)
+    return predict_pairings(state, pairs, system, rules_obj, _draw_model(draws))
 
-    def arr(name):
-        return pairs.get_column(name).fill_null(np.nan).to_numpy().astype(np.float64)
 
-    white, black = arr("white_rating"), arr("black_rating")
-    known = ~(np.isnan(white) | np.isnan(black))
-    expected = np.full(white.shape, np.nan)
-    if known.any():
-        expected[known] = sys_.expected_scores(
-            white[known], black[known], arr("_white_rd")[known], arr("_black_rd")[known], rules_obj
-        )
-    return pairs.drop("_white_rd", "_black_rd").with_columns(
-        pl.Series("expected", expected).fill_nan(None)
+def _draw_model(draws):
+    if draws is None or draws is False:
+        return None
+    if isinstance(draws, DrawModel):
+        return draws
+    if isinstance(draws, bool) or not isinstance(draws, (int, float)):
+        raise TypeError("draws: a DrawModel or the draw probability between equal players")
+    return DrawModel.from_draw_rate(float(draws))
+
+
+def fit_draws(predicted, score: str = "score"):
+    """The draw model (``arpad.DrawModel``) that best explains played games: ``predicted``
+    is ``predict``'s output for games already played (ratings from before them) with
+    White's ``score`` (1, 0.5, 0) in a column; ν by maximum likelihood
+    (pipeline/draws.py ``fit_nu``)."""
+    from arpad.pipeline.draws import fit_nu
+
+    frame = pl.from_arrow(_arrow(predicted, "predicted")).drop_nulls(["expected", score])
+    return fit_nu(
+        frame["expected"].cast(pl.Float64).to_numpy(), frame[score].cast(pl.Float64).to_numpy()
     )
 
 

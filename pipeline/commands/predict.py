@@ -1,0 +1,72 @@
+"""``arpad predict``: expected scores (and, with a draw model, win/draw/loss probabilities)
+of pairings from a store's ratings (pipeline/predict.py; docs/cli.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import polars as pl
+
+from arpad.pipeline import output
+from arpad.pipeline.commands.common import add_store, require_store
+from arpad.pipeline.periods import parse_period
+from arpad.pipeline.store import outside
+from arpad.pipeline.systems import DEFAULT_SYSTEM
+
+
+def register(sub) -> None:
+    p = sub.add_parser("predict", help="expected scores of pairings from a store's ratings")
+    p.add_argument(
+        "pairings", metavar="PAIRINGS.csv", help="white_id, black_id (other columns kept)"
+    )
+    add_store(p)
+    p.add_argument("--system", default=DEFAULT_SYSTEM)
+    p.add_argument("--pool", default="standard")
+    p.add_argument(
+        "--period",
+        type=parse_period,
+        default=None,
+        help="ratings after this period (each player's latest at or before it; default: the latest)",
+    )
+    p.add_argument(
+        "--draw-rate",
+        type=float,
+        default=None,
+        metavar="P",
+        help="add p_white, p_draw, p_black from Davidson's draw model with draw probability P "
+        'between equal players (docs/backtest.md "Draws")',
+    )
+    p.add_argument("--format", dest="fmt", default="table", choices=("table", "csv", "json"))
+    p.add_argument("--output", default=None, metavar="FILE")
+    p.set_defaults(func=cmd_predict)
+
+
+def cmd_predict(args) -> int:
+    from arpad.pipeline.draws import DrawModel
+    from arpad.pipeline.predict import predict_pairings, store_state, unknown_count
+    from arpad.pipeline.systems import get_system
+
+    path = Path(args.pairings)
+    if not path.is_file():
+        raise FileNotFoundError(f"no pairings file at {path}")
+    try:
+        pairs = pl.read_csv(path, infer_schema=False)
+    except pl.exceptions.PolarsError as exc:
+        raise ValueError(f"{path}: not a CSV file ({type(exc).__name__})") from None
+    draws = None if args.draw_rate is None else DrawModel.from_draw_rate(args.draw_rate)
+    store = require_store(args)
+    if args.output:
+        outside(store.root, args.output)
+    state, period = store_state(store, args.system, args.pool, args.period)
+    rules = get_system(args.system).rules_for(period, args.pool)
+    frame = predict_pairings(state, pairs, args.system, rules, draws)
+    output.render(frame, args.fmt, args.output, max_rows=100)
+    unknown = unknown_count(frame)
+    if unknown:
+        print(
+            f"note: {unknown} of {frame.height} pairings have a player without a "
+            f"{args.system}/{args.pool} rating at period {period} (empty values)",
+            file=sys.stderr,
+        )
+    return 0

@@ -1,0 +1,132 @@
+"""Predictions for new pairings from a rating state: the shared part of ``arpad.predict``
+(src/arpad/api.py) and ``arpad predict`` (pipeline/commands/predict.py); docs/api.md and
+docs/cli.md.
+
+White's expected score is the system's own ``expected_scores`` hook (FIDE's table 8.1.2
+with the 400-point rule, the logistic curve for Elo, Glicko's g(RD)-damped curve, …).
+With a draw model (pipeline/draws.py, docs/backtest.md "Draws") the three outcome
+probabilities come from Davidson's model with the model's ν whose expected score is the
+system's (``draws.at_expected``), so the layer works over any system's ratings and
+keeps its expected score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from arpad.pipeline.draws import DrawModel, at_expected
+from arpad.pipeline.systems import get_system
+
+STATE_COLUMNS = ("player_id", "rating", "rd")
+
+
+def latest_state(ratings: pl.DataFrame) -> pl.DataFrame:
+    """(player_id, rating, rd) from a frame with ``player_id`` and ``rating`` or
+    ``rating_after`` (and optionally ``rd``/``rd_after``); with a ``period`` column each
+    player's latest row counts."""
+    missing = [c for c in ("player_id",) if c not in ratings.columns]
+    rating_col = next((c for c in ("rating", "rating_after") if c in ratings.columns), None)
+    if missing or rating_col is None:
+        raise ValueError("ratings need player_id and rating (or rating_after) columns")
+    if "period" in ratings.columns:
+        ratings = ratings.sort("period").unique("player_id", keep="last", maintain_order=True)
+    rd_col = next((c for c in ("rd", "rd_after") if c in ratings.columns), None)
+    return ratings.select(
+        pl.col("player_id").cast(pl.String),
+        pl.col(rating_col).cast(pl.Float64).alias("rating"),
+        (pl.col(rd_col) if rd_col else pl.lit(None)).cast(pl.Float64).alias("rd"),
+    )
+
+
+STORE_STATE_SQL = """
+SELECT player_id, rating_after AS rating, rd_after AS rd
+FROM ratings
+WHERE system = ? AND pool = ? AND period <= ? AND rating_after IS NOT NULL
+QUALIFY row_number() OVER (PARTITION BY player_id ORDER BY period DESC) = 1
+"""
+
+STORE_PERIODS_SQL = "SELECT DISTINCT period FROM ratings WHERE system = ? AND pool = ? ORDER BY 1"
+
+
+def store_state(store, system: str, pool: str, period: int | None) -> tuple[pl.DataFrame, int]:
+    """(state, period): each player's rating_after/rd_after of their latest row of the
+    store's ``ratings`` view at or before ``period`` (default: the latest rated period)."""
+    from arpad.pipeline import catalog
+
+    con = catalog.connect(store)
+    try:
+        rated = [r[0] for r in con.execute(STORE_PERIODS_SQL, [system, pool]).fetchall()]
+        if not rated:
+            raise ValueError(f"no ratings for system {system} pool {pool}; run arpad rate first")
+        if period is None:
+            period = rated[-1]
+        elif period < rated[0]:
+            raise ValueError(
+                f"no {system}/{pool} ratings at or before period {period} "
+                f"(rated periods: {rated[0]}..{rated[-1]})"
+            )
+        frame = catalog.query_frame(con, STORE_STATE_SQL, [system, pool, period])
+    finally:
+        con.close()
+    return latest_state(frame), period
+
+
+def check_pairings(pairs: pl.DataFrame) -> pl.DataFrame:
+    missing = [c for c in ("white_id", "black_id") if c not in pairs.columns]
+    if missing:
+        raise ValueError(f"pairings need columns white_id and black_id (missing {missing})")
+    return pairs.with_columns(
+        pl.col("white_id").cast(pl.String), pl.col("black_id").cast(pl.String)
+    )
+
+
+def predict_pairings(
+    state: pl.DataFrame,
+    pairs: pl.DataFrame,
+    system: str,
+    rules,
+    draws: DrawModel | None = None,
+) -> pl.DataFrame:
+    """The pairings (every column kept) with ``white_rating``, ``black_rating`` and
+    ``expected`` (White's expected score, the system's ``expected_scores``) and, with a
+    draw model, ``p_white``, ``p_draw``, ``p_black``. Unknown players give nulls."""
+    pairs = check_pairings(pairs)
+    for side in ("white", "black"):
+        pairs = pairs.join(
+            state.rename(
+                {"player_id": f"{side}_id", "rating": f"{side}_rating", "rd": f"_{side}_rd"}
+            ),
+            on=f"{side}_id",
+            how="left",
+            maintain_order="left",
+        )
+
+    def arr(name):
+        return pairs.get_column(name).cast(pl.Float64).fill_null(np.nan).to_numpy()
+
+    white, black = arr("white_rating"), arr("black_rating")
+    known = ~(np.isnan(white) | np.isnan(black))
+    expected = np.full(white.shape, np.nan)
+    if known.any():
+        expected[known] = get_system(system).expected_scores(
+            white[known], black[known], arr("_white_rd")[known], arr("_black_rd")[known], rules
+        )
+    out = pairs.drop("_white_rd", "_black_rd").with_columns(
+        pl.Series("expected", expected).fill_nan(None)
+    )
+    if draws is None:
+        return out
+    probs = [np.full(white.shape, np.nan) for _ in range(3)]
+    if known.any():
+        for p, values in zip(probs, at_expected(expected[known], draws.nu)):
+            p[known] = values
+    return out.with_columns(
+        pl.Series(name, p).fill_nan(None)
+        for name, p in zip(("p_white", "p_draw", "p_black"), probs)
+    )
+
+
+def unknown_count(predicted: pl.DataFrame) -> int:
+    """Pairings with a player who has no rating (their values are empty)."""
+    return int(predicted["expected"].null_count())
