@@ -92,24 +92,10 @@ def main(argv=None) -> dict:
 
     # Inputs for the kernel-only measurements: the periods' games as dense arrays.
     info = engine.player_info(store.read_players())
-    import duckdb
-    import pyarrow as pa
-
-    con = duckdb.connect()
-    con.register(
-        "player_index",
-        pa.table(
-            {
-                "player_id": pa.array(info.player_id, pa.string()),
-                "idx": np.arange(info.n, dtype=np.int32),
-            }
-        ),
-    )
     arrays = [
-        engine.load_period_games(con, [str(f) for f in store.game_files("standard", p)], info.n)
+        engine.load_period_games([str(f) for f in store.game_files("standard", p)], info.player_id)
         for p in periods
     ]
-    con.close()
     rules = FIDE_VERSIONS[-1]
     state = engine.get_system("fide").initial_state(info, rules)
     rating, is_rated = state.players["rating"], state.players["is_rated"]
