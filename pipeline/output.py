@@ -5,11 +5,14 @@ from __future__ import annotations
 import io
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
 import pyarrow as pa
 
 from arpad.pipeline.store import atomic_write_parquet, atomic_write_text
+
+if TYPE_CHECKING:  # polars is imported where a table is printed (not on the rate path)
+    import polars as pl
 
 FORMATS = ("table", "csv", "json", "parquet", "txt")
 
@@ -65,6 +68,8 @@ def render(
 ) -> None:
     """Print ``table`` (or write it to ``output``, atomically) in ``fmt``; with ``root``
     (a store writing its own exports) the output must be inside that store."""
+    import polars as pl
+
     frame = table if isinstance(table, pl.DataFrame) else pl.from_arrow(table)
     if fmt == "parquet":
         if not output:
@@ -78,6 +83,8 @@ def render(
         frame.write_json(buf)
         text = buf.getvalue() + "\n"
     elif fmt == "table":
+        import polars as pl
+
         with pl.Config(
             tbl_rows=max_rows,
             tbl_cols=-1,

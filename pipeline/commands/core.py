@@ -16,7 +16,6 @@ from arpad.pipeline.commands.common import (
     split_list,
 )
 from arpad.pipeline.periods import parse_period
-from arpad.pipeline.sql import run_readonly_sql
 from arpad.pipeline.store import outside
 from arpad.pipeline.systems import DEFAULT_SYSTEM, system_names
 
@@ -244,6 +243,8 @@ def cmd_sql(args) -> int:
     store = require_store(args)
     if args.output:
         outside(store.root, args.output)
+    from arpad.pipeline.sql import run_readonly_sql  # DuckDB and polars: only for `arpad sql`
+
     frame = run_readonly_sql(store, args.query, args.param, allow_files=args.allow_file)
     output.render(frame, args.fmt, args.output)
     return 0
