@@ -149,37 +149,13 @@ def true_performance_logistic(
 ):
     """``true_performance_one`` on the logistic curve with the opponents' powers
     q_j = 10^(R_j/400) computed once per player by the caller: one ``pow`` per
-    iteration instead of one per game (same bracket, same safeguarded Newton)."""
-    lo = math.inf
-    hi = -math.inf
-    for j in range(lo_entry, hi_entry):
-        r = opponent_rating[j]
-        if r == r:
-            lo = min(lo, r)
-            hi = max(hi, r)
-    extra_power = np.nan
-    if extra_rating == extra_rating:
-        lo = min(lo, extra_rating)
-        hi = max(hi, extra_rating)
-        extra_power = 10.0 ** (extra_rating / 400.0)
-    lo -= 800.0
-    hi += 800.0
-    for _ in range(60):
-        t, _s = _sum_logistic_powers(
-            opponent_power, lo_entry, hi_entry, 10.0 ** (lo / 400.0), extra_power
-        )
-        if t <= target:
-            break
-        lo -= 800.0
-    for _ in range(60):
-        t, _s = _sum_logistic_powers(
-            opponent_power, lo_entry, hi_entry, 10.0 ** (hi / 400.0), extra_power
-        )
-        if t >= target:
-            break
-        hi += 800.0
-    # Start Newton at the linear performance Rc + 800 p − 400 (inside the bracket): near
-    # the root, so a few steps reach the tolerance where the bracket's midpoint needs more.
+    iteration instead of one per game.
+
+    Newton from the linear performance Rc + 800 p − 400 (near the root), steps capped
+    at 800 points; every evaluation narrows a bracket [lo, hi] (E is increasing), and
+    once both ends are known a step that leaves the bracket is replaced by bisection.
+    Stops when the step or the bracket is below ``tol``.
+    """
     count = 0
     total_rating = 0.0
     for j in range(lo_entry, hi_entry):
@@ -187,30 +163,44 @@ def true_performance_logistic(
         if r == r:
             count += 1
             total_rating += r
+    extra_power = np.nan
     if extra_rating == extra_rating:
         count += 1
         total_rating += extra_rating
+        extra_power = 10.0 ** (extra_rating / 400.0)
     x = total_rating / count + 800.0 * target / count - 400.0
-    if not (lo < x < hi):
-        x = 0.5 * (lo + hi)
+    lo = -math.inf
+    hi = math.inf
     slope_factor = math.log(10.0) / 400.0
-    for _ in range(200):
+    for _ in range(400):
         total, spread = _sum_logistic_powers(
             opponent_power, lo_entry, hi_entry, 10.0 ** (x / 400.0), extra_power
         )
         f = total - target
-        slope = spread * slope_factor
+        if f == 0.0:
+            return x
         if f < 0.0:
             lo = x
         else:
             hi = x
         if hi - lo <= tol:
             return 0.5 * (lo + hi)
-        nxt = x - f / slope if slope > 0.0 else 0.5 * (lo + hi)
+        slope = spread * slope_factor
+        if slope > 0.0:
+            step = -f / slope
+            if step > 800.0:
+                step = 800.0
+            elif step < -800.0:
+                step = -800.0
+        else:
+            step = 800.0 if f < 0.0 else -800.0
+        if abs(step) <= 0.5 * tol:
+            return x + step
+        nxt = x + step
         if not (lo < nxt < hi):
+            # Both ends are known here (a step goes towards the unknown end), so this is
+            # the bisection safeguard of a Newton step that overshot.
             nxt = 0.5 * (lo + hi)
-        if abs(nxt - x) <= 0.5 * tol:
-            return nxt
         x = nxt
     return x
 
