@@ -227,6 +227,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--tag", default="bench_peer")
     a = ap.parse_args(argv)
 
+    load_at_start = os.getloadavg()[0]
     rscript = need_rscript()
     lib = ROOT / "benchmarks" / "work" / "Rlib"
     version = ensure_peer(rscript, a.peer, lib)
@@ -265,10 +266,10 @@ def main(argv: list[str] | None = None) -> dict:
         diffs.append(elo_difference(Store(store_dir), a.work / "r_elo.bin", inputs["players"]))
         line = ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times.items())
         print(f"repeat {rep + 1}: {line}; max |arpad elo - R elo| {diffs[-1]:.2e}", flush=True)
-    return finish(a, spec, inputs, times, diffs, version)
+    return finish(a, spec, inputs, times, diffs, version, load_at_start)
 
 
-def finish(a, spec, inputs, times, diffs, version) -> dict:
+def finish(a, spec, inputs, times, diffs, version, load_at_start) -> dict:
     med = {k: statistics.median(v) for k, v in times.items()}
     # Same-run ratios: per repeat R time / arpad time of the same pair, then the median.
     ratio = {
@@ -280,7 +281,11 @@ def finish(a, spec, inputs, times, diffs, version) -> dict:
     result = {
         "benchmark": "R PlayerRatings vs arpad rate, whole processes (issue 15)",
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "machine": {**machine(), "load_1min_at_end": os.getloadavg()[0]},
+        "machine": {
+            **machine(),
+            "load_1min_at_start": load_at_start,
+            "load_1min_at_end": os.getloadavg()[0],
+        },
         "peer": f"PlayerRatings {version} ({a.peer})",
         "data": {
             "players": a.players,
