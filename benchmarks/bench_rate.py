@@ -197,7 +197,7 @@ def main(argv=None) -> dict:
         f"| CSR grouping kernel | {csr_s:.3f} | {gps['csr_grouping']:,.0f} | |",
         f"| kernel + CSR | {kernel_s + csr_s:.3f} | {gps['fide_kernel_plus_csr']:,.0f} | |",
         f"| plain NumPy period step (same results) | {numpy_s:.3f} | {gps['numpy_step']:,.0f} | |",
-        f"| whole `rate` path (Parquet->DuckDB->kernel->Parquet) | {whole_s:.3f} | "
+        f"| whole `rate` path (Parquet->Arrow->kernel->Parquet) | {whole_s:.3f} | "
         f"{gps['whole_rate_path']:,.0f} | >= 1,000,000 |",
         "",
         f"Kernel vs NumPy: {result['ratios']['kernel_vs_numpy']:.1f}x "
