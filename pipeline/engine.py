@@ -236,7 +236,7 @@ def load_period_games(
         res = res.append_column("_w", white).append_column("_b", black).filter(keep)
         white, black = res.column("_w"), res.column("_b")
     # Events: dense codes in order of first appearance, -1 where unknown.
-    codes = pc.dictionary_encode(res.column("event_id")).combine_chunks().indices
+    codes = pc.dictionary_encode(res.column("event_id").cast(pa.string())).combine_chunks().indices
     event = pc.fill_null(codes, -1).to_numpy(zero_copy_only=False)
 
     def ints(col):
@@ -294,13 +294,14 @@ def rate_in_memory(
     state = sys_.initial_state(info, rules_for(periods[0][0]))
     previous: int | None = None
     out: dict[int, pa.Table] = {}
+    ids = _id_array(info.player_id)
     for period, white, black, score, event in periods:
         games = PeriodGames.build(period, white, black, score, info.n, event, previous)
         state, report = step_period(sys_, state, games, rules_for(period))
-        out[period] = _report_table(report, info.player_id)
+        out[period] = _report_table(report, ids)
         previous = period
     for p, report in revised_reports(sys_, state, list(out), rules_for(previous)).items():
-        out[p] = _report_table(report, info.player_id)
+        out[p] = _report_table(report, ids)
     return out
 
 
