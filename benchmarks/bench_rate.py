@@ -204,7 +204,7 @@ def main(argv=None) -> dict:
         f"(kernel + CSR vs NumPy: {result['ratios']['kernel_plus_csr_vs_numpy']:.1f}x).",
         "Whole path split (median s): "
         + ", ".join(f"{k} {v:.2f}" for k, v in split.items())
-        + " (query = Arrow read + id lookup, waiting for the background reader; kernel = CSR + step + performance column; write = building the tables and waiting for the background writer).",
+        + " (query = Arrow read + id lookup; kernel = CSR + step + performance column; write = ratings + checkpoint Parquet).",
         "",
         "Reproduce: `.venv/bin/python benchmarks/bench_rate.py` (or `make bench`).",
     ]

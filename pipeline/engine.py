@@ -17,7 +17,6 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,17 +126,13 @@ class _Checkpoints:
     """State <-> Parquet tables keyed by player_id (so indices may change between runs)."""
 
     @staticmethod
-    def to_tables(state: State, player_id, copy: bool = False) -> dict[str, pa.Table]:
+    def to_tables(state: State, player_id) -> dict[str, pa.Table]:
         ids = _id_array(player_id)
-
-        def array(v):
-            return pa.array(np.array(v, copy=True) if copy else v)
-
         cols = {"player_id": ids}
-        cols.update({k: array(v) for k, v in state.players.items()})
+        cols.update({k: pa.array(v) for k, v in state.players.items()})
         tables = {"players": pa.table(cols)}
         for name, table in state.tables.items():
-            t = {k: array(v) for k, v in table.items() if k != "player"}
+            t = {k: pa.array(v) for k, v in table.items() if k != "player"}
             if "player" in table:
                 rows = pa.array(np.asarray(table["player"], dtype=np.int64))
                 t = {"player_id": ids.take(rows), **t}
@@ -362,63 +357,37 @@ def rate(
 
     ids = _id_array(info.player_id)
 
-    def load(period: int):
-        return load_period_games([str(f) for f in store.game_files(pool, period)], ids)
-
-    def write(period: int, table: pa.Table, report: Report, tables: dict, meta: dict) -> None:
-        # In this order (ratings, game report, checkpoint with meta.json last): a run killed
-        # at any point leaves complete periods and at most one period without its checkpoint.
+    for i, period in enumerate(walk):
+        r = rules_for(period)
+        t0 = time.perf_counter()
+        files = [str(f) for f in store.game_files(pool, period)]
+        white, black, score, event = load_period_games(files, ids)
+        t1 = time.perf_counter()
+        games = PeriodGames.build(period, white, black, score, n, event, previous)
+        state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
+        t2 = time.perf_counter()
+        table = _report_table(report, ids)
         store.write_ratings(system, pool, period, table)
         write_game_report(store, system, pool, period, report, info.player_id)
-        store.write_state(system, pool, period, tables, meta)
-
-    # I/O overlaps the kernels: one thread reads the next period's games, one writes the
-    # previous period's files (in period order, at most one period in flight; Arrow and
-    # Parquet release the GIL). Only the main thread runs Numba kernels.
-    with (
-        ThreadPoolExecutor(1, thread_name_prefix="arpad-read") as reader,
-        ThreadPoolExecutor(1, thread_name_prefix="arpad-write") as writer,
-    ):
-        next_games = reader.submit(load, walk[0]) if walk else None
-        pending = None
-        for i, period in enumerate(walk):
-            r = rules_for(period)
-            t0 = time.perf_counter()
-            white, black, score, event = next_games.result()
-            if i + 1 < len(walk):
-                next_games = reader.submit(load, walk[i + 1])
-            t1 = time.perf_counter()
-            games = PeriodGames.build(period, white, black, score, n, event, previous)
-            state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
-            t2 = time.perf_counter()
-            table = _report_table(report, ids)
-            meta = {
-                "system": system,
-                "pool": pool,
-                "period": period,
-                "rules": sys_.rules_name(r),
-                **(checkpoint_meta or {}),  # the run id pipeline/resume.py keys on
-            }
-            # Copies: the writer must not see a later step's in-place updates of the state.
-            tables = _Checkpoints.to_tables(state, ids, copy=True)
-            if pending is not None:
-                pending.result()  # raises a failed write here
-            pending = writer.submit(write, period, table, report, tables, meta)
-            t3 = time.perf_counter()
-            summary.seconds["query"] += t1 - t0
-            summary.seconds["kernel"] += t2 - t1
-            summary.seconds["write"] += t3 - t2
-            summary.periods.append(period)
-            summary.games += int(white.size)
-            summary.rows_written += table.num_rows
-            summary.rules.append(meta["rules"])
-            previous = period
-            if progress:
-                progress(i + 1, len(walk), int(white.size))
-        if pending is not None:
-            t2 = time.perf_counter()
-            pending.result()
-            summary.seconds["write"] += time.perf_counter() - t2
+        meta = {
+            "system": system,
+            "pool": pool,
+            "period": period,
+            "rules": sys_.rules_name(r),
+            **(checkpoint_meta or {}),  # the run id pipeline/resume.py keys on
+        }
+        store.write_state(system, pool, period, _Checkpoints.to_tables(state, ids), meta)
+        t3 = time.perf_counter()
+        summary.seconds["query"] += t1 - t0
+        summary.seconds["kernel"] += t2 - t1
+        summary.seconds["write"] += t3 - t2
+        summary.periods.append(period)
+        summary.games += int(white.size)
+        summary.rows_written += table.num_rows
+        summary.rules.append(meta["rules"])
+        previous = period
+        if progress:
+            progress(i + 1, len(walk), int(white.size))
     # Periods in range that no longer hold games (e.g. after a correction) lose their reports.
     for p in store.rating_periods(system, pool):
         in_range = (start is None or p >= start) and (end is None or p <= end)
