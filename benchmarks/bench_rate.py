@@ -92,24 +92,10 @@ def main(argv=None) -> dict:
 
     # Inputs for the kernel-only measurements: the periods' games as dense arrays.
     info = engine.player_info(store.read_players())
-    import duckdb
-    import pyarrow as pa
-
-    con = duckdb.connect()
-    con.register(
-        "player_index",
-        pa.table(
-            {
-                "player_id": pa.array(info.player_id, pa.string()),
-                "idx": np.arange(info.n, dtype=np.int32),
-            }
-        ),
-    )
     arrays = [
-        engine.load_period_games(con, [str(f) for f in store.game_files("standard", p)], info.n)
+        engine.load_period_games([str(f) for f in store.game_files("standard", p)], info.player_id)
         for p in periods
     ]
-    con.close()
     rules = FIDE_VERSIONS[-1]
     state = engine.get_system("fide").initial_state(info, rules)
     rating, is_rated = state.players["rating"], state.players["is_rated"]
@@ -211,14 +197,14 @@ def main(argv=None) -> dict:
         f"| CSR grouping kernel | {csr_s:.3f} | {gps['csr_grouping']:,.0f} | |",
         f"| kernel + CSR | {kernel_s + csr_s:.3f} | {gps['fide_kernel_plus_csr']:,.0f} | |",
         f"| plain NumPy period step (same results) | {numpy_s:.3f} | {gps['numpy_step']:,.0f} | |",
-        f"| whole `rate` path (Parquet->DuckDB->kernel->Parquet) | {whole_s:.3f} | "
+        f"| whole `rate` path (Parquet->Arrow->kernel->Parquet) | {whole_s:.3f} | "
         f"{gps['whole_rate_path']:,.0f} | >= 1,000,000 |",
         "",
         f"Kernel vs NumPy: {result['ratios']['kernel_vs_numpy']:.1f}x "
         f"(kernel + CSR vs NumPy: {result['ratios']['kernel_plus_csr_vs_numpy']:.1f}x).",
         "Whole path split (median s): "
         + ", ".join(f"{k} {v:.2f}" for k, v in split.items())
-        + " (query = DuckDB read + id join; kernel = CSR + step; write = ratings + checkpoint Parquet).",
+        + " (query = Arrow read + id lookup; kernel = CSR + step + performance column; write = ratings + checkpoint Parquet).",
         "",
         "Reproduce: `.venv/bin/python benchmarks/bench_rate.py` (or `make bench`).",
     ]

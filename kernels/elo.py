@@ -4,7 +4,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arpad.kernels.config import jit_parallel, prange
+from arpad.kernels.config import by_work, jit_parallel, prange
 from arpad.kernels.expected import logistic
 
 
@@ -53,7 +53,7 @@ def elo_period(
     if offsets.shape != (rating.shape[0] + 1,):
         raise ValueError("offsets must have n_players + 1 entries")
     return EloPeriodResult(
-        *_elo_period(
+        *by_work(_elo_period, rating.shape[0] + len(opponent))(
             rating,
             offsets,
             np.ascontiguousarray(opponent, dtype=np.int32),

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arpad.kernels.config import jit_parallel, prange
+from arpad.kernels.config import by_work, jit_parallel, prange
 
 
 class EloLinearResult(NamedTuple):
@@ -66,5 +66,7 @@ def elo_linear_period(
     if c <= 0:
         raise ValueError("c must be positive")
     return EloLinearResult(
-        *_elo_linear_period(rating, offsets, opponent, own_score, float(k), float(c))
+        *by_work(_elo_linear_period, rating.shape[0] + len(opponent))(
+            rating, offsets, opponent, own_score, float(k), float(c)
+        )
     )

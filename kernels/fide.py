@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arpad.kernels.config import jit, jit_parallel, prange
+from arpad.kernels.config import by_work, jit, jit_parallel, prange
 from arpad.kernels.expected import NO_EXEMPTION, capped_difference, expected_hundredths
 from arpad.kernels.rounding import div_round_half_away
 
@@ -210,7 +210,7 @@ def fide_period(
     if entry_event.shape != opponent.shape:
         raise ValueError("entry_event must have one entry per CSR entry")
     return FidePeriodResult(
-        *_fide_period(
+        *by_work(_fide_period, rating.shape[0] + len(opponent))(
             rating,
             is_rated,
             k_base,

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arpad.kernels.config import jit, jit_parallel, prange
+from arpad.kernels.config import by_work, jit, jit_parallel, prange
 
 
 class Glicko1PeriodResult(NamedTuple):
@@ -181,7 +181,7 @@ def glicko1_period(
     _check_players(rating, rd, known)
     offsets = _check_csr(rating.shape[0], offsets)
     return Glicko1PeriodResult(
-        *_glicko1_period(
+        *by_work(_glicko1_period, rating.shape[0] + len(opponent))(
             rating,
             rd,
             known,
@@ -380,7 +380,7 @@ def glicko2_period(
     if not (tau > 0 and epsilon > 0 and max_iterations >= 1):
         raise ValueError("tau and epsilon must be positive, max_iterations at least 1")
     return Glicko2PeriodResult(
-        *_glicko2_period(
+        *by_work(_glicko2_period, rating.shape[0] + len(opponent))(
             rating,
             rd,
             volatility,

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arpad.kernels.config import jit, jit_parallel, prange
+from arpad.kernels.config import by_work, jit, jit_parallel, prange
 from arpad.kernels.rounding import round_half_up
 
 CURVE_NORMAL = 0
@@ -124,9 +124,98 @@ def _sum_expected(opponent_rating, lo_entry, hi_entry, r, extra_rating, curve):
     return total
 
 
+@jit
+def _sum_logistic_powers(opponent_power, lo_entry, hi_entry, x_power, extra_power):
+    """Σ_j E and Σ_j E(1 − E) on the logistic curve from powers: with X = 10^(x/400) and
+    q_j = 10^(R_j/400), E(x − R_j) = X / (X + q_j), one division per game."""
+    total = 0.0
+    spread = 0.0
+    for j in range(lo_entry, hi_entry):
+        q = opponent_power[j]
+        if q == q:
+            e = x_power / (x_power + q)
+            total += e
+            spread += e * (1.0 - e)
+    if extra_power == extra_power:
+        e = x_power / (x_power + extra_power)
+        total += e
+        spread += e * (1.0 - e)
+    return total, spread
+
+
+@jit
+def true_performance_logistic(
+    opponent_rating, opponent_power, lo_entry, hi_entry, target, extra_rating, tol
+):
+    """``true_performance_one`` on the logistic curve with the opponents' powers
+    q_j = 10^(R_j/400) computed once per player by the caller: one ``pow`` per
+    iteration instead of one per game.
+
+    Newton from the linear performance Rc + 800 p − 400 (near the root), steps capped
+    at 800 points; every evaluation narrows a bracket [lo, hi] (E is increasing), and
+    once both ends are known a step that leaves the bracket is replaced by bisection.
+    Stops when the step or the bracket is below ``tol``.
+    """
+    count = 0
+    total_rating = 0.0
+    for j in range(lo_entry, hi_entry):
+        r = opponent_rating[j]
+        if r == r:
+            count += 1
+            total_rating += r
+    extra_power = np.nan
+    if extra_rating == extra_rating:
+        count += 1
+        total_rating += extra_rating
+        extra_power = 10.0 ** (extra_rating / 400.0)
+    x = total_rating / count + 800.0 * target / count - 400.0
+    lo = -math.inf
+    hi = math.inf
+    slope_factor = math.log(10.0) / 400.0
+    for _ in range(400):
+        total, spread = _sum_logistic_powers(
+            opponent_power, lo_entry, hi_entry, 10.0 ** (x / 400.0), extra_power
+        )
+        f = total - target
+        if f == 0.0:
+            return x
+        if f < 0.0:
+            lo = x
+        else:
+            hi = x
+        if hi - lo <= tol:
+            return 0.5 * (lo + hi)
+        slope = spread * slope_factor
+        if slope > 0.0:
+            step = -f / slope
+            if step > 800.0:
+                step = 800.0
+            elif step < -800.0:
+                step = -800.0
+        else:
+            step = 800.0 if f < 0.0 else -800.0
+        if abs(step) <= 0.5 * tol:
+            return x + step
+        nxt = x + step
+        if not (lo < nxt < hi):
+            # Both ends are known here (a step goes towards the unknown end), so this is
+            # the bisection safeguard of a Newton step that overshot.
+            nxt = 0.5 * (lo + hi)
+        x = nxt
+    return x
+
+
 @jit_parallel
 def _performance_period(
-    offsets, opponent_rating, own_score, own_rating, dp_by_percent, curve, tol, with_true
+    offsets,
+    opponent_rating,
+    opponent_power,
+    own_score,
+    own_rating,
+    dp_by_percent,
+    curve,
+    tol,
+    with_true,
 ):
     n = offsets.shape[0] - 1
     games = np.zeros(n, dtype=np.int32)
@@ -163,7 +252,11 @@ def _performance_period(
             extreme[p] = True
             extra = own_rating[p] if own_rating[p] == own_rating[p] else rc
             target += 0.5
-        if with_true:
+        if with_true and curve == CURVE_LOGISTIC:
+            true[p] = true_performance_logistic(
+                opponent_rating, opponent_power, offsets[p], offsets[p + 1], target, extra, tol
+            )
+        elif with_true:
             true[p] = true_performance_one(
                 opponent_rating, offsets[p], offsets[p + 1], target, extra, curve, tol
             )
@@ -179,6 +272,7 @@ def performance_period(
     curve: str = "normal",
     tol: float = 1e-7,
     with_true: bool = True,
+    opponent_power: np.ndarray | None = None,
 ) -> PerformanceResult:
     """FIDE, linear and true performance of every player (see the module docstring).
 
@@ -186,6 +280,9 @@ def performance_period(
     CSR entry; ``own_rating`` float64[n] (NaN = none; used only for the virtual
     draw at 0 %/100 %); ``dp_by_percent`` the 101 entries of FIDE table 8.1.1.
     ``with_true=False`` skips the root finding (``true`` is then NaN).
+    ``opponent_power``: per CSR entry 10^(R_j/400) for the logistic true performance
+    (computed here when None; a caller with per-player ratings passes
+    ``(10 ** (rating / 400))[opponent]``, one power per player instead of per game).
     """
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     opponent_rating = np.ascontiguousarray(opponent_rating, dtype=np.float64)
@@ -203,10 +300,19 @@ def performance_period(
         raise ValueError("dp_by_percent must hold the 101 entries of table 8.1.1")
     if curve not in CURVES:
         raise ValueError(f"curve must be one of {', '.join(CURVES)}")
+    if with_true and CURVES[curve] == CURVE_LOGISTIC:
+        if opponent_power is None:
+            opponent_power = np.power(10.0, opponent_rating / 400.0)
+        opponent_power = np.ascontiguousarray(opponent_power, dtype=np.float64)
+        if opponent_power.shape != (entries,):
+            raise ValueError("opponent_power needs one entry per CSR entry")
+    else:
+        opponent_power = np.empty(0, dtype=np.float64)  # not read
     return PerformanceResult(
-        *_performance_period(
+        *by_work(_performance_period, offsets.shape[0] + entries)(
             offsets,
             opponent_rating,
+            opponent_power,
             own_score,
             own_rating,
             table,

@@ -1,8 +1,9 @@
 """The rating engine: walk a pool's periods in order, carry the state, write reports.
 
 Per period (docs/developing.md "The engine"):
-1. DuckDB reads the period's rated games and maps player ids to dense indices
-   (the run's player index, interned once from the players table);
+1. one Arrow read of the period's game files gives its rated games, and one
+   vectorised lookup maps player ids to dense indices (the run's player index,
+   built once from the players table);
 2. a counting-sort kernel groups the games by player (CSR offsets);
 3. the system's ``step`` maps (state, games, rules) to (state, report);
 4. the report is written as the period's ratings partition, and the state as
@@ -20,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from arpad.pipeline import catalog, sharding
 from arpad.pipeline.game_reports import write_game_report
@@ -126,14 +127,16 @@ class _Checkpoints:
     """State <-> Parquet tables keyed by player_id (so indices may change between runs)."""
 
     @staticmethod
-    def to_tables(state: State, player_id: np.ndarray) -> dict[str, pa.Table]:
-        cols = {"player_id": pa.array(player_id, type=pa.string())}
+    def to_tables(state: State, player_id) -> dict[str, pa.Table]:
+        ids = _id_array(player_id)
+        cols = {"player_id": ids}
         cols.update({k: pa.array(v) for k, v in state.players.items()})
         tables = {"players": pa.table(cols)}
         for name, table in state.tables.items():
             t = {k: pa.array(v) for k, v in table.items() if k != "player"}
             if "player" in table:
-                t = {"player_id": pa.array(player_id[table["player"]], type=pa.string()), **t}
+                rows = pa.array(np.asarray(table["player"], dtype=np.int64))
+                t = {"player_id": ids.take(rows), **t}
             tables[f"table_{name}"] = pa.table(t)
         return tables
 
@@ -167,7 +170,7 @@ class _Checkpoints:
 
 def _report_table(report: Report, player_id: np.ndarray) -> pa.Table:
     keep = report.status != NOT_REPORTED
-    cols: dict[str, Any] = {"player_id": pa.array(player_id[keep], type=pa.string())}
+    cols: dict[str, Any] = {"player_id": _id_array(player_id).filter(pa.array(keep))}
     for name, values in report.columns.items():
         v = np.asarray(values)[keep]
         if v.dtype.kind == "f":
@@ -179,35 +182,67 @@ def _report_table(report: Report, player_id: np.ndarray) -> pa.Table:
     return pa.table(cols)
 
 
-PERIOD_SQL = """
-SELECT w.idx AS white, b.idx AS black, g.score::DOUBLE AS score, g.event_id
-FROM read_parquet(?, filename = true, file_row_number = true) g
-JOIN player_index w ON g.white_id = w.player_id
-JOIN player_index b ON g.black_id = b.player_id
-WHERE g.rated
-ORDER BY g.filename, g.file_row_number
-"""
+GAME_COLUMNS = ["white_id", "black_id", "score", "rated", "event_id"]
+
+
+def _id_array(player_id) -> pa.Array:
+    """The run's player ids as one Arrow string array (built once per run, not per period)."""
+    if isinstance(player_id, pa.Array):
+        return player_id
+    return pa.array(np.asarray(player_id, dtype=object), type=pa.string())
+
+
+def _read_game_file(path: str) -> pa.Table:
+    file = pq.ParquetFile(path)  # one file: no dataset layer (nor its pandas import)
+    present = set(file.schema_arrow.names)
+    table = file.read(columns=[c for c in GAME_COLUMNS if c in present])
+    cols = {}
+    for name in GAME_COLUMNS:
+        if name in table.column_names:
+            cols[name] = table.column(name)
+        else:  # an older file without the column: unknown everywhere
+            cols[name] = pa.nulls(table.num_rows, pa.string())
+    return pa.table(cols)
 
 
 def load_period_games(
-    con: duckdb.DuckDBPyConnection, files: list[str], n_players: int
+    files: list[str], player_ids
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """White, black (dense), White's score and event index (-1 unknown) of a period's rated games."""
+    """White, black (dense), White's score and event index (-1 unknown) of a period's rated games.
+
+    One Arrow read of the period's files in name order, rows in file order (the order
+    every system sees the games in); player ids are mapped to dense indices by one
+    vectorised lookup against the run's player ids (``player_ids``: the players table's
+    ids, sorted; dense index = position). Games with a player missing from the players
+    table are left out, as are unrated games.
+    """
     if not files:
         empty = np.empty(0, dtype=np.int32)
         return empty, empty, np.empty(0), empty
-    res = catalog.query_arrow(con, PERIOD_SQL, [files])
+    ids = _id_array(player_ids)
+    tables = [_read_game_file(f) for f in sorted(files, key=str)]
+    res = pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0]
+    white = pc.index_in(res.column("white_id").cast(pa.string()), value_set=ids)
+    black = pc.index_in(res.column("black_id").cast(pa.string()), value_set=ids)
+    keep = pc.and_kleene(
+        pc.and_kleene(pc.is_valid(white), pc.is_valid(black)),
+        pc.fill_null(res.column("rated"), False),
+    )
+    if not pc.all(keep).as_py():
+        res = res.append_column("_w", white).append_column("_b", black).filter(keep)
+        white, black = res.column("_w"), res.column("_b")
     # Events: dense codes in order of first appearance, -1 where unknown.
-    codes = pc.dictionary_encode(res.column("event_id")).combine_chunks().indices
+    codes = pc.dictionary_encode(res.column("event_id").cast(pa.string())).combine_chunks().indices
     event = pc.fill_null(codes, -1).to_numpy(zero_copy_only=False)
 
-    def column(name, dtype):
-        return res.column(name).to_numpy().astype(dtype, copy=False)
+    def ints(col):
+        return col.combine_chunks().to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
 
+    score = res.column("score").combine_chunks().to_numpy(zero_copy_only=False)
     return (
-        column("white", np.int32),
-        column("black", np.int32),
-        column("score", np.float64),
+        ints(white),
+        ints(black),
+        score.astype(np.float64, copy=False),
         np.asarray(event, dtype=np.int32),
     )
 
@@ -255,13 +290,14 @@ def rate_in_memory(
     state = sys_.initial_state(info, rules_for(periods[0][0]))
     previous: int | None = None
     out: dict[int, pa.Table] = {}
+    ids = _id_array(info.player_id)
     for period, white, black, score, event in periods:
         games = PeriodGames.build(period, white, black, score, info.n, event, previous)
         state, report = step_period(sys_, state, games, rules_for(period))
-        out[period] = _report_table(report, info.player_id)
+        out[period] = _report_table(report, ids)
         previous = period
     for p, report in revised_reports(sys_, state, list(out), rules_for(previous)).items():
-        out[p] = _report_table(report, info.player_id)
+        out[p] = _report_table(report, ids)
     return out
 
 
@@ -320,52 +356,39 @@ def rate(
         state = _Checkpoints.from_tables(tables, state, info.player_id)
         previous = meta["period"]
 
-    con = duckdb.connect()
-    try:
-        con.register(
-            "player_index",
-            pa.table(
-                {
-                    "player_id": pa.array(info.player_id, type=pa.string()),
-                    "idx": pa.array(np.arange(n, dtype=np.int32)),
-                }
-            ),
-        )
-        for i, period in enumerate(walk):
-            r = rules_for(period)
-            t0 = time.perf_counter()
-            files = [str(f) for f in store.game_files(pool, period)]
-            white, black, score, event = load_period_games(con, files, n)
-            t1 = time.perf_counter()
-            games = PeriodGames.build(period, white, black, score, n, event, previous)
-            state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
-            t2 = time.perf_counter()
-            table = _report_table(report, info.player_id)
-            store.write_ratings(system, pool, period, table)
-            write_game_report(store, system, pool, period, report, info.player_id)
-            meta = {
-                "system": system,
-                "pool": pool,
-                "period": period,
-                "rules": sys_.rules_name(r),
-                **(checkpoint_meta or {}),  # the run id pipeline/resume.py keys on
-            }
-            store.write_state(
-                system, pool, period, _Checkpoints.to_tables(state, info.player_id), meta
-            )
-            t3 = time.perf_counter()
-            summary.seconds["query"] += t1 - t0
-            summary.seconds["kernel"] += t2 - t1
-            summary.seconds["write"] += t3 - t2
-            summary.periods.append(period)
-            summary.games += int(white.size)
-            summary.rows_written += table.num_rows
-            summary.rules.append(meta["rules"])
-            previous = period
-            if progress:
-                progress(i + 1, len(walk), int(white.size))
-    finally:
-        con.close()
+    ids = _id_array(info.player_id)
+
+    for i, period in enumerate(walk):
+        r = rules_for(period)
+        t0 = time.perf_counter()
+        files = [str(f) for f in store.game_files(pool, period)]
+        white, black, score, event = load_period_games(files, ids)
+        t1 = time.perf_counter()
+        games = PeriodGames.build(period, white, black, score, n, event, previous)
+        state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
+        t2 = time.perf_counter()
+        table = _report_table(report, ids)
+        store.write_ratings(system, pool, period, table)
+        write_game_report(store, system, pool, period, report, info.player_id)
+        meta = {
+            "system": system,
+            "pool": pool,
+            "period": period,
+            "rules": sys_.rules_name(r),
+            **(checkpoint_meta or {}),  # the run id pipeline/resume.py keys on
+        }
+        store.write_state(system, pool, period, _Checkpoints.to_tables(state, ids), meta)
+        t3 = time.perf_counter()
+        summary.seconds["query"] += t1 - t0
+        summary.seconds["kernel"] += t2 - t1
+        summary.seconds["write"] += t3 - t2
+        summary.periods.append(period)
+        summary.games += int(white.size)
+        summary.rows_written += table.num_rows
+        summary.rules.append(meta["rules"])
+        previous = period
+        if progress:
+            progress(i + 1, len(walk), int(white.size))
     # Periods in range that no longer hold games (e.g. after a correction) lose their reports.
     for p in store.rating_periods(system, pool):
         in_range = (start is None or p >= start) and (end is None or p <= end)
@@ -375,7 +398,7 @@ def rate(
         last = summary.periods[-1]
         done = [p for p in store.rating_periods(system, pool) if p <= last]
         for p, report in revised_reports(sys_, state, done, rules_for(last)).items():
-            store.write_ratings(system, pool, p, _report_table(report, info.player_id))
+            store.write_ratings(system, pool, p, _report_table(report, ids))
     if refresh_catalog:
         catalog.refresh(store)
     return summary

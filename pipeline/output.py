@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
+
 from arpad.pipeline.store import atomic_write_parquet, atomic_write_text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # polars is imported where a table is printed (not on the rate path)
     import polars as pl
-    import pyarrow as pa
 
 FORMATS = ("table", "csv", "json", "parquet", "txt")
 # ``arpad list``: also FIDE's list files (pipeline/lists.py; docs/lists.md); txt = fide-txt.
@@ -84,6 +85,8 @@ def render(
         frame.write_json(buf)
         text = buf.getvalue() + "\n"
     elif fmt == "table":
+        import polars as pl
+
         with pl.Config(
             tbl_rows=max_rows,
             tbl_cols=-1,

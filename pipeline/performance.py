@@ -53,6 +53,12 @@ def fill_performance(system: RatingSystem, report: Report, games: PeriodGames) -
         return report
     rating = np.asarray(before, dtype=np.float64)
     column, curve = METHODS[method_for(system)]
+    power = None
+    if column == "true" and curve == "logistic":
+        # 10^(R/400) once per player, gathered per game: the root finder then needs one
+        # pow per iteration instead of one per game (kernels/performance.py).
+        with np.errstate(over="ignore", invalid="ignore"):
+            power = np.power(10.0, rating / 400.0)[games.opponent]
     res = performance_period(
         games.offsets,
         rating[games.opponent],
@@ -61,6 +67,7 @@ def fill_performance(system: RatingSystem, report: Report, games: PeriodGames) -
         dp_by_percent(),
         curve,
         with_true=column == "true",
+        opponent_power=power,
     )
     report.columns["performance"] = getattr(res, column)
     return report

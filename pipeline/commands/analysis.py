@@ -6,8 +6,6 @@ import shlex
 import sys
 from pathlib import Path
 
-import polars as pl
-
 from arpad.pipeline import output
 from arpad.pipeline.commands.common import (
     add_orchestration,
@@ -139,6 +137,8 @@ def cmd_plot_calibration(args) -> int:
     path = Path(args.predictions)
     if not path.exists():
         raise FileNotFoundError(f"no predictions file {path} (arpad backtest --predictions)")
+    import polars as pl
+
     out = plots.plot_calibration(pl.read_parquet(path), args.output, args.target, args.bins)
     print(out)
     return 0

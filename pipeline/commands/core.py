@@ -251,7 +251,7 @@ def cmd_sql(args) -> int:
     store = require_store(args)
     if args.output:
         outside(store.root, args.output)
-    from arpad.pipeline.sql import run_readonly_sql
+    from arpad.pipeline.sql import run_readonly_sql  # DuckDB and polars: only for `arpad sql`
 
     frame = run_readonly_sql(store, args.query, args.param, allow_files=args.allow_file)
     output.render(frame, args.fmt, args.output)

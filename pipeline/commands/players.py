@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import polars as pl
-
-from arpad.pipeline import identity, output
+from arpad.pipeline import output
 from arpad.pipeline.commands.common import add_store, require_store
 
 
@@ -23,6 +21,10 @@ def register(sub) -> None:
 
 
 def cmd_players(args) -> int:
+    import polars as pl
+
+    from arpad.pipeline import identity
+
     store = require_store(args)
     if args.conflicts:
         frame = identity.conflicts(store)

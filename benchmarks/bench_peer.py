@@ -1,0 +1,356 @@
+"""Peer comparison (issue 15): R PlayerRatings vs `arpad rate`, whole processes.
+
+Same seeded synthetic data as benchmarks/bench_rate.py (pipeline/synthetic.py:
+200k players, 12 periods x 500k games = 6M games by default; ``--games`` sets
+the games per period for quick runs). Measured as whole processes, paired and
+alternated within each repeat (the order flips every repeat), medians and
+same-run ratios:
+
+  * R: ``Rscript peer.R elo|fide`` — reads the games (binary int/double
+    vectors, R's fastest plain reader, so the peer is not charged for CSV
+    parsing), runs PlayerRatings ``elo()`` or ``fide()``, writes the final
+    ratings;
+  * arpad: ``arpad ingest`` of a games and a players Parquet file (once per
+    repeat, reported but not part of the targets), ``arpad rate --system elo``
+    and ``arpad rate --system fide``, both ``--no-flow``.
+
+Elo settings are aligned with arpad's ``elo`` rules: K 20, no white advantage
+(gamma 0), the players file's rating as the start (``status``) and 1500 for
+players without one. PlayerRatings' ``elo_c`` sums every player's score and
+expectation over the period's games in input order from the ratings at the
+start of the period, exactly as arpad's CSR kernel does, so the final ratings
+must agree to 1e-9 (checked every repeat). ``fide()`` implements an older,
+simpler FIDE scheme (K 10/15/30, no 400-point rule, no unrated pool): only its
+time is compared.
+
+Needs R (``Rscript``): on Debian ``apt-get update && apt-get install -y
+r-base-core``. PlayerRatings is built from its source (default
+``../shared/peers/PlayerRatings``) into ``benchmarks/work/Rlib`` with
+``R CMD INSTALL -l``; this script installs nothing else.
+
+    .venv/bin/python benchmarks/bench_peer.py [--games 500000 --repeats 3]
+
+Writes benchmarks/results/bench_peer.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from arpad.pipeline.store import Store  # noqa: E402
+from arpad.pipeline.synthetic import (  # noqa: E402
+    SyntheticSpec,
+    calendar_periods,
+    period_games,
+    players_table,
+)
+from benchmarks.bench_rate import machine  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+DEFAULT_PEER = ROOT.parent / "shared" / "peers" / "PlayerRatings"
+ELO_K = 20.0
+ELO_INIT = 1500.0
+TOLERANCE = 1e-9
+
+R_SCRIPT = r"""
+args <- commandArgs(trailingOnly = TRUE)
+lib <- args[1]; data <- args[2]; what <- args[3]; out <- args[4]
+suppressPackageStartupMessages(library(PlayerRatings, lib.loc = lib))
+rd <- function(name, type, n) {
+  con <- file(file.path(data, name), "rb"); on.exit(close(con))
+  readBin(con, type, n = n, size = if (type == "integer") 4 else 8)
+}
+n_games <- as.integer(readLines(file.path(data, "n_games.txt")))
+n_players <- as.integer(readLines(file.path(data, "n_players.txt")))
+x <- data.frame(
+  Month = rd("period.bin", "integer", n_games),
+  White = rd("white.bin", "integer", n_games),
+  Black = rd("black.bin", "integer", n_games),
+  Score = rd("score.bin", "double", n_games)
+)
+status <- data.frame(
+  Player = rd("player.bin", "integer", n_players),
+  Rating = rd("rating.bin", "double", n_players)
+)
+if (what == "elo") {
+  r <- elo(x, status = status, init = @INIT@, gamma = 0, kfac = @K@, sort = FALSE)
+} else {
+  r <- fide(x, status = status, init = @INIT@, gamma = 0, sort = FALSE)
+}
+con <- file(out, "wb")
+writeBin(as.integer(r$ratings$Player), con, size = 4)
+writeBin(as.double(r$ratings$Rating), con, size = 8)
+close(con)
+""".replace("@INIT@", repr(ELO_INIT)).replace("@K@", repr(ELO_K))
+
+
+def need_rscript() -> str:
+    rscript = shutil.which("Rscript")
+    if rscript is None:
+        sys.exit(
+            "bench_peer: Rscript not found. Install R first (Debian/Ubuntu: "
+            "`apt-get update && apt-get install -y r-base-core`); this script installs "
+            "nothing but the PlayerRatings source into benchmarks/work/Rlib."
+        )
+    return rscript
+
+
+def ensure_peer(rscript: str, source: Path, lib: Path) -> str:
+    """Build PlayerRatings from source into ``lib`` unless it loads from there already."""
+    check = [rscript, "-e", f"library(PlayerRatings, lib.loc = '{lib}')"]
+    if subprocess.run(check, capture_output=True).returncode != 0:
+        if not (source / "DESCRIPTION").exists():
+            sys.exit(f"bench_peer: no PlayerRatings source at {source} (see --peer)")
+        lib.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["R", "CMD", "INSTALL", "-l", str(lib), str(source)], check=True)
+    version = subprocess.run(
+        [rscript, "-e", f"cat(as.character(packageVersion('PlayerRatings', lib.loc = '{lib}')))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return version
+
+
+def player_number(ids: pa.Array) -> np.ndarray:
+    """'P0000123' -> 123 (synthetic ids are 'P' + a zero-padded number)."""
+    digits = pc.utf8_slice_codeunits(ids, 1)
+    return pc.cast(digits, pa.int32()).to_numpy(zero_copy_only=False)
+
+
+def write_inputs(spec: SyntheticSpec, work: Path) -> dict:
+    """The synthetic data as arpad input files (games + players Parquet) and R vectors."""
+    rng = np.random.default_rng(spec.seed)  # the same draws as synthetic.generate
+    players = players_table(spec, rng)
+    games, ints = [], {"period": [], "white": [], "black": [], "score": []}
+    for period in calendar_periods(spec.first_period, spec.periods):
+        t = period_games(spec, period, rng)
+        games.append(
+            pa.table(
+                {
+                    "game_id": t.column("game_id"),
+                    "period": pa.array(np.full(t.num_rows, period, dtype=np.int32)),
+                    "white_id": t.column("white_id"),
+                    "black_id": t.column("black_id"),
+                    "score": t.column("score"),
+                }
+            )
+        )
+        ints["period"].append(np.full(t.num_rows, period, dtype=np.int32))
+        ints["white"].append(player_number(t.column("white_id").combine_chunks()))
+        ints["black"].append(player_number(t.column("black_id").combine_chunks()))
+        ints["score"].append(t.column("score").to_numpy().astype(np.float64))
+    work.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.concat_tables(games), work / "games.parquet")
+    pq.write_table(
+        players.select(["player_id", "rating", "rated_games", "peak_rating", "birth_year"]),
+        work / "players.parquet",
+    )
+    rdata = work / "rdata"
+    rdata.mkdir(exist_ok=True)
+    for name, parts in ints.items():
+        np.concatenate(parts).tofile(rdata / f"{name}.bin")
+    start = players.column("rating").to_numpy(zero_copy_only=False).astype(np.float64)
+    start = np.where(np.isnan(start), ELO_INIT, start)  # arpad elo: initial_rating when none
+    player_number(players.column("player_id").combine_chunks()).astype(np.int32).tofile(
+        rdata / "player.bin"
+    )
+    start.tofile(rdata / "rating.bin")
+    n_games = sum(p.size for p in ints["period"])
+    (rdata / "n_games.txt").write_text(f"{n_games}\n")
+    (rdata / "n_players.txt").write_text(f"{players.num_rows}\n")
+    return {"games": int(n_games), "players": players.num_rows, "rdata": rdata}
+
+
+def run(cmd: list[str], env: dict, cwd: Path) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"bench_peer: {' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
+    return seconds
+
+
+def arpad_final_elo(store: Store) -> dict[int, float]:
+    """Every player's Elo after the last period (the last checkpoint's ratings)."""
+    last = store.state_periods("elo", "standard")[-1]
+    tables, _ = store.read_state("elo", "standard", last)
+    t = tables["players"]
+    ids = player_number(t.column("player_id").combine_chunks())
+    return ids, t.column("rating").to_numpy(zero_copy_only=False)
+
+
+def read_r_ratings(path: Path, n: int) -> tuple[np.ndarray, np.ndarray]:
+    raw = path.read_bytes()
+    ids = np.frombuffer(raw[: 4 * n], dtype=np.int32)
+    rating = np.frombuffer(raw[4 * n :], dtype=np.float64)
+    return ids, rating
+
+
+def elo_difference(store: Store, r_out: Path, n_players: int) -> float:
+    a_ids, a_rating = arpad_final_elo(store)
+    r_ids, r_rating = read_r_ratings(r_out, n_players)
+    a = np.full(n_players, np.nan)
+    a[a_ids] = a_rating
+    r = np.full(n_players, np.nan)
+    r[r_ids] = r_rating
+    if np.isnan(a).any() or np.isnan(r).any():
+        raise SystemExit("bench_peer: a player is missing from arpad's or R's ratings")
+    return float(np.max(np.abs(a - r)))
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--players", type=int, default=200_000)
+    ap.add_argument("--periods", type=int, default=12)
+    ap.add_argument("--games", type=int, default=500_000, help="games per period")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--peer", type=Path, default=DEFAULT_PEER, help="PlayerRatings source")
+    ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / "work" / "bench_peer")
+    ap.add_argument("--tag", default="bench_peer")
+    a = ap.parse_args(argv)
+
+    load_at_start = os.getloadavg()[0]
+    rscript = need_rscript()
+    lib = ROOT / "benchmarks" / "work" / "Rlib"
+    version = ensure_peer(rscript, a.peer, lib)
+    arpad = str(Path(sys.executable).with_name("arpad"))
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env["ARPAD_NO_FLOW"] = "1"
+
+    spec = SyntheticSpec(players=a.players, periods=a.periods, games_per_period=a.games)
+    shutil.rmtree(a.work, ignore_errors=True)
+    a.work.mkdir(parents=True)
+    inputs = write_inputs(spec, a.work)
+    (a.work / "peer.R").write_text(R_SCRIPT)
+    store_dir = a.work / "store"
+
+    def r_cmd(what):
+        out = a.work / f"r_{what}.bin"
+        return [rscript, str(a.work / "peer.R"), str(lib), str(inputs["rdata"]), what, str(out)]
+
+    def rate_cmd(system):
+        return [arpad, "rate", "--store", str(store_dir), "--system", system, "--no-flow"]
+
+    ingest = [arpad, "ingest", "--store", str(store_dir), "--no-flow"]
+    ingest += ["--players", str(a.work / "players.parquet"), str(a.work / "games.parquet")]
+    names = ("ingest", "R elo", "arpad elo", "R fide", "arpad fide")
+    times: dict[str, list[float]] = {k: [] for k in names}
+    diffs = []
+    for rep in range(a.repeats):
+        shutil.rmtree(store_dir, ignore_errors=True)
+        times["ingest"].append(run(ingest, env, a.work))
+        pairs = [("R elo", r_cmd("elo")), ("arpad elo", rate_cmd("elo"))]
+        pairs += [("R fide", r_cmd("fide")), ("arpad fide", rate_cmd("fide"))]
+        if rep % 2:  # alternate which side of each pair goes first
+            pairs = [pairs[1], pairs[0], pairs[3], pairs[2]]
+        for name, cmd in pairs:
+            times[name].append(run(cmd, env, a.work))
+        diffs.append(elo_difference(Store(store_dir), a.work / "r_elo.bin", inputs["players"]))
+        line = ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times.items())
+        print(f"repeat {rep + 1}: {line}; max |arpad elo - R elo| {diffs[-1]:.2e}", flush=True)
+    return finish(a, spec, inputs, times, diffs, version, load_at_start)
+
+
+def finish(a, spec, inputs, times, diffs, version, load_at_start) -> dict:
+    med = {k: statistics.median(v) for k, v in times.items()}
+    # Same-run ratios: per repeat R time / arpad time of the same pair, then the median.
+    ratio = {
+        s: statistics.median(r / p for r, p in zip(times[f"R {s}"], times[f"arpad {s}"]))
+        for s in ("elo", "fide")
+    }
+    targets = {"elo": 3.0, "fide": 10.0}
+    games = inputs["games"]
+    result = {
+        "benchmark": "R PlayerRatings vs arpad rate, whole processes (issue 15)",
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {
+            **machine(),
+            "load_1min_at_start": load_at_start,
+            "load_1min_at_end": os.getloadavg()[0],
+        },
+        "peer": f"PlayerRatings {version} ({a.peer})",
+        "data": {
+            "players": a.players,
+            "periods": a.periods,
+            "games_per_period": a.games,
+            "total_games": games,
+            "seed": spec.seed,
+        },
+        "repeats": a.repeats,
+        "seconds": times,
+        "median_seconds": med,
+        "same_run_ratio_r_over_arpad": ratio,
+        "targets_ratio": targets,
+        "targets_met": {s: ratio[s] >= targets[s] for s in targets},
+        "elo_max_abs_difference": max(diffs),
+        "elo_tolerance": TOLERANCE,
+        "elo_equal": max(diffs) <= TOLERANCE,
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{a.tag}.json").write_text(json.dumps(result, indent=2) + "\n")
+    m = result["machine"]
+    rows = [
+        ("R PlayerRatings `elo()`, whole Rscript", "R elo", ""),
+        ("`arpad rate --system elo --no-flow`", "arpad elo", "elo"),
+        ("R PlayerRatings `fide()`, whole Rscript", "R fide", ""),
+        ("`arpad rate --system fide --no-flow`", "arpad fide", "fide"),
+        ("`arpad ingest --no-flow` (games + players Parquet)", "ingest", None),
+    ]
+    md = [
+        f"# {result['benchmark']}",
+        "",
+        f"Run {result['date']} on {m['cpu']} ({m['cores']} cores, 1-min load "
+        f"{m['load_1min_at_start']:.2f} at start, {m['load_1min_at_end']:.2f} at end). "
+        f"Peer: {result['peer'].split(' (')[0]}. Data: {a.players:,} players, {a.periods} "
+        f"periods x {a.games:,} games = {games:,} games (seed {spec.seed}). "
+        f"{a.repeats} repeats, each pair alternated; medians.",
+        "",
+        "| command (whole process) | median s | games/s | same-run ratio R / arpad | target |",
+        "|---|---|---|---|---|",
+    ]
+    for label, key, system in rows:
+        if system:
+            met = "met" if result["targets_met"][system] else "**not met**"
+            extra = f"{ratio[system]:.2f}x | >= {targets[system]:.0f}x ({met})"
+        else:
+            extra = " | "
+        md.append(f"| {label} | {med[key]:.2f} | {games / med[key]:,.0f} | {extra} |")
+    md += [
+        "",
+        f"Elo equals the peer: max |arpad - R| over all {a.players:,} final ratings = "
+        f"{result['elo_max_abs_difference']:.2e} (tolerance {TOLERANCE:g}; "
+        f"{'equal' if result['elo_equal'] else '**NOT equal**'}). Settings: K {ELO_K:g}, "
+        f"start = players file rating else {ELO_INIT:g}, no white advantage. R `fide()` is "
+        "an older FIDE scheme than arpad's, so only its time is compared.",
+        "",
+        "Per repeat (s): "
+        + "; ".join(f"{k} " + ", ".join(f"{t:.2f}" for t in v) for k, v in times.items()),
+        "",
+        "Reproduce: `.venv/bin/python benchmarks/bench_peer.py` (needs `Rscript`; "
+        "`--games 50000` for a quick run).",
+    ]
+    (RESULTS / f"{a.tag}.md").write_text("\n".join(md) + "\n")
+    print("\n".join(md))
+    return result
+
+
+if __name__ == "__main__":
+    main()
