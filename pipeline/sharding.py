@@ -211,13 +211,9 @@ def dask_map(client) -> ShardMap:
 
 def auto_map() -> ShardMap:
     """``dask_map`` when running inside a Dask task, else ``local_map``."""
-    try:
-        from distributed import get_worker
-    except ImportError:  # pragma: no cover - distributed is a dependency
-        return local_map
-    try:
-        get_worker()
-    except ValueError:
+    from arpad.pipeline.runner import on_dask_worker
+
+    if not on_dask_worker():
         return local_map
 
     def submit(fn, flat, state, rules, system_name, bounds):

@@ -488,21 +488,21 @@ def store_event_categories(store, event: str | None = None, women: bool = False)
 
 
 # -- a player's event, from a games file and an optional roster (arpad norm) ------------------
+def roster_ratings(roster: pa.Table | None) -> dict[str, float]:
+    """player id -> rating of a players table (players without a rating left out)."""
+    if roster is None:
+        return {}
+    ids, ratings = roster.column("player_id").to_pylist(), roster.column("rating").to_pylist()
+    return {p: r for p, r in zip(ids, ratings) if r is not None}
+
+
 def opponent_ratings(
     games: pa.Table, roster, player: str, ids: list[str] | None = None
 ) -> tuple[list[float], float]:
     """Ratings of ``player``'s opponents in the rated games (the game's stated rating,
     else the roster's; NaN when neither), and the player's score; appends the
     opponents' ids to ``ids`` when given."""
-    listed = {}
-    if roster is not None:
-        listed = {
-            p: r
-            for p, r in zip(
-                roster.column("player_id").to_pylist(), roster.column("rating").to_pylist()
-            )
-            if r is not None
-        }
+    listed = roster_ratings(roster)
     rated = games.filter(games.column("rated"))
     opponents: list[float] = []
     score = 0.0

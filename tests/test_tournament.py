@@ -298,7 +298,9 @@ def test_cli_category_store(category_store, capsys):
 
 def test_lower_is_better_list_matches_the_registry():
     lower = {n for n in system_names() if get_system(n).lower_is_better}
-    assert lower == set(catalog.LOWER_IS_BETTER)
+    assert lower and lower == set(catalog._lower_is_better())
+    for name in lower:  # the rating_list view ranks them smallest first
+        assert f"'{name}'" in catalog.derived_views()["rating_list"]
 
 
 def test_ingo_list_ranks_the_smallest_number_first(tmp_path, capsys):

@@ -23,6 +23,7 @@ from arpad.pipeline.tournament import (
     opponent_ratings,
     player_facts,
     rating_class,
+    roster_ratings,
     store_event_categories,
 )
 
@@ -219,15 +220,7 @@ def cmd_category(args) -> int:
     games, roster = _load(args.file, args.players)
     if args.event is not None:
         games = games.filter(pc.equal(games.column("event_id"), args.event))
-    listed = {}
-    if roster is not None:
-        listed = {
-            p: r
-            for p, r in zip(
-                roster.column("player_id").to_pylist(), roster.column("rating").to_pylist()
-            )
-            if r is not None
-        }
+    listed = roster_ratings(roster)
     events: dict[str, dict[str, float | None]] = {}
     for row in games.to_pylist():
         event = row.get("event_id") or ""
