@@ -368,13 +368,22 @@ class ReconstructRequest:
 
 
 def rate_all(runner: Runner, reqs: list[RateRequest], starts: list[int | None]) -> list:
-    """Rate independent system/pool pairs: side by side on a parallel runner."""
-    return runner.map(
+    """Rate independent system/pool pairs: side by side on a parallel runner, the most
+    expensive first (a system's ``relative_cost``), so that two workers are not left
+    waiting on the longest unit; summaries come back in ``reqs`` order."""
+    from arpad.pipeline.systems import get_system
+
+    order = sorted(range(len(reqs)), key=lambda i: -get_system(reqs[i].system).relative_cost)
+    done = runner.map(
         rate_periods,
-        [(r, s, None) for r, s in zip(reqs, starts)],
-        names=[f"rate-{r.system}-{r.pool}" for r in reqs],
+        [(reqs[i], starts[i], None) for i in order],
+        names=[f"rate-{reqs[i].system}-{reqs[i].pool}" for i in order],
         io=True,
     )
+    out: list = [None] * len(reqs)
+    for i, summary in zip(order, done):
+        out[i] = summary
+    return out
 
 
 def reconstruct(req: ReconstructRequest, runner: Runner = LOCAL) -> list:

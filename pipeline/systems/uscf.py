@@ -141,6 +141,7 @@ def event_layers(event: np.ndarray, white: np.ndarray, black: np.ndarray) -> np.
 class UscfSystem(RatingSystem):
     name = "uscf"
     rules_type: ClassVar[type] = UscfRules
+    relative_cost: ClassVar[float] = 2.0  # two passes per event
     integer_ratings = True  # stored as floats, published rounded (docs/uscf.md)
 
     def rule_versions(self, pool: str = "standard") -> tuple[UscfRules, ...]:

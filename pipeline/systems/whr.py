@@ -101,6 +101,7 @@ def _empty_nodes() -> dict[str, np.ndarray]:
 class WhrSystem(RatingSystem):
     name = "whr"
     rules_type: ClassVar[type] = WhrRules
+    relative_cost: ClassVar[float] = 15.0  # whole-history Newton each period
     retroactive = True  # history_reports revises every walked period (rules.retroactive: on/off)
     # Rule fields the backtest tunes on its validation split, with candidate values.
     tuning_grid: ClassVar[dict[str, tuple[float, ...]]] = {
