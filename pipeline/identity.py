@@ -447,6 +447,19 @@ def _scoped(pid: str) -> bool:
     return ":" in pid or "#" in pid
 
 
+def _plausible(a: str, b: str, people, act) -> bool:
+    """Could ``a`` and ``b`` be one person: no two birth years, careers close enough."""
+    ba, bb = people[a][2], people[b][2]
+    if ba is not None and bb is not None and ba != bb:
+        return False
+    xa, xb = act.get(a), act.get(b)
+    if xa and xb:
+        gap = max(xa["first"], xb["first"]) - min(xa["last"], xb["last"])
+        span = max(xa["last"], xb["last"]) - min(xa["first"], xb["first"])
+        return gap <= MAX_GAP and span <= MAX_CAREER
+    return True
+
+
 def _score_pair(a, b, people, act, opponent_name, same_surname) -> tuple | None:
     (_, ga, ba), (_, gb, bb) = people[a], people[b]
     match = _given_match(ga, gb)
@@ -458,27 +471,25 @@ def _score_pair(a, b, people, act, opponent_name, same_surname) -> tuple | None:
         evidence.append("same normalised name")
     else:
         short = ga if len("".join(ga)) < len("".join(gb)) else gb
+        short_id = a if short == ga else b
         fulls = {
             people[c][1]
             for c in same_surname
             if _given_match(short, people[c][1])
             and len("".join(people[c][1])) > len("".join(short))
+            and _plausible(short_id, c, people, act)
         }
         if any(_given_match(x, y) is None for x in fulls for y in fulls):
             return None  # ambiguous abbreviation
         score += SCORE_ABBREVIATED
         evidence.append("abbreviated given name")
+    if not _plausible(a, b, people, act):
+        return None
     if ba is not None and bb is not None:
-        if ba != bb:
-            return None
         score += SCORE_BIRTH_YEAR
         evidence.append(f"birth year {ba}")
     xa, xb = act.get(a), act.get(b)
     if xa and xb:
-        gap = max(xa["first"], xb["first"]) - min(xa["last"], xb["last"])
-        span = max(xa["last"], xb["last"]) - min(xa["first"], xb["first"])
-        if gap > MAX_GAP or span > MAX_CAREER:
-            return None
         score += SCORE_OVERLAP
         evidence.append(f"years {xa['first']}-{xa['last']} and {xb['first']}-{xb['last']}")
         shared = {opponent_name.get(o) for o in xa["opponents"]} & {

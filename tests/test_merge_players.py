@@ -182,3 +182,61 @@ def test_bundled_pgn_masters_are_one_identity(shared_data, tmp_path, capsys):
     capsys.readouterr()
     assert run("players", "--conflicts", "--store", str(root)) == 0
     assert "0 proposed merge(s)" in capsys.readouterr().out
+
+
+def identify_store(tmp_path: Path, players: list[tuple], games: list[tuple]) -> Store:
+    """A store from (id, name, birth year) players and (white, black, year) games."""
+    root, data = tmp_path / "s", tmp_path / "in"
+    data.mkdir()
+    rows = ["player_id,name,birth_year"]
+    rows += [f'{pid},"{name}",{"" if born is None else born}' for pid, name, born in players]
+    (data / "players.csv").write_text("\n".join(rows) + "\n")
+    rows = ["game_id,date,white_id,black_id,result"]
+    rows += [f"g{i},{year}-03-0{1 + i % 9},{w},{b},1-0" for i, (w, b, year) in enumerate(games)]
+    (data / "games.csv").write_text("\n".join(rows) + "\n")
+    args = ("ingest", "--store", str(root), "--players", str(data / "players.csv"))
+    assert run(*args, str(data / "games.csv")) == 0
+    return Store(root)
+
+
+def test_identify_name_variants_evidence_and_vetoes(tmp_path):
+    """ "Lasker, Em.", "Lasker,E" and "E. Lasker" are proposed as "Lasker, Emanuel"
+    (the id with most games); Edward Lasker, active forty years later, is not; two
+    John Smiths with different birth years are not; a same-name pair with the same
+    birth year scores the birth year and shared opponents."""
+    players = [
+        ("EL1", "Lasker, Emanuel", 1868),
+        ("EL2", "Lasker, Em.", None),
+        ("EL3", "Lasker,E", None),
+        ("EL4", "E. Lasker", None),
+        ("ED1", "Lasker, Edward", 1885),
+        ("S1", "Smith, John", 1900),
+        ("S2", "Smith, John", 1950),
+        ("T1", "Tarrasch, Siegbert", 1862),
+        ("T2", "TARRASCH Siegbert", 1862),
+        ("O1", "Janowski, Dawid", None),
+    ]
+    games = [("EL1", "O1", 1895)] * 3 + [("EL2", "O1", 1896), ("EL3", "O1", 1899)]
+    games += [("EL4", "T1", 1900), ("ED1", "O1", 1940), ("S1", "O1", 1925), ("S2", "O1", 1930)]
+    games += [("T1", "O1", 1895), ("T1", "O1", 1896), ("T2", "O1", 1897)]
+    got = identity.candidates(identify_store(tmp_path, players, games))
+    pairs = {(k, d): (e, s) for k, d, e, s in got.iter_rows()}
+    assert set(pairs) == {("EL1", "EL2"), ("EL1", "EL3"), ("EL1", "EL4"), ("T1", "T2")}
+    evidence, score = pairs[("T1", "T2")]
+    assert "same normalised name" in evidence and "birth year 1862" in evidence
+    assert "1 shared opponent(s)" in evidence and score == pytest.approx(1.0)
+    assert "abbreviated given name" in pairs[("EL1", "EL3")][0]
+
+
+def test_identify_ambiguous_initial_is_not_proposed(tmp_path):
+    """ "Lasker, E" beside two plausible full names (Emanuel and Edward, both active
+    then) is ambiguous: no proposal for it."""
+    players = [
+        ("EL1", "Lasker, Emanuel", None),
+        ("ED1", "Lasker, Edward", None),
+        ("E", "Lasker, E", None),
+        ("O1", "Marshall, Frank", None),
+    ]
+    games = [("EL1", "O1", 1910), ("ED1", "O1", 1912), ("E", "O1", 1911)]
+    got = identity.candidates(identify_store(tmp_path, players, games))
+    assert got.height == 0
