@@ -156,6 +156,10 @@ def test_bundled_pgn_masters_are_one_identity(shared_data, tmp_path, capsys):
     proposed = mapping.read_text().splitlines()
     assert proposed[0] == "keep,duplicate,evidence,score"
     assert any(line.startswith('1503014,"kingbase_kb1.pgn:Carlsen, Magnus"') for line in proposed)
+    capsys.readouterr()
+    assert run("players", "--conflicts", "--store", str(root)) == 0
+    out = capsys.readouterr().out
+    assert f"{len(proposed) - 1} proposed merge(s)" in out and "same normalised name" in out
     assert run("players", "merge", "--mapping", str(mapping), "--store", str(root)) == 0
 
     store = Store(root)
@@ -240,3 +244,20 @@ def test_identify_ambiguous_initial_is_not_proposed(tmp_path):
     games = [("EL1", "O1", 1910), ("ED1", "O1", 1912), ("E", "O1", 1911)]
     got = identity.candidates(identify_store(tmp_path, players, games))
     assert got.height == 0
+
+
+def test_failed_merge_rolls_back(tmp_path, monkeypatch):
+    """A merge that fails after writing the alias table leaves the store as it was
+    (the writer lock's undo journal)."""
+    root = tmp_path / "s"
+    build(root, duplicate=True)
+    store = Store(root)
+    stale_before = incremental.read_stale(store)
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("disk gone")
+
+    monkeypatch.setattr(incremental, "mark_stale", boom)
+    assert run("players", "merge", "X1", "X2", "--store", str(root)) == 1
+    assert not store.aliases_path.exists() and not store.merges_path.exists()
+    assert incremental.read_stale(store) == stale_before
