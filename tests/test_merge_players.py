@@ -66,7 +66,9 @@ def test_merge_then_rate_equals_clean_run_and_split_restores(tmp_path, capsys):
     build(clean, duplicate=False)
     original = {s: ratings_of(dup, s) for s in SYSTEMS}
 
+    capsys.readouterr()
     assert run("players", "merge", "X1", "X2", "--store", str(dup), "--reason", "same man") == 0
+    assert "merged 1 pair(s); affected: standard from 202404" in capsys.readouterr().out
     store = Store(dup)
     assert incremental.read_stale(store) == {f"{s}/standard": 202404 for s in SYSTEMS}
     log = identity.read_merge_log(store)

@@ -84,15 +84,23 @@ def cmd_merge(args) -> int:
         pairs = [(args.ids[0], dup, args.reason) for dup in args.ids[1:]]
     else:
         raise ValueError("players merge needs KEEP DUPLICATE... or --mapping FILE")
-    jobs.merge_players(jobs.MergeRequest(args.store, pairs, wait=args.wait))
+    stale = jobs.merge_players(jobs.MergeRequest(args.store, pairs, wait=args.wait))
+    _report("merged", pairs, stale)
     return 0
+
+
+def _report(done: str, pairs, stale) -> None:
+    where = ", ".join(f"{pool} from {period}" for pool, period in stale)
+    then = f"affected: {where} (the next arpad rate recomputes)" if where else "no games involved"
+    print(f"{done} {len(pairs)} pair(s); {then}")
 
 
 def cmd_split(args) -> int:
     from arpad.pipeline import jobs
 
     pairs = [(args.keep, args.duplicate, args.reason)]
-    jobs.merge_players(jobs.MergeRequest(args.store, pairs, split=True, wait=args.wait))
+    stale = jobs.merge_players(jobs.MergeRequest(args.store, pairs, split=True, wait=args.wait))
+    _report("split", pairs, stale)
     return 0
 
 
