@@ -12,6 +12,12 @@ disagreements stay visible: ``conflicts`` lists players whose sources give
 different values of a field that matters (birth year, and the starting state the
 rating systems read: rating, rated games, peak rating, rd, volatility, grade),
 one row per player, field and source (``arpad players --conflicts``).
+
+One person under several ids is merged through an alias table
+(``STORE/players/aliases.parquet``, duplicate -> keep) that the engine applies when
+it reads games; ``split`` deletes the alias; ``candidates`` proposes merges from
+normalised names, birth years, years of play and shared opponents
+(docs/identity.md).
 """
 
 from __future__ import annotations
@@ -142,7 +148,7 @@ def read_aliases(store: Store) -> pl.DataFrame:
 
 def read_merge_log(store: Store) -> pl.DataFrame:
     """Every merge and split ever applied (the audit trail), oldest first."""
-    schema = {c: pl.String for c in LOG_COLUMNS} | {"stale_from": pl.String}
+    schema = {c: pl.String for c in LOG_COLUMNS}
     if not store.merges_path.exists():
         return pl.DataFrame(schema=schema)
     return pl.from_arrow(read_parquet_file(store.merges_path)).select(LOG_COLUMNS)
