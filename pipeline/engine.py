@@ -205,8 +205,29 @@ def _read_game_file(path: str) -> pa.Table:
     return pa.table(cols)
 
 
+def _resolve(ids: pa.ChunkedArray, aliases: tuple[pa.Array, pa.Array] | None):
+    """Merged ids (``players/aliases.parquet``: duplicate -> keep, docs/identity.md)
+    replaced by the id they were merged into; other ids unchanged."""
+    ids = ids.cast(pa.string())
+    if aliases is None:
+        return ids
+    duplicate, keep = aliases
+    return pc.coalesce(pc.take(keep, pc.index_in(ids, value_set=duplicate)), ids)
+
+
+def alias_arrays(store: Store) -> tuple[pa.Array, pa.Array] | None:
+    """(duplicate ids, keep ids) of the store's player merges, or None without any."""
+    table = store.read_aliases()
+    if table is None or table.num_rows == 0:
+        return None
+    return (
+        table.column("duplicate").cast(pa.string()).combine_chunks(),
+        table.column("keep").cast(pa.string()).combine_chunks(),
+    )
+
+
 def load_period_games(
-    files: list[str], player_ids
+    files: list[str], player_ids, aliases: tuple[pa.Array, pa.Array] | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """White, black (dense), White's score and event index (-1 unknown) of a period's rated games.
 
@@ -214,7 +235,8 @@ def load_period_games(
     every system sees the games in); player ids are mapped to dense indices by one
     vectorised lookup against the run's player ids (``player_ids``: the players table's
     ids, sorted; dense index = position). Games with a player missing from the players
-    table are left out, as are unrated games.
+    table are left out, as are unrated games. ``aliases`` (duplicate, keep): a merged
+    duplicate's games count as the kept id's (docs/identity.md).
     """
     if not files:
         empty = np.empty(0, dtype=np.int32)
@@ -222,8 +244,8 @@ def load_period_games(
     ids = _id_array(player_ids)
     tables = [_read_game_file(f) for f in sorted(files, key=str)]
     res = pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0]
-    white = pc.index_in(res.column("white_id").cast(pa.string()), value_set=ids)
-    black = pc.index_in(res.column("black_id").cast(pa.string()), value_set=ids)
+    white = pc.index_in(_resolve(res.column("white_id"), aliases), value_set=ids)
+    black = pc.index_in(_resolve(res.column("black_id"), aliases), value_set=ids)
     keep = pc.and_kleene(
         pc.and_kleene(pc.is_valid(white), pc.is_valid(black)),
         pc.fill_null(res.column("rated"), False),
@@ -337,7 +359,11 @@ def rate(
             shard_map = shard_map or sharding.auto_map()
         else:
             log.info("%s cannot be sharded by player; rating unsharded", system)
-    info = player_info(store.read_players())
+    aliases = alias_arrays(store)
+    players = store.read_players()
+    if aliases is not None:  # a merged duplicate is not a player of its own
+        players = players.filter(pc.invert(pc.is_in(players.column("player_id"), aliases[0])))
+    info = player_info(players)
     n = info.n
     all_periods = store.periods(pool)
     walk = [p for p in all_periods if (start is None or p >= start) and (end is None or p <= end)]
@@ -362,7 +388,7 @@ def rate(
         r = rules_for(period)
         t0 = time.perf_counter()
         files = [str(f) for f in store.game_files(pool, period)]
-        white, black, score, event = load_period_games(files, ids)
+        white, black, score, event = load_period_games(files, ids, aliases)
         t1 = time.perf_counter()
         games = PeriodGames.build(period, white, black, score, n, event, previous)
         state, report = step_period(sys_, state, games, r, summary.shards, shard_map)

@@ -12,6 +12,12 @@ disagreements stay visible: ``conflicts`` lists players whose sources give
 different values of a field that matters (birth year, and the starting state the
 rating systems read: rating, rated games, peak rating, rd, volatility, grade),
 one row per player, field and source (``arpad players --conflicts``).
+
+One person under several ids is merged through an alias table
+(``STORE/players/aliases.parquet``, duplicate -> keep) that the engine applies when
+it reads games; ``split`` deletes the alias; ``candidates`` proposes merges from
+normalised names, birth years, years of play and shared opponents
+(docs/identity.md).
 """
 
 from __future__ import annotations
@@ -125,3 +131,386 @@ def conflict_notes(store: Store, source: str) -> list[str]:
             f"(e.g. {ids[0]}: {said}; the file ingested last wins; arpad players --conflicts)"
         )
     return notes
+
+
+# -- merging duplicate players (docs/identity.md) -------------------------------------------
+ALIAS_COLUMNS = ("duplicate", "keep", "merged_at", "reason")
+LOG_COLUMNS = ("at", "action", "keep", "duplicate", "reason", "stale_from")
+
+
+def read_aliases(store: Store) -> pl.DataFrame:
+    """The store's merges in force: one row per duplicate id, with the id it counts as."""
+    table = store.read_aliases()
+    if table is None:
+        return pl.DataFrame(schema={c: pl.String for c in ALIAS_COLUMNS})
+    return pl.from_arrow(table).select(ALIAS_COLUMNS)
+
+
+def read_merge_log(store: Store) -> pl.DataFrame:
+    """Every merge and split ever applied (the audit trail), oldest first."""
+    schema = {c: pl.String for c in LOG_COLUMNS}
+    if not store.merges_path.exists():
+        return pl.DataFrame(schema=schema)
+    return pl.from_arrow(read_parquet_file(store.merges_path)).select(LOG_COLUMNS)
+
+
+def _earliest_periods(store: Store, ids: set[str]) -> list[tuple[str, int]]:
+    """(pool, earliest period) where any of ``ids`` has a stored game, per pool."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    value_set = pa.array(sorted(ids), type=pa.string())
+    touched = []
+    for pool in store.pools():
+        for period in store.periods(pool):
+            hit = False
+            for f in store.game_files(pool, period):
+                t = pq.read_table(f, columns=["white_id", "black_id"])
+                for col in ("white_id", "black_id"):
+                    if pc.any(pc.is_in(t.column(col).cast("string"), value_set=value_set)).as_py():
+                        hit = True
+            if hit:
+                touched.append((pool, period))
+                break
+    return touched
+
+
+def _known_ids(store: Store) -> set[str]:
+    return set(pl.from_arrow(store.read_players()).get_column("player_id").to_list())
+
+
+def _write_merge(store: Store, aliases: pl.DataFrame, log_rows: list[dict]) -> None:
+    atomic_write_parquet(
+        aliases.select(ALIAS_COLUMNS).sort("duplicate").to_arrow(), store.aliases_path, store.root
+    )
+    new = pl.DataFrame(log_rows, schema={c: pl.String for c in LOG_COLUMNS})
+    log = pl.concat([read_merge_log(store), new])
+    atomic_write_parquet(log.to_arrow(), store.merges_path, store.root)
+
+
+def merge(
+    store: Store, keep: str, duplicates: list[str], reason: str = ""
+) -> list[tuple[str, int]]:
+    """Count every game of each id in ``duplicates`` as ``keep``'s: an alias row
+    (duplicate -> keep, when, why) in ``players/aliases.parquet``, read by the engine
+    when it maps ids to players; stored games are not rewritten, so ``split`` is exact.
+    A duplicate that was itself a keep brings its own duplicates along. Marks every
+    rated system stale from the earliest period where any of the ids played; returns
+    those (pool, period) marks."""
+    from datetime import UTC, datetime
+
+    from arpad.pipeline import incremental
+
+    aliases = read_aliases(store)
+    current = dict(zip(aliases["duplicate"], aliases["keep"], strict=True))
+    known = _known_ids(store)
+    if keep in current:
+        raise ValueError(f"{keep} was merged into {current[keep]}; merge into {current[keep]}")
+    for pid in (keep, *duplicates):
+        if pid not in known:
+            raise ValueError(f"unknown player id {pid!r} (arpad players lists the ids)")
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    rows, log_rows, involved = [], [], {keep}
+    for dup in dict.fromkeys(duplicates):
+        if dup == keep:
+            raise ValueError(f"cannot merge {keep} into itself")
+        if dup in current:
+            raise ValueError(f"{dup} is already merged into {current[dup]} (split it first)")
+        involved.add(dup)
+        rows.append({"duplicate": dup, "keep": keep, "merged_at": now, "reason": reason})
+        log_rows.append(
+            {"at": now, "action": "merge", "keep": keep, "duplicate": dup, "reason": reason}
+        )
+    dups = {r["duplicate"] for r in rows}
+    # ids merged into a duplicate before now follow it to ``keep`` (no chains)
+    moved = aliases.filter(pl.col("keep").is_in(list(dups)))
+    involved |= set(moved.get_column("duplicate").to_list())
+    aliases = aliases.with_columns(
+        pl.when(pl.col("keep").is_in(list(dups)))
+        .then(pl.lit(keep))
+        .otherwise(pl.col("keep"))
+        .alias("keep")
+    )
+    aliases = pl.concat([aliases, pl.DataFrame(rows, schema={c: pl.String for c in ALIAS_COLUMNS})])
+    touched = _earliest_periods(store, involved)
+    stale = ";".join(f"{pool}:{p}" for pool, p in touched)
+    for r in log_rows:
+        r["stale_from"] = stale
+    _write_merge(store, aliases, log_rows)
+    incremental.mark_stale(store, touched)
+    return touched
+
+
+def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tuple[str, int]]:
+    """Undo ``merge``: ``duplicate``'s games are its own again. Marks every rated system
+    stale from the earliest period where either id played."""
+    from datetime import UTC, datetime
+
+    from arpad.pipeline import incremental
+
+    aliases = read_aliases(store)
+    row = aliases.filter((pl.col("duplicate") == duplicate) & (pl.col("keep") == keep))
+    if row.height == 0:
+        raise ValueError(f"{duplicate} is not merged into {keep} (arpad players --merges)")
+    aliases = aliases.filter(pl.col("duplicate") != duplicate)
+    touched = _earliest_periods(store, {keep, duplicate})
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    stale = ";".join(f"{pool}:{p}" for pool, p in touched)
+    _write_merge(
+        store,
+        aliases,
+        [
+            {
+                "at": now,
+                "action": "split",
+                "keep": keep,
+                "duplicate": duplicate,
+                "reason": reason,
+                "stale_from": stale,
+            }
+        ],
+    )
+    incremental.mark_stale(store, touched)
+    return touched
+
+
+def read_mapping(path) -> list[tuple[str, str, str]]:
+    """A reviewed mapping file: CSV with columns ``keep,duplicate`` (``evidence`` and
+    ``score`` as written by ``identify`` are kept as the merge's reason)."""
+    import csv
+
+    from arpad.pipeline.errors import InputError
+
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        if not reader.fieldnames or not {"keep", "duplicate"} <= set(reader.fieldnames):
+            raise InputError(path, 1, "a mapping file needs the columns keep,duplicate")
+        out = []
+        for line, row in enumerate(reader, start=2):
+            keep, dup = (row.get("keep") or "").strip(), (row.get("duplicate") or "").strip()
+            if not keep or not dup:
+                raise InputError(path, line, "empty keep or duplicate")
+            reason = f"mapping {path}"
+            if row.get("evidence"):
+                reason += f": {row['evidence']}"
+            out.append((keep, dup, reason))
+    return out
+
+
+# -- candidates (docs/identity.md "Candidates") ---------------------------------------------
+# Evidence scores; a pair is proposed from PROPOSE_AT. Names decide (a pair needs
+# compatible names, or one FIDE id); the rest adds to or vetoes the score.
+SCORE_SAME_NAME = 0.6  # same surname and same given names once normalised
+SCORE_ABBREVIATED = 0.5  # same surname, given names one the abbreviation of the other
+SCORE_BIRTH_YEAR = 0.3  # both give the same birth year
+SCORE_OVERLAP = 0.1  # their years of play overlap or are at most MAX_GAP years apart
+SCORE_SHARED_OPPONENT = 0.05  # per opponent (by normalised name) both met, at most 0.2
+MAX_GAP = 10  # years between two careers beyond which one person is implausible
+MAX_CAREER = 60  # years a combined career may span
+PROPOSE_AT = 0.5
+
+
+def normalise_name(name: str | None) -> tuple[str, tuple[str, ...]]:
+    """(surname, given names) of a player name, lower case, accents and punctuation
+    removed: "Lasker, Emanuel", "Lasker, Em.", "Lasker,E", "E. Lasker" and
+    "LASKER Emanuel" all give surname "lasker" (given names "emanuel", "em" or "e").
+    With a comma the surname comes first; without one, the last word is the surname
+    unless the first word is written in capitals ("LASKER Emanuel")."""
+    import re
+    import unicodedata
+
+    if not name:
+        return "", ()
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    if "," in text:
+        surname, _, given = text.partition(",")
+    else:
+        words = text.replace(".", ". ").split()
+        if len(words) > 1 and words[0].isupper() and len(words[0].rstrip(".")) > 1:
+            surname, given = words[0], " ".join(words[1:])
+        elif words:
+            surname, given = words[-1], " ".join(words[:-1])
+        else:
+            surname, given = "", ""
+
+    def clean(part: str) -> list[str]:
+        return [w for w in re.split(r"[^a-z]+", part.lower()) if w]
+
+    return " ".join(clean(surname)), tuple(clean(given))
+
+
+def _given_match(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
+    """ "same" when equal, "abbreviated" when each word of the shorter is a prefix of
+    the other's word in the same place ("em" of "emanuel", "e" of "edward"), else None.
+    A name without given names matches nothing (too weak alone)."""
+    if not a or not b:
+        return None
+    if a == b:
+        return "same"
+    if all(x.startswith(y) or y.startswith(x) for x, y in zip(a, b, strict=False)):
+        return "abbreviated"
+    return None
+
+
+def _activity(store: Store) -> pl.DataFrame:
+    """Per player id: games, first and last year of play, and opponents' ids."""
+    import pyarrow.parquet as pq
+
+    frames = []
+    for pool in store.pools():
+        for period in store.periods(pool):
+            for f in store.game_files(pool, period):
+                t = pl.from_arrow(pq.read_table(f, columns=["white_id", "black_id", "date"]))
+                year = pl.col("date").dt.year().fill_null(period // 100)
+                frames.append(
+                    pl.concat(
+                        [
+                            t.select(
+                                pl.col("white_id").alias("player_id"),
+                                pl.col("black_id").alias("opponent"),
+                                year.alias("year"),
+                            ),
+                            t.select(
+                                pl.col("black_id").alias("player_id"),
+                                pl.col("white_id").alias("opponent"),
+                                year.alias("year"),
+                            ),
+                        ]
+                    )
+                )
+    if not frames:
+        return pl.DataFrame(
+            schema={
+                "player_id": pl.String,
+                "games": pl.UInt32,
+                "first": pl.Int32,
+                "last": pl.Int32,
+                "opponents": pl.List(pl.String),
+            }
+        )
+    games = pl.concat(frames)
+    return games.group_by("player_id").agg(
+        pl.len().alias("games"),
+        pl.col("year").min().cast(pl.Int32).alias("first"),
+        pl.col("year").max().cast(pl.Int32).alias("last"),
+        pl.col("opponent").unique().alias("opponents"),
+    )
+
+
+def candidates(store: Store) -> pl.DataFrame:
+    """Proposed merges with their evidence: one row per (keep, duplicate), the keep being
+    the id with more games (then the smaller id), sorted by score, highest first.
+
+    A pair needs compatible names (same surname, given names equal or one the
+    abbreviation of the other, docs/identity.md) or one FIDE id under two ids; an
+    abbreviated name compatible with two players whose full names differ ("Lasker, E"
+    with both "Lasker, Emanuel" and "Lasker, Edward") is left out as ambiguous, and
+    different birth years or careers too far apart veto a pair."""
+    players = pl.from_arrow(store.read_players()).select("player_id", "name", "birth_year")
+    merged = set(read_aliases(store).get_column("duplicate").to_list())
+    players = players.filter(~pl.col("player_id").is_in(list(merged)))
+    act = {r["player_id"]: r for r in _activity(store).iter_rows(named=True)}
+    people = {}
+    for pid, name, birth in players.iter_rows():
+        surname, given = normalise_name(name or pid.rsplit(":", 1)[-1])
+        people[pid] = (surname, given, birth)
+    opponent_name = {pid: (v[0], v[1][:1]) for pid, v in people.items()}
+    by_surname: dict[str, list[str]] = {}
+    for pid, (surname, _, _) in people.items():
+        if surname:
+            by_surname.setdefault(surname, []).append(pid)
+    rows = []
+    for ids in by_surname.values():
+        ids.sort()
+        for i, a in enumerate(ids):
+            for b in ids[i + 1 :]:
+                row = _score_pair(a, b, people, act, opponent_name, ids)
+                if row is not None:
+                    rows.append(row)
+    schema = {"keep": pl.String, "duplicate": pl.String, "evidence": pl.String, "score": pl.Float64}
+    out = pl.DataFrame(rows, schema=schema, orient="row")
+    # one keep per duplicate (its best-scoring proposal), followed to the end of a chain
+    best = out.sort(["score", "keep"], descending=[True, False]).unique(
+        "duplicate", keep="first", maintain_order=True
+    )
+    parent = dict(zip(best["duplicate"], best["keep"], strict=True))
+
+    def root(pid: str) -> str:
+        seen = {pid}
+        while pid in parent and parent[pid] not in seen:
+            pid = parent[pid]
+            seen.add(pid)
+        return pid
+
+    keeps = [root(k) for k in best["keep"]]
+    return best.with_columns(pl.Series("keep", keeps)).filter(pl.col("keep") != pl.col("duplicate"))
+
+
+def _scoped(pid: str) -> bool:
+    """An id arpad made for a player without one (``<file>:<name>``, ``<file>#<rank>``)."""
+    return ":" in pid or "#" in pid
+
+
+def _plausible(a: str, b: str, people, act) -> bool:
+    """Could ``a`` and ``b`` be one person: no two birth years, careers close enough."""
+    ba, bb = people[a][2], people[b][2]
+    if ba is not None and bb is not None and ba != bb:
+        return False
+    xa, xb = act.get(a), act.get(b)
+    if xa and xb:
+        gap = max(xa["first"], xb["first"]) - min(xa["last"], xb["last"])
+        span = max(xa["last"], xb["last"]) - min(xa["first"], xb["first"])
+        return gap <= MAX_GAP and span <= MAX_CAREER
+    return True
+
+
+def _score_pair(a, b, people, act, opponent_name, same_surname) -> tuple | None:
+    (_, ga, ba), (_, gb, bb) = people[a], people[b]
+    match = _given_match(ga, gb)
+    if match is None:
+        return None
+    evidence, score = [], 0.0
+    if match == "same":
+        score += SCORE_SAME_NAME
+        evidence.append("same normalised name")
+    else:
+        short = ga if len("".join(ga)) < len("".join(gb)) else gb
+        short_id = a if short == ga else b
+        fulls = {
+            people[c][1]
+            for c in same_surname
+            if _given_match(short, people[c][1])
+            and len("".join(people[c][1])) > len("".join(short))
+            and _plausible(short_id, c, people, act)
+        }
+        if any(_given_match(x, y) is None for x in fulls for y in fulls):
+            return None  # ambiguous abbreviation
+        score += SCORE_ABBREVIATED
+        evidence.append("abbreviated given name")
+    if not _plausible(a, b, people, act):
+        return None
+    if ba is not None and bb is not None:
+        score += SCORE_BIRTH_YEAR
+        evidence.append(f"birth year {ba}")
+    xa, xb = act.get(a), act.get(b)
+    if xa and xb:
+        score += SCORE_OVERLAP
+        evidence.append(f"years {xa['first']}-{xa['last']} and {xb['first']}-{xb['last']}")
+        shared = {opponent_name.get(o) for o in xa["opponents"]} & {
+            opponent_name.get(o) for o in xb["opponents"]
+        }
+        shared.discard(None)
+        if shared:
+            score += min(0.2, SCORE_SHARED_OPPONENT * len(shared))
+            evidence.append(f"{len(shared)} shared opponent(s)")
+    if score < PROPOSE_AT:
+        return None
+    ga_n = xa["games"] if xa else 0
+    gb_n = xb["games"] if xb else 0
+    # keep a source's own id (FIDE or the CSV's) over a file-scoped one, then more games
+    rank_a = (not _scoped(a), ga_n, b)
+    rank_b = (not _scoped(b), gb_n, a)
+    keep, dup = (a, b) if rank_a >= rank_b else (b, a)
+    return keep, dup, "; ".join(evidence), round(min(score, 1.0), 2)

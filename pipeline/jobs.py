@@ -15,6 +15,7 @@ they do is written here and nowhere else.
 | recalculate | RecalculateRequest | ingest the inbox, plan, rate (side by side), record, refresh, publish, report |
 | whatif | WhatIfRequest | replay side A and side B (side by side), compare |
 | backtest | BacktestRequest | load the data, score each system (side by side), table |
+| merge_players | MergeRequest | merge (or split) each pair, mark stale, refresh catalog |
 
 Every job that writes the store holds its single-writer lock for its whole run.
 """
@@ -587,3 +588,46 @@ def backtest(req: BacktestRequest, runner: Runner = LOCAL, log=None):
         for row in rows:
             log(f"{row.system}: {row.scores} ({row.seconds:.1f}s)")
     return bt.result(ds, req.dataset, bt.constant_rows(ds) + rows)
+
+
+# -- merge / split players ------------------------------------------------------------------
+@dataclass
+class MergeRequest:
+    """``arpad players merge|split``: ``pairs`` of (keep, duplicate, reason)
+    (docs/identity.md); ``split`` undoes merges."""
+
+    store: str
+    pairs: list[tuple[str, str, str]]
+    split: bool = False
+    wait: float = 0.0
+
+    def __post_init__(self):
+        self.store = _absolute(self.store)
+        _check_wait(self.wait)
+        if not self.pairs:
+            raise ValueError("nothing to merge (give KEEP DUPLICATE... or --mapping FILE)")
+
+
+def merge_players(req: MergeRequest, runner: Runner = LOCAL) -> list[tuple[str, int]]:
+    """Apply the merges (or splits) in order; returns the (pool, period) stale marks set.
+    The next ``arpad rate`` recomputes from them (pipeline/incremental.py)."""
+    from arpad.pipeline import identity
+
+    store = _existing_store(req.store)
+    label = "split" if req.split else "merge"
+    touched: list[tuple[str, int]] = []
+    with store.writer_lock(f"arpad players {label}", wait=req.wait):
+        for keep, dup, reason in req.pairs:
+            if req.split:
+                touched += identity.split(store, keep, dup, reason)
+            else:
+                touched += identity.merge(store, keep, [dup], reason)
+        runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
+    earliest: dict[str, int] = {}
+    for pool, period in touched:
+        earliest[pool] = min(period, earliest.get(pool, period))
+    runner.info(
+        f"players {label}: {len(req.pairs)} pair(s); stale from "
+        + (", ".join(f"{pool} {p}" for pool, p in sorted(earliest.items())) or "nothing rated")
+    )
+    return sorted(earliest.items())

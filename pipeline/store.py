@@ -519,6 +519,19 @@ class Store:
             schemas.conform(players, schemas.PLAYERS), self.players_path, self.root
         )
 
+    @property
+    def aliases_path(self) -> Path:
+        """``players/aliases.parquet``: merged ids, duplicate -> keep (docs/identity.md)."""
+        return self.players_path.parent / "aliases.parquet"
+
+    @property
+    def merges_path(self) -> Path:
+        """``players/merges.parquet``: every merge and split, for the audit trail."""
+        return self.players_path.parent / "merges.parquet"
+
+    def read_aliases(self) -> pa.Table | None:
+        return read_parquet_file(self.aliases_path) if self.aliases_path.exists() else None
+
     # -- quarantine ------------------------------------------------------------
     def write_quarantine(self, rows: pa.Table, batch: str) -> Path | None:
         if rows.num_rows == 0:

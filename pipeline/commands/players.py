@@ -1,23 +1,52 @@
-"""``arpad players``: the players table, or the identity conflicts between sources."""
+"""``arpad players``: the players table, the identity conflicts between sources, and
+merging duplicate players (``merge``, ``split``, ``identify``; docs/identity.md)."""
 
 from __future__ import annotations
+
+import argparse
 
 from arpad.pipeline import output
 from arpad.pipeline.commands.common import add_store, require_store
 
 
 def register(sub) -> None:
-    p = sub.add_parser("players", help="players table, or conflicts between sources")
+    p = sub.add_parser("players", help="players table, conflicts, merging duplicates")
     add_store(p)
     p.add_argument(
         "--conflicts",
         action="store_true",
-        help="players whose sources give different birth years or ratings (same id)",
+        help="players whose sources give different birth years or ratings (same id), "
+        "and the proposed merges with their strongest evidence",
     )
     p.add_argument("--id", dest="player_id", default=None, help="one player and its sources")
+    p.add_argument("--merges", action="store_true", help="every merge and split applied")
     p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
     p.add_argument("--output", default=None, metavar="FILE")
     p.set_defaults(func=cmd_players)
+    actions = p.add_subparsers(dest="action", metavar="{merge,split,identify}")
+
+    def store_option(q):
+        q.add_argument("--store", default=argparse.SUPPRESS, help="store directory")
+
+    m = actions.add_parser("merge", help="count the duplicates' games as KEEP's")
+    m.add_argument("ids", nargs="*", metavar="KEEP DUPLICATE", help="KEEP then DUPLICATE...")
+    m.add_argument("--mapping", default=None, metavar="FILE", help="CSV keep,duplicate rows")
+    m.add_argument("--reason", default="", help="why (kept in the audit trail)")
+    m.add_argument("--wait", type=float, default=0.0, metavar="SECONDS")
+    store_option(m)
+    m.set_defaults(func=cmd_merge)
+    s = actions.add_parser("split", help="undo a merge: DUPLICATE's games are its own again")
+    s.add_argument("keep", metavar="KEEP")
+    s.add_argument("duplicate", metavar="DUPLICATE")
+    s.add_argument("--reason", default="", help="why (kept in the audit trail)")
+    s.add_argument("--wait", type=float, default=0.0, metavar="SECONDS")
+    store_option(s)
+    s.set_defaults(func=cmd_split)
+    i = actions.add_parser("identify", help="propose merges with their evidence")
+    i.add_argument("--output", default=None, metavar="FILE", help="mapping CSV to review")
+    i.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
+    store_option(i)
+    i.set_defaults(func=cmd_identify)
 
 
 def cmd_players(args) -> int:
@@ -28,12 +57,64 @@ def cmd_players(args) -> int:
     store = require_store(args)
     if args.conflicts:
         frame = identity.conflicts(store)
+        proposed = identity.candidates(store)
         if args.fmt == "table" and not args.output:
             n = frame.get_column("player_id").n_unique() if frame.height else 0
             print(f"{n} player(s) with conflicting values across sources")
+            print(f"{proposed.height} proposed merge(s) (arpad players identify):")
+            output.render(proposed, "table")
+    elif args.merges:
+        frame = identity.read_merge_log(store)
     elif args.player_id:
         frame = identity.read_observations(store).filter(pl.col("player_id") == args.player_id)
     else:
         frame = pl.from_arrow(store.read_players())
     output.render(frame, args.fmt, args.output)
+    return 0
+
+
+def cmd_merge(args) -> int:
+    from arpad.pipeline import identity, jobs
+
+    if args.mapping and args.ids:
+        raise ValueError("give either KEEP DUPLICATE... or --mapping FILE, not both")
+    if args.mapping:
+        pairs = identity.read_mapping(args.mapping)
+    elif len(args.ids) >= 2:
+        pairs = [(args.ids[0], dup, args.reason) for dup in args.ids[1:]]
+    else:
+        raise ValueError("players merge needs KEEP DUPLICATE... or --mapping FILE")
+    stale = jobs.merge_players(jobs.MergeRequest(args.store, pairs, wait=args.wait))
+    _report("merged", pairs, stale)
+    return 0
+
+
+def _report(done: str, pairs, stale) -> None:
+    where = ", ".join(f"{pool} from {period}" for pool, period in stale)
+    then = f"affected: {where} (the next arpad rate recomputes)" if where else "no games involved"
+    print(f"{done} {len(pairs)} pair(s); {then}")
+
+
+def cmd_split(args) -> int:
+    from arpad.pipeline import jobs
+
+    pairs = [(args.keep, args.duplicate, args.reason)]
+    stale = jobs.merge_players(jobs.MergeRequest(args.store, pairs, split=True, wait=args.wait))
+    _report("split", pairs, stale)
+    return 0
+
+
+def cmd_identify(args) -> int:
+    from arpad.pipeline import identity
+
+    store = require_store(args)
+    frame = identity.candidates(store)
+    if args.output:
+        output.render(frame, "csv", args.output)
+        print(
+            f"{frame.height} proposed merge(s) written to {args.output} (review, then "
+            f"arpad players merge --mapping {args.output})"
+        )
+    else:
+        output.render(frame, args.fmt)
     return 0
