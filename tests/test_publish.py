@@ -219,3 +219,23 @@ def test_monthly_job_freezes_the_list_and_reports_its_revisions(tmp_path, bundle
     report = monthly.markdown(second)
     assert f"Revisions of the published list of period {PERIOD}" in report
     assert f"| {players['player_id'][0]} |" in report
+
+
+def test_corrections_view_and_python_api(cycle):
+    import arpad
+
+    store = cycle["store"]
+    con = catalog.connect(store)
+    try:
+        rows = con.execute("SELECT source, kind, stale_from FROM corrections").fetchall()
+    finally:
+        con.close()
+    assert rows == [("deloitte", "games", 134)]  # the correction (it replaced the first ingest)
+    api = arpad.Store(store.root)
+    players, corrections = api.diff(PERIOD)
+    assert players.equals(publish.diff(store, SYSTEM, "standard", PERIOD)[0])
+    assert corrections.height == 1
+    periods, _ = api.audit(cycle["game"][0])
+    assert periods["period"].to_list() == [133, 134, 135]
+    with pytest.raises(ValueError, match="already published"):
+        api.publish(period=PERIOD)
