@@ -16,7 +16,7 @@ import duckdb
 import pyarrow as pa
 
 from arpad.pipeline import schemas
-from arpad.pipeline.store import Store, before_change
+from arpad.pipeline.store import MANIFEST, Store, before_change
 
 # Base views: name -> (glob relative to the store root, hive partitioning, schema when empty).
 BASE_VIEWS = {
@@ -24,6 +24,7 @@ BASE_VIEWS = {
     "players": ("players/players.parquet", False, schemas.PLAYERS),
     "ratings": ("ratings/*/*/*/*.parquet", True, schemas.RATINGS),
     "quarantine": ("quarantine/*/*.parquet", False, schemas.QUARANTINE),
+    "manifest": ("manifest/manifest.parquet", False, MANIFEST),
 }
 
 
@@ -95,6 +96,16 @@ DERIVED_VIEWS: dict[str, str] = {
                                            ORDER BY rating DESC) AS rank_in_federation
               FROM rating_list)
         GROUP BY system, pool, period, coalesce(federation, '?')
+    """,
+    # Every ingest that made rated periods stale (docs/store.md "Audit trail"): first
+    # ingests and corrections alike; the manifest keeps the current version of each
+    # source only, so a replaced version is not listed.
+    "corrections": """
+        SELECT ingested_at, source, source_key, kind, format, rows, accepted, quarantined,
+               min_period AS stale_from, batch
+        FROM manifest
+        WHERE min_period IS NOT NULL
+        ORDER BY ingested_at, batch
     """,
 }
 

@@ -13,6 +13,7 @@ Per period (docs/developing.md "The engine"):
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import logging
 import time
@@ -182,6 +183,23 @@ def _report_table(report: Report, player_id: np.ndarray) -> pa.Table:
     return pa.table(cols)
 
 
+def rules_hash(rules: Any) -> str:
+    """A content hash of a rules object's fields (16 hex digits of sha256 over their
+    sorted JSON): two rule sets hash alike exactly when every field is equal."""
+    fields = dataclasses.asdict(rules) if dataclasses.is_dataclass(rules) else dict(vars(rules))
+    text = json.dumps(fields, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _audited(table: pa.Table, sys_, rules: Any, run: str | None) -> pa.Table:
+    """``table`` with the audit columns: rules name, rules hash, run id (docs/store.md)."""
+    n = table.num_rows
+    values = {"rules": sys_.rules_name(rules), "rules_hash": rules_hash(rules), "run_id": run}
+    for name, value in values.items():
+        table = table.append_column(name, pa.array([value] * n, type=pa.string()))
+    return table
+
+
 GAME_COLUMNS = ["white_id", "black_id", "score", "rated", "event_id"]
 
 
@@ -316,10 +334,11 @@ def rate_in_memory(
     for period, white, black, score, event in periods:
         games = PeriodGames.build(period, white, black, score, info.n, event, previous)
         state, report = step_period(sys_, state, games, rules_for(period))
-        out[period] = _report_table(report, ids)
+        out[period] = _audited(_report_table(report, ids), sys_, rules_for(period), None)
         previous = period
-    for p, report in revised_reports(sys_, state, list(out), rules_for(previous)).items():
-        out[p] = _report_table(report, ids)
+    last_rules = rules_for(previous)
+    for p, report in revised_reports(sys_, state, list(out), last_rules).items():
+        out[p] = _audited(_report_table(report, ids), sys_, last_rules, None)
     return out
 
 
@@ -383,6 +402,7 @@ def rate(
         previous = meta["period"]
 
     ids = _id_array(info.player_id)
+    run = (checkpoint_meta or {}).get("run")
 
     for i, period in enumerate(walk):
         r = rules_for(period)
@@ -393,7 +413,7 @@ def rate(
         games = PeriodGames.build(period, white, black, score, n, event, previous)
         state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
         t2 = time.perf_counter()
-        table = _report_table(report, ids)
+        table = _audited(_report_table(report, ids), sys_, r, run)
         store.write_ratings(system, pool, period, table)
         write_game_report(store, system, pool, period, report, info.player_id)
         meta = {
@@ -423,8 +443,10 @@ def rate(
     if summary.periods:
         last = summary.periods[-1]
         done = [p for p in store.rating_periods(system, pool) if p <= last]
-        for p, report in revised_reports(sys_, state, done, rules_for(last)).items():
-            store.write_ratings(system, pool, p, _report_table(report, ids))
+        last_rules = rules_for(last)
+        for p, report in revised_reports(sys_, state, done, last_rules).items():
+            table = _audited(_report_table(report, ids), sys_, last_rules, run)
+            store.write_ratings(system, pool, p, table)
     if refresh_catalog:
         catalog.refresh(store)
     return summary

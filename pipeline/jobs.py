@@ -513,6 +513,9 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
             summary.exports += runner.step(
                 monthly.publish, store, system, pool, name=f"publish-{system}-{pool}", io=True
             )
+            summary.published[f"{system}/{pool}"] = runner.step(
+                monthly.freeze, store, system, pool, name=f"freeze-{system}-{pool}", io=True
+            )
         monthly.summarise(store, summary, rate_summaries, jobs)
         runner.artifact("arpad-recalculation", monthly.markdown(summary))
     return summary

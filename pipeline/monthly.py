@@ -9,7 +9,9 @@ flows/recalculate.py).
    earliest period a correction touched or the first period not rated yet
    (stale marks of pipeline/incremental.py); nothing when it is up to date;
 3. recompute from there (resumable, pipeline/resume.py), then clear the marks;
-4. publish each system/pool's latest list to ``STORE/exports/`` (CSV and Parquet);
+4. publish each system/pool's latest list to ``STORE/exports/`` (CSV and Parquet),
+   freeze it under ``STORE/published/`` (pipeline/publish.py) and diff the previous
+   frozen list against the current ratings (the report's "Revisions");
 5. summarise: games ingested and quarantined, players rated, biggest movers.
 
 Decisions where the issue leaves room (docs/operations.md): "configured systems"
@@ -51,6 +53,8 @@ class RecalculateSummary:
     players_rated: dict[str, int] = field(default_factory=dict)  # "system/pool" -> players
     movers: dict[str, list[dict]] = field(default_factory=dict)
     exports: list[str] = field(default_factory=list)
+    # "system/pool" -> the frozen list and the revisions of the previous one (``freeze``)
+    published: dict[str, dict] = field(default_factory=dict)
 
     @property
     def games_ingested(self) -> int:
@@ -232,6 +236,31 @@ def publish(store: Store, system: str, pool: str) -> list[str]:
     return written
 
 
+def freeze(store: Store, system: str, pool: str) -> dict:
+    """Freeze the latest period's list under ``STORE/published/`` (pipeline/publish.py;
+    a period already published is left as it is) and diff the latest list frozen
+    before this run against the current ratings: {period, previous, changed, rows,
+    corrections}."""
+    from arpad.pipeline import publish
+
+    period = latest_period(store, system, pool)
+    if period is None:
+        return {}
+    done = store.published_periods(system, pool)
+    if period not in done:
+        publish.publish(store, system, pool, period)
+    out = {"period": period, "previous": None, "changed": 0, "rows": [], "corrections": 0}
+    if done:  # the latest list frozen before this run (this period's, on a re-run)
+        players, corrections = publish.diff(store, system, pool, done[-1])
+        out.update(
+            previous=done[-1],
+            changed=players.height,
+            rows=players.head(10).to_dicts(),
+            corrections=corrections.height,
+        )
+    return out
+
+
 # -- 5. summary -----------------------------------------------------------------------
 MOVERS_SQL = """
 SELECT r.player_id, p.name, r.rating_before, r.rating_after,
@@ -339,4 +368,30 @@ def markdown(summary: RecalculateSummary) -> str:
             lines.append("")
     if summary.exports:
         lines += ["Published lists:", "", *(f"- `{p}`" for p in summary.exports), ""]
+    for key, frozen in summary.published.items():
+        if not frozen:
+            continue
+        lines += [f"Frozen list {key} period {frozen['period']} (`STORE/published/`).", ""]
+        if frozen["previous"] is None:
+            continue
+        lines += [
+            f"Revisions of the published list of period {frozen['previous']}: "
+            f"{frozen['changed']:,} player(s) changed, {frozen['corrections']} ingest(s) "
+            "since publication touched it (`arpad diff --published "
+            f"{frozen['previous']}`).",
+            "",
+        ]
+        if frozen["rows"]:
+            lines += [
+                "| player | name | published | revised | change | games +/-/~ |",
+                "|---|---|---:|---:|---:|---|",
+            ]
+            for r in frozen["rows"]:
+                change = "" if r["change"] is None else f"{r['change']:+,.0f}"
+                lines.append(
+                    f"| {r['player_id']} | {r['name'] or ''} | {_num(r['published'])} | "
+                    f"{_num(r['revised'])} | {change} | "
+                    f"+{r['games_added']}/-{r['games_removed']}/~{r['games_changed']} |"
+                )
+            lines.append("")
     return "\n".join(lines)

@@ -82,6 +82,13 @@ RATINGS = pa.schema(
         pa.field("volatility_after", pa.float64()),
         pa.field("performance", pa.float64()),
         pa.field("status", pa.string(), nullable=False),
+        # Audit trail (docs/store.md): the rules version that produced the row (its
+        # name and a hash of the rules object's fields) and the run that wrote it
+        # (the run id of pipeline/resume.py, as in the checkpoint's meta.json).
+        # Null in stores written before they existed, and run_id outside a run.
+        pa.field("rules", pa.string()),
+        pa.field("rules_hash", pa.string()),
+        pa.field("run_id", pa.string()),
     ]
 )
 

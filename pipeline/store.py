@@ -426,6 +426,19 @@ class Store:
         return self.root / "manifest" / "manifest.parquet"
 
     @property
+    def published_dir(self) -> Path:
+        return self.root / "published"
+
+    def published_partition(self, system: str, pool: str, period: int) -> Path:
+        """Where ``arpad publish`` freezes a list (docs/lists.md "Published lists")."""
+        base = self._system_pool(self.published_dir, system, pool)
+        return base / f"period={names.period(period)}"
+
+    def published_periods(self, system: str, pool: str) -> list[int]:
+        base = self._system_pool(self.published_dir, system, pool)
+        return sorted(int(p.name.split("=", 1)[1]) for p in self._subdirs(base))
+
+    @property
     def catalog_path(self) -> Path:
         return self.root / "catalog.duckdb"
 

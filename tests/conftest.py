@@ -118,3 +118,9 @@ def store(tmp_path):
 def write_csv(path: Path, header: str, rows: list[str]) -> Path:
     path.write_text("\n".join([header, *rows]) + "\n")
     return path
+
+
+def results(table):
+    """A ratings table without ``run_id``, the audit column naming the run that wrote
+    the row (docs/store.md): two runs give the same results with different run ids."""
+    return table.drop_columns([c for c in ("run_id",) if c in table.column_names])

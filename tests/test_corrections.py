@@ -14,6 +14,7 @@ from arpad.pipeline import incremental
 from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
 from arpad.pipeline.systems import get_system, system_names
+from tests.conftest import results
 
 PERIODS = ["2024-01", "2024-02", "2024-03", "2024-04", "2024-05", "2024-06"]
 FAST_SYSTEMS = ("fide", "glicko2")
@@ -50,7 +51,7 @@ def ratings_of(root: Path, system: str) -> pa.Table:
     for period in store.rating_periods(system, "standard"):
         t = store.read_ratings(system, "standard", period)
         parts.append(t.append_column("period", pa.array([period] * t.num_rows, pa.int32())))
-    table = pa.concat_tables(parts)
+    table = results(pa.concat_tables(parts))
     return table.sort_by([("period", "ascending"), ("player_id", "ascending")])
 
 

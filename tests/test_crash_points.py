@@ -24,6 +24,7 @@ import pytest
 from arpad.pipeline import incremental, journal
 from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
+from tests.conftest import results
 from tests.test_corrections import games_csv, players_csv
 
 SOURCE = "club-results"  # --source: the correction arrives under another file name
@@ -54,7 +55,7 @@ def state(store: Path) -> dict:
 
 def ratings(store: Path) -> dict:
     return {
-        str(f.relative_to(store)): pq.read_table(f)
+        str(f.relative_to(store)): results(pq.read_table(f))
         for f in sorted((store / "ratings").rglob("*.parquet"))
     }
 

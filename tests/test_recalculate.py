@@ -14,6 +14,7 @@ import pytest
 from arpad.pipeline import jobs, monthly, resume
 from arpad.pipeline.ingest import ingest_files
 from arpad.pipeline.store import Store
+from tests.conftest import results
 
 KAGGLE_CV = ("kaggle2010_elo_vs_rest", "cross_validation_dataset.csv")  # months 96..100
 
@@ -51,7 +52,7 @@ def drop(inbox: Path, *files: Path) -> None:
 
 def ratings_snapshot(store: Store) -> dict:
     return {
-        str(f.relative_to(store.root)): pq.read_table(f)
+        str(f.relative_to(store.root)): results(pq.read_table(f))
         for f in sorted(store.ratings_dir.rglob("*.parquet"))
     }
 

@@ -23,6 +23,7 @@ import pytest
 from arpad.pipeline import catalog, resume
 from arpad.pipeline.ingest import ingest_files
 from arpad.pipeline.store import Store
+from tests.conftest import results
 
 DRIVER = Path(__file__).with_name("kill_driver.py")
 KAGGLE = ("kaggle2010_elo_vs_rest", "training_data.csv")
@@ -47,7 +48,7 @@ def snapshot(store: Store, *dirs: str) -> dict[str, object]:
     out = {}
     for d in dirs:
         for f in sorted((store.root / d).rglob("*.parquet")):
-            out[str(f.relative_to(store.root))] = pq.read_table(f)
+            out[str(f.relative_to(store.root))] = results(pq.read_table(f))
     return out
 
 

@@ -26,6 +26,7 @@ from arpad.pipeline import engine, sharding, synthetic
 from arpad.pipeline.store import Store, atomic_write_parquet
 from arpad.pipeline.systems import get_system
 from arpad.pipeline.systems.base import PeriodGames, State
+from tests.conftest import results
 
 SHARDABLE = ["fide", "elo", "elo-linear", "glicko", "glicko2", "harkness", "ingo"]
 NOT_SHARDABLE = ["uscf", "ecf", "whr"]
@@ -83,7 +84,7 @@ def _snapshot(store: Store, system: str) -> dict:
         for f in sorted(base.rglob("*")):
             key = str(f.relative_to(store.root))
             if f.suffix == ".parquet":
-                out[key] = pq.read_table(f)
+                out[key] = results(pq.read_table(f))
             elif f.suffix == ".json":
                 out[key] = json.loads(f.read_text())
     return out

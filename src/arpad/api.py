@@ -310,6 +310,32 @@ class Store:
         frame, _ = rating_list(self._store, system, pool, period, top)
         return frame
 
+    def publish(
+        self, system: str = "fide", *, pool: str = "standard", period: int | None = None
+    ) -> dict:
+        """Freeze the list of ``period`` (default: the latest) under ``STORE/published/``;
+        the publication's manifest. A period already published is refused (ValueError)."""
+        from arpad.pipeline.publish import freeze
+
+        return freeze(self._store, system, pool, period)
+
+    def diff(
+        self, period: int, system: str = "fide", *, pool: str = "standard"
+    ) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """(players, corrections): the published list of ``period`` against the current
+        ratings (docs/lists.md "Published lists")."""
+        from arpad.pipeline.publish import diff
+
+        return diff(self._store, system, pool, period)
+
+    def audit(
+        self, player: str, system: str = "fide", pool: str = "standard"
+    ) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """(periods, ingests): why ``player`` has their rating (docs/store.md "Audit trail")."""
+        from arpad.pipeline.audit import audit
+
+        return audit(self._store, player, system, pool)
+
     def history(self, player: str, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
         """One player's rating history, period by period."""
         from arpad.pipeline.history import rating_history

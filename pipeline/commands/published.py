@@ -1,0 +1,86 @@
+"""``arpad publish``, ``arpad diff --published``, ``arpad audit``: frozen lists, what
+changed since, and why a player has a rating (docs/lists.md, docs/store.md)."""
+
+from __future__ import annotations
+
+from arpad.pipeline import output
+from arpad.pipeline.commands.common import add_store, require_store
+from arpad.pipeline.periods import parse_period
+from arpad.pipeline.systems import DEFAULT_SYSTEM
+
+
+def register(sub) -> None:
+    p = sub.add_parser("publish", help="freeze one period's list (never revised afterwards)")
+    add_store(p)
+    p.add_argument("--system", default=DEFAULT_SYSTEM)
+    p.add_argument("--pool", default="standard")
+    p.add_argument("--period", type=parse_period, default=None, help="default: the latest")
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="if another run is writing to the store, wait up to SECONDS for it (default: exit)",
+    )
+    p.set_defaults(func=cmd_publish)
+
+    p = sub.add_parser("diff", help="published list of a period against the current ratings")
+    add_store(p)
+    p.add_argument("--published", type=parse_period, required=True, metavar="PERIOD")
+    p.add_argument("--system", default=DEFAULT_SYSTEM)
+    p.add_argument("--pool", default="standard")
+    p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
+    p.add_argument("--output", default=None, metavar="FILE")
+    p.set_defaults(func=cmd_diff)
+
+    p = sub.add_parser("audit", help="why a player has a rating: per period rules, run, games")
+    p.add_argument("player_id", metavar="PLAYER")
+    add_store(p)
+    p.add_argument("--system", default=DEFAULT_SYSTEM)
+    p.add_argument("--pool", default="standard")
+    p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
+    p.add_argument("--output", default=None, metavar="FILE")
+    p.set_defaults(func=cmd_audit)
+
+
+def cmd_publish(args) -> int:
+    from arpad.pipeline.publish import freeze
+
+    store = require_store(args)
+    m = freeze(store, args.system, args.pool, args.period, wait=args.wait)
+    folder = store.published_partition(args.system, args.pool, m["period"])
+    print(f"published {args.system}/{args.pool} period {m['period']}: {m['players']} players")
+    print(f"  {folder}")
+    return 0
+
+
+def cmd_diff(args) -> int:
+    from arpad.pipeline.publish import diff
+
+    store = require_store(args)
+    players, corrections = diff(store, args.system, args.pool, args.published)
+    if args.fmt == "table" and not args.output:
+        print(
+            f"{players.height} player(s) whose {args.system}/{args.pool} rating of period "
+            f"{args.published} changed since it was published"
+        )
+    output.render(players, args.fmt, args.output)
+    if args.fmt == "table" and not args.output:
+        print(
+            f"\n{corrections.height} ingest(s) since publication touching periods "
+            f"<= {args.published}:"
+        )
+        output.render(corrections, "table")
+    return 0
+
+
+def cmd_audit(args) -> int:
+    from arpad.pipeline.audit import audit
+
+    store = require_store(args)
+    periods, ingests = audit(store, args.player_id, args.system, args.pool)
+    output.render(periods, args.fmt, args.output)
+    if args.fmt == "table" and not args.output:
+        print(f"\n{ingests.height} ingest(s) touching these periods:")
+        output.render(ingests, "table")
+    return 0

@@ -1,0 +1,211 @@
+"""Published (frozen) lists and what has changed since (docs/lists.md "Published lists").
+
+``publish`` writes the list of one period in every list-file format under
+``STORE/published/system=S/pool=P/period=N/`` with ``manifest.json`` (file names and
+sha256, when, the rules and run that produced the ratings, the ingest batches the
+list was computed from) and a snapshot of the game ids of periods <= N
+(``games.parquet``). A published list is never written again: publishing the same
+period twice is refused (FIDE and USCF never revise a published list).
+
+``diff`` compares a published list with the current ("revised") ratings of the same
+period after late corrections: per player the published and revised rating, the
+change, and how many of the player's games in periods <= N were added, removed or
+given another result since; ``corrections`` lists the ingests after the publication that touched
+periods <= N.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+
+import polars as pl
+import pyarrow as pa
+
+from arpad.pipeline import catalog
+from arpad.pipeline.store import Store, atomic_write_parquet, atomic_write_text
+
+# Format -> file name of a published list.
+FILES = {
+    "fide-txt": "list.txt",
+    "fide-xml": "list.xml",
+    "csv": "list.csv",
+    "json": "list.json",
+    "parquet": "list.parquet",
+}
+MANIFEST = "manifest.json"
+GAMES = "games.parquet"
+
+GAMES_SQL = """
+SELECT game_id, white_id, black_id, score FROM games
+WHERE pool = ? AND period <= ? ORDER BY game_id
+"""
+
+
+# ``diff``'s columns: games_* count the player's games in periods <= the list's that
+# were added, removed or given another result since the publication.
+DIFF_COLUMNS = (
+    "player_id",
+    "name",
+    "published",
+    "revised",
+    "change",
+    "games_added",
+    "games_removed",
+    "games_changed",
+)
+
+
+class AlreadyPublishedError(ValueError):
+    """The period's list is already published (bad input, exit 2)."""
+
+
+class NotPublishedError(ValueError):
+    """No published list of that period (bad input, exit 2)."""
+
+
+def _sha256(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _distinct(table: pa.Table, column: str) -> list:
+    if column not in table.column_names:
+        return []
+    return sorted(v for v in set(table.column(column).to_pylist()) if v is not None)
+
+
+def publish(store: Store, system: str, pool: str = "standard", period: int | None = None) -> dict:
+    """Freeze the list of ``period`` (default: the latest rated); returns the manifest.
+    The caller holds the store's writer lock."""
+    from arpad.pipeline.lists import list_frame, write_list
+
+    frame, period = list_frame(store, system, pool, period)
+    folder = store.published_partition(system, pool, period)
+    if (folder / MANIFEST).exists():
+        raise AlreadyPublishedError(
+            f"the {system}/{pool} list of period {period} is already published "
+            f"({folder}); a published list is never revised: see arpad diff --published"
+        )
+    for fmt, name in FILES.items():
+        write_list(frame, period, fmt, str(folder / name), root=store.root)
+    con = catalog.connect(store)
+    try:
+        games = catalog.query_arrow(con, GAMES_SQL, [pool, period])
+    finally:
+        con.close()
+    atomic_write_parquet(games, folder / GAMES, store.root)
+    ratings = store.read_ratings(system, pool, period)
+    manifest = {
+        "system": system,
+        "pool": pool,
+        "period": period,
+        "published_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "players": frame.height,
+        "rules": _distinct(ratings, "rules"),
+        "rules_hash": _distinct(ratings, "rules_hash"),
+        "run_id": _distinct(ratings, "run_id"),
+        "batches": sorted(store.read_manifest().column("batch").to_pylist()),
+        "files": {name: _sha256(folder / name) for name in (*FILES.values(), GAMES)},
+    }
+    # The manifest last: its presence is what makes the period published.
+    atomic_write_text(json.dumps(manifest, indent=2) + "\n", folder / MANIFEST, store.root)
+    return manifest
+
+
+def read_manifest(store: Store, system: str, pool: str, period: int) -> dict:
+    path = store.published_partition(system, pool, period) / MANIFEST
+    if not path.exists():
+        published = store.published_periods(system, pool)
+        raise NotPublishedError(
+            f"no published {system}/{pool} list of period {period} "
+            f"(published: {', '.join(map(str, published)) or 'none'}; arpad publish)"
+        )
+    return json.loads(path.read_text())
+
+
+def corrections(store: Store, manifest: dict) -> pl.DataFrame:
+    """The ingests since the publication that touched its period or an earlier one."""
+    entries = pl.from_arrow(store.read_manifest())
+    return (
+        entries.filter(
+            ~pl.col("batch").is_in(manifest["batches"])
+            & pl.col("min_period").is_not_null()
+            & (pl.col("min_period") <= manifest["period"])
+        )
+        .select("ingested_at", "source", "kind", "rows", "accepted", "min_period", "batch")
+        .sort("ingested_at", "batch")
+    )
+
+
+def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(players, corrections): every player whose rating on the published list of
+    ``period`` differs from the current one (or who is on only one of them), with
+    published, revised, change and ``games_*`` (their games in periods <=
+    ``period`` added, removed or given another result since the publication)."""
+    from arpad.pipeline.lists import list_frame
+
+    manifest = read_manifest(store, system, pool, period)
+    folder = store.published_partition(system, pool, period)
+    published = pl.read_parquet(folder / FILES["parquet"]).select(
+        "player_id", "name", pl.col("rating").cast(pl.Float64).alias("published")
+    )
+    try:
+        current, _ = list_frame(store, system, pool, period)
+        revised = current.select(
+            "player_id", pl.col("name").alias("name_now"), pl.col("rating").cast(pl.Float64)
+        ).rename({"rating": "revised"})
+    except ValueError:  # the period has no list any more
+        revised = pl.DataFrame(
+            schema={"player_id": pl.String, "name_now": pl.String, "revised": pl.Float64}
+        )
+    both = published.join(revised, on="player_id", how="full", coalesce=True)
+    both = both.with_columns(
+        pl.coalesce("name", "name_now").alias("name"),
+        (pl.col("revised") - pl.col("published")).alias("change"),
+    ).filter((pl.col("published") != pl.col("revised")).fill_null(True))
+    old = pl.read_parquet(folder / GAMES)
+    con = catalog.connect(store)
+    try:
+        now = pl.from_arrow(catalog.query_arrow(con, GAMES_SQL, [pool, period]))
+    finally:
+        con.close()
+
+    def per_player(games: pl.DataFrame, name: str) -> pl.DataFrame:
+        ids = pl.concat(
+            [
+                games.select(pl.col("white_id").alias("player_id")),
+                games.select(pl.col("black_id").alias("player_id")),
+            ]
+        )
+        return ids.group_by("player_id").len(name=name)
+
+    added = per_player(now.join(old, on="game_id", how="anti"), "games_added")
+    removed = per_player(old.join(now, on="game_id", how="anti"), "games_removed")
+    rescored = now.join(old.select("game_id", pl.col("score").alias("old")), on="game_id")
+    changed = per_player(rescored.filter(pl.col("score") != pl.col("old")), "games_changed")
+    out = (
+        both.join(added, on="player_id", how="left")
+        .join(removed, on="player_id", how="left")
+        .join(changed, on="player_id", how="left")
+        .with_columns(
+            pl.col(c).fill_null(0).cast(pl.Int64)
+            for c in ("games_added", "games_removed", "games_changed")
+        )
+        .select(DIFF_COLUMNS)
+        .sort("player_id")
+    )
+    return out, corrections(store, manifest)
+
+
+def freeze(
+    store: Store, system: str, pool: str = "standard", period: int | None = None, wait: float = 0.0
+) -> dict:
+    """``arpad publish``: ``publish`` under the store's writer lock (a failure leaves
+    no half-published folder: the lock's undo journal removes what was written)."""
+    with store.writer_lock("arpad publish", wait=wait):
+        return publish(store, system, pool, period)
