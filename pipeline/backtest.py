@@ -350,20 +350,13 @@ def fit_calibration(features: np.ndarray, score: np.ndarray, iterations: int = 1
         # -log-likelihood of fractional outcomes, written stably: log(1 + e^z) - y z
         return float(np.sum(np.logaddexp(0.0, z) - score * z) + 0.5 * ridge * beta @ beta)
 
-    beta = np.array([0.0, 1.0, 0.0])
-    current = objective(beta)
-    for _ in range(iterations):
+    def gradient_hessian(beta):
         p = 0.5 * (1.0 + np.tanh(0.5 * (x @ beta)))
         grad = x.T @ (score - p) - ridge * beta
         hess = (x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(3)
-        step = np.linalg.solve(hess, grad)
-        t = 1.0
-        while t > 1e-8 and objective(beta + t * step) > current:
-            t *= 0.5
-        beta = beta + t * step
-        previous, current = current, objective(beta)
-        if previous - current < 1e-12 * max(abs(previous), 1.0):
-            break
+        return grad, hess
+
+    beta = draws.newton(objective, np.array([0.0, 1.0, 0.0]), gradient_hessian, iterations)
     return Calibration(
         white_advantage=float(beta[0] / Q), slope=float(beta[1]), newcomer=float(beta[2] / Q)
     )

@@ -31,6 +31,25 @@ Q = math.log(10.0) / 400.0
 LOG_LOSS_FLOOR = 1e-12  # probabilities are floored here before the log (no infinities)
 
 
+def newton(objective, theta: np.ndarray, gradient_hessian, iterations: int = 100) -> np.ndarray:
+    """Newton's method with step halving for a negative log-likelihood ``objective``:
+    ``gradient_hessian(theta)`` gives the log-likelihood's gradient and its negative
+    Hessian; a step is halved until the objective does not increase (used by the draw
+    model and the backtest's calibration)."""
+    current = objective(theta)
+    for _ in range(iterations):
+        grad, hess = gradient_hessian(theta)
+        step = np.linalg.solve(hess, grad)
+        t = 1.0
+        while t > 1e-8 and objective(theta + t * step) > current:
+            t *= 0.5
+        theta = theta + t * step
+        previous, current = current, objective(theta)
+        if previous - current < 1e-12 * max(abs(previous), 1.0):
+            break
+    return theta
+
+
 def davidson(s: np.ndarray, nu: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(P(white), P(draw), P(black)) for log-odds ``s`` and draw parameter ``nu``."""
     s = np.asarray(s, dtype=np.float64)
@@ -165,8 +184,7 @@ def fit_davidson(
         p = np.where(yw == 1.0, w, np.where(yd == 1.0, dr, b))
         return float(-np.sum(np.log(np.maximum(p, 1e-300))) + 0.5 * ridge * th @ th)
 
-    current = objective(theta)
-    for _ in range(iterations):
+    def gradient_hessian(theta):
         s, nu = x @ theta[:k], math.exp(theta[k])
         w, dr, b = davidson(s, nu)
         g_s = t1 - 0.5 * (w - b)
@@ -180,14 +198,9 @@ def fit_davidson(
         hess[:k, k] = hess[k, :k] = x.T @ v_sn
         hess[k, k] = v_nn.sum()
         hess += ridge * np.eye(k + 1)
-        step = np.linalg.solve(hess, grad)
-        t = 1.0
-        while t > 1e-8 and objective(theta + t * step) > current:
-            t *= 0.5
-        theta = theta + t * step
-        previous, current = current, objective(theta)
-        if previous - current < 1e-12 * max(abs(previous), 1.0):
-            break
+        return grad, hess
+
+    theta = newton(objective, theta, gradient_hessian, iterations)
     return DrawModel(
         nu=float(math.exp(theta[k])),
         white_advantage=float(theta[0] / Q),

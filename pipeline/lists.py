@@ -28,6 +28,18 @@ class EmptyListError(ValueError):
     """A list that would publish no rated player (bad input, exit 2)."""
 
 
+# Player facts a list shows, from the players table.
+PLAYER_FIELDS = (
+    "name",
+    "federation",
+    "sex",
+    "title",
+    "w_title",
+    "o_title",
+    "foa_title",
+    "birth_year",
+)
+
 # The columns of a list, in order (docs/lists.md).
 LIST_COLUMNS = (
     "rank",
@@ -107,17 +119,7 @@ def list_frame(store, system: str, pool: str, period: int | None, top: int | Non
             "(give starting ratings: arpad ingest --players FILE, or --set initial_rating=… "
             "where the system's rules have it)"
         )
-    players = pl.from_arrow(store.read_players()).select(
-        "player_id",
-        "name",
-        "federation",
-        "sex",
-        "title",
-        "w_title",
-        "o_title",
-        "foa_title",
-        "birth_year",
-    )
+    players = pl.from_arrow(store.read_players()).select("player_id", *PLAYER_FIELDS)
     frame = frame.join(players, on="player_id", how="left")
     woman = pl.col("sex").str.strip_chars().str.to_uppercase().is_in(["F", "W"]).fill_null(False)
     inactive = pl.col("status") == "inactive"
