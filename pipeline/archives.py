@@ -142,7 +142,12 @@ def zip_members(
     skipped: list[str] = []
     try:
         with zipfile.ZipFile(path) as zf:
-            infos = sorted((i for i in zf.infolist() if not i.is_dir()), key=lambda i: i.filename)
+            # A member with an empty name (a damaged directory entry) is neither a file
+            # nor a folder: skipped with the others (zipfile's is_dir would fail on it).
+            infos = sorted(
+                (i for i in zf.infolist() if i.filename and not i.filename.endswith("/")),
+                key=lambda i: i.filename,
+            )
             compressed = 0
             for info in infos:
                 name = info.filename

@@ -15,6 +15,7 @@ import pytest
 from arpad.pipeline import identity, incremental
 from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
+from tests.conftest import results
 
 MONTHS = ["2024-01", "2024-02", "2024-03", "2024-04", "2024-05", "2024-06"]
 SYSTEMS = ("glicko2", "elo", "whr")
@@ -46,7 +47,7 @@ def ratings_of(root: Path, system: str) -> pa.Table:
     store = Store(root)
     parts = []
     for period in store.rating_periods(system, "standard"):
-        t = store.read_ratings(system, "standard", period)
+        t = results(store.read_ratings(system, "standard", period))
         parts.append(t.append_column("period", pa.array([period] * t.num_rows, pa.int32())))
     return pa.concat_tables(parts).sort_by([("period", "ascending"), ("player_id", "ascending")])
 
