@@ -52,6 +52,19 @@ class Limits:
         )
 
 
+# What zipfile and zlib raise on a damaged archive or member (NotImplementedError:
+# "zip file version 6.4", a newer format than Python's unzip reads).
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    OSError,
+    EOFError,
+    ValueError,
+    RuntimeError,
+    NotImplementedError,
+)
+
+
 def _size(text: str | None, default: int) -> int:
     if not text or not text.strip():
         return default
@@ -176,26 +189,10 @@ def zip_members(
                         while chunk := fh.read(CHUNK):
                             meter.add(len(chunk), compressed, f"zip member {name}")
                             parts.append(chunk)
-                except (
-                    zipfile.BadZipFile,
-                    zlib.error,
-                    OSError,
-                    EOFError,
-                    ValueError,
-                    RuntimeError,
-                    NotImplementedError,
-                ) as exc:
+                except ZIP_ERRORS as exc:
                     raise InputError(path, None, f"zip member {name} is corrupted: {exc}") from None
                 out.append((name, b"".join(parts)))
-    except (
-        zipfile.BadZipFile,
-        zlib.error,
-        OSError,
-        EOFError,
-        ValueError,
-        NotImplementedError,  # "zip file version 6.4": needs a newer unzip than Python's
-        RuntimeError,
-    ) as exc:
+    except ZIP_ERRORS as exc:
         raise InputError(path, None, f"not a readable zip file: {exc}") from None
     if skipped:
         shown = ", ".join(skipped[:5]) + (

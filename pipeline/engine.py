@@ -129,7 +129,7 @@ class _Checkpoints:
 
     @staticmethod
     def to_tables(state: State, player_id) -> dict[str, pa.Table]:
-        ids = _id_array(player_id)
+        ids = id_array(player_id)
         cols = {"player_id": ids}
         cols.update({k: pa.array(v) for k, v in state.players.items()})
         tables = {"players": pa.table(cols)}
@@ -171,7 +171,7 @@ class _Checkpoints:
 
 def _report_table(report: Report, player_id: np.ndarray) -> pa.Table:
     keep = report.status != NOT_REPORTED
-    cols: dict[str, Any] = {"player_id": _id_array(player_id).filter(pa.array(keep))}
+    cols: dict[str, Any] = {"player_id": id_array(player_id).filter(pa.array(keep))}
     for name, values in report.columns.items():
         v = np.asarray(values)[keep]
         if v.dtype.kind == "f":
@@ -203,7 +203,7 @@ def _audited(table: pa.Table, sys_, rules: Any, run: str | None) -> pa.Table:
 GAME_COLUMNS = ["white_id", "black_id", "score", "rated", "event_id"]
 
 
-def _id_array(player_id) -> pa.Array:
+def id_array(player_id) -> pa.Array:
     """The run's player ids as one Arrow string array (built once per run, not per period)."""
     if isinstance(player_id, pa.Array):
         return player_id
@@ -259,9 +259,17 @@ def load_period_games(
     if not files:
         empty = np.empty(0, dtype=np.int32)
         return empty, empty, np.empty(0), empty
-    ids = _id_array(player_ids)
     tables = [_read_game_file(f) for f in sorted(files, key=str)]
     res = pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0]
+    return period_arrays(res, player_ids, aliases)
+
+
+def period_arrays(
+    res: pa.Table, player_ids, aliases: tuple[pa.Array, pa.Array] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A period's games (columns white_id, black_id, score, rated, event_id, in the order
+    the system sees them) as dense arrays: white, black, White's score, event index."""
+    ids = id_array(player_ids)
     white = pc.index_in(_resolve(res.column("white_id"), aliases), value_set=ids)
     black = pc.index_in(_resolve(res.column("black_id"), aliases), value_set=ids)
     keep = pc.and_kleene(
@@ -330,7 +338,7 @@ def rate_in_memory(
     state = sys_.initial_state(info, rules_for(periods[0][0]))
     previous: int | None = None
     out: dict[int, pa.Table] = {}
-    ids = _id_array(info.player_id)
+    ids = id_array(info.player_id)
     for period, white, black, score, event in periods:
         games = PeriodGames.build(period, white, black, score, info.n, event, previous)
         state, report = step_period(sys_, state, games, rules_for(period))
@@ -401,7 +409,7 @@ def rate(
         state = _Checkpoints.from_tables(tables, state, info.player_id)
         previous = meta["period"]
 
-    ids = _id_array(info.player_id)
+    ids = id_array(info.player_id)
     run = (checkpoint_meta or {}).get("run")
 
     for i, period in enumerate(walk):

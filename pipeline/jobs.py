@@ -368,16 +368,22 @@ class ReconstructRequest:
                 check_run_rules(system, None, self.overrides)
 
 
-def rate_all(runner: Runner, reqs: list[RateRequest], starts: list[int | None]) -> list:
+def rate_all(
+    runner: Runner,
+    reqs: list[RateRequest],
+    starts: list[int | None],
+    progress: Progress | None = None,
+) -> list:
     """Rate independent system/pool pairs: side by side on a parallel runner, the most
     expensive first (a system's ``relative_cost``), so that two workers are not left
-    waiting on the longest unit; summaries come back in ``reqs`` order."""
+    waiting on the longest unit; summaries come back in ``reqs`` order. ``progress``
+    is shown only when the units run one after the other in this process."""
     from arpad.pipeline.systems import get_system
 
     order = sorted(range(len(reqs)), key=lambda i: -get_system(reqs[i].system).relative_cost)
     done = runner.map(
         rate_periods,
-        [(reqs[i], starts[i], None) for i in order],
+        [(reqs[i], starts[i], None if runner.parallel else progress) for i in order],
         names=[f"rate-{reqs[i].system}-{reqs[i].pool}" for i in order],
         io=True,
     )
@@ -494,19 +500,7 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
 
         jobs = runner.step(monthly.plan, store, req.systems, req.pools, name="plan")
         reqs = [RateRequest(req.store, j.system, j.pool, start=j.start) for j in jobs]
-        if runner.parallel or len(reqs) != 1:
-            rate_summaries = rate_all(runner, reqs, [j.start for j in jobs])
-        else:
-            rate_summaries = [
-                runner.step(
-                    rate_periods,
-                    reqs[0],
-                    jobs[0].start,
-                    progress,
-                    name=f"rate-{reqs[0].system}-{reqs[0].pool}",
-                    io=True,
-                )
-            ]
+        rate_summaries = rate_all(runner, reqs, [j.start for j in jobs], progress)
         runner.step(monthly.record, store, jobs, name="record-runs", io=True)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
         for system, pool in monthly.published_lists(store, req.systems, req.pools):

@@ -279,6 +279,15 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     problems: list[tuple[int, str, str, str]] = []
     width = len(names)
     blank = 0
+
+    def quarantine_line_and_restart(first: int, detail: str):
+        """Quarantine physical line ``first + 1`` and read again from the next line."""
+        problems.append(
+            (first + 1, Reason.MALFORMED_ROW, detail, capped(lines[first].rstrip("\r\n")))
+        )
+        source.pos = first + 1
+        return csv.reader(source)
+
     while True:
         first = source.pos  # index of the row's first physical line (line first + 1)
         try:
@@ -286,16 +295,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         except StopIteration:
             break
         except csv.Error as exc:
-            problems.append(
-                (
-                    first + 1,
-                    Reason.MALFORMED_ROW,
-                    f"CSV error: {exc}",
-                    capped(lines[first].rstrip("\r\n")),
-                )
-            )
-            source.pos = first + 1
-            reader = csv.reader(source)
+            reader = quarantine_line_and_restart(first, f"CSV error: {exc}")
             continue
         span = source.pos - first
         if not row or (len(row) == 1 and not row[0].strip()):
@@ -314,16 +314,10 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
             else:
                 why = None
             if why:
-                problems.append(
-                    (
-                        first + 1,
-                        Reason.MALFORMED_ROW,
-                        f"a quote opened on line {first + 1} {why}; read again from line {first + 2}",
-                        capped(lines[first].rstrip("\r\n")),
-                    )
+                detail = (
+                    f"a quote opened on line {first + 1} {why}; read again from line {first + 2}"
                 )
-                source.pos = first + 1
-                reader = csv.reader(source)
+                reader = quarantine_line_and_restart(first, detail)
                 continue
         if len(row) != width:
             problems.append(

@@ -63,12 +63,7 @@ class InProcess(Runner):
     def map(self, fn, calls, names=None, io=False) -> list:
         if self.client is None or len(calls) < 2:
             return [fn(*args) for args in calls]
-        keys = [f"{n}-{os.urandom(4).hex()}" for n in names] if names else None
-        futures = [
-            self.client.submit(fn, *args, pure=False, **({"key": keys[i]} if keys else {}))
-            for i, args in enumerate(calls)
-        ]
-        return self.client.gather(futures)
+        return self.client.gather([self.client.submit(fn, *args, pure=False) for args in calls])
 
 
 LOCAL = InProcess()

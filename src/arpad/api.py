@@ -95,30 +95,16 @@ def _players_table(games: pa.Table, players: pa.Table | None) -> pa.Table:
 
 
 def _period_arrays(games: pa.Table, player_id: np.ndarray):
-    """(period, white, black, score, event) per period, games in their given order."""
-    frame = pl.from_arrow(games.select(["period", "white_id", "black_id", "score", "event_id"]))
-    index = pl.DataFrame({"id": player_id.astype(str), "idx": np.arange(player_id.size)})
-    frame = (
-        frame.with_row_index("_order")
-        .join(index.rename({"id": "white_id", "idx": "white"}), on="white_id", how="left")
-        .join(index.rename({"id": "black_id", "idx": "black"}), on="black_id", how="left")
-        .sort(["period", "_order"])
-    )
+    """(period, white, black, score, event) per period, games in their given order, built
+    by the engine's own ``period_arrays`` (unrated games left out, as on the store path)."""
+    from arpad.pipeline import engine
+
+    ids = engine.id_array(player_id)
+    periods = games.column("period").to_numpy(zero_copy_only=False)
     out = []
-    for (period,), part in frame.group_by("period", maintain_order=True):
-        codes = part.get_column("event_id").cast(pl.Categorical).to_physical()
-        # Events: dense codes in order of first appearance, -1 where unknown (as the store path).
-        first = {c: i for i, c in enumerate(dict.fromkeys(codes.drop_nulls().to_list()))}
-        event = np.array([first.get(c, -1) if c is not None else -1 for c in codes.to_list()])
-        out.append(
-            (
-                int(period),
-                part.get_column("white").to_numpy().astype(np.int32),
-                part.get_column("black").to_numpy().astype(np.int32),
-                part.get_column("score").to_numpy().astype(np.float64),
-                event.astype(np.int32),
-            )
-        )
+    for period in np.unique(periods):
+        part = games.filter(pa.array(periods == period))
+        out.append((int(period), *engine.period_arrays(part, ids)))
     return out
 
 
