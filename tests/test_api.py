@@ -34,7 +34,7 @@ def test_api_doc_examples_run(tmp_path, monkeypatch):
         exec(compile(block, f"{DOC.name} block {i + 1}", "exec"), namespace)
 
 
-def test_import_arpad_is_cheap_and_lazy():
+def test_import_arpad_is_cheap_and_lazy(tmp_path):
     """``import arpad`` loads neither the engine nor Prefect (subprocess: a clean interpreter)."""
     import subprocess
     import sys
@@ -44,7 +44,9 @@ def test_import_arpad_is_cheap_and_lazy():
         "assert 'polars' not in sys.modules and 'prefect' not in sys.modules, sorted(sys.modules); "
         "assert callable(arpad.rate) and 'fide' in arpad.systems()"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO.parent)
+    # from an empty folder: beside the checkout a folder named "arpad" (a clone) would
+    # be imported as a namespace package instead
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)
 
 
 def store_ratings(tmp_path, system, games_file, players_file=None, **ingest):
