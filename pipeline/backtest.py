@@ -455,23 +455,99 @@ def _settings_text(changes: dict[str, object], cal: Calibration) -> str:
     return ", ".join(parts)
 
 
-def evaluate_system(ds: Dataset, system: str, log: Callable[[str], None] | None = None) -> Row:
-    """Tune on the validation split, then score every target set."""
+@dataclass
+class Candidate:
+    """One tuning candidate of a system scored on the validation split (a backtest unit)."""
+
+    system: str
+    changes: dict[str, object]
+    score: float = math.nan
+    calibration: Calibration | None = None
+    features: np.ndarray | None = None  # validation features [d, u]
+    seconds: float = 0.0
+    error: str = ""  # "Type: message" when the system could not be driven
+
+
+def score_candidate(ds: Dataset, system: str, changes: dict[str, object]) -> Candidate:
+    """Walk the validation training games under ``changes`` and score the validation
+    target after calibration. Independent of every other candidate: the backtest's
+    unit of work on a parallel runner."""
     t0 = time.perf_counter()
-    rules0 = base_rules(system, ds)
-    best: tuple[float, dict, Calibration, np.ndarray] | None = None
-    val = ds.validation_target
-    for changes in tuning_candidates(system, rules0):
-        rules = dataclasses.replace(rules0, **changes)
+    out = Candidate(system, changes)
+    try:
+        rules = dataclasses.replace(base_rules(system, ds), **changes)
+        val = ds.validation_target
         d, _ = predict_targets(ds, system, rules, ds.validation_train, val, None)
-        cal = fit_calibration(d, val.score)
-        score = ds.score(val, cal.predict(d))
-        if log:
-            log(f"  {system} {changes}: validation {score:.6f}")
-        if best is None or score < best[0]:
-            best = (score, changes, cal, d)
-    assert best is not None
-    val_score, changes, cal, val_features = best
+        out.calibration = fit_calibration(d, val.score)
+        out.score = ds.score(val, out.calibration.predict(d))
+        out.features = d
+    except Exception as exc:
+        out.error = f"{type(exc).__name__}: {exc}"
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def candidate_units(ds: Dataset, systems: list[str]) -> list[tuple[str, dict[str, object]]]:
+    """(system, changes) of every tuning candidate of ``systems``, in tuning order; a
+    system whose rules cannot be built gets one empty candidate (it fails there)."""
+    units: list[tuple[str, dict[str, object]]] = []
+    for system in systems:
+        try:
+            combos = tuning_candidates(system, base_rules(system, ds))
+        except Exception:
+            combos = [{}]
+        units += [(system, changes) for changes in combos]
+    return units
+
+
+class _NotScored(Exception):
+    """A candidate of the system failed (its message says how)."""
+
+
+def finish_system(
+    ds: Dataset,
+    system: str,
+    candidates: list[Candidate],
+    log: Callable[[str], None] | None = None,
+) -> Row:
+    """The best candidate (the first with the lowest validation score), the fitted white
+    advantage tried inside the system's own update, the draw layer, and every target
+    set scored: the system's row (with a note instead when it could not be driven)."""
+    t0 = time.perf_counter()
+    spent = sum(c.seconds for c in candidates)
+    failed = next((c.error for c in candidates if c.error), "")
+    if log and not failed:
+        for c in candidates:
+            log(f"  {system} {c.changes}: validation {c.score:.6f}")
+    try:
+        if failed:
+            raise _NotScored(failed)
+        row = _finish(ds, system, candidates)
+    except Exception as exc:
+        row = Row(system, "", math.nan, dict.fromkeys(ds.targets, math.nan))
+        row.log_loss3 = dict.fromkeys(ds.targets, math.nan)
+        message = str(exc) if isinstance(exc, _NotScored) else f"{type(exc).__name__}: {exc}"
+        row.note = f"not scored: {message}"
+    row.seconds = spent + time.perf_counter() - t0
+    if log:
+        log(f"{system}: {row.scores} ({row.seconds:.1f}s)")
+    return row
+
+
+def _finish(ds: Dataset, system: str, candidates: list[Candidate]) -> Row:
+    best = candidates[0]
+    for c in candidates[1:]:
+        if c.score < best.score:
+            best = c
+    assert best.calibration is not None and best.features is not None
+    rules0 = base_rules(system, ds)
+    val = ds.validation_target
+    val_score, changes, cal, val_features = (
+        best.score,
+        best.changes,
+        best.calibration,
+        best.features,
+    )
     names = {f.name for f in dataclasses.fields(rules0)}
     if "white_advantage" in names and getattr(rules0, "white_advantage", None) is not None:
         # try the fitted white advantage inside the system's own update too
@@ -505,8 +581,13 @@ def evaluate_system(ds: Dataset, system: str, log: Callable[[str], None] | None 
             extra.predictions[name] = probs[0] + 0.5 * probs[1]
             extra.scores[name] = ds.score(target, extra.predictions[name])
             extra.log_loss3[name] = ds.log_loss3(target, extra.predictions[name], probs)
-    row.seconds = time.perf_counter() - t0
     return row
+
+
+def evaluate_system(ds: Dataset, system: str, log: Callable[[str], None] | None = None) -> Row:
+    """Tune on the validation split, then score every target set (in this process)."""
+    candidates = [score_candidate(ds, s, c) for s, c in candidate_units(ds, [system])]
+    return finish_system(ds, system, candidates, log)
 
 
 def draw_model(features: np.ndarray, score: np.ndarray) -> draws.DrawModel | None:
@@ -548,19 +629,6 @@ def constant_rows(ds: Dataset) -> list[Row]:
             row.predictions[name] = pred
         rows.append(row)
     return rows
-
-
-def evaluate_or_note(ds: Dataset, system: str, log: Callable[[str], None] | None = None) -> Row:
-    """``evaluate_system``, with a system the backtest cannot drive reported, not hidden."""
-    try:
-        row = evaluate_system(ds, system, log)
-    except Exception as exc:
-        row = Row(system, "", math.nan, dict.fromkeys(ds.targets, math.nan))
-        row.log_loss3 = dict.fromkeys(ds.targets, math.nan)
-        row.note = f"not scored: {type(exc).__name__}: {exc}"
-    if log:
-        log(f"{system}: {row.scores} ({row.seconds:.1f}s)")
-    return row
 
 
 def result(ds: Dataset, dataset: str, rows: list[Row]) -> BacktestResult:

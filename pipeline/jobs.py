@@ -29,7 +29,7 @@ from pathlib import Path
 
 from arpad.pipeline import catalog, incremental, names
 from arpad.pipeline.errors import InputError
-from arpad.pipeline.runner import LOCAL, Runner
+from arpad.pipeline.runner import LOCAL, Runner, map_by_cost
 from arpad.pipeline.store import Store
 
 Progress = Callable[[int, int, int], None]
@@ -380,17 +380,14 @@ def rate_all(
     is shown only when the units run one after the other in this process."""
     from arpad.pipeline.systems import get_system
 
-    order = sorted(range(len(reqs)), key=lambda i: -get_system(reqs[i].system).relative_cost)
-    done = runner.map(
+    return map_by_cost(
+        runner,
         rate_periods,
-        [(reqs[i], starts[i], None if runner.parallel else progress) for i in order],
-        names=[f"rate-{reqs[i].system}-{reqs[i].pool}" for i in order],
+        [(req, start, None if runner.parallel else progress) for req, start in zip(reqs, starts)],
+        costs=[get_system(req.system).relative_cost for req in reqs],
+        names=[f"rate-{req.system}-{req.pool}" for req in reqs],
         io=True,
     )
-    out: list = [None] * len(reqs)
-    for i, summary in zip(order, done):
-        out[i] = summary
-    return out
 
 
 def reconstruct(req: ReconstructRequest, runner: Runner = LOCAL) -> list:
@@ -571,14 +568,27 @@ class BacktestRequest:
 def backtest(req: BacktestRequest, runner: Runner = LOCAL, log=None):
     """Score each system's predictions on the dataset's protocol (side by side)."""
     from arpad.pipeline import backtest as bt
-    from arpad.pipeline.systems import system_names
+    from arpad.pipeline.systems import get_system, system_names
 
     ds = runner.step(bt.load, req.dataset, Path(req.data_dir), name=f"load-{req.dataset}")
     systems = list(req.systems) if req.systems else system_names()
+    # Units: every tuning candidate of every system (scored on the validation split),
+    # then each system's finish (best candidate, white advantage, draw layer, targets),
+    # each batch most expensive first; the data set goes to the workers once.
+    units = bt.candidate_units(ds, systems)
+    candidates = map_by_cost(
+        runner,
+        bt.score_candidate,
+        [(ds, system, changes) for system, changes in units],
+        costs=[get_system(system).relative_cost for system, _ in units],
+        names=[f"backtest-{system}-{i}" for i, (system, _) in enumerate(units)],
+    )
     unit_log = None if runner.parallel else log
-    rows = runner.map(
-        bt.evaluate_or_note,
-        [(ds, s, unit_log) for s in systems],
+    rows = map_by_cost(
+        runner,
+        bt.finish_system,
+        [(ds, s, [c for c in candidates if c.system == s], unit_log) for s in systems],
+        costs=[get_system(s).relative_cost * (1 + len(ds.targets)) for s in systems],
         names=[f"backtest-{s}" for s in systems],
     )
     if log and runner.parallel:

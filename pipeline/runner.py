@@ -63,7 +63,53 @@ class InProcess(Runner):
     def map(self, fn, calls, names=None, io=False) -> list:
         if self.client is None or len(calls) < 2:
             return [fn(*args) for args in calls]
+        calls = scatter_shared(self.client, calls)
         return self.client.gather([self.client.submit(fn, *args, pure=False) for args in calls])
+
+
+_SMALL = (str, bytes, int, float, bool, type(None))
+
+
+def scatter_shared(client, calls: Sequence[tuple]) -> list[tuple]:
+    """``calls`` with every argument that several calls share (the same object, not a
+    small value) sent to the workers once (``client.scatter``, broadcast) and passed as
+    its future, instead of being pickled into every task (the backtest's data set is
+    shared by all its units)."""
+    seen: dict[int, int] = {}
+    for args in calls:
+        for arg in args:
+            if not isinstance(arg, _SMALL):
+                seen[id(arg)] = seen.get(id(arg), 0) + 1
+    shared = {key for key, count in seen.items() if count > 1}
+    if not shared:
+        return list(calls)
+    objects = {id(arg): arg for args in calls for arg in args if id(arg) in shared}
+    futures = {key: client.scatter(obj, broadcast=True, hash=False) for key, obj in objects.items()}
+    return [tuple(futures.get(id(arg), arg) for arg in args) for args in calls]
+
+
+def map_by_cost(
+    runner: Runner,
+    fn: Callable,
+    calls: Sequence[tuple],
+    costs: Sequence[float],
+    names: Sequence[str] | None = None,
+    io: bool = False,
+) -> list:
+    """``runner.map`` with the units sent most expensive first (so that on a parallel
+    runner no worker is left waiting on the longest unit at the end); values come back
+    in ``calls`` order."""
+    order = sorted(range(len(calls)), key=lambda i: -costs[i])
+    done = runner.map(
+        fn,
+        [calls[i] for i in order],
+        names=[names[i] for i in order] if names else None,
+        io=io,
+    )
+    out: list = [None] * len(calls)
+    for i, value in zip(order, done):
+        out[i] = value
+    return out
 
 
 LOCAL = InProcess()

@@ -9,11 +9,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
-from tests.conftest import REPO, results, write_csv
+from tests.conftest import BUNDLED, REPO, results, write_csv
 from tests.test_cli_flow import small_store
 
 ARPAD = str(Path(sys.executable).with_name("arpad"))
@@ -332,3 +333,65 @@ def test_reconstruct_on_a_separate_dask_cluster_equals_local(
             a = stores["local"].read_ratings(system, "standard", period)
             b = stores["cluster"].read_ratings(system, "standard", period)
             assert results(a).equals(results(b)), system
+
+
+@pytest.mark.once
+def test_backtest_on_a_separate_dask_cluster_equals_local(dask_processes):
+    """The backtest's units (every tuning candidate, then each system's finish) on two
+    worker processes give the in-process table to the last bit; the data set is sent
+    to the workers once (scattered), not pickled into every unit."""
+    from distributed import Client
+
+    from arpad.pipeline import jobs
+    from arpad.pipeline.runner import InProcess
+
+    req = jobs.BacktestRequest("kaggle2010", str(BUNDLED), ["elo", "glicko", "harkness"])
+    local = jobs.backtest(req)
+    with Client(dask_processes, timeout="30s") as client:
+        remote = jobs.backtest(req, InProcess(client))
+    assert [r.system for r in local.rows] == [r.system for r in remote.rows]
+    for a, b in zip(local.rows, remote.rows):
+        assert (a.settings, a.validation, a.scores, a.log_loss3) == (
+            b.settings,
+            b.validation,
+            b.scores,
+            b.log_loss3,
+        ), a.system
+        for name in a.predictions:
+            assert np.array_equal(a.predictions[name], b.predictions[name])
+
+
+def test_map_by_cost_sends_the_costliest_first_and_keeps_the_order():
+    from arpad.pipeline.runner import Runner, map_by_cost
+
+    seen = []
+
+    class Recording(Runner):
+        def map(self, fn, calls, names=None, io=False):
+            seen.extend(names)
+            return [fn(*args) for args in calls]
+
+    out = map_by_cost(
+        Recording(), lambda x: x * 10, [(1,), (2,), (3,)], costs=[1, 5, 2], names=["a", "b", "c"]
+    )
+    assert out == [10, 20, 30]
+    assert seen == ["b", "c", "a"]
+
+
+def test_scatter_shared_sends_a_shared_object_once():
+    from arpad.pipeline.runner import scatter_shared
+
+    class FakeClient:
+        def __init__(self):
+            self.scattered = []
+
+        def scatter(self, obj, broadcast, hash):
+            assert broadcast and not hash
+            self.scattered.append(obj)
+            return ("future", len(self.scattered))
+
+    data, own = [1, 2, 3], {"x": 1}
+    client = FakeClient()
+    calls = scatter_shared(client, [(data, "elo", own), (data, "whr", 3)])
+    assert client.scattered == [data]  # shared list once; strings, ints and own objects stay
+    assert calls == [(("future", 1), "elo", own), (("future", 1), "whr", 3)]
