@@ -58,18 +58,21 @@ _COMPILED = tuple((re.compile(p), r) for p, r in RULES)
 
 
 def to_latin(text: str) -> str:
-    """``text`` with every Cyrillic letter replaced by ``CYRILLIC`` (capitals keep a
-    capital first letter: "Алехин" → "Alekhin"); other characters unchanged."""
+    """``text`` with every Cyrillic letter replaced by ``CYRILLIC``; a capital gives a
+    capital first letter ("Хмельницкий" → "Khmelnitskii"), or all capitals inside a word
+    written in capitals ("АЛЕХИН" → "ALEKHIN"); other characters unchanged."""
     out = []
-    for ch in text:
+    for i, ch in enumerate(text):
         low = ch.lower()
         latin = CYRILLIC.get(low)
         if latin is None:
             out.append(ch)
-        elif ch != low:
-            out.append(latin[:1].upper() + latin[1:])
-        else:
+        elif ch == low:
             out.append(latin)
+        elif any(c.isupper() for c in text[max(0, i - 1) : i] + text[i + 1 : i + 2]):
+            out.append(latin.upper())
+        else:
+            out.append(latin[:1].upper() + latin[1:])
     return "".join(out)
 
 
