@@ -118,6 +118,22 @@ def _x(period: int):
     return day if day is not None else period
 
 
+def _until_last_game(frame: pl.DataFrame) -> pl.DataFrame:
+    """Each player's rows up to their last period with games: a master who stopped
+    playing in 1914 is not drawn, his band widening, until the last period of the
+    store. A player without any game keeps all rows (e.g. a published rating only)."""
+    last = (
+        frame.filter(pl.col("games").fill_null(0) > 0)
+        .group_by("player_id")
+        .agg(pl.col("period").max().alias("_last"))
+    )
+    return (
+        frame.join(last, on="player_id", how="left")
+        .filter(pl.col("_last").is_null() | (pl.col("period") <= pl.col("_last")))
+        .drop("_last")
+    )
+
+
 def history_figure(store: Store, players: list[str], system: str, pool: str = "standard"):
     """(figure, axes) of the players' ratings after each period on one dated axis, with a
     ±2·RD band where the system keeps an RD (Glicko, Glicko-2, WHR). ``players``: ids
@@ -126,7 +142,7 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
 
     chosen = resolve_players(store, players, rated_ids(store, system, pool), f"{system}/{pool}")
     frame = history_data(store, [pid for pid, _ in chosen], system, pool)
-    frame = frame.filter(pl.col("rating").is_not_null())
+    frame = _until_last_game(frame.filter(pl.col("rating").is_not_null()))
     shown = [name for _, name in chosen]
     labels = [
         f"{name} ({pid})" if shown.count(name) > 1 else name for (pid, name) in chosen
@@ -140,7 +156,10 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
         (line,) = ax.plot(x, r, marker="o", markersize=3, label=label)
         rd = f["rd"].cast(pl.Float64).fill_null(np.nan).to_numpy()
         if np.isfinite(rd).any():
-            ax.fill_between(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.18)
+            if len(x) == 1:  # one period: a bar, since a band of no width is invisible
+                ax.vlines(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.3, lw=6)
+            else:
+                ax.fill_between(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.18)
             banded = True
     handles, texts = ax.get_legend_handles_labels()
     if banded:
@@ -154,7 +173,7 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
     if dated:
         fig.autofmt_xdate()
     ax.set_ylabel("rating")
-    ax.set_title(f"Rating history ({system} / {pool}): {', '.join(dict.fromkeys(shown))}")
+    ax.set_title(f"Rating history ({system} / {pool}): {'; '.join(dict.fromkeys(shown))}")
     ax.grid(alpha=0.3)
     return fig, ax
 

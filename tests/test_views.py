@@ -161,6 +161,12 @@ def test_plot_history_several_players_on_dated_axis(history_store, tmp_path):
         "Chigorin, Mikhail",
     ]
     r = ratings(history_store, "glicko2").filter(pl.col("rating_after").is_not_null())
+    assert r.filter(pl.col("player_id") == "s")["period"].max() == 188908  # rated, no games
+    # each line ends at the player's last period with games (Steinitz: 1889-05, not 1889-08)
+    r = r.filter(
+        pl.col("period") <= pl.col("period").filter(pl.col("games") > 0).max().over("player_id")
+    )
+    assert r.filter(pl.col("player_id") == "s")["period"].max() == 188905
     for pid, line in zip("szc", lines, strict=True):
         mine = r.filter(pl.col("player_id") == pid).sort("period")
         xs = list(line.get_xdata(orig=True))
