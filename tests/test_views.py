@@ -292,3 +292,49 @@ def test_era_cli_formats(history_store, capsys):
     assert capsys.readouterr().out.startswith("elo / standard / top 10 active players by year")
     assert main(["era", "--system", "elo", "--store", root, "--top", "0"]) == 2
     assert "positive" in capsys.readouterr().err
+
+
+def test_abstract_periods_have_no_dates_or_years(tmp_path, capsys):
+    games = write_csv(
+        tmp_path / "games.csv",
+        "period,white_id,black_id,result",
+        ["1,a,b,1-0", "2,b,a,1/2-1/2", "3,a,b,0-1"],
+    )
+    store = Store(tmp_path / "store")
+    ingest_files(store, [games])
+    engine.rate(store, "elo")
+    root = str(store.root)
+    assert main(["list", "--system", "elo", "--store", root, "--period", "2"]) == 0
+    capsys.readouterr()
+    assert main(["list", "--system", "elo", "--store", root, "--date", "1886"]) == 2
+    assert "no dated periods" in capsys.readouterr().err
+    assert main(["era", "--system", "elo", "--store", root]) == 2
+    assert "the era table needs dated periods" in capsys.readouterr().err
+    fig, ax = plots.history_figure(store, ["a"], "elo")  # numbers, not dates, on the axis
+    assert list(ax.get_lines()[0].get_xdata(orig=True)) == [1, 2, 3]
+    assert ax.get_xlabel() == "period"
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_players_by_id_or_name(history_store):
+    from arpad.pipeline.lookup import resolve_players
+
+    rated = plots.rated_ids(history_store, "elo", "standard")
+    got = resolve_players(
+        history_store,
+        ["steinitz, wilhelm", "Lasker, Em", "Edward Lasker", "z", "Zukertort"],
+        rated,
+        "elo/standard",
+    )
+    assert got == [
+        ("s", "Steinitz, Wilhelm"),
+        ("l", "Lasker, Emanuel"),
+        ("e", "Lasker, Edward"),
+        ("z", "Zukertort, Johannes"),  # the same player twice is drawn once
+    ]
+    with pytest.raises(ValueError, match=r"'E\. Lasker' matches 2 players"):
+        resolve_players(history_store, ["E. Lasker"], rated, "elo/standard")
+    with pytest.raises(ValueError, match=r"no elo/standard history for player\(s\) Steiner"):
+        resolve_players(history_store, ["Steiner"], rated, "elo/standard")
