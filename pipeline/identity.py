@@ -25,6 +25,7 @@ from __future__ import annotations
 import polars as pl
 
 from arpad.pipeline.store import Store, atomic_write_parquet, read_parquet_file
+from arpad.pipeline.transliterate import phonetic_key
 
 OBSERVED = ("name", "birth_year", "federation", "sex", "title")
 # Numeric fields kept per source too, so that two files giving one player
@@ -303,6 +304,10 @@ def read_mapping(path) -> list[tuple[str, str, str]]:
 # compatible names, or one FIDE id); the rest adds to or vetoes the score.
 SCORE_SAME_NAME = 0.6  # same surname and same given names once normalised
 SCORE_ABBREVIATED = 0.5  # same surname, given names one the abbreviation of the other
+# Names that agree only once transliterated (pipeline/transliterate.py): full given names
+# alone are proposed; an abbreviated one needs more evidence (years, opponents).
+SCORE_TRANSLITERATED = 0.5
+SCORE_TRANSLITERATED_ABBREVIATED = 0.4
 SCORE_BIRTH_YEAR = 0.3  # both give the same birth year
 SCORE_OVERLAP = 0.1  # their years of play overlap or are at most MAX_GAP years apart
 SCORE_SHARED_OPPONENT = 0.05  # per opponent (by normalised name) both met, at most 0.2
@@ -316,13 +321,17 @@ def normalise_name(name: str | None) -> tuple[str, tuple[str, ...]]:
     removed: "Lasker, Emanuel", "Lasker, Em.", "Lasker,E", "E. Lasker" and
     "LASKER Emanuel" all give surname "lasker" (given names "emanuel", "em" or "e").
     With a comma the surname comes first; without one, the last word is the surname
-    unless the first word is written in capitals ("LASKER Emanuel")."""
+    unless the first word is written in capitals ("LASKER Emanuel"). Cyrillic is
+    transliterated first (pipeline/transliterate.py ``to_latin``): "Алехин, Александр"
+    gives ("alekhin", ("aleksandr",))."""
     import re
     import unicodedata
 
+    from arpad.pipeline.transliterate import to_latin
+
     if not name:
         return "", ()
-    text = unicodedata.normalize("NFKD", name)
+    text = unicodedata.normalize("NFKD", to_latin(name))
     text = "".join(c for c in text if not unicodedata.combining(c))
     if "," in text:
         surname, _, given = text.partition(",")
@@ -415,12 +424,13 @@ def candidates(store: Store) -> pl.DataFrame:
     people = {}
     for pid, name, birth in players.iter_rows():
         surname, given = normalise_name(name or pid.rsplit(":", 1)[-1])
-        people[pid] = (surname, given, birth)
-    opponent_name = {pid: (v[0], v[1][:1]) for pid, v in people.items()}
-    by_surname: dict[str, list[str]] = {}
-    for pid, (surname, _, _) in people.items():
-        if surname:
-            by_surname.setdefault(surname, []).append(pid)
+        # (surname, given, birth year, phonetic surname, phonetic given names)
+        people[pid] = (surname, given, birth, *phonetic_key(surname, given))
+    opponent_name = {pid: (v[3], v[4][:1]) for pid, v in people.items()}
+    by_surname: dict[str, list[str]] = {}  # by phonetic surname: transliterations meet
+    for pid, person in people.items():
+        if person[3]:
+            by_surname.setdefault(person[3], []).append(pid)
     rows = []
     for ids in by_surname.values():
         ids.sort()
@@ -466,27 +476,45 @@ def _plausible(a: str, b: str, people, act) -> bool:
     return True
 
 
-def _score_pair(a, b, people, act, opponent_name, same_surname) -> tuple | None:
-    (_, ga, ba), (_, gb, bb) = people[a], people[b]
-    match = _given_match(ga, gb)
-    if match is None:
-        return None
+def _ambiguous(a, b, ga, gb, field, among, people, act) -> bool:
+    """An abbreviated given name (``ga`` or ``gb``, the shorter) compatible with two
+    plausible players of ``among`` whose full given names differ ("Lasker, E" with
+    "Lasker, Emanuel" and "Lasker, Edward"); ``field``: 1 compares normalised given
+    names, 4 their phonetic keys."""
+    short = ga if len("".join(ga)) < len("".join(gb)) else gb
+    short_id = a if short == ga else b
+    fulls = {
+        people[c][field]
+        for c in among
+        if _given_match(short, people[c][field])
+        and len("".join(people[c][field])) > len("".join(short))
+        and _plausible(short_id, c, people, act)
+    }
+    return any(_given_match(x, y) is None for x in fulls for y in fulls)
+
+
+def _score_pair(a, b, people, act, opponent_name, same_key) -> tuple | None:
+    (sa, ga, ba, _, ka), (sb, gb, bb, _, kb) = people[a], people[b]
+    same_surname = [c for c in same_key if people[c][0] == sa]
+    match = _given_match(ga, gb) if sa == sb else None
     evidence, score = [], 0.0
-    if match == "same":
+    if match is None:
+        # transliterations of one name: the keys agree, the normalised names do not
+        match = _given_match(ka, kb)
+        if match is None:
+            return None
+        if match != "same" and _ambiguous(a, b, ka, kb, 4, same_key, people, act):
+            return None
+        score += SCORE_TRANSLITERATED if match == "same" else SCORE_TRANSLITERATED_ABBREVIATED
+        evidence.append(
+            "transliterated name" if match == "same" else "transliterated, abbreviated name"
+        )
+    elif match == "same":
         score += SCORE_SAME_NAME
         evidence.append("same normalised name")
     else:
-        short = ga if len("".join(ga)) < len("".join(gb)) else gb
-        short_id = a if short == ga else b
-        fulls = {
-            people[c][1]
-            for c in same_surname
-            if _given_match(short, people[c][1])
-            and len("".join(people[c][1])) > len("".join(short))
-            and _plausible(short_id, c, people, act)
-        }
-        if any(_given_match(x, y) is None for x in fulls for y in fulls):
-            return None  # ambiguous abbreviation
+        if _ambiguous(a, b, ga, gb, 1, same_surname, people, act):
+            return None
         score += SCORE_ABBREVIATED
         evidence.append("abbreviated given name")
     if not _plausible(a, b, people, act):

@@ -92,10 +92,13 @@ def flag(sex: str | None, status: str | None) -> str | None:
     return ("w" if woman else "") + ("i" if inactive else "") or None
 
 
-def list_frame(store, system: str, pool: str, period: int | None, top: int | None = None):
+def list_frame(
+    store, system: str, pool: str, period: int | None, top: int | None = None, date=None
+):
     """(frame, period): the list of ``period`` (default: the latest rated one) in
-    ``LIST_COLUMNS``. Raises ValueError for a period that has no list and
-    ``EmptyListError`` for a list without any rated player."""
+    ``LIST_COLUMNS``; with ``date`` ('1886', '1886-03', '1886-03-15') the list as it
+    stood on that date (``periods.period_at``). Raises ValueError for a period that has
+    no list and ``EmptyListError`` for a list without any rated player."""
     from arpad.pipeline.systems import get_system
 
     con = catalog.connect(store)
@@ -103,7 +106,9 @@ def list_frame(store, system: str, pool: str, period: int | None, top: int | Non
         rated = [r[0] for r in con.execute(PERIODS_SQL, [system, pool]).fetchall()]
         if not rated:
             raise ValueError(f"no ratings for system {system} pool {pool}; run arpad rate first")
-        if period is None:
+        if date is not None:
+            period = periods.period_at(date, rated, f"the {system}/{pool} list")
+        elif period is None:
             period = rated[-1]
         elif period not in rated:
             raise ValueError(
@@ -144,9 +149,9 @@ def list_frame(store, system: str, pool: str, period: int | None, top: int | Non
     return frame, period
 
 
-def rating_list(store, system: str, pool: str, period: int | None, top: int | None):
+def rating_list(store, system: str, pool: str, period: int | None, top: int | None, date=None):
     """(frame, period) for ``arpad list`` tables and the API: the ``TABLE_COLUMNS``."""
-    frame, period = list_frame(store, system, pool, period, top)
+    frame, period = list_frame(store, system, pool, period, top, date)
     return frame.select(TABLE_COLUMNS), period
 
 

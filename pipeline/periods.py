@@ -95,3 +95,50 @@ def parse_period(text: str) -> int:
     if (month_shaped and period <= MAX_PERIOD_NUMBER) or period < 1 or not is_valid(period):
         raise PeriodError(f"period {text!r} is out of range: valid are {valid_range_text()}")
     return period
+
+
+# -- lists as they stood on a date (docs/lists.md "A list on a date") -----------------------
+def parse_list_date(text: str) -> dt.date:
+    """'1886', '1886-03' or '1886-03-15' → the last day it names (31 December 1886,
+    31 March 1886, 15 March 1886): the list "as it stood" in a year or month is the one
+    after all of its games. ValueError (one line) for anything else."""
+    raw = str(text).strip()
+    try:
+        if m := re.fullmatch(r"(\d{4})", raw):
+            return dt.date(int(m[1]), 12, 31)
+        if m := re.fullmatch(r"(\d{4})-(\d{1,2})", raw):
+            year, month = int(m[1]), int(m[2])
+            after = dt.date(year + 1, 1, 1) if month == 12 else dt.date(year, month + 1, 1)
+            return after - dt.timedelta(days=1)
+        if m := re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", raw):
+            return dt.date(int(m[1]), int(m[2]), int(m[3]))
+    except ValueError:
+        pass
+    raise PeriodError(f"date {text!r} is not a date: give YYYY, YYYY-MM or YYYY-MM-DD")
+
+
+def period_at(text: str, rated: list[int], what: str = "the list") -> int:
+    """The period whose list stood on the date ``text`` (``parse_list_date``): the latest
+    of ``rated`` that began on or before that day, i.e. the period containing the date,
+    else the latest one before it. Goes through ``first_day`` only, so it serves any
+    period kind that has a first day; ValueError (one line) when ``rated`` has no dated
+    period or the date is before the first one."""
+    day = parse_list_date(text)
+    dated = sorted((first_day(p), p) for p in rated if first_day(p) is not None)
+    if not dated:
+        raise PeriodError(
+            f"{what} has no dated periods (period numbers only): give --period, not --date"
+        )
+    if day < dated[0][0]:
+        raise PeriodError(
+            f"date {text} is before {what}'s first rated period "
+            f"{period_label(dated[0][1])} (starting {dated[0][0].isoformat()})"
+        )
+    return max(p for start, p in dated if start <= day)
+
+
+def period_label(period: int) -> str:
+    """'1886-03' for a calendar month, the number itself for an abstract period."""
+    if is_calendar(period):
+        return f"{period // 100}-{period % 100:02d}"
+    return str(period)

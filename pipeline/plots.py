@@ -3,6 +3,7 @@ histories with uncertainty bands, and the calibration curve of a backtest."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import matplotlib
@@ -13,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from arpad.pipeline import catalog
-from arpad.pipeline.periods import month_index
+from arpad.pipeline.periods import first_day
 from arpad.pipeline.store import Store
 
 
@@ -75,7 +76,11 @@ def plot_distribution(
     return _save(fig, output)
 
 
+BAND_LABEL = "band: ±2 RD (≈95%)"  # rating ± 2·RD: about 95 % under the normal model
+
+
 def history_data(store: Store, players: list[str], system: str, pool: str) -> pl.DataFrame:
+    """(player_id, period, rating, rd, games, status) of ``players`` (ids), by period."""
     con = catalog.connect(store)
     try:
         frame = catalog.query_frame(
@@ -92,33 +97,92 @@ def history_data(store: Store, players: list[str], system: str, pool: str) -> pl
     return frame
 
 
+def rated_ids(store: Store, system: str, pool: str) -> pl.DataFrame:
+    """The ids with at least one rating in ``system``/``pool`` (names are matched among them)."""
+    con = catalog.connect(store)
+    try:
+        return catalog.query_frame(
+            con,
+            "SELECT DISTINCT player_id FROM ratings WHERE system = ? AND pool = ? "
+            "AND rating_after IS NOT NULL",
+            [system, pool],
+        )
+    finally:
+        con.close()
+
+
+def _x(period: int):
+    """A period's place on the axis: its first day (a real date), or the period number
+    for abstract periods (Kaggle's months), which have no date."""
+    day = first_day(period)
+    return day if day is not None else period
+
+
+def _until_last_game(frame: pl.DataFrame) -> pl.DataFrame:
+    """Each player's rows up to their last period with games: a master who stopped
+    playing in 1914 is not drawn, his band widening, until the last period of the
+    store. A player without any game keeps all rows (e.g. a published rating only)."""
+    last = (
+        frame.filter(pl.col("games").fill_null(0) > 0)
+        .group_by("player_id")
+        .agg(pl.col("period").max().alias("_last"))
+    )
+    return (
+        frame.join(last, on="player_id", how="left")
+        .filter(pl.col("_last").is_null() | (pl.col("period") <= pl.col("_last")))
+        .drop("_last")
+    )
+
+
+def history_figure(store: Store, players: list[str], system: str, pool: str = "standard"):
+    """(figure, axes) of the players' ratings after each period on one dated axis, with a
+    ±2·RD band where the system keeps an RD (Glicko, Glicko-2, WHR). ``players``: ids
+    or names (pipeline/lookup.py); the title and legend name them."""
+    from arpad.pipeline.lookup import resolve_players
+
+    chosen = resolve_players(store, players, rated_ids(store, system, pool), f"{system}/{pool}")
+    frame = history_data(store, [pid for pid, _ in chosen], system, pool)
+    frame = _until_last_game(frame.filter(pl.col("rating").is_not_null()))
+    shown = [name for _, name in chosen]
+    labels = [
+        f"{name} ({pid})" if shown.count(name) > 1 else name for (pid, name) in chosen
+    ]  # two people of one name are told apart by id
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    banded = False
+    for (pid, _), label in zip(chosen, labels, strict=True):
+        f = frame.filter(pl.col("player_id") == pid)
+        x = [_x(p) for p in f["period"].to_list()]
+        r = f["rating"].to_numpy().astype(float)
+        (line,) = ax.plot(x, r, marker="o", markersize=3, label=label)
+        rd = f["rd"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+        if np.isfinite(rd).any():
+            if len(x) == 1:  # one period: a bar, since a band of no width is invisible
+                ax.vlines(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.3, lw=6)
+            else:
+                ax.fill_between(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.18)
+            banded = True
+    handles, texts = ax.get_legend_handles_labels()
+    if banded:
+        from matplotlib.patches import Patch
+
+        handles.append(Patch(facecolor="grey", alpha=0.3))
+        texts.append(BAND_LABEL)
+    ax.legend(handles, texts, fontsize=8, loc="best")
+    dated = any(isinstance(_x(p), dt.date) for p in frame["period"].to_list())
+    ax.set_xlabel("date" if dated else "period")
+    if dated:
+        fig.autofmt_xdate()
+    ax.set_ylabel("rating")
+    ax.set_title(f"Rating history ({system} / {pool}): {'; '.join(dict.fromkeys(shown))}")
+    ax.grid(alpha=0.3)
+    return fig, ax
+
+
 def plot_history(
     store: Store, players: list[str], system: str, output: str | Path, pool: str = "standard"
 ) -> Path:
-    """Rating after each period; a ±2·RD band where the system has RDs (Glicko, WHR)."""
-    frame = history_data(store, players, system, pool)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    # x is a month count, so players with different periods line up and gaps show as gaps
-    for pid in players:
-        f = frame.filter(pl.col("player_id") == pid)
-        x = np.array([month_index(p) for p in f["period"].to_list()])
-        r = f["rating"].to_numpy().astype(float)
-        (line,) = ax.plot(x, r, marker="o", markersize=3, label=pid)
-        rd = f["rd"].to_numpy().astype(float)
-        if np.isfinite(rd).any():
-            ax.fill_between(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.18)
-    ticks = sorted(set(frame["period"].to_list()))
-    step = max(1, len(ticks) // 12)
-    ax.set_xticks(
-        [month_index(p) for p in ticks[::step]],
-        [str(p) for p in ticks[::step]],
-        rotation=45,
-        fontsize=8,
-    )
-    ax.set_xlabel("period")
-    ax.set_ylabel("rating")
-    ax.set_title(f"Rating history: {system} / {pool}")
-    ax.legend(fontsize=8)
+    """``history_figure`` written as a PNG (atomically)."""
+    fig, _ = history_figure(store, players, system, pool)
     return _save(fig, output)
 
 

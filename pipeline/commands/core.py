@@ -15,7 +15,7 @@ from arpad.pipeline.commands.common import (
     run_job,
     split_list,
 )
-from arpad.pipeline.periods import parse_period
+from arpad.pipeline.periods import parse_period, period_label
 from arpad.pipeline.store import outside
 from arpad.pipeline.systems import DEFAULT_SYSTEM
 
@@ -84,7 +84,14 @@ def register(sub) -> None:
     add_store(p)
     p.add_argument("--system", default=DEFAULT_SYSTEM)
     p.add_argument("--pool", default="standard")
-    p.add_argument("--period", type=parse_period, default=None, help="default: the latest")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--period", type=parse_period, default=None, help="default: the latest")
+    when.add_argument(
+        "--date",
+        default=None,
+        metavar="YYYY[-MM[-DD]]",
+        help="the list as it stood on that date: the latest rated period at or before it",
+    )
     p.add_argument("--top", type=int, default=None)
     p.add_argument(
         "--format",
@@ -239,11 +246,20 @@ def cmd_list(args) -> int:
     store = require_store(args)
     from arpad.pipeline.lists import list_frame, write_list
 
-    frame, period = list_frame(store, args.system, args.pool, args.period, args.top)
+    frame, period = list_frame(store, args.system, args.pool, args.period, args.top, args.date)
     if args.fmt == "table" and not args.output:
-        print(f"{args.system} / {args.pool} / period {period}: {frame.height} players")
+        print(f"{args.system} / {args.pool} / {_shown(args, period)}: {frame.height} players")
+    elif args.date is not None:  # the file has no header line: say it on stderr
+        print(f"{args.system} / {args.pool} / {_shown(args, period)}", file=sys.stderr)
     write_list(frame, period, args.fmt, args.output, max_rows=args.top or 50)
     return 0
+
+
+def _shown(args, period: int) -> str:
+    """Which list is shown: ``period P``, or for ``--date`` the period it resolved to."""
+    if args.date is None:
+        return f"period {period}"
+    return f"list of {args.date} = period {period_label(period)} (latest rated at or before it)"
 
 
 def cmd_sql(args) -> int:

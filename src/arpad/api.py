@@ -288,12 +288,16 @@ class Store:
 
     def list(
         self, system: str = "fide", *, pool: str = "standard", period: int | None = None,
-        top: int | None = None,
+        top: int | None = None, date: str | None = None,
     ) -> pl.DataFrame:  # fmt: skip
-        """The rating list of ``period`` (default: the latest rated one)."""
+        """The rating list of ``period`` (default: the latest rated one); ``date``
+        ('1886', '1886-03', '1886-03-15') instead: the list as it stood on that date,
+        the latest rated period at or before it (docs/lists.md "A list on a date")."""
         from arpad.pipeline.lists import rating_list
 
-        frame, _ = rating_list(self._store, system, pool, period, top)
+        if date is not None and period is not None:
+            raise ValueError("give period or date, not both")
+        frame, _ = rating_list(self._store, system, pool, period, top, date)
         return frame
 
     def publish(

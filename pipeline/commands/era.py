@@ -1,0 +1,31 @@
+"""``arpad era``: the top players of each year or decade (docs/analysis.md "Era table")."""
+
+from __future__ import annotations
+
+from arpad.pipeline.commands.common import add_store, require_store
+
+ERA_FORMATS = ("table", "csv", "json", "parquet")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("era", help="the top N active players of each year or decade")
+    add_store(p)
+    p.add_argument("--system", required=True)
+    p.add_argument("--pool", default="standard")
+    p.add_argument("--top", type=int, default=10, help="players per year (default 10)")
+    p.add_argument("--by", default="year", choices=("year", "decade"))
+    p.add_argument("--format", dest="fmt", default="table", choices=ERA_FORMATS)
+    p.add_argument("--output", default=None, metavar="FILE")
+    p.set_defaults(func=cmd_era)
+
+
+def cmd_era(args) -> int:
+    from arpad.pipeline import output
+    from arpad.pipeline.era import era_table
+
+    store = require_store(args)
+    frame = era_table(store, args.system, args.pool, args.top, args.by)
+    if args.fmt == "table" and not args.output:
+        print(f"{args.system} / {args.pool} / top {args.top} active players by {args.by}")
+    output.render(frame, args.fmt, args.output, max_rows=max(50, frame.height), float_precision=1)
+    return 0

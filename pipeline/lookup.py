@@ -1,0 +1,72 @@
+"""Players named on the command line: by id, or by name (docs/analysis.md "Players by name").
+
+``arpad plot history Steinitz "Zukertort, J"`` takes ids or names. A text that is a
+player id is that player. Otherwise it is matched against the names of the players
+rated in the system and pool asked for (merged duplicates have no ratings of their
+own, so they are never candidates): first the exact name (case-insensitive), else
+the normalised name (pipeline/identity.py ``normalise_name``): same surname, and
+given names equal or one the abbreviation of the other; a text without given names
+("Steinitz") matches on the surname alone. Exactly one match is needed: none, or
+several (listed with their ids), is a one-line ``ValueError`` (exit 2).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from arpad.pipeline.identity import normalise_name
+
+MAX_LISTED = 8  # candidates named in the error message
+
+
+def resolve_players(
+    store, specs: list[str], rated: pl.DataFrame | None = None, what: str = "rated"
+) -> list[tuple[str, str]]:
+    """(player_id, display name) for each of ``specs``, in order, duplicates dropped.
+
+    ``rated``: a frame with ``player_id`` (the players that have ratings in the system
+    and pool asked for, ``what`` naming them, e.g. ``whr/standard``); names are only
+    matched among them."""
+    players = pl.from_arrow(store.read_players()).select("player_id", "name")
+    if rated is not None:
+        players = players.join(rated.select("player_id").unique(), on="player_id", how="semi")
+    names = dict(zip(players["player_id"], players["name"], strict=True))
+    out: dict[str, str] = {}
+    for spec in specs:
+        pid = _resolve(spec, names, what)
+        out.setdefault(pid, names.get(pid) or pid)
+    return list(out.items())
+
+
+def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:
+    text = spec.strip()
+    if text in names:
+        return text
+    exact = [p for p, n in names.items() if n and n.strip().lower() == text.lower()]
+    if len(exact) == 1:
+        return exact[0]
+    if not exact:
+        surname, given = normalise_name(text)
+        exact = [p for p, n in names.items() if _compatible(surname, given, n)] if surname else []
+    if len(exact) == 1:
+        return exact[0]
+    if not exact:
+        raise ValueError(
+            f"no {what} history for player(s) {spec} (no such id or name; arpad players lists them)"
+        )
+    listed = "; ".join(f"{p} ({names[p]})" for p in sorted(exact)[:MAX_LISTED])
+    more = f" and {len(exact) - MAX_LISTED} more" if len(exact) > MAX_LISTED else ""
+    raise ValueError(
+        f"{spec!r} matches {len(exact)} players: {listed}{more}; give an id or a fuller name"
+    )
+
+
+def _compatible(surname: str, given: tuple[str, ...], name: str | None) -> bool:
+    s, g = normalise_name(name)
+    if s != surname:
+        return False
+    if not given:
+        return True
+    return len(g) >= 1 and all(
+        x.startswith(y) or y.startswith(x) for x, y in zip(given, g, strict=False)
+    )
