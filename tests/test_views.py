@@ -275,6 +275,9 @@ def test_era_table_matches_naive(history_store, system):
     year = era_table(history_store, system, top=10)
     assert sorted(set(year["year"])) == [1885, 1886, 1889]  # no active players in 1887-88
     assert 1885 not in year.filter(pl.col("player_id") == "c")["year"].to_list()
+    import arpad
+
+    assert arpad.Store(history_store.root).era(system, top=10).equals(year)  # the Python API
 
 
 def test_era_cli_formats(history_store, capsys):

@@ -332,6 +332,22 @@ class Store:
 
         return rating_history(self._store, player, system, pool)
 
+    def era(
+        self, system: str = "fide", *, pool: str = "standard", top: int = 10, by: str = "year"
+    ) -> pl.DataFrame:
+        """The top ``top`` players of each year (``by="decade"``: decade) among those who
+        played rated games in it (docs/analysis.md "Era table")."""
+        from arpad.pipeline.era import era_table
+
+        return era_table(self._store, system, pool, top, by)
+
+    def plot_history(self, players: list[str], system: str = "fide", pool: str = "standard"):
+        """(figure, axes): the players' ratings on one dated axis, ±2·RD bands where the
+        system keeps an RD; ``players`` by id or name (docs/analysis.md)."""
+        from arpad.pipeline.plots import history_figure
+
+        return history_figure(self._store, list(players), system, pool)
+
     def card(self, player: str, period: int, pool: str = "standard", rules=None, **settings):
         """The FIDE rating card of ``player`` in ``period``: game by game, why the
         rating moved (``.to_dict()``; ``print(card)`` for the text form)."""
