@@ -81,7 +81,7 @@ FROM read_parquet(?)
 _GAMES_SQL = """
 SELECT game_id, event_id, white_id, black_id, score::DOUBLE AS score
 FROM read_parquet(?, filename = true, file_row_number = true)
-WHERE rated AND (white_id = ? OR black_id = ?)
+WHERE rated AND (list_contains(?, white_id) OR list_contains(?, black_id))
 ORDER BY filename, file_row_number
 """
 
@@ -98,7 +98,15 @@ def rating_card(
     """The card of ``player_id`` for ``period`` (FIDE ratings of ``pool`` must be stored).
 
     ``con``: an open ``catalog.connect(store)`` connection to reuse for many cards.
+    Merged ids count as the id they were merged into (docs/identity.md "Merged ids
+    everywhere"): a duplicate's card is its keep's, whose games include the
+    duplicate's, and an opponent's duplicate id shows as the kept id.
     """
+    from arpad.pipeline import identity
+
+    player_id = identity.resolve_id(store, player_id)
+    aliases = identity.alias_map(store)
+    own_ids = [player_id, *identity.duplicates_of(store, player_id)]
     system = FideSystem()
     rules = apply_overrides(rules or system.rules_for(period, pool), overrides or {})
     close = closing_month(period, rules.list_months)
@@ -141,7 +149,12 @@ def rating_card(
             files = [str(f) for f in store.game_files(pool, m)]
             if not files:
                 continue
-            games = con.execute(_GAMES_SQL, [files, player_id, player_id]).fetchall()
+            games = [
+                (game_id, event, aliases.get(white, white), aliases.get(black, black), score)
+                for game_id, event, white, black, score in con.execute(
+                    _GAMES_SQL, [files, own_ids, own_ids]
+                ).fetchall()
+            ]
             card.games.extend(_month_games(m, player_id, games, rows[m], rules, pd_table))
         names = _names(store, {g.opponent for g in card.games})
         for g in card.games:

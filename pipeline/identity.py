@@ -146,6 +146,28 @@ def read_aliases(store: Store) -> pl.DataFrame:
     return pl.from_arrow(table).select(ALIAS_COLUMNS)
 
 
+def resolve_id(store: Store, player_id: str) -> str:
+    """The id ``player_id``'s games count as: the kept id of a merged duplicate
+    (aliases never chain, ``merge``), else ``player_id`` itself."""
+    table = store.read_aliases()
+    if table is None:
+        return player_id
+    current = dict(zip(table.column("duplicate").to_pylist(), table.column("keep").to_pylist()))
+    return current.get(player_id, player_id)
+
+
+def duplicates_of(store: Store, keep: str) -> list[str]:
+    """The ids merged into ``keep``, sorted."""
+    aliases = read_aliases(store)
+    return sorted(aliases.filter(pl.col("keep") == keep).get_column("duplicate").to_list())
+
+
+def alias_map(store: Store) -> dict[str, str]:
+    """duplicate -> keep of every merge in force."""
+    aliases = read_aliases(store)
+    return dict(zip(aliases["duplicate"].to_list(), aliases["keep"].to_list(), strict=True))
+
+
 def read_merge_log(store: Store) -> pl.DataFrame:
     """Every merge and split ever applied (the audit trail), oldest first."""
     schema = {c: pl.String for c in LOG_COLUMNS}
