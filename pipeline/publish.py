@@ -23,7 +23,7 @@ import json
 import polars as pl
 import pyarrow as pa
 
-from arpad.pipeline import catalog, combined
+from arpad.pipeline import catalog, combined, trail
 from arpad.pipeline.store import Store, atomic_write_parquet, atomic_write_text
 
 # Format -> file name of a published list.
@@ -118,6 +118,7 @@ def publish(store: Store, system: str, pool: str = "standard", period: int | Non
         "rules_hash": _distinct(ratings, "rules_hash"),
         "run_id": _distinct(ratings, "run_id"),
         "batches": sorted(store.read_manifest().column("batch").to_pylist()),
+        **trail.marks(store),  # what of the trail came before (pipeline/trail.py)
         "files": {name: _sha256(folder / name) for name in (*FILES.values(), *extra, GAMES)},
     }
     # The manifest last: its presence is what makes the period published.
@@ -141,7 +142,7 @@ def corrections(store: Store, manifest: dict) -> pl.DataFrame:
     period or an earlier one (pipeline/trail.py ``since``)."""
     from arpad.pipeline import trail
 
-    return trail.since(store, manifest["published_at"], manifest["batches"], manifest["period"])
+    return trail.since(store, manifest)
 
 
 def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFrame, pl.DataFrame]:

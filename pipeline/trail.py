@@ -110,7 +110,7 @@ def for_player(store: Store, player_ids: list[str], last_period: int) -> pl.Data
     id and its merged duplicates) up to ``last_period``: every ingested version whose
     stale periods start at or before it (players files that changed starting ratings
     included), and every merge or split of those ids; oldest first."""
-    marks = ", ".join("?" for _ in player_ids)
+    slots = ", ".join("?" for _ in player_ids)
     sql = f"""
         SELECT recorded_at, action, source, kind, rows, accepted, games_added, games_removed,
                games_changed, stale_from, batch,
@@ -121,36 +121,101 @@ def for_player(store: Store, player_ids: list[str], last_period: int) -> pl.Data
         SELECT recorded_at, action, source, kind, rows, accepted, games_added, games_removed,
                games_changed, stale_from, batch, keep, duplicate
         FROM corrections
-        WHERE action IN ('merge', 'split') AND (keep IN ({marks}) OR duplicate IN ({marks}))
+        WHERE action IN ('merge', 'split') AND (keep IN ({slots}) OR duplicate IN ({slots}))
         ORDER BY recorded_at, batch NULLS LAST
     """
     frame = _query(store, sql, [last_period, *player_ids, *player_ids])
     return frame.select(TRAIL_COLUMNS)
 
 
-def since(store: Store, published_at: str, batches: list[str], period: int) -> pl.DataFrame:
-    """The ingested versions, merges and splits after a publication (its time and the
-    manifest batches the list was computed from) that touched ``period`` or an earlier
-    one, oldest first. A
-    version is after the publication when its batch was not among the list's batches,
-    or it was ingested later (a source set back to an earlier version has that
-    version's batch again); rows of a store without history go by batch alone."""
-    marks = ", ".join("?" for _ in batches) or "NULL"
-    sql = f"""
-        SELECT recorded_at, action, source, kind, rows, accepted, games_added, games_removed,
-               games_changed, stale_from, batch,
-               CAST(NULL AS VARCHAR) AS keep, CAST(NULL AS VARCHAR) AS duplicate
-        FROM ingest_history
-        WHERE stale_from IS NOT NULL AND stale_from <= ?
-          AND (batch NOT IN ({marks})
-               OR (action <> 'unrecorded' AND date_trunc('second', recorded_at) > CAST(? AS TIMESTAMPTZ)))
-        UNION ALL BY NAME
-        SELECT recorded_at, action, source, kind, rows, accepted, games_added, games_removed,
-               games_changed, stale_from, batch, keep, duplicate
-        FROM corrections
-        WHERE action IN ('merge', 'split') AND stale_from <= ?
-          AND date_trunc('second', recorded_at) > CAST(? AS TIMESTAMPTZ)
-        ORDER BY recorded_at, batch NULLS LAST
-    """
-    frame = _query(store, sql, [period, *batches, published_at, period, published_at])
-    return frame.select(TRAIL_COLUMNS)
+def marks(store: Store) -> dict:
+    """How far the history and the merge log went at a publication (its manifest keeps
+    these): everything after is "since the publication" (``since``)."""
+    from arpad.pipeline.identity import read_merge_log
+
+    return {
+        "history_rows": store.read_history().num_rows,
+        "merge_rows": read_merge_log(store).height,
+    }
+
+
+def since(store: Store, manifest: dict) -> pl.DataFrame:
+    """The ingested versions, merges and splits after a publication (its manifest)
+    that touched its period or an earlier one, oldest first.
+
+    After the publication: the history and merge-log rows beyond the counts the
+    manifest recorded (``marks``). A publication written before those counts were kept
+    goes by time (later than ``published_at``) and by batch (a version whose batch was
+    not among the list's batches); rows of a store without history by batch alone."""
+    from arpad.pipeline.identity import read_merge_log
+
+    period, batches = manifest["period"], manifest["batches"]
+    published = dt.datetime.fromisoformat(manifest["published_at"])
+    history = pl.from_arrow(store.read_history()).with_row_index("_i")
+    if "history_rows" in manifest:
+        after = pl.col("_i") >= manifest["history_rows"]
+    else:
+        after = ~pl.col("batch").is_in(batches) | (
+            pl.col("ingested_at").dt.truncate("1s") > published
+        )
+    recorded = set(history["batch"].to_list())
+    legacy = pl.from_arrow(store.read_manifest()).filter(
+        ~pl.col("batch").is_in(list(recorded)) & ~pl.col("batch").is_in(batches)
+    )
+    frames = [
+        history.filter(after).select(
+            pl.col("ingested_at").alias("recorded_at"),
+            "action",
+            "source",
+            "kind",
+            "rows",
+            "accepted",
+            "games_added",
+            "games_removed",
+            "games_changed",
+            "stale_from",
+            "batch",
+        ),
+        legacy.select(
+            pl.col("ingested_at").cast(pl.Datetime("us", "UTC")).alias("recorded_at"),
+            pl.lit("unrecorded").alias("action"),
+            "source",
+            "kind",
+            "rows",
+            "accepted",
+            pl.col("min_period").alias("stale_from"),
+            "batch",
+        ),
+    ]
+    log = read_merge_log(store).with_row_index("_i")
+    log = log.with_columns(
+        pl.col("at").str.to_datetime(time_zone="UTC").alias("recorded_at"),
+        pl.col("stale_from")
+        .str.extract_all(r":(\d+)")
+        .list.eval(pl.element().str.slice(1).cast(pl.Int32))
+        .list.min()
+        .alias("stale_from"),
+    )
+    if "merge_rows" in manifest:
+        log = log.filter(pl.col("_i") >= manifest["merge_rows"])
+    else:
+        log = log.filter(pl.col("recorded_at").dt.truncate("1s") > published)
+    frames.append(
+        log.select(
+            "recorded_at",
+            "action",
+            pl.lit("players").alias("kind"),
+            "stale_from",
+            "keep",
+            "duplicate",
+        )
+    )
+    out = pl.concat(frames, how="diagonal_relaxed")
+    out = out.with_columns(
+        pl.lit(None, pl.String).alias(c) for c in TRAIL_COLUMNS if c not in out.columns
+    )
+    return (
+        out.filter(pl.col("stale_from").is_not_null() & (pl.col("stale_from") <= period))
+        .sort("recorded_at", maintain_order=True)
+        .select(TRAIL_COLUMNS)
+    )
