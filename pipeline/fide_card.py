@@ -60,6 +60,12 @@ class Card:
     stored_change: float | None = None
     rating_after: float | None = None
     pending: bool = False  # two-monthly list: games wait for the closing month
+    # Over the games that count (rated opponents): Rc their average rating, rounded
+    # half up; p the whole percentage scored (half up); Rp = Rc + dp(p), table 8.1.1.
+    rated_games: int = 0
+    rc: int | None = None
+    percent: int | None = None
+    rp: int | None = None
 
     @property
     def matches(self) -> bool:
@@ -162,6 +168,7 @@ def rating_card(
             if g.delta is not None:
                 total100 += round_hundredths(g.delta)
         card.sum_delta = total100 / 100
+        _performance(card)
         card.pending = rules.list_months > 1 and periods.month_index(period) != close
         if card.rating_in_force is not None and card.k is not None:
             card.unrounded = card.k * total100 / 100
@@ -172,6 +179,22 @@ def rating_card(
     finally:
         if own_con:
             con.close()
+
+
+def _performance(card: Card) -> None:
+    """Rc, p and Rp of the games that count (FIDE B.02 table 8.1.1; docs/lists.md
+    "The card"): Rc the average of the opponents' ratings and p the whole percentage
+    scored, both rounded half up as the Title Regulations round Ra and p."""
+    from arpad.kernels.rounding import round_half_up
+    from arpad.pipeline.rules import dp_by_percent
+
+    counted = [g for g in card.games if g.difference is not None]
+    card.rated_games = len(counted)
+    if not counted:
+        return
+    card.rc = int(round_half_up(sum(g.opponent_rating for g in counted) / len(counted)))
+    card.percent = int(round_half_up(100 * sum(g.score for g in counted) / len(counted)))
+    card.rp = card.rc + int(dp_by_percent()[card.percent])
 
 
 def round_hundredths(x: float) -> int:
@@ -276,7 +299,10 @@ def format_card(card: Card) -> str:
     else:
         start = f"rating at the start: {card.rating_before}"
         if card.adjustment:
-            start += f", adjustment {card.adjustment:+d} (own event) → {card.rating_in_force}"
+            start += (
+                f", adjustment {card.adjustment:+d} (the 2024 compression or a change "
+                f"published late by a two-monthly list) → {card.rating_in_force}"
+            )
         lines.append(start)
     k_game = card.k if card.rating_in_force is not None else None
     lines.append(
@@ -301,6 +327,14 @@ def format_card(card: Card) -> str:
         )
         if g.note:
             lines.append(f"{'':>7} {'':>3} {'':<3} ({g.note})")
+    if card.rc is not None:
+        score = sum(g.score for g in card.games if g.difference is not None)
+        dp = card.rp - card.rc
+        lines.append(
+            f"Rc = {card.rc} (average of {card.rated_games} rated opponent(s))   "
+            f"score {score:g}/{card.rated_games} = {card.percent} %   "
+            f"Rp = Rc + dp = {card.rc} {'+' if dp >= 0 else '-'} {abs(dp)} = {card.rp}"
+        )
     if card.rating_in_force is not None:
         k = "-" if card.k is None else str(card.k)
         lines.append(
