@@ -147,3 +147,26 @@ def test_diff_counts_the_duplicates_games_as_the_keeps(tmp_path):
     assert players["games_added"].sum() == players["games_removed"].sum() == 0
     assert "X2" in players["player_id"].to_list()  # on the published list only
     assert since.select("action", "keep", "duplicate").rows() == [("merge", "X1", "X2")]
+
+
+def test_event_categories_count_a_merged_player_once(tmp_path):
+    from arpad.pipeline.tournament import store_event_categories
+
+    rows = [
+        "e1,2025-01-05,A,B,1,E,2400,2300",
+        "e2,2025-01-06,C,D,1,E,2200,2100",
+        "e3,2025-01-07,A,C2,0,E,2400,2200",  # C2: C under a second id
+    ]
+    gfile = write_csv(
+        tmp_path / "g.csv",
+        "game_id,date,white_id,black_id,score,event_id,white_rating,black_rating",
+        rows,
+    )
+    store = Store(tmp_path / "store")
+    ingest_files(store, [gfile])
+    assert store_event_categories(store, "E").column("players").to_pylist() == [5]
+    assert main(["players", "merge", "C", "C2", "--store", str(store.root)]) == 0
+    after = store_event_categories(store, "E")
+    # by hand: A 2400, B 2300, C 2200, D 2100 → 4 players, average 2250
+    assert after.column("players").to_pylist() == [4]
+    assert after.column("average").to_pylist() == [2250.0]
