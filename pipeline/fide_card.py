@@ -182,8 +182,8 @@ def rating_card(
 
 
 def _performance(card: Card) -> None:
-    """Rc, p and Rp of the games that count (FIDE B.02 table 8.1.1; docs/lists.md
-    "The card"): Rc the average of the opponents' ratings and p the whole percentage
+    """Rc, p and Rp of the games that count (FIDE B.02 table 8.1.1; docs/fide-history.md
+    "Rating card"): Rc the average of the opponents' ratings and p the whole percentage
     scored, both rounded half up as the Title Regulations round Ra and p."""
     from arpad.kernels.rounding import round_half_up
     from arpad.pipeline.rules import dp_by_percent

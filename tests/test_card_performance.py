@@ -1,4 +1,4 @@
-"""The card's Rc/Rp line (issue 13 item 6; docs/lists.md "The card"): Rc the average
+"""The card's Rc/Rp line (issue 13 item 6; docs/fide-history.md "Rating card"): Rc the average
 rating of the opponents whose games count, p the whole percentage scored, Rp = Rc +
 dp(p) from FIDE B.02 table 8.1.1 (published values: dp(0.75) = 193, dp(0.86) = 309)."""
 
