@@ -232,7 +232,7 @@ def merge(
     for pid in (keep, *duplicates):
         if pid not in known:
             raise ValueError(f"unknown player id {pid!r} (arpad players lists the ids)")
-    now = datetime.now(UTC).isoformat(timespec="seconds")
+    now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the trail
     rows, log_rows, involved = [], [], {keep}
     for dup in dict.fromkeys(duplicates):
         if dup == keep:
@@ -277,7 +277,7 @@ def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tup
         raise ValueError(f"{duplicate} is not merged into {keep} (arpad players --merges)")
     aliases = aliases.filter(pl.col("duplicate") != duplicate)
     touched = _earliest_periods(store, {keep, duplicate})
-    now = datetime.now(UTC).isoformat(timespec="seconds")
+    now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the trail
     stale = ";".join(f"{pool}:{p}" for pool, p in touched)
     _write_merge(
         store,

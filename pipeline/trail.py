@@ -189,7 +189,9 @@ def since(store: Store, manifest: dict) -> pl.DataFrame:
     ]
     log = read_merge_log(store).with_row_index("_i")
     log = log.with_columns(
-        pl.col("at").str.to_datetime(time_zone="UTC").alias("recorded_at"),
+        pl.col("at")
+        .str.to_datetime(format="%Y-%m-%dT%H:%M:%S%.f%z", time_zone="UTC")
+        .alias("recorded_at"),
         pl.col("stale_from")
         .str.extract_all(r":(\d+)")
         .list.eval(pl.element().str.slice(1).cast(pl.Int32))

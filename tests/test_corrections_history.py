@@ -133,3 +133,27 @@ def test_a_store_without_history_still_reads(corrected):
     _, rows = audit(corrected, "A", "elo")
     assert rows["action"].to_list() == ["unrecorded"]
     assert trail.corrections(corrected).height == 1
+
+
+def test_a_publication_without_trail_counts_goes_by_time_and_batch(tmp_path):
+    """A publication written before ``history_rows``/``merge_rows`` were recorded: the
+    versions ingested after ``published_at`` (to the second) or of another batch."""
+    import json
+    import time
+
+    from arpad.pipeline.publish import diff
+
+    root = tmp_path / "store"
+    ingest(root, tmp_path, FIRST, "v1.csv")
+    assert main(["publish", "--store", str(root), "--system", "elo"]) == 0
+    store = Store(root)
+    path = store.published_partition("elo", "standard", 202403) / "manifest.json"
+    manifest = json.loads(path.read_text())
+    for key in ("history_rows", "merge_rows"):
+        del manifest[key]
+    path.write_text(json.dumps(manifest))
+    time.sleep(1.1)  # the merge log keeps seconds: the merge must fall in a later one
+    ingest(root, tmp_path, SECOND, "v2.csv")
+    assert main(["players", "merge", "C", "D", "--store", str(root)]) == 0
+    _, since = diff(store, "elo", "standard", 202403)
+    assert since["action"].to_list() == ["correction", "merge"]
