@@ -40,6 +40,16 @@ COMBINED_COLUMNS = (
     "flag",
 )
 
+# What ``arpad list --pool all`` prints as a table (the files have every column).
+TABLE_COLUMNS = (
+    "player_id",
+    "name",
+    "federation",
+    "title",
+    *(f"{pool}_{f}" for pool, _ in COMBINED_POOLS for f in ("rating", "games")),
+    "flag",
+)
+
 # (header, column, 0-based start, width): the player fields as in the per-pool file
 # (lists.FIDE_TXT_LAYOUT), then rating 6, games 4, K 3 per pool, B-day 6, Flag 4.
 COMBINED_TXT_LAYOUT = (
@@ -191,6 +201,8 @@ def write_combined(frame: pl.DataFrame, fmt: str, out: str | None, root=None, ma
     elif fmt == "fide-xml":
         text = combined_xml(frame)
     else:
+        if fmt == "table":
+            frame = frame.select(TABLE_COLUMNS)
         output.render(frame, fmt, out, max_rows=max_rows, float_precision=1, root=root)
         return
     if out:
