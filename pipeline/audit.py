@@ -3,9 +3,10 @@
 Per rated period of one system and pool: the player's rating before and after, the
 change, games and score, status, the rules version (name and content hash) and the
 run that wrote the row (null for rows written before these columns existed); and
-the ingests (manifest entries: first ingests and corrections) that made those
-periods stale — every entry whose earliest touched period is at or before the
-player's last rated period.
+the trail (pipeline/trail.py): every ingested version (first ingests, corrections,
+replacements) whose earliest stale period is at or before the player's last rated
+period, and every merge or split of the player's ids. A merged duplicate id is
+resolved to the id it was merged into (docs/identity.md "Merged ids everywhere").
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ AUDIT_COLUMNS = (
 
 
 def audit(store: Store, player_id: str, system: str, pool: str = "standard"):
-    """(periods, ingests) for ``player_id``; ValueError when the player has no rating."""
+    """(periods, trail) for ``player_id`` (a merged duplicate: the id it was merged
+    into); ValueError when the player has no rating."""
+    from arpad.pipeline import identity, trail
+
+    player_id = identity.resolve_id(store, player_id)
     frames = []
     for period in store.rating_periods(system, pool):
         table = schemas.conform(store.read_ratings(system, pool, period), schemas.RATINGS_FILE)
@@ -40,11 +45,5 @@ def audit(store: Store, player_id: str, system: str, pool: str = "standard"):
     if not frames:
         raise ValueError(f"player {player_id!r} has no {system}/{pool} rating in the store")
     periods = pl.concat(frames).select(AUDIT_COLUMNS).sort("period")
-    last = periods["period"].max()
-    ingests = (
-        pl.from_arrow(store.read_manifest())
-        .filter(pl.col("min_period").is_not_null() & (pl.col("min_period") <= last))
-        .select("ingested_at", "source", "kind", "rows", "accepted", "min_period", "batch")
-        .sort("ingested_at", "batch")
-    )
-    return periods, ingests
+    ids = [player_id, *identity.duplicates_of(store, player_id)]
+    return periods, trail.for_player(store, ids, periods["period"].max())

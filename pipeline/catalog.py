@@ -16,7 +16,13 @@ import duckdb
 import pyarrow as pa
 
 from arpad.pipeline import schemas
-from arpad.pipeline.store import MANIFEST, Store, before_change
+from arpad.pipeline.store import HISTORY, MANIFEST, Store, before_change
+
+# The merge files of docs/identity.md (pipeline/identity.py ALIAS_COLUMNS, LOG_COLUMNS).
+ALIASES = pa.schema([(c, pa.string()) for c in ("duplicate", "keep", "merged_at", "reason")])
+MERGES = pa.schema(
+    [(c, pa.string()) for c in ("at", "action", "keep", "duplicate", "reason", "stale_from")]
+)
 
 # Base views: name -> (glob relative to the store root, hive partitioning, schema when empty).
 BASE_VIEWS = {
@@ -25,7 +31,14 @@ BASE_VIEWS = {
     "ratings": ("ratings/*/*/*/*.parquet", True, schemas.RATINGS),
     "quarantine": ("quarantine/*/*.parquet", False, schemas.QUARANTINE),
     "manifest": ("manifest/manifest.parquet", False, MANIFEST),
+    "history": ("manifest/history.parquet", False, HISTORY),
+    "aliases": ("players/aliases.parquet", False, ALIASES),
+    "merges": ("players/merges.parquet", False, MERGES),
 }
+
+# Ratings rows of ids that are players of their own: a merged duplicate
+# (``aliases``, docs/identity.md) counts as its keep and has no list or history row.
+_PLAYER_RATINGS = "(SELECT * FROM ratings WHERE player_id NOT IN (SELECT duplicate FROM aliases))"
 
 
 def _lower_is_better() -> tuple[str, ...]:
@@ -45,7 +58,7 @@ DERIVED_VIEWS: dict[str, str] = {
                                           THEN rating_after ELSE -rating_after END) AS rank,
                r.player_id, p.name, p.federation, p.title, rating_after AS rating,
                games, status
-        FROM ratings r LEFT JOIN players p USING (player_id)
+        FROM {player_ratings} r LEFT JOIN players p USING (player_id)
         WHERE status IN ('rated', 'new', 'provisional', 'inactive') AND rating_after IS NOT NULL
     """,
     # Glicko: 95 % interval r ± 1.96 RD (Glickman, "The Glicko system"); docs/glicko.md.
@@ -61,7 +74,7 @@ DERIVED_VIEWS: dict[str, str] = {
         SELECT r.system, r.pool, r.period, r.player_id, p.name, p.federation,
                r.rating_before, r.rating_after AS rating, r.change, r.rd_after AS rd,
                r.games, r.score, r.expected, r.k, r.status
-        FROM ratings r LEFT JOIN players p USING (player_id)
+        FROM {player_ratings} r LEFT JOIN players p USING (player_id)
     """,
     "period_summary": """
         SELECT system, pool, period,
@@ -84,7 +97,7 @@ DERIVED_VIEWS: dict[str, str] = {
                rank() OVER (PARTITION BY system, pool, period ORDER BY change DESC) AS rank_up,
                rank() OVER (PARTITION BY system, pool, period ORDER BY change ASC) AS rank_down,
                r.player_id, p.name, p.federation, rating_before, rating_after, change, games
-        FROM ratings r LEFT JOIN players p USING (player_id)
+        FROM {player_ratings} r LEFT JOIN players p USING (player_id)
         WHERE change IS NOT NULL AND change <> 0 AND games > 0
     """,
     "federation_summary": """
@@ -97,15 +110,58 @@ DERIVED_VIEWS: dict[str, str] = {
               FROM rating_list)
         GROUP BY system, pool, period, coalesce(federation, '?')
     """,
-    # Every ingest that made rated periods stale (docs/store.md "Audit trail"): first
-    # ingests and corrections alike; the manifest keeps the current version of each
-    # source only, so a replaced version is not listed.
+    # Games by player with merged ids resolved (docs/identity.md): ``white_id`` and
+    # ``black_id`` are the ids the engine rates, ``white_source_id``/``black_source_id``
+    # the ids as stored.
+    "player_games": """
+        SELECT g.* REPLACE (coalesce(aw.keep, g.white_id) AS white_id,
+                            coalesce(ab.keep, g.black_id) AS black_id),
+               g.white_id AS white_source_id, g.black_id AS black_source_id
+        FROM games g
+        LEFT JOIN aliases aw ON aw.duplicate = g.white_id
+        LEFT JOIN aliases ab ON ab.duplicate = g.black_id
+    """,
+    # Every version of every source (docs/store.md "Audit trail"): the append-only
+    # history, and for a store written before it was kept, the manifest's rows
+    # (``unrecorded``: first ingest or correction is not known, only the current
+    # version of each source is left).
+    "ingest_history": """
+        SELECT ingested_at AS recorded_at, action, source, source_key, kind, format, sha256,
+               batch, replaces, rows,
+               accepted, quarantined, games_added, games_removed, games_changed,
+               stale_from, stale
+        FROM history
+        UNION ALL BY NAME
+        SELECT CAST(ingested_at AS TIMESTAMPTZ) AS recorded_at, 'unrecorded' AS action, source,
+               source_key, kind, format, sha256, batch, CAST(NULL AS VARCHAR) AS replaces,
+               rows, accepted, quarantined, CAST(NULL AS BIGINT) AS games_added,
+               CAST(NULL AS BIGINT) AS games_removed, CAST(NULL AS BIGINT) AS games_changed,
+               min_period AS stale_from, CAST(NULL AS VARCHAR) AS stale
+        FROM manifest WHERE batch NOT IN (SELECT batch FROM history)
+    """,
+    # Every correction, replacement (--replace), merge and split: when, what, and
+    # from which period on it made the ratings stale (docs/store.md "Audit trail").
     "corrections": """
-        SELECT ingested_at, source, source_key, kind, format, rows, accepted, quarantined,
-               min_period AS stale_from, batch
-        FROM manifest
-        WHERE min_period IS NOT NULL
-        ORDER BY ingested_at, batch
+        SELECT recorded_at, action, source, source_key, kind, format, batch, rows, accepted,
+               quarantined, games_added, games_removed, games_changed, stale_from, stale,
+               CAST(NULL AS VARCHAR) AS keep, CAST(NULL AS VARCHAR) AS duplicate,
+               CAST(NULL AS VARCHAR) AS reason
+        FROM ingest_history
+        WHERE action IN ('correction', 'replace')
+           OR (action = 'unrecorded' AND stale_from IS NOT NULL)
+        UNION ALL BY NAME
+        SELECT CAST("at" AS TIMESTAMPTZ) AS recorded_at, action,
+               CAST(NULL AS VARCHAR) AS source, CAST(NULL AS VARCHAR) AS source_key,
+               'players' AS kind, CAST(NULL AS VARCHAR) AS format,
+               CAST(NULL AS VARCHAR) AS batch, CAST(NULL AS BIGINT) AS rows,
+               CAST(NULL AS BIGINT) AS accepted, CAST(NULL AS BIGINT) AS quarantined,
+               CAST(NULL AS BIGINT) AS games_added, CAST(NULL AS BIGINT) AS games_removed,
+               CAST(NULL AS BIGINT) AS games_changed,
+               list_min(CAST(regexp_extract_all(stale_from, ':([0-9]+)', 1) AS INTEGER[]))
+                   AS stale_from,
+               nullif(stale_from, '') AS stale, keep, duplicate, reason
+        FROM merges
+        ORDER BY recorded_at, batch NULLS LAST
     """,
 }
 
@@ -114,7 +170,10 @@ def derived_views() -> dict[str, str]:
     """``DERIVED_VIEWS`` with the registry's lower-is-better systems filled in (loaded
     when a catalog is built, not when this module is imported)."""
     lower = ", ".join(f"'{s}'" for s in _lower_is_better()) or "NULL"
-    return {name: sql.replace("{lower_is_better}", lower) for name, sql in DERIVED_VIEWS.items()}
+    return {
+        name: sql.replace("{lower_is_better}", lower).replace("{player_ratings}", _PLAYER_RATINGS)
+        for name, sql in DERIVED_VIEWS.items()
+    }
 
 
 def _sql_str(text: str) -> str:
@@ -139,9 +198,11 @@ def _empty_select(schema: pa.Schema) -> str:
             sql = "BOOLEAN"
         elif pa.types.is_date(t):
             sql = "DATE"
+        elif pa.types.is_timestamp(t):
+            sql = "TIMESTAMPTZ" if t.tz else "TIMESTAMP"
         else:
             sql = "VARCHAR"
-        cols.append(f"CAST(NULL AS {sql}) AS {field.name}")
+        cols.append(f'CAST(NULL AS {sql}) AS "{field.name}"')
     return f"SELECT {', '.join(cols)} WHERE false"
 
 

@@ -60,6 +60,12 @@ class Card:
     stored_change: float | None = None
     rating_after: float | None = None
     pending: bool = False  # two-monthly list: games wait for the closing month
+    # Over the games that count (rated opponents): Rc their average rating, rounded
+    # half up; p the whole percentage scored (half up); Rp = Rc + dp(p), table 8.1.1.
+    rated_games: int = 0
+    rc: int | None = None
+    percent: int | None = None
+    rp: int | None = None
 
     @property
     def matches(self) -> bool:
@@ -81,7 +87,7 @@ FROM read_parquet(?)
 _GAMES_SQL = """
 SELECT game_id, event_id, white_id, black_id, score::DOUBLE AS score
 FROM read_parquet(?, filename = true, file_row_number = true)
-WHERE rated AND (white_id = ? OR black_id = ?)
+WHERE rated AND (list_contains(?, white_id) OR list_contains(?, black_id))
 ORDER BY filename, file_row_number
 """
 
@@ -98,7 +104,15 @@ def rating_card(
     """The card of ``player_id`` for ``period`` (FIDE ratings of ``pool`` must be stored).
 
     ``con``: an open ``catalog.connect(store)`` connection to reuse for many cards.
+    Merged ids count as the id they were merged into (docs/identity.md "Merged ids
+    everywhere"): a duplicate's card is its keep's, whose games include the
+    duplicate's, and an opponent's duplicate id shows as the kept id.
     """
+    from arpad.pipeline import identity
+
+    player_id = identity.resolve_id(store, player_id)
+    aliases = identity.alias_map(store)
+    own_ids = [player_id, *identity.duplicates_of(store, player_id)]
     system = FideSystem()
     rules = apply_overrides(rules or system.rules_for(period, pool), overrides or {})
     close = closing_month(period, rules.list_months)
@@ -141,7 +155,12 @@ def rating_card(
             files = [str(f) for f in store.game_files(pool, m)]
             if not files:
                 continue
-            games = con.execute(_GAMES_SQL, [files, player_id, player_id]).fetchall()
+            games = [
+                (game_id, event, aliases.get(white, white), aliases.get(black, black), score)
+                for game_id, event, white, black, score in con.execute(
+                    _GAMES_SQL, [files, own_ids, own_ids]
+                ).fetchall()
+            ]
             card.games.extend(_month_games(m, player_id, games, rows[m], rules, pd_table))
         names = _names(store, {g.opponent for g in card.games})
         for g in card.games:
@@ -149,6 +168,7 @@ def rating_card(
             if g.delta is not None:
                 total100 += round_hundredths(g.delta)
         card.sum_delta = total100 / 100
+        _performance(card)
         card.pending = rules.list_months > 1 and periods.month_index(period) != close
         if card.rating_in_force is not None and card.k is not None:
             card.unrounded = card.k * total100 / 100
@@ -159,6 +179,22 @@ def rating_card(
     finally:
         if own_con:
             con.close()
+
+
+def _performance(card: Card) -> None:
+    """Rc, p and Rp of the games that count (FIDE B.02 table 8.1.1; docs/fide-history.md
+    "Rating card"): Rc the average of the opponents' ratings and p the whole percentage
+    scored, both rounded half up as the Title Regulations round Ra and p."""
+    from arpad.kernels.rounding import round_half_up
+    from arpad.pipeline.rules import dp_by_percent
+
+    counted = [g for g in card.games if g.difference is not None]
+    card.rated_games = len(counted)
+    if not counted:
+        return
+    card.rc = int(round_half_up(sum(g.opponent_rating for g in counted) / len(counted)))
+    card.percent = int(round_half_up(100 * sum(g.score for g in counted) / len(counted)))
+    card.rp = card.rc + int(dp_by_percent()[card.percent])
 
 
 def round_hundredths(x: float) -> int:
@@ -263,7 +299,10 @@ def format_card(card: Card) -> str:
     else:
         start = f"rating at the start: {card.rating_before}"
         if card.adjustment:
-            start += f", adjustment {card.adjustment:+d} (own event) → {card.rating_in_force}"
+            start += (
+                f", adjustment {card.adjustment:+d} (the 2024 compression or a change "
+                f"published late by a two-monthly list) → {card.rating_in_force}"
+            )
         lines.append(start)
     k_game = card.k if card.rating_in_force is not None else None
     lines.append(
@@ -288,6 +327,14 @@ def format_card(card: Card) -> str:
         )
         if g.note:
             lines.append(f"{'':>7} {'':>3} {'':<3} ({g.note})")
+    if card.rc is not None:
+        score = sum(g.score for g in card.games if g.difference is not None)
+        dp = card.rp - card.rc
+        lines.append(
+            f"Rc = {card.rc} (average of {card.rated_games} rated opponent(s))   "
+            f"score {score:g}/{card.rated_games} = {card.percent} %   "
+            f"Rp = Rc + dp = {card.rc} {'+' if dp >= 0 else '-'} {abs(dp)} = {card.rp}"
+        )
     if card.rating_in_force is not None:
         k = "-" if card.k is None else str(card.k)
         lines.append(

@@ -29,7 +29,11 @@ def rating_history(
     store: Store, player_id: str, system: str = DEFAULT_SYSTEM, pool: str = "standard"
 ):
     """Events of ``player_id``: columns period, event, rating_before, delta, rating_after,
-    games, score, k, status. ``event`` is 'adjustment' or 'games'/'inactive'/'new'/'unrated'."""
+    games, score, k, status. ``event`` is 'adjustment' or 'games'/'inactive'/'new'/'unrated'.
+    A merged duplicate id gives the history of the id it was merged into."""
+    from arpad.pipeline.identity import resolve_id
+
+    player_id = resolve_id(store, player_id)
     con = catalog.connect(store)
     try:
         rows = catalog.query_arrow(con, _SQL, [system, pool, player_id]).to_pylist()

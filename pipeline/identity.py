@@ -147,6 +147,28 @@ def read_aliases(store: Store) -> pl.DataFrame:
     return pl.from_arrow(table).select(ALIAS_COLUMNS)
 
 
+def resolve_id(store: Store, player_id: str) -> str:
+    """The id ``player_id``'s games count as: the kept id of a merged duplicate
+    (aliases never chain, ``merge``), else ``player_id`` itself."""
+    table = store.read_aliases()
+    if table is None:
+        return player_id
+    current = dict(zip(table.column("duplicate").to_pylist(), table.column("keep").to_pylist()))
+    return current.get(player_id, player_id)
+
+
+def duplicates_of(store: Store, keep: str) -> list[str]:
+    """The ids merged into ``keep``, sorted."""
+    aliases = read_aliases(store)
+    return sorted(aliases.filter(pl.col("keep") == keep).get_column("duplicate").to_list())
+
+
+def alias_map(store: Store) -> dict[str, str]:
+    """duplicate -> keep of every merge in force."""
+    aliases = read_aliases(store)
+    return dict(zip(aliases["duplicate"].to_list(), aliases["keep"].to_list(), strict=True))
+
+
 def read_merge_log(store: Store) -> pl.DataFrame:
     """Every merge and split ever applied (the audit trail), oldest first."""
     schema = {c: pl.String for c in LOG_COLUMNS}
@@ -211,7 +233,7 @@ def merge(
     for pid in (keep, *duplicates):
         if pid not in known:
             raise ValueError(f"unknown player id {pid!r} (arpad players lists the ids)")
-    now = datetime.now(UTC).isoformat(timespec="seconds")
+    now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the trail
     rows, log_rows, involved = [], [], {keep}
     for dup in dict.fromkeys(duplicates):
         if dup == keep:
@@ -256,7 +278,7 @@ def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tup
         raise ValueError(f"{duplicate} is not merged into {keep} (arpad players --merges)")
     aliases = aliases.filter(pl.col("duplicate") != duplicate)
     touched = _earliest_periods(store, {keep, duplicate})
-    now = datetime.now(UTC).isoformat(timespec="seconds")
+    now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the trail
     stale = ";".join(f"{pool}:{p}" for pool, p in touched)
     _write_merge(
         store,

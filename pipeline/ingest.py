@@ -25,7 +25,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from arpad.pipeline import catalog, identity, incremental, journal, names, schemas
+from arpad.pipeline import catalog, identity, incremental, journal, names, schemas, trail
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.readers import RawTable, check_input_file, read_any
 from arpad.pipeline.reasons import Reason
@@ -208,10 +208,12 @@ def ingest_file(
 
     player_quarantine = None
     content = None
+    stale = None  # the history's "periods made stale" (pipeline/trail.py)
     if raw.kind == "players":
         validated = validate_players(raw, source, batch)
         if _merge_players(staged, validated.accepted, source, state=True).changed:
             incremental.mark_all_stale(staged)
+            stale = "all"
         min_period = None
     else:
         validated = validate_games(raw, source, batch)
@@ -255,6 +257,7 @@ def ingest_file(
         min_period = min((p for _, p in touched), default=None) if touched else None
         if touched:
             incremental.mark_stale(staged, touched)
+            stale = trail.stale_text(touched)
 
     if report.players_read:
         report.notes.append(
@@ -296,6 +299,7 @@ def ingest_file(
         schema=MANIFEST,
     )
     keep = manifest.filter(pc.invert(previous_mask))
+    staged.append_history(trail.history_row(entry, report, old_batches, stale))
     staged.write_manifest(pa.concat_tables([keep, entry]))
     plan = staged.commit()
     journal.apply(store, staged.stage, plan)

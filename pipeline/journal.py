@@ -83,6 +83,7 @@ class StagedStore(Store):
             store.players_path,
             store.players_path.parent / "observations.parquet",
             store.manifest_path.parent / "stale.json",
+            store.history_path,
             store.manifest_path,
         ):
             if final.exists():
@@ -104,6 +105,10 @@ class StagedStore(Store):
     @property
     def manifest_path(self) -> Path:
         return self._staged(self.real.manifest_path)
+
+    @property
+    def history_path(self) -> Path:
+        return self._staged(self.real.history_path)
 
     def write_games(self, games, batch):
         staged = Store(self.stage)
@@ -148,6 +153,7 @@ class StagedStore(Store):
             (self.real.players_path, "players"),
             (self.real.players_path.parent / "observations.parquet", "players"),
             (self.real.manifest_path.parent / "stale.json", "stale"),
+            (self.real.history_path, "manifest"),
             (self.real.manifest_path, "manifest"),
         ):
             if self._staged(final).exists():

@@ -377,7 +377,7 @@ def markdown(summary: RecalculateSummary) -> str:
         lines += [
             f"Revisions of the published list of period {frozen['previous']}: "
             f"{frozen['changed']:,} player(s) changed, {frozen['corrections']} ingest(s) "
-            "since publication touched it (`arpad diff --published "
+            "or merge(s) since publication touched it (`arpad diff --published "
             f"{frozen['previous']}`).",
             "",
         ]

@@ -23,7 +23,7 @@ import json
 import polars as pl
 import pyarrow as pa
 
-from arpad.pipeline import catalog
+from arpad.pipeline import catalog, combined, trail
 from arpad.pipeline.store import Store, atomic_write_parquet, atomic_write_text
 
 # Format -> file name of a published list.
@@ -36,6 +36,9 @@ FILES = {
 }
 MANIFEST = "manifest.json"
 GAMES = "games.parquet"
+# FIDE's combined file (pipeline/combined.py), written when the system has more than
+# one of the standard/rapid/blitz pools rated.
+COMBINED = "combined.txt"
 
 GAMES_SQL = """
 SELECT game_id, white_id, black_id, score FROM games
@@ -93,6 +96,11 @@ def publish(store: Store, system: str, pool: str = "standard", period: int | Non
         )
     for fmt, name in FILES.items():
         write_list(frame, period, fmt, str(folder / name), root=store.root)
+    extra = ()
+    if len(combined.rated_pools(store, system)) > 1:
+        both, _ = combined.combined_frame(store, system, period)
+        combined.write_combined(both, "fide-txt", str(folder / COMBINED), root=store.root)
+        extra = (COMBINED,)
     con = catalog.connect(store)
     try:
         games = catalog.query_arrow(con, GAMES_SQL, [pool, period])
@@ -110,7 +118,8 @@ def publish(store: Store, system: str, pool: str = "standard", period: int | Non
         "rules_hash": _distinct(ratings, "rules_hash"),
         "run_id": _distinct(ratings, "run_id"),
         "batches": sorted(store.read_manifest().column("batch").to_pylist()),
-        "files": {name: _sha256(folder / name) for name in (*FILES.values(), GAMES)},
+        **trail.marks(store),  # what of the trail came before (pipeline/trail.py)
+        "files": {name: _sha256(folder / name) for name in (*FILES.values(), *extra, GAMES)},
     }
     # The manifest last: its presence is what makes the period published.
     atomic_write_text(json.dumps(manifest, indent=2) + "\n", folder / MANIFEST, store.root)
@@ -129,17 +138,11 @@ def read_manifest(store: Store, system: str, pool: str, period: int) -> dict:
 
 
 def corrections(store: Store, manifest: dict) -> pl.DataFrame:
-    """The ingests since the publication that touched its period or an earlier one."""
-    entries = pl.from_arrow(store.read_manifest())
-    return (
-        entries.filter(
-            ~pl.col("batch").is_in(manifest["batches"])
-            & pl.col("min_period").is_not_null()
-            & (pl.col("min_period") <= manifest["period"])
-        )
-        .select("ingested_at", "source", "kind", "rows", "accepted", "min_period", "batch")
-        .sort("ingested_at", "batch")
-    )
+    """The ingested versions (and merges) since the publication that touched its
+    period or an earlier one (pipeline/trail.py ``since``)."""
+    from arpad.pipeline import trail
+
+    return trail.since(store, manifest)
 
 
 def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -175,6 +178,10 @@ def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFram
     finally:
         con.close()
 
+    from arpad.pipeline.identity import alias_map
+
+    aliases = alias_map(store)  # a merged duplicate's games count as its keep's
+
     def per_player(games: pl.DataFrame, name: str) -> pl.DataFrame:
         ids = pl.concat(
             [
@@ -182,6 +189,8 @@ def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFram
                 games.select(pl.col("black_id").alias("player_id")),
             ]
         )
+        if aliases:
+            ids = ids.with_columns(pl.col("player_id").replace(aliases))
         return ids.group_by("player_id").len(name=name)
 
     added = per_player(now.join(old, on="game_id", how="anti"), "games_added")

@@ -57,6 +57,32 @@ MANIFEST = pa.schema(
     ]
 )
 
+# ``manifest/history.parquet``: every version of every source, append-only (the
+# manifest keeps only each source's current version). docs/store.md "Audit trail".
+HISTORY = pa.schema(
+    [
+        pa.field("ingested_at", pa.timestamp("us", tz="UTC"), nullable=False),
+        # ingest (a source's first version), correction (a new version of a source),
+        # replace (``--replace``: games of other sources replaced)
+        pa.field("action", pa.string(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("source_key", pa.string()),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("format", pa.string()),
+        pa.field("sha256", pa.string(), nullable=False),
+        pa.field("batch", pa.string(), nullable=False),
+        pa.field("replaces", pa.string()),  # the corrected version's batch(es), ";"-joined
+        pa.field("rows", pa.int64()),
+        pa.field("accepted", pa.int64()),
+        pa.field("quarantined", pa.int64()),
+        pa.field("games_added", pa.int64()),
+        pa.field("games_removed", pa.int64()),
+        pa.field("games_changed", pa.int64()),
+        pa.field("stale_from", pa.int32()),  # earliest period made stale (any pool)
+        pa.field("stale", pa.string()),  # "pool:period;…" earliest per pool, "all", or null
+    ]
+)
+
 
 def read_parquet_file(path: str | os.PathLike) -> pa.Table:
     """One Parquet file as a table. ``pq.ParquetFile`` rather than ``pq.read_table``:
@@ -565,6 +591,26 @@ class Store:
 
     def write_manifest(self, table: pa.Table) -> None:
         atomic_write_parquet(table.cast(MANIFEST), self.manifest_path, self.root)
+
+    @property
+    def history_path(self) -> Path:
+        """``manifest/history.parquet``: every ingested version, append-only."""
+        return self.manifest_path.parent / "history.parquet"
+
+    def read_history(self) -> pa.Table:
+        """Every version of every source ingested since the history was kept (a store
+        written before it has none: its manifest rows stand in, pipeline/trail.py)."""
+        if not self.history_path.exists():
+            return HISTORY.empty_table()
+        table = read_parquet_file(self.history_path)
+        for field in HISTORY:
+            if field.name not in table.column_names:
+                table = table.append_column(field, pa.nulls(table.num_rows, field.type))
+        return table.select(HISTORY.names).cast(HISTORY)
+
+    def append_history(self, rows: pa.Table) -> None:
+        table = pa.concat_tables([self.read_history(), rows.select(HISTORY.names).cast(HISTORY)])
+        atomic_write_parquet(table, self.history_path, self.root)
 
     # -- ratings and state -------------------------------------------------------
     def rating_partition(self, system: str, pool: str, period: int) -> Path:

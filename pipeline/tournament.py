@@ -418,11 +418,14 @@ CATEGORY_SCHEMA = pa.schema(
 
 # One row per (event, player): the rating stated in the player's earliest game of the
 # event (PGN WhiteElo/BlackElo, TRF, a games column), else the players table's rating.
+# Merged ids count once, as the kept id (``player_games``, docs/identity.md).
 STORE_EVENT_PLAYERS_SQL = """
 WITH sides AS (
-    SELECT event_id, white_id AS player_id, white_rating AS rating, date, game_id FROM games
+    SELECT event_id, white_id AS player_id, white_rating AS rating, date, game_id
+    FROM player_games
     UNION ALL
-    SELECT event_id, black_id AS player_id, black_rating AS rating, date, game_id FROM games
+    SELECT event_id, black_id AS player_id, black_rating AS rating, date, game_id
+    FROM player_games
 ),
 per_player AS (
     SELECT s.event_id, s.player_id,

@@ -123,7 +123,8 @@ def test_diff_shows_exactly_the_players_whose_rating_changed(cycle, capsys):
     # the correction is the one ingest since the publication; it made 134 stale
     assert corrections.height == 1
     assert corrections.row(0, named=True)["source"] == "deloitte"
-    assert corrections.row(0, named=True)["min_period"] == 134
+    assert corrections.row(0, named=True)["stale_from"] == 134
+    assert corrections.row(0, named=True)["action"] == "correction"
     # the CLI prints the same
     assert main(["diff", "--store", str(store.root), "--published", str(PERIOD)]) == 0
     out = capsys.readouterr().out
@@ -147,7 +148,10 @@ def test_audit_rows_carry_the_checkpoints_rules_and_run(cycle, capsys):
     # 133 was not recomputed by the correction (stale from 134): the first run's id
     assert periods["run_id"][0] == cycle["meta_before"][133]["run"]
     assert periods["run_id"][1] != cycle["meta_before"][134]["run"]
-    assert ingests["source"].to_list() == ["deloitte"]  # the correction replaced the first
+    # the first ingest and its correction (docs/store.md "Audit trail")
+    assert ingests["source"].to_list() == ["deloitte", "deloitte"]
+    assert ingests["action"].to_list() == ["ingest", "correction"]
+    assert ingests["games_changed"].to_list() == [0, 1]
     assert main(["audit", white, "--store", str(store.root)]) == 0
     assert "FIDE 2025-10" in capsys.readouterr().out
     assert main(["audit", "no-such-player", "--store", str(store.root)]) == 2
@@ -230,7 +234,7 @@ def test_corrections_view_and_python_api(cycle):
         rows = con.execute("SELECT source, kind, stale_from FROM corrections").fetchall()
     finally:
         con.close()
-    assert rows == [("deloitte", "games", 134)]  # the correction (it replaced the first ingest)
+    assert rows == [("deloitte", "games", 134)]  # the correction (not the first ingest)
     api = arpad.Store(store.root)
     players, corrections = api.diff(PERIOD)
     assert players.equals(publish.diff(store, SYSTEM, "standard", PERIOD)[0])

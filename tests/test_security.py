@@ -423,9 +423,14 @@ def test_sql_reads_still_work(guarded, capsys, statement, expected):
     assert expected in out
 
 
-def test_locked_views_equal_catalog_views(world):
+def test_locked_views_equal_catalog_views(world, tmp_path):
     """The locked connection's views have the catalog's columns, types and rows."""
-    store = Store(world / "store")
+    import shutil
+
+    # a copy with a merge, so the alias, merge-log and corrections views have rows too
+    shutil.copytree(world / "store", tmp_path / "store")
+    store = Store(tmp_path / "store")
+    assert main(["players", "merge", "C", "D", "--store", str(store.root)]) == 0
     plain = catalog.connect(store)
     locked = connect_locked(store)
     try:

@@ -113,5 +113,20 @@ def require_store(args) -> Store:
     return store
 
 
+def resolve_player(store: Store, player_id: str) -> str:
+    """A merged duplicate id given on the command line: the id it was merged into, with
+    a note on stderr (docs/identity.md "Merged ids everywhere"); else ``player_id``."""
+    from arpad.pipeline.identity import resolve_id
+
+    kept = resolve_id(store, player_id)
+    if kept != player_id:
+        print(
+            f"arpad: note: {player_id} was merged into {kept} (arpad players --merges); "
+            f"showing {kept}",
+            file=sys.stderr,
+        )
+    return kept
+
+
 def is_terminal() -> bool:
     return sys.stderr.isatty() and os.environ.get("CI") is None

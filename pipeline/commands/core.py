@@ -83,7 +83,9 @@ def register(sub) -> None:
     p = sub.add_parser("list", help="rating list of one period")
     add_store(p)
     p.add_argument("--system", default=DEFAULT_SYSTEM)
-    p.add_argument("--pool", default="standard")
+    p.add_argument(
+        "--pool", default="standard", help="'all': FIDE's combined standard/rapid/blitz file"
+    )
     when = p.add_mutually_exclusive_group()
     when.add_argument("--period", type=parse_period, default=None, help="default: the latest")
     when.add_argument(
@@ -246,6 +248,21 @@ def cmd_list(args) -> int:
     store = require_store(args)
     from arpad.pipeline.lists import list_frame, write_list
 
+    if args.pool == "all":  # FIDE's combined file: every pool on one line (docs/lists.md)
+        from arpad.pipeline.combined import combined_frame, write_combined
+
+        period = args.period
+        if args.date is not None:
+            from arpad.pipeline import periods
+            from arpad.pipeline.schemas import POOLS
+
+            rated = sorted({p for pool in POOLS for p in store.rating_periods(args.system, pool)})
+            period = periods.period_at(args.date, rated, f"the {args.system} lists")
+        frame, period = combined_frame(store, args.system, period, args.top)
+        if args.fmt == "table" and not args.output:
+            print(f"{args.system} / all pools / period {period}: {frame.height} players")
+        write_combined(frame, args.fmt, args.output, max_rows=args.top or 50)
+        return 0
     frame, period = list_frame(store, args.system, args.pool, args.period, args.top, args.date)
     if args.fmt == "table" and not args.output:
         print(f"{args.system} / {args.pool} / {_shown(args, period)}: {frame.height} players")

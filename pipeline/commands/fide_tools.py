@@ -13,6 +13,7 @@ from arpad.pipeline.commands.common import (
     add_store,
     parse_sets,
     require_store,
+    resolve_player,
     run_job,
 )
 from arpad.pipeline.periods import parse_period
@@ -75,7 +76,8 @@ def cmd_card(args) -> int:
     from arpad.pipeline import engine
 
     rules = engine.resolve_rules(FIDE, args.rules, args.pool)
-    card = rating_card(store, args.player, args.period, args.pool, rules, parse_sets(args.set))
+    player = resolve_player(store, args.player)
+    card = rating_card(store, player, args.period, args.pool, rules, parse_sets(args.set))
     if args.fmt == "json":
         print(json.dumps(card.to_dict(), indent=2, ensure_ascii=False))
     else:
@@ -87,10 +89,11 @@ def cmd_history(args) -> int:
     from arpad.pipeline.history import plot_history, rating_history
 
     store = require_store(args)
-    frame = rating_history(store, args.player, args.system, args.pool)
+    player = resolve_player(store, args.player)
+    frame = rating_history(store, player, args.system, args.pool)
     output.render(frame, args.fmt, args.output, max_rows=frame.height)
     if args.plot:
-        path = plot_history(frame, args.plot, f"{args.player} — {args.system}/{args.pool}")
+        path = plot_history(frame, args.plot, f"{player} — {args.system}/{args.pool}")
         print(f"plot written to {path}", file=sys.stderr)
     return 0
 

@@ -4,7 +4,7 @@ changed since, and why a player has a rating (docs/lists.md, docs/store.md)."""
 from __future__ import annotations
 
 from arpad.pipeline import output
-from arpad.pipeline.commands.common import add_store, require_store
+from arpad.pipeline.commands.common import add_store, require_store, resolve_player
 from arpad.pipeline.periods import parse_period
 from arpad.pipeline.systems import DEFAULT_SYSTEM
 
@@ -67,8 +67,8 @@ def cmd_diff(args) -> int:
     output.render(players, args.fmt, args.output)
     if args.fmt == "table" and not args.output:
         print(
-            f"\n{corrections.height} ingest(s) since publication touching periods "
-            f"<= {args.published}:"
+            f"\n{corrections.height} ingest(s) and merge(s) since publication touching "
+            f"periods <= {args.published}:"
         )
         output.render(corrections, "table")
     return 0
@@ -78,9 +78,10 @@ def cmd_audit(args) -> int:
     from arpad.pipeline.audit import audit
 
     store = require_store(args)
-    periods, ingests = audit(store, args.player_id, args.system, args.pool)
+    player = resolve_player(store, args.player_id)
+    periods, trail = audit(store, player, args.system, args.pool)
     output.render(periods, args.fmt, args.output)
     if args.fmt == "table" and not args.output:
-        print(f"\n{ingests.height} ingest(s) touching these periods:")
-        output.render(ingests, "table")
+        print(f"\n{trail.height} ingest(s), correction(s) and merge(s) touching these periods:")
+        output.render(trail, "table", max_rows=max(trail.height, 1))
     return 0

@@ -1,0 +1,211 @@
+"""FIDE's combined list file: the standard, rapid and blitz lists of one period on one
+line per player (docs/lists.md "Combined file").
+
+``combined_frame`` joins the lists of ``COMBINED_POOLS`` (``lists.list_frame`` of each
+pool that has one for the period) by player: the player fields once, then rating,
+games and K per pool, the birth year and one flag (``w`` woman; ``i`` when the
+player is inactive on every pool list they are on). ``arpad list --pool all`` writes
+it; ``arpad publish`` adds it to a publication when the system has more than one of
+these pools rated (pipeline/publish.py).
+"""
+
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ET
+
+import polars as pl
+
+from arpad.pipeline import lists
+
+# The pools of the combined file, in FIDE's order, with the header prefix of each.
+COMBINED_POOLS = (("standard", "S"), ("rapid", "R"), ("blitz", "B"))
+ALL_POOLS = "all"  # ``arpad list --pool all``
+
+PLAYER_COLUMNS = (
+    "player_id",
+    "name",
+    "federation",
+    "sex",
+    "title",
+    "w_title",
+    "o_title",
+    "foa_title",
+)
+POOL_FIELDS = ("rating", "games", "k")
+COMBINED_COLUMNS = (
+    *PLAYER_COLUMNS,
+    *(f"{pool}_{f}" for pool, _ in COMBINED_POOLS for f in POOL_FIELDS),
+    "birth_year",
+    "flag",
+)
+
+# What ``arpad list --pool all`` prints as a table (the files have every column).
+TABLE_COLUMNS = (
+    "player_id",
+    "name",
+    "federation",
+    "title",
+    *(f"{pool}_{f}" for pool, _ in COMBINED_POOLS for f in ("rating", "games")),
+    "flag",
+)
+
+# (header, column, 0-based start, width): the player fields as in the per-pool file
+# (lists.FIDE_TXT_LAYOUT), then rating 6, games 4, K 3 per pool, B-day 6, Flag 4.
+COMBINED_TXT_LAYOUT = (
+    ("ID Number", "player_id", 0, 15),
+    ("Name", "name", 15, 61),
+    ("Fed", "federation", 76, 4),
+    ("Sex", "sex", 80, 4),
+    ("Tit", "title", 84, 5),
+    ("WTit", "w_title", 89, 5),
+    ("OTit", "o_title", 94, 15),
+    ("FOA", "foa_title", 109, 4),
+    ("SRtg", "standard_rating", 113, 6),
+    ("SGm", "standard_games", 119, 4),
+    ("SK", "standard_k", 123, 3),
+    ("RRtg", "rapid_rating", 126, 6),
+    ("RGm", "rapid_games", 132, 4),
+    ("RK", "rapid_k", 136, 3),
+    ("BRtg", "blitz_rating", 139, 6),
+    ("BGm", "blitz_games", 145, 4),
+    ("BK", "blitz_k", 149, 3),
+    ("B-day", "birth_year", 152, 6),
+    ("Flag", "flag", 158, 4),
+)
+
+# FIDE's combined XML download names the standard fields like the per-pool file and
+# prefixes the others.
+COMBINED_XML_ELEMENTS = (
+    ("fideid", "player_id"),
+    ("name", "name"),
+    ("country", "federation"),
+    ("sex", "sex"),
+    ("title", "title"),
+    ("w_title", "w_title"),
+    ("o_title", "o_title"),
+    ("foa_title", "foa_title"),
+    ("rating", "standard_rating"),
+    ("games", "standard_games"),
+    ("k", "standard_k"),
+    ("rapid_rating", "rapid_rating"),
+    ("rapid_games", "rapid_games"),
+    ("rapid_k", "rapid_k"),
+    ("blitz_rating", "blitz_rating"),
+    ("blitz_games", "blitz_games"),
+    ("blitz_k", "blitz_k"),
+    ("birthday", "birth_year"),
+    ("flag", "flag"),
+)
+
+
+def rated_pools(store, system: str) -> list[str]:
+    """The pools of ``COMBINED_POOLS`` that ``system`` has ratings for."""
+    return [pool for pool, _ in COMBINED_POOLS if store.rating_periods(system, pool)]
+
+
+def combined_frame(store, system: str, period: int | None = None, top: int | None = None):
+    """(frame, period): the combined list of ``period`` (default: the latest period any
+    of the pools has rated) in ``COMBINED_COLUMNS``, sorted by name then id (FIDE's
+    download is alphabetical). A pool without a list for the period leaves its columns
+    empty; no list in any pool is ``EmptyListError`` (or ValueError for a period no
+    pool has rated)."""
+    pools = rated_pools(store, system)
+    if not pools:
+        raise ValueError(
+            f"no {system} ratings for the standard, rapid or blitz pools; run arpad rate first"
+        )
+    if period is None:
+        period = max(max(store.rating_periods(system, pool)) for pool in pools)
+    frames: dict[str, pl.DataFrame] = {}
+    empty = None
+    for pool in pools:
+        if period not in store.rating_periods(system, pool):
+            continue
+        try:
+            frames[pool], _ = lists.list_frame(store, system, pool, period)
+        except lists.EmptyListError as exc:
+            empty = exc
+    if not frames:
+        if empty is not None:
+            raise empty
+        raise ValueError(f"no {system} list of any pool for period {period}")
+    woman = pl.col("sex").str.strip_chars().str.to_uppercase().is_in(["F", "W"]).fill_null(False)
+    people = pl.concat(
+        [f.select(*PLAYER_COLUMNS, "birth_year") for f in frames.values()], how="vertical_relaxed"
+    ).unique("player_id", keep="first", maintain_order=True)
+    out = people
+    active = []
+    for pool, _ in COMBINED_POOLS:
+        if pool in frames:
+            part = frames[pool].select(
+                "player_id",
+                *(pl.col(f).alias(f"{pool}_{f}") for f in POOL_FIELDS),
+                (pl.col("status") != "inactive").alias(f"_{pool}_active"),
+            )
+            out = out.join(part, on="player_id", how="left")
+            active.append(pl.col(f"_{pool}_active").fill_null(False))
+        else:
+            out = out.with_columns(pl.lit(None, pl.Int64).alias(f"{pool}_{f}") for f in POOL_FIELDS)
+    inactive = ~pl.any_horizontal(active)
+    out = out.with_columns(
+        pl.concat_str(
+            pl.when(woman).then(pl.lit("w")).otherwise(pl.lit("")),
+            pl.when(inactive).then(pl.lit("i")).otherwise(pl.lit("")),
+        )
+        .replace("", None)
+        .alias("flag")
+    )
+    out = out.sort(pl.col("name").fill_null(""), "player_id").select(COMBINED_COLUMNS)
+    if top:
+        out = out.head(top)
+    return out, period
+
+
+def combined_txt(frame: pl.DataFrame) -> str:
+    """The combined fixed-width file: header line, one line per player; ratings are
+    whole numbers (rounded half away from zero for systems that keep decimals)."""
+    frame = frame.with_columns(lists._whole(frame[f"{pool}_rating"]) for pool, _ in COMBINED_POOLS)
+    head = "".join(h.ljust(w) for h, _, _, w in COMBINED_TXT_LAYOUT).rstrip()
+    lines = [head]
+    for row in frame.iter_rows(named=True):
+        cells = (lists._cell(row[c], w, c) for _, c, _, w in COMBINED_TXT_LAYOUT)
+        lines.append("".join(cells).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def combined_xml(frame: pl.DataFrame) -> str:
+    """``<playerslist><player>…</player></playerslist>`` with ``COMBINED_XML_ELEMENTS``."""
+    root = ET.Element("playerslist")
+    for row in frame.iter_rows(named=True):
+        player = ET.SubElement(root, "player")
+        for element, column in COMBINED_XML_ELEMENTS:
+            value = row[column]
+            ET.SubElement(player, element).text = None if value is None else str(value)
+    ET.indent(root, space="")
+    buf = io.BytesIO()
+    ET.ElementTree(root).write(buf, encoding="utf-8", xml_declaration=True)
+    return buf.getvalue().decode("utf-8") + "\n"
+
+
+def write_combined(frame: pl.DataFrame, fmt: str, out: str | None, root=None, max_rows=50):
+    """Print or write (atomically) the combined list in ``fmt`` (``lists.LIST_FORMATS``)."""
+    import sys
+    from pathlib import Path
+
+    from arpad.pipeline import output
+    from arpad.pipeline.store import atomic_write_text
+
+    if fmt in ("fide-txt", "txt"):
+        text = combined_txt(frame)
+    elif fmt == "fide-xml":
+        text = combined_xml(frame)
+    else:
+        if fmt == "table":
+            frame = frame.select(TABLE_COLUMNS)
+        output.render(frame, fmt, out, max_rows=max_rows, float_precision=1, root=root)
+        return
+    if out:
+        atomic_write_text(text, Path(out), root)
+    else:
+        sys.stdout.write(text)
