@@ -175,6 +175,11 @@ def test_combined_csv_xml_and_bad_pool(three_pools, tmp_path, capsys):
     assert main(["list", "--store", root, "--pool", "all", "--period", "202612"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "period 202612" in err[0]
+    # --date: the combined list as it stood on that date (the latest rated period before it)
+    by_date = tmp_path / "d.csv"
+    dated = ["list", "--store", root, "--pool", "all", "--date", "2025-01-20"]
+    assert main([*dated, "--format", "csv", "--output", str(by_date)]) == 0
+    assert pl.read_csv(by_date).equals(frame)
 
 
 def test_publish_freezes_the_combined_file_when_several_pools_are_rated(three_pools):
