@@ -1,0 +1,156 @@
+"""Ratings found in sources are dated observations (docs/observations.md, issue 14 item 1):
+a system that seeds from published ratings uses the latest observation at or before the
+period it rates, in the same pool; a player appears from his first game or observation on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from arpad.pipeline import engine, observations
+from arpad.pipeline.cli import main
+from arpad.pipeline.store import Store
+from tests.conftest import results
+
+GAME = """[Event "{event}"]
+[Site "Somewhere"]
+[Date "{date}"]
+[Round "1"]
+[White "{white}"]
+[Black "{black}"]
+[Result "{result}"]
+{tags}
+1. e4 e5 {result}
+"""
+
+
+def game(date, white, black, result, white_elo=None, black_elo=None, tc=None, event="Open"):
+    tags = []
+    if white_elo is not None:
+        tags.append(f'[WhiteElo "{white_elo}"]')
+    if black_elo is not None:
+        tags.append(f'[BlackElo "{black_elo}"]')
+    if tc is not None:
+        tags.append(f'[TimeControl "{tc}"]')
+    return GAME.format(
+        event=event, date=date, white=white, black=black, result=result, tags="\n".join(tags)
+    )
+
+
+def run(*args: str) -> int:
+    return main([*args, "--no-flow"])
+
+
+def alpha_store(tmp_path: Path) -> Path:
+    """Alpha: Elo tags 2400 (2001) and 2600 (2010) in standard games, 2700 in a 2003
+    blitz game; games without tags in 1999, 2005 and 2011."""
+    text = "\n".join(
+        [
+            game("1999.05.01", "Alpha", "Beta", "1-0", None, 2400),
+            game("2001.03.10", "Alpha", "Beta", "1/2-1/2", 2400, 2400),
+            game("2003.04.01", "Beta", "Alpha", "0-1", 2350, 2700, tc="180+0", event="Blitz"),
+            game("2005.06.01", "Alpha", "Beta", "1-0"),
+            game("2010.02.01", "Alpha", "Gamma", "1/2-1/2", 2600, 2600),
+            game("2011.07.01", "Gamma", "Alpha", "1-0"),
+        ]
+    )
+    path = tmp_path / "alpha.pgn"
+    path.write_text(text)
+    root = tmp_path / "s"
+    assert run("ingest", str(path), "--store", str(root)) == 0
+    return root
+
+
+def rows(root: Path, system: str, period: int) -> dict[str, dict]:
+    table = Store(root).read_ratings(system, "standard", period)
+    return {r["player_id"]: r for r in table.to_pylist()}
+
+
+ALPHA, BETA, GAMMA = "alpha.pgn:Alpha", "alpha.pgn:Beta", "alpha.pgn:Gamma"
+
+
+def test_fide_seeds_from_the_latest_observation_at_or_before_the_period(tmp_path):
+    root = alpha_store(tmp_path)
+    assert run("rate", "--system", "fide", "--store", str(root)) == 0
+    # 1999: Alpha has no published rating yet (his first tag is of 2001): no rating.
+    first = rows(root, "fide", 199905)
+    assert first[ALPHA]["rating_after"] is None and first[ALPHA]["status"] == "unrated"
+    assert first[BETA]["rating_before"] == 2400  # Beta's tag of that very game
+    assert GAMMA not in first  # Gamma's first game and observation are of 2010
+    # 2001: seeded from the tag of 2001 (a draw between equals changes nothing).
+    assert rows(root, "fide", 200103)[ALPHA]["rating_before"] == 2400
+    # 2005: still 2400 — the 2003 blitz tag (2700) is another pool's.
+    r2005 = rows(root, "fide", 200506)[ALPHA]
+    assert r2005["rating_before"] == 2400 and r2005["change"] > 0
+    # 2010: the newer published 2600 replaces the system's 2400 + change.
+    assert rows(root, "fide", 201002)[ALPHA]["rating_before"] == 2600
+    # 2011: from 2600 (the 2010 draw between equals changed nothing).
+    assert rows(root, "fide", 201107)[ALPHA]["rating_before"] == 2600
+
+
+def test_players_appear_from_their_first_game_or_observation_for_elo(tmp_path):
+    root = alpha_store(tmp_path)
+    assert run("rate", "--system", "elo", "--store", str(root)) == 0
+    store = Store(root)
+    periods = store.rating_periods("elo", "standard")
+    assert periods == [199905, 200103, 200506, 201002, 201107]
+    assert GAMMA not in rows(root, "elo", 199905) and GAMMA not in rows(root, "elo", 200506)
+    # Elo rates from its games only: everybody starts at initial_rating, tags or not.
+    first = rows(root, "elo", 199905)
+    assert first[ALPHA]["rating_before"] == 1500 and first[BETA]["rating_before"] == 1500
+    assert rows(root, "elo", 201002)[GAMMA]["rating_before"] == 1500
+
+
+def test_harkness_and_ingo_seed_in_the_same_pool(tmp_path):
+    root = alpha_store(tmp_path)
+    for system in ("harkness", "ingo"):
+        assert run("rate", "--system", system, "--store", str(root)) == 0
+    assert rows(root, "harkness", 200506)[ALPHA]["rating_before"] == 2400
+    assert rows(root, "harkness", 201107)[ALPHA]["rating_before"] == 2600
+    assert rows(root, "ingo", 200506)[ALPHA]["rating_before"] == (2840 - 2400) / 8
+    assert rows(root, "ingo", 201107)[ALPHA]["rating_before"] == (2840 - 2600) / 8
+
+
+def test_a_run_from_a_checkpoint_equals_a_full_run(tmp_path):
+    root = alpha_store(tmp_path)
+    store = Store(root)
+    engine.rate(store, "fide")
+    full = {
+        p: results(store.read_ratings("fide", "standard", p)) for p in store.periods("standard")
+    }
+    engine.rate(store, "fide", start=201002)
+    for p in (201002, 201107):
+        assert results(store.read_ratings("fide", "standard", p)).equals(full[p])
+
+
+def test_observations_between_keep_the_latest_per_player():
+    obs = observations.Observations(
+        player=np.array([0, 1, 0, 0], np.int64),
+        period=np.array([200101, 200101, 200301, 201001], np.int64),
+        rating=np.array([2400.0, 2100.0, 2450.0, 2600.0]),
+    )
+    players, ratings = obs.between(None, 200512)
+    assert players.tolist() == [0, 1] and ratings.tolist() == [2450.0, 2100.0]
+    players, ratings = obs.between(200301, 201001)
+    assert players.tolist() == [0] and ratings.tolist() == [2600.0]
+    assert obs.between(201001, 202001)[0].size == 0
+    assert obs.between(None, 199901)[0].size == 0
+
+
+def test_pool_observations_take_the_first_rating_of_a_period(tmp_path):
+    text = "\n".join(
+        [
+            game("2005.06.01", "Alpha", "Beta", "1-0", 2400, 2300),
+            game("2005.06.20", "Beta", "Alpha", "1-0", 2310, 2420),
+        ]
+    )
+    path = tmp_path / "t.pgn"
+    path.write_text(text)
+    root = tmp_path / "s"
+    assert run("ingest", str(path), "--store", str(root)) == 0
+    ids = pa.array(["t.pgn:Alpha", "t.pgn:Beta"])
+    obs = observations.pool_observations(Store(root), "standard", ids)
+    assert sorted(zip(obs.player.tolist(), obs.rating.tolist())) == [(0, 2400.0), (1, 2300.0)]
+    assert observations.pool_observations(Store(root), "blitz", ids).size == 0
