@@ -96,7 +96,11 @@ def plot_history(
     store: Store, players: list[str], system: str, output: str | Path, pool: str = "standard"
 ) -> Path:
     """Rating after each period; a ±2·RD band where the system has RDs (Glicko, WHR)."""
+    from arpad.pipeline.precision import coarse_periods
+
     frame = history_data(store, players, system, pool)
+    # Periods with games known only to the year: open markers, "YYYY (year)" ticks.
+    coarse = coarse_periods(store, pool, sorted(set(frame["period"].to_list())))
     fig, ax = plt.subplots(figsize=(8, 4.5))
     # x is a month count, so players with different periods line up and gaps show as gaps
     for pid in players:
@@ -107,11 +111,16 @@ def plot_history(
         rd = f["rd"].to_numpy().astype(float)
         if np.isfinite(rd).any():
             ax.fill_between(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.18)
+        rough = np.array([p in coarse for p in f["period"].to_list()], dtype=bool)
+        if rough.any():
+            ax.plot(x[rough], r[rough], "o", mfc="white", mec=line.get_color(), markersize=6)
+    if coarse:
+        ax.plot([], [], "o", mfc="white", mec="grey", label="games dated to the year only")
     ticks = sorted(set(frame["period"].to_list()))
     step = max(1, len(ticks) // 12)
     ax.set_xticks(
         [month_index(p) for p in ticks[::step]],
-        [str(p) for p in ticks[::step]],
+        [f"{p // 100} (year)" if p in coarse else str(p) for p in ticks[::step]],
         rotation=45,
         fontsize=8,
     )

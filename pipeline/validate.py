@@ -63,6 +63,13 @@ def _text(name: str, frame: pl.DataFrame) -> pl.Expr:
     return pl.lit(None, dtype=pl.String)
 
 
+def _precision(frame: pl.DataFrame) -> pl.Expr:
+    """``date_precision`` (day, month, year) where the reader gives one, else null
+    (docs/pgn-trf.md "Imprecise dates")."""
+    given = _text("date_precision", frame)
+    return pl.when(given.is_in(schemas.DATE_PRECISIONS)).then(given).alias("date_precision")
+
+
 def _empty(expr: pl.Expr) -> pl.Expr:
     return expr.is_null() | (expr == "")
 
@@ -300,6 +307,7 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
         pl.lit(batch).alias("ingest_batch"),
         pl.col("_wr").alias("white_rating"),
         pl.col("_br").alias("black_rating"),
+        _precision(good),
     )
     quarantine = _quarantine_rows(raw, bad, source, batch)
     return Validated(

@@ -87,6 +87,14 @@ def register(sub) -> None:
     p.add_argument("--period", type=parse_period, default=None, help="default: the latest")
     p.add_argument("--top", type=int, default=None)
     p.add_argument(
+        "--active",
+        type=int,
+        default=None,
+        metavar="MONTHS",
+        help="only players with a rated game in the last MONTHS months, ranked again "
+        "(docs/observations.md)",
+    )
+    p.add_argument(
         "--format",
         dest="fmt",
         default="table",
@@ -239,9 +247,23 @@ def cmd_list(args) -> int:
     store = require_store(args)
     from arpad.pipeline.lists import list_frame, write_list
 
-    frame, period = list_frame(store, args.system, args.pool, args.period, args.top)
+    active = args.active
+    frame, period = list_frame(
+        store, args.system, args.pool, args.period, None if active else args.top
+    )
+    if active is not None:
+        from arpad.pipeline.activity import active_only
+        from arpad.pipeline.systems import get_system
+
+        lower = get_system(args.system).lower_is_better
+        frame = active_only(frame, store, args.system, args.pool, period, active, lower)
+        frame = frame.head(args.top) if args.top else frame
     if args.fmt == "table" and not args.output:
         print(f"{args.system} / {args.pool} / period {period}: {frame.height} players")
+        from arpad.pipeline.precision import period_precision, precision_note
+
+        if note := precision_note(period_precision(store, args.pool, period)):
+            print(note)  # games dated only to the year/month (docs/pgn-trf.md)
     write_list(frame, period, args.fmt, args.output, max_rows=args.top or 50)
     return 0
 
