@@ -154,3 +154,62 @@ def test_pool_observations_take_the_first_rating_of_a_period(tmp_path):
     obs = observations.pool_observations(Store(root), "standard", ids)
     assert sorted(zip(obs.player.tolist(), obs.rating.tolist())) == [(0, 2400.0), (1, 2300.0)]
     assert observations.pool_observations(Store(root), "blitz", ids).size == 0
+
+
+LINE = "001    {rank} m    {name:<33} {rating} GER      {fide} 1990/01/01  {pts}    {rank}     {opp} {colour} {res}"
+
+
+def trf(title: str, date: str, a: tuple, b: tuple) -> str:
+    """A one-round TRF: (name, rating, fide id) of players 1 and 2; 1 beats 2 with White."""
+    rows = [
+        LINE.format(rank=1, name=a[0], rating=a[1], fide=a[2], pts="1.0", opp=2, colour="w", res=1),
+        LINE.format(rank=2, name=b[0], rating=b[1], fide=b[2], pts="0.0", opp=1, colour="b", res=0),
+    ]
+    return f"012 {title}\n042 {date}\n" + "\n".join(rows) + "\n"
+
+
+def test_a_bullet_files_ratings_never_seed_an_earlier_standard_list(tmp_path):
+    """The issue's TRF store: a 2020 bullet arena must not put its players on the 2005
+    standard list (their ratings are dated 2020 and in the blitz pool)."""
+    bullet = tmp_path / "arena.trf"
+    bullet.write_text(
+        trf(
+            "Lichess Bullet Arena",
+            "2020/05/01",
+            ("Fast, Fay", 2900, 900001),
+            ("Quick, Q", 2800, 900002),
+        )
+    )
+    club = tmp_path / "club.trf"
+    club.write_text(
+        trf("Club Open", "2005/03/05", ("Aa, Anna", 2200, 100001), ("Bb, Bert", 2100, 100002))
+    )
+    root = tmp_path / "s"
+    assert run("ingest", str(club), str(bullet), "--store", str(root)) == 0
+    store = Store(root)
+    assert store.periods("blitz") == [202005] and store.periods("standard") == [200503]
+    assert run("rate", "--system", "fide", "--store", str(root)) == 0
+    listed = {r["player_id"]: r for r in store.read_ratings("fide", "standard", 200503).to_pylist()}
+    assert set(listed) == {"100001", "100002"}
+    assert listed["100001"]["rating_before"] == 2200 and listed["100002"]["rating_before"] == 2100
+    assert run("rate", "--system", "fide", "--pool", "blitz", "--store", str(root)) == 0
+    blitz = {r["player_id"]: r for r in store.read_ratings("fide", "blitz", 202005).to_pylist()}
+    assert set(blitz) == {"900001", "900002"} and blitz["900001"]["rating_before"] == 2900
+
+
+def test_month_only_and_full_dates_keep_their_precision(tmp_path):
+    text = "\n".join(
+        [game("2024.02.??", "Alpha", "Beta", "1-0"), game("2024.02.11", "Beta", "Alpha", "1-0")]
+    )
+    path = tmp_path / "m.pgn"
+    path.write_text(text)
+    root = tmp_path / "s"
+    assert run("ingest", str(path), "--store", str(root)) == 0
+    store = Store(root)
+    assert store.periods("standard") == [202402]
+    from arpad.pipeline.precision import period_precision, precision_note
+
+    counts = period_precision(store, "standard", 202402)
+    assert counts == {"day": 1, "month": 1, "year": 0}
+    assert precision_note(counts) == "dates: of 2 games, 1 known only to the month"
+    assert precision_note({"day": 3, "month": 0, "year": 0}) is None
