@@ -116,6 +116,15 @@ def pool_observations(
     from arpad.pipeline.engine import _resolve, id_array
 
     tables = []
+    # Dated players-file rows first: within a period they come before the games' tags.
+    given = file_observations(store, pool)
+    if given is not None:
+        n = given.num_rows
+        tables.append(
+            given.append_column("order", pa.array(np.arange(n, dtype=np.int64)))
+            .append_column("file", pa.array(np.full(n, -1)))
+            .select(["player_id", "rating", "order", "period", "file"])
+        )
     for period in store.periods(pool):
         for rank, f in enumerate(sorted(str(p) for p in store.game_files(pool, period))):
             t = _file_observations(f, period)
@@ -153,7 +162,8 @@ def undated_ratings(store: Store, player_ids, rating: np.ndarray) -> np.ndarray:
     if not identity.observations_path(store).exists():
         return rating
     obs = identity.read_observations(store)
-    given = obs.filter(obs.get_column("rating").is_not_null()).get_column("player_id").unique()
+    undated = obs.get_column("rating").is_not_null() & obs.get_column("period").is_null()
+    given = obs.filter(undated).get_column("player_id").unique()
     from_file = pc.is_in(
         pa.array(np.asarray(player_ids, dtype=object), type=pa.string()),
         value_set=pa.array(given.to_list(), type=pa.string()),
@@ -169,3 +179,115 @@ def seed_period(sys_, state, obs: Observations, previous: int | None, period: in
     if players.size == 0:
         return state
     return sys_.seed(state, players, ratings, rules)
+
+
+# -- players files with a date column --------------------------------------------------
+def is_dated(raw) -> bool:
+    """A players file with a ``date`` column holding at least one value: each row with
+    a date is an observation of the player's rating at that date."""
+    frame = raw.frame
+    if raw.kind != "players" or "date" not in frame.columns:
+        return False
+    return bool(frame.get_column("date").str.strip_chars().replace("", None).is_not_null().any())
+
+
+def _period_of(text: str | None) -> int | None:
+    """``YYYY-MM-DD`` (also ``/`` or ``.``), ``YYYY-MM`` or ``YYYYMM`` → the period; None
+    for anything else or an impossible period."""
+    import datetime as dt
+    import re
+
+    from arpad.pipeline import periods
+
+    if text is None:
+        return None
+    raw = text.strip()
+    if m := re.fullmatch(r"(\d{4})[-/.](\d{2})[-/.](\d{2})", raw):
+        try:
+            period = periods.period_of_date(dt.date(int(m[1]), int(m[2]), int(m[3])))
+        except ValueError:
+            return None
+    elif m := re.fullmatch(r"(\d{4})-?(\d{2})", raw):
+        period = int(m[1]) * 100 + int(m[2])
+    else:
+        return None
+    return period if periods.is_calendar(period) and periods.is_valid(period) else None
+
+
+def dated_players(raw, validated, source: str, batch: str):
+    """(validated, dated): a dated players file's accepted rows with bad dates or pools
+    moved to the quarantine, and per accepted row with a date its ``source`` (the
+    ``file:line`` key of the players row), ``period`` and ``pool`` (``pool`` column,
+    default standard). Rows without a date stay undated (as of the first period)."""
+    import polars as pl
+
+    from arpad.pipeline import schemas
+    from arpad.pipeline.reasons import Reason
+    from arpad.pipeline.validate import Validated, capped_raw
+
+    frame = raw.frame.select(
+        "_line",
+        "_raw",
+        pl.col("date").str.strip_chars().replace("", None).alias("date"),
+        (pl.col("pool") if "pool" in raw.frame.columns else pl.lit(None, pl.String))
+        .str.strip_chars()
+        .str.to_lowercase()
+        .replace("", None)
+        .alias("pool"),
+    )
+    frame = frame.with_columns(
+        pl.col("date").map_elements(_period_of, return_dtype=pl.Int64).alias("period"),
+        pl.format("{}:{}", pl.lit(source), pl.col("_line")).alias("source"),
+    )
+    accepted = pl.from_arrow(validated.accepted.select(["source"]))
+    rows = accepted.join(frame, on="source", how="left")
+    bad_date = pl.col("date").is_not_null() & pl.col("period").is_null()
+    bad_pool = pl.col("pool").is_not_null() & ~pl.col("pool").is_in(schemas.POOLS)
+    bad = rows.filter(bad_date | bad_pool)
+    if bad.height:
+        detail = (
+            pl.when(bad_date)
+            .then(pl.format("date {} is not a date (YYYY-MM-DD, YYYY-MM) in range", pl.col("date")))
+            .otherwise(
+                pl.format("pool {} is not one of " + ", ".join(schemas.POOLS), pl.col("pool"))
+            )
+        )
+        quarantine = bad.select(
+            pl.lit(source).alias("source"),
+            pl.col("_line").alias("line"),
+            pl.lit(Reason.BAD_PLAYER_FIELD.value).alias("reason"),
+            detail.alias("detail"),
+            capped_raw(pl.col("_raw")).alias("raw"),
+            pl.lit(batch).alias("ingest_batch"),
+        ).to_arrow()
+        keep = pa.array(~rows.select((bad_date | bad_pool).alias("b")).get_column("b").to_numpy())
+        validated = Validated(
+            validated.accepted.filter(keep),
+            pa.concat_tables(
+                [validated.quarantine, schemas.conform(quarantine, schemas.QUARANTINE)]
+            ).sort_by("line"),
+            validated.rows_read,
+        )
+        rows = rows.filter(~(bad_date | bad_pool))
+    dated = rows.filter(pl.col("period").is_not_null()).select(
+        "source", pl.col("period").cast(pl.Int32), pl.col("pool").fill_null("standard")
+    )
+    return validated, dated
+
+
+def file_observations(store: Store, pool: str) -> pa.Table | None:
+    """(player_id, period, rating) of the dated players-file rows of ``pool``
+    (``players/observations.parquet`` rows with a period), or None."""
+    import polars as pl
+
+    from arpad.pipeline import identity
+
+    if not identity.observations_path(store).exists():
+        return None
+    obs = identity.read_observations(store).filter(
+        pl.col("period").is_not_null() & (pl.col("pool") == pool) & pl.col("rating").is_not_null()
+    )
+    if obs.height == 0:
+        return None
+    obs = obs.sort("period", "source", "line")
+    return obs.select("player_id", pl.col("period").cast(pl.Int64), "rating").to_arrow()

@@ -213,3 +213,43 @@ def test_month_only_and_full_dates_keep_their_precision(tmp_path):
     assert counts == {"day": 1, "month": 1, "year": 0}
     assert precision_note(counts) == "dates: of 2 games, 1 known only to the month"
     assert precision_note({"day": 3, "month": 0, "year": 0}) is None
+
+
+def test_a_players_file_with_dates_gives_dated_observations(tmp_path):
+    """Rows with a date are observations at that date (their pool: ``pool``, default
+    standard); a row without a date keeps today's meaning (as of the first period)."""
+    players = tmp_path / "players.csv"
+    players.write_text(
+        "player_id,name,date,rating,pool\n"
+        "A,Alpha,2001-01-15,2400,\n"
+        "A,Alpha,2010-01,2600,standard\n"
+        "A,Alpha,2003-01-01,2700,blitz\n"
+        "B,Beta,2001-01-01,2400,\n"
+        "C,Gamma,,2300,\n"
+        "D,Delta,2001-13-01,2000,\n"
+        "E,Eve,2001-01-01,2000,bullet\n"
+    )
+    games = tmp_path / "games.csv"
+    games.write_text(
+        "game_id,date,white_id,black_id,result\n"
+        "g1,1999-05-01,A,B,1-0\n"
+        "g2,2005-06-01,A,B,1-0\n"
+        "g3,2011-07-01,B,A,1/2-1/2\n"
+        "g4,2011-07-02,C,B,1/2-1/2\n"
+    )
+    root = tmp_path / "s"
+    # exit 2: the bad date (D) and the unknown pool (E) are quarantined
+    assert run("ingest", "--players", str(players), str(games), "--store", str(root)) == 2
+    assert run("rate", "--system", "fide", "--store", str(root)) == 0
+    first = rows(root, "fide", 199905)
+    assert first["A"]["rating_after"] is None and first["B"]["rating_after"] is None
+    assert first["C"]["rating_after"] == 2300  # undated: rated from the first period on
+    r2005 = rows(root, "fide", 200506)
+    assert r2005["A"]["rating_before"] == 2400 and r2005["B"]["rating_before"] == 2400
+    r2011 = rows(root, "fide", 201107)
+    assert r2011["A"]["rating_before"] == 2600  # the 2010 row; the blitz row is ignored
+    assert r2005["B"]["change"] < 0 and r2011["B"]["rating_before"] == 2400 + r2005["B"]["change"]
+    assert "D" not in r2011 and "E" not in r2011
+    from arpad.pipeline import identity
+
+    assert identity.conflicts(Store(root)).height == 0  # dated rows are not conflicts
