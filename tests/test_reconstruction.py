@@ -115,6 +115,8 @@ def test_the_1886_list_of_active_players(history, capsys):
     out = capsys.readouterr().out
     assert "2 players" in out and "20 known only to the year" in out
     assert "Steinitz" in out and "Anderssen" not in out
+    assert main([*args, "--active", "0"]) == 2
+    assert "--active takes a positive number of months" in capsys.readouterr().err
 
 
 def test_history_plot_marks_year_only_periods(history, tmp_path):
