@@ -253,3 +253,29 @@ def test_a_players_file_with_dates_gives_dated_observations(tmp_path):
     from arpad.pipeline import identity
 
     assert identity.conflicts(Store(root)).height == 0  # dated rows are not conflicts
+
+
+def test_a_corrected_tag_recomputes_incrementally_like_a_full_run(tmp_path):
+    """A corrected PGN changes Alpha's 2010 tag: the incremental ``rate`` (from the
+    earliest stale period) equals a full rating of a store holding the corrected file."""
+    root = alpha_store(tmp_path)
+    assert run("rate", "--system", "fide", "--store", str(root)) == 0
+    path = tmp_path / "alpha.pgn"
+    path.write_text(path.read_text().replace('[WhiteElo "2600"]', '[WhiteElo "2650"]'))
+    assert run("ingest", str(path), "--store", str(root)) == 0
+    assert run("rate", "--system", "fide", "--store", str(root)) == 0
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    (fresh / "alpha.pgn").write_text(path.read_text())
+    other = fresh / "s"
+    assert run("ingest", str(fresh / "alpha.pgn"), "--store", str(other)) == 0
+    assert run("rate", "--system", "fide", "--store", str(other)) == 0
+    a, b = Store(root), Store(other)
+    assert a.rating_periods("fide", "standard") == b.rating_periods("fide", "standard")
+    for p in a.rating_periods("fide", "standard"):
+        assert results(a.read_ratings("fide", "standard", p)).equals(
+            results(b.read_ratings("fide", "standard", p))
+        ), p
+    r2010 = rows(root, "fide", 201002)[ALPHA]
+    assert r2010["rating_before"] == 2650 and r2010["change"] < 0  # a draw against 2600
+    assert rows(root, "fide", 201107)[ALPHA]["rating_before"] == 2650 + r2010["change"]
