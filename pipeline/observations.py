@@ -106,6 +106,22 @@ def _file_observations(path: str, period: int) -> pa.Table | None:
     return out.append_column("period", pa.array(np.full(out.num_rows, period, np.int64)))
 
 
+def has_observations(store: Store) -> bool:
+    """True when any game file of the store carries a rating (Parquet statistics, no
+    column read when they say none), or a players file gave a dated rating."""
+    from arpad.pipeline import identity
+
+    for path in store.game_files():
+        if _file_observations(str(path), 0) is not None:
+            return True
+    if identity.observations_path(store).exists():
+        obs = identity.read_observations(store)
+        return bool(
+            (obs.get_column("period").is_not_null() & obs.get_column("rating").is_not_null()).any()
+        )
+    return False
+
+
 def pool_observations(
     store: Store, pool: str, player_ids, aliases: tuple[pa.Array, pa.Array] | None = None
 ) -> Observations:

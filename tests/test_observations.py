@@ -279,3 +279,20 @@ def test_a_corrected_tag_recomputes_incrementally_like_a_full_run(tmp_path):
     r2010 = rows(root, "fide", 201002)[ALPHA]
     assert r2010["rating_before"] == 2650 and r2010["change"] < 0  # a draw against 2600
     assert rows(root, "fide", 201107)[ALPHA]["rating_before"] == 2650 + r2010["change"]
+
+
+def test_fide_rates_a_csv_store_whose_only_ratings_are_the_games(tmp_path):
+    """No players file: the games' white_rating/black_rating are enough published
+    ratings for FIDE (the job used to refuse the store)."""
+    games = tmp_path / "games.csv"
+    games.write_text(
+        "game_id,date,white_id,black_id,result,white_rating,black_rating\n"
+        "g1,2005-01-10,A,B,1-0,2400,2300\n"
+        "g2,2005-02-10,B,A,1-0,,\n"
+    )
+    root = tmp_path / "s"
+    assert run("ingest", str(games), "--store", str(root)) == 0
+    assert run("rate", "--system", "fide", "--store", str(root)) == 0
+    jan, feb = rows(root, "fide", 200501), rows(root, "fide", 200502)
+    assert jan["A"]["rating_before"] == 2400 and jan["B"]["rating_before"] == 2300
+    assert feb["A"]["rating_before"] == jan["A"]["rating_after"]  # not re-seeded (no tag)
