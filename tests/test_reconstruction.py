@@ -124,3 +124,42 @@ def test_history_plot_marks_year_only_periods(history, tmp_path):
 
     out = plot_history(history, ["WorldChamp1886.pgn:Steinitz, William"], "elo", tmp_path / "h.png")
     assert out.exists() and out.stat().st_size > 0
+
+
+def test_bundled_trf_files_keep_their_pools_and_dates(shared_data, tmp_path):
+    """The issue's TRF store: the 2005 standard list holds only the 2005 tournament's
+    players, none of the 2020 Lichess (blitz/bullet) players."""
+    root = tmp_path / "t"
+    files = sorted(str(p) for p in (shared_data / "trf").glob("*.trf"))
+    assert run("ingest", "--store", str(root), *files) in (0, 2)
+    assert run("rate", "--system", "fide", "--store", str(root)) == 0
+    store = Store(root)
+    con = catalog.connect(store)
+    try:
+        played = {
+            period: {
+                r[0]
+                for r in con.execute(
+                    "SELECT white_id FROM games WHERE period = ? AND pool = 'standard' UNION "
+                    "SELECT black_id FROM games WHERE period = ? AND pool = 'standard'",
+                    [period, period],
+                ).fetchall()
+            }
+            for period in store.periods("standard")
+        }
+        lichess = {
+            r[0]
+            for r in con.execute(
+                "SELECT white_id FROM games WHERE pool = 'blitz' UNION "
+                "SELECT black_id FROM games WHERE pool = 'blitz'"
+            ).fetchall()
+        }
+    finally:
+        con.close()
+    assert lichess and 200507 in played
+    first = dict(listed(store, "fide")[:1])
+    assert first  # the 2005 list is not empty
+    for period, player in listed(store, "fide"):
+        assert player not in lichess, (player, period)
+        if period == 200507:
+            assert player in played[200507], player
