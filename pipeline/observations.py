@@ -23,6 +23,8 @@ a rating a PGN or TRF file put there is dated and is not used as an undated seed
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from arpad.pipeline import periods
 from arpad.pipeline.store import Store
 
 RATING_COLUMNS = (("white_id", "white_rating"), ("black_id", "black_rating"))
@@ -210,11 +213,6 @@ def is_dated(raw) -> bool:
 def _period_of(text: str | None) -> int | None:
     """``YYYY-MM-DD`` (also ``/`` or ``.``), ``YYYY-MM`` or ``YYYYMM`` → the period; None
     for anything else or an impossible period."""
-    import datetime as dt
-    import re
-
-    from arpad.pipeline import periods
-
     if text is None:
         return None
     raw = text.strip()
