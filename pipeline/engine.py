@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from arpad.pipeline import catalog, sharding
+from arpad.pipeline import catalog, observations, sharding
 from arpad.pipeline.game_reports import write_game_report
 from arpad.pipeline.performance import fill_performance
 from arpad.pipeline.store import Store
@@ -391,6 +391,8 @@ def rate(
     if aliases is not None:  # a merged duplicate is not a player of its own
         players = players.filter(pc.invert(pc.is_in(players.column("player_id"), aliases[0])))
     info = player_info(players)
+    # Ratings PGN/TRF files gave are dated observations, not undated seeds (docs/observations.md).
+    info.rating = observations.undated_ratings(store, info.player_id, info.rating)
     n = info.n
     all_periods = store.periods(pool)
     walk = [p for p in all_periods if (start is None or p >= start) and (end is None or p <= end)]
@@ -411,6 +413,9 @@ def rate(
 
     ids = id_array(info.player_id)
     run = (checkpoint_meta or {}).get("run")
+    seeds = observations.Observations.empty()
+    if sys_.seeds_from_observations:
+        seeds = observations.pool_observations(store, pool, ids, aliases)
 
     for i, period in enumerate(walk):
         r = rules_for(period)
@@ -419,6 +424,7 @@ def rate(
         white, black, score, event = load_period_games(files, ids, aliases)
         t1 = time.perf_counter()
         games = PeriodGames.build(period, white, black, score, n, event, previous)
+        state = observations.seed_period(sys_, state, seeds, previous, period, r)
         state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
         t2 = time.perf_counter()
         table = _audited(_report_table(report, ids), sys_, r, run)

@@ -52,6 +52,8 @@ def read_observations(store: Store) -> pl.DataFrame:
     schema = {"player_id": pl.String, "source": pl.String, "line": pl.Int64} | {
         c: _dtype(c) for c in (*OBSERVED, *OBSERVED_STATE)
     }
+    # A players file's row with a date: a dated rating observation (docs/observations.md).
+    schema |= {"period": pl.Int32, "pool": pl.String}
     path = observations_path(store)
     if not path.exists():
         return pl.DataFrame(schema=schema)
@@ -64,7 +66,11 @@ def read_observations(store: Store) -> pl.DataFrame:
 
 
 def record_observations(
-    store: Store, players: pl.DataFrame, source: str, state: bool = False
+    store: Store,
+    players: pl.DataFrame,
+    source: str,
+    state: bool = False,
+    dated: pl.DataFrame | None = None,
 ) -> None:
     """Replace ``source``'s observations with the accepted players rows it gave.
 
@@ -82,7 +88,13 @@ def record_observations(
             .alias(c)
             for c in (*OBSERVED, *OBSERVED_STATE)
         ],
+        pl.col("source").alias("_key"),
     ).filter(pl.any_horizontal([pl.col(c).is_not_null() for c in kept]))
+    # ``dated``: (source, period, pool) of a dated players file's rows (``file:line``).
+    when = pl.DataFrame(schema={"_key": pl.String, "period": pl.Int32, "pool": pl.String})
+    if dated is not None:
+        when = dated.select(pl.col("source").alias("_key"), "period", "pool")
+    rows = rows.join(when, on="_key", how="left", maintain_order="left").drop("_key")
     old = read_observations(store).filter(pl.col("source") != source)
     merged = pl.concat([old, rows], how="vertical_relaxed").sort("player_id", "source")
     atomic_write_parquet(merged.to_arrow(), observations_path(store), store.root)
@@ -92,7 +104,8 @@ def conflicts(store: Store) -> pl.DataFrame:
     """Players whose sources disagree on a field of ``CONFLICT_FIELDS``: one row per
     (player, field, source) with the value that source gave, sorted by player, field,
     source. The players table holds the value of the file ingested last."""
-    obs = read_observations(store)
+    # Dated observations differ over time by nature: only undated rows are compared.
+    obs = read_observations(store).filter(pl.col("period").is_null())
     frames = []
     for field in CONFLICT_FIELDS:
         given = obs.filter(pl.col(field).is_not_null())

@@ -25,7 +25,16 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from arpad.pipeline import catalog, identity, incremental, journal, names, schemas, trail
+from arpad.pipeline import (
+    catalog,
+    identity,
+    incremental,
+    journal,
+    names,
+    observations,
+    schemas,
+    trail,
+)
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.readers import RawTable, check_input_file, read_any
 from arpad.pipeline.reasons import Reason
@@ -210,8 +219,13 @@ def ingest_file(
     content = None
     stale = None  # the history's "periods made stale" (pipeline/trail.py)
     if raw.kind == "players":
-        validated = validate_players(raw, source, batch)
-        if _merge_players(staged, validated.accepted, source, state=True).changed:
+        dated = observations.is_dated(raw)  # a date column: dated ratings (docs/observations.md)
+        validated = validate_players(raw, source, batch, by_date=dated)
+        when = None
+        if dated:
+            validated, when = observations.dated_players(raw, validated, source, batch)
+        merged = _merge_players(staged, validated.accepted, source, state=True, dated=when)
+        if merged.changed or dated:
             incremental.mark_all_stale(staged)
             stale = "all"
         min_period = None
@@ -390,7 +404,11 @@ STATE_FIELDS = (
 
 
 def _merge_players(
-    store: Store, incoming: pa.Table, source: str | None = None, state: bool = False
+    store: Store,
+    incoming: pa.Table,
+    source: str | None = None,
+    state: bool = False,
+    dated: pl.DataFrame | None = None,
 ) -> MergeResult:
     """Upsert players: for each column the latest non-null value wins. What ``source``
     said is recorded (identity.record_observations; ``state``: a players file, whose
@@ -412,7 +430,7 @@ def _merge_players(
         changed = not before.equals(after)
     store.write_players(merged.sort("player_id").to_arrow())
     if source is not None:
-        identity.record_observations(store, new, source, state=state)
+        identity.record_observations(store, new, source, state=state, dated=dated)
     return MergeResult(merged.height - existing.height, changed)
 
 

@@ -240,16 +240,20 @@ def check_pool(store: Store, pool: str, start: int | None = None, end: int | Non
 
 
 def has_published_ratings(store: Store) -> bool:
-    """True when the players table gives at least one player a starting rating."""
+    """True when the players table gives at least one player a starting rating, or a
+    game or players file gives a dated one (docs/observations.md)."""
+    from arpad.pipeline.observations import has_observations
+
     ratings = store.read_players().column("rating")
-    return ratings.null_count < len(ratings)
+    return ratings.null_count < len(ratings) or has_observations(store)
 
 
 def starting_ratings_reason(system: str) -> str | None:
     """Why ``system`` cannot rate this store, or None: a system with
     ``needs_published_ratings`` and a players table without any rating."""
     return (
-        f"{system} needs published starting ratings and the players table has none "
+        f"{system} needs published starting ratings and neither the players table nor "
+        "the games give any "
         "(ingest a players file with ratings: arpad ingest --players FILE)"
     )
 

@@ -14,8 +14,12 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
 * A game whose movetext is only a termination marker (``1-0``) was not played
   (a forfeit): stored with ``rated = false``.
 * ``Date`` ``YYYY.MM.DD`` gives the date; ``YYYY.MM.??`` the period ``YYYYMM``;
-  ``YYYY.??.??`` the period ``YYYY01`` (January of the year). An unknown Date
-  falls back to ``EventDate`` the same way; no date at all is ``missing_period``.
+  ``YYYY.??.??`` the period ``YYYY12`` (the year's last month: no list of an
+  earlier month holds a game that may have been played after it; in the current
+  year the latest valid month). The game's
+  ``date_precision`` says which (``day``, ``month``, ``year``; docs/pgn-trf.md
+  "Imprecise dates"). An unknown Date falls back to ``EventDate`` the same way;
+  no date at all is ``missing_period``.
 * Pool: ``TimeControl`` when it is a time control (base + 60 × increment ≤ 10
   min blitz, < 60 min rapid, else standard; FIDE Laws, Appendices A and B),
   else the words blitz/bullet/rapid in ``Event``, else standard.
@@ -47,7 +51,7 @@ from arpad.kernels.pgn_scan import (
     gather_ranges,
     scan_pgn,
 )
-from arpad.pipeline import readers
+from arpad.pipeline import periods, readers
 from arpad.pipeline.archives import read_gzip, zip_members
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.readers import RawTable, decode
@@ -152,8 +156,19 @@ def _map_unique(expr_name: str, frame: pl.DataFrame, func) -> pl.Expr:
     return pl.col(expr_name).replace_strict(mapping, default=None, return_dtype=pl.String)
 
 
-def _date_and_period(col: str) -> tuple[pl.Expr, pl.Expr]:
-    """(date text, period text) of a PGN date tag; see the module docstring."""
+def _year_end(year: pl.Expr) -> pl.Expr:
+    """``YYYY12`` of a year-only date; for the current year the latest valid month
+    (``periods.last_month``), so that such a game is not out of range."""
+    last = periods.last_month()
+    return (
+        pl.when(year.cast(pl.Int64, strict=False) == last // 100)
+        .then(pl.lit(str(last)))
+        .otherwise(year + "12")
+    )
+
+
+def _date_and_period(col: str) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(date text, period text, precision) of a PGN date tag; see the module docstring."""
     d = pl.col(col).str.strip_chars()
     full = d.str.contains(r"^\d{4}[.\-/]\d{2}[.\-/]\d{2}$")
     month = d.str.contains(r"^\d{4}\.\d{2}\.\?\?$")
@@ -164,10 +179,19 @@ def _date_and_period(col: str) -> tuple[pl.Expr, pl.Expr]:
         pl.when(month)
         .then(d.str.slice(0, 4) + d.str.slice(5, 2))
         .when(year)
-        .then(d.str.slice(0, 4) + "01")
+        .then(_year_end(d.str.slice(0, 4)))
         .otherwise(None)
     )
-    return date, period
+    precision = (
+        pl.when(full)
+        .then(pl.lit("day"))
+        .when(month)
+        .then(pl.lit("month"))
+        .when(year)
+        .then(pl.lit("year"))
+        .otherwise(None)
+    )
+    return date, period, precision
 
 
 def _strings(buf: np.ndarray, games: np.ndarray, col0: int, ncol: int) -> list[pl.Series]:
@@ -378,12 +402,13 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         games.with_columns(pl.coalesce(pl.col("Result"), pl.col("_marker")).alias("Result")),
         source,
     )
-    date, period = _date_and_period("Date")
-    edate, eperiod = _date_and_period("EventDate")
+    date, period, precision = _date_and_period("Date")
+    edate, eperiod, eprecision = _date_and_period("EventDate")
     date_known = date.is_not_null() | period.is_not_null()
     games = games.with_columns(
         pl.when(date_known).then(date).otherwise(edate).alias("date"),
         pl.when(date_known).then(period).otherwise(eperiod).alias("period"),
+        pl.when(date_known).then(precision).otherwise(eprecision).alias("date_precision"),
         pool.alias("pool"),
     )
 
@@ -395,6 +420,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         game_key().alias("game_id"),
         "date",
         "period",
+        "date_precision",
         "pool",
         pl.col("_white_id").alias("white_id"),
         pl.col("_black_id").alias("black_id"),

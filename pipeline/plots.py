@@ -76,6 +76,7 @@ def plot_distribution(
     return _save(fig, output)
 
 
+COARSE_LABEL = "games dated to the year only"
 BAND_LABEL = "band: ±2 RD (≈95%)"  # rating ± 2·RD: about 95 % under the normal model
 
 
@@ -147,6 +148,10 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
     labels = [
         f"{name} ({pid})" if shown.count(name) > 1 else name for (pid, name) in chosen
     ]  # two people of one name are told apart by id
+    from arpad.pipeline.precision import coarse_periods
+
+    # Periods with games known only to the year (docs/pgn-trf.md): open markers.
+    coarse = coarse_periods(store, pool, sorted(set(frame["period"].to_list())))
     fig, ax = plt.subplots(figsize=(9, 4.8))
     banded = False
     for (pid, _), label in zip(chosen, labels, strict=True):
@@ -154,6 +159,16 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
         x = [_x(p) for p in f["period"].to_list()]
         r = f["rating"].to_numpy().astype(float)
         (line,) = ax.plot(x, r, marker="o", markersize=3, label=label)
+        rough = [i for i, p in enumerate(f["period"].to_list()) if p in coarse]
+        if rough:
+            ax.plot(
+                [x[i] for i in rough],
+                r[rough],
+                "o",
+                mfc="white",
+                mec=line.get_color(),
+                markersize=6,
+            )
         rd = f["rd"].cast(pl.Float64).fill_null(np.nan).to_numpy()
         if np.isfinite(rd).any():
             if len(x) == 1:  # one period: a bar, since a band of no width is invisible
@@ -161,6 +176,8 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
             else:
                 ax.fill_between(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.18)
             banded = True
+    if coarse:
+        ax.plot([], [], "o", mfc="white", mec="grey", label=COARSE_LABEL)
     handles, texts = ax.get_legend_handles_labels()
     if banded:
         from matplotlib.patches import Patch

@@ -28,8 +28,14 @@ GAMES = pa.schema(
         # ratings and analysts.
         pa.field("white_rating", pa.float64()),
         pa.field("black_rating", pa.float64()),
+        # How much of the date the source gave (DATE_PRECISIONS; null: a full date or
+        # the source's own period). Year-only games are rated in the year's last month
+        # (docs/pgn-trf.md "Imprecise dates").
+        pa.field("date_precision", pa.string()),
     ]
 )
+
+DATE_PRECISIONS = ("day", "month", "year")
 
 # Columns stored inside game partition files (pool and period live in the path).
 GAMES_FILE = pa.schema([f for f in GAMES if f.name not in ("pool", "period")])

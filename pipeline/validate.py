@@ -63,6 +63,13 @@ def _text(name: str, frame: pl.DataFrame) -> pl.Expr:
     return pl.lit(None, dtype=pl.String)
 
 
+def _precision(frame: pl.DataFrame) -> pl.Expr:
+    """``date_precision`` (day, month, year) where the reader gives one, else null
+    (docs/pgn-trf.md "Imprecise dates")."""
+    given = _text("date_precision", frame)
+    return pl.when(given.is_in(schemas.DATE_PRECISIONS)).then(given).alias("date_precision")
+
+
 def _empty(expr: pl.Expr) -> pl.Expr:
     return expr.is_null() | (expr == "")
 
@@ -300,6 +307,7 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
         pl.lit(batch).alias("ingest_batch"),
         pl.col("_wr").alias("white_rating"),
         pl.col("_br").alias("black_rating"),
+        _precision(good),
     )
     quarantine = _quarantine_rows(raw, bad, source, batch)
     return Validated(
@@ -344,7 +352,9 @@ def capped_raw(raw: pl.Expr) -> pl.Expr:
     return pl.when(too_long).then(cut).otherwise(raw).alias("raw")
 
 
-def validate_players(raw: RawTable, source: str, batch: str) -> Validated:
+def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = False) -> Validated:
+    """``by_date``: a players file with a ``date`` column (dated observations,
+    docs/observations.md): one row per player and date, so duplicates are by both."""
     f = raw.frame
     for name in PLAYER_COLUMNS:
         if name not in f.columns:
@@ -374,7 +384,8 @@ def validate_players(raw: RawTable, source: str, batch: str) -> Validated:
     reason, detail = _first_failure(checks)
     f = f.with_columns(reason.alias("_reason"), detail.alias("_detail"))
     f = f.with_columns(pl.col("_reason").is_null().alias("_ok"))
-    first_line = pl.col("_line").filter(pl.col("_ok")).min().over("player_id")
+    key = ["player_id", "date"] if by_date else ["player_id"]
+    first_line = pl.col("_line").filter(pl.col("_ok")).min().over(key)
     dup = pl.col("_ok") & (pl.col("_line") != first_line)
     f = f.with_columns(
         pl.when(dup)

@@ -93,8 +93,10 @@ def test_kingbase_pools_and_capablanca_unfinished(shared_data):
     cap = validate_games(read_pgn(shared_data / "pgn" / "Capablanca.pgn"), "c", "b")
     assert cap.quarantine["reason"].to_pylist() == ["unfinished_game"]
     assert cap.accepted.num_rows == 596
-    # "1901.??.??": period 190101 (January of the year), no date.
-    assert cap.accepted["period"][0].as_py() == 190101 and cap.accepted["date"][0].as_py() is None
+    # "1901.??.??": period 190112 (the year's last month), no date, precision "year".
+    first = cap.accepted.slice(0, 1).to_pylist()[0]
+    assert first["period"] == 190112 and first["date"] is None
+    assert first["date_precision"] == "year"
 
 
 def test_pgn_encodings_line_endings_and_archives(shared_data, tmp_path):

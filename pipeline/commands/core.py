@@ -96,6 +96,14 @@ def register(sub) -> None:
     )
     p.add_argument("--top", type=int, default=None)
     p.add_argument(
+        "--active",
+        type=int,
+        default=None,
+        metavar="MONTHS",
+        help="only players with a rated game in the last MONTHS months, ranked again "
+        "(docs/observations.md)",
+    )
+    p.add_argument(
         "--format",
         dest="fmt",
         default="table",
@@ -263,9 +271,23 @@ def cmd_list(args) -> int:
             print(f"{args.system} / all pools / period {period}: {frame.height} players")
         write_combined(frame, args.fmt, args.output, max_rows=args.top or 50)
         return 0
-    frame, period = list_frame(store, args.system, args.pool, args.period, args.top, args.date)
+    active = args.active
+    frame, period = list_frame(
+        store, args.system, args.pool, args.period, None if active else args.top, args.date
+    )
+    if active is not None:
+        from arpad.pipeline.activity import active_only
+        from arpad.pipeline.systems import get_system
+
+        lower = get_system(args.system).lower_is_better
+        frame = active_only(frame, store, args.system, args.pool, period, active, lower)
+        frame = frame.head(args.top) if args.top else frame
     if args.fmt == "table" and not args.output:
         print(f"{args.system} / {args.pool} / {_shown(args, period)}: {frame.height} players")
+        from arpad.pipeline.precision import period_precision, precision_note
+
+        if note := precision_note(period_precision(store, args.pool, period)):
+            print(note)  # games dated only to the year/month (docs/pgn-trf.md)
     elif args.date is not None:  # the file has no header line: say it on stderr
         print(f"{args.system} / {args.pool} / {_shown(args, period)}", file=sys.stderr)
     write_list(frame, period, args.fmt, args.output, max_rows=args.top or 50)

@@ -190,6 +190,12 @@ class RatingSystem:
     # without any published rating (exit 2), and ``reconstruct`` skips it with the reason
     # (pipeline/jobs.py ``check_starting_ratings``). Implies ``needs_initial_ratings``.
     needs_published_ratings: ClassVar[bool] = False
+    # Published ratings found in the sources (PGN Elo tags, TRF ratings: dated
+    # observations, pipeline/observations.py) seed this system: before each period the
+    # engine passes ``seed`` the latest observation of each player at or before it
+    # that is newer than the last period walked (docs/observations.md). False: the
+    # system rates from its games only and ``seed`` is never called.
+    seeds_from_observations: ClassVar[bool] = False
     # The system publishes whole-number ratings: list files (CSV, JSON, FIDE TXT/XML)
     # write ``rating`` as an integer, rounded half away from zero (FIDE, USCF, ECF,
     # Harkness, Ingo); otherwise lists keep one decimal (docs/lists.md).
@@ -239,6 +245,13 @@ class RatingSystem:
     def initial_state(self, players: PlayerInfo, rules: Any) -> State:
         """The state before the first walked period, from the players table."""
         raise NotImplementedError(f"{type(self).__name__} must implement initial_state")
+
+    def seed(self, state: State, players: np.ndarray, ratings: np.ndarray, rules: Any) -> State:
+        """The state with published ratings observed since the last walked period:
+        ``players`` (dense indices, unique) now have the published ``ratings`` (Elo
+        scale, as the source gave them). Called before the period's ``step`` when
+        ``seeds_from_observations``; the default leaves the state unchanged."""
+        return state
 
     def step(self, state: State, games: PeriodGames, rules: Any) -> tuple[State, Report]:
         """One period: ``(state, games, rules) -> (state, report)``."""

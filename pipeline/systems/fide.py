@@ -320,6 +320,7 @@ class FideSystem(RatingSystem):
     needs_initial_ratings = True  # newcomers are rated only against rated opponents (§8.2)
     needs_published_ratings = True  # so with no rated player nobody can ever be rated
     integer_ratings = True  # all arithmetic is in whole points (§8.3.4)
+    seeds_from_observations = True  # a published FIDE rating is the rating (docs/observations.md)
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: FideRules):
         """Table 8.1.2 with the 400-point rule (and the 2650 exemption where the rules
@@ -372,6 +373,37 @@ class FideSystem(RatingSystem):
         for name in PENDING:
             state_players[name] = np.zeros(players.n, dtype=np.int64)
         return State(players=state_players, tables={"pool": _empty_pool()})
+
+    def seed(self, state: State, players, ratings, rules: FideRules) -> State:
+        """Published ratings observed since the last walked period become the players'
+        ratings (rounded half away from zero). A player not rated so far is rated from
+        it with an unknown game count, taken as established as in ``initial_state``, and
+        leaves the newcomers' pool; a rated player whose published rating differs takes
+        it, and his open two-monthly rating period is dropped (the published list
+        already holds it). docs/observations.md."""
+        s = state.players
+        published = round_half_away_array(np.asarray(ratings, dtype=np.float64)).astype(np.int64)
+        was_rated = s["is_rated"][players]
+        changed = ~was_rated | (s["rating"][players] != published)
+        idx, published, was_rated = players[changed], published[changed], was_rated[changed]
+        if idx.size == 0:
+            return state
+        out = dict(s)
+        for name in ("rating", "is_rated", "rated_games", "peak", "last_played", *PENDING):
+            if name in out:
+                out[name] = out[name].copy()
+        out["rating"][idx] = published
+        out["is_rated"][idx] = True
+        out["rated_games"][idx] = np.where(
+            was_rated, out["rated_games"][idx], rules.new_player_games
+        )
+        out["peak"][idx] = np.maximum(out["peak"][idx], published)
+        # -1: taken as the month before the period being rated (``step``).
+        out["last_played"][idx] = np.where(was_rated, out["last_played"][idx], -1)
+        for name in PENDING:
+            if name in out:
+                out[name][idx] = 0
+        return State(players=out, tables=state.tables)
 
     def step(self, state: State, games: PeriodGames, rules: FideRules) -> tuple[State, Report]:
         s = state.players

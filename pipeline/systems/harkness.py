@@ -34,6 +34,9 @@ class HarknessSystem(RatingSystem):
     needs_initial_ratings = True  # no initial_rating rule: starting ratings from the players
     needs_published_ratings = True  # an event needs rated opponents to rate anybody
     integer_ratings = True  # Harkness published whole numbers (``round_result``)
+    seeds_from_observations = (
+        True  # published ratings are the starting point (docs/observations.md)
+    )
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: HarknessRules):
         """The percentage Harkness's update treats as par: 50 % + D/points_per_percent."""
@@ -41,6 +44,13 @@ class HarknessSystem(RatingSystem):
 
     def initial_state(self, players: PlayerInfo, rules: HarknessRules) -> State:
         return State(players={"rating": players.rating.astype(np.float64).copy()})
+
+    def seed(self, state: State, players, ratings, rules: HarknessRules) -> State:
+        """Published ratings observed since the last walked period replace the players'
+        ratings (docs/observations.md)."""
+        rating = state.players["rating"].copy()
+        rating[players] = ratings
+        return State(players={**state.players, "rating": rating}, tables=state.tables)
 
     def step(self, state: State, games: PeriodGames, rules: HarknessRules):
         return rate_events(

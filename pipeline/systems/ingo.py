@@ -48,6 +48,9 @@ class IngoSystem(RatingSystem):
     needs_initial_ratings = True  # no initial_rating rule: starting numbers from the players
     needs_published_ratings = True  # an event needs rated opponents to rate anybody
     integer_ratings = True  # the DSB published whole Ingo numbers (``round_result``)
+    seeds_from_observations = (
+        True  # published ratings are the starting point (docs/observations.md)
+    )
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: IngoRules):
         """The DSB expected score: 0.5 + D/100 with D = Black's Ingo − White's (lower is
@@ -60,6 +63,16 @@ class IngoSystem(RatingSystem):
         if rules.initial_from_elo:
             rating = elo_to_ingo(rating)
         return State(players={"rating": rating.copy()})
+
+    def seed(self, state: State, players, ratings, rules: IngoRules) -> State:
+        """Published ratings observed since the last walked period (Elo, converted as in
+        ``initial_state``) replace the players' Ingo numbers (docs/observations.md)."""
+        values = np.asarray(ratings, dtype=np.float64)
+        if rules.initial_from_elo:
+            values = elo_to_ingo(values)
+        rating = state.players["rating"].copy()
+        rating[players] = values
+        return State(players={**state.players, "rating": rating}, tables=state.tables)
 
     def step(self, state: State, games: PeriodGames, rules: IngoRules):
         method = METHOD_INGO_DSB if rules.ingo_update == "dsb" else METHOD_INGO_PERFORMANCE

@@ -1,0 +1,307 @@
+"""Published ratings found in sources, as dated observations (docs/observations.md).
+
+An Elo tag in a PGN game or a rating on a TRF player line is what the source said
+the player's published rating was *at that game*: an observation (player, period,
+pool, rating). The store already holds them: the games' ``white_rating`` and
+``black_rating`` columns, in the game's pool and period partition. This module turns
+them, once per run, into arrays sorted by period, and hands a system that seeds from
+published ratings (``RatingSystem.seeds_from_observations``) the ones that fall into
+each walked period (``RatingSystem.seed``), so that:
+
+* a period is seeded only from observations at or before it, in its own pool;
+* each observation is applied once, before the first walked period at or after it
+  (so it is newer than the system's last update of that player), which makes a run
+  from a checkpoint equal to a full run;
+* within one period a player's first observation counts (the rating in force when
+  the period began).
+
+The players table's ``rating`` is an undated starting rating ("as of the first
+period") only when a players file gave it (``identity`` observations with a rating);
+a rating a PGN or TRF file put there is dated and is not used as an undated seed
+(``undated_ratings``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from arpad.pipeline import periods
+from arpad.pipeline.store import Store
+
+RATING_COLUMNS = (("white_id", "white_rating"), ("black_id", "black_rating"))
+
+
+@dataclass(frozen=True)
+class Observations:
+    """Dated published ratings of one pool: one row per (player, period), sorted by
+    period; ``player`` are dense indices into the run's players."""
+
+    player: np.ndarray  # int64
+    period: np.ndarray  # int64, ascending
+    rating: np.ndarray  # float64
+
+    @classmethod
+    def empty(cls) -> Observations:
+        return cls(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float64))
+
+    @property
+    def size(self) -> int:
+        return int(self.player.shape[0])
+
+    def between(self, after: int | None, upto: int) -> tuple[np.ndarray, np.ndarray]:
+        """(players, ratings) of the observations in periods (after, upto], the latest one
+        per player (a player observed twice in that range keeps the later rating)."""
+        lo = 0 if after is None else int(np.searchsorted(self.period, after, side="right"))
+        hi = int(np.searchsorted(self.period, upto, side="right"))
+        if hi <= lo:
+            return np.empty(0, np.int64), np.empty(0, np.float64)
+        player = self.player[lo:hi][::-1]
+        rating = self.rating[lo:hi][::-1]
+        # Reversed, np.unique's first occurrence is the latest observation.
+        keep, first = np.unique(player, return_index=True)
+        return keep, rating[first]
+
+
+def _file_observations(path: str, period: int) -> pa.Table | None:
+    """(player_id, period, rating) of one game file, in file order; None when the file
+    carries no rating (Parquet statistics: no read of the columns)."""
+    file = pq.ParquetFile(path)
+    names = file.schema_arrow.names
+    if not all(c in names for _, c in RATING_COLUMNS):
+        return None
+    meta = file.metadata
+    if meta.num_rows == 0:
+        return None
+    nulls = 0
+    for rg in range(meta.num_row_groups):
+        group = meta.row_group(rg)
+        for i in range(group.num_columns):
+            col = group.column(i)
+            if col.path_in_schema in ("white_rating", "black_rating"):
+                stats = col.statistics
+                if stats is None or not stats.has_null_count:
+                    nulls = -1
+                    break
+                nulls += stats.null_count
+        if nulls < 0:
+            break
+    if nulls == 2 * meta.num_rows:
+        return None
+    table = file.read(columns=[c for pair in RATING_COLUMNS for c in pair])
+    parts = []
+    for id_col, rating_col in RATING_COLUMNS:
+        part = pa.table(
+            {
+                "player_id": table.column(id_col).cast(pa.string()),
+                "rating": table.column(rating_col).cast(pa.float64()),
+                "order": pa.array(np.arange(table.num_rows, dtype=np.int64)),
+            }
+        )
+        parts.append(part.filter(pc.is_valid(part.column("rating"))))
+    out = pa.concat_tables(parts)
+    return out.append_column("period", pa.array(np.full(out.num_rows, period, np.int64)))
+
+
+def has_observations(store: Store) -> bool:
+    """True when any game file of the store carries a rating (Parquet statistics, no
+    column read when they say none), or a players file gave a dated rating."""
+    from arpad.pipeline import identity
+
+    for path in store.game_files():
+        if _file_observations(str(path), 0) is not None:
+            return True
+    if identity.observations_path(store).exists():
+        obs = identity.read_observations(store)
+        return bool(
+            (obs.get_column("period").is_not_null() & obs.get_column("rating").is_not_null()).any()
+        )
+    return False
+
+
+def pool_observations(
+    store: Store, pool: str, player_ids, aliases: tuple[pa.Array, pa.Array] | None = None
+) -> Observations:
+    """The pool's dated observations from its game files, as dense arrays sorted by
+    period: per player and period the rating of his first game in the period (file-name
+    order, rows in file order, White before Black within a game). Ratings outside
+    1..3500 are ignored (the PGN reader's bounds for a plausible Elo)."""
+    from arpad.pipeline.engine import _resolve, id_array
+
+    tables = []
+    # Dated players-file rows first: within a period they come before the games' tags.
+    given = file_observations(store, pool)
+    if given is not None:
+        n = given.num_rows
+        tables.append(
+            given.append_column("order", pa.array(np.arange(n, dtype=np.int64)))
+            .append_column("file", pa.array(np.full(n, -1)))
+            .select(["player_id", "rating", "order", "period", "file"])
+        )
+    for period in store.periods(pool):
+        for rank, f in enumerate(sorted(str(p) for p in store.game_files(pool, period))):
+            t = _file_observations(f, period)
+            if t is not None and t.num_rows:
+                tables.append(t.append_column("file", pa.array(np.full(t.num_rows, rank))))
+    if not tables:
+        return Observations.empty()
+    obs = pa.concat_tables(tables)
+    dense = pc.index_in(_resolve(obs.column("player_id"), aliases), value_set=id_array(player_ids))
+    rating = obs.column("rating")
+    keep = pc.and_(
+        pc.is_valid(dense), pc.and_(pc.greater_equal(rating, 1.0), pc.less_equal(rating, 3500.0))
+    )
+    obs = obs.append_column("dense", dense).filter(keep)
+    if obs.num_rows == 0:
+        return Observations.empty()
+    obs = obs.sort_by([("period", "ascending"), ("file", "ascending"), ("order", "ascending")])
+    player = obs.column("dense").to_numpy().astype(np.int64)
+    period = obs.column("period").to_numpy().astype(np.int64)
+    rating = obs.column("rating").to_numpy().astype(np.float64)
+    # First observation per (player, period): stable order of (period, file, row).
+    key = period * (int(player.max()) + 1) + player
+    _, first = np.unique(key, return_index=True)
+    first.sort()
+    return Observations(player[first], period[first], rating[first])
+
+
+def undated_ratings(store: Store, player_ids, rating: np.ndarray) -> np.ndarray:
+    """The players table's ratings (dense order of ``player_ids``) that count as undated
+    starting ratings: those of players a players file gave a rating; NaN for the others,
+    whose rating came from a PGN/TRF file and is dated (``pool_observations``). A store
+    without identity observations (written without sources) keeps every rating."""
+    from arpad.pipeline import identity
+
+    if not identity.observations_path(store).exists():
+        return rating
+    obs = identity.read_observations(store)
+    undated = obs.get_column("rating").is_not_null() & obs.get_column("period").is_null()
+    given = obs.filter(undated).get_column("player_id").unique()
+    from_file = pc.is_in(
+        pa.array(np.asarray(player_ids, dtype=object), type=pa.string()),
+        value_set=pa.array(given.to_list(), type=pa.string()),
+    )
+    mask = from_file.to_numpy(zero_copy_only=False)
+    return np.where(mask, rating, np.nan)
+
+
+def seed_period(sys_, state, obs: Observations, previous: int | None, period: int, rules):
+    """The system's state with the observations in (previous, period] applied
+    (``RatingSystem.seed``); unchanged when there are none."""
+    players, ratings = obs.between(previous, period)
+    if players.size == 0:
+        return state
+    return sys_.seed(state, players, ratings, rules)
+
+
+# -- players files with a date column --------------------------------------------------
+def is_dated(raw) -> bool:
+    """A players file with a ``date`` column holding at least one value: each row with
+    a date is an observation of the player's rating at that date."""
+    frame = raw.frame
+    if raw.kind != "players" or "date" not in frame.columns:
+        return False
+    return bool(frame.get_column("date").str.strip_chars().replace("", None).is_not_null().any())
+
+
+def _period_of(text: str | None) -> int | None:
+    """``YYYY-MM-DD`` (also ``/`` or ``.``), ``YYYY-MM`` or ``YYYYMM`` → the period; None
+    for anything else or an impossible period."""
+    if text is None:
+        return None
+    raw = text.strip()
+    if m := re.fullmatch(r"(\d{4})[-/.](\d{2})[-/.](\d{2})", raw):
+        try:
+            period = periods.period_of_date(dt.date(int(m[1]), int(m[2]), int(m[3])))
+        except ValueError:
+            return None
+    elif m := re.fullmatch(r"(\d{4})-?(\d{2})", raw):
+        period = int(m[1]) * 100 + int(m[2])
+    else:
+        return None
+    return period if periods.is_calendar(period) and periods.is_valid(period) else None
+
+
+def dated_players(raw, validated, source: str, batch: str):
+    """(validated, dated): a dated players file's accepted rows with bad dates or pools
+    moved to the quarantine, and per accepted row with a date its ``source`` (the
+    ``file:line`` key of the players row), ``period`` and ``pool`` (``pool`` column,
+    default standard). Rows without a date stay undated (as of the first period)."""
+    import polars as pl
+
+    from arpad.pipeline import schemas
+    from arpad.pipeline.reasons import Reason
+    from arpad.pipeline.validate import Validated, capped_raw
+
+    frame = raw.frame.select(
+        "_line",
+        "_raw",
+        pl.col("date").str.strip_chars().replace("", None).alias("date"),
+        (pl.col("pool") if "pool" in raw.frame.columns else pl.lit(None, pl.String))
+        .str.strip_chars()
+        .str.to_lowercase()
+        .replace("", None)
+        .alias("pool"),
+    )
+    frame = frame.with_columns(
+        pl.col("date").map_elements(_period_of, return_dtype=pl.Int64).alias("period"),
+        pl.format("{}:{}", pl.lit(source), pl.col("_line")).alias("source"),
+    )
+    accepted = pl.from_arrow(validated.accepted.select(["source"]))
+    rows = accepted.join(frame, on="source", how="left")
+    bad_date = pl.col("date").is_not_null() & pl.col("period").is_null()
+    bad_pool = pl.col("pool").is_not_null() & ~pl.col("pool").is_in(schemas.POOLS)
+    bad = rows.filter(bad_date | bad_pool)
+    if bad.height:
+        detail = (
+            pl.when(bad_date)
+            .then(pl.format("date {} is not a date (YYYY-MM-DD, YYYY-MM) in range", pl.col("date")))
+            .otherwise(
+                pl.format("pool {} is not one of " + ", ".join(schemas.POOLS), pl.col("pool"))
+            )
+        )
+        quarantine = bad.select(
+            pl.lit(source).alias("source"),
+            pl.col("_line").alias("line"),
+            pl.lit(Reason.BAD_PLAYER_FIELD.value).alias("reason"),
+            detail.alias("detail"),
+            capped_raw(pl.col("_raw")).alias("raw"),
+            pl.lit(batch).alias("ingest_batch"),
+        ).to_arrow()
+        keep = pa.array(~rows.select((bad_date | bad_pool).alias("b")).get_column("b").to_numpy())
+        validated = Validated(
+            validated.accepted.filter(keep),
+            pa.concat_tables(
+                [validated.quarantine, schemas.conform(quarantine, schemas.QUARANTINE)]
+            ).sort_by("line"),
+            validated.rows_read,
+        )
+        rows = rows.filter(~(bad_date | bad_pool))
+    dated = rows.filter(pl.col("period").is_not_null()).select(
+        "source", pl.col("period").cast(pl.Int32), pl.col("pool").fill_null("standard")
+    )
+    return validated, dated
+
+
+def file_observations(store: Store, pool: str) -> pa.Table | None:
+    """(player_id, period, rating) of the dated players-file rows of ``pool``
+    (``players/observations.parquet`` rows with a period), or None."""
+    import polars as pl
+
+    from arpad.pipeline import identity
+
+    if not identity.observations_path(store).exists():
+        return None
+    obs = identity.read_observations(store).filter(
+        pl.col("period").is_not_null() & (pl.col("pool") == pool) & pl.col("rating").is_not_null()
+    )
+    if obs.height == 0:
+        return None
+    obs = obs.sort("period", "source", "line")
+    return obs.select("player_id", pl.col("period").cast(pl.Int64), "rating").to_arrow()
