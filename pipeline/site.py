@@ -157,12 +157,14 @@ def build_site(
 ) -> SiteSummary:
     """Write the site of the published lists into ``out`` (atomically: a temporary
     folder beside it, renamed into place). Refuses an ``out`` inside the store."""
-    out = outside(store.root, Path(out), "--out")
+    # ``..`` collapsed without following symlinks (``outside`` follows them to check)
+    out = outside(store.root, Path(os.path.abspath(out)), "--out")
     lists = published_lists(store, system, pools)
     _check_target(out)
-    parent = out.absolute().parent
+    parent = out.parent
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+    old: Path | None = None
     try:
         os.chmod(tmp, 0o755)
         summary = _write(store, lists, tmp)
@@ -170,13 +172,16 @@ def build_site(
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))
             os.replace(out, old / "site")
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
+        os.replace(tmp, out)
     except BaseException:
+        if old is not None and (old / "site").exists() and not out.exists():
+            os.replace(old / "site", out)  # put the previous site back
         shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
         raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
     summary.out = out
     return summary
 

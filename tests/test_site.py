@@ -508,3 +508,23 @@ def test_player_link_opens_the_card_in_chromium(built, browser):
     assert len(charts) == 2
     assert charts[0].size["width"] > 100
     assert len(charts[0].find_elements(By.CSS_SELECTOR, "circle.pub")) == 2
+
+
+def test_a_failed_build_keeps_the_previous_site(built, tmp_path, monkeypatch):
+    from arpad.pipeline import site_players
+
+    out = tmp_path / "site"
+    store = arpad.Store(built["store"].root)
+    store.site(out, system="glicko")
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+        yield  # a generator, like player_pages
+
+    monkeypatch.setattr(site_players, "player_pages", broken)
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        store.site(out, system="fide")
+    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
