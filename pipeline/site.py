@@ -29,7 +29,7 @@ from pathlib import Path
 import polars as pl
 
 from arpad.pipeline import names, periods
-from arpad.pipeline.publish import FILES, MANIFEST
+from arpad.pipeline.publish import COMBINED, FILES, MANIFEST
 from arpad.pipeline.store import Store, outside
 
 # The marker file that says a folder is a site written by ``arpad site``.
@@ -222,8 +222,7 @@ def _copy_files(pub: PublishedList, root: Path) -> None:
     """Copy the downloadable list files, checked against the publication's sha256."""
     dest = root / pub.files_dir
     dest.mkdir(parents=True)
-    for fmt, _ in DOWNLOADS:
-        name = FILES[fmt]
+    for name, _ in downloads(pub):
         data = (pub.folder / name).read_bytes()
         expected = pub.manifest.get("files", {}).get(name)
         if expected is not None and hashlib.sha256(data).hexdigest() != expected:
@@ -232,6 +231,15 @@ def _copy_files(pub: PublishedList, root: Path) -> None:
                 "(a published file was changed after publication)"
             )
         (dest / name).write_bytes(data)
+
+
+def downloads(pub: PublishedList) -> list[tuple[str, str]]:
+    """(file name, label) of the files of a published list offered for download: the
+    list files, and FIDE's combined standard/rapid/blitz file when it was published."""
+    out = [(FILES[fmt], label) for fmt, label in DOWNLOADS]
+    if COMBINED in pub.manifest.get("files", {}):
+        out.append((COMBINED, "combined TXT (all pools)"))
+    return out
 
 
 def page(title: str, body: str, depth: int, script: bool = False) -> str:
@@ -319,15 +327,15 @@ def _list_page(pub: PublishedList, pages: dict[str, str]) -> str:
         f"{e(label)}</th>"
         for _, label, numeric in LIST_PAGE_COLUMNS
     )
-    downloads = " · ".join(
-        f'<a href="../{e(pub.files_dir)}/{e(FILES[fmt])}">{e(label)}</a>'
-        for fmt, label in DOWNLOADS
+    links = " · ".join(
+        f'<a href="../{e(pub.files_dir)}/{e(name)}">{e(label)}</a>'
+        for name, label in downloads(pub)
     )
     m = pub.manifest
     body = f"""<p><a href="../index.html">All published lists</a></p>
 <h1>{e(list_label(pub))}{e(_month(pub.period))}</h1>
 <p class="note">Published {e(m.get("published_at"))}; rules {e(", ".join(m.get("rules", [])))};
-{frame.height} players. Download: {downloads}</p>
+{frame.height} players. Download: {links}</p>
 <div class="controls">
 <label>Search <input id="search" type="search" placeholder="name or id" autocomplete="off"></label>
 <label>Federation <select id="fed">{_options(frame["federation"].to_list())}</select></label>
