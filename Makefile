@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+CHROMIUM     ?= /usr/bin/chromium
+CHROMEDRIVER ?= /usr/bin/chromedriver
 
 # Prefect: project-local home, no analytics (a fresh home can otherwise fail
 # with "database is locked").
@@ -23,9 +25,15 @@ demo: $(BIN)/.installed
 test: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest
+	@# Browser tests (marker browser) need Debian's chromium and chromium-driver (docs/site.md).
+	@if [ -x $(CHROMIUM) ] && [ -x $(CHROMEDRIVER) ]; then \
+		$(BIN)/python -m pytest; \
+	else \
+		echo "note: browser tests deselected: $(CHROMIUM) or $(CHROMEDRIVER) missing (apt-get install chromium chromium-driver)"; \
+		$(BIN)/python -m pytest -m "not slow and not browser"; \
+	fi
 	@echo "== the suite again with NUMBA_DISABLE_JIT=1 (kernel bodies as plain Python; Prefect tests ran above) =="
-	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow and not prefect and not once"
+	NUMBA_DISABLE_JIT=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow and not prefect and not once and not browser"
 
 lint:
 	$(BIN)/ruff check --fix .

@@ -29,7 +29,11 @@ def _prepare_environment() -> None:
 # Options that name files a command writes (docs/operations.md, "Names and paths").
 OUTPUT_OPTIONS = {"output": "--output", "plot": "--plot", "report": "--report"}
 # Folders a command creates files in: ``arpad demo --out``, ``arpad fide-sample DIR``.
-OUTPUT_FOLDERS = {"demo": ("out", "--out"), "fide-sample": ("directory", "DIRECTORY")}
+OUTPUT_FOLDERS = {
+    "demo": ("out", "--out"),
+    "fide-sample": ("directory", "DIRECTORY"),
+    "site": ("out", "--out"),
+}
 # Options whose values become parts of store paths (comma-separated lists allowed).
 NAME_OPTIONS = {"pool": "pool", "pools": "pool", "system": "system", "systems": "system"}
 

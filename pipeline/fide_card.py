@@ -100,10 +100,13 @@ def rating_card(
     rules: FideRules | None = None,
     overrides: dict[str, str] | None = None,
     con=None,
+    cache: dict | None = None,
 ) -> Card:
     """The card of ``player_id`` for ``period`` (FIDE ratings of ``pool`` must be stored).
 
-    ``con``: an open ``catalog.connect(store)`` connection to reuse for many cards.
+    ``con``: an open ``catalog.connect(store)`` connection to reuse for many cards;
+    ``cache``: a dict kept across the cards of one batch (``arpad site``), so that each
+    period's ratings, the players' names and the alias map are read once.
     Merged ids count as the id they were merged into (docs/identity.md "Merged ids
     everywhere"): a duplicate's card is its keep's, whose games include the
     duplicate's, and an opponent's duplicate id shows as the kept id.
@@ -127,7 +130,10 @@ def rating_card(
     own_con = con is None
     con = catalog.connect(store) if own_con else con
     try:
-        rows = {m: _ratings(con, pool, m, store) for m in months}
+        rows = {
+            m: _memo(cache, ("ratings", pool, m), lambda m=m: _ratings(con, pool, m, store))
+            for m in months
+        }
         me = rows[period].get(player_id)
         if me is None:
             raise ValueError(
@@ -162,7 +168,12 @@ def rating_card(
                 ).fetchall()
             ]
             card.games.extend(_month_games(m, player_id, games, rows[m], rules, pd_table))
-        names = _names(store, {g.opponent for g in card.games})
+        opponents = {g.opponent for g in card.games}
+        names = (
+            _names(store, opponents)
+            if cache is None
+            else _memo(cache, "names", lambda: _names(store))
+        )
         for g in card.games:
             g.opponent_name = names.get(g.opponent)
             if g.delta is not None:
@@ -213,10 +224,22 @@ def _ratings(con, pool: str, period: int, store: Store) -> dict[str, dict]:
     return {r["player_id"]: r for r in table.to_pylist()}
 
 
-def _names(store: Store, ids: set[str]) -> dict[str, str]:
-    """player_id → name for ``ids`` (players without a name are left out)."""
+def _names(store: Store, ids: set[str] | None = None) -> dict[str, str]:
+    """player_id → name for ``ids`` (default: everybody; players without a name are left out)."""
     players = store.read_players().select(["player_id", "name"]).to_pylist()
-    return {p["player_id"]: p["name"] for p in players if p["player_id"] in ids and p["name"]}
+    return {
+        p["player_id"]: p["name"]
+        for p in players
+        if (ids is None or p["player_id"] in ids) and p["name"]
+    }
+
+
+def _memo(cache: dict | None, key, make):
+    if cache is None:
+        return make()
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
 
 
 def _int(value) -> int | None:

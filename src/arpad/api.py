@@ -318,6 +318,13 @@ class Store:
 
         return diff(self._store, system, pool, period)
 
+    def site(self, out: str | Path, *, system: str | None = None, pools=None):
+        """Write the static HTML site of the published lists into ``out`` (``arpad
+        site``, docs/site.md); the summary (``.lists``, ``.players``, ``.cards``)."""
+        from arpad.pipeline.site import build_site
+
+        return build_site(self._store, out, system, list(pools) if pools else None)
+
     def audit(
         self, player: str, system: str = "fide", pool: str = "standard"
     ) -> tuple[pl.DataFrame, pl.DataFrame]:
