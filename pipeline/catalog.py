@@ -53,9 +53,15 @@ def _lower_is_better() -> tuple[str, ...]:
 DERIVED_VIEWS: dict[str, str] = {
     "rating_list": """
         SELECT system, pool, period,
-               rank() OVER (PARTITION BY system, pool, period
+               CASE WHEN status <> 'inactive' THEN
+               rank() OVER (PARTITION BY system, pool, period, status = 'inactive'
                             ORDER BY CASE WHEN system IN ({lower_is_better})
-                                          THEN rating_after ELSE -rating_after END) AS rank,
+                                          THEN rating_after ELSE -rating_after END) END AS rank,
+               row_number() OVER (PARTITION BY system, pool, period
+                                  ORDER BY status = 'inactive',
+                                           CASE WHEN system IN ({lower_is_better})
+                                                THEN rating_after ELSE -rating_after END,
+                                           r.player_id) AS position,
                r.player_id, p.name, p.federation, p.title, rating_after AS rating,
                games, status
         FROM {player_ratings} r LEFT JOIN players p USING (player_id)

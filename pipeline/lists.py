@@ -79,7 +79,7 @@ FROM rating_list l
 JOIN ratings r ON r.system = l.system AND r.pool = l.pool AND r.period = l.period
               AND r.player_id = l.player_id
 WHERE l.system = ? AND l.pool = ? AND l.period = ?
-ORDER BY l.rank, l.player_id
+ORDER BY l.position
 """
 
 PERIODS_SQL = "SELECT DISTINCT period FROM ratings WHERE system = ? AND pool = ? ORDER BY period"

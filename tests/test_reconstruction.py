@@ -103,8 +103,12 @@ def test_fide_lists_start_from_the_first_observation(history):
 
 def test_the_1886_list_of_active_players(history, capsys):
     frame, period = list_frame(history, "elo", "standard", 188612)
-    # Without --active, the London 1851 players are still on it (inactive, rated from 1851).
-    assert frame.filter(frame["status"] == "inactive").height > 0
+    # Without --active, the London 1851 players are still on it (inactive, rated from
+    # 1851), unranked, after the ranked active players: Steinitz and Zukertort on top.
+    inactive = frame.filter(frame["status"] == "inactive")
+    assert inactive.height > 0 and inactive["rank"].is_null().all()
+    assert frame["name"].to_list()[:2] == ["Steinitz, William", "Zukertort, Johannes Hermann"]
+    assert frame["rank"].to_list()[:3] == [1, 2, None]
     active = active_only(frame, history, "elo", "standard", period, 24)
     names = active.get_column("name").to_list()
     assert names[:2] == ["Steinitz, William", "Zukertort, Johannes Hermann"]
