@@ -200,6 +200,21 @@ def rating_header(period: int) -> str:
     return f"{calendar.month_abbr[day.month].upper()}{day.year % 100:02d}"
 
 
+ID_WIDTH = FIDE_TXT_LAYOUT[0][3]  # FIDE's ID Number column, one space kept before Name
+
+
+def fide_txt_problem(ids) -> str | None:
+    """Why ``ids`` cannot be written in FIDE's fixed-width files (an id longer than the
+    ID Number column, as the file-scoped ids of PGN players are), else None."""
+    long = [str(i) for i in ids if i is not None and len(str(i)) >= ID_WIDTH]
+    if not long:
+        return None
+    return (
+        f"{len(long)} player id(s) longer than FIDE's {ID_WIDTH - 1}-character ID Number "
+        f"column (e.g. {long[0]!r})"
+    )
+
+
 def _cell(value, width: int, column: str) -> str:
     text = "" if value is None else str(value)
     if column == "player_id" and len(text) >= width:

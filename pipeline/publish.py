@@ -85,7 +85,7 @@ def _distinct(table: pa.Table, column: str) -> list:
 def publish(store: Store, system: str, pool: str = "standard", period: int | None = None) -> dict:
     """Freeze the list of ``period`` (default: the latest rated); returns the manifest.
     The caller holds the store's writer lock."""
-    from arpad.pipeline.lists import list_frame, write_list
+    from arpad.pipeline.lists import fide_txt_problem, list_frame, write_list
 
     frame, period = list_frame(store, system, pool, period)
     folder = store.published_partition(system, pool, period)
@@ -94,13 +94,25 @@ def publish(store: Store, system: str, pool: str = "standard", period: int | Non
             f"the {system}/{pool} list of period {period} is already published "
             f"({folder}); a published list is never revised: see arpad diff --published"
         )
+    # FIDE's fixed-width files need ids that fit its ID Number column; a store of
+    # file-scoped ids (a historian's PGN players) publishes the other formats and says why.
+    skipped: dict[str, str] = {}
+    fixed_width = fide_txt_problem(frame["player_id"].to_list())
+    written = []
     for fmt, name in FILES.items():
+        if fmt == "fide-txt" and fixed_width:
+            skipped[name] = fixed_width
+            continue
         write_list(frame, period, fmt, str(folder / name), root=store.root)
-    extra = ()
+        written.append(name)
     if len(combined.rated_pools(store, system)) > 1:
         both, _ = combined.combined_frame(store, system, period)
-        combined.write_combined(both, "fide-txt", str(folder / COMBINED), root=store.root)
-        extra = (COMBINED,)
+        problem = fide_txt_problem(both["player_id"].to_list())
+        if problem:
+            skipped[COMBINED] = problem
+        else:
+            combined.write_combined(both, "fide-txt", str(folder / COMBINED), root=store.root)
+            written.append(COMBINED)
     con = catalog.connect(store)
     try:
         games = catalog.query_arrow(con, GAMES_SQL, [pool, period])
@@ -119,7 +131,8 @@ def publish(store: Store, system: str, pool: str = "standard", period: int | Non
         "run_id": _distinct(ratings, "run_id"),
         "batches": sorted(store.read_manifest().column("batch").to_pylist()),
         **trail.marks(store),  # what of the trail came before (pipeline/trail.py)
-        "files": {name: _sha256(folder / name) for name in (*FILES.values(), *extra, GAMES)},
+        "files": {name: _sha256(folder / name) for name in (*written, GAMES)},
+        "skipped": skipped,  # list files not written, with the reason
     }
     # The manifest last: its presence is what makes the period published.
     atomic_write_text(json.dumps(manifest, indent=2) + "\n", folder / MANIFEST, store.root)

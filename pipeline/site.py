@@ -236,8 +236,9 @@ def _copy_files(pub: PublishedList, root: Path) -> None:
 def downloads(pub: PublishedList) -> list[tuple[str, str]]:
     """(file name, label) of the files of a published list offered for download: the
     list files, and FIDE's combined standard/rapid/blitz file when it was published."""
-    out = [(FILES[fmt], label) for fmt, label in DOWNLOADS]
-    if COMBINED in pub.manifest.get("files", {}):
+    files = pub.manifest.get("files", {})
+    out = [(FILES[fmt], label) for fmt, label in DOWNLOADS if FILES[fmt] in files]
+    if COMBINED in files:
         out.append((COMBINED, "combined TXT (all pools)"))
     return out
 

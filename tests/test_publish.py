@@ -243,3 +243,31 @@ def test_corrections_view_and_python_api(cycle):
     assert periods["period"].to_list() == [133, 134, 135]
     with pytest.raises(ValueError, match="already published"):
         api.publish(period=PERIOD)
+
+
+def test_a_store_of_long_ids_publishes_without_the_fixed_width_files(tmp_path, shared_data, capsys):
+    """A historian's PGN players have file-scoped ids longer than FIDE's ID Number
+    column: publish writes the other list files, says why the TXT file is missing, and
+    the site offers what was written."""
+    root = str(tmp_path / "s")
+    pgn = str(shared_data / "pgn" / "London1851.pgn")
+    assert main(["ingest", pgn, "--store", root]) == 0
+    assert main(["rate", "--system", "elo", "--store", root]) == 0
+    capsys.readouterr()
+    assert main(["publish", "--system", "elo", "--store", root]) == 0
+    out = capsys.readouterr().out
+    assert "not written: list.txt:" in out and "ID Number" in out
+    store = Store(root)
+    period = store.published_periods("elo", "standard")[0]
+    m = publish.read_manifest(store, "elo", "standard", period)
+    assert "list.txt" not in m["files"] and set(m["skipped"]) == {"list.txt"}
+    folder = store.published_partition("elo", "standard", period)
+    assert not (folder / "list.txt").exists()
+    frame, _ = list_frame(store, "elo", "standard", period)
+    assert pl.read_csv(folder / "list.csv")["player_id"].to_list() == frame["player_id"].to_list()
+    site = tmp_path / "site"
+    assert main(["site", "--store", root, "--out", str(site)]) == 0
+    pages = [p.read_text() for p in site.rglob("*.html")]
+    assert any("list.csv" in page for page in pages)
+    assert not any('href="list.txt"' in page or "/list.txt" in page for page in pages)
+    assert not list(site.rglob("list.txt"))

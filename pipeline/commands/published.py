@@ -51,6 +51,8 @@ def cmd_publish(args) -> int:
     folder = store.published_partition(args.system, args.pool, m["period"])
     print(f"published {args.system}/{args.pool} period {m['period']}: {m['players']} players")
     print(f"  {folder}")
+    for name, why in m.get("skipped", {}).items():
+        print(f"  not written: {name}: {why}")
     return 0
 
 
