@@ -23,7 +23,7 @@ from arpad.pipeline.store import Store
 from arpad.pipeline.systems import FIDE_SYSTEM
 
 HISTORY_SQL = """
-SELECT player_id, period, rating FROM player_history
+SELECT player_id, period, rating, games FROM player_history
 WHERE system = ? AND pool = ? AND period <= ? AND rating IS NOT NULL
   AND status IN ('rated', 'new', 'provisional', 'inactive')
 ORDER BY player_id, period
@@ -234,8 +234,12 @@ def player_pages(
         finally:
             con.close()
         history: dict[str, list[tuple[int, float]]] = {}
-        for pid, period, rating in hist.iter_rows():
-            history.setdefault(pid, []).append((period, rating))
+        listed = {p.period for p in pubs}
+        for pid, period, rating, games in hist.iter_rows():
+            # the periods he played in and the published lists he is on (not every
+            # inactive month of a reconstruction's century)
+            if games or period in listed:
+                history.setdefault(pid, []).append((period, rating))
         rows: dict[str, list] = {}
         cards: dict[tuple[str, int], CardView] = {}
         for pub in sorted(pubs, key=lambda p: p.period, reverse=True):
