@@ -31,9 +31,12 @@ def resolve_players(
     if rated is not None:
         players = players.join(rated.select("player_id").unique(), on="player_id", how="semi")
     names = dict(zip(players["player_id"], players["name"], strict=True))
+    from arpad.pipeline.identity import alias_map
+
+    merged = alias_map(store)  # a merged duplicate id answers for its kept id
     out: dict[str, str] = {}
     for spec in specs:
-        pid = _resolve(spec, names, what)
+        pid = _resolve(merged.get(spec.strip(), spec), names, what)
         out.setdefault(pid, names.get(pid) or pid)
     return list(out.items())
 

@@ -170,3 +170,13 @@ def test_event_categories_count_a_merged_player_once(tmp_path):
     # by hand: A 2400, B 2300, C 2200, D 2100 → 4 players, average 2250
     assert after.column("players").to_pylist() == [4]
     assert after.column("average").to_pylist() == [2250.0]
+
+
+def test_plot_history_of_the_duplicate_is_the_keeps(merged):
+    from arpad.pipeline.plots import history_figure
+
+    _, by_dup = history_figure(merged, ["X2"], "fide")
+    _, by_keep = history_figure(merged, ["X1"], "fide")
+    assert [t.get_text() for t in by_dup.get_legend().get_texts()] == ["Xavier, Xenia"]
+    (a,), (b,) = by_dup.get_lines(), by_keep.get_lines()
+    assert list(a.get_xdata()) == list(b.get_xdata()) and list(a.get_ydata()) == list(b.get_ydata())
