@@ -83,6 +83,7 @@ def period_games(spec: SyntheticSpec, period: int, rng: np.random.Generator) -> 
             "ingest_batch": pa.array(["synthetic"], pa.string()).take(np.zeros(g, dtype=np.int64)),
             "white_rating": pa.nulls(g, pa.float64()),
             "black_rating": pa.nulls(g, pa.float64()),
+            "date_precision": pa.nulls(g, pa.string()),
         },
         schema=schemas.GAMES_FILE,
     )
