@@ -76,7 +76,7 @@ def plot_distribution(
     return _save(fig, output)
 
 
-COARSE_LABEL = "games dated to the year only"
+COARSE_LABEL = "games dated to the year only (bar: the year)"
 BAND_LABEL = "band: ±2 RD (≈95%)"  # rating ± 2·RD: about 95 % under the normal model
 
 
@@ -169,6 +169,16 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
                 mec=line.get_color(),
                 markersize=6,
             )
+            if isinstance(x[rough[0]], dt.date):  # the whole year the games may be in
+                years = [x[i].year for i in rough]
+                ax.hlines(
+                    r[rough],
+                    [dt.date(y, 1, 1) for y in years],
+                    [dt.date(y, 12, 31) for y in years],
+                    color=line.get_color(),
+                    alpha=0.5,
+                    lw=1,
+                )
         rd = f["rd"].cast(pl.Float64).fill_null(np.nan).to_numpy()
         if np.isfinite(rd).any():
             if len(x) == 1:  # one period: a bar, since a band of no width is invisible

@@ -133,6 +133,9 @@ def test_history_plot_marks_year_only_periods(history, tmp_path):
     assert COARSE_LABEL in [t.get_text() for t in ax.get_legend().get_texts()]
     open_markers = [line for line in ax.get_lines() if line.get_markerfacecolor() == "white"]
     assert open_markers and all(d.year == 1886 for d in open_markers[0].get_xdata())
+    (bar,) = [c for c in ax.collections if len(c.get_segments()) == 1]  # the year's span
+    (start, y0), (end, y1) = bar.get_segments()[0]
+    assert (y0, y1) == (open_markers[0].get_ydata()[0],) * 2 and end - start == 364
 
 
 def test_bundled_trf_files_keep_their_pools_and_dates(shared_data, tmp_path):
