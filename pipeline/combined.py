@@ -190,22 +190,6 @@ def combined_xml(frame: pl.DataFrame) -> str:
 
 def write_combined(frame: pl.DataFrame, fmt: str, out: str | None, root=None, max_rows=50):
     """Print or write (atomically) the combined list in ``fmt`` (``lists.LIST_FORMATS``)."""
-    import sys
-    from pathlib import Path
+    from arpad.pipeline.lists import emit
 
-    from arpad.pipeline import output
-    from arpad.pipeline.store import atomic_write_text
-
-    if fmt in ("fide-txt", "txt"):
-        text = combined_txt(frame)
-    elif fmt == "fide-xml":
-        text = combined_xml(frame)
-    else:
-        if fmt == "table":
-            frame = frame.select(TABLE_COLUMNS)
-        output.render(frame, fmt, out, max_rows=max_rows, float_precision=1, root=root)
-        return
-    if out:
-        atomic_write_text(text, Path(out), root)
-    else:
-        sys.stdout.write(text)
+    emit(frame, fmt, out, combined_txt, combined_xml, TABLE_COLUMNS, root=root, max_rows=max_rows)

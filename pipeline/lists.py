@@ -15,6 +15,7 @@ from __future__ import annotations
 import calendar
 import io
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -278,13 +279,37 @@ def write_list(
 ) -> None:
     """Print or write (atomically) a list in ``fmt`` (``LIST_FORMATS``; ``txt`` is
     ``fide-txt``); ``root``: a store writing its own exports."""
+    emit(
+        frame,
+        fmt,
+        out,
+        lambda f: fide_txt(f, period),
+        fide_xml,
+        TABLE_COLUMNS,
+        root=root,
+        max_rows=max_rows,
+    )
+
+
+def emit(
+    frame: pl.DataFrame,
+    fmt: str,
+    out: str | None,
+    txt: Callable[[pl.DataFrame], str],
+    xml: Callable[[pl.DataFrame], str],
+    table_columns,
+    root: Path | None = None,
+    max_rows: int = 50,
+) -> None:
+    """Print or write (atomically) ``frame`` in ``fmt``: FIDE's TXT or XML by the given
+    writers, the other formats by ``output.render`` (the table view on ``table_columns``)."""
     if fmt in ("fide-txt", "txt"):
-        text = fide_txt(frame, period)
+        text = txt(frame)
     elif fmt == "fide-xml":
-        text = fide_xml(frame)
+        text = xml(frame)
     else:
         if fmt == "table":
-            frame = frame.select(TABLE_COLUMNS)
+            frame = frame.select(table_columns)
         output.render(frame, fmt, out, max_rows=max_rows, float_precision=1, root=root)
         return
     if out:

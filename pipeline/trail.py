@@ -165,16 +165,7 @@ def since(store: Store, manifest: dict) -> pl.DataFrame:
     frames = [
         history.filter(after).select(
             pl.col("ingested_at").alias("recorded_at"),
-            "action",
-            "source",
-            "kind",
-            "rows",
-            "accepted",
-            "games_added",
-            "games_removed",
-            "games_changed",
-            "stale_from",
-            "batch",
+            *TRAIL_COLUMNS[TRAIL_COLUMNS.index("action") : TRAIL_COLUMNS.index("batch") + 1],
         ),
         legacy.select(
             pl.col("ingested_at").cast(pl.Datetime("us", "UTC")).alias("recorded_at"),
