@@ -493,6 +493,12 @@ class Store:
         names.batch(batch)
         if games.num_rows == 0:
             return written
+        from arpad.pipeline import keys as player_keys
+
+        white_key, black_key = player_keys.assign(
+            self.keys_path, self.root, games.column("white_id"), games.column("black_id")
+        )
+        games = games.append_column("white_key", white_key).append_column("black_key", black_key)
         keys = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
         for pool, period in zip(keys.column("pool").to_pylist(), keys.column("period").to_pylist()):
             mask = pc.and_(pc.equal(games["pool"], pool), pc.equal(games["period"], period))
@@ -531,6 +537,12 @@ class Store:
         atomic_write_parquet(
             schemas.conform(players, schemas.PLAYERS), self.players_path, self.root
         )
+
+    @property
+    def keys_path(self) -> Path:
+        """``players/keys.parquet``: the append-only ``player_id -> key`` dictionary
+        (pipeline/keys.py, docs/store.md "Player keys")."""
+        return self.players_path.parent / "keys.parquet"
 
     @property
     def aliases_path(self) -> Path:
