@@ -560,7 +560,8 @@ def _drop_content_duplicates(
     if games.num_rows == 0:
         return v, 0
     ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
-    parts = set(zip(games.column("pool").to_pylist(), games.column("period").to_pylist()))
+    keys = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
+    parts = set(zip(keys.column("pool").to_pylist(), keys.column("period").to_pylist()))
     files = [
         str(f)
         for pool, period in sorted(parts)
