@@ -542,9 +542,24 @@ def content_digest(games: pa.Table) -> str:
     frame = pl.from_arrow(schemas.conform(games, schemas.GAMES))
     own_id = pl.when(pl.col("game_id") == pl.col("source")).then(None).otherwise(pl.col("game_id"))
     rows = frame.select(*CONTENT_KEY, "event_id", own_id.alias("id")).sort(pl.all())
-    h = hashlib.sha256()
-    h.update(rows.write_csv().encode())
-    return h.hexdigest()
+    sink = _HashSink()
+    rows.write_csv(sink)  # streamed into the hash: the CSV text is never held whole
+    return sink.hash.hexdigest()
+
+
+class _HashSink:
+    """A write-only file object that feeds SHA-256 (the same digest as hashing the
+    whole CSV text at once)."""
+
+    def __init__(self) -> None:
+        self.hash = hashlib.sha256()
+
+    def write(self, data) -> int:
+        self.hash.update(data.encode() if isinstance(data, str) else data)
+        return len(data)
+
+    def flush(self) -> None:
+        pass
 
 
 def _drop_content_duplicates(
