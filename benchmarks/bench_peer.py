@@ -11,8 +11,11 @@ same-run ratios:
     parsing), runs PlayerRatings ``elo()`` or ``fide()``, writes the final
     ratings;
   * arpad: ``arpad ingest`` of a games and a players Parquet file (once per
-    repeat, reported but not part of the targets), ``arpad rate --system elo``
-    and ``arpad rate --system fide``, both ``--no-flow``.
+    repeat), ``arpad rate --system elo`` and ``arpad rate --system fide``, both
+    ``--no-flow``;
+  * the ingest target (issue 15 item 1): ``arpad ingest`` against a bare
+    ``polars.read_parquet`` of the same games file, both whole processes, paired
+    and alternated; peak RSS of each (``os.wait4``).
 
 Elo settings are aligned with arpad's ``elo`` rules: K 20, no white advantage
 (gamma 0), the players file's rating as the start (``status``) and 1500 for
