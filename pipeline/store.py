@@ -499,10 +499,21 @@ class Store:
             self.keys_path, self.root, games.column("white_id"), games.column("black_id")
         )
         games = games.append_column("white_key", white_key).append_column("black_key", black_key)
-        keys = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
-        for pool, period in zip(keys.column("pool").to_pylist(), keys.column("period").to_pylist()):
-            mask = pc.and_(pc.equal(games["pool"], pool), pc.equal(games["period"], period))
-            part = games.filter(mask)
+        # One stable sort by (pool, period), then a slice per partition: rows keep their
+        # file order inside a partition, and the table is not scanned once per partition.
+        order = pc.sort_indices(games, sort_keys=[("pool", "ascending"), ("period", "ascending")])
+        games = games.take(order)
+        runs = games.group_by(["pool", "period"], use_threads=False).aggregate(
+            [("period", "count")]
+        )  # in the sorted order (use_threads=False keeps the order of appearance)
+        start = 0
+        for pool, period, count in zip(
+            runs.column("pool").to_pylist(),
+            runs.column("period").to_pylist(),
+            runs.column("period_count").to_pylist(),
+        ):
+            part = games.slice(start, count)
+            start += count
             part = schemas.conform(part, schemas.GAMES_FILE)
             atomic_write_parquet(
                 part, self.game_partition(pool, period) / f"part-{batch}.parquet", self.root
