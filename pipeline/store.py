@@ -233,12 +233,18 @@ def low_cardinality_columns(table: pa.Table) -> list[str]:
 
 
 def atomic_write_parquet(
-    table: pa.Table, path: Path, root: Path | None = None, use_dictionary=True
+    table: pa.Table,
+    path: Path,
+    root: Path | None = None,
+    use_dictionary=True,
+    write_statistics: bool = True,
 ) -> None:
     """Write ``table`` to ``path`` atomically (temporary file in the same directory, then rename).
 
     With ``root``, the path must be inside that store (``inside``). ``use_dictionary``:
-    Parquet dictionary encoding for all columns (True) or only the listed ones."""
+    Parquet dictionary encoding for all columns (True) or only the listed ones.
+    ``write_statistics=False`` leaves out the column-chunk min/max statistics (see
+    ``Store.write_ratings``)."""
     path = Path(path)
     if root is not None:
         inside(root, path)
@@ -247,7 +253,13 @@ def atomic_write_parquet(
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
-        pq.write_table(table, tmp, compression="zstd", use_dictionary=use_dictionary)
+        pq.write_table(
+            table,
+            tmp,
+            compression="zstd",
+            use_dictionary=use_dictionary,
+            write_statistics=write_statistics,
+        )
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -596,7 +608,12 @@ class Store:
     def write_ratings(self, system: str, pool: str, period: int, table: pa.Table) -> None:
         table = schemas.conform(table, schemas.RATINGS_FILE)
         path = self.rating_partition(system, pool, period) / "part-0.parquet"
-        atomic_write_parquet(table, path, self.root, low_cardinality_columns(table))
+        # No min/max statistics: every ratings (and checkpoint) file holds one row group
+        # spanning every player, so they never let a reader skip anything, and leaving
+        # them out makes the engine's per-period writes ~15 % cheaper (docs/store.md).
+        atomic_write_parquet(
+            table, path, self.root, low_cardinality_columns(table), write_statistics=False
+        )
 
     def rating_periods(self, system: str, pool: str) -> list[int]:
         base = self._system_pool(self.ratings_dir, system, pool)
@@ -627,6 +644,7 @@ class Store:
                 base / f"{names.table(name)}.parquet",
                 self.root,
                 low_cardinality_columns(table),
+                write_statistics=False,
             )
         atomic_write_text(json.dumps(meta, sort_keys=True), base / "meta.json", self.root)
 
