@@ -321,7 +321,7 @@ def finish(a, spec, inputs, times, diffs, version, load_at_start, rss=None) -> d
             "load_1min_at_start": load_at_start,
             "load_1min_at_end": os.getloadavg()[0],
         },
-        "peer": f"PlayerRatings {version} ({a.peer})",
+        "peer": f"PlayerRatings {version} ({os.path.relpath(a.peer, ROOT)})",
         "data": {
             "players": a.players,
             "periods": a.periods,
