@@ -142,8 +142,9 @@ def main(argv=None) -> int:
         f"| both commands together (target ≤ 3) | **{result['ratio_to_bare_imports']:.2f}** |",
         "",
         f"pandas installed in this environment: {result['pandas_installed']} (when it is, "
-        "pyarrow imports it on its first array, about 0.5 s per process that the bare "
-        "imports do not pay).",
+        "pyarrow imports it on its first conversion of a Python value, about 0.5 s; the "
+        "console `arpad ingest` and `arpad rate` keep it out of their process, "
+        'docs/runners.md "Start-up").',
     ]
     (RESULTS / "bench_cli.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

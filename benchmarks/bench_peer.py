@@ -11,8 +11,11 @@ same-run ratios:
     parsing), runs PlayerRatings ``elo()`` or ``fide()``, writes the final
     ratings;
   * arpad: ``arpad ingest`` of a games and a players Parquet file (once per
-    repeat, reported but not part of the targets), ``arpad rate --system elo``
-    and ``arpad rate --system fide``, both ``--no-flow``.
+    repeat), ``arpad rate --system elo`` and ``arpad rate --system fide``, both
+    ``--no-flow``;
+  * the ingest target (issue 15 item 1): ``arpad ingest`` against a bare
+    ``polars.read_parquet`` of the same games file, both whole processes, paired
+    and alternated; peak RSS of each (``os.wait4``).
 
 Elo settings are aligned with arpad's ``elo`` rules: K 20, no white advantage
 (gamma 0), the players file's rating as the start (``status``) and 1500 for
@@ -188,6 +191,23 @@ def run(cmd: list[str], env: dict, cwd: Path) -> float:
     return seconds
 
 
+def run_rss(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (GiB) of one whole process."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            err.seek(0)
+            text = err.read().decode(errors="replace")
+            raise SystemExit(f"bench_peer: {' '.join(cmd)} failed ({proc.returncode}):\n{text}")
+    return seconds, usage.ru_maxrss / 1024**2  # KiB -> GiB
+
+
 def arpad_final_elo(store: Store) -> dict[int, float]:
     """Every player's Elo after the last period (the last checkpoint's ratings)."""
     last = store.state_periods("elo", "standard")[-1]
@@ -251,12 +271,20 @@ def main(argv: list[str] | None = None) -> dict:
 
     ingest = [arpad, "ingest", "--store", str(store_dir), "--no-flow"]
     ingest += ["--players", str(a.work / "players.parquet"), str(a.work / "games.parquet")]
-    names = ("ingest", "R elo", "arpad elo", "R fide", "arpad fide")
+    # Issue 15 item 1: ingest against a bare polars read of the same games file.
+    bare = [sys.executable, "-c", "import sys, polars; polars.read_parquet(sys.argv[1])"]
+    bare.append(str(a.work / "games.parquet"))
+    names = ("polars read", "ingest", "R elo", "arpad elo", "R fide", "arpad fide")
     times: dict[str, list[float]] = {k: [] for k in names}
+    rss: dict[str, list[float]] = {"polars read": [], "ingest": []}
     diffs = []
     for rep in range(a.repeats):
         shutil.rmtree(store_dir, ignore_errors=True)
-        times["ingest"].append(run(ingest, env, a.work))
+        first = [("polars read", bare), ("ingest", ingest)]
+        for name, cmd in first if rep % 2 == 0 else first[::-1]:
+            seconds, peak = run_rss(cmd, env, a.work)
+            times[name].append(seconds)
+            rss[name].append(peak)
         pairs = [("R elo", r_cmd("elo")), ("arpad elo", rate_cmd("elo"))]
         pairs += [("R fide", r_cmd("fide")), ("arpad fide", rate_cmd("fide"))]
         if rep % 2:  # alternate which side of each pair goes first
@@ -266,10 +294,10 @@ def main(argv: list[str] | None = None) -> dict:
         diffs.append(elo_difference(Store(store_dir), a.work / "r_elo.bin", inputs["players"]))
         line = ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times.items())
         print(f"repeat {rep + 1}: {line}; max |arpad elo - R elo| {diffs[-1]:.2e}", flush=True)
-    return finish(a, spec, inputs, times, diffs, version, load_at_start)
+    return finish(a, spec, inputs, times, diffs, version, load_at_start, rss)
 
 
-def finish(a, spec, inputs, times, diffs, version, load_at_start) -> dict:
+def finish(a, spec, inputs, times, diffs, version, load_at_start, rss=None) -> dict:
     med = {k: statistics.median(v) for k, v in times.items()}
     # Same-run ratios: per repeat R time / arpad time of the same pair, then the median.
     ratio = {
@@ -278,6 +306,13 @@ def finish(a, spec, inputs, times, diffs, version, load_at_start) -> dict:
     }
     targets = {"elo": 3.0, "fide": 10.0}
     games = inputs["games"]
+    rss = rss or {}
+    ingest_ratio = None
+    if times.get("polars read"):
+        ingest_ratio = statistics.median(
+            i / p for i, p in zip(times["ingest"], times["polars read"])
+        )
+    ingest_rss = max(rss.get("ingest") or [0.0])
     result = {
         "benchmark": "R PlayerRatings vs arpad rate, whole processes (issue 15)",
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -286,7 +321,7 @@ def finish(a, spec, inputs, times, diffs, version, load_at_start) -> dict:
             "load_1min_at_start": load_at_start,
             "load_1min_at_end": os.getloadavg()[0],
         },
-        "peer": f"PlayerRatings {version} ({a.peer})",
+        "peer": f"PlayerRatings {version} ({os.path.relpath(a.peer, ROOT)})",
         "data": {
             "players": a.players,
             "periods": a.periods,
@@ -300,6 +335,10 @@ def finish(a, spec, inputs, times, diffs, version, load_at_start) -> dict:
         "same_run_ratio_r_over_arpad": ratio,
         "targets_ratio": targets,
         "targets_met": {s: ratio[s] >= targets[s] for s in targets},
+        "ingest_over_polars_read": ingest_ratio,
+        "ingest_peak_rss_gb": ingest_rss,
+        "ingest_targets": {"ratio_to_polars_read": 3.0, "peak_rss_gb": 1.0},
+        "peak_rss_gb": {k: max(v) for k, v in rss.items() if v},
         "elo_max_abs_difference": max(diffs),
         "elo_tolerance": TOLERANCE,
         "elo_equal": max(diffs) <= TOLERANCE,
@@ -313,6 +352,7 @@ def finish(a, spec, inputs, times, diffs, version, load_at_start) -> dict:
         ("R PlayerRatings `fide()`, whole Rscript", "R fide", ""),
         ("`arpad rate --system fide --no-flow`", "arpad fide", "fide"),
         ("`arpad ingest --no-flow` (games + players Parquet)", "ingest", None),
+        ("bare `polars.read_parquet` of the games file, whole process", "polars read", None),
     ]
     md = [
         f"# {result['benchmark']}",
@@ -333,6 +373,14 @@ def finish(a, spec, inputs, times, diffs, version, load_at_start) -> dict:
         else:
             extra = " | "
         md.append(f"| {label} | {med[key]:.2f} | {games / med[key]:,.0f} | {extra} |")
+    if ingest_ratio is not None:
+        met = ingest_ratio <= 3.0 and ingest_rss <= 1.0
+        md += [
+            "",
+            f"Ingest: {ingest_ratio:.2f}x the bare polars read of the same file (same-run "
+            f"median of the per-repeat ratios; target <= 3x), peak RSS {ingest_rss:.2f} GiB "
+            f"(target <= 1 GiB): {'met' if met else '**not met**'}.",
+        ]
     md += [
         "",
         f"Elo equals the peer: max |arpad - R| over all {a.players:,} final ratings = "

@@ -110,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     _prepare_environment()
+    if argv is None:  # the console process itself (pipeline/lean.py)
+        from arpad.pipeline.lean import hide_unneeded_modules
+
+        hide_unneeded_modules(sys.argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

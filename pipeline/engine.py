@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from arpad.pipeline import catalog, observations, sharding
+from arpad.pipeline import keys as player_keys
 from arpad.pipeline.game_reports import write_game_report
 from arpad.pipeline.performance import fill_performance
 from arpad.pipeline.store import Store
@@ -178,8 +179,9 @@ def _report_table(report: Report, player_id: np.ndarray) -> pa.Table:
             cols[name] = pa.array(v, mask=np.isnan(v))
         else:
             cols[name] = pa.array(v)
-    status_names = np.array(STATUS_CODES, dtype=object)
-    cols["status"] = pa.array(status_names[report.status[keep]], type=pa.string())
+    codes = pa.array(np.asarray(report.status[keep], dtype=np.int32))
+    statuses = pa.DictionaryArray.from_arrays(codes, pa.array(STATUS_CODES, pa.string()))
+    cols["status"] = statuses.dictionary_decode()
     return pa.table(cols)
 
 
@@ -196,7 +198,8 @@ def _audited(table: pa.Table, sys_, rules: Any, run: str | None) -> pa.Table:
     n = table.num_rows
     values = {"rules": sys_.rules_name(rules), "rules_hash": rules_hash(rules), "run_id": run}
     for name, value in values.items():
-        table = table.append_column(name, pa.array([value] * n, type=pa.string()))
+        column = pa.nulls(n, pa.string()) if value is None else pa.repeat(pa.scalar(value), n)
+        table = table.append_column(name, column)
     return table
 
 
@@ -245,23 +248,102 @@ def alias_arrays(store: Store) -> tuple[pa.Array, pa.Array] | None:
 
 
 def load_period_games(
-    files: list[str], player_ids, aliases: tuple[pa.Array, pa.Array] | None = None
+    files: list[str],
+    player_ids,
+    aliases: tuple[pa.Array, pa.Array] | None = None,
+    dense_of_key: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """White, black (dense), White's score and event index (-1 unknown) of a period's rated games.
 
-    One Arrow read of the period's files in name order, rows in file order (the order
-    every system sees the games in); player ids are mapped to dense indices by one
-    vectorised lookup against the run's player ids (``player_ids``: the players table's
-    ids, sorted; dense index = position). Games with a player missing from the players
-    table are left out, as are unrated games. ``aliases`` (duplicate, keep): a merged
-    duplicate's games count as the kept id's (docs/identity.md).
+    One Arrow read per game file of the period, files in name order, rows in file
+    order (the order every system sees the games in). Files with the integer player
+    keys of ingest (``white_key``/``black_key``, docs/store.md "Player keys") are
+    mapped to dense indices through ``dense_of_key`` (key -> dense index, built once
+    per run by ``keys.dense_of_keys``; merged ids already resolved there): no string
+    is looked up. Files without keys (written before them), or with a key the
+    dictionary lacks, fall back to one vectorised lookup of the string ids against
+    the run's player ids (``player_ids``: the players table's ids, sorted; dense
+    index = position). Games with a player missing from the players table are left
+    out, as are unrated games. ``aliases`` (duplicate, keep): a merged duplicate's
+    games count as the kept id's (docs/identity.md).
     """
+    empty = np.empty(0, dtype=np.int32)
     if not files:
-        empty = np.empty(0, dtype=np.int32)
         return empty, empty, np.empty(0), empty
-    tables = [_read_game_file(f) for f in sorted(files, key=str)]
-    res = pa.concat_tables(tables, promote_options="permissive") if len(tables) > 1 else tables[0]
-    return period_arrays(res, player_ids, aliases)
+    whites, blacks, scores, rateds, events = [], [], [], [], []
+    for path in sorted(files, key=str):
+        white, black, score, rated, event = _read_game_file_dense(
+            path, player_ids, aliases, dense_of_key
+        )
+        whites.append(white)
+        blacks.append(black)
+        scores.append(score)
+        rateds.append(rated)
+        events.append(event)
+    white, black = np.concatenate(whites), np.concatenate(blacks)
+    score, rated = np.concatenate(scores), np.concatenate(rateds)
+    keep = (white >= 0) & (black >= 0) & rated
+    event_ids = pa.chunked_array(events, type=pa.string())
+    if not keep.all():
+        white, black, score = white[keep], black[keep], score[keep]
+        event_ids = event_ids.filter(pa.array(keep))
+    return white, black, score, _event_codes(event_ids)
+
+
+def _event_codes(event_ids: pa.ChunkedArray) -> np.ndarray:
+    """Events as dense codes in order of first appearance, -1 where unknown."""
+    if event_ids.null_count == len(event_ids):
+        return np.full(len(event_ids), -1, dtype=np.int32)
+    codes = pc.dictionary_encode(event_ids).combine_chunks().indices
+    return np.asarray(pc.fill_null(codes, -1).to_numpy(zero_copy_only=False), dtype=np.int32)
+
+
+def _read_game_file_dense(path, player_ids, aliases, dense_of_key):
+    """One games file as (white, black) dense indices (-1: not a player of the run),
+    score (float64), rated (bool) and event ids (an Arrow string array)."""
+    file = pq.ParquetFile(path)  # one file: no dataset layer (nor its pandas import)
+    present = set(file.schema_arrow.names)
+    keyed = dense_of_key is not None and "white_key" in present and "black_key" in present
+    wanted = ["white_key", "black_key"] if keyed else ["white_id", "black_id"]
+    wanted += [c for c in ("score", "rated", "event_id") if c in present]
+    table = file.read(columns=wanted)
+    n = table.num_rows
+    white = black = None
+    if keyed:
+        wk, bk = table.column("white_key"), table.column("black_key")
+        if wk.null_count == 0 and bk.null_count == 0:
+            wk = wk.to_numpy()
+            bk = bk.to_numpy()
+            top = max(int(wk.max(initial=-1)), int(bk.max(initial=-1)))
+            if top < len(dense_of_key) and min(wk.min(initial=0), bk.min(initial=0)) >= 0:
+                white, black = dense_of_key[wk], dense_of_key[bk]
+        if white is None:  # a key the dictionary lacks: read the ids after all
+            table = _read_game_file(path)
+    if white is None:
+        white, black = _dense_by_id(table, player_ids, aliases)
+    score = table.column("score").to_numpy().astype(np.float64, copy=False)
+    if "rated" in table.column_names:
+        rated = pc.fill_null(table.column("rated").cast(pa.bool_()), False)
+        rated = rated.to_numpy().astype(bool, copy=False)
+    else:
+        rated = np.zeros(n, dtype=bool)
+    if "event_id" in table.column_names:
+        event = table.column("event_id").cast(pa.string()).combine_chunks()
+    else:
+        event = pa.nulls(n, pa.string())
+    return white, black, score, rated, event
+
+
+def _dense_by_id(table: pa.Table, player_ids, aliases) -> tuple[np.ndarray, np.ndarray]:
+    """Dense indices of a games table's string ids (-1 when not a player of the run)."""
+    ids = id_array(player_ids)
+
+    def dense(column):
+        idx = pc.index_in(_resolve(column, aliases), value_set=ids)
+        idx = pc.fill_null(idx, -1).combine_chunks()
+        return idx.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+
+    return dense(table.column("white_id")), dense(table.column("black_id"))
 
 
 def period_arrays(
@@ -416,12 +498,18 @@ def rate(
     seeds = observations.Observations.empty()
     if sys_.seeds_from_observations:
         seeds = observations.pool_observations(store, pool, ids, aliases)
+    # Player keys of ingest -> dense indices, once per run (pipeline/keys.py).
+    dense_of_key = None
+    if store.keys_path.exists():
+        dense_of_key = player_keys.dense_of_keys(
+            player_keys.read_keys(store.keys_path), ids, aliases
+        )
 
     for i, period in enumerate(walk):
         r = rules_for(period)
         t0 = time.perf_counter()
         files = [str(f) for f in store.game_files(pool, period)]
-        white, black, score, event = load_period_games(files, ids, aliases)
+        white, black, score, event = load_period_games(files, ids, aliases, dense_of_key)
         t1 = time.perf_counter()
         games = PeriodGames.build(period, white, black, score, n, event, previous)
         state = observations.seed_period(sys_, state, seeds, previous, period, r)
@@ -429,7 +517,7 @@ def rate(
         t2 = time.perf_counter()
         table = _audited(_report_table(report, ids), sys_, r, run)
         store.write_ratings(system, pool, period, table)
-        write_game_report(store, system, pool, period, report, info.player_id)
+        write_game_report(store, system, pool, period, report, ids)
         meta = {
             "system": system,
             "pool": pool,

@@ -22,12 +22,14 @@ def game_report_dir(store: Store, system: str, pool: str, period: int):
     return store.rating_partition(system, pool, period) / "games"
 
 
-def game_report_table(columns: dict[str, np.ndarray], player_id: np.ndarray) -> pa.Table:
+def game_report_table(columns: dict[str, np.ndarray], player_id) -> pa.Table:
+    """``player_id``: the run's ids (an Arrow string array, or anything ``pa.array`` takes)."""
+    ids = player_id if isinstance(player_id, pa.Array) else pa.array(player_id, pa.string())
     cols: dict[str, pa.Array] = {}
     for name, values in columns.items():
         v = np.asarray(values)
         if name in ("player", "opponent"):
-            cols[f"{name}_id"] = pa.array(player_id[v.astype(np.int64)].tolist(), pa.string())
+            cols[f"{name}_id"] = ids.take(pa.array(v.astype(np.int64)))
         elif v.dtype.kind == "f":
             cols[name] = pa.array(v, mask=np.isnan(v))
         else:
@@ -43,6 +45,7 @@ def write_game_report(store: Store, system: str, pool: str, period: int, report,
         if directory.exists():
             store.remove_tree(directory)
         return 0
-    table = game_report_table(columns, np.asarray(player_id, dtype=object))
+    ids = player_id if isinstance(player_id, pa.Array) else np.asarray(player_id, dtype=object)
+    table = game_report_table(columns, ids)
     atomic_write_parquet(table, directory / "part-0.parquet", store.root)
     return table.num_rows

@@ -564,9 +564,24 @@ def content_digest(games: pa.Table) -> str:
     frame = pl.from_arrow(schemas.conform(games, schemas.GAMES))
     own_id = pl.when(pl.col("game_id") == pl.col("source")).then(None).otherwise(pl.col("game_id"))
     rows = frame.select(*CONTENT_KEY, "event_id", own_id.alias("id")).sort(pl.all())
-    h = hashlib.sha256()
-    h.update(rows.write_csv().encode())
-    return h.hexdigest()
+    sink = _HashSink()
+    rows.write_csv(sink)  # streamed into the hash: the CSV text is never held whole
+    return sink.hash.hexdigest()
+
+
+class _HashSink:
+    """A write-only file object that feeds SHA-256 (the same digest as hashing the
+    whole CSV text at once)."""
+
+    def __init__(self) -> None:
+        self.hash = hashlib.sha256()
+
+    def write(self, data) -> int:
+        self.hash.update(data.encode() if isinstance(data, str) else data)
+        return len(data)
+
+    def flush(self) -> None:
+        pass
 
 
 def _drop_content_duplicates(
@@ -582,7 +597,8 @@ def _drop_content_duplicates(
     if games.num_rows == 0:
         return v, 0
     ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
-    parts = set(zip(games.column("pool").to_pylist(), games.column("period").to_pylist()))
+    keys = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
+    parts = set(zip(keys.column("pool").to_pylist(), keys.column("period").to_pylist()))
     files = [
         str(f)
         for pool, period in sorted(parts)

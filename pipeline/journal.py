@@ -81,6 +81,7 @@ class StagedStore(Store):
         self.deletes: list[str] = []
         for final in (
             store.players_path,
+            store.keys_path,
             store.players_path.parent / "observations.parquet",
             store.manifest_path.parent / "stale.json",
             store.history_path,
@@ -110,9 +111,15 @@ class StagedStore(Store):
     def history_path(self) -> Path:
         return self._staged(self.real.history_path)
 
+    @property
+    def keys_path(self) -> Path:
+        return self._staged(self.real.keys_path)
+
     def write_games(self, games, batch):
         staged = Store(self.stage)
         written = staged.write_games(games, batch)
+        if written:  # the key dictionary lands before any games file that uses its keys
+            self._move("games", self.real.keys_path)
         for pool, period in written:
             final = self.real.game_partition(pool, period) / f"part-{batch}.parquet"
             self._move("games", final)
@@ -151,6 +158,7 @@ class StagedStore(Store):
         """Write the plan (the commit point) and return it."""
         for final, step in (
             (self.real.players_path, "players"),
+            (self.real.keys_path, "players"),
             (self.real.players_path.parent / "observations.parquet", "players"),
             (self.real.manifest_path.parent / "stale.json", "stale"),
             (self.real.history_path, "manifest"),

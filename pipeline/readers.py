@@ -398,7 +398,12 @@ def raw_from_arrow(
         frame = pl.from_arrow(table)
         if isinstance(frame, pl.Series):
             frame = frame.to_frame()
-        frame = frame.with_columns(pl.all().cast(pl.String))
+        typed = typed_game_columns(frame.schema) if row_kind == "games" else set()
+        if chosen and chosen.derive:
+            typed = set()  # a named mapping's derive step works on text
+        frame = frame.with_columns(
+            pl.col(c).cast(pl.String) for c in frame.columns if c not in typed
+        )
     except (pl.exceptions.PolarsError, pa.ArrowException) as exc:
         problem = " ".join(str(exc).split())[:300]
         raise InputError(path, None, f"a column cannot be read as text: {problem}") from None
@@ -409,6 +414,26 @@ def raw_from_arrow(
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
     return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None)
+
+
+def _plain_number(dtype) -> bool:
+    return dtype.is_integer() or dtype.is_float()
+
+
+def typed_game_columns(schema) -> set[str]:
+    """Columns of a games table validated as typed columns, not as text (docs/ingest.md
+    "Typed columns"): an integer ``period``, a numeric ``score``, ``white_rating`` or
+    ``black_rating``, a date ``date`` and a boolean ``rated``. Any other type is cast
+    to text and parsed as a CSV field would be (the same checks, the same messages)."""
+    kinds = {
+        "period": lambda t: t.is_integer(),
+        "score": _plain_number,
+        "white_rating": _plain_number,
+        "black_rating": _plain_number,
+        "date": lambda t: t == pl.Date,
+        "rated": lambda t: t == pl.Boolean,
+    }
+    return {name for name, ok in kinds.items() if name in schema and ok(schema[name])}
 
 
 def _check_parquet_column(path: Path, name: str, column: pa.ChunkedArray) -> None:

@@ -37,8 +37,13 @@ GAMES = pa.schema(
 
 DATE_PRECISIONS = ("day", "month", "year")
 
-# Columns stored inside game partition files (pool and period live in the path).
-GAMES_FILE = pa.schema([f for f in GAMES if f.name not in ("pool", "period")])
+# Columns stored inside game partition files (pool and period live in the path),
+# plus the integer player keys assigned at ingest (pipeline/keys.py, docs/store.md
+# "Player keys"); files written before them have no key columns.
+GAMES_FILE = pa.schema(
+    [f for f in GAMES if f.name not in ("pool", "period")]
+    + [pa.field("white_key", pa.int32()), pa.field("black_key", pa.int32())]
+)
 
 PLAYERS = pa.schema(
     [

@@ -1,6 +1,7 @@
 """Seeded synthetic stores for benchmarks and scale tests.
 
-Writes straight into the store layout (games partitions + players.parquet),
+Writes straight into the store layout (games partitions with player keys,
+players.parquet, keys.parquet),
 bypassing CSV parsing and validation: the data are valid by construction, and
 what is measured downstream is the rating path, not ingest.
 """
@@ -14,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from arpad.pipeline import catalog, schemas
+from arpad.pipeline import catalog, keys, schemas
 from arpad.pipeline.store import Store, atomic_write_parquet
 
 
@@ -84,6 +85,9 @@ def period_games(spec: SyntheticSpec, period: int, rng: np.random.Generator) -> 
             "white_rating": pa.nulls(g, pa.float64()),
             "black_rating": pa.nulls(g, pa.float64()),
             "date_precision": pa.nulls(g, pa.string()),
+            # Player keys (docs/store.md "Player keys"): player i has key i here.
+            "white_key": white.astype(np.int32),
+            "black_key": black.astype(np.int32),
         },
         schema=schemas.GAMES_FILE,
     )
@@ -93,7 +97,17 @@ def generate(store: Store, spec: SyntheticSpec) -> list[int]:
     """Write a synthetic store; returns its periods."""
     rng = np.random.default_rng(spec.seed)
     store.ensure()
-    store.write_players(players_table(spec, rng))
+    players = players_table(spec, rng)
+    store.write_players(players)
+    ids = players.column("player_id").combine_chunks()
+    atomic_write_parquet(
+        pa.table(
+            {"player_id": ids, "key": pa.array(np.arange(len(ids), dtype=np.int32))},
+            schema=keys.KEYS,
+        ),
+        store.keys_path,
+        store.root,
+    )
     periods = calendar_periods(spec.first_period, spec.periods)
     for period in periods:
         table = period_games(spec, period, rng)

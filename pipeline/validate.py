@@ -94,7 +94,16 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
     for name in GAME_COLUMNS:
         if name not in f.columns:
             f = f.with_columns(pl.lit(None, dtype=pl.String).alias(name))
-    f = f.with_columns([pl.col(c).str.strip_chars() for c in GAME_COLUMNS])
+    # Typed Parquet/Arrow columns (readers.typed_game_columns) are validated as typed
+    # values; text columns (every CSV field) are stripped and parsed.
+    text = {c for c in GAME_COLUMNS if f.schema[c] == pl.String}
+    f = f.with_columns([pl.col(c).str.strip_chars() for c in GAME_COLUMNS if c in text])
+
+    def blank(name: str) -> pl.Expr:
+        return _empty(pl.col(name)) if name in text else pl.col(name).is_null()
+
+    def parsed(name: str, text_parse: pl.Expr, typed: pl.Expr) -> pl.Expr:
+        return text_parse if name in text else typed
 
     result_map = pl.DataFrame(
         {
@@ -110,15 +119,16 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
         how="left",
         maintain_order="left",
     )
-    has_result = ~_empty(pl.col("result"))
+    has_result = ~blank("result")
     score_num = pl.col("score").cast(pl.Float64, strict=False)
     f = f.with_columns(
         pl.when(has_result).then(pl.col("_res_score")).otherwise(score_num).alias("_score"),
-        _parse_date(pl.col("date")).alias("_date"),
-        pl.col("period")
-        .str.replace(r"^(\d{4})-(\d{2})$", "$1$2")
-        .cast(pl.Int32, strict=False)
-        .alias("_period_given"),
+        parsed("date", _parse_date(pl.col("date")), pl.col("date")).alias("_date"),
+        parsed(
+            "period",
+            pl.col("period").str.replace(r"^(\d{4})-(\d{2})$", "$1$2").cast(pl.Int32, strict=False),
+            pl.col("period").cast(pl.Int32, strict=False),
+        ).alias("_period_given"),
         pl.col("pool")
         .str.to_lowercase()
         .fill_null("standard")
@@ -126,7 +136,6 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
         .alias("_pool"),
         pl.col("white_rating").cast(pl.Float64, strict=False).alias("_wr"),
         pl.col("black_rating").cast(pl.Float64, strict=False).alias("_br"),
-        pl.col("rated").str.to_lowercase().alias("_rated_text"),
     )
     f = f.with_columns(
         (
@@ -136,18 +145,25 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
     )
     f = f.with_columns(
         pl.coalesce("_period_given", "_period_of_date").alias("_period"),
-        pl.when(pl.col("_rated_text").is_in(["1", "true", "yes", "y", "t"]))
-        .then(True)
-        .when(pl.col("_rated_text").is_in(["0", "false", "no", "n", "f"]))
-        .then(False)
-        .otherwise(None)
-        .alias("_rated_given"),
+        parsed(
+            "rated",
+            pl.when(pl.col("rated").str.to_lowercase().is_in(["1", "true", "yes", "y", "t"]))
+            .then(True)
+            .when(pl.col("rated").str.to_lowercase().is_in(["0", "false", "no", "n", "f"]))
+            .then(False)
+            .otherwise(None),
+            pl.col("rated"),
+        ).alias("_rated_given"),
     )
     # Valid periods (pipeline/periods.py): months FIRST_MONTH..last_month(), or period
     # numbers 1..MAX_PERIOD_NUMBER. Six or more digits, or YYYY-MM, is always a month.
     last = periods.last_month()
     given = pl.col("period")
-    month_shaped = given.str.contains(r"^\d{4}-\d{2}$") | given.str.contains(r"^\d{6,}$")
+    month_shaped = parsed(
+        "period",
+        given.str.contains(r"^\d{4}-\d{2}$") | given.str.contains(r"^\d{6,}$"),
+        given >= 100_000,  # six or more digits
+    )
     month_shaped = month_shaped | (pl.col("_period_given") > periods.MAX_PERIOD_NUMBER)
 
     def possible_month(period: pl.Expr) -> pl.Expr:
@@ -164,11 +180,11 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
 
     def bad_rating(column: str, parsed: str) -> pl.Expr:
         value = pl.col(parsed)
-        return ~_empty(pl.col(column)) & (value.is_null() | ~value.is_between(0.0, MAX_RATING))
+        return ~blank(column) & (value.is_null() | ~value.is_between(0.0, MAX_RATING))
 
     checks = [
         (
-            _empty(pl.col("white_id")) | _empty(pl.col("black_id")),
+            blank("white_id") | blank("black_id"),
             Reason.EMPTY_PLAYER_ID,
             pl.lit("white_id or black_id is empty"),
         ),
@@ -189,13 +205,13 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
         ),
         (
             has_result
-            & ~_empty(pl.col("score"))
+            & ~blank("score")
             & (score_num.is_null() | (score_num != pl.col("_res_score"))).fill_null(True),
             Reason.RESULT_SCORE_MISMATCH,
             pl.format("result {} but score {}", pl.col("result"), pl.col("score")),
         ),
         (
-            ~has_result & _empty(pl.col("score")),
+            ~has_result & blank("score"),
             Reason.UNKNOWN_RESULT,
             pl.lit("no result and no score"),
         ),
@@ -210,13 +226,12 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
             pl.format("score {} is not 1, 0.5 or 0", pl.col("score")),
         ),
         (
-            ~_empty(pl.col("date")) & pl.col("_date").is_null(),
+            ~blank("date") & pl.col("_date").is_null(),
             Reason.BAD_DATE,
             pl.format("date {} is not a valid YYYY-MM-DD date", pl.col("date")),
         ),
         (
-            ~_empty(pl.col("period"))
-            & (pl.col("_period_given").is_null() | (pl.col("_period_given") <= 0)),
+            ~blank("period") & (pl.col("_period_given").is_null() | (pl.col("_period_given") <= 0)),
             Reason.BAD_PERIOD,
             pl.format("period {} is not a positive integer or YYYYMM", pl.col("period")),
         ),
@@ -249,7 +264,7 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
             pl.format("pool {} is not standard, rapid or blitz", pl.col("pool")),
         ),
         (
-            ~_empty(pl.col("rated")) & pl.col("_rated_given").is_null(),
+            ~blank("rated") & pl.col("_rated_given").is_null(),
             Reason.BAD_RATED,
             pl.format("rated {} is not true/false", pl.col("rated")),
         ),
@@ -267,7 +282,7 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
     reason, detail = _first_failure(checks)
     f = f.with_columns(reason.alias("_reason"), detail.alias("_detail"))
     f = f.with_columns(
-        pl.when(_empty(pl.col("game_id")))
+        pl.when(blank("game_id"))
         .then(pl.format("{}:{}", pl.lit(source), pl.col("_line")))
         .otherwise(pl.col("game_id"))
         .alias("_game_id")

@@ -6,8 +6,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import polars as pl
-
 from arpad.pipeline import output
 from arpad.pipeline.commands.common import add_store, require_store
 from arpad.pipeline.periods import parse_period
@@ -43,6 +41,8 @@ def register(sub) -> None:
 
 
 def cmd_predict(args) -> int:
+    import polars as pl
+
     from arpad.pipeline.draws import DrawModel
     from arpad.pipeline.predict import predict_pairings, store_state, unknown_count
     from arpad.pipeline.systems import get_system

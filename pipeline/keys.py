@@ -1,0 +1,84 @@
+"""Integer player keys, assigned once at ingest (docs/store.md "Player keys").
+
+``players/keys.parquet`` is an append-only dictionary ``player_id -> key``: the key
+of a player is the row the id holds in that file (0, 1, 2, … in order of first
+appearance), so a key never changes once given. Every games file written by
+``Store.write_games`` carries ``white_key`` and ``black_key`` (int32) beside the
+string ids; the engine maps keys to its dense player indices with one array
+built per run (``dense_of_keys``), so no string is looked up per game.
+
+Games files written before the keys existed have no key columns: the engine
+falls back to the string lookup for them (``engine.load_period_games``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+KEY_COLUMNS = ("white_key", "black_key")
+
+KEYS = pa.schema(
+    [pa.field("player_id", pa.string(), nullable=False), pa.field("key", pa.int32(), False)]
+)
+
+
+def read_keys(path) -> pa.Array:
+    """The ids in key order (the id of key k is element k); empty without a file."""
+    from arpad.pipeline.store import read_parquet_file
+
+    if not Path(path).exists():
+        return pa.array([], pa.string())
+    table = read_parquet_file(path)
+    ids = table.column("player_id").combine_chunks().cast(pa.string())
+    keys = table.column("key").to_numpy()
+    if not np.array_equal(keys, np.arange(len(keys), dtype=keys.dtype)):
+        raise ValueError(f"{path}: player keys are not 0..n-1 in order")
+    return ids
+
+
+def assign(path, root, white: pa.ChunkedArray, black: pa.ChunkedArray):
+    """Keys of ``white`` and ``black`` ids, extending the dictionary at ``path`` with
+    the ids it does not hold yet (in order of first appearance: every White id of
+    the batch, then every Black id). Writes the dictionary only when it grew (atomically, under ``root``).
+    Returns (white_key, black_key) as int32 arrays."""
+    from arpad.pipeline.store import atomic_write_parquet
+
+    known = read_keys(path)
+    white = white.combine_chunks() if isinstance(white, pa.ChunkedArray) else white
+    black = black.combine_chunks() if isinstance(black, pa.ChunkedArray) else black
+    white = white.cast(pa.string())
+    black = black.cast(pa.string())
+    fresh = pc.unique(pa.concat_arrays([white, black]))
+    if len(known):
+        fresh = fresh.filter(pc.invert(pc.is_in(fresh, value_set=known)))
+    if len(fresh):
+        known = pa.concat_arrays([known, fresh]) if len(known) else fresh
+        table = pa.table(
+            {"player_id": known, "key": pa.array(np.arange(len(known), dtype=np.int32))},
+            schema=KEYS,
+        )
+        atomic_write_parquet(table, path, root)
+    return (
+        pc.index_in(white, value_set=known).cast(pa.int32()),
+        pc.index_in(black, value_set=known).cast(pa.int32()),
+    )
+
+
+def dense_of_keys(
+    key_ids: pa.Array, player_ids: pa.Array, aliases: tuple[pa.Array, pa.Array] | None
+) -> np.ndarray:
+    """key -> dense player index (-1: not in the players table), built once per run.
+
+    ``key_ids``: the dictionary's ids in key order; ``player_ids``: the run's player
+    ids (dense index = position); ``aliases`` (duplicate, keep): a merged duplicate's
+    key maps to the kept player's index (docs/identity.md)."""
+    ids = key_ids
+    if aliases is not None and len(ids):
+        duplicate, keep = aliases
+        ids = pc.coalesce(pc.take(keep, pc.index_in(ids, value_set=duplicate)), ids)
+    dense = pc.fill_null(pc.index_in(ids, value_set=player_ids), -1)
+    return dense.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)

@@ -1,0 +1,56 @@
+"""Start-up: keep imports a command does not need out of its process (docs/runners.md
+"Start-up").
+
+pyarrow imports pandas, when it is installed, on its first conversion of a Python
+value (``pa.scalar``, ``fill_null`` with a number, ``pa.array`` of a list): about
+0.5 s of a command's start-up, although neither ``arpad ingest`` nor ``arpad rate``
+ever hands pyarrow a pandas object. For those two commands run in process (no
+``--flow``, ``--workers`` or ``--cluster``, no ``PREFECT_API_URL``), the console
+entry point makes ``import pandas`` raise ImportError (a finder in front of
+``sys.meta_path``), which pyarrow treats as "pandas not installed".
+Only the real console process does this (``cli.main`` called without ``argv``);
+``cli.main(argv)`` inside another program, and the Python API, never do.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+LEAN_COMMANDS = ("ingest", "rate")
+DISTRIBUTING_OPTIONS = ("--flow", "--workers", "--cluster")
+
+
+def _command(argv: list[str]) -> str | None:
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
+def hide_unneeded_modules(argv: list[str]) -> bool:
+    """Make pandas absent for an in-process ``ingest`` or ``rate``; True when done."""
+    if "pandas" in sys.modules or _command(argv) not in LEAN_COMMANDS:
+        return False
+    if os.environ.get("PREFECT_API_URL"):
+        return False
+    if any(a.split("=", 1)[0] in DISTRIBUTING_OPTIONS for a in argv):
+        return False
+    if not any(isinstance(f, _Absent) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Absent(HIDDEN))
+    return True
+
+
+HIDDEN = ("pandas",)
+
+
+class _Absent:
+    """A meta path finder for which the ``names`` packages are not installed."""
+
+    def __init__(self, names: tuple[str, ...]):
+        self.names = names
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".", 1)[0] in self.names:
+            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
+        return None
