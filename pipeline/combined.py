@@ -11,9 +11,6 @@ these pools rated (pipeline/publish.py).
 
 from __future__ import annotations
 
-import io
-import xml.etree.ElementTree as ET
-
 import polars as pl
 
 from arpad.pipeline import lists
@@ -176,16 +173,7 @@ def combined_txt(frame: pl.DataFrame) -> str:
 
 def combined_xml(frame: pl.DataFrame) -> str:
     """``<playerslist><player>…</player></playerslist>`` with ``COMBINED_XML_ELEMENTS``."""
-    root = ET.Element("playerslist")
-    for row in frame.iter_rows(named=True):
-        player = ET.SubElement(root, "player")
-        for element, column in COMBINED_XML_ELEMENTS:
-            value = row[column]
-            ET.SubElement(player, element).text = None if value is None else str(value)
-    ET.indent(root, space="")
-    buf = io.BytesIO()
-    ET.ElementTree(root).write(buf, encoding="utf-8", xml_declaration=True)
-    return buf.getvalue().decode("utf-8") + "\n"
+    return lists.fide_xml(frame, COMBINED_XML_ELEMENTS)
 
 
 def write_combined(frame: pl.DataFrame, fmt: str, out: str | None, root=None, max_rows=50):

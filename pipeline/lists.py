@@ -254,13 +254,14 @@ FIDE_XML_ELEMENTS = (
 )
 
 
-def fide_xml(frame: pl.DataFrame) -> str:
+def fide_xml(frame: pl.DataFrame, elements=FIDE_XML_ELEMENTS) -> str:
     """``<playerslist><player><fideid>…</player>…</playerslist>``, one element per
-    field in FIDE's order; an unknown value is an empty element."""
+    (element, column) of ``elements`` in FIDE's order; an unknown value is an empty
+    element."""
     root = ET.Element("playerslist")
     for row in frame.iter_rows(named=True):
         player = ET.SubElement(root, "player")
-        for element, column in FIDE_XML_ELEMENTS:
+        for element, column in elements:
             value = row[column]
             ET.SubElement(player, element).text = None if value is None else str(value)
     ET.indent(root, space="")
