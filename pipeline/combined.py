@@ -50,14 +50,7 @@ TABLE_COLUMNS = (
 # (header, column, 0-based start, width): the player fields as in the per-pool file
 # (lists.FIDE_TXT_LAYOUT), then rating 6, games 4, K 3 per pool, B-day 6, Flag 4.
 COMBINED_TXT_LAYOUT = (
-    ("ID Number", "player_id", 0, 15),
-    ("Name", "name", 15, 61),
-    ("Fed", "federation", 76, 4),
-    ("Sex", "sex", 80, 4),
-    ("Tit", "title", 84, 5),
-    ("WTit", "w_title", 89, 5),
-    ("OTit", "o_title", 94, 15),
-    ("FOA", "foa_title", 109, 4),
+    *lists.FIDE_TXT_LAYOUT[: lists.FIDE_TXT_PLAYER_FIELDS],
     ("SRtg", "standard_rating", 113, 6),
     ("SGm", "standard_games", 119, 4),
     ("SK", "standard_k", 123, 3),

@@ -45,13 +45,7 @@ PLAYER_FIELDS = (
 LIST_COLUMNS = (
     "rank",
     "player_id",
-    "name",
-    "federation",
-    "sex",
-    "title",
-    "w_title",
-    "o_title",
-    "foa_title",
+    *PLAYER_FIELDS[:-1],  # birth_year comes after the rating columns
     "rating",
     "games",
     "k",
@@ -184,12 +178,17 @@ FIDE_TXT_LAYOUT = (
     ("WTit", "w_title", 89, 5),
     ("OTit", "o_title", 94, 15),
     ("FOA", "foa_title", 109, 4),
-    (None, "rating", 113, 6),
+    (None, "rating", 113, 6),  # from here on per pool (the combined file has three)
     ("Gms", "games", 119, 4),
     ("K", "k", 123, 3),
     ("B-day", "birth_year", 126, 6),
     ("Flag", "flag", 132, 4),
 )
+
+
+# The leading player-field columns of FIDE_TXT_LAYOUT (ID Number .. FOA), shared with
+# the combined file's layout (pipeline/combined.py).
+FIDE_TXT_PLAYER_FIELDS = [column for _, column, _, _ in FIDE_TXT_LAYOUT].index("rating")
 
 
 def rating_header(period: int) -> str:
