@@ -67,14 +67,7 @@ COMBINED_TXT_LAYOUT = (
 # FIDE's combined XML download names the standard fields like the per-pool file and
 # prefixes the others.
 COMBINED_XML_ELEMENTS = (
-    ("fideid", "player_id"),
-    ("name", "name"),
-    ("country", "federation"),
-    ("sex", "sex"),
-    ("title", "title"),
-    ("w_title", "w_title"),
-    ("o_title", "o_title"),
-    ("foa_title", "foa_title"),
+    *lists.FIDE_XML_ELEMENTS[: lists.FIDE_XML_PLAYER_FIELDS],
     ("rating", "standard_rating"),
     ("games", "standard_games"),
     ("k", "standard_k"),

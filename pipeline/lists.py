@@ -251,6 +251,8 @@ FIDE_XML_ELEMENTS = (
     ("birthday", "birth_year"),
     ("flag", "flag"),
 )
+# Its leading player-field elements (fideid .. foa_title), shared with the combined file.
+FIDE_XML_PLAYER_FIELDS = [column for _, column in FIDE_XML_ELEMENTS].index("rating")
 
 
 def fide_xml(frame: pl.DataFrame, elements=FIDE_XML_ELEMENTS) -> str:
