@@ -226,16 +226,6 @@ def _read_game_file(path: str) -> pa.Table:
     return pa.table(cols)
 
 
-def _resolve(ids: pa.ChunkedArray, aliases: tuple[pa.Array, pa.Array] | None):
-    """Merged ids (``players/aliases.parquet``: duplicate -> keep, docs/identity.md)
-    replaced by the id they were merged into; other ids unchanged."""
-    ids = ids.cast(pa.string())
-    if aliases is None:
-        return ids
-    duplicate, keep = aliases
-    return pc.coalesce(pc.take(keep, pc.index_in(ids, value_set=duplicate)), ids)
-
-
 def alias_arrays(store: Store) -> tuple[pa.Array, pa.Array] | None:
     """(duplicate ids, keep ids) of the store's player merges, or None without any."""
     table = store.read_aliases()
@@ -339,7 +329,7 @@ def _dense_by_id(table: pa.Table, player_ids, aliases) -> tuple[np.ndarray, np.n
     ids = id_array(player_ids)
 
     def dense(column):
-        idx = pc.index_in(_resolve(column, aliases), value_set=ids)
+        idx = pc.index_in(player_keys.resolve_aliases(column, aliases), value_set=ids)
         idx = pc.fill_null(idx, -1).combine_chunks()
         return idx.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
 
@@ -352,8 +342,8 @@ def period_arrays(
     """A period's games (columns white_id, black_id, score, rated, event_id, in the order
     the system sees them) as dense arrays: white, black, White's score, event index."""
     ids = id_array(player_ids)
-    white = pc.index_in(_resolve(res.column("white_id"), aliases), value_set=ids)
-    black = pc.index_in(_resolve(res.column("black_id"), aliases), value_set=ids)
+    white = pc.index_in(player_keys.resolve_aliases(res.column("white_id"), aliases), value_set=ids)
+    black = pc.index_in(player_keys.resolve_aliases(res.column("black_id"), aliases), value_set=ids)
     keep = pc.and_kleene(
         pc.and_kleene(pc.is_valid(white), pc.is_valid(black)),
         pc.fill_null(res.column("rated"), False),

@@ -68,6 +68,16 @@ def assign(path, root, white: pa.ChunkedArray, black: pa.ChunkedArray):
     )
 
 
+def resolve_aliases(ids, aliases: tuple[pa.Array, pa.Array] | None):
+    """Merged ids (``players/aliases.parquet``: duplicate -> keep, docs/identity.md)
+    replaced by the id they were merged into; other ids unchanged."""
+    ids = ids.cast(pa.string())
+    if aliases is None:
+        return ids
+    duplicate, keep = aliases
+    return pc.coalesce(pc.take(keep, pc.index_in(ids, value_set=duplicate)), ids)
+
+
 def dense_of_keys(
     key_ids: pa.Array, player_ids: pa.Array, aliases: tuple[pa.Array, pa.Array] | None
 ) -> np.ndarray:
@@ -76,9 +86,6 @@ def dense_of_keys(
     ``key_ids``: the dictionary's ids in key order; ``player_ids``: the run's player
     ids (dense index = position); ``aliases`` (duplicate, keep): a merged duplicate's
     key maps to the kept player's index (docs/identity.md)."""
-    ids = key_ids
-    if aliases is not None and len(ids):
-        duplicate, keep = aliases
-        ids = pc.coalesce(pc.take(keep, pc.index_in(ids, value_set=duplicate)), ids)
+    ids = resolve_aliases(key_ids, aliases if len(key_ids) else None)
     dense = pc.fill_null(pc.index_in(ids, value_set=player_ids), -1)
     return dense.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)

@@ -84,7 +84,7 @@ def _file_observations(path: str, period: int) -> pa.Table | None:
         group = meta.row_group(rg)
         for i in range(group.num_columns):
             col = group.column(i)
-            if col.path_in_schema in ("white_rating", "black_rating"):
+            if col.path_in_schema in {c for _, c in RATING_COLUMNS}:
                 stats = col.statistics
                 if stats is None or not stats.has_null_count:
                     nulls = -1
@@ -132,7 +132,8 @@ def pool_observations(
     period: per player and period the rating of his first game in the period (file-name
     order, rows in file order, White before Black within a game). Ratings outside
     1..3500 are ignored (the PGN reader's bounds for a plausible Elo)."""
-    from arpad.pipeline.engine import _resolve, id_array
+    from arpad.pipeline.engine import id_array
+    from arpad.pipeline.keys import resolve_aliases
 
     tables = []
     # Dated players-file rows first: within a period they come before the games' tags.
@@ -152,7 +153,9 @@ def pool_observations(
     if not tables:
         return Observations.empty()
     obs = pa.concat_tables(tables)
-    dense = pc.index_in(_resolve(obs.column("player_id"), aliases), value_set=id_array(player_ids))
+    dense = pc.index_in(
+        resolve_aliases(obs.column("player_id"), aliases), value_set=id_array(player_ids)
+    )
     rating = obs.column("rating")
     keep = pc.and_(
         pc.is_valid(dense), pc.and_(pc.greater_equal(rating, 1.0), pc.less_equal(rating, 3500.0))
