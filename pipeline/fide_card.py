@@ -78,6 +78,10 @@ class Card:
         out["matches"] = self.matches
         return out
 
+    def __str__(self) -> str:
+        """The text form ``arpad card`` prints (``print(card)`` in a notebook)."""
+        return format_card(self)
+
 
 _RATINGS_SQL = """
 SELECT player_id, rating_before, adjustment, change, rating_after, k, status

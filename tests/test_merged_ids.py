@@ -122,7 +122,11 @@ def test_history_audit_and_api_resolve_the_duplicate(merged, capsys):
     assert "X2 was merged into X1" in capsys.readouterr().err
     api = arpad.Store(merged.root)
     assert api.history("X2").equals(api.history("X1"))
-    assert api.card("X2", 202501).player_id == "X1"
+    card = api.card("X2", 202501)
+    assert card.player_id == "X1"
+    from arpad.pipeline.fide_card import format_card
+
+    assert str(card) == format_card(card) and "X1" in str(card)  # print(card): the text form
     periods, trail = api.audit("X2")
     assert periods["period"].to_list() == [202501, 202502]
     merges = trail.filter(pl.col("action") == "merge")
