@@ -96,6 +96,7 @@ def list_frame(
     no list and ``EmptyListError`` for a list without any rated player."""
     from arpad.pipeline.systems import get_system
 
+    sys_ = get_system(system)  # an unknown system name is its own one-line error
     con = catalog.connect(store)
     try:
         rated = [r[0] for r in con.execute(PERIODS_SQL, [system, pool]).fetchall()]
@@ -131,7 +132,7 @@ def list_frame(
         .replace("", None)
         .alias("flag")  # the same as ``flag`` row by row
     )
-    integer = get_system(system).integer_ratings
+    integer = sys_.integer_ratings
     frame = frame.with_columns(
         _whole(frame["rating"]) if integer else frame["rating"].round(1),
         _whole(frame["k"]) if _all_whole(frame["k"]) else frame["k"],

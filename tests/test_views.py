@@ -140,6 +140,8 @@ def test_list_date_errors_exit_2(history_store, capsys):
     assert "not allowed with argument --date" in capsys.readouterr().err
     with pytest.raises(ValueError, match="period or date"):
         arpad.Store(root).list("elo", period=188601, date="1886")
+    assert main(["list", "--system", "nope", "--store", root]) == 2
+    assert "unknown rating system 'nope'" in capsys.readouterr().err
 
 
 def test_list_date_csv_says_the_period_on_stderr(history_store, capsys):
