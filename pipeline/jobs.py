@@ -429,6 +429,7 @@ def reconstruct(req: ReconstructRequest, runner: Runner = LOCAL) -> list:
             if system not in cannot
         ]
         summaries = rate_all(runner, reqs, [None] * len(reqs)) + skipped
+        runner.release()  # no more units: a local cluster may close meanwhile
         for r in reqs:
             runner.step(record_rate, r, None, name=f"record-{r.system}-{r.pool}", io=True)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
@@ -502,6 +503,7 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
         jobs = runner.step(monthly.plan, store, req.systems, req.pools, name="plan")
         reqs = [RateRequest(req.store, j.system, j.pool, start=j.start) for j in jobs]
         rate_summaries = rate_all(runner, reqs, [j.start for j in jobs], progress)
+        runner.release()
         runner.step(monthly.record, store, jobs, name="record-runs", io=True)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
         for system, pool in monthly.published_lists(store, req.systems, req.pools):
@@ -547,6 +549,7 @@ def whatif(req: WhatIfRequest, runner: Runner = LOCAL):
         [(req.store, spec, req.pool, req.start, req.end) for spec in (req.rules_a, req.rules_b)],
         names=["whatif-a", "whatif-b"],
     )
+    runner.release()
     return runner.step(w.compare, sides[0], sides[1], req.top, name="whatif-compare")
 
 
@@ -595,6 +598,7 @@ def backtest(req: BacktestRequest, runner: Runner = LOCAL, log=None):
         costs=[get_system(s).relative_cost * (1 + len(ds.targets)) for s in systems],
         names=[f"backtest-{s}" for s in systems],
     )
+    runner.release()
     if log and runner.parallel:
         for row in rows:
             log(f"{row.system}: {row.scores} ({row.seconds:.1f}s)")

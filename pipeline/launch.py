@@ -27,6 +27,24 @@ JOBS = {
 TAKES_PROGRESS = {"rate", "recalculate"}
 
 
+def warm_up(job: str, request) -> tuple[list[str], list[str]]:
+    """What a local Dask worker loads while the cluster starts (pipeline/warm.py): the
+    systems whose kernels the job's units call, and the modules they import."""
+    from arpad.pipeline.systems import system_names
+
+    if job == "reconstruct":
+        return list(request.systems or system_names()), ["arpad.pipeline.resume"]
+    if job == "backtest":
+        return list(request.systems or system_names()), ["arpad.pipeline.backtest"]
+    if job == "recalculate":
+        return list(request.systems or ()), ["arpad.pipeline.resume", "arpad.pipeline.readers"]
+    if job == "ingest":
+        return [], ["arpad.pipeline.readers"]
+    if job == "whatif":
+        return [], ["arpad.pipeline.whatif"]
+    return [], []  # rate: its one unit runs in this process
+
+
 def wants_flow(flow: bool | None) -> bool:
     """``--flow`` / ``--no-flow`` decide; otherwise a configured server does."""
     if flow is not None:
@@ -55,5 +73,6 @@ def run(
         extra["progress"] = progress
     if job == "backtest" and log is not None:
         extra["log"] = log
-    with in_process(cluster, workers) as runner:
+    warm, modules = warm_up(job, request) if workers and not cluster else ((), ())
+    with in_process(cluster, workers, warm, modules) as runner:
         return function(request, runner, **extra)

@@ -22,6 +22,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -52,19 +54,73 @@ class Runner:
     def info(self, message: str) -> None:
         log.info(message)
 
+    def release(self) -> None:
+        """The job sends no more ``map`` units (a parallel runner may let its workers go)."""
+
 
 class InProcess(Runner):
-    """Steps in this process; ``map`` units on a ``distributed.Client`` when given one."""
+    """Steps in this process; ``map`` units on a ``distributed.Client`` when given one
+    (or on the client of a cluster ``starting`` in the background, waited for at the
+    first ``map`` that needs it)."""
 
-    def __init__(self, client=None):
-        self.client = client
-        self.parallel = client is not None
+    def __init__(self, client=None, starting: LocalDask | None = None):
+        self._client = client
+        self._starting = starting
+        self.parallel = client is not None or starting is not None
+
+    @property
+    def client(self):
+        if self._client is None and self._starting is not None:
+            self._client = self._starting.client()
+        return self._client
 
     def map(self, fn, calls, names=None, io=False) -> list:
-        if self.client is None or len(calls) < 2:
+        if not self.parallel or len(calls) < 2:
             return [fn(*args) for args in calls]
-        calls = scatter_shared(self.client, calls)
-        return self.client.gather([self.client.submit(fn, *args, pure=False) for args in calls])
+        client = self.client
+        calls = scatter_shared(client, calls)
+        names = list(names) if names else [getattr(fn, "__name__", "unit")] * len(calls)
+        return submit_in_order(client, fn, calls, names)
+
+    def release(self) -> None:
+        """The job sends no more units: a local cluster starts closing in the background
+        while the job finishes its own steps (joined when the command ends)."""
+        if self._starting is not None:
+            self._starting.close_in_background()
+
+
+def submit_in_order(client, fn, calls: Sequence[tuple], names: Sequence[str]) -> list:
+    """``fn(*args)`` of every call on the cluster, values in ``calls`` order, each unit
+    handed out only when a worker thread is free, in ``calls`` order.
+
+    Submitting everything at once lets the scheduler queue several units on one worker
+    up front (``worker-saturation`` above 1), so with units of unequal length one worker
+    may end up with three while the other idles; feeding one unit per free thread
+    keeps the costliest-first order (``map_by_cost``) the order the work is done in, on
+    any scheduler. Each unit waits for its worker's warm-up first (pipeline/warm.py)."""
+    from distributed import as_completed
+
+    from arpad.pipeline.warm import run_unit
+
+    threads = max(1, sum(client.nthreads().values()))
+    index: dict[str, int] = {}
+    out: list = [None] * len(calls)
+
+    def submit(i: int):
+        future = client.submit(
+            run_unit, fn, *calls[i], pure=False, key=f"{names[i]}-{uuid.uuid4().hex[:12]}"
+        )
+        index[future.key] = i
+        return future
+
+    started = min(threads, len(calls))
+    done = as_completed([submit(i) for i in range(started)], with_results=True)
+    for future, value in done:
+        out[index[future.key]] = value
+        if started < len(calls):
+            done.add(submit(started))
+            started += 1
+    return out
 
 
 _SMALL = (str, bytes, int, float, bool, type(None))
@@ -175,11 +231,82 @@ def dask_client(cluster: str | None = None, workers: int | None = None) -> Itera
         yield client
 
 
+class LocalDask:
+    """A ``distributed.LocalCluster`` of ``workers`` processes started on a background
+    thread, so that the command prepares its units (reads its data set, checks the
+    store) while the workers spawn; each worker warms up as it starts (the systems
+    and modules of ``warm``, pipeline/warm.py). ``client()`` waits for the start;
+    ``close()`` (or ``close_in_background()`` once the last unit is back) stops the
+    cluster and its processes."""
+
+    def __init__(self, workers: int, systems=(), modules=()):
+        from arpad.pipeline.warm import warm_env
+
+        kwargs = local_cluster_kwargs(workers)
+        if systems or modules:
+            kwargs["preload"] = ["arpad.pipeline.warm"]
+            kwargs["env"] = {**kwargs["env"], **warm_env(systems, modules)}
+        self._kwargs = kwargs
+        self._cluster = self._client = self._error = None
+        self._closing: threading.Thread | None = None
+        self._started = threading.Thread(target=self._start, name="arpad-dask-start", daemon=True)
+        self._started.start()
+
+    def _start(self) -> None:
+        try:
+            from distributed import Client, LocalCluster
+
+            logging.getLogger("distributed").setLevel(logging.WARNING)
+            self._cluster = LocalCluster(**self._kwargs)
+            self._client = Client(self._cluster)
+        except BaseException as exc:  # raised where the client is needed
+            self._error = exc
+
+    def client(self):
+        self._started.join()
+        if self._error is not None:
+            raise RuntimeError(f"the local Dask cluster did not start: {self._error}")
+        return self._client
+
+    def _close(self) -> None:
+        self._started.join()
+        for part in (self._client, self._cluster):
+            if part is not None:
+                part.close()
+
+    def close_in_background(self) -> None:
+        if self._closing is None:
+            self._closing = threading.Thread(target=self._close, name="arpad-dask-close")
+            self._closing.start()
+
+    def close(self, quiet: bool = False) -> None:
+        """Stop the cluster (waiting for a close already under way); a cluster that
+        failed to start raises here unless ``quiet`` (another error is on its way)."""
+        self.close_in_background()
+        self._closing.join()
+        if self._error is not None and not quiet:
+            raise RuntimeError(f"the local Dask cluster did not start: {self._error}")
+
+
 @contextlib.contextmanager
-def in_process(cluster: str | None = None, workers: int | None = None) -> Iterator[InProcess]:
-    """The in-process runner, with a Dask client when ``cluster``/``workers`` ask for one."""
-    with dask_client(cluster, workers) as client:
-        yield InProcess(client) if client is not None else LOCAL
+def in_process(
+    cluster: str | None = None, workers: int | None = None, warm=(), warm_modules=()
+) -> Iterator[InProcess]:
+    """The in-process runner, with a Dask client when ``cluster``/``workers`` ask for one.
+    A local cluster starts in the background (its workers warmed with the systems
+    ``warm`` and the modules ``warm_modules``) and is closed when the block ends."""
+    check_scale_out(cluster, workers)
+    if cluster or not workers:
+        with dask_client(cluster, None) as client:
+            yield InProcess(client) if client is not None else LOCAL
+        return
+    local = LocalDask(workers, warm, warm_modules)
+    try:
+        yield InProcess(starting=local)
+    except BaseException:
+        local.close(quiet=True)
+        raise
+    local.close()
 
 
 def on_dask_worker() -> bool:

@@ -1,0 +1,142 @@
+"""A local Dask cluster started in the background, warmed workers, units handed out
+one per free worker thread in the costliest-first order, and a close that leaves no
+process behind (pipeline/runner.py, pipeline/warm.py; docs/runners.md)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+
+from arpad.pipeline import warm
+
+
+def _children() -> set[str]:
+    """Live (not zombie) child processes of this process, as their command lines;
+    multiprocessing's resource tracker (one per parent, for its lifetime) left out."""
+    me = str(os.getpid())
+    out = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z":
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            if "resource_tracker" not in cmd:
+                out.add(f"{entry} {cmd}")
+    return out
+
+
+def _record(label: str, seconds: float):
+    """A unit: busy for ``seconds`` (sleeping), then where and when it ran."""
+    from distributed import get_worker
+
+    start = time.time()
+    time.sleep(seconds)
+    return label, get_worker().address, start, warm.took
+
+
+def _fails():
+    raise ValueError("a unit failed")
+
+
+def test_tiny_warm_up_rates_every_system():
+    """The warm-up's tiny rating runs with every system (kernels loaded, no store)."""
+    from arpad.pipeline.systems import system_names
+
+    warm.warm(system_names(), ["arpad.pipeline.resume"])
+    assert warm.took is not None and warm.took >= 0
+
+
+def test_warm_env_and_names_round_trip():
+    env = warm.warm_env(["elo", "uscf"], ["arpad.pipeline.backtest"])
+    assert env == {warm.SYSTEMS_ENV: "elo,uscf", warm.MODULES_ENV: "arpad.pipeline.backtest"}
+    assert warm._names(env[warm.SYSTEMS_ENV]) == ["elo", "uscf"]
+    assert warm._names("") == [] and warm._names(None) == []
+
+
+@pytest.mark.once
+def test_local_cluster_warms_hands_out_in_order_and_leaves_no_process():
+    """``in_process(workers=2, warm=…)``: the workers warm up while the cluster starts
+    (each unit sees its worker's finished warm-up); one unit per free worker thread in
+    the given (costliest-first) order, so the long unit's worker runs nothing else while
+    the other worker runs the three short ones; values come back in order; after the
+    block no worker process is left."""
+    from arpad.pipeline.runner import in_process, map_by_cost
+
+    before = _children()
+    with in_process(None, 2, warm=["elo"], warm_modules=["arpad.pipeline.resume"]) as runner:
+        assert runner.parallel
+        calls = [("short-1", 0.3), ("long", 2.0), ("short-2", 0.3), ("short-3", 0.3)]
+        out = map_by_cost(runner, _record, calls, costs=[1, 5, 1, 1], names=[c[0] for c in calls])
+        assert [o[0] for o in out] == ["short-1", "long", "short-2", "short-3"]
+        assert all(o[3] is not None for o in out)  # ran after the worker's warm-up
+        long_worker = out[1][1]
+        assert {o[1] for o in out if o[0] != "long"} == ({o[1] for o in out} - {long_worker}), out
+        runner.release()  # closes in the background; joined when the block ends
+    assert _children() <= before
+
+
+@pytest.mark.once
+def test_failing_unit_closes_the_cluster_and_raises():
+    from arpad.pipeline.runner import in_process
+
+    before = _children()
+    with pytest.raises(ValueError, match="a unit failed"):
+        with in_process(None, 2) as runner:
+            runner.map(_fails, [(), ()])
+    assert _children() <= before
+
+
+@pytest.mark.once
+def test_a_cluster_that_cannot_start_is_an_error_where_it_is_needed(monkeypatch):
+    """The cluster starts in the background; if it fails, the first ``map`` that needs
+    it raises (and so does the end of the block when nothing needed it)."""
+    from arpad.pipeline import runner as runner_mod
+
+    real = runner_mod.local_cluster_kwargs
+
+    def broken(workers):
+        return {**real(workers), "n_workers": "not a number"}
+
+    monkeypatch.setattr(runner_mod, "local_cluster_kwargs", broken)
+    with pytest.raises(RuntimeError, match="did not start"):
+        with runner_mod.in_process(None, 2) as runner:
+            assert runner.map(abs, [(-1,)]) == [1]  # one unit: runs here, no cluster
+            runner.map(abs, [(-1,), (-2,)])
+    with pytest.raises(RuntimeError, match="did not start"):
+        with runner_mod.in_process(None, 2):
+            pass
+
+
+@pytest.mark.once
+def test_backtest_on_a_warmed_local_cluster_equals_in_process():
+    """The backtest through the launcher with ``--workers 2`` (warmed workers, units in
+    order) gives the in-process rows bit for bit."""
+    from pathlib import Path
+
+    from arpad.pipeline import jobs, launch
+
+    data = Path(__file__).resolve().parents[1] / "data" / "real"
+    req = jobs.BacktestRequest("kaggle2010", str(data), ["elo", "uscf", "harkness"])
+    local = launch.run("backtest", req, flow=False)
+    before = _children()
+    remote = launch.run("backtest", req, flow=False, workers=2)
+    assert _children() <= before
+    assert [r.system for r in local.rows] == [r.system for r in remote.rows]
+    for a, b in zip(local.rows, remote.rows):
+        assert (a.settings, a.validation, a.scores, a.log_loss3) == (
+            b.settings,
+            b.validation,
+            b.scores,
+            b.log_loss3,
+        ), a.system
+        for name in a.predictions:
+            assert np.array_equal(a.predictions[name], b.predictions[name])
