@@ -83,11 +83,16 @@ def main(argv=None) -> int:
                 )  # fmt: skip
                 times["backtest"].setdefault(label, []).append(took)
                 tables[label] = out
+    load_end = os.getloadavg()[0]
     identical = len(set(tables.values())) <= 1
     med = {job: {k: statistics.median(v) for k, v in t.items()} for job, t in times.items() if t}
     result = {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cores": os.cpu_count(), "load_1min_at_start": load},
+        "machine": {
+            "cores": os.cpu_count(),
+            "load_1min_at_start": load,
+            "load_1min_at_end": load_end,
+        },
         "repeats": args.repeats,
         "systems_reconstructed": SYSTEMS,
         "median_s": med,
@@ -103,7 +108,8 @@ def main(argv=None) -> int:
     lines = [
         "# Dask where the work is independent (benchmarks/bench_dask.py)",
         "",
-        f"{result['date']}, {os.cpu_count()} cores, 1-min load at start {load:.2f}; whole "
+        f"{result['date']}, {os.cpu_count()} cores, 1-min load at start {load:.2f}, at end "
+        f"{load_end:.2f}; whole "
         f"processes, medians of {args.repeats} alternated runs, Numba cache warm, no Prefect.",
         "",
         "| job | in process s | 1 worker s | 2 workers s | 2 vs 1 worker | target |",
