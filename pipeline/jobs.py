@@ -598,7 +598,7 @@ def backtest(req: BacktestRequest, runner: Runner = LOCAL, log=None):
         costs=[get_system(s).relative_cost * (1 + len(ds.targets)) for s in systems],
         names=[f"backtest-{s}" for s in systems],
     )
-    runner.release()
+    runner.release()  # no more units: a local cluster may close meanwhile
     if log and runner.parallel:
         for row in rows:
             log(f"{row.system}: {row.scores} ({row.seconds:.1f}s)")

@@ -66,6 +66,7 @@ class InProcess(Runner):
     def __init__(self, client=None, starting: LocalDask | None = None):
         self._client = client
         self._starting = starting
+        self._released = False
         self.parallel = client is not None or starting is not None
 
     @property
@@ -75,7 +76,7 @@ class InProcess(Runner):
         return self._client
 
     def map(self, fn, calls, names=None, io=False) -> list:
-        if not self.parallel or len(calls) < 2:
+        if not self.parallel or self._released or len(calls) < 2:
             return [fn(*args) for args in calls]
         client = self.client
         calls = scatter_shared(client, calls)
@@ -84,7 +85,9 @@ class InProcess(Runner):
 
     def release(self) -> None:
         """The job sends no more units: a local cluster starts closing in the background
-        while the job finishes its own steps (joined when the command ends)."""
+        while the job finishes its own steps (joined when the command ends). A later
+        ``map`` runs its units in this process."""
+        self._released = True
         if self._starting is not None:
             self._starting.close_in_background()
 

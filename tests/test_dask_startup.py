@@ -81,6 +81,7 @@ def test_local_cluster_warms_hands_out_in_order_and_leaves_no_process():
         long_worker = out[1][1]
         assert {o[1] for o in out if o[0] != "long"} == ({o[1] for o in out} - {long_worker}), out
         runner.release()  # closes in the background; joined when the block ends
+        assert runner.map(abs, [(-1,), (-2,)]) == [1, 2]  # after release: in this process
     assert _children() <= before
 
 
