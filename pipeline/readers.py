@@ -266,6 +266,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, "the header runs over several lines (a quote that never closes?)")
     chosen = _choose_mapping(path, header, mapping)
     names = [chosen.rename.get(h, h) for h in header] if chosen else [h.lower() for h in header]
+    names = names if chosen else tag_aliases(names, notes)
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
     if kind and row_kind != kind:
         raise InputError(path, 1, f"expected a {kind} file, the header looks like {row_kind}")
@@ -389,7 +390,8 @@ def raw_from_arrow(
     for name, column in zip(header, table.columns):
         _check_parquet_column(path, name, column)
     chosen = _choose_mapping(path, header, mapping)
-    names = [chosen.rename.get(h, h) for h in header] if chosen else lowered
+    notes: list[str] = []
+    names = [chosen.rename.get(h, h) for h in header] if chosen else tag_aliases(lowered, notes)
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
     _check_columns(path, names, row_kind)
     table = table.rename_columns(names)
@@ -413,7 +415,7 @@ def raw_from_arrow(
     )
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
-    return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None)
+    return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None, notes=notes)
 
 
 def _plain_number(dtype) -> bool:
@@ -482,6 +484,34 @@ def _as_text(column: pa.ChunkedArray, path: Path | None = None, name: str = "") 
         raise InputError(
             path, None, f"column {name!r} holds binary data that is not UTF-8 text"
         ) from None
+
+
+# PGN tag names read as the columns they mean (docs/ingest.md "Column names"): a games
+# table exported from PGN (White, Black, Result, Date, WhiteElo, …) ingests as it is.
+TAG_ALIASES = {
+    "white": "white_id",
+    "black": "black_id",
+    "whiteelo": "white_rating",
+    "blackelo": "black_rating",
+    "event": "event_id",
+}
+
+
+def tag_aliases(names: list[str], notes: list[str]) -> list[str]:
+    """``names`` (lower-cased) with PGN tag names read as canonical columns, when the
+    table has White and Black but no white_id/black_id; each renaming is noted."""
+    present = set(names)
+    if not {"white", "black"} <= present or present & {"white_id", "black_id"}:
+        return names
+    out = []
+    for name in names:
+        target = TAG_ALIASES.get(name)
+        if target is not None and target not in present:
+            notes.append(f"column {name!r} read as {target}")
+            out.append(target)
+        else:
+            out.append(name)
+    return out
 
 
 def _choose_mapping(path: Path, header: list[str], name: str | None) -> Mapping | None:

@@ -1,0 +1,90 @@
+"""A games table with PGN tag names as columns (White, Black, Result, Date, WhiteElo …)
+ingests as the canonical table it means (docs/ingest.md "PGN tag names as columns")."""
+
+from __future__ import annotations
+
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+import arpad
+from arpad.pipeline.readers import read_csv, tag_aliases
+
+ROWS = [
+    ("Rated Blitz", "alice", "bob", "1-0", "2024.01.05", 1500, 1600),
+    ("Rated Blitz", "bob", "carol", "1/2-1/2", "2024.01.06", 1610, 1400),
+    ("Rated Blitz", "alice", "carol", "0-1", "2024.02.01", 1510, 1420),
+]
+TAGS = ["Event", "White", "Black", "Result", "Date", "WhiteElo", "BlackElo"]
+CANONICAL = ["event_id", "white_id", "black_id", "result", "date", "white_rating", "black_rating"]
+
+
+def _csv(path, header, rows):
+    lines = [",".join(header)] + [",".join(str(v) for v in r) for r in rows]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_tag_names_are_read_as_canonical_columns():
+    notes: list[str] = []
+    names = tag_aliases([t.lower() for t in TAGS], notes)
+    assert names == CANONICAL
+    assert "column 'white' read as white_id" in notes
+    assert len(notes) == 5  # result and date are canonical already
+
+
+def test_canonical_tables_are_left_alone():
+    notes: list[str] = []
+    # white_id present: nothing is renamed, not even Event.
+    assert tag_aliases(["white_id", "black_id", "white", "event"], notes) == [
+        "white_id",
+        "black_id",
+        "white",
+        "event",
+    ]
+    # A canonical column beside its tag name keeps its place; the tag column stays unknown.
+    assert tag_aliases(["white", "black", "event", "event_id"], notes) == [
+        "white_id",
+        "black_id",
+        "event",
+        "event_id",
+    ]
+    # A players file (no White/Black) is untouched.
+    assert tag_aliases(["player_id", "event"], []) == ["player_id", "event"]
+
+
+def test_tag_named_csv_equals_canonical_csv(tmp_path):
+    tags = read_csv(_csv(tmp_path / "tags.csv", TAGS, ROWS))
+    canon = read_csv(_csv(tmp_path / "canon.csv", CANONICAL, ROWS))
+    assert tags.kind == canon.kind == "games"
+    cols = [c for c in canon.frame.columns if c != "_raw"]
+    assert tags.frame.select(cols).equals(canon.frame.select(cols))
+    assert any("read as white_id" in n for n in tags.notes)
+
+
+def test_tag_named_file_and_frame_rate_like_canonical(tmp_path):
+    stored = {}
+    for name, header in (("tags", TAGS), ("canon", CANONICAL)):
+        (tmp_path / name).mkdir()
+        arpad.Store(tmp_path / name / "store").ingest(
+            [_csv(tmp_path / name / "g.csv", header, ROWS)]
+        )
+        files = sorted((tmp_path / name / "store").rglob("games/**/*.parquet"))
+        stored[name] = [
+            pq.read_table(f).drop_columns(["source", "ingest_batch"]).to_pylist() for f in files
+        ]
+    assert stored["tags"] == stored["canon"]
+    first = stored["tags"][0][0]
+    assert (first["white_id"], first["white_rating"], first["event_id"]) == (
+        "alice",
+        1500.0,
+        "Rated Blitz",
+    )
+
+    frame = pl.DataFrame([list(r) for r in ROWS], schema=TAGS, orient="row")
+    by_tags = arpad.rate(frame, system="elo")
+    by_canon = arpad.rate(frame.rename(dict(zip(TAGS, CANONICAL))), system="elo")
+    assert by_tags.equals(by_canon)
+    # alice beat bob (both 1500 at K 20): 1510 after January.
+    jan = by_tags.filter((pl.col("period") == 202401) & (pl.col("player_id") == "alice"))
+    assert jan["rating_after"].item() == pytest.approx(1510.0)
