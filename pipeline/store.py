@@ -665,6 +665,21 @@ class Store:
         base = self._system_pool(self.ratings_dir, system, pool)
         return sorted(int(p.name.split("=", 1)[1]) for p in self._subdirs(base))
 
+    def rated(self) -> list[tuple[str, str]]:
+        """(system, pool) pairs that have at least one stored ratings period."""
+        out = []
+        for system_dir in self._subdirs(self.ratings_dir):
+            for pool_dir in self._subdirs(system_dir):
+                if any(self._subdirs(pool_dir)):
+                    out.append((system_dir.name.split("=", 1)[1], pool_dir.name.split("=", 1)[1]))
+        return sorted(out)
+
+    def no_ratings(self, system: str, pool: str) -> ValueError:
+        """The error for a missing system/pool, naming what the store does have."""
+        have = ", ".join(f"{s}/{p}" for s, p in self.rated())
+        hint = f" (this store has ratings of {have})" if have else ""
+        return ValueError(f"no ratings for system {system} pool {pool}; run arpad rate first{hint}")
+
     def remove_ratings(self, system: str, pool: str, period: int) -> None:
         for directory in (
             self.rating_partition(system, pool, period),

@@ -355,11 +355,17 @@ class Store:
 
         return history_figure(self._store, list(players), system, pool)
 
-    def card(self, player: str, period: int, pool: str = "standard", rules=None, **settings):
-        """The FIDE rating card of ``player`` in ``period``: game by game, why the
-        rating moved (``.to_dict()``; ``print(card)`` for the text form)."""
+    def card(
+        self, player: str, period: int | None = None, pool: str = "standard", rules=None, **settings
+    ):
+        """The FIDE rating card of ``player`` in ``period`` (default: the latest rated
+        period): game by game, why the rating moved (``.to_dict()``; ``print(card)`` for
+        the text form)."""
         from arpad.pipeline import engine
-        from arpad.pipeline.fide_card import rating_card
+        from arpad.pipeline.fide_card import latest_period, rating_card
+
+        if period is None:
+            period = latest_period(self._store, pool)
 
         resolved = engine.resolve_rules("fide", rules, pool) if rules else None
         overrides = {k: str(v) for k, v in settings.items()}
