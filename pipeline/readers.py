@@ -396,6 +396,7 @@ def raw_from_arrow(
     _check_columns(path, names, row_kind)
     table = table.rename_columns(names)
     table = pa.table([_as_text(col) for col in table.columns], names=table.column_names)
+    table = _timestamps_as_dates(table, row_kind)
     try:
         frame = pl.from_arrow(table)
         if isinstance(frame, pl.Series):
@@ -416,6 +417,19 @@ def raw_from_arrow(
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
     return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None, notes=notes)
+
+
+def _timestamps_as_dates(table: pa.Table, kind: str) -> pa.Table:
+    """A games table's timestamp ``date`` (a pandas datetime64 column, say) as its dates:
+    the calendar date the timestamp shows, in its own time zone when it has one
+    (docs/ingest.md "Typed columns")."""
+    if kind != "games" or "date" not in table.column_names:
+        return table
+    column = table.column("date")
+    if not pa.types.is_timestamp(column.type):
+        return table
+    at = table.column_names.index("date")
+    return table.set_column(at, "date", column.cast(pa.date32()))
 
 
 def _plain_number(dtype) -> bool:

@@ -88,3 +88,29 @@ def test_tag_named_file_and_frame_rate_like_canonical(tmp_path):
     # alice beat bob (both 1500 at K 20): 1510 after January.
     jan = by_tags.filter((pl.col("period") == 202401) & (pl.col("player_id") == "alice"))
     assert jan["rating_after"].item() == pytest.approx(1510.0)
+
+
+def test_timestamp_dates_are_their_calendar_dates():
+    """A pandas datetime64 / Arrow timestamp ``date`` column is read as the dates it shows
+    (docs/ingest.md "Typed columns"), in its own time zone when it has one."""
+    import datetime as dt
+
+    import pandas as pd
+
+    when = ["2024-01-05 23:30", "2024-01-31 00:00", "2024-02-01 08:00"]
+    base = {"white_id": ["a", "b", "a"], "black_id": ["b", "c", "c"], "score": [1.0, 0.5, 0.0]}
+    dated = pl.DataFrame({**base, "date": [dt.date(2024, 1, 5), dt.date(2024, 1, 31),
+                                           dt.date(2024, 2, 1)]})  # fmt: skip
+    expected = arpad.rate(dated, system="elo")
+    naive = pd.DataFrame({**base, "date": pd.to_datetime(when)})
+    assert arpad.rate(naive, system="elo").equals(expected)
+    # 23:30 UTC on 31 January is already 1 February in Tokyo: that game moves a period.
+    tokyo = pd.DataFrame({**base, "date": pd.to_datetime(when).tz_localize("Asia/Tokyo")})
+    assert arpad.rate(tokyo, system="elo").equals(expected)
+    shifted = pd.to_datetime(["2024-01-05 12:00", "2024-01-31 23:30", "2024-02-01 08:00"])
+    moved = pd.DataFrame({**base, "date": shifted.tz_localize("UTC").tz_convert("Asia/Tokyo")})
+    periods = arpad.rate(moved, system="elo").filter(pl.col("player_id") == "b")["period"]
+    # b played in January only (5 Jan); his game with c is on 1 February in Tokyo.
+    assert periods.to_list() == [202401, 202402]
+    games_b = arpad.rate(moved, system="elo").filter(pl.col("player_id") == "b")["games"]
+    assert games_b.to_list() == [1, 1]
