@@ -114,3 +114,21 @@ def test_timestamp_dates_are_their_calendar_dates():
     assert periods.to_list() == [202401, 202402]
     games_b = arpad.rate(moved, system="elo").filter(pl.col("player_id") == "b")["games"]
     assert games_b.to_list() == [1, 1]
+
+
+def test_rate_takes_a_file_path_and_a_lazy_frame(tmp_path):
+    """``arpad.rate`` reads a path as ``arpad ingest`` reads it; a LazyFrame is collected."""
+    path = _csv(tmp_path / "g.csv", CANONICAL, ROWS)
+    frame = pl.read_csv(path)
+    expected = arpad.rate(frame, system="glicko2")
+    assert arpad.rate(path, system="glicko2").equals(expected)
+    assert arpad.rate(str(path), system="glicko2").equals(expected)
+    assert arpad.rate(frame.lazy(), system="glicko2").equals(expected)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("white_id,black_id,result,date\na,b,1-0,2024-01-01\na,b,9-9,2024-01-02\n")
+    with pytest.raises(
+        arpad.InputError, match=r"bad\.csv: 1 of 2 rows rejected \(row 3: unknown_result"
+    ):
+        arpad.rate(bad, system="elo")
+    with pytest.raises(arpad.InputError, match="no such file"):
+        arpad.rate(tmp_path / "missing.csv", system="elo")
