@@ -40,32 +40,68 @@ def read_keys(path) -> pa.Array:
     return ids
 
 
-def assign(path, root, white: pa.ChunkedArray, black: pa.ChunkedArray):
-    """Keys of ``white`` and ``black`` ids, extending the dictionary at ``path`` with
-    the ids it does not hold yet (in order of first appearance: every White id of
-    the batch, then every Black id). Writes the dictionary only when it grew (atomically, under ``root``).
-    Returns (white_key, black_key) as int32 arrays."""
-    from arpad.pipeline.store import atomic_write_parquet
+def first_appearance(white: pa.Array, black: pa.Array) -> pa.Array:
+    """The distinct ids of a batch of games in order of first appearance, reading the
+    games row by row, White then Black (the same order whatever the batch size: a
+    file streamed in slices gives the same keys as the whole file at once)."""
+    n = len(white)
+    both = pa.concat_arrays([white, black])
+    order = np.empty(2 * n, dtype=np.int64)
+    order[0::2] = np.arange(n)
+    order[1::2] = np.arange(n, 2 * n)
+    return pc.unique(both.take(pa.array(order)))
 
-    known = read_keys(path)
-    white = white.combine_chunks() if isinstance(white, pa.ChunkedArray) else white
-    black = black.combine_chunks() if isinstance(black, pa.ChunkedArray) else black
-    white = white.cast(pa.string())
-    black = black.cast(pa.string())
-    fresh = pc.unique(pa.concat_arrays([white, black]))
-    if len(known):
-        fresh = fresh.filter(pc.invert(pc.is_in(fresh, value_set=known)))
-    if len(fresh):
-        known = pa.concat_arrays([known, fresh]) if len(known) else fresh
+
+class KeyDictionary:
+    """The ``player_id -> key`` dictionary of ``path`` in memory, extended batch by
+    batch (``keys``) and written once (``write``): a streamed ingest assigns keys
+    slice by slice without rewriting the file each time."""
+
+    def __init__(self, path):
+        self.ids = read_keys(path)
+        self.grown = False
+
+    def keys(self, white, black) -> tuple[pa.Array, pa.Array]:
+        """Keys of ``white`` and ``black`` (int32), adding the ids not held yet."""
+        white = white.combine_chunks() if isinstance(white, pa.ChunkedArray) else white
+        black = black.combine_chunks() if isinstance(black, pa.ChunkedArray) else black
+        white = white.cast(pa.string())
+        black = black.cast(pa.string())
+        fresh = first_appearance(white, black)
+        if len(self.ids):
+            fresh = fresh.filter(pc.invert(pc.is_in(fresh, value_set=self.ids)))
+        if len(fresh):
+            self.ids = pa.concat_arrays([self.ids, fresh]) if len(self.ids) else fresh
+            self.grown = True
+        return (
+            pc.index_in(white, value_set=self.ids).cast(pa.int32()),
+            pc.index_in(black, value_set=self.ids).cast(pa.int32()),
+        )
+
+    def write(self, path, root) -> bool:
+        """Write the dictionary if it grew (atomically, under ``root``)."""
+        from arpad.pipeline.store import atomic_write_parquet
+
+        if not self.grown:
+            return False
         table = pa.table(
-            {"player_id": known, "key": pa.array(np.arange(len(known), dtype=np.int32))},
+            {"player_id": self.ids, "key": pa.array(np.arange(len(self.ids), dtype=np.int32))},
             schema=KEYS,
         )
         atomic_write_parquet(table, path, root)
-    return (
-        pc.index_in(white, value_set=known).cast(pa.int32()),
-        pc.index_in(black, value_set=known).cast(pa.int32()),
-    )
+        self.grown = False
+        return True
+
+
+def assign(path, root, white: pa.ChunkedArray, black: pa.ChunkedArray):
+    """Keys of ``white`` and ``black`` ids, extending the dictionary at ``path`` with
+    the ids it does not hold yet (in order of first appearance, row by row, White
+    then Black: ``first_appearance``). Writes the dictionary only when it grew
+    (atomically, under ``root``). Returns (white_key, black_key) as int32 arrays."""
+    dictionary = KeyDictionary(path)
+    white_key, black_key = dictionary.keys(white, black)
+    dictionary.write(path, root)
+    return white_key, black_key
 
 
 def resolve_aliases(ids, aliases: tuple[pa.Array, pa.Array] | None):

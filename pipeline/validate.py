@@ -7,6 +7,7 @@ Reason codes: ``pipeline.reasons.Reason`` (table in docs/ingest.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import polars as pl
 import pyarrow as pa
@@ -89,7 +90,21 @@ def _parse_date(expr: pl.Expr) -> pl.Expr:
     return normal.str.strptime(pl.Date, "%Y-%m-%d", strict=False)
 
 
-def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
+class SeenIds(Protocol):
+    """Game ids accepted from earlier slices of the same file (a streamed ingest)."""
+
+    def first_lines(self, ids: pl.Series) -> pl.DataFrame:
+        """``_game_id`` and ``_before`` (its accepted line) for those of ``ids`` seen."""
+
+    def add(self, ids: pl.Series, lines: pl.Series) -> None: ...
+
+
+def validate_games(
+    raw: RawTable, source: str, batch: str, seen: SeenIds | None = None
+) -> Validated:
+    """``seen``: the ids accepted from earlier slices of the file, when it is read in
+    slices; a game id seen there is a duplicate of that line, as it would be in the
+    whole file."""
     f = raw.frame
     for name in GAME_COLUMNS:
         if name not in f.columns:
@@ -290,6 +305,11 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
     # Duplicate game ids inside the file: the first valid occurrence wins.
     f = f.with_columns(pl.col("_reason").is_null().alias("_ok"))
     first_line = pl.col("_line").filter(pl.col("_ok")).min().over("_game_id")
+    if seen is not None:
+        before = seen.first_lines(f.filter(pl.col("_ok")).get_column("_game_id"))
+        if before.height:
+            f = f.join(before, on="_game_id", how="left", maintain_order="left")
+            first_line = pl.coalesce(pl.col("_before"), first_line)
     dup = pl.col("_ok") & (pl.col("_line") != first_line)
     f = f.with_columns(
         pl.when(dup)
@@ -304,6 +324,8 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
 
     good = f.filter(pl.col("_reason").is_null())
     bad = f.filter(pl.col("_reason").is_not_null())
+    if seen is not None:
+        seen.add(good.get_column("_game_id"), good.get_column("_line"))
     accepted = good.select(
         pl.col("_game_id").alias("game_id"),
         pl.col("_date").alias("date"),
