@@ -44,12 +44,11 @@ def first_appearance(white: pa.Array, black: pa.Array) -> pa.Array:
     """The distinct ids of a batch of games in order of first appearance, reading the
     games row by row, White then Black (the same order whatever the batch size: a
     file streamed in slices gives the same keys as the whole file at once)."""
-    n = len(white)
-    both = pa.concat_arrays([white, black])
-    order = np.empty(2 * n, dtype=np.int64)
-    order[0::2] = np.arange(n)
-    order[1::2] = np.arange(n, 2 * n)
-    return pc.unique(both.take(pa.array(order)))
+    import polars as pl
+
+    pair = pl.DataFrame({"w": white, "b": black})
+    row_by_row = pair.select(pl.concat_list("w", "b").alias("id")).explode("id")
+    return row_by_row.get_column("id").unique(maintain_order=True).to_arrow().cast(pa.string())
 
 
 class KeyDictionary:

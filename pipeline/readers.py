@@ -346,7 +346,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     return RawTable(path, "csv", row_kind, frame, chosen.name if chosen else None, problems, notes)
 
 
-def _open_parquet(path: Path) -> pq.ParquetFile:
+def _open_parquet(path: Path, pre_buffer: bool = True) -> pq.ParquetFile:
     """The Parquet file, its declared decompressed size held to ``ARPAD_MAX_DECOMPRESSED``."""
     from arpad.pipeline.archives import Limits, human
 
@@ -363,7 +363,7 @@ def _open_parquet(path: Path) -> pq.ParquetFile:
             f"decompresses to {human(declared)}, more than {human(limit)} "
             "(limit ARPAD_MAX_DECOMPRESSED)",
         )
-    return pq.ParquetFile(path)
+    return pq.ParquetFile(path, pre_buffer=pre_buffer)
 
 
 def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
@@ -401,12 +401,12 @@ def iter_parquet(
     read slice by slice). Each slice is checked as ``read_parquet`` checks the whole
     file, with the same messages; a file without rows gives one empty slice."""
     try:
-        f = _open_parquet(path)
+        f = _open_parquet(path, pre_buffer=False)  # no whole row group read ahead
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise InputError(path, None, f"not a readable Parquet file: {exc}") from None
     with f:
         first = 1
-        batches = f.iter_batches(batch_size=batch_rows, use_threads=False)
+        batches = f.iter_batches(batch_size=batch_rows)
         while True:
             try:
                 batch = next(batches, None)

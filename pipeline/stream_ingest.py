@@ -43,8 +43,16 @@ from arpad.pipeline.reasons import Reason
 from arpad.pipeline.store import Store, before_change
 from arpad.pipeline.validate import Validated, validate_games
 
-BATCH_ROWS = 1_000_000  # rows per slice (a slice costs a few hundred bytes per row)
+BATCH_ROWS = 500_000  # rows per slice (validating a slice costs ~0.5 KB per row at peak)
 MAX_OPEN_WRITERS = 64  # partition files open at once; more are written as segments
+# Parquet dictionary encoding for the text columns with few distinct values only: an
+# open writer keeps the dictionary of every encoded column (~16 MB per writer with
+# game_id and source, one value per row, where the encoding falls back to plain).
+DICTIONARY_COLUMNS = [
+    f.name
+    for f in schemas.GAMES_FILE
+    if pa.types.is_string(f.type) and f.name not in ("game_id", "source")
+]
 
 
 def streamable(path: Path, fmt: str | None, mapping: str | None, kind: str | None):
@@ -57,50 +65,42 @@ def streamable(path: Path, fmt: str | None, mapping: str | None, kind: str | Non
 
 
 class SeenIds:
-    """The game ids accepted so far, per slice: a sorted 64-bit hash of each id (polars'
-    hash, used inside this process only), the id and its line. A hash match is
-    checked against the id itself, so a collision never makes a duplicate."""
+    """The game ids accepted so far, slice by slice, as two 64-bit hashes of each id
+    (polars' hash with two seeds, used inside this process only) and its line:
+    24 bytes per game whatever the ids. A false duplicate needs both hashes of two
+    different ids to agree (odds about n**2 / 2**129: below 1e-22 for 10**8 games)."""
+
+    SEEDS = (0x5EED, 0xC0FFEE)
 
     def __init__(self) -> None:
-        self.parts: list[tuple[np.ndarray, pa.Array, np.ndarray]] = []
+        self.first = pl.Series("h", [], dtype=pl.UInt64)
+        self.parts: list[pl.DataFrame] = []
+
+    def _hashes(self, ids: pl.Series) -> pl.DataFrame:
+        return pl.DataFrame(
+            {"_h1": ids.hash(seed=self.SEEDS[0]), "_h2": ids.hash(seed=self.SEEDS[1])}
+        )
 
     def first_lines(self, ids: pl.Series) -> pl.DataFrame:
-        found_ids: list[str] = []
-        found_lines: list[int] = []
-        if self.parts and len(ids):
-            hashes = ids.hash(seed=0).to_numpy()
-            arrow_ids = ids.to_arrow().cast(pa.large_string())
-            for sorted_hashes, part_ids, lines in self.parts:
-                pos = np.searchsorted(sorted_hashes, hashes)
-                inside = pos < len(sorted_hashes)
-                rows = np.flatnonzero(inside)
-                rows = rows[sorted_hashes[pos[rows]] == hashes[rows]]
-                for row in rows.tolist():  # rare: a duplicate id (or a hash collision)
-                    at = int(pos[row])
-                    want = arrow_ids[row].as_py()
-                    while at < len(sorted_hashes) and sorted_hashes[at] == hashes[row]:
-                        if part_ids[at].as_py() == want:
-                            found_ids.append(want)
-                            found_lines.append(int(lines[at]))
-                            break
-                        at += 1
-        return pl.DataFrame(
-            {"_game_id": found_ids, "_before": found_lines},
-            schema={"_game_id": pl.String, "_before": pl.Int64},
-        ).unique("_game_id", keep="first")
+        found = pl.DataFrame(schema={"_game_id": pl.String, "_before": pl.Int64})
+        if not self.parts or not len(ids):
+            return found
+        hashes = self._hashes(ids).with_columns(ids.alias("_game_id"))
+        wanted = hashes.filter(pl.col("_h1").is_in(self.first))
+        if not wanted.height:
+            return found
+        frames = [found]
+        for part in self.parts:
+            hit = part.join(wanted, on=["_h1", "_h2"], how="inner")
+            frames.append(hit.select("_game_id", "_before"))
+        return pl.concat(frames).unique("_game_id", keep="first")
 
     def add(self, ids: pl.Series, lines: pl.Series) -> None:
         if not len(ids):
             return
-        hashes = ids.hash(seed=0).to_numpy()
-        order = np.argsort(hashes, kind="stable")
-        self.parts.append(
-            (
-                hashes[order],
-                ids.to_arrow().cast(pa.large_string()).take(pa.array(order)),
-                lines.to_numpy()[order],
-            )
-        )
+        part = self._hashes(ids).with_columns(lines.cast(pl.Int64).alias("_before"))
+        self.first = self.first.append(part.get_column("_h1"))
+        self.parts.append(part)
 
 
 class PartitionWriters:
@@ -129,7 +129,9 @@ class PartitionWriters:
         path.parent.mkdir(parents=True, exist_ok=True)
         before_change(path)
         segments.append(path)
-        writer = pq.ParquetWriter(path, schemas.GAMES_FILE, compression="zstd", use_dictionary=True)
+        writer = pq.ParquetWriter(
+            path, schemas.GAMES_FILE, compression="zstd", use_dictionary=DICTIONARY_COLUMNS
+        )
         self.open[key] = writer
         return writer
 
@@ -138,9 +140,13 @@ class PartitionWriters:
         if games.num_rows == 0:
             return
         # One stable sort by (pool, period), then a slice per partition (as
-        # Store.write_games): rows keep their file order inside a partition.
-        order = pc.sort_indices(games, sort_keys=[("pool", "ascending"), ("period", "ascending")])
-        games = games.take(order)
+        # Store.write_games): rows keep their file order inside a partition. A slice
+        # already in that order (a file sorted by period) is not copied.
+        if not _in_partition_order(games):
+            order = pc.sort_indices(
+                games, sort_keys=[("pool", "ascending"), ("period", "ascending")]
+            )
+            games = games.take(order)
         runs = games.group_by(["pool", "period"], use_threads=False).aggregate(
             [("period", "count")]
         )
@@ -164,7 +170,10 @@ class PartitionWriters:
             if len(segments) > 1:
                 joined = final.with_name(f".{final.name}.joined.tmp")
                 with pq.ParquetWriter(
-                    joined, schemas.GAMES_FILE, compression="zstd", use_dictionary=True
+                    joined,
+                    schemas.GAMES_FILE,
+                    compression="zstd",
+                    use_dictionary=DICTIONARY_COLUMNS,
                 ) as out:
                     for segment in segments:
                         with pq.ParquetFile(segment) as f:
@@ -175,6 +184,16 @@ class PartitionWriters:
             else:
                 os.replace(segments[0], final)
         return sorted(self.segments)
+
+
+def _in_partition_order(games: pa.Table) -> bool:
+    """One pool and periods that never go down: already in partition order."""
+    if pc.count_distinct(games.column("pool")).as_py() > 1:
+        return False
+    period = games.column("period").combine_chunks()
+    if len(period) < 2:
+        return True
+    return bool(pc.all(pc.greater_equal(period.slice(1), period.slice(0, len(period) - 1))).as_py())
 
 
 # -- re-sent games, slice by slice --------------------------------------------------
@@ -350,7 +369,7 @@ def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=
     prior = _PRIOR.empty_table()
     writers = PartitionWriters(staged, batch)
     dictionary = keys.KeyDictionary(staged.keys_path)
-    used: list[np.ndarray] = []
+    used = np.zeros(0, dtype=bool)  # by key: named by a game stored from this file
     quarantine: list[pa.Table] = []
     rows = accepted = resent = 0
     for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS):
@@ -365,20 +384,21 @@ def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=
             white_key, black_key = dictionary.keys(
                 games.column("white_id"), games.column("black_id")
             )
-            used += [white_key.to_numpy(), black_key.to_numpy()]
+            if len(used) < len(dictionary.ids):
+                used = np.concatenate([used, np.zeros(len(dictionary.ids) - len(used), bool)])
+            used[white_key.to_numpy()] = True
+            used[black_key.to_numpy()] = True
             writers.write(
                 games.append_column("white_key", white_key).append_column("black_key", black_key)
             )
         accepted += games.num_rows
+        del v, games
+        pa.default_memory_pool().release_unused()  # give the slice's memory back
     written = writers.close()
     if written:
         dictionary.write(staged.keys_path, staged.root)
     staged.staged_games(written, batch)
-    ids = (
-        dictionary.ids.take(pa.array(np.unique(np.concatenate(used))))
-        if used
-        else pa.array([], pa.string())
-    )
+    ids = dictionary.ids.filter(pa.array(used)) if used.any() else pa.array([], pa.string())
     table = (
         pa.concat_tables(quarantine).sort_by("line")
         if quarantine
