@@ -40,15 +40,24 @@ def read_keys(path) -> pa.Array:
     return ids
 
 
-def first_appearance(white: pa.Array, black: pa.Array) -> pa.Array:
-    """The distinct ids of a batch of games in order of first appearance, reading the
-    games row by row, White then Black (the same order whatever the batch size: a
-    file streamed in slices gives the same keys as the whole file at once)."""
-    import polars as pl
-
-    pair = pl.DataFrame({"w": white, "b": black})
-    row_by_row = pair.select(pl.concat_list("w", "b").alias("id")).explode("id")
-    return row_by_row.get_column("id").unique(maintain_order=True).to_arrow().cast(pa.string())
+def first_appearance(white: pa.Array, black: pa.Array, ids: pa.Array | None = None) -> pa.Array:
+    """The distinct ids of a batch of games (or ``ids``, some of them) in order of
+    first appearance, reading the games row by row, White then Black: the same
+    order whatever the batch size, so a file streamed in slices gives the same keys
+    as the whole file at once."""
+    if ids is None:
+        ids = pc.unique(pa.concat_arrays([white, black]))
+    if len(ids) == 0:
+        return ids
+    # Position in the row-by-row reading: 2 * row for White, 2 * row + 1 for Black.
+    far = np.iinfo(np.int64).max
+    as_white = pc.fill_null(pc.index_in(ids, value_set=white), -1).to_numpy()
+    as_black = pc.fill_null(pc.index_in(ids, value_set=black), -1).to_numpy()
+    position = np.minimum(
+        np.where(as_white >= 0, 2 * as_white.astype(np.int64), far),
+        np.where(as_black >= 0, 2 * as_black.astype(np.int64) + 1, far),
+    )
+    return ids.take(pa.array(np.argsort(position, kind="stable")))
 
 
 class KeyDictionary:
@@ -66,16 +75,21 @@ class KeyDictionary:
         black = black.combine_chunks() if isinstance(black, pa.ChunkedArray) else black
         white = white.cast(pa.string())
         black = black.cast(pa.string())
-        fresh = first_appearance(white, black)
+        # One hash pass over the batch's ids (a dictionary of its distinct ids), then
+        # only the distinct ids are looked up in the key dictionary.
+        encoded = pc.dictionary_encode(pa.concat_arrays([white, black]))
+        values = encoded.dictionary
+        fresh = values
         if len(self.ids):
-            fresh = fresh.filter(pc.invert(pc.is_in(fresh, value_set=self.ids)))
+            fresh = values.filter(pc.invert(pc.is_in(values, value_set=self.ids)))
         if len(fresh):
+            fresh = first_appearance(white, black, fresh)
             self.ids = pa.concat_arrays([self.ids, fresh]) if len(self.ids) else fresh
             self.grown = True
-        return (
-            pc.index_in(white, value_set=self.ids).cast(pa.int32()),
-            pc.index_in(black, value_set=self.ids).cast(pa.int32()),
-        )
+        value_keys = pc.index_in(values, value_set=self.ids).cast(pa.int32())
+        both = value_keys.take(encoded.indices)
+        n = len(white)
+        return both.slice(0, n), both.slice(n)
 
     def write(self, path, root) -> bool:
         """Write the dictionary if it grew (atomically, under ``root``)."""

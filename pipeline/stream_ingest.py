@@ -86,7 +86,7 @@ class SeenIds:
         if not self.parts or not len(ids):
             return found
         hashes = self._hashes(ids).with_columns(ids.alias("_game_id"))
-        wanted = hashes.filter(pl.col("_h1").is_in(self.first))
+        wanted = hashes.filter(pl.col("_h1").is_in(self.first.implode()))
         if not wanted.height:
             return found
         frames = [found]
