@@ -4,6 +4,7 @@ and the order-independent content digest (docs/store.md "Content digest")."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 
 import numpy as np
@@ -11,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from arpad.kernels import digest as kernel
+from arpad.kernels.digest import text_hashes as compiled_text_hashes
 from arpad.pipeline import digest, keys, readers, stream_ingest
 from arpad.pipeline.ingest import ingest_file
 from arpad.pipeline.store import Store
@@ -203,48 +204,73 @@ def _accepted(path) -> pa.Table:
     return validate_games(readers.read_any(path), path.name, "0" * 16).accepted
 
 
-def _naive_lanes(values: list, seeds=(0xCBF29CE484222325, 0x84222325CBF29CE4)) -> tuple:
-    """kernels/digest.py one row at a time in Python integers (mod 2**64)."""
+def _naive_row_hash(row: list) -> int:
+    """pipeline/digest.py's row hash, one value at a time in Python integers."""
     mask = (1 << 64) - 1
-    prime, tag = 0x100000001B3, 0x9E3779B97F4A7C15
 
     def mix(h):
         h = ((h ^ (h >> 30)) * 0xBF58476D1CE4E5B9) & mask
         h = ((h ^ (h >> 27)) * 0x94D049BB133111EB) & mask
         return h ^ (h >> 31)
 
-    a, b = seeds
-    for v in values:
+    def value(v):
         if v is None:
-            a, b = mix(a ^ tag), mix((b + tag) & mask)
-        elif isinstance(v, bytes):
+            return int(digest.NULL_TAG)
+        if isinstance(v, bytes):
+            h = int(digest.SEED)
             for byte in v:
-                a, b = ((a ^ byte) * prime) & mask, ((b ^ byte) * prime) & mask
-            a, b = mix(a ^ len(v)), mix(b ^ ((len(v) + tag) & mask))
-        else:
-            u = v & mask
-            a, b = mix(((a ^ u) * prime) & mask), mix((((b + u) & mask) * prime) & mask)
-    return a, b
+                h = ((h ^ byte) * 0x100000001B3) & mask
+            return mix(h ^ len(v))
+        return mix((v & mask) ^ int(digest.SEED))
+
+    total = sum(int(w) * value(v) for w, v in zip(digest.WEIGHTS, row, strict=True))
+    return mix(total & mask)
 
 
-def test_row_hash_kernel_equals_a_naive_reference():
-    texts = [b"", b"abc", "\u00e9l\u00e8ve".encode(), None, b"P0001"]
-    numbers = [0, -1, 202501, None, 2**62]
-    lanes = kernel.start(5)
-    kernel.fold_values(
-        lanes,
-        np.array([n or 0 for n in numbers], np.int64),
-        np.array([n is not None for n in numbers]),
+def test_row_hash_equals_a_naive_reference():
+    games = pa.table(
+        {
+            "game_id": ["g1", "f.csv:2", "", "g\u00e9\u00e9\u00e9" * 30],
+            "date": pa.array([None, dt.date(2025, 1, 3), None, dt.date(1886, 1, 11)]),
+            "period": pa.array([202501, 202501, 7, 188601], pa.int32()),
+            "pool": ["standard", "standard", "rapid", "standard"],
+            "white_id": ["A", "B", "P0001", "Steinitz"],
+            "black_id": ["B", "A", "P0002", "Zukertort"],
+            "score": pa.array([1.0, 0.5, 0.0, 1.0], pa.float32()),
+            "event_id": [None, "e", None, "World Championship"],
+            "rated": [True] * 4,
+            "source": ["f.csv:1", "f.csv:2", "f.csv:3", "f.csv:4"],
+            "ingest_batch": ["b"] * 4,
+        }
     )
-    data = b"".join(t or b"" for t in texts)
-    offsets = np.cumsum([0] + [len(t or b"") for t in texts])
-    kernel.fold_text(
-        lanes, np.frombuffer(data, np.uint8), offsets, np.array([t is not None for t in texts])
+    got = digest.row_hashes(games).tolist()
+    rows = games.to_pylist()
+    for row, h in zip(rows, got, strict=True):
+        own = None if row["game_id"] == row["source"] else row["game_id"].encode()
+        date = None if row["date"] is None else (row["date"] - dt.date(1970, 1, 1)).days
+        score = int(np.float64(row["score"]).view(np.int64))
+        text = [row[c].encode() if row[c] is not None else None for c in digest.TEXT[:-1]]
+        assert h == _naive_row_hash([row["period"], date, score, *text, own])
+    # Text values hashed once per distinct value and gathered agree with row by row.
+    ids = pa.array(["x", None, "", "x", "yy", None])
+    assert np.array_equal(
+        digest._text_column_hashes(ids, distinct=True),
+        digest._text_column_hashes(ids, distinct=False),
     )
-    for i in range(5):
-        assert (int(lanes.a[i]), int(lanes.b[i])) == _naive_lanes([numbers[i], texts[i]])
-    with pytest.raises(ValueError):
-        kernel.fold_text(lanes, np.frombuffer(data, np.uint8), offsets[:-1], np.ones(5, bool))
+    # The compiled kernel (large slices) and NumPy (small ones) agree.
+    rng = np.random.default_rng(3)
+    lengths = rng.integers(0, 40, 500)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    data = rng.integers(0, 256, int(offsets[-1])).astype(np.uint8)
+    valid = rng.random(500) > 0.1
+    args = (digest.SEED, digest.FNV_PRIME, digest.NULL_TAG)
+    assert np.array_equal(
+        digest.text_hashes_numpy(data, offsets, valid),
+        compiled_text_hashes(data, offsets, valid, *args),
+    )
+    for hashes in (digest.text_hashes_numpy, lambda *a: compiled_text_hashes(*a, *args)):
+        with pytest.raises(ValueError):
+            hashes(np.zeros(3, np.uint8), np.array([0, 1]), np.ones(3, bool))
 
 
 def test_a_resend_is_recognised_against_a_version_1_digest(tmp_path, monkeypatch, capsys):
