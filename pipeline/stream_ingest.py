@@ -73,8 +73,7 @@ class SeenIds:
     SEEDS = (0x5EED, 0xC0FFEE)
 
     def __init__(self) -> None:
-        self.first = pl.Series("h", [], dtype=pl.UInt64)
-        self.parts: list[pl.DataFrame] = []
+        self.seen = pl.DataFrame(schema={"_h1": pl.UInt64, "_h2": pl.UInt64, "_before": pl.Int64})
 
     def _hashes(self, ids: pl.Series) -> pl.DataFrame:
         return pl.DataFrame(
@@ -83,24 +82,22 @@ class SeenIds:
 
     def first_lines(self, ids: pl.Series) -> pl.DataFrame:
         found = pl.DataFrame(schema={"_game_id": pl.String, "_before": pl.Int64})
-        if not self.parts or not len(ids):
+        if not self.seen.height or not len(ids):
             return found
         hashes = self._hashes(ids).with_columns(ids.alias("_game_id"))
-        wanted = hashes.filter(pl.col("_h1").is_in(self.first.implode()))
-        if not wanted.height:
+        # The slice's hashes as the set, every id seen so far probed against it: a set
+        # of one slice is built per slice, never one of the whole file.
+        near = self.seen.get_column("_h1").is_in(hashes.get_column("_h1").implode())
+        if not near.any():
             return found
-        frames = [found]
-        for part in self.parts:
-            hit = part.join(wanted, on=["_h1", "_h2"], how="inner")
-            frames.append(hit.select("_game_id", "_before"))
-        return pl.concat(frames).unique("_game_id", keep="first")
+        hit = self.seen.filter(near).join(hashes, on=["_h1", "_h2"], how="inner")
+        return hit.select("_game_id", "_before").unique("_game_id", keep="first")
 
     def add(self, ids: pl.Series, lines: pl.Series) -> None:
         if not len(ids):
             return
         part = self._hashes(ids).with_columns(lines.cast(pl.Int64).alias("_before"))
-        self.first = self.first.append(part.get_column("_h1"))
-        self.parts.append(part)
+        self.seen = self.seen.vstack(part)  # chunks appended, nothing copied
 
 
 class PartitionWriters:
