@@ -307,3 +307,52 @@ def test_a_resend_is_recognised_against_a_version_1_digest(tmp_path, monkeypatch
     report = ingest_file(store, other)
     assert report.accepted == 1 and report.reasons == {"duplicate_game": 2}
     assert any(n.startswith("2 game(s) already stored") for n in report.notes), report.notes
+
+
+def test_ids_already_stored_are_found_in_every_slice(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    first = write_csv(
+        tmp_path / "a.csv",
+        "game_id,period,white_id,black_id,score",
+        ["g1,202501,A,B,1", "g7,202501,C,D,0"],
+    )
+    rows = {
+        "game_id": [f"g{i}" for i in range(9)],
+        "period": [202502] * 9,
+        "white_id": [f"X{i}" for i in range(9)],
+        "black_id": [f"Y{i}" for i in range(9)],
+        "score": [1.0] * 9,
+    }
+    path = _write(tmp_path / "b.parquet", rows)
+    for batch_rows in (10**6, 2):
+        store = Store(tmp_path / f"s{batch_rows}")
+        ingest_file(store, first)
+        report = _ingest(store.root, path, batch_rows, monkeypatch)
+        assert report.reasons == {"duplicate_game_id": 2}
+        assert [e.split(": ", 2)[2] for e in report.examples] == [
+            "game_id g1 already stored from a.csv:2",
+            "game_id g7 already stored from a.csv:3",
+        ]
+
+
+def test_an_empty_parquet_file_stores_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = _write(tmp_path / "empty.parquet", {c: [] for c in _games(0)})
+    report = _ingest(tmp_path / "s", path, 3, monkeypatch)
+    assert (report.rows, report.accepted, report.quarantined) == (0, 0, 0)
+    assert Store(tmp_path / "s").game_files() == []
+
+
+def test_a_file_sorted_by_period_gives_the_same_store_in_slices(tmp_path, monkeypatch):
+    """Slices already in partition order are written without a sort."""
+    monkeypatch.chdir(tmp_path)
+    rows = _games()
+    order = sorted(range(40), key=lambda i: rows["period"][i])
+    rows = {c: [v[i] for i in order] for c, v in rows.items()}
+    path = _write(tmp_path / "sorted.parquet", rows)
+    _ingest(tmp_path / "whole", path, 10**6, monkeypatch)
+    _ingest(tmp_path / "sliced", path, 4, monkeypatch, writers=1)
+    assert _content(tmp_path / "sliced") == _content(tmp_path / "whole")
+    games = pq.read_table(next(iter(Store(tmp_path / "sliced").game_files())))
+    lines = [int(s.rsplit(":", 1)[1]) for s in games.column("source").to_pylist()]
+    assert lines == sorted(lines)  # file order within a period
