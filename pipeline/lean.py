@@ -50,7 +50,7 @@ def hide_unneeded_modules(argv: list[str]) -> bool:
 # docs/ingest.md "Large Parquet files"). A value already in the environment wins.
 RETURN_FREED_MEMORY = {
     "_RJEM_MALLOC_CONF": "dirty_decay_ms:0,muzzy_decay_ms:0",
-    "MIMALLOC_PURGE_DELAY": "0",
+    "MIMALLOC_PURGE_DELAY": "100",
 }
 
 
