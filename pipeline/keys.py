@@ -40,26 +40,6 @@ def read_keys(path) -> pa.Array:
     return ids
 
 
-def first_appearance(white: pa.Array, black: pa.Array, ids: pa.Array | None = None) -> pa.Array:
-    """The distinct ids of a batch of games (or ``ids``, some of them) in order of
-    first appearance, reading the games row by row, White then Black: the same
-    order whatever the batch size, so a file streamed in slices gives the same keys
-    as the whole file at once."""
-    if ids is None:
-        ids = pc.unique(pa.concat_arrays([white, black]))
-    if len(ids) == 0:
-        return ids
-    # Position in the row-by-row reading: 2 * row for White, 2 * row + 1 for Black.
-    far = np.iinfo(np.int64).max
-    as_white = pc.fill_null(pc.index_in(ids, value_set=white), -1).to_numpy()
-    as_black = pc.fill_null(pc.index_in(ids, value_set=black), -1).to_numpy()
-    position = np.minimum(
-        np.where(as_white >= 0, 2 * as_white.astype(np.int64), far),
-        np.where(as_black >= 0, 2 * as_black.astype(np.int64) + 1, far),
-    )
-    return ids.take(pa.array(np.argsort(position, kind="stable")))
-
-
 class KeyDictionary:
     """The ``player_id -> key`` dictionary of ``path`` in memory, extended batch by
     batch (``keys``) and written once (``write``): a streamed ingest assigns keys
@@ -70,7 +50,10 @@ class KeyDictionary:
         self.grown = False
 
     def keys(self, white, black) -> tuple[pa.Array, pa.Array]:
-        """Keys of ``white`` and ``black`` (int32), adding the ids not held yet."""
+        """Keys of ``white`` and ``black`` (int32), adding the ids not held yet in order
+        of first appearance, reading the games row by row, White then Black: the same
+        order whatever the batch size, so a file streamed in slices gets the same keys
+        as in one piece."""
         white = white.combine_chunks() if isinstance(white, pa.ChunkedArray) else white
         black = black.combine_chunks() if isinstance(black, pa.ChunkedArray) else black
         white = white.cast(pa.string())
@@ -79,12 +62,23 @@ class KeyDictionary:
         # only the distinct ids are looked up in the key dictionary.
         encoded = pc.dictionary_encode(pa.concat_arrays([white, black]))
         values = encoded.dictionary
-        fresh = values
         if len(self.ids):
-            fresh = values.filter(pc.invert(pc.is_in(values, value_set=self.ids)))
+            fresh = np.flatnonzero(
+                pc.invert(pc.is_in(values, value_set=self.ids)).to_numpy(zero_copy_only=False)
+            )
+        else:
+            fresh = np.arange(len(values))
         if len(fresh):
-            fresh = first_appearance(white, black, fresh)
-            self.ids = pa.concat_arrays([self.ids, fresh]) if len(self.ids) else fresh
+            # First position of each id reading row by row (2 * row as White, 2 * row + 1
+            # as Black), from the encoding: no other lookup of the ids.
+            n = len(white)
+            index = encoded.indices.to_numpy(zero_copy_only=False)
+            position = np.full(len(values), np.iinfo(np.int64).max, dtype=np.int64)
+            np.minimum.at(position, index[:n], 2 * np.arange(n, dtype=np.int64))
+            np.minimum.at(position, index[n:], 2 * np.arange(n, dtype=np.int64) + 1)
+            order = fresh[np.argsort(position[fresh], kind="stable")]
+            new = values.take(pa.array(order))
+            self.ids = pa.concat_arrays([self.ids, new]) if len(self.ids) else new
             self.grown = True
         value_keys = pc.index_in(values, value_set=self.ids).cast(pa.int32())
         both = value_keys.take(encoded.indices)
@@ -109,7 +103,7 @@ class KeyDictionary:
 def assign(path, root, white: pa.ChunkedArray, black: pa.ChunkedArray):
     """Keys of ``white`` and ``black`` ids, extending the dictionary at ``path`` with
     the ids it does not hold yet (in order of first appearance, row by row, White
-    then Black: ``first_appearance``). Writes the dictionary only when it grew
+    then Black: ``KeyDictionary.keys``). Writes the dictionary only when it grew
     (atomically, under ``root``). Returns (white_key, black_key) as int32 arrays."""
     dictionary = KeyDictionary(path)
     white_key, black_key = dictionary.keys(white, black)

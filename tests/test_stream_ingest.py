@@ -356,3 +356,26 @@ def test_a_file_sorted_by_period_gives_the_same_store_in_slices(tmp_path, monkey
     games = pq.read_table(next(iter(Store(tmp_path / "sliced").game_files())))
     lines = [int(s.rsplit(":", 1)[1]) for s in games.column("source").to_pylist()]
     assert lines == sorted(lines)  # file order within a period
+
+
+def test_new_ids_get_keys_in_row_by_row_order_whatever_the_slicing():
+    rng = random.Random(9)
+    white = [f"p{rng.randrange(30)}" for _ in range(200)]
+    black = [f"p{rng.randrange(30)}" for _ in range(200)]
+    naive = ["p3", "p7"]  # already in the dictionary
+    for w, b in zip(white, black, strict=True):
+        for pid in (w, b):
+            if pid not in naive:
+                naive.append(pid)
+    for size in (200, 17, 1):
+        dictionary = keys.KeyDictionary("/nonexistent/keys.parquet")
+        dictionary.ids = pa.array(["p3", "p7"])
+        got_white, got_black = [], []
+        for start in range(0, 200, size):
+            k_white, k_black = dictionary.keys(
+                pa.array(white[start : start + size]), pa.array(black[start : start + size])
+            )
+            got_white += k_white.to_pylist()
+            got_black += k_black.to_pylist()
+        assert dictionary.ids.to_pylist() == naive
+        assert [naive[k] for k in got_white] == white and [naive[k] for k in got_black] == black
