@@ -8,9 +8,9 @@ id, the content digest, games already stored under another id (re-sent games),
 player keys, and the partition files. What used to need the whole file is kept
 as a small summary across slices:
 
-* game ids accepted from earlier slices (``SeenIds``: a sorted 64-bit hash per id,
-  the id and its line), so a duplicate id in a later slice names the line of the
-  first, as it would in the whole file;
+* game ids accepted from earlier slices (``SeenIds``: two 64-bit hashes per id and
+  its line), so a duplicate id in a later slice names the line of the first, as it
+  would in the whole file;
 * the order-independent content digest (pipeline/digest.py);
 * for re-sent games, how many rows of each content key matching stored games
   earlier slices held (``prior``), so stored copies are used up one for one across
