@@ -38,6 +38,12 @@ from arpad.pipeline.store import Store
 RATING_COLUMNS = (("white_id", "white_rating"), ("black_id", "black_rating"))
 
 
+def observations_path(store: Store):
+    """``players/observations.parquet``: what each source said of each player
+    (pipeline/identity.py writes it)."""
+    return store.players_path.parent / "observations.parquet"
+
+
 @dataclass(frozen=True)
 class Observations:
     """Dated published ratings of one pool: one row per (player, period), sorted by
@@ -117,7 +123,7 @@ def has_observations(store: Store) -> bool:
     for path in store.game_files():
         if _file_observations(str(path), 0) is not None:
             return True
-    if identity.observations_path(store).exists():
+    if observations_path(store).exists():
         obs = identity.read_observations(store)
         return bool(
             (obs.get_column("period").is_not_null() & obs.get_column("rating").is_not_null()).any()
@@ -178,19 +184,22 @@ def undated_ratings(store: Store, player_ids, rating: np.ndarray) -> np.ndarray:
     """The players table's ratings (dense order of ``player_ids``) that count as undated
     starting ratings: those of players a players file gave a rating; NaN for the others,
     whose rating came from a PGN/TRF file and is dated (``pool_observations``). A store
-    without identity observations (written without sources) keeps every rating."""
-    from arpad.pipeline import identity
+    without identity observations (written without sources) keeps every rating.
 
-    if not identity.observations_path(store).exists():
+    Read with pyarrow alone (three columns of the observations file; no polars import
+    on the ``rate`` path, docs/runners.md "Start-up")."""
+    path = observations_path(store)
+    if not path.exists():
         return rating
-    obs = identity.read_observations(store)
-    undated = obs.get_column("rating").is_not_null() & obs.get_column("period").is_null()
-    given = obs.filter(undated).get_column("player_id").unique()
-    from_file = pc.is_in(
-        pa.array(np.asarray(player_ids, dtype=object), type=pa.string()),
-        value_set=pa.array(given.to_list(), type=pa.string()),
-    )
-    mask = from_file.to_numpy(zero_copy_only=False)
+    with pq.ParquetFile(path) as file:
+        present = set(file.schema_arrow.names)
+        obs = file.read(columns=[c for c in ("player_id", "rating", "period") if c in present])
+    undated = pc.is_valid(obs.column("rating"))
+    if "period" in obs.column_names:  # files written before dated players files lack it
+        undated = pc.and_(undated, pc.is_null(obs.column("period")))
+    given = pc.unique(obs.column("player_id").filter(undated).combine_chunks())
+    ids = player_ids if isinstance(player_ids, pa.Array) else pa.array(player_ids, pa.string())
+    mask = pc.is_in(ids, value_set=given.cast(pa.string())).to_numpy(zero_copy_only=False)
     return np.where(mask, rating, np.nan)
 
 
@@ -299,7 +308,7 @@ def file_observations(store: Store, pool: str) -> pa.Table | None:
 
     from arpad.pipeline import identity
 
-    if not identity.observations_path(store).exists():
+    if not observations_path(store).exists():
         return None
     obs = identity.read_observations(store).filter(
         pl.col("period").is_not_null() & (pl.col("pool") == pool) & pl.col("rating").is_not_null()
