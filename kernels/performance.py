@@ -1,7 +1,7 @@
 """Performance ratings of every player of a period in one call (docs/legacy-systems.md).
 
 Games are grouped by player (CSR ``offsets``); the opponent's rating of CSR entry
-j is ``rating_of[opponent[j]]`` (per-player ratings and the CSR's opponent indices;
+j is ``rated[opponent[j], 0]`` (per-player ratings and the CSR's opponent indices;
 ``performance_period`` also takes one rating per entry), NaN = unrated: the game
 is left out. Three methods, all per player:
 
@@ -52,9 +52,9 @@ def expected_curve(d, curve):
 
 
 @jit
-def true_performance_one(opponent, rating_of, lo_entry, hi_entry, target, extra_rating, curve, tol):
+def true_performance_one(opponent, rated, lo_entry, hi_entry, target, extra_rating, curve, tol):
     """R with Σ_j E(R − R_j) (+ E(R − extra) if extra is finite) = target, where
-    R_j = ``rating_of[opponent[j]]`` (NaN: the game is left out).
+    R_j = ``rated[opponent[j], 0]`` (NaN: the game is left out).
 
     Safeguarded Newton: E is strictly increasing, so a bracket [lo, hi] is kept
     and any Newton step that leaves it is replaced by bisection; stops when the
@@ -63,7 +63,7 @@ def true_performance_one(opponent, rating_of, lo_entry, hi_entry, target, extra_
     lo = math.inf
     hi = -math.inf
     for j in range(lo_entry, hi_entry):
-        r = rating_of[opponent[j]]
+        r = rated[opponent[j], 0]
         if r == r:
             lo = min(lo, r)
             hi = max(hi, r)
@@ -74,17 +74,11 @@ def true_performance_one(opponent, rating_of, lo_entry, hi_entry, target, extra_
     lo -= 800.0
     hi += 800.0
     for _ in range(60):
-        if (
-            _sum_expected(opponent, rating_of, lo_entry, hi_entry, lo, extra_rating, curve)
-            <= target
-        ):
+        if _sum_expected(opponent, rated, lo_entry, hi_entry, lo, extra_rating, curve) <= target:
             break
         lo -= 800.0
     for _ in range(60):
-        if (
-            _sum_expected(opponent, rating_of, lo_entry, hi_entry, hi, extra_rating, curve)
-            >= target
-        ):
+        if _sum_expected(opponent, rated, lo_entry, hi_entry, hi, extra_rating, curve) >= target:
             break
         hi += 800.0
     x = 0.5 * (lo + hi)
@@ -92,7 +86,7 @@ def true_performance_one(opponent, rating_of, lo_entry, hi_entry, target, extra_
         f = -target
         slope = 0.0
         for j in range(lo_entry, hi_entry):
-            o = rating_of[opponent[j]]
+            o = rated[opponent[j], 0]
             if o == o:
                 f += expected_curve(x - o, curve)
                 slope += expected_slope(x - o, curve)
@@ -125,10 +119,10 @@ def expected_slope(d, curve):
 
 
 @jit
-def _sum_expected(opponent, rating_of, lo_entry, hi_entry, r, extra_rating, curve):
+def _sum_expected(opponent, rated, lo_entry, hi_entry, r, extra_rating, curve):
     total = 0.0
     for j in range(lo_entry, hi_entry):
-        o = rating_of[opponent[j]]
+        o = rated[opponent[j], 0]
         if o == o:
             total += expected_curve(r - o, curve)
     if extra_rating == extra_rating:
@@ -137,17 +131,22 @@ def _sum_expected(opponent, rating_of, lo_entry, hi_entry, r, extra_rating, curv
 
 
 @jit
-def _logistic_terms(opponent, power_of, lo_entry, hi_entry, extra_power, x, target, stable):
-    """F(X) = Σ X/(X + q_j) − S, F'(X) and −F''(X)/2 over a player's games (and the
-    virtual draw's ``extra_power``). ``stable``: a term X/(X + q) near 1 is summed as
-    1 − q/(X + q), the 1s counted exactly, so a small q/(X + q) keeps its digits (it
-    decides the root when F' is tiny: opponents far apart on both sides)."""
+def _logistic_terms(opponent, rated, lo_entry, hi_entry, extra_power, x, target, stable):
+    """F(X) = Σ X/(X + q_j) − S over a player's games (and the virtual draw's
+    ``extra_power``), with F', B = −F''/2 = Σ q/(X + q)^3 and T = F'''/6 = Σ q/(X + q)^4.
+    ``stable``: a term X/(X + q) near 1 is summed as 1 − q/(X + q), the 1s counted
+    exactly, so a small q/(X + q) keeps its digits (it decides the root when F' is
+    tiny: opponents thousands of points apart)."""
     f = 0.0
     whole = 0
     slope = 0.0
     bend = 0.0
-    for j in range(lo_entry, hi_entry):
-        q = power_of[opponent[j]]
+    twist = 0.0
+    for j in range(lo_entry, hi_entry + 1):
+        if j < hi_entry:
+            q = rated[opponent[j], 1]
+        else:
+            q = extra_power
         if q == q:
             inv = 1.0 / (x + q)
             if stable and x > q:
@@ -158,71 +157,76 @@ def _logistic_terms(opponent, power_of, lo_entry, hi_entry, extra_power, x, targ
             qi2 = q * inv * inv
             slope += qi2
             bend += qi2 * inv
-    q = extra_power
-    if q == q:
-        inv = 1.0 / (x + q)
-        if stable and x > q:
-            f -= q * inv
-            whole += 1
-        else:
-            f += x * inv
-        qi2 = q * inv * inv
-        slope += qi2
-        bend += qi2 * inv
-    return f + (whole - target), slope, bend
+            twist += qi2 * inv * inv
+    return f + (whole - target), slope, bend, twist
 
 
 @jit
 def true_performance_logistic(
-    opponent, rating_of, power_of, lo_entry, hi_entry, target, extra_rating, tol
+    opponent, rated, lo_entry, hi_entry, target, extra_rating, count, total_rating, spread, tol
 ):
     """``true_performance_one`` on the logistic curve, solved for X = 10^(R/400).
 
-    With q_j = 10^(R_j/400) (``power_of``, once per rating by the caller),
+    ``rated[i]`` = (R_i, q_i = 10^(R_i/400)): the powers are taken once per rating by
+    the caller and sit next to the ratings (one cache line per opponent). ``count``,
+    ``total_rating`` and ``spread`` (max − min) of the rated opponents come from the
+    caller's own pass over the games, without the virtual draw.
     E(R − R_j) = X/(X + q_j), so F(X) = Σ_j X/(X + q_j) − S is increasing and concave
-    in X > 0 (0 < S < games: a 0 % or 100 % score has its virtual draw). Newton on a
-    concave increasing F lands at or left of the root from any start (the tangent lies
-    above F), and from the left it climbs monotonically and quadratically; a step that
-    would leave X > 0 divides X by 100 (800 points down) instead. No ``pow`` per
-    iteration, one division per game; R = 400 log10(X) at the end. Starts from the
-    linear performance Rc + 800 p − 400; stops when a step moves R by at most
-    ``tol``/2 (the root is then exact to far below ``tol``).
+    in X > 0 (0 < S < games: a 0 % or 100 % score has its virtual draw). No ``pow``
+    per iteration, one division per game; R = 400 log10(X) at the end.
+
+    Halley's method (cubic convergence; about two iterations from the start) from the
+    linear performance Rc + 800 p − 400, inside a bracket [lo, hi] that every
+    evaluation narrows (F < 0: the root is above X); a step that leaves the bracket is
+    replaced by a Newton step, and if that leaves it too, by the bracket's midpoint
+    (a factor 100, 800 points, towards an end not known yet).
+    After a step d the error left is about K d^3 with K = (F''/2F')^2 − F'''/6F'; it
+    stops when 10·|K|·d^3, d itself or the bracket moves R by less than ``tol``/2.
     """
-    count = 0
-    total_rating = 0.0
-    for j in range(lo_entry, hi_entry):
-        r = rating_of[opponent[j]]
-        if r == r:
-            count += 1
-            total_rating += r
     extra_power = np.nan
     if extra_rating == extra_rating:
         count += 1
         total_rating += extra_rating
         extra_power = 10.0 ** (extra_rating / 400.0)
+        spread = max(spread, 2.0 * abs(extra_rating - total_rating / count))
+    # Terms near 1 lose digits to rounding only when opponents are far apart.
+    stable = spread > 1600.0
     x = 10.0 ** ((total_rating / count + 800.0 * target / count - 400.0) / 400.0)
     relative_tol = 0.5 * tol * math.log(10.0) / 400.0  # X·t moves R by about tol/2
-    near = False
-    for _ in range(400):
-        f, slope, bend = _logistic_terms(
-            opponent, power_of, lo_entry, hi_entry, extra_power, x, target, near
+    lo = 0.0
+    hi = math.inf
+    for _ in range(200):
+        f, slope, bend, twist = _logistic_terms(
+            opponent, rated, lo_entry, hi_entry, extra_power, x, target, stable
         )
         if f == 0.0 or slope <= 0.0:
             break
-        step = -f / slope
-        if x + step <= 0.0:
-            x = x / 100.0
-            continue
-        # The error left after this step is about (F''/2F')·step² (quadratic convergence):
-        # stop when that, with a margin of 10, is below the tolerance — once F is summed
-        # without cancellation (``near``: X within 1e-4 of the root, ~0.02 points).
-        small = (
-            abs(step) <= relative_tol * x or 10.0 * bend * step * step <= slope * relative_tol * x
-        )
-        x += step
-        if small and near:
+        if f < 0.0:
+            lo = x
+        else:
+            hi = x
+        step = -f * slope / (slope * slope + f * bend)  # Halley, with F'' = −2B
+        if abs(step) <= relative_tol * x:
+            x += step
             break
-        near = near or abs(step) <= 1e-4 * x
+        nxt = x + step
+        if not (lo < nxt < hi):
+            # Newton instead (F is concave: it lands at or left of the root), else the
+            # bracket's midpoint, or a factor 100 (800 points) towards its open end.
+            nxt = x - f / slope
+            if not (lo < nxt < hi):
+                if hi == math.inf:
+                    nxt = 100.0 * x
+                elif lo == 0.0:
+                    nxt = x / 100.0
+                else:
+                    nxt = 0.5 * (lo + hi)
+            step = nxt - x
+        ratio = bend / slope
+        left = 10.0 * (ratio * ratio + twist / slope) * abs(step) ** 3
+        x = nxt
+        if left <= relative_tol * x or hi - lo <= relative_tol * x:
+            break
     return 400.0 * math.log10(x)
 
 
@@ -230,8 +234,7 @@ def true_performance_logistic(
 def _performance_period(
     offsets,
     opponent,
-    rating_of,
-    power_of,
+    rated,
     own_score,
     own_rating,
     dp_by_percent,
@@ -251,12 +254,16 @@ def _performance_period(
         g = 0
         s2 = 0  # twice the score: exact for results 1, ½, 0
         total = 0.0
+        low = math.inf
+        high = -math.inf
         for j in range(offsets[p], offsets[p + 1]):
-            r = rating_of[opponent[j]]
+            r = rated[opponent[j], 0]
             if r == r:
                 g += 1
                 s2 += np.int64(round_half_up(2.0 * own_score[j]))
                 total += r
+                low = min(low, r)
+                high = max(high, r)
         games[p] = g
         score[p] = s2 / 2.0
         if g == 0:
@@ -276,11 +283,20 @@ def _performance_period(
             target += 0.5
         if with_true and curve == CURVE_LOGISTIC:
             true[p] = true_performance_logistic(
-                opponent, rating_of, power_of, offsets[p], offsets[p + 1], target, extra, tol
+                opponent,
+                rated,
+                offsets[p],
+                offsets[p + 1],
+                target,
+                extra,
+                g,
+                total,
+                high - low,
+                tol,
             )
         elif with_true:
             true[p] = true_performance_one(
-                opponent, rating_of, offsets[p], offsets[p + 1], target, extra, curve, tol
+                opponent, rated, offsets[p], offsets[p + 1], target, extra, curve, tol
             )
     return games, score, average, fide, linear, true, extreme
 
@@ -337,23 +353,17 @@ def performance_period(
         raise ValueError("dp_by_percent must hold the 101 entries of table 8.1.1")
     if curve not in CURVES:
         raise ValueError(f"curve must be one of {', '.join(CURVES)}")
-    power_of = np.empty(0, dtype=np.float64)  # not read
     code = CURVES[curve]
+    # (rating, 10^(R/400)) side by side: the logistic solver reads both of an opponent.
+    rated = np.empty((rating_of.shape[0], 2), dtype=np.float64)
+    rated[:, 0] = rating_of
+    rated[:, 1] = np.nan  # not read by the normal curve
     if with_true and code == CURVE_LOGISTIC:
         if np.nanmax(np.abs(rating_of), initial=0.0) >= POWER_SAFE_RATING:
             code = CURVE_LOGISTIC_POW
         else:
-            power_of = np.power(10.0, rating_of / 400.0)
+            np.power(10.0, rating_of / 400.0, out=rated[:, 1])
     result = by_work(_performance_period, offsets.shape[0] + entries)(
-        offsets,
-        opponent,
-        rating_of,
-        power_of,
-        own_score,
-        own_rating,
-        table,
-        code,
-        float(tol),
-        bool(with_true),
+        offsets, opponent, rated, own_score, own_rating, table, code, float(tol), bool(with_true)
     )
     return PerformanceResult(*result)
