@@ -303,17 +303,35 @@ def dated_players(raw, validated, source: str, batch: str):
 
 def file_observations(store: Store, pool: str) -> pa.Table | None:
     """(player_id, period, rating) of the dated players-file rows of ``pool``
-    (``players/observations.parquet`` rows with a period), or None."""
-    import polars as pl
-
-    from arpad.pipeline import identity
-
-    if not observations_path(store).exists():
+    (``players/observations.parquet`` rows with a period), or None. Read with pyarrow
+    alone (no polars import on the ``rate`` path, docs/runners.md "Start-up")."""
+    path = observations_path(store)
+    if not path.exists():
         return None
-    obs = identity.read_observations(store).filter(
-        pl.col("period").is_not_null() & (pl.col("pool") == pool) & pl.col("rating").is_not_null()
+    with pq.ParquetFile(path) as file:
+        present = set(file.schema_arrow.names)
+        if not {"period", "pool", "rating"} <= present:  # written before dated players files
+            return None
+        wanted = ("player_id", "source", "line", "rating", "period", "pool")
+        obs = file.read(columns=[c for c in wanted if c in present])
+    keep = pc.and_(
+        pc.and_(pc.is_valid(obs.column("period")), pc.is_valid(obs.column("rating"))),
+        pc.fill_null(pc.equal(obs.column("pool"), pool), False),
     )
-    if obs.height == 0:
+    obs = obs.filter(keep)
+    if obs.num_rows == 0:
         return None
-    obs = obs.sort("period", "source", "line")
-    return obs.select("player_id", pl.col("period").cast(pl.Int64), "rating").to_arrow()
+    # Source order, a missing source or line first (as polars sorted them before).
+    order = [("period", "ascending")]
+    for name, missing in (("source", ""), ("line", -1)):
+        if name in present:
+            obs = obs.append_column(f"_{name}", pc.fill_null(obs.column(name), missing))
+            order.append((f"_{name}", "ascending"))
+    obs = obs.sort_by(order)
+    return pa.table(
+        {
+            "player_id": obs.column("player_id").cast(pa.string()),
+            "period": obs.column("period").cast(pa.int64()),
+            "rating": obs.column("rating").cast(pa.float64()),
+        }
+    )

@@ -546,6 +546,8 @@ class FideSystem(RatingSystem):
 
     @staticmethod
     def _drop_unrated_by_difference(games: PeriodGames, rating, is_rated, rules) -> PeriodGames:
+        if rules.unrated_diff_from <= 0:  # no such rule: no per-game gathers either
+            return games
         drop = unrated_by_difference(
             rules,
             rating[games.white],
