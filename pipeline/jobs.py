@@ -55,13 +55,11 @@ def _check_wait(wait: float) -> None:
 
 
 def _check_systems(systems: list[str] | None) -> None:
-    from arpad.pipeline.systems import system_names
+    from arpad.pipeline.systems import get_system
 
     names.systems(systems)  # a name that could become a path is refused first
-    known = system_names()
     for s in systems or []:
-        if s not in known:
-            raise ValueError(f"unknown rating system {s!r} (known: {', '.join(known)})")
+        get_system(s)  # ValueError naming the known systems; imports only the named ones
 
 
 # -- ingest ---------------------------------------------------------------------------------
