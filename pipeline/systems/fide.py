@@ -455,7 +455,8 @@ class FideSystem(RatingSystem):
             cap=rules.diff_cap,
             exempt_from=rules.cap_exempt_from,
             k_times_games_max=0 if two_monthly else rules.k_times_games_max,
-            entry_event=games.event[games.game] if games.event.size else None,
+            # Without any event id every game is one event: no per-entry gather.
+            entry_event=games.event[games.game] if games.event.max(initial=-1) >= 0 else None,
             cap_once_per_event=rules.cap_once_per_event,
         )
         month = periods.month_index(games.period)
