@@ -179,3 +179,36 @@ def test_true_logistic_performance_property(opponents, results):
     if target in (0.0, float(len(results))):
         extra, target = float(own[0]), target + 0.5
     assert abs(res.true[0] - bisection_performance(opponents, target, extra)) <= 1e-7
+
+
+def test_small_calls_never_start_the_threaded_kernels():
+    # Every wrapper goes through ``by_work`` (kernels/config.py): below the threshold the
+    # serial twin runs and the parallel dispatcher is never compiled or loaded. A fresh
+    # process, so that no other test has called a parallel kernel directly.
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from arpad.kernels import elo, expected, fide, glicko, performance\n"
+        "from arpad.kernels.csr import group_by_player\n"
+        "from arpad.pipeline.rules import dp_by_percent, pd_high_by_diff\n"
+        "r = np.array([1500.0, 1600.0, 1700.0])\n"
+        "g = group_by_player(np.array([0, 1]), np.array([1, 2]), np.array([1.0, 0.5]), 3)\n"
+        "elo.elo_period(r, g.offsets, g.opponent, g.score, g.is_white, 20.0)\n"
+        "performance.performance_period(g.offsets, r, g.score, r, dp_by_percent(), 'logistic',"
+        " opponent=g.opponent)\n"
+        "expected.expected_score_logistic(r, r[::-1])\n"
+        "expected.expected_score_fide_table(r.astype(int), r[::-1].astype(int),"
+        " pd_high_by_diff())\n"
+        "glicko.glicko1_expected_score(r, r / 10, r[::-1], r / 10)\n"
+        "fide.fide_initial_rating(np.array([5]), np.array([5]), np.array([8000]),"
+        " dp_by_percent())\n"
+        "kernels = [elo._elo_period_powers, performance._performance_period,"
+        " expected._expected_score_logistic, expected._expected_score_fide_table,"
+        " glicko._glicko1_expected_score, fide._fide_initial_rating]\n"
+        "used = [k.py_func.__name__ for k in kernels if k.signatures]\n"
+        "assert not used, used\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "NUMBA_DISABLE_JIT"}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
