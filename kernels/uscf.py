@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arpad.kernels.config import jit, jit_parallel, prange
+from arpad.kernels.config import by_work, jit, jit_parallel, prange
 
 N_STAR_2015 = 0  # N* = 50/√(0.662 + 0.00000739(2569 − R0)²) for R0 ≤ 2355, else 50
 N_STAR_2004 = 1  # N* = 50/√(1 + (2200 − R0)²/100000) for R0 ≤ 2200, else 50
@@ -350,7 +350,7 @@ def uscf_event_layer(
     if offsets.shape != (n + 1,):
         raise ValueError("offsets must have n_players + 1 entries")
     return UscfEventResult(
-        *_uscf_event_layer(
+        *by_work(_uscf_event_layer, n + len(opponent))(
             rating0,
             n_games,
             n_eff,

@@ -242,6 +242,7 @@ def load_period_games(
     player_ids,
     aliases: tuple[pa.Array, pa.Array] | None = None,
     dense_of_key: np.ndarray | None = None,
+    read_events: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """White, black (dense), White's score and event index (-1 unknown) of a period's rated games.
 
@@ -255,7 +256,8 @@ def load_period_games(
     the run's player ids (``player_ids``: the players table's ids, sorted; dense
     index = position). Games with a player missing from the players table are left
     out, as are unrated games. ``aliases`` (duplicate, keep): a merged duplicate's
-    games count as the kept id's (docs/identity.md).
+    games count as the kept id's (docs/identity.md). ``read_events=False`` (a system
+    whose ``uses_events`` is False) skips the event ids: every event index is -1.
     """
     empty = np.empty(0, dtype=np.int32)
     if not files:
@@ -263,7 +265,7 @@ def load_period_games(
     whites, blacks, scores, rateds, events = [], [], [], [], []
     for path in sorted(files, key=str):
         white, black, score, rated, event = _read_game_file_dense(
-            path, player_ids, aliases, dense_of_key
+            path, player_ids, aliases, dense_of_key, read_events
         )
         whites.append(white)
         blacks.append(black)
@@ -288,11 +290,14 @@ def _event_codes(event_ids: pa.ChunkedArray) -> np.ndarray:
     return np.asarray(pc.fill_null(codes, -1).to_numpy(zero_copy_only=False), dtype=np.int32)
 
 
-def _read_game_file_dense(path, player_ids, aliases, dense_of_key):
+def _read_game_file_dense(path, player_ids, aliases, dense_of_key, read_events=True):
     """One games file as (white, black) dense indices (-1: not a player of the run),
-    score (float64), rated (bool) and event ids (an Arrow string array)."""
+    score (float64), rated (bool) and event ids (an Arrow string array; all null
+    without ``read_events``)."""
     file = pq.ParquetFile(path)  # one file: no dataset layer (nor its pandas import)
     present = set(file.schema_arrow.names)
+    if not read_events:
+        present.discard("event_id")
     keyed = dense_of_key is not None and "white_key" in present and "black_key" in present
     wanted = ["white_key", "black_key"] if keyed else ["white_id", "black_id"]
     wanted += [c for c in ("score", "rated", "event_id") if c in present]
@@ -317,7 +322,7 @@ def _read_game_file_dense(path, player_ids, aliases, dense_of_key):
         rated = rated.to_numpy().astype(bool, copy=False)
     else:
         rated = np.zeros(n, dtype=bool)
-    if "event_id" in table.column_names:
+    if read_events and "event_id" in table.column_names:
         event = table.column("event_id").cast(pa.string()).combine_chunks()
     else:
         event = pa.nulls(n, pa.string())
@@ -499,7 +504,9 @@ def rate(
         r = rules_for(period)
         t0 = time.perf_counter()
         files = [str(f) for f in store.game_files(pool, period)]
-        white, black, score, event = load_period_games(files, ids, aliases, dense_of_key)
+        white, black, score, event = load_period_games(
+            files, ids, aliases, dense_of_key, sys_.uses_events
+        )
         t1 = time.perf_counter()
         games = PeriodGames.build(period, white, black, score, n, event, previous)
         state = observations.seed_period(sys_, state, seeds, previous, period, r)

@@ -55,13 +55,11 @@ def _check_wait(wait: float) -> None:
 
 
 def _check_systems(systems: list[str] | None) -> None:
-    from arpad.pipeline.systems import system_names
+    from arpad.pipeline.systems import get_system
 
     names.systems(systems)  # a name that could become a path is refused first
-    known = system_names()
     for s in systems or []:
-        if s not in known:
-            raise ValueError(f"unknown rating system {s!r} (known: {', '.join(known)})")
+        get_system(s)  # ValueError naming the known systems; imports only the named ones
 
 
 # -- ingest ---------------------------------------------------------------------------------
@@ -242,10 +240,18 @@ def check_pool(store: Store, pool: str, start: int | None = None, end: int | Non
 def has_published_ratings(store: Store) -> bool:
     """True when the players table gives at least one player a starting rating, or a
     game or players file gives a dated one (docs/observations.md)."""
+    import pyarrow.parquet as pq
+
     from arpad.pipeline.observations import has_observations
 
-    ratings = store.read_players().column("rating")
-    return ratings.null_count < len(ratings) or has_observations(store)
+    if store.players_path.exists():
+        # One column, not the whole table (the engine reads the players again anyway).
+        with pq.ParquetFile(store.players_path) as file:
+            if "rating" in file.schema_arrow.names:
+                ratings = file.read(columns=["rating"]).column("rating")
+                if ratings.null_count < len(ratings):
+                    return True
+    return has_observations(store)
 
 
 def starting_ratings_reason(system: str) -> str | None:
