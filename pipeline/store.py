@@ -244,6 +244,8 @@ def remove_path(path: Path) -> None:
     if not os.path.lexists(path):
         return
     before_change(path)
+    if not os.path.lexists(path):
+        return  # a directory: the open journal moved it aside (undone if the command fails)
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
     else:
