@@ -182,15 +182,25 @@ def report(result: dict, path_md: Path) -> None:
         'docs/store.md "Checkpoints").',
         "",
         f"Verdict: time {'met' if r['wall_seconds'] < TARGET_SECONDS else 'NOT met'}, "
-        f"memory {'met' if r['peak_rss_gb'] < TARGET_GB else 'NOT met'}. Issue 15 "
-        f"(≤ {ISSUE15_SECONDS} s, ≤ {ISSUE15_GB} GB at the full size): time "
-        f"{'met' if r['wall_seconds'] <= ISSUE15_SECONDS else 'NOT met'}, memory "
-        f"{'met' if r['peak_rss_gb'] <= ISSUE15_GB else 'NOT met'}.",
+        f"memory {'met' if r['peak_rss_gb'] < TARGET_GB else 'NOT met'}. " + issue15(result),
         "",
         f"Reproduce: `.venv/bin/python benchmarks/bench_scale.py {result['argv']}`".rstrip() + "",
         "",
     ]
     path_md.write_text("\n".join(lines))
+
+
+def issue15(result: dict) -> str:
+    """Issue 15's verdict (≤ 25 s, ≤ 2 GB), judged only at the full default size."""
+    a, r = result["args"], result["rate"]
+    full = (a["periods"], a["games"], a["players"]) == (100, 500_000, 500_000)
+    if not full:
+        return "Issue 15 (≤ 25 s, ≤ 2 GB) is judged at the full size only."
+    time_ok = "met" if r["wall_seconds"] <= ISSUE15_SECONDS else "NOT met"
+    memory_ok = "met" if r["peak_rss_gb"] <= ISSUE15_GB else "NOT met"
+    return (
+        f"Issue 15 (≤ {ISSUE15_SECONDS} s, ≤ {ISSUE15_GB} GB): time {time_ok}, memory {memory_ok}."
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
