@@ -350,6 +350,7 @@ def summary_line(s) -> str:
         f"{s.system}/{s.pool}: rated {len(s.periods)} periods ({s.periods[0]}..{s.periods[-1]}), "
         f"{s.games:,} games, {s.rows_written:,} rating rows; rules: {', '.join(rules)}"
         + (f"; {s.shards} player shards per period" if s.shards > 1 else "")
+        + (f"; {len(s.replayed)} earlier periods replayed from a checkpoint" if s.replayed else "")
     )
 
 

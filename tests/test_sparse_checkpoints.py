@@ -191,3 +191,20 @@ def schemas_status() -> list[str]:
     from arpad.pipeline.systems.base import STATUS_CODES
 
     return list(STATUS_CODES)
+
+
+def test_cli_checkpoint_every_and_the_replay_line(template, tmp_path, capsys):
+    from arpad.pipeline.cli import main
+
+    store = copy(template, tmp_path, "s")
+    common = ["--store", str(store.root), "--no-flow", "--system", "elo"]
+    assert main(["rate", *common, "--checkpoint-every", "4"]) == 0
+    assert store.state_periods("elo", "standard") == [202503, 202506, 202510, 202601]
+    capsys.readouterr()
+    assert main(["rate", *common, "--from", "2025-09", "--checkpoint-every", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "rated 5 periods (202509..202601)" in out
+    assert "2 earlier periods replayed from a checkpoint" in out
+    assert main(["rate", *common, "--checkpoint-every", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--checkpoint-every must be at least 1, got 0" in err
