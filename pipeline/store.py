@@ -783,4 +783,12 @@ class Store:
     def _subdirs(path: Path) -> Iterator[Path]:
         if not path.is_dir():
             return iter(())
-        return iter(sorted(p for p in path.iterdir() if p.is_dir() and "=" in p.name))
+        # Hidden names are a writer's temporaries (a partition the journal moved aside
+        # is ``.period=N.<token>.kept.tmp`` until the next writer removes it).
+        return iter(
+            sorted(
+                p
+                for p in path.iterdir()
+                if p.is_dir() and "=" in p.name and not p.name.startswith(".")
+            )
+        )

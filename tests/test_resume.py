@@ -194,6 +194,33 @@ def test_every_period_checkpoints_killed_and_restarted_equal_uninterrupted(
     assert_same(snapshot(store, "ratings", "state"), reference_every_period)
 
 
+def test_old_store_killed_while_thinning_its_checkpoints(
+    rated_base, reference, reference_every_period, tmp_path
+):
+    """A store rated with a checkpoint after every period (as before they were sparse),
+    rated again with the default and killed between two checkpoints — after the run
+    removed some of the old ones — then restarted: equal to a clean sparse run."""
+    store = copy_of(rated_base, tmp_path)
+    resume.rate_resumable(store, "fide", checkpoint_every=1)
+    assert_same(snapshot(store, "ratings", "state"), reference_every_period)
+    resume.forget_runs(store)  # a new run (as after an ingest), not the finished one
+    proc = run_arpad(
+        ["rate", "--no-flow", "--store", str(store.root), "--system", "fide"], "ratings:20"
+    )
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL, err.decode()
+    # The removed old checkpoints are hidden (kept by the killed run's journal) until the
+    # next writer takes the lock and deletes them; readers never list them.
+    state = store.state_periods("fide", "standard")
+    assert [p for p in state if p <= 20] == [1, 12] and 21 in state  # old ones after 20 stay
+    visible_files_complete(store)
+    with store.writer_lock("arpad rate"):  # as the restarted command does
+        summary = resume.rate_resumable(store, "fide")
+    assert summary.resumed_after == 12
+    assert not list(store.root.rglob(".*.tmp"))
+    assert_same(snapshot(store, "ratings", "state"), reference)
+
+
 def test_killed_from_outside_and_restarted_by_the_cli(rated_base, reference, tmp_path):
     """SIGKILL from another process at an uncontrolled moment, restart with ``arpad rate``."""
     store = copy_of(rated_base, tmp_path)
