@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from arpad.pipeline import catalog, observations, sharding
+from arpad.pipeline import catalog, checkpoints, observations, sharding
 from arpad.pipeline import keys as player_keys
 from arpad.pipeline.game_reports import write_game_report
 from arpad.pipeline.performance import fill_performance
@@ -62,6 +62,7 @@ class RateSummary:
     resumed_after: int | None = None  # the last period a killed run had completed
     incremental_from: int | None = None  # the stale period an incremental run started at
     skipped: str | None = None  # why ``reconstruct`` did not rate this system/pool
+    replayed: list[int] = field(default_factory=list)  # periods replayed from a checkpoint
 
     @property
     def total_seconds(self) -> float:
@@ -170,18 +171,24 @@ class _Checkpoints:
         return out
 
 
-def _report_table(report: Report, player_id: np.ndarray) -> pa.Table:
+def _report_table(report: Report, player_id: np.ndarray, encoded: bool = False) -> pa.Table:
+    """The report's rows (players not reported left out). ``encoded``: ``status`` stays a
+    dictionary array (what ``Store.write_ratings`` writes as it is; readers of the file
+    see strings), else plain strings (the in-memory API's tables)."""
     keep = report.status != NOT_REPORTED
-    cols: dict[str, Any] = {"player_id": id_array(player_id).filter(pa.array(keep))}
+    every = bool(keep.all())  # the usual case: no copy of the ids and columns
+    ids = id_array(player_id)
+    cols: dict[str, Any] = {"player_id": ids if every else ids.filter(pa.array(keep))}
     for name, values in report.columns.items():
-        v = np.asarray(values)[keep]
+        v = np.asarray(values) if every else np.asarray(values)[keep]
         if v.dtype.kind == "f":
-            cols[name] = pa.array(v, mask=np.isnan(v))
+            nan = np.isnan(v)
+            cols[name] = pa.array(v, mask=nan if nan.any() else None)
         else:
             cols[name] = pa.array(v)
-    codes = pa.array(np.asarray(report.status[keep], dtype=np.int32))
+    codes = pa.array(np.asarray(report.status if every else report.status[keep], dtype=np.int32))
     statuses = pa.DictionaryArray.from_arrays(codes, pa.array(STATUS_CODES, pa.string()))
-    cols["status"] = statuses.dictionary_decode()
+    cols["status"] = statuses if encoded else statuses.dictionary_decode()
     return pa.table(cols)
 
 
@@ -193,12 +200,19 @@ def rules_hash(rules: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _audited(table: pa.Table, sys_, rules: Any, run: str | None) -> pa.Table:
-    """``table`` with the audit columns: rules name, rules hash, run id (docs/store.md)."""
+def _audited(table: pa.Table, sys_, rules: Any, run: str | None, encoded: bool = False) -> pa.Table:
+    """``table`` with the audit columns: rules name, rules hash, run id (docs/store.md).
+    ``encoded``: each a one-value dictionary array (no string per row), else plain strings."""
     n = table.num_rows
     values = {"rules": sys_.rules_name(rules), "rules_hash": rules_hash(rules), "run_id": run}
+    zeros = pa.array(np.zeros(n, dtype=np.int32)) if encoded else None
     for name, value in values.items():
-        column = pa.nulls(n, pa.string()) if value is None else pa.repeat(pa.scalar(value), n)
+        if value is None:
+            column = pa.nulls(n, pa.string())
+        elif encoded:
+            column = pa.DictionaryArray.from_arrays(zeros, pa.array([value], pa.string()))
+        else:
+            column = pa.repeat(pa.scalar(value), n)
         table = table.append_column(name, column)
     return table
 
@@ -440,14 +454,20 @@ def rate(
     checkpoint_meta: dict | None = None,
     shards: int | None = None,
     shard_map: Callable | None = None,
+    checkpoint_every: int | None = None,
+    resumed: bool = False,
 ) -> RateSummary:
     """Rate ``pool`` with ``system`` over the store's periods in [start, end].
 
     ``rules`` fixes one rule set for every period (None: the version in force
     per period); ``overrides`` are ``--set key=value`` fields applied on top.
     Starting at ``start`` needs the checkpoint of an earlier period (written by
-    a previous run); without ``start`` the run begins from the players table.
-    ``checkpoint_meta`` is merged into each checkpoint's meta.json.
+    a previous run; the periods between it and ``start`` are replayed, state only);
+    without ``start`` the run begins from the players table. A checkpoint is
+    written at the run's first and last period and every ``checkpoint_every``-th
+    period of the pool (pipeline/checkpoints.py); ``checkpoint_meta`` is merged
+    into each checkpoint's meta.json. ``resumed``: the call continues a killed run
+    right after that run's own checkpoint (no checkpoint at its first period).
     ``shards`` > 1 computes each period's step in that many player shards
     (pipeline/sharding.py; same results) when the system is shardable, else
     unsharded (logged); ``shard_map`` runs the shards (default: on Dask inside a
@@ -475,9 +495,12 @@ def rate(
     walk = [p for p in all_periods if (start is None or p >= start) and (end is None or p <= end)]
     rules_for = rules_picker(sys_, pool, rules, overrides)
 
+    every = checkpoints.every_or_default(checkpoint_every)
+
     first_rules = rules_for(walk[0] if walk else (all_periods[0] if all_periods else 0))
     state = sys_.initial_state(info, first_rules)
     previous: int | None = None
+    meta: dict = {}
     if start is not None and any(p < start for p in all_periods):
         earlier = [p for p in store.state_periods(system, pool) if p < start]
         if not earlier:
@@ -499,6 +522,21 @@ def rate(
         dense_of_key = player_keys.dense_of_keys(
             player_keys.read_keys(store.keys_path), ids, aliases
         )
+    # Sparse checkpoints: the periods between the checkpoint and ``start``, state only,
+    # with the rules of the run that wrote them (pipeline/checkpoints.py).
+    if previous is not None:
+        replay_for = checkpoints.replay_rules(sys_, pool, meta, rules_picker, rules_for)
+        for period in [p for p in all_periods if previous < p < walk[0]] if walk else []:
+            r = replay_for(period)
+            files = [str(f) for f in store.game_files(pool, period)]
+            white, black, score, event = load_period_games(files, ids, aliases, dense_of_key)
+            games = PeriodGames.build(period, white, black, score, n, event, previous)
+            state = observations.seed_period(sys_, state, seeds, previous, period, r)
+            state = sys_.step(state, games, r)[0]
+            summary.replayed.append(period)
+            previous = period
+    position = {p: i for i, p in enumerate(all_periods)}
+    replay = checkpoints.replay_meta(rules, overrides)
 
     for i, period in enumerate(walk):
         r = rules_for(period)
@@ -512,7 +550,10 @@ def rate(
         state = observations.seed_period(sys_, state, seeds, previous, period, r)
         state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
         t2 = time.perf_counter()
-        table = _audited(_report_table(report, ids), sys_, r, run)
+        checkpoint = checkpoints.due(position[period], i, len(walk), every, not resumed)
+        if not checkpoint:  # an older run's checkpoint would not match these ratings
+            store.remove_tree(store.state_partition(system, pool, period))
+        table = _audited(_report_table(report, ids, encoded=True), sys_, r, run, encoded=True)
         store.write_ratings(system, pool, period, table)
         write_game_report(store, system, pool, period, report, ids)
         meta = {
@@ -520,9 +561,11 @@ def rate(
             "pool": pool,
             "period": period,
             "rules": sys_.rules_name(r),
+            "replay": replay,
             **(checkpoint_meta or {}),  # the run id pipeline/resume.py keys on
         }
-        store.write_state(system, pool, period, _Checkpoints.to_tables(state, ids), meta)
+        if checkpoint:
+            store.write_state(system, pool, period, _Checkpoints.to_tables(state, ids), meta)
         t3 = time.perf_counter()
         summary.seconds["query"] += t1 - t0
         summary.seconds["kernel"] += t2 - t1
@@ -544,7 +587,9 @@ def rate(
         done = [p for p in store.rating_periods(system, pool) if p <= last]
         last_rules = rules_for(last)
         for p, report in revised_reports(sys_, state, done, last_rules).items():
-            table = _audited(_report_table(report, ids), sys_, last_rules, run)
+            table = _audited(
+                _report_table(report, ids, encoded=True), sys_, last_rules, run, encoded=True
+            )
             store.write_ratings(system, pool, p, table)
     if refresh_catalog:
         catalog.refresh(store)

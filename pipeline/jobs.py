@@ -199,6 +199,7 @@ class RateRequest:
     full: bool = False  # from the first period even when only later periods are stale
     shards: int | None = None
     wait: float = 0.0
+    checkpoint_every: int | None = None  # None: the default (pipeline/checkpoints.py)
 
     def __post_init__(self):
         self.store = _absolute(self.store)
@@ -210,6 +211,8 @@ class RateRequest:
             raise ValueError(f"--from {self.start} is after --to {self.end}")
         if self.shards is not None and self.shards < 1:
             raise ValueError(f"--shards must be at least 1, got {self.shards}")
+        if self.checkpoint_every is not None and self.checkpoint_every < 1:
+            raise ValueError(f"--checkpoint-every must be at least 1, got {self.checkpoint_every}")
         if self.overrides or self.rules:
             # Bad rule names or values fail here, before any work.
             from arpad.pipeline.engine import check_run_rules
@@ -311,6 +314,7 @@ def rate_periods(req: RateRequest, start: int | None, progress: Progress | None 
         progress=progress,
         refresh_catalog=False,
         shards=req.shards,
+        checkpoint_every=req.checkpoint_every,
     )
     summary.incremental_from = start if req.start is None else None
     return summary
@@ -352,6 +356,7 @@ def summary_line(s) -> str:
         f"{s.system}/{s.pool}: rated {len(s.periods)} periods ({s.periods[0]}..{s.periods[-1]}), "
         f"{s.games:,} games, {s.rows_written:,} rating rows; rules: {', '.join(rules)}"
         + (f"; {s.shards} player shards per period" if s.shards > 1 else "")
+        + (f"; {len(s.replayed)} earlier periods replayed from a checkpoint" if s.replayed else "")
     )
 
 
