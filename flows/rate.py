@@ -24,8 +24,19 @@ def rate_flow(
     full: bool = False,
     shards: int | None = None,
     wait: float = 0.0,
+    checkpoint_every: int | None = None,
 ):
     request = jobs.RateRequest(
-        store, system, pool, start, end, rules, overrides or {}, full, shards, wait
+        store,
+        system,
+        pool,
+        start,
+        end,
+        rules,
+        overrides or {},
+        full,
+        shards,
+        wait,
+        checkpoint_every,
     )
     return jobs.rate(request, PrefectRunner())

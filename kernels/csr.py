@@ -28,26 +28,37 @@ def _group_by_player(white, black, score, n_players):
         counts[white[g] + 1] += 1
         counts[black[g] + 1] += 1
     offsets = np.cumsum(counts)
+    # Stable counting sort in two passes: first each entry's place (entry 2g is White's
+    # side of game g, 2g + 1 Black's; uint32, as games are int32), then the outputs in
+    # place order. The second pass writes sequentially and reads the games at random,
+    # which is cheaper than scattering four output arrays (1.2-1.3x at 500k games).
     fill = offsets[:-1].copy()
-    opponent = np.empty(2 * n_games, dtype=np.int32)
-    own_score = np.empty(2 * n_games, dtype=np.float64)
-    is_white = np.empty(2 * n_games, dtype=np.bool_)
-    game = np.empty(2 * n_games, dtype=np.int32)
+    entry = np.empty(2 * n_games, dtype=np.uint32)
     for g in range(n_games):
         w = white[g]
         j = fill[w]
         fill[w] = j + 1
-        opponent[j] = black[g]
-        own_score[j] = score[g]
-        is_white[j] = True
-        game[j] = g
+        entry[j] = 2 * g
         b = black[g]
         j = fill[b]
         fill[b] = j + 1
-        opponent[j] = w
-        own_score[j] = 1.0 - score[g]
-        is_white[j] = False
+        entry[j] = 2 * g + 1
+    opponent = np.empty(2 * n_games, dtype=np.int32)
+    own_score = np.empty(2 * n_games, dtype=np.float64)
+    is_white = np.empty(2 * n_games, dtype=np.bool_)
+    game = np.empty(2 * n_games, dtype=np.int32)
+    for j in range(2 * n_games):
+        e = entry[j]
+        g = e >> 1
         game[j] = g
+        if e & 1 == 0:
+            opponent[j] = black[g]
+            own_score[j] = score[g]
+            is_white[j] = True
+        else:
+            opponent[j] = white[g]
+            own_score[j] = 1.0 - score[g]
+            is_white[j] = False
     return offsets, opponent, own_score, is_white, game
 
 
@@ -60,6 +71,8 @@ def group_by_player(
     score = np.ascontiguousarray(score, dtype=np.float64)
     if not (white.shape == black.shape == score.shape) or white.ndim != 1:
         raise ValueError("white, black and score must be 1-D arrays of one length")
+    if white.size >= 2**31:  # game indices are int32
+        raise ValueError("more than 2,147,483,647 games in one period")
     if white.size and (
         min(white.min(), black.min()) < 0 or max(white.max(), black.max()) >= n_players
     ):

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arpad.kernels.config import jit, jit_parallel, prange
+from arpad.kernels.config import by_work, jit, jit_parallel, prange
 
 
 class EcfCycleResult(NamedTuple):
@@ -207,7 +207,8 @@ def ecf_cycle(
         float(tol),
         int(max_iter),
     )
-    grade, performance, games, score, padded, opponent_grade, points = _final_pass(
+    final_pass = by_work(_final_pass, offsets.shape[0] + len(opponent))
+    grade, performance, games, score, padded, opponent_grade, points = final_pass(
         estimate,
         previous,
         estimated,

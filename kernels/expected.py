@@ -9,7 +9,7 @@ The table is passed in as ``pd_high_by_diff`` (PD(H) in hundredths, indexed by
 
 import numpy as np
 
-from arpad.kernels.config import jit, jit_parallel, prange
+from arpad.kernels.config import by_work, jit, jit_parallel, prange
 
 NO_EXEMPTION = np.int64(1 << 40)  # "rated 2650 and above" threshold when the rules have none
 
@@ -61,7 +61,8 @@ def expected_score_fide_table(
         raise ValueError("own and opponent must have the same shape")
     table = np.ascontiguousarray(pd_high_by_diff, dtype=np.int64)
     exempt = NO_EXEMPTION if exempt_from is None else np.int64(exempt_from)
-    return _expected_score_fide_table(own, opponent, np.int64(cap), exempt, table)
+    kernel = by_work(_expected_score_fide_table, own.shape[0])
+    return kernel(own, opponent, np.int64(cap), exempt, table)
 
 
 @jit
@@ -86,4 +87,4 @@ def expected_score_logistic(
     opponent = np.ascontiguousarray(opponent, dtype=np.float64)
     if own.shape != opponent.shape:
         raise ValueError("own and opponent must have the same shape")
-    return _expected_score_logistic(own, opponent, float(scale))
+    return by_work(_expected_score_logistic, own.shape[0])(own, opponent, float(scale))

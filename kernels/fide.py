@@ -302,7 +302,7 @@ def fide_initial_rating(
         raise ValueError("dp_by_percent must have 101 entries (p = 0.00 .. 1.00)")
     if not (games.shape == score2.shape == opp_sum.shape):
         raise ValueError("games, score2 and opp_sum must have the same shape")
-    return _fide_initial_rating(
+    return by_work(_fide_initial_rating, games.shape[0])(
         games,
         score2,
         opp_sum,

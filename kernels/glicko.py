@@ -79,7 +79,7 @@ def glicko1_expected_score(
     ]
     if len({a.shape for a in arrays}) != 1 or arrays[0].ndim != 1:
         raise ValueError("r, rd, r_opp and rd_opp must be 1-D arrays of one length")
-    return _glicko1_expected_score(*arrays)
+    return by_work(_glicko1_expected_score, arrays[0].shape[0])(*arrays)
 
 
 @jit_parallel

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arpad.kernels.config import jit_parallel, prange
+from arpad.kernels.config import by_work, jit_parallel, prange
 from arpad.kernels.rounding import round_half_away
 
 METHOD_HARKNESS = 0
@@ -141,7 +141,7 @@ def event_ratings(
     if method not in (METHOD_HARKNESS, METHOD_INGO_PERFORMANCE, METHOD_INGO_DSB):
         raise ValueError(f"unknown method {method}")
     return EventRatingResult(
-        *_event_ratings(
+        *by_work(_event_ratings, n + entries)(
             rating,
             offsets,
             opponent,

@@ -1,14 +1,16 @@
 """Performance ratings of every player of a period in one call (docs/legacy-systems.md).
 
-Games are grouped by player (CSR ``offsets``); ``opponent_rating`` holds, per
-CSR entry, the rating the opponent had for that game (NaN = unrated: the game
-is left out). Three methods, all per player:
+Games are grouped by player (CSR ``offsets``); the opponent's rating of CSR entry
+j is ``rated[opponent[j], 0]`` (per-player ratings and the CSR's opponent indices;
+``performance_period`` also takes one rating per entry), NaN = unrated: the game
+is left out. Three methods, all per player:
 
 * FIDE (Title Regulations 1.4.7–1.4.9): Rp = Ra + dp(p), Ra = average opponent
   rating rounded to the nearest integer (.5 up), p as a whole percentage
   (.5 up), dp from table 8.1.1 (``dp_by_percent``, 0 % → −800, 100 % → +800).
 * Linear ("algorithm of 400", Elo 1978): Rp = Rc + 800 p − 400.
-* True: the R with Σ E(R − R_i) = S, by bisection; ``curve`` 0 = normal
+* True: the R with Σ E(R − R_i) = S, by safeguarded Newton (on the logistic
+  curve in X = 10^(R/400), ``true_performance_logistic``); ``curve`` 0 = normal
   (E(d) = Φ(d / (200√2)), the curve behind FIDE's tables), 1 = logistic
   (E(d) = 1 / (1 + 10^(−d/400))). At 0 % and 100 % the root is ±∞; arpad
   adds one draw against a virtual opponent of the player's own rating (the
@@ -25,6 +27,9 @@ from arpad.kernels.rounding import round_half_up
 
 CURVE_NORMAL = 0
 CURVE_LOGISTIC = 1
+# The logistic curve solved in rating space with a pow per game: only for ratings whose
+# powers 10^(R/400) would overflow (|R| ≥ POWER_SAFE_RATING); not a user-facing curve.
+CURVE_LOGISTIC_POW = 2
 CURVES = {"normal": CURVE_NORMAL, "logistic": CURVE_LOGISTIC}
 
 
@@ -47,8 +52,9 @@ def expected_curve(d, curve):
 
 
 @jit
-def true_performance_one(opponent_rating, lo_entry, hi_entry, target, extra_rating, curve, tol):
-    """R with Σ_j E(R − R_j) (+ E(R − extra) if extra is finite) = target.
+def true_performance_one(opponent, rated, lo_entry, hi_entry, target, extra_rating, curve, tol):
+    """R with Σ_j E(R − R_j) (+ E(R − extra) if extra is finite) = target, where
+    R_j = ``rated[opponent[j], 0]`` (NaN: the game is left out).
 
     Safeguarded Newton: E is strictly increasing, so a bracket [lo, hi] is kept
     and any Newton step that leaves it is replaced by bisection; stops when the
@@ -57,7 +63,7 @@ def true_performance_one(opponent_rating, lo_entry, hi_entry, target, extra_rati
     lo = math.inf
     hi = -math.inf
     for j in range(lo_entry, hi_entry):
-        r = opponent_rating[j]
+        r = rated[opponent[j], 0]
         if r == r:
             lo = min(lo, r)
             hi = max(hi, r)
@@ -68,11 +74,11 @@ def true_performance_one(opponent_rating, lo_entry, hi_entry, target, extra_rati
     lo -= 800.0
     hi += 800.0
     for _ in range(60):
-        if _sum_expected(opponent_rating, lo_entry, hi_entry, lo, extra_rating, curve) <= target:
+        if _sum_expected(opponent, rated, lo_entry, hi_entry, lo, extra_rating, curve) <= target:
             break
         lo -= 800.0
     for _ in range(60):
-        if _sum_expected(opponent_rating, lo_entry, hi_entry, hi, extra_rating, curve) >= target:
+        if _sum_expected(opponent, rated, lo_entry, hi_entry, hi, extra_rating, curve) >= target:
             break
         hi += 800.0
     x = 0.5 * (lo + hi)
@@ -80,7 +86,7 @@ def true_performance_one(opponent_rating, lo_entry, hi_entry, target, extra_rati
         f = -target
         slope = 0.0
         for j in range(lo_entry, hi_entry):
-            o = opponent_rating[j]
+            o = rated[opponent[j], 0]
             if o == o:
                 f += expected_curve(x - o, curve)
                 slope += expected_slope(x - o, curve)
@@ -113,10 +119,10 @@ def expected_slope(d, curve):
 
 
 @jit
-def _sum_expected(opponent_rating, lo_entry, hi_entry, r, extra_rating, curve):
+def _sum_expected(opponent, rated, lo_entry, hi_entry, r, extra_rating, curve):
     total = 0.0
     for j in range(lo_entry, hi_entry):
-        o = opponent_rating[j]
+        o = rated[opponent[j], 0]
         if o == o:
             total += expected_curve(r - o, curve)
     if extra_rating == extra_rating:
@@ -125,91 +131,110 @@ def _sum_expected(opponent_rating, lo_entry, hi_entry, r, extra_rating, curve):
 
 
 @jit
-def _sum_logistic_powers(opponent_power, lo_entry, hi_entry, x_power, extra_power):
-    """Σ_j E and Σ_j E(1 − E) on the logistic curve from powers: with X = 10^(x/400) and
-    q_j = 10^(R_j/400), E(x − R_j) = X / (X + q_j), one division per game."""
-    total = 0.0
-    spread = 0.0
-    for j in range(lo_entry, hi_entry):
-        q = opponent_power[j]
+def _logistic_terms(opponent, rated, lo_entry, hi_entry, extra_power, x, target, stable):
+    """F(X) = Σ X/(X + q_j) − S over a player's games (and the virtual draw's
+    ``extra_power``), with F', B = −F''/2 = Σ q/(X + q)^3 and T = F'''/6 = Σ q/(X + q)^4.
+    ``stable``: a term X/(X + q) near 1 is summed as 1 − q/(X + q), the 1s counted
+    exactly, so a small q/(X + q) keeps its digits (it decides the root when F' is
+    tiny: opponents thousands of points apart)."""
+    f = 0.0
+    whole = 0
+    slope = 0.0
+    bend = 0.0
+    twist = 0.0
+    for j in range(lo_entry, hi_entry + 1):
+        if j < hi_entry:
+            q = rated[opponent[j], 1]
+        else:
+            q = extra_power
         if q == q:
-            e = x_power / (x_power + q)
-            total += e
-            spread += e * (1.0 - e)
-    if extra_power == extra_power:
-        e = x_power / (x_power + extra_power)
-        total += e
-        spread += e * (1.0 - e)
-    return total, spread
+            inv = 1.0 / (x + q)
+            if stable and x > q:
+                f -= q * inv
+                whole += 1
+            else:
+                f += x * inv
+            qi2 = q * inv * inv
+            slope += qi2
+            bend += qi2 * inv
+            twist += qi2 * inv * inv
+    return f + (whole - target), slope, bend, twist
 
 
 @jit
 def true_performance_logistic(
-    opponent_rating, opponent_power, lo_entry, hi_entry, target, extra_rating, tol
+    opponent, rated, lo_entry, hi_entry, target, extra_rating, count, total_rating, spread, tol
 ):
-    """``true_performance_one`` on the logistic curve with the opponents' powers
-    q_j = 10^(R_j/400) computed once per player by the caller: one ``pow`` per
-    iteration instead of one per game.
+    """``true_performance_one`` on the logistic curve, solved for X = 10^(R/400).
 
-    Newton from the linear performance Rc + 800 p − 400 (near the root), steps capped
-    at 800 points; every evaluation narrows a bracket [lo, hi] (E is increasing), and
-    once both ends are known a step that leaves the bracket is replaced by bisection.
-    Stops when the step or the bracket is below ``tol``.
+    ``rated[i]`` = (R_i, q_i = 10^(R_i/400)): the powers are taken once per rating by
+    the caller and sit next to the ratings (one cache line per opponent). ``count``,
+    ``total_rating`` and ``spread`` (max − min) of the rated opponents come from the
+    caller's own pass over the games, without the virtual draw.
+    E(R − R_j) = X/(X + q_j), so F(X) = Σ_j X/(X + q_j) − S is increasing and concave
+    in X > 0 (0 < S < games: a 0 % or 100 % score has its virtual draw). No ``pow``
+    per iteration, one division per game; R = 400 log10(X) at the end.
+
+    Halley's method (cubic convergence; about two iterations from the start) from the
+    linear performance Rc + 800 p − 400, inside a bracket [lo, hi] that every
+    evaluation narrows (F < 0: the root is above X); a step that leaves the bracket is
+    replaced by a Newton step, and if that leaves it too, by the bracket's midpoint
+    (a factor 100, 800 points, towards an end not known yet).
+    After a step d the error left is about K d^3 with K = (F''/2F')^2 − F'''/6F'; it
+    stops when 10·|K|·d^3, d itself or the bracket moves R by less than ``tol``/2.
     """
-    count = 0
-    total_rating = 0.0
-    for j in range(lo_entry, hi_entry):
-        r = opponent_rating[j]
-        if r == r:
-            count += 1
-            total_rating += r
     extra_power = np.nan
     if extra_rating == extra_rating:
         count += 1
         total_rating += extra_rating
         extra_power = 10.0 ** (extra_rating / 400.0)
-    x = total_rating / count + 800.0 * target / count - 400.0
-    lo = -math.inf
+        spread = max(spread, 2.0 * abs(extra_rating - total_rating / count))
+    # Terms near 1 lose digits to rounding only when opponents are far apart.
+    stable = spread > 1600.0
+    x = 10.0 ** ((total_rating / count + 800.0 * target / count - 400.0) / 400.0)
+    relative_tol = 0.5 * tol * math.log(10.0) / 400.0  # X·t moves R by about tol/2
+    lo = 0.0
     hi = math.inf
-    slope_factor = math.log(10.0) / 400.0
-    for _ in range(400):
-        total, spread = _sum_logistic_powers(
-            opponent_power, lo_entry, hi_entry, 10.0 ** (x / 400.0), extra_power
+    for _ in range(200):
+        f, slope, bend, twist = _logistic_terms(
+            opponent, rated, lo_entry, hi_entry, extra_power, x, target, stable
         )
-        f = total - target
-        if f == 0.0:
-            return x
+        if f == 0.0 or slope <= 0.0:
+            break
         if f < 0.0:
             lo = x
         else:
             hi = x
-        if hi - lo <= tol:
-            return 0.5 * (lo + hi)
-        slope = spread * slope_factor
-        if slope > 0.0:
-            step = -f / slope
-            if step > 800.0:
-                step = 800.0
-            elif step < -800.0:
-                step = -800.0
-        else:
-            step = 800.0 if f < 0.0 else -800.0
-        if abs(step) <= 0.5 * tol:
-            return x + step
+        step = -f * slope / (slope * slope + f * bend)  # Halley, with F'' = −2B
+        if abs(step) <= relative_tol * x:
+            x += step
+            break
         nxt = x + step
         if not (lo < nxt < hi):
-            # Both ends are known here (a step goes towards the unknown end), so this is
-            # the bisection safeguard of a Newton step that overshot.
-            nxt = 0.5 * (lo + hi)
+            # Newton instead (F is concave: it lands at or left of the root), else the
+            # bracket's midpoint, or a factor 100 (800 points) towards its open end.
+            nxt = x - f / slope
+            if not (lo < nxt < hi):
+                if hi == math.inf:
+                    nxt = 100.0 * x
+                elif lo == 0.0:
+                    nxt = x / 100.0
+                else:
+                    nxt = 0.5 * (lo + hi)
+            step = nxt - x
+        ratio = bend / slope
+        left = 10.0 * (ratio * ratio + twist / slope) * abs(step) ** 3
         x = nxt
-    return x
+        if left <= relative_tol * x or hi - lo <= relative_tol * x:
+            break
+    return 400.0 * math.log10(x)
 
 
 @jit_parallel
 def _performance_period(
     offsets,
-    opponent_rating,
-    opponent_power,
+    opponent,
+    rated,
     own_score,
     own_rating,
     dp_by_percent,
@@ -229,12 +254,16 @@ def _performance_period(
         g = 0
         s2 = 0  # twice the score: exact for results 1, ½, 0
         total = 0.0
+        low = math.inf
+        high = -math.inf
         for j in range(offsets[p], offsets[p + 1]):
-            r = opponent_rating[j]
+            r = rated[opponent[j], 0]
             if r == r:
                 g += 1
                 s2 += np.int64(round_half_up(2.0 * own_score[j]))
                 total += r
+                low = min(low, r)
+                high = max(high, r)
         games[p] = g
         score[p] = s2 / 2.0
         if g == 0:
@@ -254,13 +283,26 @@ def _performance_period(
             target += 0.5
         if with_true and curve == CURVE_LOGISTIC:
             true[p] = true_performance_logistic(
-                opponent_rating, opponent_power, offsets[p], offsets[p + 1], target, extra, tol
+                opponent,
+                rated,
+                offsets[p],
+                offsets[p + 1],
+                target,
+                extra,
+                g,
+                total,
+                high - low,
+                tol,
             )
         elif with_true:
             true[p] = true_performance_one(
-                opponent_rating, offsets[p], offsets[p + 1], target, extra, curve, tol
+                opponent, rated, offsets[p], offsets[p + 1], target, extra, curve, tol
             )
     return games, score, average, fide, linear, true, extreme
+
+
+# Powers 10^(R/400) are exact floats (no overflow or denormal) while |R| stays below this.
+POWER_SAFE_RATING = 100_000.0
 
 
 def performance_period(
@@ -272,27 +314,38 @@ def performance_period(
     curve: str = "normal",
     tol: float = 1e-7,
     with_true: bool = True,
-    opponent_power: np.ndarray | None = None,
+    opponent: np.ndarray | None = None,
 ) -> PerformanceResult:
     """FIDE, linear and true performance of every player (see the module docstring).
 
-    ``offsets`` int64[n+1]; ``opponent_rating`` and ``own_score`` one entry per
-    CSR entry; ``own_rating`` float64[n] (NaN = none; used only for the virtual
-    draw at 0 %/100 %); ``dp_by_percent`` the 101 entries of FIDE table 8.1.1.
+    ``offsets`` int64[n+1]; ``own_score`` one entry per CSR entry; ``own_rating``
+    float64[n] (NaN = none; used only for the virtual draw at 0 %/100 %);
+    ``dp_by_percent`` the 101 entries of FIDE table 8.1.1. Opponents' ratings:
+    ``opponent_rating`` holds one per CSR entry, or, with ``opponent`` (the CSR's
+    opponent indices), one per player, read as ``opponent_rating[opponent[j]]``
+    inside the kernel (the engine's case: no per-game gather, and the logistic
+    curve's powers 10^(R/400) taken once per player).
     ``with_true=False`` skips the root finding (``true`` is then NaN).
-    ``opponent_power``: per CSR entry 10^(R_j/400) for the logistic true performance
-    (computed here when None; a caller with per-player ratings passes
-    ``(10 ** (rating / 400))[opponent]``, one power per player instead of per game).
     """
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-    opponent_rating = np.ascontiguousarray(opponent_rating, dtype=np.float64)
+    rating_of = np.ascontiguousarray(opponent_rating, dtype=np.float64)
     own_score = np.ascontiguousarray(own_score, dtype=np.float64)
     own_rating = np.ascontiguousarray(own_rating, dtype=np.float64)
     table = np.ascontiguousarray(dp_by_percent, dtype=np.float64)
     if offsets.ndim != 1 or offsets.shape[0] < 1:
         raise ValueError("offsets must be a 1-D array of n_players + 1 entries")
     entries = int(offsets[-1])
-    if opponent_rating.shape != (entries,) or own_score.shape != (entries,):
+    if opponent is None:
+        if rating_of.shape != (entries,):
+            raise ValueError("opponent_rating and own_score need one entry per CSR entry")
+        opponent = np.arange(entries, dtype=np.int32)
+    else:
+        opponent = np.ascontiguousarray(opponent, dtype=np.int32)
+        if opponent.shape != (entries,) or rating_of.ndim != 1:
+            raise ValueError("opponent needs one entry per CSR entry")
+        if entries and (opponent.min() < 0 or opponent.max() >= rating_of.shape[0]):
+            raise ValueError("opponent index out of range")
+    if own_score.shape != (entries,):
         raise ValueError("opponent_rating and own_score need one entry per CSR entry")
     if own_rating.shape != (offsets.shape[0] - 1,):
         raise ValueError("own_rating needs one entry per player")
@@ -300,24 +353,17 @@ def performance_period(
         raise ValueError("dp_by_percent must hold the 101 entries of table 8.1.1")
     if curve not in CURVES:
         raise ValueError(f"curve must be one of {', '.join(CURVES)}")
-    if with_true and CURVES[curve] == CURVE_LOGISTIC:
-        if opponent_power is None:
-            opponent_power = np.power(10.0, opponent_rating / 400.0)
-        opponent_power = np.ascontiguousarray(opponent_power, dtype=np.float64)
-        if opponent_power.shape != (entries,):
-            raise ValueError("opponent_power needs one entry per CSR entry")
-    else:
-        opponent_power = np.empty(0, dtype=np.float64)  # not read
-    return PerformanceResult(
-        *by_work(_performance_period, offsets.shape[0] + entries)(
-            offsets,
-            opponent_rating,
-            opponent_power,
-            own_score,
-            own_rating,
-            table,
-            CURVES[curve],
-            float(tol),
-            bool(with_true),
-        )
+    code = CURVES[curve]
+    # (rating, 10^(R/400)) side by side: the logistic solver reads both of an opponent.
+    rated = np.empty((rating_of.shape[0], 2), dtype=np.float64)
+    rated[:, 0] = rating_of
+    rated[:, 1] = np.nan  # not read by the normal curve
+    if with_true and code == CURVE_LOGISTIC:
+        if np.nanmax(np.abs(rating_of), initial=0.0) >= POWER_SAFE_RATING:
+            code = CURVE_LOGISTIC_POW
+        else:
+            np.power(10.0, rating_of / 400.0, out=rated[:, 1])
+    result = by_work(_performance_period, offsets.shape[0] + entries)(
+        offsets, opponent, rated, own_score, own_rating, table, code, float(tol), bool(with_true)
     )
+    return PerformanceResult(*result)

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from arpad.pipeline import catalog, observations, sharding
+from arpad.pipeline import catalog, checkpoints, observations, sharding
 from arpad.pipeline import keys as player_keys
 from arpad.pipeline.game_reports import write_game_report
 from arpad.pipeline.performance import fill_performance
@@ -62,6 +62,7 @@ class RateSummary:
     resumed_after: int | None = None  # the last period a killed run had completed
     incremental_from: int | None = None  # the stale period an incremental run started at
     skipped: str | None = None  # why ``reconstruct`` did not rate this system/pool
+    replayed: list[int] = field(default_factory=list)  # periods replayed from a checkpoint
 
     @property
     def total_seconds(self) -> float:
@@ -170,18 +171,24 @@ class _Checkpoints:
         return out
 
 
-def _report_table(report: Report, player_id: np.ndarray) -> pa.Table:
+def _report_table(report: Report, player_id: np.ndarray, encoded: bool = False) -> pa.Table:
+    """The report's rows (players not reported left out). ``encoded``: ``status`` stays a
+    dictionary array (what ``Store.write_ratings`` writes as it is; readers of the file
+    see strings), else plain strings (the in-memory API's tables)."""
     keep = report.status != NOT_REPORTED
-    cols: dict[str, Any] = {"player_id": id_array(player_id).filter(pa.array(keep))}
+    every = bool(keep.all())  # the usual case: no copy of the ids and columns
+    ids = id_array(player_id)
+    cols: dict[str, Any] = {"player_id": ids if every else ids.filter(pa.array(keep))}
     for name, values in report.columns.items():
-        v = np.asarray(values)[keep]
+        v = np.asarray(values) if every else np.asarray(values)[keep]
         if v.dtype.kind == "f":
-            cols[name] = pa.array(v, mask=np.isnan(v))
+            nan = np.isnan(v)
+            cols[name] = pa.array(v, mask=nan if nan.any() else None)
         else:
             cols[name] = pa.array(v)
-    codes = pa.array(np.asarray(report.status[keep], dtype=np.int32))
+    codes = pa.array(np.asarray(report.status if every else report.status[keep], dtype=np.int32))
     statuses = pa.DictionaryArray.from_arrays(codes, pa.array(STATUS_CODES, pa.string()))
-    cols["status"] = statuses.dictionary_decode()
+    cols["status"] = statuses if encoded else statuses.dictionary_decode()
     return pa.table(cols)
 
 
@@ -193,12 +200,19 @@ def rules_hash(rules: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _audited(table: pa.Table, sys_, rules: Any, run: str | None) -> pa.Table:
-    """``table`` with the audit columns: rules name, rules hash, run id (docs/store.md)."""
+def _audited(table: pa.Table, sys_, rules: Any, run: str | None, encoded: bool = False) -> pa.Table:
+    """``table`` with the audit columns: rules name, rules hash, run id (docs/store.md).
+    ``encoded``: each a one-value dictionary array (no string per row), else plain strings."""
     n = table.num_rows
     values = {"rules": sys_.rules_name(rules), "rules_hash": rules_hash(rules), "run_id": run}
+    zeros = pa.array(np.zeros(n, dtype=np.int32)) if encoded else None
     for name, value in values.items():
-        column = pa.nulls(n, pa.string()) if value is None else pa.repeat(pa.scalar(value), n)
+        if value is None:
+            column = pa.nulls(n, pa.string())
+        elif encoded:
+            column = pa.DictionaryArray.from_arrays(zeros, pa.array([value], pa.string()))
+        else:
+            column = pa.repeat(pa.scalar(value), n)
         table = table.append_column(name, column)
     return table
 
@@ -242,6 +256,7 @@ def load_period_games(
     player_ids,
     aliases: tuple[pa.Array, pa.Array] | None = None,
     dense_of_key: np.ndarray | None = None,
+    read_events: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """White, black (dense), White's score and event index (-1 unknown) of a period's rated games.
 
@@ -255,7 +270,8 @@ def load_period_games(
     the run's player ids (``player_ids``: the players table's ids, sorted; dense
     index = position). Games with a player missing from the players table are left
     out, as are unrated games. ``aliases`` (duplicate, keep): a merged duplicate's
-    games count as the kept id's (docs/identity.md).
+    games count as the kept id's (docs/identity.md). ``read_events=False`` (a system
+    whose ``uses_events`` is False) skips the event ids: every event index is -1.
     """
     empty = np.empty(0, dtype=np.int32)
     if not files:
@@ -263,7 +279,7 @@ def load_period_games(
     whites, blacks, scores, rateds, events = [], [], [], [], []
     for path in sorted(files, key=str):
         white, black, score, rated, event = _read_game_file_dense(
-            path, player_ids, aliases, dense_of_key
+            path, player_ids, aliases, dense_of_key, read_events
         )
         whites.append(white)
         blacks.append(black)
@@ -288,11 +304,14 @@ def _event_codes(event_ids: pa.ChunkedArray) -> np.ndarray:
     return np.asarray(pc.fill_null(codes, -1).to_numpy(zero_copy_only=False), dtype=np.int32)
 
 
-def _read_game_file_dense(path, player_ids, aliases, dense_of_key):
+def _read_game_file_dense(path, player_ids, aliases, dense_of_key, read_events=True):
     """One games file as (white, black) dense indices (-1: not a player of the run),
-    score (float64), rated (bool) and event ids (an Arrow string array)."""
+    score (float64), rated (bool) and event ids (an Arrow string array; all null
+    without ``read_events``)."""
     file = pq.ParquetFile(path)  # one file: no dataset layer (nor its pandas import)
     present = set(file.schema_arrow.names)
+    if not read_events:
+        present.discard("event_id")
     keyed = dense_of_key is not None and "white_key" in present and "black_key" in present
     wanted = ["white_key", "black_key"] if keyed else ["white_id", "black_id"]
     wanted += [c for c in ("score", "rated", "event_id") if c in present]
@@ -317,7 +336,7 @@ def _read_game_file_dense(path, player_ids, aliases, dense_of_key):
         rated = rated.to_numpy().astype(bool, copy=False)
     else:
         rated = np.zeros(n, dtype=bool)
-    if "event_id" in table.column_names:
+    if read_events and "event_id" in table.column_names:
         event = table.column("event_id").cast(pa.string()).combine_chunks()
     else:
         event = pa.nulls(n, pa.string())
@@ -435,14 +454,20 @@ def rate(
     checkpoint_meta: dict | None = None,
     shards: int | None = None,
     shard_map: Callable | None = None,
+    checkpoint_every: int | None = None,
+    resumed: bool = False,
 ) -> RateSummary:
     """Rate ``pool`` with ``system`` over the store's periods in [start, end].
 
     ``rules`` fixes one rule set for every period (None: the version in force
     per period); ``overrides`` are ``--set key=value`` fields applied on top.
     Starting at ``start`` needs the checkpoint of an earlier period (written by
-    a previous run); without ``start`` the run begins from the players table.
-    ``checkpoint_meta`` is merged into each checkpoint's meta.json.
+    a previous run; the periods between it and ``start`` are replayed, state only);
+    without ``start`` the run begins from the players table. A checkpoint is
+    written at the run's first and last period and every ``checkpoint_every``-th
+    period of the pool (pipeline/checkpoints.py); ``checkpoint_meta`` is merged
+    into each checkpoint's meta.json. ``resumed``: the call continues a killed run
+    right after that run's own checkpoint (no checkpoint at its first period).
     ``shards`` > 1 computes each period's step in that many player shards
     (pipeline/sharding.py; same results) when the system is shardable, else
     unsharded (logged); ``shard_map`` runs the shards (default: on Dask inside a
@@ -470,9 +495,12 @@ def rate(
     walk = [p for p in all_periods if (start is None or p >= start) and (end is None or p <= end)]
     rules_for = rules_picker(sys_, pool, rules, overrides)
 
+    every = checkpoints.every_or_default(checkpoint_every)
+
     first_rules = rules_for(walk[0] if walk else (all_periods[0] if all_periods else 0))
     state = sys_.initial_state(info, first_rules)
     previous: int | None = None
+    meta: dict = {}
     if start is not None and any(p < start for p in all_periods):
         earlier = [p for p in store.state_periods(system, pool) if p < start]
         if not earlier:
@@ -494,18 +522,38 @@ def rate(
         dense_of_key = player_keys.dense_of_keys(
             player_keys.read_keys(store.keys_path), ids, aliases
         )
+    # Sparse checkpoints: the periods between the checkpoint and ``start``, state only,
+    # with the rules of the run that wrote them (pipeline/checkpoints.py).
+    if previous is not None:
+        replay_for = checkpoints.replay_rules(sys_, pool, meta, rules_picker, rules_for)
+        for period in [p for p in all_periods if previous < p < walk[0]] if walk else []:
+            r = replay_for(period)
+            files = [str(f) for f in store.game_files(pool, period)]
+            white, black, score, event = load_period_games(files, ids, aliases, dense_of_key)
+            games = PeriodGames.build(period, white, black, score, n, event, previous)
+            state = observations.seed_period(sys_, state, seeds, previous, period, r)
+            state = sys_.step(state, games, r)[0]
+            summary.replayed.append(period)
+            previous = period
+    position = {p: i for i, p in enumerate(all_periods)}
+    replay = checkpoints.replay_meta(rules, overrides)
 
     for i, period in enumerate(walk):
         r = rules_for(period)
         t0 = time.perf_counter()
         files = [str(f) for f in store.game_files(pool, period)]
-        white, black, score, event = load_period_games(files, ids, aliases, dense_of_key)
+        white, black, score, event = load_period_games(
+            files, ids, aliases, dense_of_key, sys_.uses_events
+        )
         t1 = time.perf_counter()
         games = PeriodGames.build(period, white, black, score, n, event, previous)
         state = observations.seed_period(sys_, state, seeds, previous, period, r)
         state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
         t2 = time.perf_counter()
-        table = _audited(_report_table(report, ids), sys_, r, run)
+        checkpoint = checkpoints.due(position[period], i, len(walk), every, not resumed)
+        if not checkpoint:  # an older run's checkpoint would not match these ratings
+            store.remove_tree(store.state_partition(system, pool, period))
+        table = _audited(_report_table(report, ids, encoded=True), sys_, r, run, encoded=True)
         store.write_ratings(system, pool, period, table)
         write_game_report(store, system, pool, period, report, ids)
         meta = {
@@ -513,9 +561,11 @@ def rate(
             "pool": pool,
             "period": period,
             "rules": sys_.rules_name(r),
+            "replay": replay,
             **(checkpoint_meta or {}),  # the run id pipeline/resume.py keys on
         }
-        store.write_state(system, pool, period, _Checkpoints.to_tables(state, ids), meta)
+        if checkpoint:
+            store.write_state(system, pool, period, _Checkpoints.to_tables(state, ids), meta)
         t3 = time.perf_counter()
         summary.seconds["query"] += t1 - t0
         summary.seconds["kernel"] += t2 - t1
@@ -537,7 +587,9 @@ def rate(
         done = [p for p in store.rating_periods(system, pool) if p <= last]
         last_rules = rules_for(last)
         for p, report in revised_reports(sys_, state, done, last_rules).items():
-            table = _audited(_report_table(report, ids), sys_, last_rules, run)
+            table = _audited(
+                _report_table(report, ids, encoded=True), sys_, last_rules, run, encoded=True
+            )
             store.write_ratings(system, pool, p, table)
     if refresh_catalog:
         catalog.refresh(store)

@@ -50,7 +50,7 @@ def era_table(
     finally:
         con.close()
     if rows.height == 0:
-        raise ValueError(f"no ratings for system {system} pool {pool}; run arpad rate first")
+        raise store.no_ratings(system, pool)
     years = {p: periods.year_of(p) for p in rows["period"].unique().to_list()}
     abstract = sorted(p for p, y in years.items() if y is None)
     if abstract:

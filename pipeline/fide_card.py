@@ -96,6 +96,16 @@ ORDER BY filename, file_row_number
 """
 
 
+def latest_period(store: Store, pool: str = "standard") -> int:
+    """The card's default period: the latest period with stored FIDE ratings of ``pool``."""
+    periods = store.rating_periods(FideSystem.name, pool)
+    if not periods:
+        raise ValueError(
+            f"no {FideSystem.name} ratings for pool {pool}; run arpad rate --system fide first"
+        )
+    return max(periods)
+
+
 def rating_card(
     store: Store,
     player_id: str,

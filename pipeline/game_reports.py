@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from arpad.pipeline.store import Store, atomic_write_parquet
+from arpad.pipeline.store import Store, atomic_write_parquet, lean_options
 
 GAME_REPORT_GLOB = "ratings/*/*/*/games/*.parquet"
 
@@ -31,7 +31,8 @@ def game_report_table(columns: dict[str, np.ndarray], player_id) -> pa.Table:
         if name in ("player", "opponent"):
             cols[f"{name}_id"] = ids.take(pa.array(v.astype(np.int64)))
         elif v.dtype.kind == "f":
-            cols[name] = pa.array(v, mask=np.isnan(v))
+            nan = np.isnan(v)
+            cols[name] = pa.array(v, mask=nan if nan.any() else None)
         else:
             cols[name] = pa.array(v)
     return pa.table(cols)
@@ -47,5 +48,5 @@ def write_game_report(store: Store, system: str, pool: str, period: int, report,
         return 0
     ids = player_id if isinstance(player_id, pa.Array) else np.asarray(player_id, dtype=object)
     table = game_report_table(columns, ids)
-    atomic_write_parquet(table, directory / "part-0.parquet", store.root)
+    atomic_write_parquet(table, directory / "part-0.parquet", store.root, **lean_options(table))
     return table.num_rows

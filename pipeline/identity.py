@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from arpad.pipeline import observations
 from arpad.pipeline.store import Store, atomic_write_parquet, read_parquet_file
 from arpad.pipeline.transliterate import phonetic_key
 
@@ -44,8 +45,7 @@ def _dtype(column: str):
     return pl.String
 
 
-def observations_path(store: Store):
-    return store.players_path.parent / "observations.parquet"
+observations_path = observations.observations_path
 
 
 def read_observations(store: Store) -> pl.DataFrame:

@@ -33,8 +33,10 @@ from arpad.pipeline import (
     names,
     observations,
     schemas,
+    stream_ingest,
     trail,
 )
+from arpad.pipeline.digest import content_digest, digest_v1
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.readers import RawTable, check_input_file, read_any
 from arpad.pipeline.reasons import Reason
@@ -204,8 +206,10 @@ def ingest_file(
         report.skipped = f"identical content already ingested as {prior}"
         return report
 
+    head = None  # a Parquet games file's header: the file is streamed (docs/ingest.md)
     if raw is None:
-        raw = read_any(path, fmt=fmt, mapping=mapping, kind=kind)
+        head = stream_ingest.streamable(path, fmt, mapping, kind)
+        raw = head or read_any(path, fmt=fmt, mapping=mapping, kind=kind)
     previous_mask = _previous_entries(manifest, path, key, raw.kind, explicit)
     previous = manifest.filter(previous_mask)
     source = _label(manifest, previous, path, key, explicit)
@@ -213,6 +217,9 @@ def ingest_file(
     report.not_stored = dict(raw.not_stored)
     report.accounting = dict(raw.accounting)
     old_batches = previous.column("batch").to_pylist()
+    if head is not None and (replace or old_batches):
+        # Corrections and --replace compare the whole file with the store: read whole.
+        raw, head = read_any(path, fmt=fmt, mapping=mapping, kind=kind), None
     staged = journal.StagedStore(store, batch)
 
     player_quarantine = None
@@ -229,6 +236,30 @@ def ingest_file(
             incremental.mark_all_stale(staged)
             stale = "all"
         min_period = None
+    elif head is not None:
+        streamed = stream_ingest.store_games(store, staged, head, source, batch)
+        validated = Validated(None, streamed.quarantine, streamed.rows_read)
+        accepted = streamed.accepted
+        content = streamed.content
+        _resent_notes(
+            report,
+            manifest,
+            previous_mask,
+            content,
+            streamed.resent,
+            accepted,
+            lambda: stream_ingest.streamed_digest_v1(store, head, source, batch),
+        )
+        report.partitions = streamed.partitions
+        journal.crash_point("correction:staged-games")
+        report.new_players, player_quarantine = _add_game_players(
+            staged, None, raw, source, batch, report, ids=streamed.player_ids
+        )
+        touched = list(streamed.partitions)  # a new source: every partition it wrote
+        min_period = min((p for _, p in touched), default=None)
+        if touched:
+            incremental.mark_stale(staged, touched)
+            stale = trail.stale_text(touched)
     else:
         validated = validate_games(raw, source, batch)
         touched: list[tuple[str, int]] = []
@@ -239,23 +270,12 @@ def ingest_file(
         else:
             validated = _drop_store_duplicates(store, validated, batch, old_batches)
         content = content_digest(validated.accepted)
+        before = validated.accepted
         validated, resent = _drop_content_duplicates(store, validated, batch, old_batches)
-        twin = manifest.filter(
-            pc.and_(
-                pc.fill_null(pc.equal(manifest["content_sha256"], content), False),
-                pc.invert(previous_mask),
-            )
+        accepted = validated.accepted.num_rows
+        _resent_notes(
+            report, manifest, previous_mask, content, resent, accepted, lambda: digest_v1(before)
         )
-        if resent and twin.num_rows and not validated.accepted.num_rows:
-            report.notes.append(
-                f"the same games as {twin.column('source')[0].as_py()} (already ingested; "
-                "only the bytes, line endings or name differ): nothing new stored"
-            )
-        elif resent:
-            report.notes.append(
-                f"{resent} game(s) already stored from another file (same date, players, "
-                "result and round): quarantined as duplicate_game (docs/ingest.md)"
-            )
         changed = _changed_partitions(store, old_batches, validated.accepted)
         if old_batches:
             report.correction = _correction_counts(store, old_batches, validated.accepted)
@@ -287,7 +307,7 @@ def ingest_file(
         quarantine = pa.concat_tables([quarantine, player_quarantine]).sort_by("line")
     staged.write_quarantine(quarantine, batch)
     report.rows = validated.rows_read
-    report.accepted = validated.accepted.num_rows
+    report.accepted = validated.accepted.num_rows if raw.kind == "players" else accepted
     report.quarantined = validated.quarantine.num_rows
     assert report.accepted + report.quarantined == report.rows, "rows lost in validation"
     reasons = Counter(quarantine.column("reason").to_pylist())
@@ -435,10 +455,18 @@ def _merge_players(
 
 
 def _add_game_players(
-    store: Store, games: pa.Table, raw: RawTable, source: str, batch: str, report: FileReport
+    store: Store,
+    games: pa.Table | None,
+    raw: RawTable,
+    source: str,
+    batch: str,
+    report: FileReport,
+    ids: pa.Array | None = None,
 ) -> tuple[int, pa.Table | None]:
     """Merge the players a games file describes (PGN tags, TRF 001 lines), then create
-    (unrated) players that games mention but the players table lacks.
+    (unrated) players that games mention but the players table lacks. ``ids``: the
+    distinct player ids of the games, when the games are not held whole (a streamed
+    file).
 
     Returns the number of players created and the quarantined player rows."""
     quarantine = None
@@ -453,9 +481,10 @@ def _add_game_players(
         if _merge_players(store, v.accepted, source).changed:
             incremental.mark_all_stale(store)
     existing = store.read_players()
-    ids = pa.chunked_array(
-        [games.column("white_id").combine_chunks(), games.column("black_id").combine_chunks()]
-    ).unique()
+    if ids is None:
+        ids = pa.chunked_array(
+            [games.column("white_id").combine_chunks(), games.column("black_id").combine_chunks()]
+        ).unique()
     missing = pc.filter(ids, pc.invert(pc.is_in(ids, value_set=existing.column("player_id"))))
     if len(missing) == 0:
         return 0, quarantine
@@ -557,31 +586,31 @@ _ROUND = (
 )
 
 
-def content_digest(games: pa.Table) -> str:
-    """SHA-256 over a file's games as content (sorted content key, event and the id when
-    the source gives one), so the same games re-sent with other bytes (CRLF, quoting,
-    column order, another name) have the same digest."""
-    frame = pl.from_arrow(schemas.conform(games, schemas.GAMES))
-    own_id = pl.when(pl.col("game_id") == pl.col("source")).then(None).otherwise(pl.col("game_id"))
-    rows = frame.select(*CONTENT_KEY, "event_id", own_id.alias("id")).sort(pl.all())
-    sink = _HashSink()
-    rows.write_csv(sink)  # streamed into the hash: the CSV text is never held whole
-    return sink.hash.hexdigest()
-
-
-class _HashSink:
-    """A write-only file object that feeds SHA-256 (the same digest as hashing the
-    whole CSV text at once)."""
-
-    def __init__(self) -> None:
-        self.hash = hashlib.sha256()
-
-    def write(self, data) -> int:
-        self.hash.update(data.encode() if isinstance(data, str) else data)
-        return len(data)
-
-    def flush(self) -> None:
-        pass
+def _resent_notes(report, manifest, previous_mask, content, resent, accepted, v1) -> None:
+    """The summary's note on re-sent games. A file whose games were all stored before is
+    "the same games as" the other source with its content digest; an entry an older
+    arpad wrote holds a version-1 digest, computed (``v1()``) only then
+    (docs/store.md "Content digest")."""
+    if not resent:
+        return
+    twin = None
+    if not accepted:
+        others = manifest.filter(pc.invert(previous_mask))
+        recorded = others.column("content_sha256")
+        twin = others.filter(pc.fill_null(pc.equal(recorded, content), False))
+        old = pc.and_(pc.is_valid(recorded), pc.invert(pc.starts_with(recorded, "v2:")))
+        if not twin.num_rows and pc.any(old).as_py():
+            twin = others.filter(pc.fill_null(pc.equal(recorded, v1()), False))
+    if twin is not None and twin.num_rows:
+        report.notes.append(
+            f"the same games as {twin.column('source')[0].as_py()} (already ingested; "
+            "only the bytes, line endings or name differ): nothing new stored"
+        )
+    else:
+        report.notes.append(
+            f"{resent} game(s) already stored from another file (same date, players, "
+            "result and round): quarantined as duplicate_game (docs/ingest.md)"
+        )
 
 
 def _drop_content_duplicates(

@@ -55,13 +55,11 @@ def _check_wait(wait: float) -> None:
 
 
 def _check_systems(systems: list[str] | None) -> None:
-    from arpad.pipeline.systems import system_names
+    from arpad.pipeline.systems import get_system
 
     names.systems(systems)  # a name that could become a path is refused first
-    known = system_names()
     for s in systems or []:
-        if s not in known:
-            raise ValueError(f"unknown rating system {s!r} (known: {', '.join(known)})")
+        get_system(s)  # ValueError naming the known systems; imports only the named ones
 
 
 # -- ingest ---------------------------------------------------------------------------------
@@ -201,6 +199,7 @@ class RateRequest:
     full: bool = False  # from the first period even when only later periods are stale
     shards: int | None = None
     wait: float = 0.0
+    checkpoint_every: int | None = None  # None: the default (pipeline/checkpoints.py)
 
     def __post_init__(self):
         self.store = _absolute(self.store)
@@ -212,6 +211,8 @@ class RateRequest:
             raise ValueError(f"--from {self.start} is after --to {self.end}")
         if self.shards is not None and self.shards < 1:
             raise ValueError(f"--shards must be at least 1, got {self.shards}")
+        if self.checkpoint_every is not None and self.checkpoint_every < 1:
+            raise ValueError(f"--checkpoint-every must be at least 1, got {self.checkpoint_every}")
         if self.overrides or self.rules:
             # Bad rule names or values fail here, before any work.
             from arpad.pipeline.engine import check_run_rules
@@ -242,10 +243,18 @@ def check_pool(store: Store, pool: str, start: int | None = None, end: int | Non
 def has_published_ratings(store: Store) -> bool:
     """True when the players table gives at least one player a starting rating, or a
     game or players file gives a dated one (docs/observations.md)."""
+    import pyarrow.parquet as pq
+
     from arpad.pipeline.observations import has_observations
 
-    ratings = store.read_players().column("rating")
-    return ratings.null_count < len(ratings) or has_observations(store)
+    if store.players_path.exists():
+        # One column, not the whole table (the engine reads the players again anyway).
+        with pq.ParquetFile(store.players_path) as file:
+            if "rating" in file.schema_arrow.names:
+                ratings = file.read(columns=["rating"]).column("rating")
+                if ratings.null_count < len(ratings):
+                    return True
+    return has_observations(store)
 
 
 def starting_ratings_reason(system: str) -> str | None:
@@ -305,6 +314,7 @@ def rate_periods(req: RateRequest, start: int | None, progress: Progress | None 
         progress=progress,
         refresh_catalog=False,
         shards=req.shards,
+        checkpoint_every=req.checkpoint_every,
     )
     summary.incremental_from = start if req.start is None else None
     return summary
@@ -346,6 +356,7 @@ def summary_line(s) -> str:
         f"{s.system}/{s.pool}: rated {len(s.periods)} periods ({s.periods[0]}..{s.periods[-1]}), "
         f"{s.games:,} games, {s.rows_written:,} rating rows; rules: {', '.join(rules)}"
         + (f"; {s.shards} player shards per period" if s.shards > 1 else "")
+        + (f"; {len(s.replayed)} earlier periods replayed from a checkpoint" if s.replayed else "")
     )
 
 

@@ -116,14 +116,21 @@ class StagedStore(Store):
         return self._staged(self.real.keys_path)
 
     def write_games(self, games, batch):
-        staged = Store(self.stage)
-        written = staged.write_games(games, batch)
+        written = Store(self.stage).write_games(games, batch)
+        self.staged_games(written, batch)
+        return written
+
+    def game_file(self, pool: str, period: int, batch: str) -> Path:
+        """Where this ingest stages the games file of a partition."""
+        return Store(self.stage).game_partition(pool, period) / f"part-{batch}.parquet"
+
+    def staged_games(self, written, batch) -> None:
+        """Record games files staged at ``game_file`` (and the key dictionary)."""
         if written:  # the key dictionary lands before any games file that uses its keys
             self._move("games", self.real.keys_path)
         for pool, period in written:
             final = self.real.game_partition(pool, period) / f"part-{batch}.parquet"
             self._move("games", final)
-        return written
 
     def remove_batch_games(self, batch):
         touched = []

@@ -40,32 +40,75 @@ def read_keys(path) -> pa.Array:
     return ids
 
 
-def assign(path, root, white: pa.ChunkedArray, black: pa.ChunkedArray):
-    """Keys of ``white`` and ``black`` ids, extending the dictionary at ``path`` with
-    the ids it does not hold yet (in order of first appearance: every White id of
-    the batch, then every Black id). Writes the dictionary only when it grew (atomically, under ``root``).
-    Returns (white_key, black_key) as int32 arrays."""
-    from arpad.pipeline.store import atomic_write_parquet
+class KeyDictionary:
+    """The ``player_id -> key`` dictionary of ``path`` in memory, extended batch by
+    batch (``keys``) and written once (``write``): a streamed ingest assigns keys
+    slice by slice without rewriting the file each time."""
 
-    known = read_keys(path)
-    white = white.combine_chunks() if isinstance(white, pa.ChunkedArray) else white
-    black = black.combine_chunks() if isinstance(black, pa.ChunkedArray) else black
-    white = white.cast(pa.string())
-    black = black.cast(pa.string())
-    fresh = pc.unique(pa.concat_arrays([white, black]))
-    if len(known):
-        fresh = fresh.filter(pc.invert(pc.is_in(fresh, value_set=known)))
-    if len(fresh):
-        known = pa.concat_arrays([known, fresh]) if len(known) else fresh
+    def __init__(self, path):
+        self.ids = read_keys(path)
+        self.grown = False
+
+    def keys(self, white, black) -> tuple[pa.Array, pa.Array]:
+        """Keys of ``white`` and ``black`` (int32), adding the ids not held yet in order
+        of first appearance, reading the games row by row, White then Black: the same
+        order whatever the batch size, so a file streamed in slices gets the same keys
+        as in one piece."""
+        white = white.combine_chunks() if isinstance(white, pa.ChunkedArray) else white
+        black = black.combine_chunks() if isinstance(black, pa.ChunkedArray) else black
+        white = white.cast(pa.string())
+        black = black.cast(pa.string())
+        # One hash pass over the batch's ids (a dictionary of its distinct ids), then
+        # only the distinct ids are looked up in the key dictionary.
+        encoded = pc.dictionary_encode(pa.concat_arrays([white, black]))
+        values = encoded.dictionary
+        if len(self.ids):
+            fresh = np.flatnonzero(
+                pc.invert(pc.is_in(values, value_set=self.ids)).to_numpy(zero_copy_only=False)
+            )
+        else:
+            fresh = np.arange(len(values))
+        if len(fresh):
+            # First position of each id reading row by row (2 * row as White, 2 * row + 1
+            # as Black), from the encoding: no other lookup of the ids.
+            n = len(white)
+            index = encoded.indices.to_numpy(zero_copy_only=False)
+            position = np.full(len(values), np.iinfo(np.int64).max, dtype=np.int64)
+            np.minimum.at(position, index[:n], 2 * np.arange(n, dtype=np.int64))
+            np.minimum.at(position, index[n:], 2 * np.arange(n, dtype=np.int64) + 1)
+            order = fresh[np.argsort(position[fresh], kind="stable")]
+            new = values.take(pa.array(order))
+            self.ids = pa.concat_arrays([self.ids, new]) if len(self.ids) else new
+            self.grown = True
+        value_keys = pc.index_in(values, value_set=self.ids).cast(pa.int32())
+        both = value_keys.take(encoded.indices)
+        n = len(white)
+        return both.slice(0, n), both.slice(n)
+
+    def write(self, path, root) -> bool:
+        """Write the dictionary if it grew (atomically, under ``root``)."""
+        from arpad.pipeline.store import atomic_write_parquet
+
+        if not self.grown:
+            return False
         table = pa.table(
-            {"player_id": known, "key": pa.array(np.arange(len(known), dtype=np.int32))},
+            {"player_id": self.ids, "key": pa.array(np.arange(len(self.ids), dtype=np.int32))},
             schema=KEYS,
         )
         atomic_write_parquet(table, path, root)
-    return (
-        pc.index_in(white, value_set=known).cast(pa.int32()),
-        pc.index_in(black, value_set=known).cast(pa.int32()),
-    )
+        self.grown = False
+        return True
+
+
+def assign(path, root, white: pa.ChunkedArray, black: pa.ChunkedArray):
+    """Keys of ``white`` and ``black`` ids, extending the dictionary at ``path`` with
+    the ids it does not hold yet (in order of first appearance, row by row, White
+    then Black: ``KeyDictionary.keys``). Writes the dictionary only when it grew
+    (atomically, under ``root``). Returns (white_key, black_key) as int32 arrays."""
+    dictionary = KeyDictionary(path)
+    white_key, black_key = dictionary.keys(white, black)
+    dictionary.write(path, root)
+    return white_key, black_key
 
 
 def resolve_aliases(ids, aliases: tuple[pa.Array, pa.Array] | None):

@@ -101,7 +101,7 @@ def list_frame(
     try:
         rated = [r[0] for r in con.execute(PERIODS_SQL, [system, pool]).fetchall()]
         if not rated:
-            raise ValueError(f"no ratings for system {system} pool {pool}; run arpad rate first")
+            raise store.no_ratings(system, pool)
         if date is not None:
             period = periods.period_at(date, rated, f"the {system}/{pool} list")
         elif period is None:

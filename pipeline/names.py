@@ -43,7 +43,10 @@ def _shown(value: object) -> str:
 
 def _check(kind: str, value: object, pattern: re.Pattern, rule: str) -> str:
     if not isinstance(value, str) or pattern.fullmatch(value) is None:
-        raise ValueError(f"invalid {kind} name {_shown(value)}: {rule}")
+        hint = ""
+        if isinstance(value, str) and pattern.fullmatch(value.lower()) is not None:
+            hint = f" (did you mean {value.lower()!r}?)"  # names are lower case, not folded
+        raise ValueError(f"invalid {kind} name {_shown(value)}: {rule}{hint}")
     return value
 
 

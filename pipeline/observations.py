@@ -38,6 +38,12 @@ from arpad.pipeline.store import Store
 RATING_COLUMNS = (("white_id", "white_rating"), ("black_id", "black_rating"))
 
 
+def observations_path(store: Store):
+    """``players/observations.parquet``: what each source said of each player
+    (pipeline/identity.py writes it)."""
+    return store.players_path.parent / "observations.parquet"
+
+
 @dataclass(frozen=True)
 class Observations:
     """Dated published ratings of one pool: one row per (player, period), sorted by
@@ -117,7 +123,7 @@ def has_observations(store: Store) -> bool:
     for path in store.game_files():
         if _file_observations(str(path), 0) is not None:
             return True
-    if identity.observations_path(store).exists():
+    if observations_path(store).exists():
         obs = identity.read_observations(store)
         return bool(
             (obs.get_column("period").is_not_null() & obs.get_column("rating").is_not_null()).any()
@@ -178,19 +184,22 @@ def undated_ratings(store: Store, player_ids, rating: np.ndarray) -> np.ndarray:
     """The players table's ratings (dense order of ``player_ids``) that count as undated
     starting ratings: those of players a players file gave a rating; NaN for the others,
     whose rating came from a PGN/TRF file and is dated (``pool_observations``). A store
-    without identity observations (written without sources) keeps every rating."""
-    from arpad.pipeline import identity
+    without identity observations (written without sources) keeps every rating.
 
-    if not identity.observations_path(store).exists():
+    Read with pyarrow alone (three columns of the observations file; no polars import
+    on the ``rate`` path, docs/runners.md "Start-up")."""
+    path = observations_path(store)
+    if not path.exists():
         return rating
-    obs = identity.read_observations(store)
-    undated = obs.get_column("rating").is_not_null() & obs.get_column("period").is_null()
-    given = obs.filter(undated).get_column("player_id").unique()
-    from_file = pc.is_in(
-        pa.array(np.asarray(player_ids, dtype=object), type=pa.string()),
-        value_set=pa.array(given.to_list(), type=pa.string()),
-    )
-    mask = from_file.to_numpy(zero_copy_only=False)
+    with pq.ParquetFile(path) as file:
+        present = set(file.schema_arrow.names)
+        obs = file.read(columns=[c for c in ("player_id", "rating", "period") if c in present])
+    undated = pc.is_valid(obs.column("rating"))
+    if "period" in obs.column_names:  # files written before dated players files lack it
+        undated = pc.and_(undated, pc.is_null(obs.column("period")))
+    given = pc.unique(obs.column("player_id").filter(undated).combine_chunks())
+    ids = player_ids if isinstance(player_ids, pa.Array) else pa.array(player_ids, pa.string())
+    mask = pc.is_in(ids, value_set=given.cast(pa.string())).to_numpy(zero_copy_only=False)
     return np.where(mask, rating, np.nan)
 
 
@@ -294,17 +303,35 @@ def dated_players(raw, validated, source: str, batch: str):
 
 def file_observations(store: Store, pool: str) -> pa.Table | None:
     """(player_id, period, rating) of the dated players-file rows of ``pool``
-    (``players/observations.parquet`` rows with a period), or None."""
-    import polars as pl
-
-    from arpad.pipeline import identity
-
-    if not identity.observations_path(store).exists():
+    (``players/observations.parquet`` rows with a period), or None. Read with pyarrow
+    alone (no polars import on the ``rate`` path, docs/runners.md "Start-up")."""
+    path = observations_path(store)
+    if not path.exists():
         return None
-    obs = identity.read_observations(store).filter(
-        pl.col("period").is_not_null() & (pl.col("pool") == pool) & pl.col("rating").is_not_null()
+    with pq.ParquetFile(path) as file:
+        present = set(file.schema_arrow.names)
+        if not {"period", "pool", "rating"} <= present:  # written before dated players files
+            return None
+        wanted = ("player_id", "source", "line", "rating", "period", "pool")
+        obs = file.read(columns=[c for c in wanted if c in present])
+    keep = pc.and_(
+        pc.and_(pc.is_valid(obs.column("period")), pc.is_valid(obs.column("rating"))),
+        pc.fill_null(pc.equal(obs.column("pool"), pool), False),
     )
-    if obs.height == 0:
+    obs = obs.filter(keep)
+    if obs.num_rows == 0:
         return None
-    obs = obs.sort("period", "source", "line")
-    return obs.select("player_id", pl.col("period").cast(pl.Int64), "rating").to_arrow()
+    # Source order, a missing source or line first (as polars sorted them before).
+    order = [("period", "ascending")]
+    for name, missing in (("source", ""), ("line", -1)):
+        if name in present:
+            obs = obs.append_column(f"_{name}", pc.fill_null(obs.column(name), missing))
+            order.append((f"_{name}", "ascending"))
+    obs = obs.sort_by(order)
+    return pa.table(
+        {
+            "player_id": obs.column("player_id").cast(pa.string()),
+            "period": obs.column("period").cast(pa.int64()),
+            "rating": obs.column("rating").cast(pa.float64()),
+        }
+    )

@@ -53,21 +53,17 @@ def fill_performance(system: RatingSystem, report: Report, games: PeriodGames) -
         return report
     rating = np.asarray(before, dtype=np.float64)
     column, curve = METHODS[method_for(system)]
-    power = None
-    if column == "true" and curve == "logistic":
-        # 10^(R/400) once per player, gathered per game: the root finder then needs one
-        # pow per iteration instead of one per game (kernels/performance.py).
-        with np.errstate(over="ignore", invalid="ignore"):
-            power = np.power(10.0, rating / 400.0)[games.opponent]
+    # Opponents' ratings are read by index inside the kernel: no per-game gather, and the
+    # logistic curve's 10^(R/400) once per player (kernels/performance.py).
     res = performance_period(
         games.offsets,
-        rating[games.opponent],
+        rating,
         games.own_score,
         rating,
         dp_by_percent(),
         curve,
         with_true=column == "true",
-        opponent_power=power,
+        opponent=games.opponent,
     )
     report.columns["performance"] = getattr(res, column)
     return report

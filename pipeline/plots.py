@@ -42,7 +42,7 @@ def distribution_data(
             ).fetchall()
             periods = sorted(r[0] for r in rows)
         if not periods:
-            raise ValueError(f"no ratings for {system}/{pool}; run arpad rate first")
+            raise store.no_ratings(system, pool)
         return catalog.query_frame(
             con,
             "SELECT period, rating FROM rating_list WHERE system = ? AND pool = ? "

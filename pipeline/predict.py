@@ -58,7 +58,7 @@ def store_state(store, system: str, pool: str, period: int | None) -> tuple[pl.D
     try:
         rated = [r[0] for r in con.execute(STORE_PERIODS_SQL, [system, pool]).fetchall()]
         if not rated:
-            raise ValueError(f"no ratings for system {system} pool {pool}; run arpad rate first")
+            raise store.no_ratings(system, pool)
         if period is None:
             period = rated[-1]
         elif period < rated[0]:

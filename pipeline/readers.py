@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -266,6 +266,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, "the header runs over several lines (a quote that never closes?)")
     chosen = _choose_mapping(path, header, mapping)
     names = [chosen.rename.get(h, h) for h in header] if chosen else [h.lower() for h in header]
+    names = names if chosen else tag_aliases(names, notes)
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
     if kind and row_kind != kind:
         raise InputError(path, 1, f"expected a {kind} file, the header looks like {row_kind}")
@@ -346,6 +347,26 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     return RawTable(path, "csv", row_kind, frame, chosen.name if chosen else None, problems, notes)
 
 
+def _open_parquet(path: Path, pre_buffer: bool = True) -> pq.ParquetFile:
+    """The Parquet file, its declared decompressed size held to ``ARPAD_MAX_DECOMPRESSED``."""
+    from arpad.pipeline.archives import Limits, human
+
+    meta = pq.read_metadata(path)
+    # Row-group totals only: reading a damaged file's column-chunk statistics can
+    # abort the process inside PyArrow (a C++ exception it does not turn into one
+    # Python can catch; found by fuzzing, tests/test_hostile_input.py).
+    declared = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
+    limit = Limits.from_environment().max_bytes
+    if declared > limit:
+        raise InputError(
+            path,
+            None,
+            f"decompresses to {human(declared)}, more than {human(limit)} "
+            "(limit ARPAD_MAX_DECOMPRESSED)",
+        )
+    return pq.ParquetFile(path, pre_buffer=pre_buffer)
+
+
 def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
     """Scalar columns only (text, numbers, booleans, dates); each is read as text.
 
@@ -353,47 +374,83 @@ def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None
     UTF-8, text with a NUL character, and two columns whose names differ only in case
     (``white_id`` beside ``White_Id``).
     The decompressed size the file declares is held to ``ARPAD_MAX_DECOMPRESSED``."""
-    from arpad.pipeline.archives import Limits, human
-
     try:
-        meta = pq.read_metadata(path)
-        # Row-group totals only: reading a damaged file's column-chunk statistics can
-        # abort the process inside PyArrow (a C++ exception it does not turn into one
-        # Python can catch; found by fuzzing, tests/test_hostile_input.py).
-        declared = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
-        limit = Limits.from_environment().max_bytes
-        if declared > limit:
-            raise InputError(
-                path,
-                None,
-                f"decompresses to {human(declared)}, more than {human(limit)} "
-                "(limit ARPAD_MAX_DECOMPRESSED)",
-            )
-        table = pq.read_table(path)
+        with _open_parquet(path) as f:
+            table = f.read()
         table.validate(full=True)  # a damaged file can decode to invalid arrays
     except (pa.ArrowException, OSError, ValueError) as exc:  # ValueError: names not UTF-8
         raise InputError(path, None, f"not a readable Parquet file: {exc}") from None
     return raw_from_arrow(table, path, "parquet", mapping, kind)
 
 
+def parquet_head(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
+    """A Parquet file's header as a raw table without rows: its kind and mapping,
+    with every check ``read_parquet`` makes of the columns' names and types."""
+    try:
+        with _open_parquet(path) as f:
+            empty = f.schema_arrow.empty_table()
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise InputError(path, None, f"not a readable Parquet file: {exc}") from None
+    return raw_from_arrow(empty, path, "parquet", mapping, kind)
+
+
+def iter_parquet(
+    path: Path, batch_rows: int, mapping: str | None = None, kind: str | None = None
+) -> Iterator[RawTable]:
+    """A Parquet file as raw tables of at most ``batch_rows`` rows, in file order, row
+    numbers counting on across slices (a file written as one huge row group is still
+    read slice by slice). Each slice is checked as ``read_parquet`` checks the whole
+    file, with the same messages; a file without rows gives one empty slice."""
+    try:
+        f = _open_parquet(path, pre_buffer=False)  # no whole row group read ahead
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise InputError(path, None, f"not a readable Parquet file: {exc}") from None
+    with f:
+        first = 1
+        batches = f.iter_batches(batch_size=batch_rows)
+        while True:
+            try:
+                batch = next(batches, None)
+                if batch is None:
+                    if first == 1:
+                        yield raw_from_arrow(
+                            f.schema_arrow.empty_table(), path, "parquet", mapping, kind
+                        )
+                    return
+                table = pa.Table.from_batches([batch])
+                table.validate(full=True)
+            except (pa.ArrowException, OSError, ValueError) as exc:
+                raise InputError(path, None, f"not a readable Parquet file: {exc}") from None
+            yield raw_from_arrow(table, path, "parquet", mapping, kind, first_row=first)
+            first += table.num_rows
+
+
 def raw_from_arrow(
-    table: pa.Table, path: Path, fmt: str, mapping: str | None = None, kind: str | None = None
+    table: pa.Table,
+    path: Path,
+    fmt: str,
+    mapping: str | None = None,
+    kind: str | None = None,
+    first_row: int = 1,
 ) -> RawTable:
     """An Arrow table (a Parquet file, or a DataFrame given to the Python API) as raw
-    rows; ``path`` names it in messages, row numbers count from 1."""
+    rows; ``path`` names it in messages, row numbers count from ``first_row`` (1; a
+    later slice of a streamed file starts further on)."""
     header = list(table.column_names)
     lowered = [h.lower() for h in header]
     same = sorted({h for h, low in zip(header, lowered) if lowered.count(low) > 1})
     if same:
         raise InputError(path, 1, f"duplicate column names (case-insensitive): {', '.join(same)}")
     for name, column in zip(header, table.columns):
-        _check_parquet_column(path, name, column)
+        _check_parquet_column(path, name, column, first_row)
     chosen = _choose_mapping(path, header, mapping)
-    names = [chosen.rename.get(h, h) for h in header] if chosen else lowered
+    notes: list[str] = []
+    names = [chosen.rename.get(h, h) for h in header] if chosen else tag_aliases(lowered, notes)
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
     _check_columns(path, names, row_kind)
     table = table.rename_columns(names)
     table = pa.table([_as_text(col) for col in table.columns], names=table.column_names)
+    table = _timestamps_as_dates(table, row_kind)
     try:
         frame = pl.from_arrow(table)
         if isinstance(frame, pl.Series):
@@ -408,12 +465,25 @@ def raw_from_arrow(
         problem = " ".join(str(exc).split())[:300]
         raise InputError(path, None, f"a column cannot be read as text: {problem}") from None
     frame = frame.with_columns(
-        pl.int_range(1, frame.height + 1, dtype=pl.Int64).alias("_line"),
+        pl.int_range(first_row, first_row + frame.height, dtype=pl.Int64).alias("_line"),
         pl.lit(None, dtype=pl.String).alias("_raw"),
     )
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
-    return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None)
+    return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None, notes=notes)
+
+
+def _timestamps_as_dates(table: pa.Table, kind: str) -> pa.Table:
+    """A games table's timestamp ``date`` (a pandas datetime64 column, say) as its dates:
+    the calendar date the timestamp shows, in its own time zone when it has one
+    (docs/ingest.md "Typed columns")."""
+    if kind != "games" or "date" not in table.column_names:
+        return table
+    column = table.column("date")
+    if not pa.types.is_timestamp(column.type):
+        return table
+    at = table.column_names.index("date")
+    return table.set_column(at, "date", column.cast(pa.date32()))
 
 
 def _plain_number(dtype) -> bool:
@@ -436,7 +506,9 @@ def typed_game_columns(schema) -> set[str]:
     return {name for name, ok in kinds.items() if name in schema and ok(schema[name])}
 
 
-def _check_parquet_column(path: Path, name: str, column: pa.ChunkedArray) -> None:
+def _check_parquet_column(
+    path: Path, name: str, column: pa.ChunkedArray, first_row: int = 1
+) -> None:
     kind = column.type
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
@@ -464,7 +536,7 @@ def _check_parquet_column(path: Path, name: str, column: pa.ChunkedArray) -> Non
     if pa.types.is_string(text.type) or pa.types.is_large_string(text.type):
         nul = pc.match_substring(text, "\x00")
         if pc.any(nul).as_py():
-            row = pc.index(nul, True).as_py() + 1
+            row = pc.index(nul, True).as_py() + first_row
             raise InputError(path, row, f"column {name!r} holds a NUL character in row {row}")
 
 
@@ -482,6 +554,34 @@ def _as_text(column: pa.ChunkedArray, path: Path | None = None, name: str = "") 
         raise InputError(
             path, None, f"column {name!r} holds binary data that is not UTF-8 text"
         ) from None
+
+
+# PGN tag names read as the columns they mean (docs/ingest.md "Column names"): a games
+# table exported from PGN (White, Black, Result, Date, WhiteElo, …) ingests as it is.
+TAG_ALIASES = {
+    "white": "white_id",
+    "black": "black_id",
+    "whiteelo": "white_rating",
+    "blackelo": "black_rating",
+    "event": "event_id",
+}
+
+
+def tag_aliases(names: list[str], notes: list[str]) -> list[str]:
+    """``names`` (lower-cased) with PGN tag names read as canonical columns, when the
+    table has White and Black but no white_id/black_id; each renaming is noted."""
+    present = set(names)
+    if not {"white", "black"} <= present or present & {"white_id", "black_id"}:
+        return names
+    out = []
+    for name in names:
+        target = TAG_ALIASES.get(name)
+        if target is not None and target not in present:
+            notes.append(f"column {name!r} read as {target}")
+            out.append(target)
+        else:
+            out.append(name)
+    return out
 
 
 def _choose_mapping(path: Path, header: list[str], name: str | None) -> Mapping | None:

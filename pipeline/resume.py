@@ -10,8 +10,8 @@ A run here is journalled in ``STORE/runs/system=<s>/pool=<p>.json`` with
 * a run id, which the engine copies into every checkpoint's ``meta.json``.
 
 Started again with the same fingerprint while the journal still says
-``running``, the run continues after the longest prefix of its periods whose
-checkpoints carry its run id, and the result is identical to an uninterrupted
+``running``, the run continues after the last of its periods whose checkpoint
+carries its run id (checkpoints are sparse, pipeline/checkpoints.py), and the result is identical to an uninterrupted
 run (tests/test_resume.py kills real subprocesses with SIGKILL to show it).
 Any change of inputs (an ingest, other rules) starts a fresh run instead.
 """
@@ -80,14 +80,15 @@ def fingerprint(
 def _completed_prefix(
     store: Store, system: str, pool: str, walk: list[int], run: str
 ) -> int | None:
-    """The last period of ``walk`` such that it and every earlier one has a checkpoint of ``run``."""
-    last = None
-    for period in walk:
+    """The last period of ``walk`` with a checkpoint of ``run``: the engine walks the
+    periods in order and writes a checkpoint after the period's ratings, so ``run`` has
+    completed every period up to it. Checkpoints are sparse (pipeline/checkpoints.py):
+    the periods after it that ``run`` had rated are computed again."""
+    for period in reversed(walk):
         meta = store.state_partition(system, pool, period) / "meta.json"
-        if not meta.exists() or json.loads(meta.read_text()).get("run") != run:
-            break
-        last = period
-    return last
+        if meta.exists() and json.loads(meta.read_text()).get("run") == run:
+            return period
+    return None
 
 
 def rate_resumable(
@@ -103,6 +104,7 @@ def rate_resumable(
     resolved_rules: Any | None = None,
     shards: int | None = None,
     shard_map: Callable | None = None,
+    checkpoint_every: int | None = None,
 ) -> engine.RateSummary:
     """``engine.rate`` that resumes an interrupted run of the same inputs.
 
@@ -162,6 +164,8 @@ def rate_resumable(
         checkpoint_meta={"run": run},
         shards=shards,  # not in the fingerprint: sharding does not change the results
         shard_map=shard_map,
+        checkpoint_every=checkpoint_every,  # nor are the checkpoints' periods
+        resumed=resumed_after is not None,
     )
     summary.resumed_after = resumed_after
     # The uninterrupted run's clean-up over the whole requested range.

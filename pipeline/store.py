@@ -244,6 +244,8 @@ def remove_path(path: Path) -> None:
     if not os.path.lexists(path):
         return
     before_change(path)
+    if not os.path.lexists(path):
+        return  # a directory: the open journal moved it aside (undone if the command fails)
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
     else:
@@ -258,19 +260,63 @@ def low_cardinality_columns(table: pa.Table) -> list[str]:
     ]
 
 
+def float_columns(table: pa.Table) -> list[str]:
+    """The floating-point columns of ``table``."""
+    return [f.name for f in table.schema if pa.types.is_floating(f.type)]
+
+
+def dictionary_columns(table: pa.Table) -> list[str]:
+    """Columns that are Arrow dictionary arrays (written as Parquet dictionaries as they are)."""
+    return [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
+
+
+def lean_options(table: pa.Table) -> dict:
+    """Parquet options of the files the engine writes every period (ratings partitions,
+    checkpoints, per-game reports; docs/store.md "Cost of the per-period files"): no
+    column statistics, dictionary encoding only for low-cardinality and dictionary
+    columns, and BYTE_STREAM_SPLIT for the float columns (zstd then finds the
+    repetitive exponent bytes: cheaper to compress than plain doubles)."""
+    return {
+        "use_dictionary": [*low_cardinality_columns(table), *dictionary_columns(table)],
+        "write_statistics": False,
+        "byte_stream_split": float_columns(table),
+    }
+
+
+def _file_schema(table: pa.Table, schema: pa.Schema) -> pa.Schema:
+    """``schema`` with the string fields that ``table`` holds as dictionary arrays typed
+    as those dictionaries (``schemas.conform`` then keeps them encoded)."""
+    fields = []
+    for field in schema:
+        typ = table.schema.field(field.name).type if field.name in table.column_names else None
+        if (
+            typ is not None
+            and pa.types.is_dictionary(typ)
+            and typ.value_type == field.type
+            and pa.types.is_string(field.type)
+        ):
+            field = field.with_type(typ)
+        fields.append(field)
+    return pa.schema(fields, metadata=schema.metadata)
+
+
 def atomic_write_parquet(
     table: pa.Table,
     path: Path,
     root: Path | None = None,
     use_dictionary=True,
     write_statistics: bool = True,
+    byte_stream_split: list[str] | bool = False,
+    store_schema: bool = True,
 ) -> None:
     """Write ``table`` to ``path`` atomically (temporary file in the same directory, then rename).
 
     With ``root``, the path must be inside that store (``inside``). ``use_dictionary``:
     Parquet dictionary encoding for all columns (True) or only the listed ones.
     ``write_statistics=False`` leaves out the column-chunk min/max statistics (see
-    ``Store.write_ratings``)."""
+    ``Store.write_ratings``); ``byte_stream_split`` lists the float columns written
+    with that encoding; ``store_schema=False`` leaves out the serialised Arrow schema
+    (readers then see the Parquet types: a dictionary column reads as its values)."""
     path = Path(path)
     if root is not None:
         inside(root, path)
@@ -285,6 +331,8 @@ def atomic_write_parquet(
             compression="zstd",
             use_dictionary=use_dictionary,
             write_statistics=write_statistics,
+            use_byte_stream_split=byte_stream_split,
+            store_schema=store_schema,
         )
         os.replace(tmp, path)
     except BaseException:
@@ -652,18 +700,35 @@ class Store:
         return self._system_pool(self.ratings_dir, system, pool) / f"period={names.period(period)}"
 
     def write_ratings(self, system: str, pool: str, period: int, table: pa.Table) -> None:
-        table = schemas.conform(table, schemas.RATINGS_FILE)
+        """Write a period's ratings partition. String columns may come as dictionary
+        arrays (the engine's ``status`` and audit columns): they are written as Parquet
+        dictionaries without the Arrow schema, so every reader sees the RATINGS_FILE
+        types (docs/store.md "Cost of the per-period files")."""
+        table = schemas.conform(table, _file_schema(table, schemas.RATINGS_FILE))
         path = self.rating_partition(system, pool, period) / "part-0.parquet"
         # No min/max statistics: every ratings (and checkpoint) file holds one row group
         # spanning every player, so they never let a reader skip anything, and leaving
         # them out makes the engine's per-period writes ~15 % cheaper (docs/store.md).
-        atomic_write_parquet(
-            table, path, self.root, low_cardinality_columns(table), write_statistics=False
-        )
+        atomic_write_parquet(table, path, self.root, **lean_options(table), store_schema=False)
 
     def rating_periods(self, system: str, pool: str) -> list[int]:
         base = self._system_pool(self.ratings_dir, system, pool)
         return sorted(int(p.name.split("=", 1)[1]) for p in self._subdirs(base))
+
+    def rated(self) -> list[tuple[str, str]]:
+        """(system, pool) pairs that have at least one stored ratings period."""
+        out = []
+        for system_dir in self._subdirs(self.ratings_dir):
+            for pool_dir in self._subdirs(system_dir):
+                if any(self._subdirs(pool_dir)):
+                    out.append((system_dir.name.split("=", 1)[1], pool_dir.name.split("=", 1)[1]))
+        return sorted(out)
+
+    def no_ratings(self, system: str, pool: str) -> ValueError:
+        """The error for a missing system/pool, naming what the store does have."""
+        have = ", ".join(f"{s}/{p}" for s, p in self.rated())
+        hint = f" (this store has ratings of {have})" if have else ""
+        return ValueError(f"no ratings for system {system} pool {pool}; run arpad rate first{hint}")
 
     def remove_ratings(self, system: str, pool: str, period: int) -> None:
         for directory in (
@@ -686,11 +751,7 @@ class Store:
         base = self.state_partition(system, pool, period)
         for name, table in tables.items():
             atomic_write_parquet(
-                table,
-                base / f"{names.table(name)}.parquet",
-                self.root,
-                low_cardinality_columns(table),
-                write_statistics=False,
+                table, base / f"{names.table(name)}.parquet", self.root, **lean_options(table)
             )
         atomic_write_text(json.dumps(meta, sort_keys=True), base / "meta.json", self.root)
 
@@ -737,4 +798,12 @@ class Store:
     def _subdirs(path: Path) -> Iterator[Path]:
         if not path.is_dir():
             return iter(())
-        return iter(sorted(p for p in path.iterdir() if p.is_dir() and "=" in p.name))
+        # Hidden names are a writer's temporaries (a partition the journal moved aside
+        # is ``.period=N.<token>.kept.tmp`` until the next writer removes it).
+        return iter(
+            sorted(
+                p
+                for p in path.iterdir()
+                if p.is_dir() and "=" in p.name and not p.name.startswith(".")
+            )
+        )

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from arpad.kernels.rounding import round_half_up
 from arpad.pipeline.rules import dp_by_percent
 
 CATEGORY_BASE = 2250
@@ -40,6 +39,8 @@ def fide_category(average: float, women: bool = False) -> int:
     """FIDE tournament category of an event with this average rating (0 = below category 1)."""
     if average is None or (isinstance(average, float) and math.isnan(average)):
         return 0
+    from arpad.kernels.rounding import round_half_up  # Numba: not at import (the CLI parser)
+
     avg = round_half_up(float(average))
     base = CATEGORY_BASE - (WOMEN_OFFSET if women else 0)
     if avg <= base:
@@ -349,6 +350,8 @@ def norm_check(
         if used[low] < need.rating_floor and low not in raised:
             used[low] = need.rating_floor
             raised.append(low)
+    from arpad.kernels.rounding import round_half_up
+
     average = int(round_half_up(float(used.sum()) / n))
     s2 = int(2 * score)
     percent = (100 * s2 + n) // (2 * n)  # whole percent, .5 up, exactly
@@ -448,6 +451,8 @@ ORDER BY event_id NULLS FIRST
 
 def category_rows(events: list[tuple[str | None, int, int, float | None]], women: bool = False):
     """(event, players, rated players, average) → rows with the rounded average and category."""
+    from arpad.kernels.rounding import round_half_up
+
     rows = []
     for event, players, rated, average in events:
         average = float("nan") if average is None else float(average)

@@ -7,6 +7,7 @@ Reason codes: ``pipeline.reasons.Reason`` (table in docs/ingest.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import polars as pl
 import pyarrow as pa
@@ -84,12 +85,42 @@ def _first_failure(checks: list[tuple[pl.Expr, str, pl.Expr]]) -> tuple[pl.Expr,
     return reason, detail
 
 
+def _failing(checks: list[tuple[pl.Expr, str, pl.Expr]]) -> pl.Expr:
+    """Index of the first failing check (checks in priority order), null if none."""
+    index = pl.lit(None, dtype=pl.UInt8)
+    for i in reversed(range(len(checks))):
+        index = pl.when(checks[i][0]).then(pl.lit(i, dtype=pl.UInt8)).otherwise(index)
+    return index
+
+
+def _failing_detail(checks: list[tuple[pl.Expr, str, pl.Expr]]) -> pl.Expr:
+    """The detail of the check ``_check`` names."""
+    detail = pl.lit(None, dtype=pl.String)
+    for i in reversed(range(len(checks))):
+        detail = pl.when(pl.col("_check") == i).then(checks[i][2]).otherwise(detail)
+    return detail
+
+
 def _parse_date(expr: pl.Expr) -> pl.Expr:
     normal = expr.str.replace_all(r"[./]", "-")
     return normal.str.strptime(pl.Date, "%Y-%m-%d", strict=False)
 
 
-def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
+class SeenIds(Protocol):
+    """Game ids accepted from earlier slices of the same file (a streamed ingest)."""
+
+    def first_lines(self, ids: pl.Series) -> pl.DataFrame:
+        """``_game_id`` and ``_before`` (its accepted line) for those of ``ids`` seen."""
+
+    def add(self, ids: pl.Series, lines: pl.Series) -> None: ...
+
+
+def validate_games(
+    raw: RawTable, source: str, batch: str, seen: SeenIds | None = None
+) -> Validated:
+    """``seen``: the ids accepted from earlier slices of the file, when it is read in
+    slices; a game id seen there is a duplicate of that line, as it would be in the
+    whole file."""
     f = raw.frame
     for name in GAME_COLUMNS:
         if name not in f.columns:
@@ -105,19 +136,14 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
     def parsed(name: str, text_parse: pl.Expr, typed: pl.Expr) -> pl.Expr:
         return text_parse if name in text else typed
 
-    result_map = pl.DataFrame(
-        {
-            "result": list(RESULTS),
-            "_res_score": [v[0] for v in RESULTS.values()],
-            "_res_rated": [v[1] for v in RESULTS.values()],
-        }
-    )
-    f = f.with_columns(pl.col("result").str.to_lowercase().alias("_result_key"))
-    f = f.join(
-        result_map.rename({"result": "_result_key"}),
-        on="_result_key",
-        how="left",
-        maintain_order="left",
+    result_key = pl.col("result").str.to_lowercase()
+    f = f.with_columns(
+        result_key.replace_strict(
+            list(RESULTS), [v[0] for v in RESULTS.values()], default=None, return_dtype=pl.Float64
+        ).alias("_res_score"),
+        result_key.replace_strict(
+            list(RESULTS), [v[1] for v in RESULTS.values()], default=None, return_dtype=pl.Boolean
+        ).alias("_res_rated"),
     )
     has_result = ~blank("result")
     score_num = pl.col("score").cast(pl.Float64, strict=False)
@@ -279,31 +305,47 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
             pl.format("black_rating {} is not a rating in 0..3500", pl.col("black_rating")),
         ),
     ]
-    reason, detail = _first_failure(checks)
-    f = f.with_columns(reason.alias("_reason"), detail.alias("_detail"))
-    f = f.with_columns(
-        pl.when(blank("game_id"))
-        .then(pl.format("{}:{}", pl.lit(source), pl.col("_line")))
-        .otherwise(pl.col("game_id"))
-        .alias("_game_id")
-    )
+    # Which check fails first, as a small integer per row; the reason and detail
+    # texts are built for the rows quarantined only.
+    f = f.with_columns(_failing(checks).alias("_check"))
+    derived = pl.format("{}:{}", pl.lit(source), pl.col("_line"))
+    if f.select(blank("game_id").any()).item():
+        game_id = pl.when(blank("game_id")).then(derived).otherwise(pl.col("game_id"))
+    else:  # every row names its id: no derived text built for nothing
+        game_id = pl.col("game_id")
+    f = f.with_columns(game_id.alias("_game_id"))
     # Duplicate game ids inside the file: the first valid occurrence wins.
-    f = f.with_columns(pl.col("_reason").is_null().alias("_ok"))
+    f = f.with_columns(pl.col("_check").is_null().alias("_ok"))
     first_line = pl.col("_line").filter(pl.col("_ok")).min().over("_game_id")
+    ok_ids = f.filter(pl.col("_ok")).get_column("_game_id")
+    if not ok_ids.hash(seed=0).is_duplicated().any():  # distinct hashes: distinct ids
+        first_line = pl.col("_line")
+    if seen is not None:
+        before = seen.first_lines(ok_ids)
+        if before.height:
+            f = f.join(before, on="_game_id", how="left", maintain_order="left")
+            first_line = pl.coalesce(pl.col("_before"), first_line)
     dup = pl.col("_ok") & (pl.col("_line") != first_line)
-    f = f.with_columns(
-        pl.when(dup)
-        .then(pl.lit(Reason.DUPLICATE_GAME_ID))
-        .otherwise(pl.col("_reason"))
+    f = f.with_columns(pl.when(dup).then(first_line).alias("_first_line"))
+    accept = pl.col("_ok") & pl.col("_first_line").is_null()
+
+    good = f.lazy().filter(accept)
+    is_dup = pl.col("_first_line").is_not_null()
+    codes = [Reason(code).value for _, code, _ in checks]
+    bad = f.filter(~accept).with_columns(
+        pl.when(is_dup)
+        .then(pl.lit(Reason.DUPLICATE_GAME_ID.value))
+        .otherwise(pl.col("_check").replace_strict(list(range(len(codes))), codes))
         .alias("_reason"),
-        pl.when(dup)
-        .then(pl.format("game_id {} already on line {}", pl.col("_game_id"), first_line))
-        .otherwise(pl.col("_detail"))
+        pl.when(is_dup)
+        .then(pl.format("game_id {} already on line {}", pl.col("_game_id"), pl.col("_first_line")))
+        .otherwise(_failing_detail(checks))
         .alias("_detail"),
     )
-
-    good = f.filter(pl.col("_reason").is_null())
-    bad = f.filter(pl.col("_reason").is_not_null())
+    if seen is not None:
+        ids = good.select("_game_id", "_line").collect()
+        seen.add(ids.get_column("_game_id"), ids.get_column("_line"))
+    # Only the accepted columns are filtered (a lazy projection), not every helper.
     accepted = good.select(
         pl.col("_game_id").alias("game_id"),
         pl.col("_date").alias("date"),
@@ -322,8 +364,8 @@ def validate_games(raw: RawTable, source: str, batch: str) -> Validated:
         pl.lit(batch).alias("ingest_batch"),
         pl.col("_wr").alias("white_rating"),
         pl.col("_br").alias("black_rating"),
-        _precision(good),
-    )
+        _precision(f),
+    ).collect()
     quarantine = _quarantine_rows(raw, bad, source, batch)
     return Validated(
         schemas.conform(accepted.to_arrow(), schemas.GAMES),

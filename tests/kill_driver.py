@@ -6,8 +6,8 @@
 * ``halfwrite:N``   — in the middle of the N-th Parquet file write (half the rows on disk)
 * ``ratings:N``     — right after the N-th ratings partition, before its checkpoint
 * ``checkpoint:N``  — right after the N-th complete state checkpoint
-* ``pace:SECONDS``  — never kills; sleeps after each checkpoint so that the test can
-  kill the process from outside at an uncontrolled moment
+* ``pace:SECONDS``  — never kills; sleeps after each period's ratings so that the test
+  can kill the process from outside at an uncontrolled moment
 
 Usage: ``python tests/kill_driver.py rate --no-flow --store S --system fide``.
 """
@@ -64,15 +64,15 @@ def install(spec: str) -> None:
 
         setattr(Store, method, wrapped)
     elif kind == "pace":
-        original_state = Store.write_state
+        original_ratings = Store.write_ratings
         pause = float(arg)
 
         def paced(self, *args, **kwargs):
-            result = original_state(self, *args, **kwargs)
+            result = original_ratings(self, *args, **kwargs)
             time.sleep(pause)
             return result
 
-        Store.write_state = paced
+        Store.write_ratings = paced
     else:
         raise SystemExit(f"unknown ARPAD_KILL spec {spec!r}")
 

@@ -155,6 +155,10 @@ def test_whatif_and_card_from_the_cli(replay, tmp_path, capsys, monkeypatch):
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     assert data["change"] == row["change"] and data["matches"]
+    # Without --period: the latest rated period's card (the same card).
+    assert period == max(store.rating_periods("fide", "standard"))
+    assert main(["card", row["player_id"], "--store", str(store.root), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == data
     out = tmp_path / "wi"
     code = main(["whatif", "--rules", "2024-03", "--vs", "2025-10", "--from", "202501",
                  "--store", str(store.root), "--output", str(out)])  # fmt: skip

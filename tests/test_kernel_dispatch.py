@@ -36,8 +36,8 @@ def test_elo_serial_and_parallel_are_identical():
 
 def test_performance_serial_and_parallel_are_identical():
     rating, g = _period(seed=11)
-    opp = rating[g.opponent]
-    args = (g.offsets, opp, np.power(10.0, opp / 400.0), g.score, rating, dp_by_percent())
+    rated = np.column_stack([rating, np.power(10.0, rating / 400.0)])
+    args = (g.offsets, g.opponent, rated, g.score, rating, dp_by_percent())
     kernel = performance._performance_period
     for curve in (performance.CURVE_NORMAL, performance.CURVE_LOGISTIC):
         full = (*args, curve, 1e-7, True)

@@ -14,7 +14,7 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from arpad.pipeline import catalog, engine, publish
+from arpad.pipeline import catalog, engine, publish, resume
 from arpad.pipeline.audit import audit
 from arpad.pipeline.cli import main
 from arpad.pipeline.lists import list_frame
@@ -61,7 +61,10 @@ def cycle(tmp_path_factory, bundled_data):
     )
     assert main(["rate", "--system", SYSTEM, *common]) == 0
     before = {p: list_frame(store, SYSTEM, "standard", p)[0] for p in (133, 134, 135)}
-    meta_before = {p: store.read_state(SYSTEM, "standard", p)[1] for p in (133, 134, 135)}
+    # Checkpoints are sparse (docs/store.md): the run's first and last period have one.
+    assert store.state_periods(SYSTEM, "standard") == [133, 135]
+    run_before = resume.read_journal(store, SYSTEM, "standard")["run"]
+    assert {store.read_state(SYSTEM, "standard", p)[1]["run"] for p in (133, 135)} == {run_before}
     assert main(["publish", "--store", str(root), "--period", str(PERIOD)]) == 0
     folder = store.published_partition(SYSTEM, "standard", PERIOD)
     hashes = {f.name: sha(f) for f in folder.iterdir()}
@@ -74,7 +77,7 @@ def cycle(tmp_path_factory, bundled_data):
         "folder": folder,
         "hashes": hashes,
         "before": before,
-        "meta_before": meta_before,
+        "run_before": run_before,
         "game": game,
     }
 
@@ -87,7 +90,7 @@ def test_published_files_never_change_after_a_correction(cycle):
         assert sha(folder / name) == digest == cycle["hashes"][name], name
     assert sha(folder / "manifest.json") == cycle["hashes"]["manifest.json"]
     assert manifest["period"] == PERIOD and manifest["rules"] == ["FIDE 2025-10"]
-    assert manifest["run_id"] == [cycle["meta_before"][PERIOD]["run"]]
+    assert manifest["run_id"] == [cycle["run_before"]]
     # the frozen list is the list as it was before the correction
     published = pl.read_parquet(folder / "list.parquet")
     assert published.equals(cycle["before"][PERIOD])
@@ -146,8 +149,8 @@ def test_audit_rows_carry_the_checkpoints_rules_and_run(cycle, capsys):
         assert row["rules_hash"] == engine.rules_hash(system.rules_for(row["period"], "standard"))
         assert set(table.column("run_id").to_pylist()) == {meta["run"]}
     # 133 was not recomputed by the correction (stale from 134): the first run's id
-    assert periods["run_id"][0] == cycle["meta_before"][133]["run"]
-    assert periods["run_id"][1] != cycle["meta_before"][134]["run"]
+    assert periods["run_id"][0] == cycle["run_before"]
+    assert periods["run_id"][1] != cycle["run_before"]
     # the first ingest and its correction (docs/store.md "Audit trail")
     assert ingests["source"].to_list() == ["deloitte", "deloitte"]
     assert ingests["action"].to_list() == ["ingest", "correction"]

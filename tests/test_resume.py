@@ -121,17 +121,31 @@ def copy_of(base: Store, tmp_path: Path) -> Store:
     return store
 
 
-# (kill point, last period complete before the kill; periods are months 1..30).
-# Per period the engine writes 3 Parquet files: ratings, then the checkpoint's players
-# and pool tables, then meta.json.
+@pytest.fixture(scope="module")
+def reference_every_period(rated_base, tmp_path_factory) -> dict:
+    """The uninterrupted run with a checkpoint after every period (the layout of stores
+    written before checkpoints were sparse)."""
+    store = Store(tmp_path_factory.mktemp("ref1") / "store")
+    shutil.copytree(rated_base.root, store.root)
+    resume.rate_resumable(store, "fide", checkpoint_every=1)
+    return snapshot(store, "ratings", "state")
+
+
+# (kill point, last period with a checkpoint before the kill; periods are months 1..30).
+# Checkpoints are sparse (pipeline/checkpoints.py): with the default of every 12th period
+# plus the first and last, periods 1, 12, 24 and 30 have one. Files written in order:
+# period 1's ratings (1), its checkpoint's players and pool tables (2, 3), then meta.json;
+# ratings of periods 2..11 (4..13); period 12: ratings 14, checkpoint 15, 16; periods
+# 13..23: 17..27; period 24: 28, then 29, 30; periods 25..29: 31..35; period 30: 36..38.
 SLOW = pytest.mark.slow  # the same path again at other points; run with -m slow
 KILL_POINTS = [
     pytest.param("write:1", None, marks=SLOW),  # before anything is written
     ("halfwrite:2", None),  # half of period 1's checkpoint on disk
-    pytest.param("ratings:12", 11, marks=SLOW),  # period 12 rated but not checkpointed
-    ("halfwrite:45", 14),  # inside period 15's checkpoint (its 3rd file)
-    pytest.param("checkpoint:29", 29, marks=SLOW),  # only the last period left
-    ("checkpoint:30", 30),  # killed after the last checkpoint, before the run was closed
+    pytest.param("ratings:12", 1, marks=SLOW),  # period 12 rated but not checkpointed
+    ("ratings:20", 12),  # between two checkpoints: periods 13..20 are rated again
+    pytest.param("halfwrite:29", 12, marks=SLOW),  # inside period 24's checkpoint
+    pytest.param("checkpoint:3", 24, marks=SLOW),  # period 24's checkpoint complete
+    ("checkpoint:4", 30),  # killed after the last checkpoint, before the run was closed
 ]
 
 
@@ -157,6 +171,56 @@ def test_rate_killed_and_restarted_equals_uninterrupted(
     assert_same(snapshot(store, "ratings", "state"), reference)
 
 
+# With a checkpoint after every period (--checkpoint-every 1) a kill loses at most the
+# period being written. 3 files per period: ratings, the players and pool tables.
+EVERY_PERIOD_KILL_POINTS = [
+    ("halfwrite:45", 14),  # inside period 15's checkpoint (its 3rd file)
+    pytest.param("ratings:12", 11, marks=SLOW),  # period 12 rated but not checkpointed
+]
+
+
+@pytest.mark.parametrize(("kill", "resumed_after"), EVERY_PERIOD_KILL_POINTS)
+def test_every_period_checkpoints_killed_and_restarted_equal_uninterrupted(
+    kill, resumed_after, rated_base, reference_every_period, tmp_path
+):
+    store = copy_of(rated_base, tmp_path)
+    args = ["rate", "--no-flow", "--store", str(store.root), "--system", "fide"]
+    proc = run_arpad([*args, "--checkpoint-every", "1"], kill)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL, err.decode()
+    summary = resume.rate_resumable(store, "fide", checkpoint_every=1)
+    assert summary.resumed_after == resumed_after
+    assert summary.periods == list(range(resumed_after + 1, PERIODS + 1))
+    assert_same(snapshot(store, "ratings", "state"), reference_every_period)
+
+
+def test_old_store_killed_while_thinning_its_checkpoints(
+    rated_base, reference, reference_every_period, tmp_path
+):
+    """A store rated with a checkpoint after every period (as before they were sparse),
+    rated again with the default and killed between two checkpoints — after the run
+    removed some of the old ones — then restarted: equal to a clean sparse run."""
+    store = copy_of(rated_base, tmp_path)
+    resume.rate_resumable(store, "fide", checkpoint_every=1)
+    assert_same(snapshot(store, "ratings", "state"), reference_every_period)
+    resume.forget_runs(store)  # a new run (as after an ingest), not the finished one
+    proc = run_arpad(
+        ["rate", "--no-flow", "--store", str(store.root), "--system", "fide"], "ratings:20"
+    )
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL, err.decode()
+    # The removed old checkpoints are hidden (kept by the killed run's journal) until the
+    # next writer takes the lock and deletes them; readers never list them.
+    state = store.state_periods("fide", "standard")
+    assert [p for p in state if p <= 20] == [1, 12] and 21 in state  # old ones after 20 stay
+    visible_files_complete(store)
+    with store.writer_lock("arpad rate"):  # as the restarted command does
+        summary = resume.rate_resumable(store, "fide")
+    assert summary.resumed_after == 12
+    assert not list(store.root.rglob(".*.tmp"))
+    assert_same(snapshot(store, "ratings", "state"), reference)
+
+
 def test_killed_from_outside_and_restarted_by_the_cli(rated_base, reference, tmp_path):
     """SIGKILL from another process at an uncontrolled moment, restart with ``arpad rate``."""
     store = copy_of(rated_base, tmp_path)
@@ -164,7 +228,8 @@ def test_killed_from_outside_and_restarted_by_the_cli(rated_base, reference, tmp
     proc = run_arpad(args, kill="pace:0.1")
     state = store.state_dir / "system=fide" / "pool=standard"
     deadline = time.monotonic() + 120
-    while len(list(state.glob("period=*/meta.json"))) < 8 and time.monotonic() < deadline:
+    # Killed after period 12's checkpoint, at a moment between periods 12 and 30.
+    while len(list(state.glob("period=*/meta.json"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.005)
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=60)
@@ -185,7 +250,7 @@ def test_changed_inputs_start_a_fresh_run(base_store, tmp_path):
     """A journal of other inputs (other overrides) is not resumed."""
     store = copy_of(base_store, tmp_path)
     proc = run_arpad(
-        ["rate", "--no-flow", "--store", str(store.root), "--system", "elo"], "checkpoint:5"
+        ["rate", "--no-flow", "--store", str(store.root), "--system", "elo"], "checkpoint:2"
     )
     proc.communicate(timeout=120)
     assert proc.returncode == -signal.SIGKILL

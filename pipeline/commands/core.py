@@ -69,6 +69,14 @@ def register(sub) -> None:
         help="compute each period in N player shards, on Dask with --cluster/--workers "
         "(same results; shardable systems only, docs/operations.md)",
     )
+    p.add_argument(
+        "--checkpoint-every",
+        type=int,
+        default=None,
+        metavar="N",
+        help="write the state checkpoint every N periods (and at the run's first and last; "
+        "default 12; docs/store.md)",
+    )
     add_orchestration(p)
     p.set_defaults(func=cmd_rate)
 
@@ -229,6 +237,7 @@ def cmd_rate(args) -> int:
         args.full,
         args.shards,
         args.wait,
+        checkpoint_every=args.checkpoint_every,
     )
     summary = run_job(args, "rate", request, progress=Progress(request.label))
     print_rate_summary(summary)

@@ -25,7 +25,8 @@ FIDE = FIDE_SYSTEM  # the card, what-if and rule versions are FIDE's own tools
 def register(sub) -> None:
     p = sub.add_parser("card", help="per-game breakdown of one player's FIDE change in a period")
     p.add_argument("player")
-    p.add_argument("--period", type=parse_period, required=True, metavar="P")
+    p.add_argument("--period", type=parse_period, default=None, metavar="P",
+                   help="default: the latest rated period")  # fmt: skip
     p.add_argument("--system", default=FIDE, choices=[FIDE])
     p.add_argument("--pool", default="standard")
     p.add_argument("--rules", default=None, metavar="DATE|FILE", help="rules the run used")
@@ -70,14 +71,15 @@ def register(sub) -> None:
 
 
 def cmd_card(args) -> int:
-    from arpad.pipeline.fide_card import format_card, rating_card
+    from arpad.pipeline.fide_card import format_card, latest_period, rating_card
 
     store = require_store(args)
     from arpad.pipeline import engine
 
     rules = engine.resolve_rules(FIDE, args.rules, args.pool)
     player = resolve_player(store, args.player)
-    card = rating_card(store, player, args.period, args.pool, rules, parse_sets(args.set))
+    period = args.period if args.period is not None else latest_period(store, args.pool)
+    card = rating_card(store, player, period, args.pool, rules, parse_sets(args.set))
     if args.fmt == "json":
         print(json.dumps(card.to_dict(), indent=2, ensure_ascii=False))
     else:

@@ -25,12 +25,27 @@ def register(system: RatingSystem) -> RatingSystem:
 
 
 def get_system(name: str) -> RatingSystem:
-    _load_builtin()
+    if name not in _REGISTRY:
+        _load_one(name)
+    if name not in _REGISTRY:
+        _load_builtin()
     try:
         return _REGISTRY[name]
     except KeyError:
         known = ", ".join(sorted(_REGISTRY))
         raise ValueError(f"unknown rating system {name!r} (known: {known})") from None
+
+
+def _load_one(name: str) -> None:
+    # A built-in system lives in the module of its name ("elo-linear": elo_linear.py):
+    # importing only that one keeps the other systems' modules and kernels out of a run
+    # of one system (docs/runners.md "Start-up"); anything else loads every module.
+    import importlib
+    import importlib.util
+
+    module = f"{__name__}.{name.replace('-', '_')}"
+    if name.replace("-", "_").isidentifier() and importlib.util.find_spec(module) is not None:
+        importlib.import_module(module)
 
 
 def system_names() -> list[str]:

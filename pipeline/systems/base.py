@@ -205,6 +205,9 @@ class RatingSystem:
     # Rule fields the backtest tunes on its validation split, with candidate values;
     # empty: the backtest scales the first of K/c/τ the rules have (pipeline/backtest.py).
     tuning_grid: ClassVar[dict[str, tuple[Any, ...]]] = {}
+    # ``step`` reads ``PeriodGames.event`` (FIDE, USCF, Harkness, Ingo). False: the engine
+    # does not read the games' event ids, and ``event`` is -1 for every game.
+    uses_events: ClassVar[bool] = True
     # Rough cost of a run relative to Elo on the same games (measured on the Kaggle 2010
     # store, docs/benchmarks.md): independent units go to Dask longest first.
     relative_cost: ClassVar[float] = 1.0

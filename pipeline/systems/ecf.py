@@ -103,6 +103,7 @@ def _empty_cycle() -> dict[str, np.ndarray]:
 
 class EcfSystem(RatingSystem):
     name = "ecf"
+    uses_events = False  # no event-level rule: the engine skips the event ids
     rules_type: ClassVar[type] = EcfRules
     needs_initial_ratings = True  # no initial_rating rule: grades come from the players file
     integer_ratings = True  # published grades are whole numbers (``round_published``)

@@ -44,6 +44,7 @@ class EloRules:
 
 class EloSystem(RatingSystem):
     name = "elo"
+    uses_events = False  # no event-level rule: the engine skips the event ids
     rules_type: ClassVar[type] = EloRules
     shardable = True  # per-player update from the pre-period ratings (pipeline/sharding.py)
 

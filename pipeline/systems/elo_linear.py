@@ -44,6 +44,7 @@ class EloLinearRules:
 
 class EloLinearSystem(RatingSystem):
     name = "elo-linear"
+    uses_events = False  # no event-level rule: the engine skips the event ids
     rules_type: ClassVar[type] = EloLinearRules
     shardable = True  # per-player update from the pre-period ratings (pipeline/sharding.py)
     performance_method = "linear"  # Elo's "algorithm of 400", the linear method's own estimate

@@ -455,7 +455,8 @@ class FideSystem(RatingSystem):
             cap=rules.diff_cap,
             exempt_from=rules.cap_exempt_from,
             k_times_games_max=0 if two_monthly else rules.k_times_games_max,
-            entry_event=games.event[games.game] if games.event.size else None,
+            # Without any event id every game is one event: no per-entry gather.
+            entry_event=games.event[games.game] if games.event.max(initial=-1) >= 0 else None,
             cap_once_per_event=rules.cap_once_per_event,
         )
         month = periods.month_index(games.period)
@@ -546,6 +547,8 @@ class FideSystem(RatingSystem):
 
     @staticmethod
     def _drop_unrated_by_difference(games: PeriodGames, rating, is_rated, rules) -> PeriodGames:
+        if rules.unrated_diff_from <= 0:  # no such rule: no per-game gathers either
+            return games
         drop = unrated_by_difference(
             rules,
             rating[games.white],

@@ -93,6 +93,7 @@ class GlickoFamily(RatingSystem):
 
 class GlickoSystem(GlickoFamily):
     name = "glicko"
+    uses_events = False  # no event-level rule: the engine skips the event ids
     rules_type: ClassVar[type] = GlickoRules
     shardable = True  # per-player update from the pre-period state (pipeline/sharding.py)
 

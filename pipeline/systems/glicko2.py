@@ -54,6 +54,7 @@ class Glicko2Rules:
 
 class Glicko2System(GlickoFamily):
     name = "glicko2"
+    uses_events = False  # no event-level rule: the engine skips the event ids
     rules_type: ClassVar[type] = Glicko2Rules
     shardable = True  # per-player update from the pre-period state (pipeline/sharding.py)
     shard_index_extras = ("volatility_not_converged",)

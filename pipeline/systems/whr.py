@@ -100,6 +100,7 @@ def _empty_nodes() -> dict[str, np.ndarray]:
 
 class WhrSystem(RatingSystem):
     name = "whr"
+    uses_events = False  # no event-level rule: the engine skips the event ids
     rules_type: ClassVar[type] = WhrRules
     relative_cost: ClassVar[float] = 15.0  # whole-history Newton each period
     retroactive = True  # history_reports revises every walked period (rules.retroactive: on/off)

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -48,12 +49,15 @@ def _arrow(data, what: str) -> pa.Table:
         return data
     if isinstance(data, pl.DataFrame):
         return data.to_arrow()
+    if isinstance(data, pl.LazyFrame):
+        return data.collect().to_arrow()
     if isinstance(data, dict):
         return pa.table(data)
     if type(data).__module__.startswith("pandas"):
         return pa.Table.from_pandas(data, preserve_index=False)
     raise TypeError(
-        f"{what}: expected a polars or pandas DataFrame or a pyarrow Table, got {type(data).__name__}"
+        f"{what}: expected a polars or pandas DataFrame, a pyarrow Table or a file path, "
+        f"got {type(data).__name__}"
     )
 
 
@@ -61,8 +65,14 @@ def _validated(data, kind: str, mapping: str | None, errors: str):
     from arpad.pipeline.readers import raw_from_arrow
     from arpad.pipeline.validate import validate_games, validate_players
 
-    name = f"<{kind} DataFrame>"
-    raw = raw_from_arrow(_arrow(data, kind), Path(name), "dataframe", mapping, kind)
+    if isinstance(data, (str, os.PathLike)):  # a file, read as `arpad ingest` reads it
+        from arpad.pipeline.readers import read_any
+
+        name = str(data)
+        raw = read_any(Path(data), mapping=mapping, kind=kind)
+    else:
+        name = f"<{kind} DataFrame>"
+        raw = raw_from_arrow(_arrow(data, kind), Path(name), "dataframe", mapping, kind)
     check = validate_players if kind == "players" else validate_games
     validated = check(raw, name, "memory")
     bad = validated.quarantine
@@ -121,9 +131,11 @@ def rate(
 ) -> pl.DataFrame:
     """Rate in-memory games with one system; one row per player per period.
 
-    ``games`` has the canonical games columns (``white_id``, ``black_id``,
-    ``result`` or ``score``, ``date`` or ``period``; docs/schemas.md) or a named
-    ``mapping`` (``kaggle2010``, ``deloitte2011``). ``players`` (optional) gives
+    ``games`` (a polars DataFrame or LazyFrame, a pandas DataFrame, an Arrow table,
+    a dict of columns, or the path of a CSV/Parquet/PGN/TRF file, read as
+    ``arpad ingest`` reads it) has the canonical games columns (``white_id``,
+    ``black_id``, ``result`` or ``score``, ``date`` or ``period``; docs/schemas.md)
+    or a named ``mapping`` (``kaggle2010``, ``deloitte2011``). ``players`` (optional) gives
     starting ratings and facts (``player_id``, ``rating``, ``rated_games``,
     ``birth_year``, …). ``rules`` is a ``--rules`` spec (a date such as
     ``"2014-07"``, or a JSON file) or a rules object; ``settings`` are rule
@@ -355,11 +367,17 @@ class Store:
 
         return history_figure(self._store, list(players), system, pool)
 
-    def card(self, player: str, period: int, pool: str = "standard", rules=None, **settings):
-        """The FIDE rating card of ``player`` in ``period``: game by game, why the
-        rating moved (``.to_dict()``; ``print(card)`` for the text form)."""
+    def card(
+        self, player: str, period: int | None = None, pool: str = "standard", rules=None, **settings
+    ):
+        """The FIDE rating card of ``player`` in ``period`` (default: the latest rated
+        period): game by game, why the rating moved (``.to_dict()``; ``print(card)`` for
+        the text form)."""
         from arpad.pipeline import engine
-        from arpad.pipeline.fide_card import rating_card
+        from arpad.pipeline.fide_card import latest_period, rating_card
+
+        if period is None:
+            period = latest_period(self._store, pool)
 
         resolved = engine.resolve_rules("fide", rules, pool) if rules else None
         overrides = {k: str(v) for k, v in settings.items()}

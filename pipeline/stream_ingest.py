@@ -1,0 +1,411 @@
+"""Streamed ingest of a Parquet games file: slice by slice, in bounded memory
+(docs/ingest.md "Large Parquet files").
+
+A Parquet games file is read in slices of at most ``BATCH_ROWS`` rows
+(``readers.iter_parquet``), and each slice goes through the same steps as a whole
+file does (pipeline/ingest.py): validation, games already stored under the same
+id, the content digest, games already stored under another id (re-sent games),
+player keys, and the partition files. What used to need the whole file is kept
+as a small summary across slices:
+
+* game ids accepted from earlier slices (``SeenIds``: two 64-bit hashes per id and
+  its line), so a duplicate id in a later slice names the line of the first, as it
+  would in the whole file;
+* the order-independent content digest (pipeline/digest.py);
+* for re-sent games, how many rows of each content key matching stored games
+  earlier slices held (``prior``), so stored copies are used up one for one across
+  slices as within one;
+* the key dictionary in memory, written once (pipeline/keys.py);
+* one open ``pyarrow.parquet.ParquetWriter`` per partition in the staging area, so
+  a partition's rows stay in file order.
+
+The result (games, keys, quarantine rows, manifest) is the same for any slice size
+(tests/test_stream_ingest.py).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from arpad.pipeline import catalog, keys, readers, schemas
+from arpad.pipeline.digest import ContentDigest, digest_v1
+from arpad.pipeline.reasons import Reason
+from arpad.pipeline.store import Store, before_change
+from arpad.pipeline.validate import Validated, validate_games
+
+BATCH_ROWS = 500_000  # rows per slice (validating a slice costs ~0.5 KB per row at peak)
+MAX_OPEN_WRITERS = 64  # partition files open at once; more are written as segments
+# Parquet dictionary encoding for the text columns with few distinct values only: an
+# open writer keeps the dictionary of every encoded column (~16 MB per writer with
+# game_id and source, one value per row, where the encoding falls back to plain).
+DICTIONARY_COLUMNS = [
+    f.name
+    for f in schemas.GAMES_FILE
+    if pa.types.is_string(f.type) and f.name not in ("game_id", "source")
+]
+
+
+def streamable(path: Path, fmt: str | None, mapping: str | None, kind: str | None):
+    """The header of ``path`` as a raw table without rows when it is a Parquet games
+    file (then it is streamed), else None."""
+    if (fmt or readers.detect_format(path)) != "parquet" or kind == "players":
+        return None
+    head = readers.parquet_head(path, mapping, kind)
+    return head if head.kind == "games" else None
+
+
+class SeenIds:
+    """The game ids accepted so far, slice by slice, as two 64-bit hashes of each id
+    (polars' hash with two seeds, used inside this process only) and its line:
+    24 bytes per game whatever the ids. A false duplicate needs both hashes of two
+    different ids to agree (odds about n**2 / 2**129: below 1e-22 for 10**8 games)."""
+
+    SEEDS = (0x5EED, 0xC0FFEE)
+
+    def __init__(self) -> None:
+        self.seen = pl.DataFrame(schema={"_h1": pl.UInt64, "_h2": pl.UInt64, "_before": pl.Int64})
+
+    def _hashes(self, ids: pl.Series) -> pl.DataFrame:
+        return pl.DataFrame(
+            {"_h1": ids.hash(seed=self.SEEDS[0]), "_h2": ids.hash(seed=self.SEEDS[1])}
+        )
+
+    def first_lines(self, ids: pl.Series) -> pl.DataFrame:
+        found = pl.DataFrame(schema={"_game_id": pl.String, "_before": pl.Int64})
+        if not self.seen.height or not len(ids):
+            return found
+        hashes = self._hashes(ids).with_columns(ids.alias("_game_id"))
+        # The slice's hashes as the set, every id seen so far probed against it: a set
+        # of one slice is built per slice, never one of the whole file.
+        near = self.seen.get_column("_h1").is_in(hashes.get_column("_h1").implode())
+        if not near.any():
+            return found
+        hit = self.seen.filter(near).join(hashes, on=["_h1", "_h2"], how="inner")
+        return hit.select("_game_id", "_before").unique("_game_id", keep="first")
+
+    def add(self, ids: pl.Series, lines: pl.Series) -> None:
+        if not len(ids):
+            return
+        part = self._hashes(ids).with_columns(lines.cast(pl.Int64).alias("_before"))
+        self.seen = self.seen.vstack(part)  # chunks appended, nothing copied
+
+
+class PartitionWriters:
+    """One ``ParquetWriter`` per (pool, period) in the staging area, appended slice by
+    slice (rows in file order). Past ``limit`` open files the least recently used
+    one is closed; a partition written again later gets another segment, and the
+    segments are joined, in order, when the writers close."""
+
+    def __init__(self, staged, batch: str, limit: int = MAX_OPEN_WRITERS):
+        self.staged = staged
+        self.batch = batch
+        self.limit = limit
+        self.open: OrderedDict[tuple[str, int], pq.ParquetWriter] = OrderedDict()
+        self.segments: dict[tuple[str, int], list[Path]] = {}
+
+    def _writer(self, key: tuple[str, int]) -> pq.ParquetWriter:
+        if key in self.open:
+            self.open.move_to_end(key)
+            return self.open[key]
+        if len(self.open) >= self.limit:
+            _, oldest = self.open.popitem(last=False)
+            oldest.close()
+        final = self.staged.game_file(key[0], key[1], self.batch)
+        segments = self.segments.setdefault(key, [])
+        path = final.with_name(f".{final.name}.{len(segments)}.tmp")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        before_change(path)
+        segments.append(path)
+        writer = pq.ParquetWriter(
+            path, schemas.GAMES_FILE, compression="zstd", use_dictionary=DICTIONARY_COLUMNS
+        )
+        self.open[key] = writer
+        return writer
+
+    def write(self, games: pa.Table) -> None:
+        """Append a slice's games (GAMES columns plus the key columns)."""
+        if games.num_rows == 0:
+            return
+        # One stable sort by (pool, period), then a slice per partition (as
+        # Store.write_games): rows keep their file order inside a partition. A slice
+        # already in that order (a file sorted by period) is not copied.
+        if not _in_partition_order(games):
+            order = pc.sort_indices(
+                games, sort_keys=[("pool", "ascending"), ("period", "ascending")]
+            )
+            games = games.take(order)
+        runs = games.group_by(["pool", "period"], use_threads=False).aggregate(
+            [("period", "count")]
+        )
+        start = 0
+        for pool, period, count in zip(
+            runs.column("pool").to_pylist(),
+            runs.column("period").to_pylist(),
+            runs.column("period_count").to_pylist(),
+        ):
+            part = schemas.conform(games.slice(start, count), schemas.GAMES_FILE)
+            start += count
+            self._writer((pool, int(period))).write_table(part)
+
+    def close(self) -> list[tuple[str, int]]:
+        """Close every file and move it to its staged name; the partitions written."""
+        for writer in self.open.values():
+            writer.close()
+        self.open.clear()
+        for (pool, period), segments in sorted(self.segments.items()):
+            final = self.staged.game_file(pool, period, self.batch)
+            if len(segments) > 1:
+                joined = final.with_name(f".{final.name}.joined.tmp")
+                with pq.ParquetWriter(
+                    joined,
+                    schemas.GAMES_FILE,
+                    compression="zstd",
+                    use_dictionary=DICTIONARY_COLUMNS,
+                ) as out:
+                    for segment in segments:
+                        with pq.ParquetFile(segment) as f:
+                            for group in range(f.num_row_groups):
+                                out.write_table(f.read_row_group(group))
+                        segment.unlink()
+                os.replace(joined, final)
+            else:
+                os.replace(segments[0], final)
+        return sorted(self.segments)
+
+
+def _in_partition_order(games: pa.Table) -> bool:
+    """One pool and periods that never go down: already in partition order."""
+    if pc.count_distinct(games.column("pool")).as_py() > 1:
+        return False
+    period = games.column("period").combine_chunks()
+    if len(period) < 2:
+        return True
+    return bool(pc.all(pc.greater_equal(period.slice(1), period.slice(0, len(period) - 1))).as_py())
+
+
+# -- re-sent games, slice by slice --------------------------------------------------
+_PRIOR = pa.schema(
+    [
+        pa.field("pool", pa.string()),
+        pa.field("period", pa.int32()),
+        pa.field("date", pa.date32()),
+        pa.field("white_id", pa.string()),
+        pa.field("black_id", pa.string()),
+        pa.field("score", pa.float32()),
+        pa.field("rnd", pa.string()),
+        pa.field("n", pa.int64()),
+    ]
+)
+_KEY = "pool, period, date, white_id, black_id, score, rnd"
+_SAME_KEY = " AND ".join(f"{{a}}.{c} IS NOT DISTINCT FROM {{b}}.{c}" for c in [*_KEY.split(", ")])
+
+
+def drop_content_duplicates(
+    store: Store, v: Validated, batch: str, prior: pa.Table
+) -> tuple[Validated, int, pa.Table]:
+    """``ingest._drop_content_duplicates`` for one slice of a file. ``prior``: per
+    content key and round, how many rows of earlier slices had that key while it
+    matched stored games; a row's rank among equal rows counts them, so stored
+    copies are used up one for one across slices. Returns the slice's games left,
+    how many were dropped, and ``prior`` with this slice's rows added."""
+    from arpad.pipeline.ingest import _ID_KIND, _ROUND
+
+    games = v.accepted
+    if games.num_rows == 0:
+        return v, 0, prior
+    ignore = {f"part-{batch}.parquet"}
+    keys_ = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
+    parts = set(zip(keys_.column("pool").to_pylist(), keys_.column("period").to_pylist()))
+    files = [
+        str(f)
+        for pool, period in sorted(parts)
+        for f in store.game_files(pool, period)
+        if f.name not in ignore
+    ]
+    if not files:
+        return v, 0, prior
+    incoming = games.select(["game_id", *CONTENT_COLUMNS, "source"]).append_column(
+        "_i", pa.array(range(games.num_rows), pa.int64())
+    )
+    con = duckdb.connect()
+    try:
+        con.register("incoming", incoming)
+        con.register("prior", prior)
+        con.execute(
+            f"""
+            CREATE TEMP TABLE s2 AS
+            SELECT *, {_ID_KIND.format(t="s")} AS kind, {_ROUND.format(t="s")} AS rnd FROM (
+                SELECT game_id, source, pool, CAST(period AS INTEGER) AS period, date,
+                       white_id, black_id, score
+                FROM read_parquet(?, hive_partitioning = true, hive_types_autocast = false)
+            ) s
+            """,
+            [files],
+        )
+        con.execute(
+            f"""
+            CREATE TEMP TABLE i2 AS
+            SELECT *, {_ID_KIND.format(t="incoming")} AS kind,
+                   {_ROUND.format(t="incoming")} AS rnd FROM incoming
+            """
+        )
+        dup = catalog.query_arrow(
+            con,
+            f"""
+            WITH hits AS (
+                SELECT i2._i, count(*) AS n, min(s2.source) AS first FROM i2 JOIN s2
+                  ON i2.pool = s2.pool AND i2.period = s2.period
+                 AND i2.date IS NOT DISTINCT FROM s2.date
+                 AND i2.white_id = s2.white_id AND i2.black_id = s2.black_id
+                 AND i2.score = s2.score
+                WHERE (i2.rnd IS NULL OR s2.rnd IS NULL OR i2.rnd = s2.rnd)
+                  AND NOT (i2.kind = s2.kind AND i2.kind IN ('source', 'trf')
+                           AND i2.game_id <> s2.game_id)
+                  AND s2.game_id NOT IN (SELECT game_id FROM incoming)
+                GROUP BY i2._i
+            ),
+            ranked AS (
+                SELECT _i, {_KEY}, row_number() OVER (
+                    PARTITION BY {_KEY} ORDER BY _i) AS k FROM i2
+            ),
+            counted AS (
+                SELECT r._i, r.k + coalesce(p.n, 0) AS k FROM ranked r
+                LEFT JOIN prior p ON {_SAME_KEY.format(a="r", b="p")}
+            )
+            SELECT r._i, h.first FROM counted r JOIN hits h ON r._i = h._i
+            WHERE r.k <= h.n ORDER BY r._i
+            """,
+        )
+        # Rows whose content key matches a stored game: later slices rank after them.
+        matched = catalog.query_arrow(
+            con,
+            f"""
+            SELECT {_KEY}, sum(n)::BIGINT AS n FROM (
+                SELECT {_KEY}, n FROM prior
+                UNION ALL
+                SELECT {_KEY}, count(*) AS n FROM i2
+                WHERE EXISTS (
+                    SELECT 1 FROM s2 WHERE s2.pool = i2.pool AND s2.period = i2.period
+                      AND s2.date IS NOT DISTINCT FROM i2.date
+                      AND s2.white_id = i2.white_id AND s2.black_id = i2.black_id
+                      AND s2.score = i2.score)
+                GROUP BY ALL
+            ) GROUP BY ALL
+            """,
+        )
+    finally:
+        con.close()
+    prior = matched.select(_PRIOR.names).cast(_PRIOR)
+    if dup.num_rows == 0:
+        return v, 0, prior
+    is_dup = pc.is_in(pa.array(range(games.num_rows), pa.int64()), value_set=dup.column("_i"))
+    dups = games.filter(is_dup)
+    rows = pa.table(
+        {
+            "source": [s.rsplit(":", 1)[0] for s in dups.column("source").to_pylist()],
+            "line": [int(s.rsplit(":", 1)[1]) for s in dups.column("source").to_pylist()],
+            "reason": [Reason.DUPLICATE_GAME.value] * dups.num_rows,
+            "detail": [
+                f"same game (date, players, result, round) already stored from {first}"
+                for first in dup.column("first").to_pylist()
+            ],
+            "raw": [None] * dups.num_rows,
+            "ingest_batch": [batch] * dups.num_rows,
+        },
+        schema=schemas.QUARANTINE,
+    )
+    kept = Validated(
+        games.filter(pc.invert(is_dup)),
+        pa.concat_tables([v.quarantine, rows]).sort_by("line"),
+        v.rows_read,
+    )
+    return kept, dups.num_rows, prior
+
+
+CONTENT_COLUMNS = ["pool", "period", "date", "white_id", "black_id", "score"]
+
+
+@dataclass
+class Streamed:
+    """What a streamed games file left in the staging area."""
+
+    rows_read: int
+    accepted: int
+    quarantine: pa.Table
+    content: str  # the version-2 content digest
+    resent: int  # games quarantined as re-sent (duplicate_game)
+    partitions: list[tuple[str, int]]
+    player_ids: pa.Array  # distinct ids of the stored games
+
+
+def _slices(store: Store, head, source: str, batch: str, batch_rows: int):
+    """Each slice validated, without the games already stored under the same id."""
+    from arpad.pipeline.ingest import _drop_store_duplicates
+
+    seen = SeenIds()
+    for raw in readers.iter_parquet(head.path, batch_rows, head.mapping, head.kind):
+        v = validate_games(raw, source, batch, seen)
+        yield _drop_store_duplicates(store, v, batch, [])
+
+
+def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=None) -> Streamed:
+    """Validate, deduplicate and stage the games of the Parquet file ``head`` names,
+    slice by slice; the key dictionary and the games files are staged (``staged``,
+    a journal.StagedStore) and recorded for the commit."""
+    digest = ContentDigest()
+    prior = _PRIOR.empty_table()
+    writers = PartitionWriters(staged, batch)
+    dictionary = keys.KeyDictionary(staged.keys_path)
+    used = np.zeros(0, dtype=bool)  # by key: named by a game stored from this file
+    quarantine: list[pa.Table] = []
+    rows = accepted = resent = 0
+    for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS):
+        digest.add(v.accepted)
+        v, dropped, prior = drop_content_duplicates(store, v, batch, prior)
+        resent += dropped
+        rows += v.rows_read
+        if v.quarantine.num_rows:
+            quarantine.append(v.quarantine)
+        games = v.accepted
+        if games.num_rows:
+            white_key, black_key = dictionary.keys(
+                games.column("white_id"), games.column("black_id")
+            )
+            if len(used) < len(dictionary.ids):
+                used = np.concatenate([used, np.zeros(len(dictionary.ids) - len(used), bool)])
+            used[white_key.to_numpy()] = True
+            used[black_key.to_numpy()] = True
+            writers.write(
+                games.append_column("white_key", white_key).append_column("black_key", black_key)
+            )
+        accepted += games.num_rows
+        del v, games
+        pa.default_memory_pool().release_unused()  # give the slice's memory back
+    written = writers.close()
+    if written:
+        dictionary.write(staged.keys_path, staged.root)
+    staged.staged_games(written, batch)
+    ids = dictionary.ids.filter(pa.array(used)) if used.any() else pa.array([], pa.string())
+    table = (
+        pa.concat_tables(quarantine).sort_by("line")
+        if quarantine
+        else schemas.empty(schemas.QUARANTINE)
+    )
+    return Streamed(rows, accepted, table, digest.hexdigest(), resent, written, ids)
+
+
+def streamed_digest_v1(store: Store, head, source: str, batch: str, batch_rows=None) -> str:
+    """The version-1 digest of the file (pipeline/digest.py): only to compare it with a
+    manifest entry an older arpad wrote. Holds the file's games whole."""
+    tables = [v.accepted for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS)]
+    return digest_v1(pa.concat_tables(tables))

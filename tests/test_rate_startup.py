@@ -1,0 +1,78 @@
+"""Start-up of ``arpad rate`` (issue 15, docs/runners.md "Start-up"): the command line is
+built without Numba, polars or DuckDB, and a run of one system imports only that system
+and loads only the Numba kernels it calls (shared CSR grouping, its own step, the
+performance column)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.test_cli_flow import small_store
+
+ARPAD = str(Path(sys.executable).with_name("arpad"))
+
+
+def _env(**extra):
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "NUMBA_DISABLE_JIT")}
+    return {**env, **extra}
+
+
+def test_building_the_parser_imports_no_numba_polars_or_duckdb():
+    code = (
+        "import sys\n"
+        "from arpad.pipeline.cli import build_parser\n"
+        "build_parser()\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'numba', 'polars', 'duckdb', 'pandas', 'matplotlib', 'prefect', 'distributed'})\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, env=_env())
+
+
+def _store(tmp_path) -> Path:
+    players, games = small_store(tmp_path)
+    root = tmp_path / "S"
+    subprocess.run(
+        [ARPAD, "ingest", str(games), "--players", str(players), "--store", str(root)],
+        check=True,
+        capture_output=True,
+        env=_env(),
+    )
+    return root
+
+
+def test_rating_elo_imports_only_its_system_and_no_polars(tmp_path):
+    root = _store(tmp_path)
+    code = (
+        "import sys\n"
+        "from arpad.pipeline.engine import rate\n"
+        "from arpad.pipeline.jobs import RateRequest\n"
+        "from arpad.pipeline.store import Store\n"
+        f"RateRequest(store={str(root)!r}, system='elo')\n"  # checks the system name
+        f"summary = rate(Store({str(root)!r}), 'elo', refresh_catalog=False)\n"
+        "assert summary.periods, summary\n"
+        "systems = sorted(m for m in sys.modules if m.startswith('arpad.pipeline.systems.'))\n"
+        "assert systems == ['arpad.pipeline.systems.base', 'arpad.pipeline.systems.elo'], systems\n"
+        "assert 'polars' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, env=_env())
+
+
+def test_rate_loads_only_the_kernels_it_calls(tmp_path):
+    root = _store(tmp_path)
+    for system, own in (("elo", "elo"), ("fide", "fide")):
+        proc = subprocess.run(
+            [ARPAD, "rate", "--system", system, "--store", str(root), "--full"],
+            capture_output=True,
+            text=True,
+            env=_env(NUMBA_DEBUG_CACHE="1"),
+        )
+        assert proc.returncode == 0, proc.stderr
+        files = re.findall(r"\[cache\] \w+ (?:loaded from|saved to) '([^']+)'", proc.stdout)
+        modules = {Path(f).name.split(".")[0] for f in files}
+        assert modules, proc.stdout
+        assert modules <= {"csr", own, "performance", "expected", "rounding"}, modules
