@@ -171,22 +171,30 @@ class _Checkpoints:
         return out
 
 
-def _report_table(report: Report, player_id: np.ndarray, encoded: bool = False) -> pa.Table:
+def _report_table(
+    report: Report, player_id: np.ndarray, encoded: bool = False, own: bool = False
+) -> pa.Table:
     """The report's rows (players not reported left out). ``encoded``: ``status`` stays a
     dictionary array (what ``Store.write_ratings`` writes as it is; readers of the file
-    see strings), else plain strings (the in-memory API's tables)."""
+    see strings), else plain strings (the in-memory API's tables). ``own``: the table
+    owns copies of the report's arrays (Arrow would otherwise view NumPy memory that a
+    system may update in place in its next step — the write-behind thread reads the
+    table while the next period is computed)."""
     keep = report.status != NOT_REPORTED
     every = bool(keep.all())  # the usual case: no copy of the ids and columns
     ids = id_array(player_id)
     cols: dict[str, Any] = {"player_id": ids if every else ids.filter(pa.array(keep))}
     for name, values in report.columns.items():
         v = np.asarray(values) if every else np.asarray(values)[keep]
+        if every and own:
+            v = v.copy()
         if v.dtype.kind == "f":
             nan = np.isnan(v)
             cols[name] = pa.array(v, mask=nan if nan.any() else None)
         else:
             cols[name] = pa.array(v)
-    codes = pa.array(np.asarray(report.status if every else report.status[keep], dtype=np.int32))
+    codes = np.asarray(report.status if every else report.status[keep], dtype=np.int32)
+    codes = pa.array(codes.copy() if every and own else codes)
     statuses = pa.DictionaryArray.from_arrays(codes, pa.array(STATUS_CODES, pa.string()))
     cols["status"] = statuses if encoded else statuses.dictionary_decode()
     return pa.table(cols)
@@ -441,6 +449,48 @@ def rate_in_memory(
     return out
 
 
+class WriteBehind:
+    """Each period's ratings file is encoded and written on one background thread while
+    the next period is read and computed (docs/store.md "Write-behind"): Parquet's
+    encoder and zstd release the GIL, so on a machine with a free core the write is
+    hidden behind the kernels. One write is in flight at most; the journal's record of
+    the file is made on the engine's thread before it is handed over (``ratings_writer``);
+    ``wait`` re-raises a failed write; a checkpoint and the end of a run wait first, so
+    a checkpoint never stands for ratings not yet on disk. ``ARPAD_WRITE_BEHIND=0``
+    writes on the engine's thread instead."""
+
+    def __init__(self, enabled: bool | None = None) -> None:
+        import os
+
+        if enabled is None:
+            enabled = os.environ.get("ARPAD_WRITE_BEHIND", "1") != "0"
+        self._pool = None
+        if enabled:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="arpad-write")
+        self._pending = None
+
+    def submit(self, write: Callable[[], None]) -> None:
+        self.wait()
+        if self._pool is None:
+            write()
+        else:
+            self._pending = self._pool.submit(write)
+
+    def wait(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def close(self) -> None:
+        try:
+            self.wait()
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+
+
 def rate(
     store: Store,
     system: str,
@@ -538,45 +588,51 @@ def rate(
     position = {p: i for i, p in enumerate(all_periods)}
     replay = checkpoints.replay_meta(rules, overrides)
 
-    for i, period in enumerate(walk):
-        r = rules_for(period)
-        t0 = time.perf_counter()
-        files = [str(f) for f in store.game_files(pool, period)]
-        white, black, score, event = load_period_games(
-            files, ids, aliases, dense_of_key, sys_.uses_events
-        )
-        t1 = time.perf_counter()
-        games = PeriodGames.build(period, white, black, score, n, event, previous)
-        state = observations.seed_period(sys_, state, seeds, previous, period, r)
-        state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
-        t2 = time.perf_counter()
-        checkpoint = checkpoints.due(position[period], i, len(walk), every, not resumed)
-        if not checkpoint:  # an older run's checkpoint would not match these ratings
-            store.remove_tree(store.state_partition(system, pool, period))
-        table = _audited(_report_table(report, ids, encoded=True), sys_, r, run, encoded=True)
-        store.write_ratings(system, pool, period, table)
-        write_game_report(store, system, pool, period, report, ids)
-        meta = {
-            "system": system,
-            "pool": pool,
-            "period": period,
-            "rules": sys_.rules_name(r),
-            "replay": replay,
-            **(checkpoint_meta or {}),  # the run id pipeline/resume.py keys on
-        }
-        if checkpoint:
-            store.write_state(system, pool, period, _Checkpoints.to_tables(state, ids), meta)
-        t3 = time.perf_counter()
-        summary.seconds["query"] += t1 - t0
-        summary.seconds["kernel"] += t2 - t1
-        summary.seconds["write"] += t3 - t2
-        summary.periods.append(period)
-        summary.games += int(white.size)
-        summary.rows_written += table.num_rows
-        summary.rules.append(meta["rules"])
-        previous = period
-        if progress:
-            progress(i + 1, len(walk), int(white.size))
+    writer = WriteBehind()
+    try:
+        for i, period in enumerate(walk):
+            r = rules_for(period)
+            t0 = time.perf_counter()
+            files = [str(f) for f in store.game_files(pool, period)]
+            white, black, score, event = load_period_games(
+                files, ids, aliases, dense_of_key, sys_.uses_events
+            )
+            t1 = time.perf_counter()
+            games = PeriodGames.build(period, white, black, score, n, event, previous)
+            state = observations.seed_period(sys_, state, seeds, previous, period, r)
+            state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
+            t2 = time.perf_counter()
+            checkpoint = checkpoints.due(position[period], i, len(walk), every, not resumed)
+            if not checkpoint:  # an older run's checkpoint would not match these ratings
+                store.remove_tree(store.state_partition(system, pool, period))
+            table = _report_table(report, ids, encoded=True, own=True)
+            table = _audited(table, sys_, r, run, encoded=True)
+            writer.submit(store.ratings_writer(system, pool, period, table))
+            write_game_report(store, system, pool, period, report, ids)
+            meta = {
+                "system": system,
+                "pool": pool,
+                "period": period,
+                "rules": sys_.rules_name(r),
+                "replay": replay,
+                **(checkpoint_meta or {}),  # the run id pipeline/resume.py keys on
+            }
+            if checkpoint:
+                writer.wait()  # a checkpoint stands for every rating before it, on disk
+                store.write_state(system, pool, period, _Checkpoints.to_tables(state, ids), meta)
+            t3 = time.perf_counter()
+            summary.seconds["query"] += t1 - t0
+            summary.seconds["kernel"] += t2 - t1
+            summary.seconds["write"] += t3 - t2
+            summary.periods.append(period)
+            summary.games += int(white.size)
+            summary.rows_written += table.num_rows
+            summary.rules.append(meta["rules"])
+            previous = period
+            if progress:
+                progress(i + 1, len(walk), int(white.size))
+    finally:
+        writer.close()  # every file written (or the first failure raised) before going on
     # Periods in range that no longer hold games (e.g. after a correction) lose their reports.
     for p in store.rating_periods(system, pool):
         in_range = (start is None or p >= start) and (end is None or p <= end)

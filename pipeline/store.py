@@ -25,7 +25,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -317,11 +317,33 @@ def atomic_write_parquet(
     ``Store.write_ratings``); ``byte_stream_split`` lists the float columns written
     with that encoding; ``store_schema=False`` leaves out the serialised Arrow schema
     (readers then see the Parquet types: a dictionary column reads as its values)."""
+    path = prepare_write(path, root)
+    write_parquet_file(
+        table, path, use_dictionary, write_statistics, byte_stream_split, store_schema
+    )
+
+
+def prepare_write(path: Path, root: Path | None = None) -> Path:
+    """The journal's part of an atomic write, on the calling thread: ``path`` checked
+    to lie inside ``root``, recorded for undo (``before_change``), its folder made."""
     path = Path(path)
     if root is not None:
         inside(root, path)
     before_change(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def write_parquet_file(
+    table: pa.Table,
+    path: Path,
+    use_dictionary=True,
+    write_statistics: bool = True,
+    byte_stream_split: list[str] | bool = False,
+    store_schema: bool = True,
+) -> None:
+    """The file part of ``atomic_write_parquet`` (temporary file, then rename), for a
+    ``path`` already through ``prepare_write``; safe on another thread."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
@@ -704,12 +726,27 @@ class Store:
         arrays (the engine's ``status`` and audit columns): they are written as Parquet
         dictionaries without the Arrow schema, so every reader sees the RATINGS_FILE
         types (docs/store.md "Cost of the per-period files")."""
+        self.ratings_writer(system, pool, period, table)()
+
+    def ratings_writer(
+        self, system: str, pool: str, period: int, table: pa.Table
+    ) -> Callable[[], None]:
+        """``write_ratings`` in two parts: the checks and the journal's record happen
+        now, on this thread; the returned call encodes and writes the file, and may run
+        on another thread (the engine's write-behind, docs/store.md)."""
         table = schemas.conform(table, _file_schema(table, schemas.RATINGS_FILE))
-        path = self.rating_partition(system, pool, period) / "part-0.parquet"
+        path = prepare_write(
+            self.rating_partition(system, pool, period) / "part-0.parquet", self.root
+        )
         # No min/max statistics: every ratings (and checkpoint) file holds one row group
         # spanning every player, so they never let a reader skip anything, and leaving
         # them out makes the engine's per-period writes ~15 % cheaper (docs/store.md).
-        atomic_write_parquet(table, path, self.root, **lean_options(table), store_schema=False)
+        options = lean_options(table)
+
+        def write() -> None:
+            write_parquet_file(table, path, **options, store_schema=False)
+
+        return write
 
     def rating_periods(self, system: str, pool: str) -> list[int]:
         base = self._system_pool(self.ratings_dir, system, pool)

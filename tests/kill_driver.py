@@ -4,7 +4,7 @@
 
 * ``write:N``       — as the N-th Parquet file write begins (nothing written yet)
 * ``halfwrite:N``   — in the middle of the N-th Parquet file write (half the rows on disk)
-* ``ratings:N``     — right after the N-th ratings partition, before its checkpoint
+* ``ratings:N``     — right after the N-th ratings file is written (on the write-behind thread or not)
 * ``checkpoint:N``  — right after the N-th complete state checkpoint
 * ``pace:SECONDS``  — never kills; sleeps after each period's ratings so that the test
   can kill the process from outside at an uncontrolled moment
@@ -51,8 +51,25 @@ def install(spec: str) -> None:
             return original(table, where, *args, **kwargs)
 
         pq.write_table = write_table
-    elif kind in ("ratings", "checkpoint"):
-        method = "write_ratings" if kind == "ratings" else "write_state"
+    elif kind == "ratings":
+        # The file write itself: the engine writes ratings files through
+        # ``ratings_writer`` (perhaps on its write-behind thread); ``write_ratings`` too.
+        original_writer = Store.ratings_writer
+        n = int(arg)
+
+        def writer(self, *args, **kwargs):
+            write = original_writer(self, *args, **kwargs)
+
+            def write_then_maybe_die():
+                write()
+                if counted(n):
+                    _die()
+
+            return write_then_maybe_die
+
+        Store.ratings_writer = writer
+    elif kind == "checkpoint":
+        method = "write_state"
         original_method = getattr(Store, method)
         n = int(arg)
 
@@ -64,15 +81,19 @@ def install(spec: str) -> None:
 
         setattr(Store, method, wrapped)
     elif kind == "pace":
-        original_ratings = Store.write_ratings
+        original_ratings = Store.ratings_writer
         pause = float(arg)
 
         def paced(self, *args, **kwargs):
-            result = original_ratings(self, *args, **kwargs)
-            time.sleep(pause)
-            return result
+            write = original_ratings(self, *args, **kwargs)
 
-        Store.write_ratings = paced
+            def write_then_pause():
+                write()
+                time.sleep(pause)
+
+            return write_then_pause
+
+        Store.ratings_writer = paced
     else:
         raise SystemExit(f"unknown ARPAD_KILL spec {spec!r}")
 
