@@ -680,28 +680,7 @@ def _drop_content_duplicates(
         con.close()
     if dup.num_rows == 0:
         return v, 0
-    is_dup = pc.is_in(pa.array(range(games.num_rows), pa.int64()), value_set=dup.column("_i"))
-    dups = games.filter(is_dup)
-    rows = pa.table(
-        {
-            "source": [s.rsplit(":", 1)[0] for s in dups.column("source").to_pylist()],
-            "line": [int(s.rsplit(":", 1)[1]) for s in dups.column("source").to_pylist()],
-            "reason": [Reason.DUPLICATE_GAME.value] * dups.num_rows,
-            "detail": [
-                f"same game (date, players, result, round) already stored from {first}"
-                for first in dup.column("first").to_pylist()
-            ],
-            "raw": [None] * dups.num_rows,
-            "ingest_batch": [batch] * dups.num_rows,
-        },
-        schema=schemas.QUARANTINE,
-    )
-    kept = Validated(
-        games.filter(pc.invert(is_dup)),
-        pa.concat_tables([v.quarantine, rows]).sort_by("line"),
-        v.rows_read,
-    )
-    return kept, dups.num_rows
+    return stream_ingest.quarantine_resent(v, dup, batch)
 
 
 def _correction_counts(

@@ -210,6 +210,35 @@ _KEY = "pool, period, date, white_id, black_id, score, rnd"
 _SAME_KEY = " AND ".join(f"{{a}}.{c} IS NOT DISTINCT FROM {{b}}.{c}" for c in [*_KEY.split(", ")])
 
 
+def quarantine_resent(v: Validated, dup: pa.Table, batch: str) -> tuple[Validated, int]:
+    """``v`` without its re-sent games — rows ``dup["_i"]`` of the accepted games, each
+    stored before from ``dup["first"]`` — which join its quarantine as
+    ``duplicate_game`` (docs/ingest.md "Re-sent games")."""
+    games = v.accepted
+    is_dup = pc.is_in(pa.array(range(games.num_rows), pa.int64()), value_set=dup.column("_i"))
+    dups = games.filter(is_dup)
+    rows = pa.table(
+        {
+            "source": [s.rsplit(":", 1)[0] for s in dups.column("source").to_pylist()],
+            "line": [int(s.rsplit(":", 1)[1]) for s in dups.column("source").to_pylist()],
+            "reason": [Reason.DUPLICATE_GAME.value] * dups.num_rows,
+            "detail": [
+                f"same game (date, players, result, round) already stored from {first}"
+                for first in dup.column("first").to_pylist()
+            ],
+            "raw": [None] * dups.num_rows,
+            "ingest_batch": [batch] * dups.num_rows,
+        },
+        schema=schemas.QUARANTINE,
+    )
+    kept = Validated(
+        games.filter(pc.invert(is_dup)),
+        pa.concat_tables([v.quarantine, rows]).sort_by("line"),
+        v.rows_read,
+    )
+    return kept, dups.num_rows
+
+
 def drop_content_duplicates(
     store: Store, v: Validated, batch: str, prior: pa.Table
 ) -> tuple[Validated, int, pa.Table]:
@@ -308,28 +337,8 @@ def drop_content_duplicates(
     prior = matched.select(_PRIOR.names).cast(_PRIOR)
     if dup.num_rows == 0:
         return v, 0, prior
-    is_dup = pc.is_in(pa.array(range(games.num_rows), pa.int64()), value_set=dup.column("_i"))
-    dups = games.filter(is_dup)
-    rows = pa.table(
-        {
-            "source": [s.rsplit(":", 1)[0] for s in dups.column("source").to_pylist()],
-            "line": [int(s.rsplit(":", 1)[1]) for s in dups.column("source").to_pylist()],
-            "reason": [Reason.DUPLICATE_GAME.value] * dups.num_rows,
-            "detail": [
-                f"same game (date, players, result, round) already stored from {first}"
-                for first in dup.column("first").to_pylist()
-            ],
-            "raw": [None] * dups.num_rows,
-            "ingest_batch": [batch] * dups.num_rows,
-        },
-        schema=schemas.QUARANTINE,
-    )
-    kept = Validated(
-        games.filter(pc.invert(is_dup)),
-        pa.concat_tables([v.quarantine, rows]).sort_by("line"),
-        v.rows_read,
-    )
-    return kept, dups.num_rows, prior
+    kept, n = quarantine_resent(v, dup, batch)
+    return kept, n, prior
 
 
 CONTENT_COLUMNS = ["pool", "period", "date", "white_id", "black_id", "score"]
