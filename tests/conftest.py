@@ -28,7 +28,10 @@ os.environ.pop("PREFECT_API_URL", None)
 os.environ.pop("ARPAD_NO_FLOW", None)
 
 BUNDLED = REPO / "data" / "real"
-SHARED = REPO.parent / "shared" / "data" / "real"
+# ../shared/data/real when laid beside the clone, else the bundled copies of its PGN
+# and TRF files in data/real (data/README.md).
+_BESIDE = REPO.parent / "shared" / "data" / "real"
+SHARED = _BESIDE if _BESIDE.is_dir() else BUNDLED
 
 
 @pytest.fixture(scope="session")
@@ -40,8 +43,8 @@ def bundled_data() -> Path:
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """../shared/data/real (PGN and TRF files); CI lays it beside the clone."""
-    assert SHARED.is_dir(), f"shared real data not found at {SHARED}"
+    """The PGN and TRF files: ../shared/data/real, or their copies in data/real."""
+    assert (SHARED / "pgn").is_dir(), f"real PGN/TRF data not found at {SHARED}"
     return SHARED
 
 
