@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from arpad.pipeline import catalog, checkpoints, observations, sharding
 from arpad.pipeline import keys as player_keys
 from arpad.pipeline.game_reports import write_game_report
-from arpad.pipeline.performance import fill_performance
+from arpad.pipeline.performance import fill_performance, performance_job
 from arpad.pipeline.store import Store
 from arpad.pipeline.systems import get_system
 from arpad.pipeline.systems.base import (
@@ -188,16 +188,35 @@ def _report_table(
         v = np.asarray(values) if every else np.asarray(values)[keep]
         if every and own:
             v = v.copy()
-        if v.dtype.kind == "f":
-            nan = np.isnan(v)
-            cols[name] = pa.array(v, mask=nan if nan.any() else None)
-        else:
-            cols[name] = pa.array(v)
+        cols[name] = _column_array(v)
     codes = np.asarray(report.status if every else report.status[keep], dtype=np.int32)
     codes = pa.array(codes.copy() if every and own else codes)
     statuses = pa.DictionaryArray.from_arrays(codes, pa.array(STATUS_CODES, pa.string()))
     cols["status"] = statuses if encoded else statuses.dictionary_decode()
     return pa.table(cols)
+
+
+def _column_array(v: np.ndarray) -> pa.Array:
+    """A report column as Arrow: floats with NaN as null."""
+    if v.dtype.kind == "f":
+        nan = np.isnan(v)
+        return pa.array(v, mask=nan if nan.any() else None)
+    return pa.array(v)
+
+
+def _late_performance(job: Callable[[], np.ndarray], keep: np.ndarray | None) -> Callable:
+    """``Store.ratings_writer``'s ``finish``: the performance column computed on the
+    write-behind thread (``job`` from ``performance_job``) put into the conformed table,
+    the players not reported (``keep`` false) left out as ``_report_table`` does."""
+
+    def finish(table: pa.Table) -> pa.Table:
+        values = job()
+        v = np.asarray(values if keep is None else values[keep])
+        index = table.schema.get_field_index("performance")
+        field = table.schema.field(index)
+        return table.set_column(index, field, _column_array(v).cast(field.type))
+
+    return finish
 
 
 def rules_hash(rules: Any) -> str:
@@ -407,11 +426,14 @@ def rules_picker(sys_, pool: str, rules: Any | None, overrides: dict | None) -> 
 
 def step_period(sys_, state: State, games: PeriodGames, rules, shards: int = 1, shard_map=None):
     """One period's step (in player shards when ``shards`` > 1) and its performance column."""
-    if shards > 1:
-        state, report = sharding.step_sharded(sys_, state, games, rules, shards, shard_map)
-    else:
-        state, report = sys_.step(state, games, rules)
+    state, report = _step_only(sys_, state, games, rules, shards, shard_map)
     return state, fill_performance(sys_, report, games)
+
+
+def _step_only(sys_, state: State, games: PeriodGames, rules, shards: int = 1, shard_map=None):
+    if shards > 1:
+        return sharding.step_sharded(sys_, state, games, rules, shards, shard_map)
+    return sys_.step(state, games, rules)
 
 
 def revised_reports(sys_, state: State, done: list[int], rules) -> dict[int, Report]:
@@ -489,6 +511,53 @@ class WriteBehind:
         finally:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
+
+
+class ReadAhead:
+    """The next period's games read and grouped by player on one background thread while
+    the engine steps the current one (docs/store.md "Write-behind"): a period's games
+    depend only on its files and the run's player index, never on the state, and
+    pyarrow's reads and the CSR kernel release the GIL. One period is read ahead at
+    most (``take`` hands over the period asked for and starts the next).
+    ``ARPAD_READ_AHEAD=0`` reads on the engine's thread instead."""
+
+    def __init__(self, load: Callable[[int, int | None], PeriodGames], enabled: bool | None = None):
+        import os
+
+        if enabled is None:
+            enabled = os.environ.get("ARPAD_READ_AHEAD", "1") != "0"
+        self._load = load
+        self._pool = None
+        if enabled:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="arpad-read")
+        self._ahead: tuple[int, Any] | None = None
+
+    def start(self, period: int, previous: int | None) -> None:
+        """Begin reading ``period`` (its previous walked period ``previous``)."""
+        if self._pool is not None:
+            self._ahead = (period, self._pool.submit(self._load, period, previous))
+
+    def take(self, period: int, previous: int | None, following: int | None) -> PeriodGames:
+        """``period``'s games (read ahead when started), and start ``following``'s."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[0] == period:
+            games = ahead[1].result()
+        else:
+            if ahead is not None:
+                ahead[1].result()
+            games = self._load(period, previous)
+        if following is not None:
+            self.start(following, period)
+        return games
+
+    def close(self) -> None:
+        ahead, self._ahead = self._ahead, None
+        if self._pool is not None:
+            if ahead is not None:
+                ahead[1].cancel()
+            self._pool.shutdown(wait=True)
 
 
 def rate(
@@ -588,26 +657,39 @@ def rate(
     position = {p: i for i, p in enumerate(all_periods)}
     replay = checkpoints.replay_meta(rules, overrides)
 
+    def load(period: int, before: int | None) -> PeriodGames:
+        files = [str(f) for f in store.game_files(pool, period)]
+        white, black, score, event = load_period_games(
+            files, ids, aliases, dense_of_key, sys_.uses_events
+        )
+        return PeriodGames.build(period, white, black, score, n, event, before)
+
     writer = WriteBehind()
+    reader = ReadAhead(load)
     try:
         for i, period in enumerate(walk):
             r = rules_for(period)
             t0 = time.perf_counter()
-            files = [str(f) for f in store.game_files(pool, period)]
-            white, black, score, event = load_period_games(
-                files, ids, aliases, dense_of_key, sys_.uses_events
-            )
+            following = walk[i + 1] if i + 1 < len(walk) else None
+            games = reader.take(period, previous, following)
+            white = games.white
             t1 = time.perf_counter()
-            games = PeriodGames.build(period, white, black, score, n, event, previous)
             state = observations.seed_period(sys_, state, seeds, previous, period, r)
-            state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
+            state, report = _step_only(sys_, state, games, r, summary.shards, shard_map)
+            # The performance column is computed on the write-behind thread, just before
+            # the file is encoded, while the next period is stepped (same values).
+            job = performance_job(sys_, report, games)
             t2 = time.perf_counter()
             checkpoint = checkpoints.due(position[period], i, len(walk), every, not resumed)
             if not checkpoint:  # an older run's checkpoint would not match these ratings
                 store.remove_tree(store.state_partition(system, pool, period))
             table = _report_table(report, ids, encoded=True, own=True)
             table = _audited(table, sys_, r, run, encoded=True)
-            writer.submit(store.ratings_writer(system, pool, period, table))
+            finish = None
+            if job is not None:
+                keep = report.status != NOT_REPORTED
+                finish = _late_performance(job, None if keep.all() else keep.copy())
+            writer.submit(store.ratings_writer(system, pool, period, table, finish))
             write_game_report(store, system, pool, period, report, ids)
             meta = {
                 "system": system,
@@ -632,6 +714,7 @@ def rate(
             if progress:
                 progress(i + 1, len(walk), int(white.size))
     finally:
+        reader.close()
         writer.close()  # every file written (or the first failure raised) before going on
     # Periods in range that no longer hold games (e.g. after a correction) lose their reports.
     for p in store.rating_periods(system, pool):
