@@ -74,7 +74,9 @@ class RateSummary:
 
 def player_info(players: pa.Table) -> PlayerInfo:
     """Dense arrays of the players table (sorted by player_id)."""
-    players = players.sort_by("player_id")
+    ids = players.column("player_id")
+    if len(ids) > 1 and not pc.all(pc.less_equal(ids[:-1], ids[1:])).as_py():
+        players = players.sort_by("player_id")  # the store keeps it sorted: usually no copy
 
     def floats(name):
         return players.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
@@ -85,7 +87,7 @@ def player_info(players: pa.Table) -> PlayerInfo:
 
     birth_year = ints("birth_year")
     return PlayerInfo(
-        player_id=np.asarray(players.column("player_id").to_pylist(), dtype=object),
+        player_id=_objects(players.column("player_id")),
         rating=np.nan_to_num(floats("rating"), nan=np.nan),
         rated_games=ints("rated_games"),
         peak_rating=floats("peak_rating"),
@@ -93,8 +95,14 @@ def player_info(players: pa.Table) -> PlayerInfo:
         rd=floats("rd"),
         volatility=floats("volatility"),
         grade=floats("grade"),
-        sex=np.asarray(players.column("sex").to_pylist(), dtype=object),
+        sex=_objects(players.column("sex")),
     )
+
+
+def _objects(column: pa.ChunkedArray) -> np.ndarray:
+    """A string column as a NumPy object array (None where null), as ``to_pylist`` gives."""
+    out = column.to_numpy(zero_copy_only=False)
+    return out if out.dtype == object else np.asarray(column.to_pylist(), dtype=object)
 
 
 def resolve_rules(system_name: str, spec: str | None, pool: str = "standard") -> Any | None:
@@ -513,6 +521,13 @@ class WriteBehind:
                 self._pool.shutdown(wait=True)
 
 
+def _load_csr_kernel() -> None:
+    from arpad.kernels.csr import group_by_player
+
+    empty = np.empty(0, dtype=np.int32)
+    group_by_player(empty, empty, np.empty(0, dtype=np.float64), 0)
+
+
 class ReadAhead:
     """The next period's games read and grouped by player on one background thread while
     the engine steps the current one (docs/store.md "Write-behind"): a period's games
@@ -521,12 +536,16 @@ class ReadAhead:
     most (``take`` hands over the period asked for and starts the next).
     ``ARPAD_READ_AHEAD=0`` reads on the engine's thread instead."""
 
-    def __init__(self, load: Callable[[int, int | None], PeriodGames], enabled: bool | None = None):
+    def __init__(
+        self,
+        load: Callable[[int, int | None], PeriodGames] | None = None,
+        enabled: bool | None = None,
+    ):
         import os
 
         if enabled is None:
             enabled = os.environ.get("ARPAD_READ_AHEAD", "1") != "0"
-        self._load = load
+        self.load = load
         self._pool = None
         if enabled:
             from concurrent.futures import ThreadPoolExecutor
@@ -537,7 +556,7 @@ class ReadAhead:
     def start(self, period: int, previous: int | None) -> None:
         """Begin reading ``period`` (its previous walked period ``previous``)."""
         if self._pool is not None:
-            self._ahead = (period, self._pool.submit(self._load, period, previous))
+            self._ahead = (period, self._pool.submit(self.load, period, previous))
 
     def take(self, period: int, previous: int | None, following: int | None) -> PeriodGames:
         """``period``'s games (read ahead when started), and start ``following``'s."""
@@ -547,10 +566,17 @@ class ReadAhead:
         else:
             if ahead is not None:
                 ahead[1].result()
-            games = self._load(period, previous)
+            games = self.load(period, previous)
         if following is not None:
             self.start(following, period)
         return games
+
+    def warm(self) -> None:
+        """Load the CSR kernel on the read-ahead thread while the engine's thread reads the
+        players: a process's first cached Numba kernel also builds Numba's typing and
+        target contexts (~0.3 s), in part while the other thread waits on pyarrow."""
+        if self._pool is not None:
+            self._warm = self._pool.submit(_load_csr_kernel)
 
     def close(self) -> None:
         ahead, self._ahead = self._ahead, None
@@ -592,6 +618,21 @@ def rate(
     unsharded (logged); ``shard_map`` runs the shards (default: on Dask inside a
     Dask task, else one after the other).
     """
+    reader = ReadAhead()
+    reader.warm()
+    try:
+        return _rate(
+            store, system, pool, start, end, rules, overrides, progress, refresh_catalog,
+            checkpoint_meta, shards, shard_map, checkpoint_every, resumed, reader,
+        )  # fmt: skip
+    finally:
+        reader.close()
+
+
+def _rate(
+    store, system, pool, start, end, rules, overrides, progress, refresh_catalog,
+    checkpoint_meta, shards, shard_map, checkpoint_every, resumed, reader,
+) -> RateSummary:  # fmt: skip
     sys_ = get_system(system)
     # Unknown fields, NaN and out-of-range values of --set are refused before any work.
     apply_overrides(rules if rules is not None else sys_.rules_type(), overrides or {})
@@ -665,7 +706,7 @@ def rate(
         return PeriodGames.build(period, white, black, score, n, event, before)
 
     writer = WriteBehind()
-    reader = ReadAhead(load)
+    reader.load = load
     try:
         for i, period in enumerate(walk):
             r = rules_for(period)
@@ -714,7 +755,6 @@ def rate(
             if progress:
                 progress(i + 1, len(walk), int(white.size))
     finally:
-        reader.close()
         writer.close()  # every file written (or the first failure raised) before going on
     # Periods in range that no longer hold games (e.g. after a correction) lose their reports.
     for p in store.rating_periods(system, pool):
