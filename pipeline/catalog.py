@@ -257,7 +257,7 @@ def connect(store: Store) -> duckdb.DuckDBPyConnection:
 
 
 # Beside the catalog: what the catalog file was built from (docs/store.md "Catalog").
-STAMP_NAME = ".catalog.stamp"
+STAMP_NAME = "catalog.stamp"
 
 
 def _definition(store: Store, sqls: dict[str, str]) -> str:
