@@ -494,12 +494,22 @@ class WriteBehind:
 
         if enabled is None:
             enabled = os.environ.get("ARPAD_WRITE_BEHIND", "1") != "0"
-        self._pool = None
+        self._pool = self._side = None
         if enabled:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="arpad-write")
+            if os.environ.get("ARPAD_PERFORMANCE_THREAD", "1") != "0":
+                self._side = ThreadPoolExecutor(1, thread_name_prefix="arpad-write-side")
         self._pending = None
+
+    def side(self, job: Callable[[], Any]) -> Callable[[], Any]:
+        """Start ``job`` (the performance column) on a thread of its own, beside the write
+        in flight; the returned call waits for its result (the write's ``finish`` calls it).
+        Inline when writing inline."""
+        if self._side is None:
+            return job
+        return self._side.submit(job).result
 
     def submit(self, write: Callable[[], None]) -> None:
         self.wait()
@@ -517,8 +527,9 @@ class WriteBehind:
         try:
             self.wait()
         finally:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True)
+            for pool in (self._pool, self._side):
+                if pool is not None:
+                    pool.shutdown(wait=True)
 
 
 def _load_csr_kernel() -> None:
@@ -729,7 +740,7 @@ def _rate(
             finish = None
             if job is not None:
                 keep = report.status != NOT_REPORTED
-                finish = _late_performance(job, None if keep.all() else keep.copy())
+                finish = _late_performance(writer.side(job), None if keep.all() else keep.copy())
             writer.submit(store.ratings_writer(system, pool, period, table, finish))
             write_game_report(store, system, pool, period, report, ids)
             meta = {
