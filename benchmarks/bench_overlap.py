@@ -1,15 +1,17 @@
 """The rate path's threads on two cores (issue 15, docs/store.md "Read-ahead"), in one
-process: ``engine.rate`` over a store's periods in three modes, alternated —
+process: ``engine.rate`` over a store's periods in five modes, alternated —
 
 * ``in_order``: everything on the engine's thread (``ARPAD_WRITE_BEHIND=0``,
   ``ARPAD_READ_AHEAD=0``);
 * ``write_behind``: ratings files (and the performance column) on the write-behind
   thread, reads on the engine's thread (``ARPAD_READ_AHEAD=0``,
   ``ARPAD_PERFORMANCE_THREAD=0``);
-* ``read_ahead``: also the next period's games read and grouped on the read-ahead
-  thread;
-* ``overlapped`` (the default): also the performance column on a thread of its own,
-  beside the write in flight.
+* ``performance_thread`` (the default): the performance column on a thread of its
+  own beside the write in flight, reads on the engine's thread;
+* ``read_ahead``: the write-behind as in ``write_behind``, and the next period's
+  games read and grouped on the read-ahead thread;
+* ``overlapped``: read-ahead and the performance column's own thread together
+  (``ARPAD_READ_AHEAD=1``).
 
 For each run: wall and process CPU seconds, and the CPU seconds (``thread_time``, on
 whichever thread) of each lane's work — reading a period's games, the CSR grouping,
@@ -52,6 +54,11 @@ MODES = {
         "ARPAD_WRITE_BEHIND": "1",
         "ARPAD_READ_AHEAD": "0",
         "ARPAD_PERFORMANCE_THREAD": "0",
+    },
+    "performance_thread": {
+        "ARPAD_WRITE_BEHIND": "1",
+        "ARPAD_READ_AHEAD": "0",
+        "ARPAD_PERFORMANCE_THREAD": "1",
     },
     "read_ahead": {
         "ARPAD_WRITE_BEHIND": "1",

@@ -541,24 +541,30 @@ def _load_csr_kernel() -> None:
 
 class ReadAhead:
     """The next period's games read and grouped by player on one background thread while
-    the engine steps the current one (docs/store.md "Write-behind"): a period's games
+    the engine steps the current one (docs/store.md "Read-ahead"): a period's games
     depend only on its files and the run's player index, never on the state, and
     pyarrow's reads and the CSR kernel release the GIL. One period is read ahead at
-    most (``take`` hands over the period asked for and starts the next).
-    ``ARPAD_READ_AHEAD=0`` reads on the engine's thread instead."""
+    most (``take`` hands over the period asked for and starts the next). Off unless
+    ``ARPAD_READ_AHEAD=1``: on this 2-core machine it did not pay (docs/benchmarks.md).
+    The same thread loads the first Numba kernel at the start of a run (``warm``;
+    ``ARPAD_WARM_KERNELS=0`` leaves it to the first period)."""
 
     def __init__(
         self,
         load: Callable[[int, int | None], PeriodGames] | None = None,
         enabled: bool | None = None,
+        warm: bool | None = None,
     ):
         import os
 
         if enabled is None:
-            enabled = os.environ.get("ARPAD_READ_AHEAD", "1") != "0"
+            enabled = os.environ.get("ARPAD_READ_AHEAD", "0") == "1"
+        if warm is None:
+            warm = os.environ.get("ARPAD_WARM_KERNELS", "1") != "0"
         self.load = load
+        self.enabled, self._warm_first = enabled, warm
         self._pool = None
-        if enabled:
+        if enabled or warm:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="arpad-read")
@@ -566,7 +572,7 @@ class ReadAhead:
 
     def start(self, period: int, previous: int | None) -> None:
         """Begin reading ``period`` (its previous walked period ``previous``)."""
-        if self._pool is not None:
+        if self.enabled and self._pool is not None:
             self._ahead = (period, self._pool.submit(self.load, period, previous))
 
     def take(self, period: int, previous: int | None, following: int | None) -> PeriodGames:
@@ -583,11 +589,12 @@ class ReadAhead:
         return games
 
     def warm(self) -> None:
-        """Load the CSR kernel on the read-ahead thread while the engine's thread reads the
-        players: a process's first cached Numba kernel also builds Numba's typing and
-        target contexts (~0.3 s), in part while the other thread waits on pyarrow."""
-        if self._pool is not None:
-            self._warm = self._pool.submit(_load_csr_kernel)
+        """Load the CSR kernel on this thread while the engine's thread reads the players:
+        a process's first cached Numba kernel also builds Numba's typing and target
+        contexts (~0.3 s), in part while the engine's thread waits on pyarrow. A failure
+        here is left to the engine's own first call."""
+        if self._warm_first and self._pool is not None:
+            self._pool.submit(_load_csr_kernel)
 
     def close(self) -> None:
         ahead, self._ahead = self._ahead, None
