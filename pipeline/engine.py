@@ -532,39 +532,26 @@ class WriteBehind:
                     pool.shutdown(wait=True)
 
 
-def _load_csr_kernel() -> None:
-    from arpad.kernels.csr import group_by_player
-
-    empty = np.empty(0, dtype=np.int32)
-    group_by_player(empty, empty, np.empty(0, dtype=np.float64), 0)
-
-
 class ReadAhead:
     """The next period's games read and grouped by player on one background thread while
     the engine steps the current one (docs/store.md "Read-ahead"): a period's games
     depend only on its files and the run's player index, never on the state, and
     pyarrow's reads and the CSR kernel release the GIL. One period is read ahead at
     most (``take`` hands over the period asked for and starts the next). Off unless
-    ``ARPAD_READ_AHEAD=1``: on this 2-core machine it did not pay (docs/benchmarks.md).
-    The same thread loads the first Numba kernel at the start of a run (``warm``;
-    ``ARPAD_WARM_KERNELS=0`` leaves it to the first period)."""
+    ``ARPAD_READ_AHEAD=1``: on this 2-core machine it did not pay (docs/benchmarks.md)."""
 
     def __init__(
         self,
         load: Callable[[int, int | None], PeriodGames] | None = None,
         enabled: bool | None = None,
-        warm: bool | None = None,
     ):
         import os
 
         if enabled is None:
             enabled = os.environ.get("ARPAD_READ_AHEAD", "0") == "1"
-        if warm is None:
-            warm = os.environ.get("ARPAD_WARM_KERNELS", "1") != "0"
         self.load = load
-        self.enabled, self._warm_first = enabled, warm
         self._pool = None
-        if enabled or warm:
+        if enabled:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="arpad-read")
@@ -572,7 +559,7 @@ class ReadAhead:
 
     def start(self, period: int, previous: int | None) -> None:
         """Begin reading ``period`` (its previous walked period ``previous``)."""
-        if self.enabled and self._pool is not None:
+        if self._pool is not None:
             self._ahead = (period, self._pool.submit(self.load, period, previous))
 
     def take(self, period: int, previous: int | None, following: int | None) -> PeriodGames:
@@ -587,14 +574,6 @@ class ReadAhead:
         if following is not None:
             self.start(following, period)
         return games
-
-    def warm(self) -> None:
-        """Load the CSR kernel on this thread while the engine's thread reads the players:
-        a process's first cached Numba kernel also builds Numba's typing and target
-        contexts (~0.3 s), in part while the engine's thread waits on pyarrow. A failure
-        here is left to the engine's own first call."""
-        if self._warm_first and self._pool is not None:
-            self._pool.submit(_load_csr_kernel)
 
     def close(self) -> None:
         ahead, self._ahead = self._ahead, None
@@ -637,7 +616,6 @@ def rate(
     Dask task, else one after the other).
     """
     reader = ReadAhead()
-    reader.warm()
     try:
         return _rate(
             store, system, pool, start, end, rules, overrides, progress, refresh_catalog,

@@ -158,9 +158,8 @@ def test_read_ahead_hands_over_the_period_asked_for_and_raises_its_errors():
 def test_read_ahead_disabled_reads_on_the_calling_thread():
     names = []
     reader = engine.ReadAhead(
-        lambda p, q: names.append(threading.current_thread().name), enabled=False, warm=True
+        lambda p, q: names.append(threading.current_thread().name), enabled=False
     )
-    reader.warm()
     reader.take(1, None, 2)
     reader.take(2, 1, None)
     reader.close()
