@@ -213,9 +213,10 @@ def _column_array(v: np.ndarray) -> pa.Array:
 
 
 def _late_performance(job: Callable[[], np.ndarray], keep: np.ndarray | None) -> Callable:
-    """``Store.ratings_writer``'s ``finish``: the performance column computed on the
-    write-behind thread (``job`` from ``performance_job``) put into the conformed table,
-    the players not reported (``keep`` false) left out as ``_report_table`` does."""
+    """``Store.ratings_writer``'s ``finish``: the performance column (``job``: the call of
+    ``performance_job``, or ``WriteBehind.side``'s wait for it on its own thread) put
+    into the conformed table, the players not reported (``keep`` false) left out as
+    ``_report_table`` does."""
 
     def finish(table: pa.Table) -> pa.Table:
         values = job()
@@ -540,11 +541,7 @@ class ReadAhead:
     most (``take`` hands over the period asked for and starts the next). Off unless
     ``ARPAD_READ_AHEAD=1``: on this 2-core machine it did not pay (docs/benchmarks.md)."""
 
-    def __init__(
-        self,
-        load: Callable[[int, int | None], PeriodGames] | None = None,
-        enabled: bool | None = None,
-    ):
+    def __init__(self, load: Callable[[int, int | None], Any], enabled: bool | None = None):
         import os
 
         if enabled is None:
@@ -615,20 +612,6 @@ def rate(
     unsharded (logged); ``shard_map`` runs the shards (default: on Dask inside a
     Dask task, else one after the other).
     """
-    reader = ReadAhead()
-    try:
-        return _rate(
-            store, system, pool, start, end, rules, overrides, progress, refresh_catalog,
-            checkpoint_meta, shards, shard_map, checkpoint_every, resumed, reader,
-        )  # fmt: skip
-    finally:
-        reader.close()
-
-
-def _rate(
-    store, system, pool, start, end, rules, overrides, progress, refresh_catalog,
-    checkpoint_meta, shards, shard_map, checkpoint_every, resumed, reader,
-) -> RateSummary:  # fmt: skip
     sys_ = get_system(system)
     # Unknown fields, NaN and out-of-range values of --set are refused before any work.
     apply_overrides(rules if rules is not None else sys_.rules_type(), overrides or {})
@@ -702,7 +685,7 @@ def _rate(
         return PeriodGames.build(period, white, black, score, n, event, before)
 
     writer = WriteBehind()
-    reader.load = load
+    reader = ReadAhead(load)
     try:
         for i, period in enumerate(walk):
             r = rules_for(period)
@@ -751,6 +734,7 @@ def _rate(
             if progress:
                 progress(i + 1, len(walk), int(white.size))
     finally:
+        reader.close()
         writer.close()  # every file written (or the first failure raised) before going on
     # Periods in range that no longer hold games (e.g. after a correction) lose their reports.
     for p in store.rating_periods(system, pool):
