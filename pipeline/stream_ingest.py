@@ -134,8 +134,15 @@ class PartitionWriters:
 
     def write(self, games: pa.Table) -> None:
         """Append a slice's games (GAMES columns plus the key columns)."""
+        for writer, part in self.prepare(games):
+            writer.write_table(part)
+
+    def prepare(self, games: pa.Table) -> list[tuple[pq.ParquetWriter, pa.Table]]:
+        """The writes of a slice's games: (open writer, rows) per partition. Files are
+        opened (and recorded in the journal) here, on the calling thread; the rows can
+        then be encoded and written on another (``WriteBehind``)."""
         if games.num_rows == 0:
-            return
+            return []
         # One stable sort by (pool, period), then a slice per partition (as
         # Store.write_games): rows keep their file order inside a partition. A slice
         # already in that order (a file sorted by period) is not copied.
@@ -148,6 +155,7 @@ class PartitionWriters:
             [("period", "count")]
         )
         start = 0
+        writes = []
         for pool, period, count in zip(
             runs.column("pool").to_pylist(),
             runs.column("period").to_pylist(),
@@ -155,7 +163,14 @@ class PartitionWriters:
         ):
             part = schemas.conform(games.slice(start, count), schemas.GAMES_FILE)
             start += count
-            self._writer((pool, int(period))).write_table(part)
+            key = (pool, int(period))
+            if key not in self.open and len(self.open) >= self.limit:
+                # A writer is about to be closed: this slice's writes so far first.
+                for writer, rows in writes:
+                    writer.write_table(rows)
+                writes = []
+            writes.append((self._writer(key), part))
+        return writes
 
     def close(self) -> list[tuple[str, int]]:
         """Close every file and move it to its staged name; the partitions written."""
@@ -181,6 +196,47 @@ class PartitionWriters:
             else:
                 os.replace(segments[0], final)
         return sorted(self.segments)
+
+
+class WriteBehind:
+    """A slice's partition writes encoded and written on one background thread while
+    the next slice is read, validated and keyed (Parquet's encoder and zstd release
+    the GIL; docs/ingest.md "Large Parquet files"). One slice in flight at most:
+    ``submit`` waits for the previous one first, so the files are opened and
+    recorded in the journal on the ingest's thread and at most one slice is held
+    behind. ``wait`` re-raises a failed write; ``close`` leaves no thread behind.
+    ``ARPAD_WRITE_BEHIND=0`` writes on the ingest's thread instead."""
+
+    def __init__(self) -> None:
+        self._pool = None
+        if os.environ.get("ARPAD_WRITE_BEHIND", "1") != "0":
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="arpad-ingest-write")
+        self._pending = None
+
+    def wait(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def submit(self, writes: list[tuple[pq.ParquetWriter, pa.Table]]) -> None:
+        def run() -> None:
+            for writer, rows in writes:
+                writer.write_table(rows)
+
+        self.wait()
+        if self._pool is None or not writes:
+            run()
+        else:
+            self._pending = self._pool.submit(run)
+
+    def close(self) -> None:
+        try:
+            self.wait()
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
 
 
 def _in_partition_order(games: pa.Table) -> bool:
@@ -378,28 +434,34 @@ def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=
     used = np.zeros(0, dtype=bool)  # by key: named by a game stored from this file
     quarantine: list[pa.Table] = []
     rows = accepted = resent = 0
-    for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS):
-        digest.add(v.accepted)
-        v, dropped, prior = drop_content_duplicates(store, v, batch, prior)
-        resent += dropped
-        rows += v.rows_read
-        if v.quarantine.num_rows:
-            quarantine.append(v.quarantine)
-        games = v.accepted
-        if games.num_rows:
-            white_key, black_key = dictionary.keys(
-                games.column("white_id"), games.column("black_id")
-            )
-            if len(used) < len(dictionary.ids):
-                used = np.concatenate([used, np.zeros(len(dictionary.ids) - len(used), bool)])
-            used[white_key.to_numpy()] = True
-            used[black_key.to_numpy()] = True
-            writers.write(
-                games.append_column("white_key", white_key).append_column("black_key", black_key)
-            )
-        accepted += games.num_rows
-        del v, games
-        pa.default_memory_pool().release_unused()  # give the slice's memory back
+    behind = WriteBehind()  # slice i written while slice i + 1 is read and validated
+    try:
+        for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS):
+            digest.add(v.accepted)
+            v, dropped, prior = drop_content_duplicates(store, v, batch, prior)
+            resent += dropped
+            rows += v.rows_read
+            if v.quarantine.num_rows:
+                quarantine.append(v.quarantine)
+            games = v.accepted
+            if games.num_rows:
+                white_key, black_key = dictionary.keys(
+                    games.column("white_id"), games.column("black_id")
+                )
+                if len(used) < len(dictionary.ids):
+                    used = np.concatenate([used, np.zeros(len(dictionary.ids) - len(used), bool)])
+                used[white_key.to_numpy()] = True
+                used[black_key.to_numpy()] = True
+                games = games.append_column("white_key", white_key)
+                games = games.append_column("black_key", black_key)
+                behind.wait()  # the previous slice written: files are opened here only
+                behind.submit(writers.prepare(games))
+            accepted += games.num_rows
+            del v, games
+            pa.default_memory_pool().release_unused()  # give the slice's memory back
+        behind.wait()
+    finally:
+        behind.close()
     written = writers.close()
     if written:
         dictionary.write(staged.keys_path, staged.root)
