@@ -321,7 +321,7 @@ def validate_games(
     all_ok = f.get_column("_check").null_count() == f.height
     ok_ids = f.get_column("_game_id") if all_ok else f.filter(pl.col("_ok")).get_column("_game_id")
     first_line = pl.col("_line").filter(pl.col("_ok")).min().over("_game_id")
-    repeated = ok_ids.hash(seed=0).is_duplicated().any()
+    repeated = ok_ids.hash(seed=0).n_unique() < len(ok_ids)
     before = seen.first_lines(ok_ids) if seen is not None else None
     if all_ok and not repeated and (before is None or not before.height):
         # The common case: every row accepted; no flags, filters or quarantine texts.
