@@ -74,11 +74,16 @@ class SeenIds:
 
     def __init__(self) -> None:
         self.seen = pl.DataFrame(schema={"_h1": pl.UInt64, "_h2": pl.UInt64, "_before": pl.Int64})
+        self._last: tuple[pl.Series, pl.DataFrame] | None = None
 
     def _hashes(self, ids: pl.Series) -> pl.DataFrame:
-        return pl.DataFrame(
+        if self._last is not None and self._last[0] is ids:
+            return self._last[1]  # the slice's ids hashed once for first_lines and add
+        hashes = pl.DataFrame(
             {"_h1": ids.hash(seed=self.SEEDS[0]), "_h2": ids.hash(seed=self.SEEDS[1])}
         )
+        self._last = (ids, hashes)
+        return hashes
 
     def first_lines(self, ids: pl.Series) -> pl.DataFrame:
         found = pl.DataFrame(schema={"_game_id": pl.String, "_before": pl.Int64})
@@ -97,6 +102,7 @@ class SeenIds:
         if not len(ids):
             return
         part = self._hashes(ids).with_columns(lines.cast(pl.Int64).alias("_before"))
+        self._last = None
         self.seen = self.seen.vstack(part)  # chunks appended, nothing copied
 
 
