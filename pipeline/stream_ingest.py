@@ -112,10 +112,10 @@ class PartitionWriters:
     one is closed; a partition written again later gets another segment, and the
     segments are joined, in order, when the writers close."""
 
-    def __init__(self, staged, batch: str, limit: int = MAX_OPEN_WRITERS):
+    def __init__(self, staged, batch: str, limit: int | None = None):
         self.staged = staged
         self.batch = batch
-        self.limit = limit
+        self.limit = limit or MAX_OPEN_WRITERS  # read when called (tests lower it)
         self.open: OrderedDict[tuple[str, int], pq.ParquetWriter] = OrderedDict()
         self.segments: dict[tuple[str, int], list[Path]] = {}
 
