@@ -140,15 +140,8 @@ class PartitionWriters:
 
     def write(self, games: pa.Table) -> None:
         """Append a slice's games (GAMES columns plus the key columns)."""
-        for writer, part in self.prepare(games):
-            writer.write_table(part)
-
-    def prepare(self, games: pa.Table) -> list[tuple[pq.ParquetWriter, pa.Table]]:
-        """The writes of a slice's games: (open writer, rows) per partition. Files are
-        opened (and recorded in the journal) here, on the calling thread; the rows can
-        then be encoded and written on another (``WriteBehind``)."""
         if games.num_rows == 0:
-            return []
+            return
         # One stable sort by (pool, period), then a slice per partition (as
         # Store.write_games): rows keep their file order inside a partition. A slice
         # already in that order (a file sorted by period) is not copied.
@@ -161,7 +154,6 @@ class PartitionWriters:
             [("period", "count")]
         )
         start = 0
-        writes = []
         for pool, period, count in zip(
             runs.column("pool").to_pylist(),
             runs.column("period").to_pylist(),
@@ -169,14 +161,7 @@ class PartitionWriters:
         ):
             part = schemas.conform(games.slice(start, count), schemas.GAMES_FILE)
             start += count
-            key = (pool, int(period))
-            if key not in self.open and len(self.open) >= self.limit:
-                # A writer is about to be closed: this slice's writes so far first.
-                for writer, rows in writes:
-                    writer.write_table(rows)
-                writes = []
-            writes.append((self._writer(key), part))
-        return writes
+            self._writer((pool, int(period))).write_table(part)
 
     def close(self) -> list[tuple[str, int]]:
         """Close every file and move it to its staged name; the partitions written."""
@@ -205,13 +190,14 @@ class PartitionWriters:
 
 
 class WriteBehind:
-    """A slice's partition writes encoded and written on one background thread while
-    the next slice is read, validated and keyed (Parquet's encoder and zstd release
-    the GIL; docs/ingest.md "Large Parquet files"). One slice in flight at most:
-    ``submit`` waits for the previous one first, so the files are opened and
-    recorded in the journal on the ingest's thread and at most one slice is held
-    behind. ``wait`` re-raises a failed write; ``close`` leaves no thread behind.
-    ``ARPAD_WRITE_BEHIND=0`` writes on the ingest's thread instead."""
+    """Each slice, once validated, is stored — content digest, re-sent games, player
+    keys, partition writes — on one background thread while the next slice is read
+    and validated (pyarrow's kernels, Parquet's encoder, zstd and the compiled digest
+    release the GIL; docs/ingest.md "Large Parquet files"). One slice in flight at
+    most: ``submit`` waits for the previous one first, so slices are stored in file
+    order and at most one is held behind; nothing else touches the staging area or
+    the journal meanwhile. ``wait`` re-raises a failure; ``close`` leaves no thread
+    behind. ``ARPAD_WRITE_BEHIND=0`` stores each slice on the ingest's thread."""
 
     def __init__(self) -> None:
         self._pool = None
@@ -226,16 +212,12 @@ class WriteBehind:
         if pending is not None:
             pending.result()
 
-    def submit(self, writes: list[tuple[pq.ParquetWriter, pa.Table]]) -> None:
-        def run() -> None:
-            for writer, rows in writes:
-                writer.write_table(rows)
-
+    def submit(self, job) -> None:
         self.wait()
-        if self._pool is None or not writes:
-            run()
+        if self._pool is None:
+            job()
         else:
-            self._pending = self._pool.submit(run)
+            self._pending = self._pool.submit(job)
 
     def close(self) -> None:
         try:
@@ -429,56 +411,80 @@ def _slices(store: Store, head, source: str, batch: str, batch_rows: int):
         yield _drop_store_duplicates(store, v, batch, [])
 
 
+class _Staging:
+    """What the slices stored so far add up to; ``add`` stores one validated slice
+    (in file order, one at a time)."""
+
+    def __init__(self, store: Store, staged, batch: str) -> None:
+        self.store = store
+        self.batch = batch
+        self.digest = ContentDigest()
+        self.prior = _PRIOR.empty_table()
+        self.writers = PartitionWriters(staged, batch)
+        self.dictionary = keys.KeyDictionary(staged.keys_path)
+        self.used = np.zeros(0, dtype=bool)  # by key: named by a game stored from this file
+        self.quarantine: list[pa.Table] = []
+        self.rows = self.accepted = self.resent = 0
+
+    def add(self, v: Validated) -> None:
+        self.digest.add(v.accepted)
+        v, dropped, self.prior = drop_content_duplicates(self.store, v, self.batch, self.prior)
+        self.resent += dropped
+        self.rows += v.rows_read
+        if v.quarantine.num_rows:
+            self.quarantine.append(v.quarantine)
+        games = v.accepted
+        if games.num_rows:
+            dictionary = self.dictionary
+            white_key, black_key = dictionary.keys(
+                games.column("white_id"), games.column("black_id")
+            )
+            if len(self.used) < len(dictionary.ids):
+                grow = np.zeros(len(dictionary.ids) - len(self.used), bool)
+                self.used = np.concatenate([self.used, grow])
+            self.used[white_key.to_numpy()] = True
+            self.used[black_key.to_numpy()] = True
+            games = games.append_column("white_key", white_key)
+            games = games.append_column("black_key", black_key)
+            self.writers.write(games)
+        self.accepted += games.num_rows
+
+
 def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=None) -> Streamed:
     """Validate, deduplicate and stage the games of the Parquet file ``head`` names,
     slice by slice; the key dictionary and the games files are staged (``staged``,
     a journal.StagedStore) and recorded for the commit."""
-    digest = ContentDigest()
-    prior = _PRIOR.empty_table()
-    writers = PartitionWriters(staged, batch)
-    dictionary = keys.KeyDictionary(staged.keys_path)
-    used = np.zeros(0, dtype=bool)  # by key: named by a game stored from this file
-    quarantine: list[pa.Table] = []
-    rows = accepted = resent = 0
-    behind = WriteBehind()  # slice i written while slice i + 1 is read and validated
+    staging = _Staging(store, staged, batch)
+    behind = WriteBehind()  # slice i stored while slice i + 1 is read and validated
     try:
         for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS):
-            digest.add(v.accepted)
-            v, dropped, prior = drop_content_duplicates(store, v, batch, prior)
-            resent += dropped
-            rows += v.rows_read
-            if v.quarantine.num_rows:
-                quarantine.append(v.quarantine)
-            games = v.accepted
-            if games.num_rows:
-                white_key, black_key = dictionary.keys(
-                    games.column("white_id"), games.column("black_id")
-                )
-                if len(used) < len(dictionary.ids):
-                    used = np.concatenate([used, np.zeros(len(dictionary.ids) - len(used), bool)])
-                used[white_key.to_numpy()] = True
-                used[black_key.to_numpy()] = True
-                games = games.append_column("white_key", white_key)
-                games = games.append_column("black_key", black_key)
-                behind.wait()  # the previous slice written: files are opened here only
-                behind.submit(writers.prepare(games))
-            accepted += games.num_rows
-            del v, games
-            pa.default_memory_pool().release_unused()  # give the slice's memory back
+            behind.submit(lambda v=v: staging.add(v))
+            del v
+            pa.default_memory_pool().release_unused()  # give freed slices' memory back
         behind.wait()
     finally:
         behind.close()
-    written = writers.close()
+    written = staging.writers.close()
+    dictionary, used = staging.dictionary, staging.used
     if written:
         dictionary.write(staged.keys_path, staged.root)
     staged.staged_games(written, batch)
     ids = dictionary.ids.filter(pa.array(used)) if used.any() else pa.array([], pa.string())
+    quarantine = staging.quarantine
     table = (
         pa.concat_tables(quarantine).sort_by("line")
         if quarantine
         else schemas.empty(schemas.QUARANTINE)
     )
-    return Streamed(rows, accepted, table, digest.hexdigest(), resent, written, ids)
+    return Streamed(
+        staging.rows,
+        staging.accepted,
+        table,
+        staging.digest.hexdigest(),
+        staging.resent,
+        written,
+        ids,
+    )
 
 
 def streamed_digest_v1(store: Store, head, source: str, batch: str, batch_rows=None) -> str:
