@@ -137,20 +137,43 @@ def validate_games(
     def parsed(name: str, text_parse: pl.Expr, typed: pl.Expr) -> pl.Expr:
         return text_parse if name in text else typed
 
+    absent = {c for c in GAME_COLUMNS if c not in f.columns}
+
+    def or_absent(name: str, expr: pl.Expr, dtype) -> pl.Expr:
+        """``expr``, or its value for a column the input lacks (every row null) as a
+        literal: nothing parsed for nothing (a typed Parquet file has few columns)."""
+        return pl.lit(None, dtype=dtype) if name in absent else expr
+
     result_key = pl.col("result").str.to_lowercase()
     lf = lf.with_columns(
-        result_key.replace_strict(
-            list(RESULTS), [v[0] for v in RESULTS.values()], default=None, return_dtype=pl.Float64
+        or_absent(
+            "result",
+            result_key.replace_strict(
+                list(RESULTS),
+                [v[0] for v in RESULTS.values()],
+                default=None,
+                return_dtype=pl.Float64,
+            ),
+            pl.Float64,
         ).alias("_res_score"),
-        result_key.replace_strict(
-            list(RESULTS), [v[1] for v in RESULTS.values()], default=None, return_dtype=pl.Boolean
+        or_absent(
+            "result",
+            result_key.replace_strict(
+                list(RESULTS),
+                [v[1] for v in RESULTS.values()],
+                default=None,
+                return_dtype=pl.Boolean,
+            ),
+            pl.Boolean,
         ).alias("_res_rated"),
     )
     has_result = ~blank("result")
     score_num = pl.col("score").cast(pl.Float64, strict=False)
     lf = lf.with_columns(
         pl.when(has_result).then(pl.col("_res_score")).otherwise(score_num).alias("_score"),
-        parsed("date", _parse_date(pl.col("date")), pl.col("date")).alias("_date"),
+        or_absent(
+            "date", parsed("date", _parse_date(pl.col("date")), pl.col("date")), pl.Date
+        ).alias("_date"),
         parsed(
             "period",
             pl.col("period").str.replace(r"^(\d{4})-(\d{2})$", "$1$2").cast(pl.Int32, strict=False),
@@ -161,8 +184,12 @@ def validate_games(
         .fill_null("standard")
         .replace("", "standard")
         .alias("_pool"),
-        pl.col("white_rating").cast(pl.Float64, strict=False).alias("_wr"),
-        pl.col("black_rating").cast(pl.Float64, strict=False).alias("_br"),
+        or_absent(
+            "white_rating", pl.col("white_rating").cast(pl.Float64, strict=False), pl.Float64
+        ).alias("_wr"),
+        or_absent(
+            "black_rating", pl.col("black_rating").cast(pl.Float64, strict=False), pl.Float64
+        ).alias("_br"),
     )
     lf = lf.with_columns(
         (
@@ -172,14 +199,18 @@ def validate_games(
     )
     lf = lf.with_columns(
         pl.coalesce("_period_given", "_period_of_date").alias("_period"),
-        parsed(
+        or_absent(
             "rated",
-            pl.when(pl.col("rated").str.to_lowercase().is_in(["1", "true", "yes", "y", "t"]))
-            .then(True)
-            .when(pl.col("rated").str.to_lowercase().is_in(["0", "false", "no", "n", "f"]))
-            .then(False)
-            .otherwise(None),
-            pl.col("rated"),
+            parsed(
+                "rated",
+                pl.when(pl.col("rated").str.to_lowercase().is_in(["1", "true", "yes", "y", "t"]))
+                .then(True)
+                .when(pl.col("rated").str.to_lowercase().is_in(["0", "false", "no", "n", "f"]))
+                .then(False)
+                .otherwise(None),
+                pl.col("rated"),
+            ),
+            pl.Boolean,
         ).alias("_rated_given"),
     )
     # Valid periods (pipeline/periods.py): months FIRST_MONTH..last_month(), or period

@@ -204,3 +204,31 @@ def test_conflict_notes_shortcuts_agree_with_the_full_computation(tmp_path, monk
     notes = [n for n in report.notes if "differs between sources" in n]
     assert len(notes) == 1 and "P1" in notes[0]
     assert identity.conflict_notes(store, "b.csv") == notes
+
+
+def test_absent_columns_validate_as_columns_of_nulls():
+    """Columns a file lacks are literals in the validation query; the same file with
+    those columns present and empty gives the same games and quarantine."""
+    lean = pl.DataFrame(
+        {
+            "game_id": ["g1", "g2", "g3", "g4"],
+            "period": pl.Series([202501, 202502, 0, 202501], dtype=pl.Int32),
+            "white_id": ["A", "B", "C", "D"],
+            "black_id": ["B", "A", "D", "D"],
+            "score": pl.Series([1.0, 0.5, 0.0, 2.0], dtype=pl.Float32),
+        }
+    )
+    full = lean.with_columns(
+        pl.lit(None, dtype=pl.String).alias("result"),
+        pl.lit(None, dtype=pl.Date).alias("date"),
+        pl.lit(None, dtype=pl.String).alias("pool"),
+        pl.lit(None, dtype=pl.Boolean).alias("rated"),
+        pl.lit(None, dtype=pl.Float64).alias("white_rating"),
+        pl.lit(None, dtype=pl.Float64).alias("black_rating"),
+        pl.lit(None, dtype=pl.String).alias("event_id"),
+    )
+    a = validate_games(_raw(lean), "g.parquet", "b")
+    b = validate_games(_raw(full), "g.parquet", "b")
+    assert a.accepted.equals(b.accepted) and a.quarantine.equals(b.quarantine)
+    assert a.accepted.column("pool").to_pylist() == ["standard", "standard"]
+    assert a.quarantine.column("reason").to_pylist() == ["bad_period", "self_play"]
