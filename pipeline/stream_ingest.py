@@ -221,9 +221,14 @@ class WriteBehind:
         else:
             self._pending = self._pool.submit(job)
 
-    def close(self) -> None:
+    def close(self, quiet: bool = False) -> None:
+        """Wait for the slice in flight and stop the thread; ``quiet``: a failure of
+        that slice is not raised (the ingest already fails with its own error)."""
         try:
             self.wait()
+        except Exception:
+            if not quiet:
+                raise
         finally:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
@@ -463,9 +468,10 @@ def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=
             behind.submit(lambda v=v: staging.add(v))
             del v
             pa.default_memory_pool().release_unused()  # give freed slices' memory back
-        behind.wait()
-    finally:
-        behind.close()
+    except BaseException:
+        behind.close(quiet=True)  # a bad slice is reported, not the one behind it
+        raise
+    behind.close()
     written = staging.writers.close()
     dictionary, used = staging.dictionary, staging.used
     if written:

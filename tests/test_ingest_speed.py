@@ -232,3 +232,23 @@ def test_absent_columns_validate_as_columns_of_nulls():
     assert a.accepted.equals(b.accepted) and a.quarantine.equals(b.quarantine)
     assert a.accepted.column("pool").to_pylist() == ["standard", "standard"]
     assert a.quarantine.column("reason").to_pylist() == ["bad_period", "self_play"]
+
+
+def test_a_bad_later_slice_is_reported_while_the_one_before_is_stored(tmp_path, monkeypatch):
+    """Slice 1 is being stored behind when slice 5 turns out unreadable (a NUL in row
+    30): the ingest fails with that row's one-line message, the store is unchanged
+    and no thread is left."""
+    monkeypatch.chdir(tmp_path)
+    rows = _many_periods(40)
+    rows["white_id"][29] = "P0\x0001"
+    path = _write(tmp_path / "g.parquet", rows)
+    root = tmp_path / "s"
+    ingest_file(
+        Store(root),
+        write_csv(tmp_path / "a.csv", "period,white_id,black_id,score", ["202501,A,B,1"]),
+    )
+    before = _content(root)
+    with pytest.raises(InputError, match=r"holds a NUL character in row 30$"):
+        _ingest(root, path, 7, monkeypatch)
+    assert _content(root) == before
+    assert not [t for t in threading.enumerate() if t.name.startswith("arpad-ingest")]
