@@ -32,10 +32,12 @@ AUDIT_COLUMNS = (
 
 def audit(store: Store, player_id: str, system: str, pool: str = "standard"):
     """(periods, trail) for ``player_id`` (a merged duplicate: the id it was merged
-    into); ValueError when the player has no rating."""
+    into; a text that is not a player id: a name, pipeline/lookup.py ``one_player``);
+    ValueError when the player has no rating."""
     from arpad.pipeline import identity, trail
+    from arpad.pipeline.lookup import one_player
 
-    player_id = identity.resolve_id(store, player_id)
+    player_id = one_player(store, player_id, system, pool)
     frames = []
     for period in store.rating_periods(system, pool):
         table = schemas.conform(store.read_ratings(system, pool, period), schemas.RATINGS_FILE)

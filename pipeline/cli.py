@@ -108,6 +108,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool cut off by `head`
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     _prepare_environment()
     if argv is None:  # the console process itself (pipeline/lean.py)
@@ -135,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `arpad ... | head`: the reader has gone; no traceback
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception as exc:
         if disk_full(exc):  # the writer lock has put the store back as it was
             text = " ".join(str(exc).split())

@@ -161,8 +161,39 @@ def _text_column_hashes(array: pa.Array, distinct: bool) -> np.ndarray:
     return text_hashes(*_text_buffers(encoded.dictionary))[rows]
 
 
+def _text_view(array: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_text_buffers`` without copying the bytes of a ``string`` array (its int32
+    offsets widened)."""
+    if not pa.types.is_string(array.type):
+        return _text_buffers(array)
+    buffers = array.buffers()
+    offsets = np.frombuffer(buffers[1], np.int32)[array.offset : array.offset + len(array) + 1]
+    data = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None else np.zeros(0, np.uint8)
+    valid = array.is_valid().to_numpy(zero_copy_only=False)
+    return data, offsets.astype(np.int64), valid
+
+
 def row_hashes(games: pa.Table) -> np.ndarray:
-    """The 64-bit hash of each game's content (module docstring)."""
+    """The 64-bit hash of each game's content (module docstring): for many rows by
+    the compiled pass of kernels/digest.py (the same values; tests/test_ingest_speed.py),
+    else by NumPy (``row_hashes_numpy``)."""
+    if games.num_rows < COMPILED_FROM:
+        return row_hashes_numpy(games)
+    from arpad.kernels.digest import row_hashes as compiled
+
+    games = schemas.conform(games, schemas.GAMES)
+    numbers = [_value_bits(games.column(name).combine_chunks()) for name in VALUES]
+    texts = [_text_view(games.column(name).combine_chunks()) for name in TEXT[:-1]]
+    game_id = games.column("game_id").combine_chunks()
+    data, offsets, valid = _text_view(game_id)
+    derived = pc.equal(game_id, games.column("source").combine_chunks())
+    own = valid & ~pc.fill_null(derived, False).to_numpy(zero_copy_only=False)
+    texts.append((data, offsets, own))
+    return compiled(numbers, texts, WEIGHTS, SEED, FNV_PRIME, NULL_TAG)
+
+
+def row_hashes_numpy(games: pa.Table) -> np.ndarray:
+    """``row_hashes`` by NumPy, vectorised over the values."""
     games = schemas.conform(games, schemas.GAMES)
     h = np.zeros(games.num_rows, np.uint64)
     weights = iter(WEIGHTS)

@@ -30,10 +30,11 @@ def rating_history(
 ):
     """Events of ``player_id``: columns period, event, rating_before, delta, rating_after,
     games, score, k, status. ``event`` is 'adjustment' or 'games'/'inactive'/'new'/'unrated'.
-    A merged duplicate id gives the history of the id it was merged into."""
-    from arpad.pipeline.identity import resolve_id
+    A merged duplicate id gives the history of the id it was merged into; a text that
+    is not a player id is a name (pipeline/lookup.py ``one_player``)."""
+    from arpad.pipeline.lookup import one_player
 
-    player_id = resolve_id(store, player_id)
+    player_id = one_player(store, player_id, system, pool)
     con = catalog.connect(store)
     try:
         rows = catalog.query_arrow(con, _SQL, [system, pool, player_id]).to_pylist()

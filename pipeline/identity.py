@@ -130,6 +130,11 @@ def conflicts(store: Store) -> pl.DataFrame:
 def conflict_notes(store: Store, source: str) -> list[str]:
     """Ingest summary lines: per field, the players on whom ``source`` disagrees with
     another source, with one example naming both files."""
+    obs = read_observations(store).filter(pl.col("period").is_null())
+    if not (obs.get_column("source") == source).any():
+        return []  # the source said nothing about its players (a Parquet games file)
+    if not obs.get_column("player_id").is_duplicated().any():
+        return []  # each player named by one source at most: nothing can differ
     clash = conflicts(store)
     mine = clash.filter(pl.col("source") == source)
     notes = []

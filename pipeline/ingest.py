@@ -436,9 +436,12 @@ def _merge_players(
     existing = pl.from_arrow(store.read_players())
     new = pl.from_arrow(schemas.conform(incoming, schemas.PLAYERS))
     both = pl.concat([existing, new], how="vertical_relaxed")
-    merged = both.group_by("player_id", maintain_order=True).agg(
-        [pl.col(c).drop_nulls().last() for c in both.columns if c != "player_id"]
-    )
+    if existing.height == 0 and new.get_column("player_id").n_unique() == new.height:
+        merged = both  # one row per player, nothing to merge (a first players file)
+    else:
+        merged = both.group_by("player_id", maintain_order=True).agg(
+            [pl.col(c).drop_nulls().last() for c in both.columns if c != "player_id"]
+        )
     changed = False
     if existing.height:
         before = existing.select("player_id", *STATE_FIELDS).sort("player_id")

@@ -62,26 +62,29 @@ class KeyDictionary:
         # only the distinct ids are looked up in the key dictionary.
         encoded = pc.dictionary_encode(pa.concat_arrays([white, black]))
         values = encoded.dictionary
+        # One lookup of the distinct ids in the dictionary; those not found get the
+        # next keys, in order of first appearance.
         if len(self.ids):
-            fresh = np.flatnonzero(
-                pc.invert(pc.is_in(values, value_set=self.ids)).to_numpy(zero_copy_only=False)
-            )
+            found = pc.index_in(values, value_set=self.ids)
+            value_keys = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int32)
+            fresh = np.flatnonzero(value_keys < 0)
         else:
+            value_keys = np.full(len(values), -1, np.int32)
             fresh = np.arange(len(values))
+        index = encoded.indices.to_numpy(zero_copy_only=False)
         if len(fresh):
             # First position of each id reading row by row (2 * row as White, 2 * row + 1
             # as Black), from the encoding: no other lookup of the ids.
             n = len(white)
-            index = encoded.indices.to_numpy(zero_copy_only=False)
             position = np.full(len(values), np.iinfo(np.int64).max, dtype=np.int64)
             np.minimum.at(position, index[:n], 2 * np.arange(n, dtype=np.int64))
             np.minimum.at(position, index[n:], 2 * np.arange(n, dtype=np.int64) + 1)
             order = fresh[np.argsort(position[fresh], kind="stable")]
+            value_keys[order] = np.arange(len(self.ids), len(self.ids) + len(order), dtype=np.int32)
             new = values.take(pa.array(order))
             self.ids = pa.concat_arrays([self.ids, new]) if len(self.ids) else new
             self.grown = True
-        value_keys = pc.index_in(values, value_set=self.ids).cast(pa.int32())
-        both = value_keys.take(encoded.indices)
+        both = pa.array(value_keys[index])
         n = len(white)
         return both.slice(0, n), both.slice(n)
 

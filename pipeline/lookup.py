@@ -8,6 +8,11 @@ the normalised name (pipeline/identity.py ``normalise_name``): same surname, and
 given names equal or one the abbreviation of the other; a text without given names
 ("Steinitz") matches on the surname alone. Exactly one match is needed: none, or
 several (listed with their ids), is a one-line ``ValueError`` (exit 2).
+
+``one_player`` does the same for the commands and API calls about one player
+(``history``, ``card``, ``audit``): an id is used as it is (a merged duplicate's:
+its keep's), anything else is a name matched among the players rated in the system
+and pool asked for.
 """
 
 from __future__ import annotations
@@ -39,6 +44,41 @@ def resolve_players(
         pid = _resolve(merged.get(spec.strip(), spec), names, what)
         out.setdefault(pid, names.get(pid) or pid)
     return list(out.items())
+
+
+def rated_ids(store, system: str, pool: str) -> pl.DataFrame:
+    """The ids with at least one rating in ``system``/``pool`` (names are matched among them)."""
+    from arpad.pipeline import catalog
+
+    con = catalog.connect(store)
+    try:
+        return catalog.query_frame(
+            con,
+            "SELECT DISTINCT player_id FROM ratings WHERE system = ? AND pool = ? "
+            "AND rating_after IS NOT NULL",
+            [system, pool],
+        )
+    finally:
+        con.close()
+
+
+def one_player(store, spec: str, system: str, pool: str = "standard") -> str:
+    """The player id ``spec`` names: a stored player id (a merged duplicate: the id it
+    was merged into), else a name matched among the players rated in ``system``/``pool``
+    (exactly one match, as ``resolve_players``)."""
+    from arpad.pipeline.identity import resolve_id
+
+    kept = resolve_id(store, spec)
+    if kept != spec or _is_player_id(store, spec):
+        return kept
+    return resolve_players(store, [spec], rated_ids(store, system, pool), f"{system}/{pool}")[0][0]
+
+
+def _is_player_id(store, spec: str) -> bool:
+    import pyarrow.compute as pc
+
+    ids = store.read_players().column("player_id")
+    return bool(pc.any(pc.equal(ids, spec)).as_py())
 
 
 def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:

@@ -98,20 +98,6 @@ def history_data(store: Store, players: list[str], system: str, pool: str) -> pl
     return frame
 
 
-def rated_ids(store: Store, system: str, pool: str) -> pl.DataFrame:
-    """The ids with at least one rating in ``system``/``pool`` (names are matched among them)."""
-    con = catalog.connect(store)
-    try:
-        return catalog.query_frame(
-            con,
-            "SELECT DISTINCT player_id FROM ratings WHERE system = ? AND pool = ? "
-            "AND rating_after IS NOT NULL",
-            [system, pool],
-        )
-    finally:
-        con.close()
-
-
 def _x(period: int):
     """A period's place on the axis: its first day (a real date), or the period number
     for abstract periods (Kaggle's months), which have no date."""
@@ -139,7 +125,7 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
     """(figure, axes) of the players' ratings after each period on one dated axis, with a
     ±2·RD band where the system keeps an RD (Glicko, Glicko-2, WHR). ``players``: ids
     or names (pipeline/lookup.py); the title and legend name them."""
-    from arpad.pipeline.lookup import resolve_players
+    from arpad.pipeline.lookup import rated_ids, resolve_players
 
     chosen = resolve_players(store, players, rated_ids(store, system, pool), f"{system}/{pool}")
     frame = history_data(store, [pid for pid, _ in chosen], system, pool)

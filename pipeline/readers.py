@@ -534,10 +534,31 @@ def _check_parquet_column(
         )
     text = _as_text(column, path, name)
     if pa.types.is_string(text.type) or pa.types.is_large_string(text.type):
+        if not _may_hold_nul(text):
+            return
         nul = pc.match_substring(text, "\x00")
         if pc.any(nul).as_py():
             row = pc.index(nul, True).as_py() + first_row
             raise InputError(path, row, f"column {name!r} holds a NUL character in row {row}")
+
+
+def _may_hold_nul(text: pa.ChunkedArray) -> bool:
+    """False when no byte of the column's values is NUL: one vectorised look at each
+    chunk's bytes (the row of a NUL is then found by ``match_substring``)."""
+    import numpy as np
+
+    for chunk in text.chunks:
+        if len(chunk) == 0:
+            continue
+        buffers = chunk.buffers()
+        if buffers[2] is None:
+            continue
+        wide = pa.types.is_large_string(chunk.type)
+        offsets = np.frombuffer(buffers[1], np.int64 if wide else np.int32)
+        lo, hi = int(offsets[chunk.offset]), int(offsets[chunk.offset + len(chunk)])
+        if not np.frombuffer(buffers[2], np.uint8)[lo:hi].all():
+            return True
+    return False
 
 
 def _as_text(column: pa.ChunkedArray, path: Path | None = None, name: str = "") -> pa.ChunkedArray:

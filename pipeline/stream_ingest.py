@@ -48,10 +48,12 @@ MAX_OPEN_WRITERS = 64  # partition files open at once; more are written as segme
 # Parquet dictionary encoding for the text columns with few distinct values only: an
 # open writer keeps the dictionary of every encoded column (~16 MB per writer with
 # game_id and source, one value per row, where the encoding falls back to plain).
+# Player ids (200k distinct in a 500k-row slice: the dictionary outgrows its page and
+# falls back too) are written plain: 10% less CPU per partition write, a smaller
+# file, reads no slower (docs/ingest.md "Large Parquet files").
+PLAIN_TEXT = ("game_id", "source", "white_id", "black_id")
 DICTIONARY_COLUMNS = [
-    f.name
-    for f in schemas.GAMES_FILE
-    if pa.types.is_string(f.type) and f.name not in ("game_id", "source")
+    f.name for f in schemas.GAMES_FILE if pa.types.is_string(f.type) and f.name not in PLAIN_TEXT
 ]
 
 
@@ -74,11 +76,16 @@ class SeenIds:
 
     def __init__(self) -> None:
         self.seen = pl.DataFrame(schema={"_h1": pl.UInt64, "_h2": pl.UInt64, "_before": pl.Int64})
+        self._last: tuple[pl.Series, pl.DataFrame] | None = None
 
     def _hashes(self, ids: pl.Series) -> pl.DataFrame:
-        return pl.DataFrame(
+        if self._last is not None and self._last[0] is ids:
+            return self._last[1]  # the slice's ids hashed once for first_lines and add
+        hashes = pl.DataFrame(
             {"_h1": ids.hash(seed=self.SEEDS[0]), "_h2": ids.hash(seed=self.SEEDS[1])}
         )
+        self._last = (ids, hashes)
+        return hashes
 
     def first_lines(self, ids: pl.Series) -> pl.DataFrame:
         found = pl.DataFrame(schema={"_game_id": pl.String, "_before": pl.Int64})
@@ -97,6 +104,7 @@ class SeenIds:
         if not len(ids):
             return
         part = self._hashes(ids).with_columns(lines.cast(pl.Int64).alias("_before"))
+        self._last = None
         self.seen = self.seen.vstack(part)  # chunks appended, nothing copied
 
 
@@ -106,10 +114,10 @@ class PartitionWriters:
     one is closed; a partition written again later gets another segment, and the
     segments are joined, in order, when the writers close."""
 
-    def __init__(self, staged, batch: str, limit: int = MAX_OPEN_WRITERS):
+    def __init__(self, staged, batch: str, limit: int | None = None):
         self.staged = staged
         self.batch = batch
-        self.limit = limit
+        self.limit = limit or MAX_OPEN_WRITERS  # read when called (tests lower it)
         self.open: OrderedDict[tuple[str, int], pq.ParquetWriter] = OrderedDict()
         self.segments: dict[tuple[str, int], list[Path]] = {}
 
@@ -181,6 +189,49 @@ class PartitionWriters:
             else:
                 os.replace(segments[0], final)
         return sorted(self.segments)
+
+
+class WriteBehind:
+    """Each slice, once validated, is stored — content digest, re-sent games, player
+    keys, partition writes — on one background thread while the next slice is read
+    and validated (pyarrow's kernels, Parquet's encoder, zstd and the compiled digest
+    release the GIL; docs/ingest.md "Large Parquet files"). One slice in flight at
+    most: ``submit`` waits for the previous one first, so slices are stored in file
+    order and at most one is held behind; nothing else touches the staging area or
+    the journal meanwhile. ``wait`` re-raises a failure; ``close`` leaves no thread
+    behind. ``ARPAD_WRITE_BEHIND=0`` stores each slice on the ingest's thread."""
+
+    def __init__(self) -> None:
+        self._pool = None
+        if os.environ.get("ARPAD_WRITE_BEHIND", "1") != "0":
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="arpad-ingest-write")
+        self._pending = None
+
+    def wait(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def submit(self, job) -> None:
+        self.wait()
+        if self._pool is None:
+            job()
+        else:
+            self._pending = self._pool.submit(job)
+
+    def close(self, quiet: bool = False) -> None:
+        """Wait for the slice in flight and stop the thread; ``quiet``: a failure of
+        that slice is not raised (the ingest already fails with its own error)."""
+        try:
+            self.wait()
+        except Exception:
+            if not quiet:
+                raise
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
 
 
 def _in_partition_order(games: pa.Table) -> bool:
@@ -367,50 +418,81 @@ def _slices(store: Store, head, source: str, batch: str, batch_rows: int):
         yield _drop_store_duplicates(store, v, batch, [])
 
 
+class _Staging:
+    """What the slices stored so far add up to; ``add`` stores one validated slice
+    (in file order, one at a time)."""
+
+    def __init__(self, store: Store, staged, batch: str) -> None:
+        self.store = store
+        self.batch = batch
+        self.digest = ContentDigest()
+        self.prior = _PRIOR.empty_table()
+        self.writers = PartitionWriters(staged, batch)
+        self.dictionary = keys.KeyDictionary(staged.keys_path)
+        self.used = np.zeros(0, dtype=bool)  # by key: named by a game stored from this file
+        self.quarantine: list[pa.Table] = []
+        self.rows = self.accepted = self.resent = 0
+
+    def add(self, v: Validated) -> None:
+        self.digest.add(v.accepted)
+        v, dropped, self.prior = drop_content_duplicates(self.store, v, self.batch, self.prior)
+        self.resent += dropped
+        self.rows += v.rows_read
+        if v.quarantine.num_rows:
+            self.quarantine.append(v.quarantine)
+        games = v.accepted
+        if games.num_rows:
+            dictionary = self.dictionary
+            white_key, black_key = dictionary.keys(
+                games.column("white_id"), games.column("black_id")
+            )
+            if len(self.used) < len(dictionary.ids):
+                grow = np.zeros(len(dictionary.ids) - len(self.used), bool)
+                self.used = np.concatenate([self.used, grow])
+            self.used[white_key.to_numpy()] = True
+            self.used[black_key.to_numpy()] = True
+            games = games.append_column("white_key", white_key)
+            games = games.append_column("black_key", black_key)
+            self.writers.write(games)
+        self.accepted += games.num_rows
+
+
 def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=None) -> Streamed:
     """Validate, deduplicate and stage the games of the Parquet file ``head`` names,
     slice by slice; the key dictionary and the games files are staged (``staged``,
     a journal.StagedStore) and recorded for the commit."""
-    digest = ContentDigest()
-    prior = _PRIOR.empty_table()
-    writers = PartitionWriters(staged, batch)
-    dictionary = keys.KeyDictionary(staged.keys_path)
-    used = np.zeros(0, dtype=bool)  # by key: named by a game stored from this file
-    quarantine: list[pa.Table] = []
-    rows = accepted = resent = 0
-    for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS):
-        digest.add(v.accepted)
-        v, dropped, prior = drop_content_duplicates(store, v, batch, prior)
-        resent += dropped
-        rows += v.rows_read
-        if v.quarantine.num_rows:
-            quarantine.append(v.quarantine)
-        games = v.accepted
-        if games.num_rows:
-            white_key, black_key = dictionary.keys(
-                games.column("white_id"), games.column("black_id")
-            )
-            if len(used) < len(dictionary.ids):
-                used = np.concatenate([used, np.zeros(len(dictionary.ids) - len(used), bool)])
-            used[white_key.to_numpy()] = True
-            used[black_key.to_numpy()] = True
-            writers.write(
-                games.append_column("white_key", white_key).append_column("black_key", black_key)
-            )
-        accepted += games.num_rows
-        del v, games
-        pa.default_memory_pool().release_unused()  # give the slice's memory back
-    written = writers.close()
+    staging = _Staging(store, staged, batch)
+    behind = WriteBehind()  # slice i stored while slice i + 1 is read and validated
+    try:
+        for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS):
+            behind.submit(lambda v=v: staging.add(v))
+            del v
+            pa.default_memory_pool().release_unused()  # give freed slices' memory back
+    except BaseException:
+        behind.close(quiet=True)  # a bad slice is reported, not the one behind it
+        raise
+    behind.close()
+    written = staging.writers.close()
+    dictionary, used = staging.dictionary, staging.used
     if written:
         dictionary.write(staged.keys_path, staged.root)
     staged.staged_games(written, batch)
     ids = dictionary.ids.filter(pa.array(used)) if used.any() else pa.array([], pa.string())
+    quarantine = staging.quarantine
     table = (
         pa.concat_tables(quarantine).sort_by("line")
         if quarantine
         else schemas.empty(schemas.QUARANTINE)
     )
-    return Streamed(rows, accepted, table, digest.hexdigest(), resent, written, ids)
+    return Streamed(
+        staging.rows,
+        staging.accepted,
+        table,
+        staging.digest.hexdigest(),
+        staging.resent,
+        written,
+        ids,
+    )
 
 
 def streamed_digest_v1(store: Store, head, source: str, batch: str, batch_rows=None) -> str:

@@ -122,13 +122,14 @@ def validate_games(
     slices; a game id seen there is a duplicate of that line, as it would be in the
     whole file."""
     f = raw.frame
-    for name in GAME_COLUMNS:
-        if name not in f.columns:
-            f = f.with_columns(pl.lit(None, dtype=pl.String).alias(name))
+    missing = [pl.lit(None, dtype=pl.String).alias(c) for c in GAME_COLUMNS if c not in f.columns]
     # Typed Parquet/Arrow columns (readers.typed_game_columns) are validated as typed
-    # values; text columns (every CSV field) are stripped and parsed.
-    text = {c for c in GAME_COLUMNS if f.schema[c] == pl.String}
-    f = f.with_columns([pl.col(c).str.strip_chars() for c in GAME_COLUMNS if c in text])
+    # values; text columns (every CSV field) are stripped and parsed. Every step up to
+    # the first failing check is one lazy query, collected once per slice.
+    schema = {**f.schema, **{c: pl.String for c in GAME_COLUMNS if c not in f.columns}}
+    text = {c for c in GAME_COLUMNS if schema[c] == pl.String}
+    lf = f.lazy().with_columns(missing) if missing else f.lazy()
+    lf = lf.with_columns([pl.col(c).str.strip_chars() for c in GAME_COLUMNS if c in text])
 
     def blank(name: str) -> pl.Expr:
         return _empty(pl.col(name)) if name in text else pl.col(name).is_null()
@@ -136,20 +137,43 @@ def validate_games(
     def parsed(name: str, text_parse: pl.Expr, typed: pl.Expr) -> pl.Expr:
         return text_parse if name in text else typed
 
+    absent = {c for c in GAME_COLUMNS if c not in f.columns}
+
+    def or_absent(name: str, expr: pl.Expr, dtype) -> pl.Expr:
+        """``expr``, or its value for a column the input lacks (every row null) as a
+        literal: nothing parsed for nothing (a typed Parquet file has few columns)."""
+        return pl.lit(None, dtype=dtype) if name in absent else expr
+
     result_key = pl.col("result").str.to_lowercase()
-    f = f.with_columns(
-        result_key.replace_strict(
-            list(RESULTS), [v[0] for v in RESULTS.values()], default=None, return_dtype=pl.Float64
+    lf = lf.with_columns(
+        or_absent(
+            "result",
+            result_key.replace_strict(
+                list(RESULTS),
+                [v[0] for v in RESULTS.values()],
+                default=None,
+                return_dtype=pl.Float64,
+            ),
+            pl.Float64,
         ).alias("_res_score"),
-        result_key.replace_strict(
-            list(RESULTS), [v[1] for v in RESULTS.values()], default=None, return_dtype=pl.Boolean
+        or_absent(
+            "result",
+            result_key.replace_strict(
+                list(RESULTS),
+                [v[1] for v in RESULTS.values()],
+                default=None,
+                return_dtype=pl.Boolean,
+            ),
+            pl.Boolean,
         ).alias("_res_rated"),
     )
     has_result = ~blank("result")
     score_num = pl.col("score").cast(pl.Float64, strict=False)
-    f = f.with_columns(
+    lf = lf.with_columns(
         pl.when(has_result).then(pl.col("_res_score")).otherwise(score_num).alias("_score"),
-        parsed("date", _parse_date(pl.col("date")), pl.col("date")).alias("_date"),
+        or_absent(
+            "date", parsed("date", _parse_date(pl.col("date")), pl.col("date")), pl.Date
+        ).alias("_date"),
         parsed(
             "period",
             pl.col("period").str.replace(r"^(\d{4})-(\d{2})$", "$1$2").cast(pl.Int32, strict=False),
@@ -160,25 +184,33 @@ def validate_games(
         .fill_null("standard")
         .replace("", "standard")
         .alias("_pool"),
-        pl.col("white_rating").cast(pl.Float64, strict=False).alias("_wr"),
-        pl.col("black_rating").cast(pl.Float64, strict=False).alias("_br"),
+        or_absent(
+            "white_rating", pl.col("white_rating").cast(pl.Float64, strict=False), pl.Float64
+        ).alias("_wr"),
+        or_absent(
+            "black_rating", pl.col("black_rating").cast(pl.Float64, strict=False), pl.Float64
+        ).alias("_br"),
     )
-    f = f.with_columns(
+    lf = lf.with_columns(
         (
             pl.col("_date").dt.year().cast(pl.Int32) * 100
             + pl.col("_date").dt.month().cast(pl.Int32)
         ).alias("_period_of_date")
     )
-    f = f.with_columns(
+    lf = lf.with_columns(
         pl.coalesce("_period_given", "_period_of_date").alias("_period"),
-        parsed(
+        or_absent(
             "rated",
-            pl.when(pl.col("rated").str.to_lowercase().is_in(["1", "true", "yes", "y", "t"]))
-            .then(True)
-            .when(pl.col("rated").str.to_lowercase().is_in(["0", "false", "no", "n", "f"]))
-            .then(False)
-            .otherwise(None),
-            pl.col("rated"),
+            parsed(
+                "rated",
+                pl.when(pl.col("rated").str.to_lowercase().is_in(["1", "true", "yes", "y", "t"]))
+                .then(True)
+                .when(pl.col("rated").str.to_lowercase().is_in(["0", "false", "no", "n", "f"]))
+                .then(False)
+                .otherwise(None),
+                pl.col("rated"),
+            ),
+            pl.Boolean,
         ).alias("_rated_given"),
     )
     # Valid periods (pipeline/periods.py): months FIRST_MONTH..last_month(), or period
@@ -307,44 +339,60 @@ def validate_games(
     ]
     # Which check fails first, as a small integer per row; the reason and detail
     # texts are built for the rows quarantined only.
-    f = f.with_columns(_failing(checks).alias("_check"))
-    derived = pl.format("{}:{}", pl.lit(source), pl.col("_line"))
-    if f.select(blank("game_id").any()).item():
-        game_id = pl.when(blank("game_id")).then(derived).otherwise(pl.col("game_id"))
+    f = lf.with_columns(
+        _failing(checks).alias("_check"), blank("game_id").alias("_no_id")
+    ).collect()
+    if f.get_column("_no_id").any():
+        derived = pl.format("{}:{}", pl.lit(source), pl.col("_line"))
+        game_id = pl.when(pl.col("_no_id")).then(derived).otherwise(pl.col("game_id"))
     else:  # every row names its id: no derived text built for nothing
         game_id = pl.col("game_id")
-    f = f.with_columns(game_id.alias("_game_id"))
+    f = f.with_columns(game_id.alias("_game_id"), pl.col("_check").is_null().alias("_ok"))
     # Duplicate game ids inside the file: the first valid occurrence wins.
-    f = f.with_columns(pl.col("_check").is_null().alias("_ok"))
+    all_ok = f.get_column("_check").null_count() == f.height
+    ok_ids = f.get_column("_game_id") if all_ok else f.filter(pl.col("_ok")).get_column("_game_id")
     first_line = pl.col("_line").filter(pl.col("_ok")).min().over("_game_id")
-    ok_ids = f.filter(pl.col("_ok")).get_column("_game_id")
-    if not ok_ids.hash(seed=0).is_duplicated().any():  # distinct hashes: distinct ids
-        first_line = pl.col("_line")
-    if seen is not None:
-        before = seen.first_lines(ok_ids)
-        if before.height:
+    repeated = ok_ids.hash(seed=0).n_unique() < len(ok_ids)
+    before = seen.first_lines(ok_ids) if seen is not None else None
+    if all_ok and not repeated and (before is None or not before.height):
+        # The common case: every row accepted; no flags, filters or quarantine texts.
+        if seen is not None:
+            seen.add(ok_ids, f.get_column("_line"))
+        good = f.lazy()
+        bad = f.head(0).with_columns(
+            pl.lit(None, dtype=pl.String).alias("_reason"),
+            pl.lit(None, dtype=pl.String).alias("_detail"),
+        )
+    else:
+        if not repeated:  # distinct hashes: distinct ids
+            first_line = pl.col("_line")
+        if before is not None and before.height:
             f = f.join(before, on="_game_id", how="left", maintain_order="left")
             first_line = pl.coalesce(pl.col("_before"), first_line)
-    dup = pl.col("_ok") & (pl.col("_line") != first_line)
-    f = f.with_columns(pl.when(dup).then(first_line).alias("_first_line"))
-    accept = pl.col("_ok") & pl.col("_first_line").is_null()
+        dup = pl.col("_ok") & (pl.col("_line") != first_line)
+        f = f.with_columns(pl.when(dup).then(first_line).alias("_first_line"))
+        accept = pl.col("_ok") & pl.col("_first_line").is_null()
 
-    good = f.lazy().filter(accept)
-    is_dup = pl.col("_first_line").is_not_null()
-    codes = [Reason(code).value for _, code, _ in checks]
-    bad = f.filter(~accept).with_columns(
-        pl.when(is_dup)
-        .then(pl.lit(Reason.DUPLICATE_GAME_ID.value))
-        .otherwise(pl.col("_check").replace_strict(list(range(len(codes))), codes))
-        .alias("_reason"),
-        pl.when(is_dup)
-        .then(pl.format("game_id {} already on line {}", pl.col("_game_id"), pl.col("_first_line")))
-        .otherwise(_failing_detail(checks))
-        .alias("_detail"),
-    )
-    if seen is not None:
-        ids = good.select("_game_id", "_line").collect()
-        seen.add(ids.get_column("_game_id"), ids.get_column("_line"))
+        good = f.lazy().filter(accept)
+        is_dup = pl.col("_first_line").is_not_null()
+        codes = [Reason(code).value for _, code, _ in checks]
+        bad = f.filter(~accept).with_columns(
+            pl.when(is_dup)
+            .then(pl.lit(Reason.DUPLICATE_GAME_ID.value))
+            .otherwise(pl.col("_check").replace_strict(list(range(len(codes))), codes))
+            .alias("_reason"),
+            pl.when(is_dup)
+            .then(
+                pl.format(
+                    "game_id {} already on line {}", pl.col("_game_id"), pl.col("_first_line")
+                )
+            )
+            .otherwise(_failing_detail(checks))
+            .alias("_detail"),
+        )
+        if seen is not None:
+            ids = good.select("_game_id", "_line").collect()
+            seen.add(ids.get_column("_game_id"), ids.get_column("_line"))
     # Only the accepted columns are filtered (a lazy projection), not every helper.
     accepted = good.select(
         pl.col("_game_id").alias("game_id"),

@@ -324,9 +324,10 @@ def test_abstract_periods_have_no_dates_or_years(tmp_path, capsys):
 
 
 def test_players_by_id_or_name(history_store):
+    from arpad.pipeline import lookup
     from arpad.pipeline.lookup import resolve_players
 
-    rated = plots.rated_ids(history_store, "elo", "standard")
+    rated = lookup.rated_ids(history_store, "elo", "standard")
     got = resolve_players(
         history_store,
         ["steinitz, wilhelm", "Lasker, Em", "Edward Lasker", "z", "Zukertort"],

@@ -113,19 +113,28 @@ def require_store(args) -> Store:
     return store
 
 
-def resolve_player(store: Store, player_id: str) -> str:
+def resolve_player(store: Store, player_id: str, system: str, pool: str = "standard") -> str:
     """A merged duplicate id given on the command line: the id it was merged into, with
-    a note on stderr (docs/identity.md "Merged ids everywhere"); else ``player_id``."""
+    a note on stderr (docs/identity.md "Merged ids everywhere"); a text that is not a
+    player id: the one player of that name rated in ``system``/``pool``, with a note
+    (pipeline/lookup.py); else ``player_id``."""
+    from arpad.pipeline.lookup import one_player
+
+    kept = one_player(store, player_id, system, pool)
+    if kept != player_id:
+        how = (
+            f"was merged into {kept} (arpad players --merges)"
+            if _is_stored_id(store, player_id)
+            else f"is the name of {kept}"
+        )
+        print(f"arpad: note: {player_id} {how}; showing {kept}", file=sys.stderr)
+    return kept
+
+
+def _is_stored_id(store: Store, text: str) -> bool:
     from arpad.pipeline.identity import resolve_id
 
-    kept = resolve_id(store, player_id)
-    if kept != player_id:
-        print(
-            f"arpad: note: {player_id} was merged into {kept} (arpad players --merges); "
-            f"showing {kept}",
-            file=sys.stderr,
-        )
-    return kept
+    return resolve_id(store, text) != text
 
 
 def is_terminal() -> bool:

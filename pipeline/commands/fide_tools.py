@@ -77,7 +77,7 @@ def cmd_card(args) -> int:
     from arpad.pipeline import engine
 
     rules = engine.resolve_rules(FIDE, args.rules, args.pool)
-    player = resolve_player(store, args.player)
+    player = resolve_player(store, args.player, FIDE, args.pool)
     period = args.period if args.period is not None else latest_period(store, args.pool)
     card = rating_card(store, player, period, args.pool, rules, parse_sets(args.set))
     if args.fmt == "json":
@@ -91,7 +91,7 @@ def cmd_history(args) -> int:
     from arpad.pipeline.history import plot_history, rating_history
 
     store = require_store(args)
-    player = resolve_player(store, args.player)
+    player = resolve_player(store, args.player, args.system, args.pool)
     frame = rating_history(store, player, args.system, args.pool)
     output.render(frame, args.fmt, args.output, max_rows=frame.height)
     if args.plot:

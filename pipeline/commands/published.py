@@ -80,7 +80,7 @@ def cmd_audit(args) -> int:
     from arpad.pipeline.audit import audit
 
     store = require_store(args)
-    player = resolve_player(store, args.player_id)
+    player = resolve_player(store, args.player_id, args.system, args.pool)
     periods, trail = audit(store, player, args.system, args.pool)
     output.render(periods, args.fmt, args.output)
     if args.fmt == "table" and not args.output:

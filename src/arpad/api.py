@@ -346,7 +346,7 @@ class Store:
         return audit(self._store, player, system, pool)
 
     def history(self, player: str, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
-        """One player's rating history, period by period."""
+        """One player's rating history, period by period; ``player`` by id or name."""
         from arpad.pipeline.history import rating_history
 
         return rating_history(self._store, player, system, pool)
@@ -375,9 +375,11 @@ class Store:
         the text form)."""
         from arpad.pipeline import engine
         from arpad.pipeline.fide_card import latest_period, rating_card
+        from arpad.pipeline.lookup import one_player
 
         if period is None:
             period = latest_period(self._store, pool)
+        player = one_player(self._store, player, "fide", pool)
 
         resolved = engine.resolve_rules("fide", rules, pool) if rules else None
         overrides = {k: str(v) for k, v in settings.items()}
