@@ -36,7 +36,8 @@ def _ratings(root) -> list[dict]:
 
 def test_console_rate_with_a_current_catalog_imports_no_duckdb_or_cffi(tmp_path):
     root = _store(tmp_path)
-    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL",)}
+    # Real kernels (as tests/test_rate_startup.py): Numba's typing is what imports cffi.
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "NUMBA_DISABLE_JIT")}
     loaded = []
     for _ in range(2):  # the first run adds the ratings view's first file: a rebuild
         proc = subprocess.run(
