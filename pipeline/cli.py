@@ -95,8 +95,30 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
+class _Version(argparse.Action):
+    """``arpad --version``: the version looked up only when asked (start-up is timed)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"arpad {_version()}")
+        parser.exit()
+
+
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("arpad")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="arpad", description="Batch rating pipeline for chess federations.")
+    parser.add_argument("--version", action=_Version, help="print arpad's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     import arpad.pipeline.commands as package

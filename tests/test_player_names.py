@@ -2,7 +2,8 @@
 name"): ``arpad history``, ``card`` and ``audit`` and the API's ``history``, ``card``
 and ``audit`` take a player id or a name, as ``plot history`` does; a name matches
 among the players rated in the system and pool asked for, exactly once. And a
-command cut off by its reader (``arpad … | head``) ends quietly with 141."""
+command cut off by its reader (``arpad … | head``) ends quietly with 141; ``arpad
+--version`` prints the installed version."""
 
 from __future__ import annotations
 
@@ -101,3 +102,12 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(named, monkeypatch, ca
     monkeypatch.setattr(cli, "_silence_stdout", lambda: None)  # keep pytest's stdout
     assert main(["sql", "SELECT 1", "--store", str(named.root)]) == cli.EXIT_BROKEN_PIPE == 141
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_version_is_the_installed_distributions(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"arpad {version('arpad')}\n"
