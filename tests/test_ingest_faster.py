@@ -69,3 +69,61 @@ def test_keys_of_an_empty_batch_leave_the_dictionary_unchanged(tmp_path):
     dictionary.grown = False
     w, b = dictionary.keys(pa.chunked_array([["c"], ["a"]]), pa.chunked_array([["a"], ["b"]]))
     assert w.to_pylist() == [2, 0] and b.to_pylist() == [0, 1] and not dictionary.grown
+
+
+def test_digest_kernels_load_behind_for_a_large_file_only(tmp_path, monkeypatch):
+    import threading
+
+    import pyarrow.parquet as pq
+
+    from arpad.pipeline import stream_ingest
+    from arpad.pipeline.ingest import ingest_file
+    from arpad.pipeline.store import Store
+    from tests.test_stream_ingest import _content, _games, _write
+
+    calls = []
+    real = stream_ingest.warm_up
+
+    def recorded():
+        calls.append(threading.current_thread().name)
+        real()
+
+    monkeypatch.setattr(stream_ingest, "warm_up", recorded)
+    monkeypatch.chdir(tmp_path)
+    path = _write(tmp_path / "g.parquet", _games(), row_group_size=50)
+    rows = pq.ParquetFile(path).metadata.num_rows
+    monkeypatch.setattr(stream_ingest, "BATCH_ROWS", 7)
+    ingest_file(Store(tmp_path / "small"), path)
+    assert calls == []  # fewer rows than COMPILED_FROM: no kernel load
+    monkeypatch.setattr(stream_ingest, "COMPILED_FROM", rows)
+    ingest_file(Store(tmp_path / "large"), path)
+    assert len(calls) == 1 and calls[0].startswith("arpad-ingest-write")
+    assert _content(tmp_path / "large") == _content(tmp_path / "small")
+    monkeypatch.setenv("ARPAD_WRITE_BEHIND", "0")  # nothing to overlap: no warm-up
+    ingest_file(Store(tmp_path / "inline"), path)
+    assert len(calls) == 1
+    assert _content(tmp_path / "inline") == _content(tmp_path / "small")
+
+
+def test_partitions_keep_statistics_but_for_the_player_ids(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    from arpad.pipeline import stream_ingest
+    from arpad.pipeline.ingest import ingest_file
+    from arpad.pipeline.store import Store
+    from tests.test_stream_ingest import _games, _write
+
+    monkeypatch.chdir(tmp_path)
+    path = _write(tmp_path / "g.parquet", _games(), row_group_size=50)
+    monkeypatch.setattr(stream_ingest, "BATCH_ROWS", 7)
+    ingest_file(Store(tmp_path / "s"), path)
+    files = sorted((tmp_path / "s" / "games").rglob("*.parquet"))
+    assert files
+    for f in files:
+        meta = pq.ParquetFile(f).metadata
+        names = meta.schema.to_arrow_schema().names
+        for g in range(meta.num_row_groups):
+            for c in range(meta.num_columns):
+                column = meta.row_group(g).column(c)
+                has = column.is_stats_set
+                assert has == (names[c] not in ("white_id", "black_id")), names[c]
