@@ -43,7 +43,11 @@ from arpad.pipeline.reasons import Reason
 from arpad.pipeline.store import Store, before_change
 from arpad.pipeline.validate import Validated, validate_games
 
-BATCH_ROWS = 500_000  # rows per slice (validating a slice costs ~0.5 KB per row at peak)
+# Rows per slice (validating a slice costs ~0.5 KB per row at peak). 250k rather than
+# 500k: with the allocators keeping freed memory for a second (pipeline/lean.py) the
+# smaller slices re-use it instead of faulting fresh pages, at a lower peak
+# (docs/ingest.md "Large Parquet files").
+BATCH_ROWS = 250_000
 MAX_OPEN_WRITERS = 64  # partition files open at once; more are written as segments
 # Parquet dictionary encoding for the text columns with few distinct values only: an
 # open writer keeps the dictionary of every encoded column (~16 MB per writer with
