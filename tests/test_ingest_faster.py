@@ -127,3 +127,17 @@ def test_partitions_keep_statistics_but_for_the_player_ids(tmp_path, monkeypatch
                 column = meta.row_group(g).column(c)
                 has = column.is_stats_set
                 assert has == (names[c] not in ("white_id", "black_id")), names[c]
+
+
+def test_registering_the_readers_loads_no_numba():
+    """The PGN reader's compiled scan loads with the first PGN file, not with every
+    command that imports the readers (start-up of a Parquet or CSV ingest)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, arpad.pipeline.readers as r; "
+        "assert 'pgn' in r.READERS; print('numba' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
