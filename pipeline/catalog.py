@@ -8,15 +8,20 @@ temporary name and renamed into place, so readers never see a half-built one.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
 import pyarrow as pa
 
 from arpad.pipeline import schemas
-from arpad.pipeline.store import HISTORY, MANIFEST, Store, before_change
+from arpad.pipeline.store import HISTORY, MANIFEST, Store, atomic_write_text, before_change
+
+if TYPE_CHECKING:  # DuckDB is imported where a connection is made (not by a run that
+    import duckdb  # finds its catalog current, docs/store.md "Catalog")
 
 # The merge files of docs/identity.md (pipeline/identity.py ALIAS_COLUMNS, LOG_COLUMNS).
 ALIASES = pa.schema([(c, pa.string()) for c in ("duplicate", "keep", "merged_at", "reason")])
@@ -223,24 +228,86 @@ def _view_sql(store: Store, name: str) -> str:
     return f"SELECT * FROM {src}"
 
 
-def define_views(con: duckdb.DuckDBPyConnection, store: Store, temporary: bool = False) -> None:
+def _view_sqls(store: Store) -> dict[str, str]:
+    """Every view's SQL, base views first, in the order they are created."""
+    sqls = {name: _view_sql(store, name) for name in BASE_VIEWS}
+    sqls.update(derived_views())
+    return sqls
+
+
+def define_views(
+    con: duckdb.DuckDBPyConnection,
+    store: Store,
+    temporary: bool = False,
+    sqls: dict[str, str] | None = None,
+) -> None:
     kind = "TEMP VIEW" if temporary else "VIEW"
-    for name in BASE_VIEWS:
-        con.execute(f"CREATE OR REPLACE {kind} {name} AS {_view_sql(store, name)}")
-    for name, sql in derived_views().items():
+    for name, sql in (sqls or _view_sqls(store)).items():
         con.execute(f"CREATE OR REPLACE {kind} {name} AS {sql}")
 
 
 def connect(store: Store) -> duckdb.DuckDBPyConnection:
     """An in-memory connection with the store's views (used by the engine and exports)."""
+    import duckdb
+
     con = duckdb.connect()
     con.execute(f"SET file_search_path = {_sql_str(str(store.root.resolve()))}")
     define_views(con, store, temporary=True)
     return con
 
 
-def refresh(store: Store) -> Path:
-    """Rebuild ``catalog.duckdb`` atomically."""
+# Beside the catalog: what the catalog file was built from (docs/store.md "Catalog").
+STAMP_NAME = "catalog.stamp"
+
+
+def _definition(store: Store, sqls: dict[str, str]) -> str:
+    """A hash of everything a rebuilt catalog would hold: each view's SQL (a base view
+    is an empty SELECT or a ``read_parquet`` glob, so a first file of a kind changes it),
+    the DuckDB version that writes the file, and the store root."""
+    from importlib.metadata import version
+
+    text = json.dumps([version("duckdb"), str(store.root.resolve()), sqls])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _file_identity(path: Path) -> list[int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def _current(store: Store, definition: str) -> bool:
+    """True when ``catalog.duckdb`` is the file the stamp describes, built from the same
+    definition: rebuilding it would give the same views."""
+    identity = _file_identity(store.catalog_path)
+    if identity is None:
+        return False
+    try:
+        stamp = json.loads((store.root / STAMP_NAME).read_text())
+    except (OSError, ValueError):
+        return False
+    return stamp == {"definition": definition, "catalog": identity}
+
+
+def refresh(store: Store, force: bool = False) -> Path:
+    """Rebuild ``catalog.duckdb`` atomically, unless it already holds exactly the views a
+    rebuild would define (``force`` rebuilds anyway).
+
+    DuckDB binds a view's ``read_parquet`` glob when it is queried, so files added to a
+    kind that already has files (a new period, system or pool, a new column) are seen
+    without a rebuild; what a rebuild changes is the views' SQL (an empty kind getting
+    its first file, the systems that rank lowest first) or the DuckDB version. The stamp
+    beside the catalog records that definition with the catalog file's inode, size and
+    mtime, so a catalog replaced or changed by anything else is rebuilt.
+    """
+    sqls = _view_sqls(store)
+    definition = _definition(store, sqls)
+    if not force and _current(store, definition):
+        return store.catalog_path
+    import duckdb
+
     store.root.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".catalog.", suffix=".duckdb", dir=store.root)
     os.close(fd)
@@ -249,7 +316,7 @@ def refresh(store: Store) -> Path:
         con = duckdb.connect(tmp)
         try:
             con.execute(f"SET file_search_path = {_sql_str(str(store.root.resolve()))}")
-            define_views(con, store)
+            define_views(con, store, sqls=sqls)
         finally:
             con.close()
         before_change(store.catalog_path)
@@ -258,6 +325,8 @@ def refresh(store: Store) -> Path:
         for leftover in (tmp, tmp + ".wal"):
             if os.path.exists(leftover):
                 os.unlink(leftover)
+    stamp = {"definition": definition, "catalog": _file_identity(store.catalog_path)}
+    atomic_write_text(json.dumps(stamp), store.root / STAMP_NAME, store.root)
     return store.catalog_path
 
 
@@ -267,6 +336,8 @@ def connect_readonly(store: Store) -> duckdb.DuckDBPyConnection:
     For arpad's own trusted queries only: DuckDB's file access is on here (the views
     need it), so a statement could still read or write files. Analysts' SQL goes
     through pipeline/sql.py, which cannot."""
+    import duckdb
+
     if not store.catalog_path.exists():
         refresh(store)
     con = duckdb.connect(str(store.catalog_path), read_only=True)

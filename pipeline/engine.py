@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from arpad.pipeline import catalog, checkpoints, observations, sharding
 from arpad.pipeline import keys as player_keys
 from arpad.pipeline.game_reports import write_game_report
-from arpad.pipeline.performance import fill_performance
+from arpad.pipeline.performance import fill_performance, performance_job
 from arpad.pipeline.store import Store
 from arpad.pipeline.systems import get_system
 from arpad.pipeline.systems.base import (
@@ -74,7 +74,9 @@ class RateSummary:
 
 def player_info(players: pa.Table) -> PlayerInfo:
     """Dense arrays of the players table (sorted by player_id)."""
-    players = players.sort_by("player_id")
+    ids = players.column("player_id")
+    if len(ids) > 1 and not pc.all(pc.less_equal(ids[:-1], ids[1:])).as_py():
+        players = players.sort_by("player_id")  # the store keeps it sorted: usually no copy
 
     def floats(name):
         return players.column(name).to_numpy(zero_copy_only=False).astype(np.float64)
@@ -85,7 +87,7 @@ def player_info(players: pa.Table) -> PlayerInfo:
 
     birth_year = ints("birth_year")
     return PlayerInfo(
-        player_id=np.asarray(players.column("player_id").to_pylist(), dtype=object),
+        player_id=_objects(players.column("player_id")),
         rating=np.nan_to_num(floats("rating"), nan=np.nan),
         rated_games=ints("rated_games"),
         peak_rating=floats("peak_rating"),
@@ -93,8 +95,14 @@ def player_info(players: pa.Table) -> PlayerInfo:
         rd=floats("rd"),
         volatility=floats("volatility"),
         grade=floats("grade"),
-        sex=np.asarray(players.column("sex").to_pylist(), dtype=object),
+        sex=_objects(players.column("sex")),
     )
+
+
+def _objects(column: pa.ChunkedArray) -> np.ndarray:
+    """A string column as a NumPy object array (None where null), as ``to_pylist`` gives."""
+    out = column.to_numpy(zero_copy_only=False)
+    return out if out.dtype == object else np.asarray(column.to_pylist(), dtype=object)
 
 
 def resolve_rules(system_name: str, spec: str | None, pool: str = "standard") -> Any | None:
@@ -188,16 +196,36 @@ def _report_table(
         v = np.asarray(values) if every else np.asarray(values)[keep]
         if every and own:
             v = v.copy()
-        if v.dtype.kind == "f":
-            nan = np.isnan(v)
-            cols[name] = pa.array(v, mask=nan if nan.any() else None)
-        else:
-            cols[name] = pa.array(v)
+        cols[name] = _column_array(v)
     codes = np.asarray(report.status if every else report.status[keep], dtype=np.int32)
     codes = pa.array(codes.copy() if every and own else codes)
     statuses = pa.DictionaryArray.from_arrays(codes, pa.array(STATUS_CODES, pa.string()))
     cols["status"] = statuses if encoded else statuses.dictionary_decode()
     return pa.table(cols)
+
+
+def _column_array(v: np.ndarray) -> pa.Array:
+    """A report column as Arrow: floats with NaN as null."""
+    if v.dtype.kind == "f":
+        nan = np.isnan(v)
+        return pa.array(v, mask=nan if nan.any() else None)
+    return pa.array(v)
+
+
+def _late_performance(job: Callable[[], np.ndarray], keep: np.ndarray | None) -> Callable:
+    """``Store.ratings_writer``'s ``finish``: the performance column (``job``: the call of
+    ``performance_job``, or ``WriteBehind.side``'s wait for it on its own thread) put
+    into the conformed table, the players not reported (``keep`` false) left out as
+    ``_report_table`` does."""
+
+    def finish(table: pa.Table) -> pa.Table:
+        values = job()
+        v = np.asarray(values if keep is None else values[keep])
+        index = table.schema.get_field_index("performance")
+        field = table.schema.field(index)
+        return table.set_column(index, field, _column_array(v).cast(field.type))
+
+    return finish
 
 
 def rules_hash(rules: Any) -> str:
@@ -407,11 +435,14 @@ def rules_picker(sys_, pool: str, rules: Any | None, overrides: dict | None) -> 
 
 def step_period(sys_, state: State, games: PeriodGames, rules, shards: int = 1, shard_map=None):
     """One period's step (in player shards when ``shards`` > 1) and its performance column."""
-    if shards > 1:
-        state, report = sharding.step_sharded(sys_, state, games, rules, shards, shard_map)
-    else:
-        state, report = sys_.step(state, games, rules)
+    state, report = _step_only(sys_, state, games, rules, shards, shard_map)
     return state, fill_performance(sys_, report, games)
+
+
+def _step_only(sys_, state: State, games: PeriodGames, rules, shards: int = 1, shard_map=None):
+    if shards > 1:
+        return sharding.step_sharded(sys_, state, games, rules, shards, shard_map)
+    return sys_.step(state, games, rules)
 
 
 def revised_reports(sys_, state: State, done: list[int], rules) -> dict[int, Report]:
@@ -464,12 +495,22 @@ class WriteBehind:
 
         if enabled is None:
             enabled = os.environ.get("ARPAD_WRITE_BEHIND", "1") != "0"
-        self._pool = None
+        self._pool = self._side = None
         if enabled:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="arpad-write")
+            if os.environ.get("ARPAD_PERFORMANCE_THREAD", "1") != "0":
+                self._side = ThreadPoolExecutor(1, thread_name_prefix="arpad-write-side")
         self._pending = None
+
+    def side(self, job: Callable[[], Any]) -> Callable[[], Any]:
+        """Start ``job`` (the performance column) on a thread of its own, beside the write
+        in flight; the returned call waits for its result (the write's ``finish`` calls it).
+        Inline when writing inline."""
+        if self._side is None:
+            return job
+        return self._side.submit(job).result
 
     def submit(self, write: Callable[[], None]) -> None:
         self.wait()
@@ -487,8 +528,56 @@ class WriteBehind:
         try:
             self.wait()
         finally:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True)
+            for pool in (self._pool, self._side):
+                if pool is not None:
+                    pool.shutdown(wait=True)
+
+
+class ReadAhead:
+    """The next period's games read and grouped by player on one background thread while
+    the engine steps the current one (docs/store.md "Read-ahead"): a period's games
+    depend only on its files and the run's player index, never on the state, and
+    pyarrow's reads and the CSR kernel release the GIL. One period is read ahead at
+    most (``take`` hands over the period asked for and starts the next). Off unless
+    ``ARPAD_READ_AHEAD=1``: on this 2-core machine it did not pay (docs/benchmarks.md)."""
+
+    def __init__(self, load: Callable[[int, int | None], Any], enabled: bool | None = None):
+        import os
+
+        if enabled is None:
+            enabled = os.environ.get("ARPAD_READ_AHEAD", "0") == "1"
+        self.load = load
+        self._pool = None
+        if enabled:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="arpad-read")
+        self._ahead: tuple[int, Any] | None = None
+
+    def start(self, period: int, previous: int | None) -> None:
+        """Begin reading ``period`` (its previous walked period ``previous``)."""
+        if self._pool is not None:
+            self._ahead = (period, self._pool.submit(self.load, period, previous))
+
+    def take(self, period: int, previous: int | None, following: int | None) -> PeriodGames:
+        """``period``'s games (read ahead when started), and start ``following``'s."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[0] == period:
+            games = ahead[1].result()
+        else:
+            if ahead is not None:
+                ahead[1].result()
+            games = self.load(period, previous)
+        if following is not None:
+            self.start(following, period)
+        return games
+
+    def close(self) -> None:
+        ahead, self._ahead = self._ahead, None
+        if self._pool is not None:
+            if ahead is not None:
+                ahead[1].cancel()
+            self._pool.shutdown(wait=True)
 
 
 def rate(
@@ -588,26 +677,39 @@ def rate(
     position = {p: i for i, p in enumerate(all_periods)}
     replay = checkpoints.replay_meta(rules, overrides)
 
+    def load(period: int, before: int | None) -> PeriodGames:
+        files = [str(f) for f in store.game_files(pool, period)]
+        white, black, score, event = load_period_games(
+            files, ids, aliases, dense_of_key, sys_.uses_events
+        )
+        return PeriodGames.build(period, white, black, score, n, event, before)
+
     writer = WriteBehind()
+    reader = ReadAhead(load)
     try:
         for i, period in enumerate(walk):
             r = rules_for(period)
             t0 = time.perf_counter()
-            files = [str(f) for f in store.game_files(pool, period)]
-            white, black, score, event = load_period_games(
-                files, ids, aliases, dense_of_key, sys_.uses_events
-            )
+            following = walk[i + 1] if i + 1 < len(walk) else None
+            games = reader.take(period, previous, following)
+            white = games.white
             t1 = time.perf_counter()
-            games = PeriodGames.build(period, white, black, score, n, event, previous)
             state = observations.seed_period(sys_, state, seeds, previous, period, r)
-            state, report = step_period(sys_, state, games, r, summary.shards, shard_map)
+            state, report = _step_only(sys_, state, games, r, summary.shards, shard_map)
+            # The performance column is computed on the write-behind thread, just before
+            # the file is encoded, while the next period is stepped (same values).
+            job = performance_job(sys_, report, games)
             t2 = time.perf_counter()
             checkpoint = checkpoints.due(position[period], i, len(walk), every, not resumed)
             if not checkpoint:  # an older run's checkpoint would not match these ratings
                 store.remove_tree(store.state_partition(system, pool, period))
             table = _report_table(report, ids, encoded=True, own=True)
             table = _audited(table, sys_, r, run, encoded=True)
-            writer.submit(store.ratings_writer(system, pool, period, table))
+            finish = None
+            if job is not None:
+                keep = report.status != NOT_REPORTED
+                finish = _late_performance(writer.side(job), None if keep.all() else keep.copy())
+            writer.submit(store.ratings_writer(system, pool, period, table, finish))
             write_game_report(store, system, pool, period, report, ids)
             meta = {
                 "system": system,
@@ -632,6 +734,7 @@ def rate(
             if progress:
                 progress(i + 1, len(walk), int(white.size))
     finally:
+        reader.close()
         writer.close()  # every file written (or the first failure raised) before going on
     # Periods in range that no longer hold games (e.g. after a correction) lose their reports.
     for p in store.rating_periods(system, pool):

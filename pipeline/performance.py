@@ -17,6 +17,7 @@ Methods and conventions: ``kernels.performance`` and docs/legacy-systems.md
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -45,28 +46,49 @@ def method_for(system: RatingSystem) -> str:
 
 def fill_performance(system: RatingSystem, report: Report, games: PeriodGames) -> Report:
     """Fill ``report.columns['performance']`` unless the system already filled it."""
+    job = performance_job(system, report, games)
+    if job is not None:
+        report.columns["performance"] = job()
+    return report
+
+
+def performance_job(
+    system: RatingSystem, report: Report, games: PeriodGames
+) -> Callable[[], np.ndarray] | None:
+    """The computation of ``fill_performance``'s column as a call, or None when the report
+    keeps its column (the system filled it, no ``rating_before``, or no games).
+
+    The call reads only the period's grouped games and a copy of ``rating_before`` taken
+    now, so it may run on another thread while the next period is computed (the engine
+    runs it on its write-behind thread, docs/store.md "Write-behind"): a system that
+    updates its arrays in place in its next step does not change it.
+    """
     current = report.columns.get("performance")
     if current is not None and not np.all(np.isnan(np.asarray(current, dtype=np.float64))):
-        return report
+        return None
     before = report.columns.get("rating_before")
     if before is None or games.n_games == 0:
-        return report
-    rating = np.asarray(before, dtype=np.float64)
+        return None
+    rating = np.array(before, dtype=np.float64)  # a copy (see above)
     column, curve = METHODS[method_for(system)]
-    # Opponents' ratings are read by index inside the kernel: no per-game gather, and the
-    # logistic curve's 10^(R/400) once per player (kernels/performance.py).
-    res = performance_period(
-        games.offsets,
-        rating,
-        games.own_score,
-        rating,
-        dp_by_percent(),
-        curve,
-        with_true=column == "true",
-        opponent=games.opponent,
-    )
-    report.columns["performance"] = getattr(res, column)
-    return report
+    table = dp_by_percent()
+
+    def compute() -> np.ndarray:
+        # Opponents' ratings are read by index inside the kernel: no per-game gather, and
+        # the logistic curve's 10^(R/400) once per player (kernels/performance.py).
+        res = performance_period(
+            games.offsets,
+            rating,
+            games.own_score,
+            rating,
+            table,
+            curve,
+            with_true=column == "true",
+            opponent=games.opponent,
+        )
+        return getattr(res, column)
+
+    return compute
 
 
 def _entries_csr(unit: np.ndarray, n_units: int, *columns: np.ndarray):

@@ -729,11 +729,18 @@ class Store:
         self.ratings_writer(system, pool, period, table)()
 
     def ratings_writer(
-        self, system: str, pool: str, period: int, table: pa.Table
+        self,
+        system: str,
+        pool: str,
+        period: int,
+        table: pa.Table,
+        finish: Callable[[pa.Table], pa.Table] | None = None,
     ) -> Callable[[], None]:
         """``write_ratings`` in two parts: the checks and the journal's record happen
         now, on this thread; the returned call encodes and writes the file, and may run
-        on another thread (the engine's write-behind, docs/store.md)."""
+        on another thread (the engine's write-behind, docs/store.md). ``finish`` (called
+        first, on that thread) may replace column values of the conformed table, keeping
+        its schema (the engine's performance column)."""
         table = schemas.conform(table, _file_schema(table, schemas.RATINGS_FILE))
         path = prepare_write(
             self.rating_partition(system, pool, period) / "part-0.parquet", self.root
@@ -744,7 +751,8 @@ class Store:
         options = lean_options(table)
 
         def write() -> None:
-            write_parquet_file(table, path, **options, store_schema=False)
+            final = table if finish is None else finish(table)
+            write_parquet_file(final, path, **options, store_schema=False)
 
         return write
 

@@ -212,7 +212,9 @@ def test_old_store_killed_while_thinning_its_checkpoints(
     # The removed old checkpoints are hidden (kept by the killed run's journal) until the
     # next writer takes the lock and deletes them; readers never list them.
     state = store.state_periods("fide", "standard")
-    assert [p for p in state if p <= 20] == [1, 12] and 21 in state  # old ones after 20 stay
+    # Old ones after 21 stay; 21's may already be gone: the engine's thread runs one period
+    # ahead of the write-behind thread that wrote period 20's ratings file (docs/store.md).
+    assert [p for p in state if p <= 20] == [1, 12] and all(p in state for p in range(22, 31))
     visible_files_complete(store)
     with store.writer_lock("arpad rate"):  # as the restarted command does
         summary = resume.rate_resumable(store, "fide")

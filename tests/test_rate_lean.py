@@ -1,0 +1,64 @@
+"""Start-up of a console ``arpad rate`` whose store's catalog is current (docs/runners.md
+"Start-up"): the process imports neither DuckDB (the catalog is not rebuilt, docs/store.md
+"Catalog") nor cffi (hidden from the console rate and ingest, pipeline/lean.py), and
+its ratings are those of a process that imports both."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+
+from arpad.pipeline.store import Store
+from tests.test_rate_startup import _store
+
+CODE = (
+    "import sys\n"
+    "from arpad.pipeline.cli import main\n"
+    "sys.argv = ['arpad', 'rate', '--system', 'elo', '--store', {root!r}, '--no-flow', '--full']\n"
+    "code = main()\n"
+    "loaded = sorted({{m.split('.')[0] for m in sys.modules}} & {{'duckdb', 'cffi', 'pycparser'}})\n"
+    "print('loaded', ','.join(loaded))\n"
+    "sys.exit(code)\n"
+)
+
+
+def _ratings(root) -> list[dict]:
+    store = Store(root)
+    rows = []
+    for period in store.rating_periods("elo", "standard"):
+        path = store.rating_partition("elo", "standard", period) / "part-0.parquet"
+        rows += pq.read_table(path).drop_columns(["run_id"]).to_pylist()
+    return rows
+
+
+def test_console_rate_with_a_current_catalog_imports_no_duckdb_or_cffi(tmp_path):
+    root = _store(tmp_path)
+    # Real kernels (as tests/test_rate_startup.py): Numba's typing is what imports cffi.
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "NUMBA_DISABLE_JIT")}
+    loaded = []
+    for _ in range(2):  # the first run adds the ratings view's first file: a rebuild
+        proc = subprocess.run(
+            [sys.executable, "-c", CODE.format(root=str(root))],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert proc.returncode == 0, proc.stderr
+        loaded.append(proc.stdout.strip().splitlines()[-1])
+        if len(loaded) == 1:
+            first = _ratings(root)
+    assert loaded[0] == "loaded duckdb"  # rebuilt: DuckDB, but still no cffi
+    assert loaded[1] == "loaded"
+    assert _ratings(root) == first and first
+    # ``main(argv)`` inside another program hides nothing (pipeline/lean.py).
+    code = (
+        "import sys\n"
+        "from arpad.pipeline.cli import main\n"
+        f"assert main(['rate', '--system', 'elo', '--store', {str(root)!r}, '--full']) == 0\n"
+        "assert 'cffi' in sys.modules\n"  # Numba's typing imported it: nothing hidden
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
