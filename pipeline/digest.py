@@ -192,6 +192,18 @@ def row_hashes(games: pa.Table) -> np.ndarray:
     return compiled(numbers, texts, WEIGHTS, SEED, FNV_PRIME, NULL_TAG)
 
 
+def warm_up() -> None:
+    """Load the compiled pass of ``row_hashes`` (Numba's first cached load in a
+    process, ~0.3 s) on one row of each kind, with the types a large slice uses: a
+    streamed ingest does it on its background thread while the first slice is read
+    and validated (docs/ingest.md "Large Parquet files")."""
+    from arpad.kernels.digest import row_hashes as compiled
+
+    valid = np.ones(1, dtype=bool)
+    text = (np.zeros(1, np.uint8), np.array([0, 1], np.int64), valid)
+    compiled([(np.zeros(1, np.int64), valid)], [text], WEIGHTS, SEED, FNV_PRIME, NULL_TAG)
+
+
 def row_hashes_numpy(games: pa.Table) -> np.ndarray:
     """``row_hashes`` by NumPy, vectorised over the values."""
     games = schemas.conform(games, schemas.GAMES)

@@ -58,35 +58,38 @@ class KeyDictionary:
         black = black.combine_chunks() if isinstance(black, pa.ChunkedArray) else black
         white = white.cast(pa.string())
         black = black.cast(pa.string())
-        # One hash pass over the batch's ids (a dictionary of its distinct ids), then
-        # only the distinct ids are looked up in the key dictionary.
-        encoded = pc.dictionary_encode(pa.concat_arrays([white, black]))
-        values = encoded.dictionary
-        # One lookup of the distinct ids in the dictionary; those not found get the
-        # next keys, in order of first appearance.
-        if len(self.ids):
-            found = pc.index_in(values, value_set=self.ids)
-            value_keys = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int32)
-            fresh = np.flatnonzero(value_keys < 0)
-        else:
-            value_keys = np.full(len(values), -1, np.int32)
-            fresh = np.arange(len(values))
-        index = encoded.indices.to_numpy(zero_copy_only=False)
-        if len(fresh):
-            # First position of each id reading row by row (2 * row as White, 2 * row + 1
-            # as Black), from the encoding: no other lookup of the ids.
-            n = len(white)
-            position = np.full(len(values), np.iinfo(np.int64).max, dtype=np.int64)
-            np.minimum.at(position, index[:n], 2 * np.arange(n, dtype=np.int64))
-            np.minimum.at(position, index[n:], 2 * np.arange(n, dtype=np.int64) + 1)
-            order = fresh[np.argsort(position[fresh], kind="stable")]
-            value_keys[order] = np.arange(len(self.ids), len(self.ids) + len(order), dtype=np.int32)
-            new = values.take(pa.array(order))
-            self.ids = pa.concat_arrays([self.ids, new]) if len(self.ids) else new
-            self.grown = True
-        both = pa.array(value_keys[index])
         n = len(white)
-        return both.slice(0, n), both.slice(n)
+        both = pa.concat_arrays([white, black])
+        # One lookup of every id in the dictionary (a hash set of the dictionary's ids,
+        # probed once per id); ids already held — all of them after the first slices of
+        # a file, usually — need nothing else (docs/store.md "Player keys").
+        if len(self.ids):
+            found = pc.index_in(both, value_set=self.ids)
+            if found.null_count == 0:
+                both_keys = found.cast(pa.int32())
+                return both_keys.slice(0, n), both_keys.slice(n)
+            keys = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int32)
+            missing = keys < 0
+        else:
+            keys = np.full(2 * n, -1, np.int32)
+            missing = np.ones(2 * n, dtype=bool)
+        # The ids not held, in reading order (row by row, White then Black): their
+        # dictionary encoding lists them in order of first appearance, so a new id's key
+        # is the dictionary's size plus its index there.
+        in_rows = np.empty(2 * n, dtype=bool)
+        in_rows[0::2], in_rows[1::2] = missing[:n], missing[n:]
+        reading = np.flatnonzero(in_rows)  # 2 * row (White) or 2 * row + 1 (Black)
+        if not len(reading):
+            return pa.array(keys[:n]), pa.array(keys[n:])
+        position = np.where(reading % 2 == 0, reading // 2, n + reading // 2)
+        encoded = pc.dictionary_encode(both.take(pa.array(position)))
+        new = encoded.dictionary
+        fresh = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+        keys[position] = len(self.ids) + fresh
+        self.ids = pa.concat_arrays([self.ids, new]) if len(self.ids) else new
+        self.grown = True
+        both_keys = pa.array(keys)
+        return both_keys.slice(0, n), both_keys.slice(n)
 
     def write(self, path, root) -> bool:
         """Write the dictionary if it grew (atomically, under ``root``)."""

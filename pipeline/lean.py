@@ -46,11 +46,12 @@ def hide_unneeded_modules(argv: list[str]) -> bool:
 
 # Allocator settings for the console ``ingest`` process, read when polars
 # (jemalloc) and pyarrow (mimalloc) load: memory a slice of a streamed ingest freed
-# goes back to the system at once instead of staying in the process (peak RSS,
-# docs/ingest.md "Large Parquet files"). A value already in the environment wins.
+# goes back to the system after a second (not kept for the process's life, not
+# returned at once only to be faulted in again by the next slice; peak RSS and page
+# faults, docs/ingest.md "Large Parquet files"). A value already in the environment wins.
 RETURN_FREED_MEMORY = {
-    "_RJEM_MALLOC_CONF": "dirty_decay_ms:0,muzzy_decay_ms:0",
-    "MIMALLOC_PURGE_DELAY": "100",
+    "_RJEM_MALLOC_CONF": "dirty_decay_ms:1000,muzzy_decay_ms:1000",
+    "MIMALLOC_PURGE_DELAY": "1000",
 }
 
 

@@ -39,18 +39,6 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from arpad.kernels.pgn_scan import (
-    BAD,
-    FIRST,
-    LAST,
-    LINE,
-    MARKER,
-    MARKERS,
-    MOVE,
-    VALUES,
-    gather_ranges,
-    scan_pgn,
-)
 from arpad.pipeline import periods, readers
 from arpad.pipeline.archives import read_gzip, zip_members
 from arpad.pipeline.errors import InputError
@@ -197,6 +185,8 @@ def _date_and_period(col: str) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
 def _strings(buf: np.ndarray, games: np.ndarray, col0: int, ncol: int) -> list[pl.Series]:
     """String columns of the byte ranges (start, end) in columns ``col0, col0 + 2, ...``
     of ``games`` (valid UTF-8 cut at character bounds); null where start < 0."""
+    from arpad.kernels.pgn_scan import gather_ranges
+
     data, off = gather_ranges(buf, games, col0, ncol)
     valid = games[:, col0 : col0 + 2 * ncol : 2].T.ravel() >= 0
     arr = pa.LargeStringArray.from_buffers(
@@ -267,6 +257,20 @@ def game_key() -> pl.Expr:
 
 
 def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
+    # The compiled scan (and Numba) loads with the first PGN file read, not with
+    # every command that registers the reader (docs/runners.md "Start-up").
+    from arpad.kernels.pgn_scan import (
+        BAD,
+        FIRST,
+        LAST,
+        LINE,
+        MARKER,
+        MARKERS,
+        MOVE,
+        VALUES,
+        scan_pgn,
+    )
+
     if kind == "players":
         raise InputError(path, None, "a PGN file holds games, not a players list")
     notes: list[str] = []

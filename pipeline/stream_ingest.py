@@ -38,12 +38,16 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from arpad.pipeline import catalog, keys, readers, schemas
-from arpad.pipeline.digest import ContentDigest, digest_v1
+from arpad.pipeline.digest import COMPILED_FROM, ContentDigest, digest_v1, warm_up
 from arpad.pipeline.reasons import Reason
 from arpad.pipeline.store import Store, before_change
 from arpad.pipeline.validate import Validated, validate_games
 
-BATCH_ROWS = 500_000  # rows per slice (validating a slice costs ~0.5 KB per row at peak)
+# Rows per slice (validating a slice costs ~0.5 KB per row at peak). 250k rather than
+# 500k: with the allocators keeping freed memory for a second (pipeline/lean.py) the
+# smaller slices re-use it instead of faulting fresh pages, at a lower peak
+# (docs/ingest.md "Large Parquet files").
+BATCH_ROWS = 250_000
 MAX_OPEN_WRITERS = 64  # partition files open at once; more are written as segments
 # Parquet dictionary encoding for the text columns with few distinct values only: an
 # open writer keeps the dictionary of every encoded column (~16 MB per writer with
@@ -55,6 +59,10 @@ PLAIN_TEXT = ("game_id", "source", "white_id", "black_id")
 DICTIONARY_COLUMNS = [
     f.name for f in schemas.GAMES_FILE if pa.types.is_string(f.type) and f.name not in PLAIN_TEXT
 ]
+# Column statistics (min/max) are kept but for the player ids: a 500k-row row group
+# spans nearly every id, so their min/max never lets a reader skip it, and leaving
+# them out saves ~7% of a partition write (docs/ingest.md "Large Parquet files").
+STATISTICS_COLUMNS = [f.name for f in schemas.GAMES_FILE if f.name not in ("white_id", "black_id")]
 
 
 def streamable(path: Path, fmt: str | None, mapping: str | None, kind: str | None):
@@ -135,7 +143,11 @@ class PartitionWriters:
         before_change(path)
         segments.append(path)
         writer = pq.ParquetWriter(
-            path, schemas.GAMES_FILE, compression="zstd", use_dictionary=DICTIONARY_COLUMNS
+            path,
+            schemas.GAMES_FILE,
+            compression="zstd",
+            use_dictionary=DICTIONARY_COLUMNS,
+            write_statistics=STATISTICS_COLUMNS,
         )
         self.open[key] = writer
         return writer
@@ -179,6 +191,7 @@ class PartitionWriters:
                     schemas.GAMES_FILE,
                     compression="zstd",
                     use_dictionary=DICTIONARY_COLUMNS,
+                    write_statistics=STATISTICS_COLUMNS,
                 ) as out:
                     for segment in segments:
                         with pq.ParquetFile(segment) as f:
@@ -209,6 +222,10 @@ class WriteBehind:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="arpad-ingest-write")
         self._pending = None
 
+    @property
+    def threaded(self) -> bool:
+        return self._pool is not None
+
     def wait(self) -> None:
         pending, self._pending = self._pending, None
         if pending is not None:
@@ -232,6 +249,16 @@ class WriteBehind:
         finally:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
+
+
+def _rows(path: Path) -> int:
+    """The number of rows the Parquet file's footer gives (0 if unreadable: the
+    reading reports that)."""
+    try:
+        with pq.ParquetFile(path) as f:
+            return f.metadata.num_rows
+    except (pa.ArrowException, OSError, ValueError):
+        return 0
 
 
 def _in_partition_order(games: pa.Table) -> bool:
@@ -464,6 +491,8 @@ def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=
     staging = _Staging(store, staged, batch)
     behind = WriteBehind()  # slice i stored while slice i + 1 is read and validated
     try:
+        if behind.threaded and _rows(head.path) >= COMPILED_FROM:
+            behind.submit(warm_up)  # the digest's kernels load while slice 1 is read
         for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS):
             behind.submit(lambda v=v: staging.add(v))
             del v
