@@ -276,7 +276,14 @@ def validate_games(
         (
             ~has_result & score_num.is_null(),
             Reason.UNKNOWN_RESULT,
-            pl.format("score {} is not a number", pl.col("score")),
+            pl.when(pl.col("score").cast(pl.String).str.strip_chars().is_in(list(RESULTS)))
+            .then(
+                pl.format(
+                    "score {} is not a number (a result code: name the column 'result')",
+                    pl.col("score"),
+                )
+            )
+            .otherwise(pl.format("score {} is not a number", pl.col("score"))),
         ),
         (
             ~has_result & ~score_num.is_in([0.0, 0.5, 1.0]),

@@ -44,3 +44,24 @@ def test_empty_store_has_no_hint(tmp_path):
     assert str(store.no_ratings("elo", "blitz")) == (
         "no ratings for system elo pool blitz; run arpad rate first"
     )
+
+
+def test_a_result_code_in_the_score_column_says_where_it_belongs(tmp_path):
+    from arpad.pipeline.ingest import ingest_files
+    from arpad.pipeline.store import Store
+    from tests.conftest import write_csv
+
+    rows = ["g1,2024-01-01,a,b,1-0", "g2,2024-01-01,a,b,x", "g3,2024-01-01,a,b, 1/2-1/2"]
+    path = write_csv(tmp_path / "g.csv", "game_id,date,white_id,black_id,score", rows)
+    store = Store(tmp_path / "s")
+    ingest_files(store, [path])
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    q = pl.from_arrow(pq.read_table(store.quarantine_dir)).sort("line")
+    assert q["reason"].to_list() == ["unknown_result"] * 3
+    assert q["detail"].to_list() == [
+        "score 1-0 is not a number (a result code: name the column 'result')",
+        "score x is not a number",
+        "score 1/2-1/2 is not a number (a result code: name the column 'result')",
+    ]
