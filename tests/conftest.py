@@ -127,3 +127,28 @@ def results(table):
     """A ratings table without ``run_id``, the audit column naming the run that wrote
     the row (docs/store.md): two runs give the same results with different run ids."""
     return table.drop_columns([c for c in ("run_id",) if c in table.column_names])
+
+
+def synthetic_stores(factory, spec, names: tuple[str, ...]) -> dict[str, Path]:
+    """One store per name, each filled with the same synthetic games (``spec``)."""
+    from arpad.pipeline.store import Store
+    from arpad.pipeline.synthetic import generate
+
+    roots = {}
+    for name in names:
+        root = factory.mktemp(name)
+        generate(Store(root), spec)
+        roots[name] = root
+    return roots
+
+
+def rating_files(store, system: str) -> dict[int, list[dict]]:
+    """Every stored ratings file of ``system``/standard as rows, by period, without
+    ``run_id`` (two runs of the same work must give equal files)."""
+    import pyarrow.parquet as pq
+
+    out = {}
+    for period in store.rating_periods(system, "standard"):
+        path = store.rating_partition(system, "standard", period) / "part-0.parquet"
+        out[period] = results(pq.read_table(path)).to_pylist()
+    return out

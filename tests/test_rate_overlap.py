@@ -9,15 +9,15 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-import pyarrow.parquet as pq
 import pytest
 
 from arpad.pipeline import engine
 from arpad.pipeline.performance import fill_performance, performance_job
 from arpad.pipeline.store import Store
-from arpad.pipeline.synthetic import SyntheticSpec, generate
+from arpad.pipeline.synthetic import SyntheticSpec
 from arpad.pipeline.systems import get_system
 from arpad.pipeline.systems.base import PeriodGames, Report
+from tests.conftest import rating_files, synthetic_stores
 
 SPEC = SyntheticSpec(players=300, periods=8, games_per_period=700, seed=23)
 # elo and glicko2: the logistic true performance; fide: table 8.1.1; ecf fills its own
@@ -27,20 +27,7 @@ SYSTEMS = ["elo", "glicko2", "fide", "ecf", "uscf"]
 
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory):
-    roots = {}
-    for name in ("overlapped", "in_order"):
-        root = tmp_path_factory.mktemp(name)
-        generate(Store(root), SPEC)
-        roots[name] = root
-    return roots
-
-
-def _files(store: Store, system: str) -> dict[int, list[dict]]:
-    out = {}
-    for period in store.rating_periods(system, "standard"):
-        path = store.rating_partition(system, "standard", period) / "part-0.parquet"
-        out[period] = pq.read_table(path).drop_columns(["run_id"]).to_pylist()
-    return out
+    return synthetic_stores(tmp_path_factory, SPEC, ("overlapped", "in_order"))
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
@@ -52,7 +39,7 @@ def test_overlapped_run_gives_the_files_of_a_run_in_order(stores, system, monkey
         store = Store(stores[name])
         summary = engine.rate(store, system, checkpoint_every=3, refresh_catalog=False)
         assert summary.periods == store.periods("standard")
-        results[name] = _files(store, system)
+        results[name] = rating_files(store, system)
     assert len(results["overlapped"]) == SPEC.periods
     assert results["overlapped"] == results["in_order"]
     # No thread of the run is left behind.
@@ -84,7 +71,7 @@ def test_stored_ratings_equal_the_in_memory_walk(stores, system, monkeypatch):
         periods.append((period, *engine.load_period_games(files, ids, None, dense_of_key, True)))
     assert not get_system(system).seeds_from_observations
     memory = engine.rate_in_memory(system, info, periods)
-    stored = _files(store, system)
+    stored = rating_files(store, system)
     performance_seen = 0
     for period, table in memory.items():
         expected = table.drop_columns(["run_id"]).to_pylist()

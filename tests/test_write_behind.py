@@ -7,33 +7,20 @@ from __future__ import annotations
 
 import threading
 
-import pyarrow.parquet as pq
 import pytest
 
 from arpad.pipeline import engine
 from arpad.pipeline import store as store_module
 from arpad.pipeline.store import Store
 from arpad.pipeline.synthetic import SyntheticSpec, generate
+from tests.conftest import rating_files, synthetic_stores
 
 SPEC = SyntheticSpec(players=400, periods=14, games_per_period=900, seed=11)
 
 
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory):
-    roots = {}
-    for name in ("behind", "inline"):
-        root = tmp_path_factory.mktemp(name)
-        generate(Store(root), SPEC)
-        roots[name] = root
-    return roots
-
-
-def _ratings(store: Store, system: str) -> dict[int, list[dict]]:
-    out = {}
-    for period in store.rating_periods(system, "standard"):
-        path = store.rating_partition(system, "standard", period) / "part-0.parquet"
-        out[period] = pq.read_table(path).drop_columns(["run_id"]).to_pylist()
-    return out
+    return synthetic_stores(tmp_path_factory, SPEC, ("behind", "inline"))
 
 
 @pytest.mark.parametrize("system", ["elo", "fide", "glicko2", "uscf"])
@@ -43,7 +30,7 @@ def test_write_behind_gives_the_files_written_inline(stores, system, monkeypatch
         monkeypatch.setenv("ARPAD_WRITE_BEHIND", flag)
         store = Store(stores[name])
         engine.rate(store, system, checkpoint_every=5)
-        results[name] = _ratings(store, system)
+        results[name] = rating_files(store, system)
     assert len(results["behind"]) == SPEC.periods
     assert results["behind"] == results["inline"]
     # The files are each period's own ratings, not a later period's (the arrays a step
