@@ -42,7 +42,9 @@ class Reason(str, Enum):
     UNFINISHED_GAME = "unfinished_game", "has result `*`"
     UNKNOWN_RESULT = (
         "unknown_result",
-        "has a result code not in the list, or a non-numeric / missing score",
+        "has a result code not in the list, or a non-numeric / missing score (a result "
+        "code such as `1-0` in the `score` column is refused with the hint to name that "
+        "column `result`: a score is a number)",
     )
     SCORE_OUT_OF_RANGE = (
         "score_out_of_range",
