@@ -567,28 +567,6 @@ def _changed_partitions(
     return changed
 
 
-# -- re-sent content (docs/ingest.md "Re-sent games") --------------------------------
-# What makes two rows the same game when at most one of them carries an id that its
-# source vouches for: pool, period, date, the players in their colours and the score.
-CONTENT_KEY = ["pool", "period", "date", "white_id", "black_id", "score"]
-
-# SQL over rows with ``game_id`` and ``source``: where the id comes from, and the round
-# it names. ``derived``: no id in the source (``<file>:<line>``); ``pgn``: built from
-# the PGN tags (docs/pgn-trf.md); ``trf``: tournament + round + pairing; ``source``: the
-# file's own game_id column. Only ``source`` and ``trf`` ids tell two games apart.
-_ID_KIND = (
-    "CASE WHEN {t}.game_id = {t}.source THEN 'derived' "
-    "WHEN starts_with({t}.game_id, 'pgn:') THEN 'pgn' "
-    "WHEN regexp_matches({t}.game_id, ':r[0-9]+:[^:]+-[^:]+$') THEN 'trf' "
-    "ELSE 'source' END"
-)
-_ROUND = (
-    "CASE WHEN starts_with({t}.game_id, 'pgn:') THEN split_part({t}.game_id, '|', 4) "
-    "WHEN regexp_matches({t}.game_id, ':r[0-9]+:[^:]+-[^:]+$') "
-    "THEN regexp_extract({t}.game_id, ':r([0-9]+):', 1) END"
-)
-
-
 def _resent_notes(report, manifest, previous_mask, content, resent, accepted, v1) -> None:
     """The summary's note on re-sent games. A file whose games were all stored before is
     "the same games as" the other source with its content digest; an entry an older
@@ -625,65 +603,10 @@ def _drop_content_duplicates(
     with a pairing twice on one day (double round robin) duplicates the stored
     copies one for one, and an extra occurrence is a new game. Games of one file are
     never compared with each other. Returns the games left and how many were dropped."""
-    games = v.accepted
-    if games.num_rows == 0:
-        return v, 0
-    ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
-    keys = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
-    parts = set(zip(keys.column("pool").to_pylist(), keys.column("period").to_pylist()))
-    files = [
-        str(f)
-        for pool, period in sorted(parts)
-        for f in store.game_files(pool, period)
-        if f.name not in ignore
-    ]
-    if not files:
-        return v, 0
-    incoming = games.select(["game_id", *CONTENT_KEY, "source"]).append_column(
-        "_i", pa.array(range(games.num_rows), pa.int64())
+    kept, dropped, _ = stream_ingest.drop_content_duplicates(
+        store, v, batch, replaced_batches=replaced_batches
     )
-    con = duckdb.connect()
-    try:
-        con.register("incoming", incoming)
-        dup = catalog.query_arrow(
-            con,
-            f"""
-            WITH s AS (
-                SELECT game_id, source, pool, CAST(period AS INTEGER) AS period, date,
-                       white_id, black_id, score
-                FROM read_parquet(?, hive_partitioning = true, hive_types_autocast = false)
-            ),
-            s2 AS (SELECT *, {_ID_KIND.format(t="s")} AS kind, {_ROUND.format(t="s")} AS rnd
-                   FROM s),
-            i2 AS (SELECT *, {_ID_KIND.format(t="incoming")} AS kind,
-                          {_ROUND.format(t="incoming")} AS rnd FROM incoming),
-            hits AS (
-                SELECT i2._i, count(*) AS n, min(s2.source) AS first FROM i2 JOIN s2
-                  ON i2.pool = s2.pool AND i2.period = s2.period
-                 AND i2.date IS NOT DISTINCT FROM s2.date
-                 AND i2.white_id = s2.white_id AND i2.black_id = s2.black_id
-                 AND i2.score = s2.score
-                WHERE (i2.rnd IS NULL OR s2.rnd IS NULL OR i2.rnd = s2.rnd)
-                  AND NOT (i2.kind = s2.kind AND i2.kind IN ('source', 'trf')
-                           AND i2.game_id <> s2.game_id)
-                  AND s2.game_id NOT IN (SELECT game_id FROM incoming)
-                GROUP BY i2._i
-            ),
-            ranked AS (
-                SELECT _i, row_number() OVER (
-                    PARTITION BY pool, period, date, white_id, black_id, score, rnd
-                    ORDER BY _i) AS k FROM i2
-            )
-            SELECT r._i, h.first FROM ranked r JOIN hits h ON r._i = h._i
-            WHERE r.k <= h.n ORDER BY r._i
-            """,
-            [files],
-        )
-    finally:
-        con.close()
-    if dup.num_rows == 0:
-        return v, 0
-    return stream_ingest.quarantine_resent(v, dup, batch)
+    return kept, dropped
 
 
 def _correction_counts(

@@ -271,7 +271,28 @@ def _in_partition_order(games: pa.Table) -> bool:
     return bool(pc.all(pc.greater_equal(period.slice(1), period.slice(0, len(period) - 1))).as_py())
 
 
-# -- re-sent games, slice by slice --------------------------------------------------
+# -- re-sent content (docs/ingest.md "Re-sent games"): a whole file or slice by slice --
+# What makes two rows the same game when at most one of them carries an id that its
+# source vouches for: pool, period, date, the players in their colours and the score.
+CONTENT_COLUMNS = ["pool", "period", "date", "white_id", "black_id", "score"]
+
+# SQL over rows with ``game_id`` and ``source``: where the id comes from, and the round
+# it names. ``derived``: no id in the source (``<file>:<line>``); ``pgn``: built from
+# the PGN tags (docs/pgn-trf.md); ``trf``: tournament + round + pairing; ``source``: the
+# file's own game_id column. Only ``source`` and ``trf`` ids tell two games apart.
+_ID_KIND = (
+    "CASE WHEN {t}.game_id = {t}.source THEN 'derived' "
+    "WHEN starts_with({t}.game_id, 'pgn:') THEN 'pgn' "
+    "WHEN regexp_matches({t}.game_id, ':r[0-9]+:[^:]+-[^:]+$') THEN 'trf' "
+    "ELSE 'source' END"
+)
+_ROUND = (
+    "CASE WHEN starts_with({t}.game_id, 'pgn:') THEN split_part({t}.game_id, '|', 4) "
+    "WHEN regexp_matches({t}.game_id, ':r[0-9]+:[^:]+-[^:]+$') "
+    "THEN regexp_extract({t}.game_id, ':r([0-9]+):', 1) END"
+)
+
+
 _PRIOR = pa.schema(
     [
         pa.field("pool", pa.string()),
@@ -318,19 +339,23 @@ def quarantine_resent(v: Validated, dup: pa.Table, batch: str) -> tuple[Validate
 
 
 def drop_content_duplicates(
-    store: Store, v: Validated, batch: str, prior: pa.Table
-) -> tuple[Validated, int, pa.Table]:
-    """``ingest._drop_content_duplicates`` for one slice of a file. ``prior``: per
-    content key and round, how many rows of earlier slices had that key while it
-    matched stored games; a row's rank among equal rows counts them, so stored
-    copies are used up one for one across slices. Returns the slice's games left,
-    how many were dropped, and ``prior`` with this slice's rows added."""
-    from arpad.pipeline.ingest import _ID_KIND, _ROUND
-
+    store: Store,
+    v: Validated,
+    batch: str,
+    prior: pa.Table | None = None,
+    replaced_batches: list[str] | tuple[str, ...] = (),
+) -> tuple[Validated, int, pa.Table | None]:
+    """``ingest._drop_content_duplicates`` for a whole file (``prior`` None) or for one
+    slice of a file. ``prior``: per content key and round, how many rows of earlier
+    slices had that key while it matched stored games; a row's rank among equal rows
+    counts them, so stored copies are used up one for one across slices. The stored
+    files of ``batch`` and of the ``replaced_batches`` (a correction's old version)
+    are not compared. Returns the games left, how many were dropped, and ``prior``
+    with these rows added (None for a whole file)."""
     games = v.accepted
     if games.num_rows == 0:
         return v, 0, prior
-    ignore = {f"part-{batch}.parquet"}
+    ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
     keys_ = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
     parts = set(zip(keys_.column("pool").to_pylist(), keys_.column("period").to_pylist()))
     files = [
@@ -347,7 +372,7 @@ def drop_content_duplicates(
     con = duckdb.connect()
     try:
         con.register("incoming", incoming)
-        con.register("prior", prior)
+        con.register("prior", _PRIOR.empty_table() if prior is None else prior)
         con.execute(
             f"""
             CREATE TEMP TABLE s2 AS
@@ -394,9 +419,12 @@ def drop_content_duplicates(
             """,
         )
         # Rows whose content key matches a stored game: later slices rank after them.
-        matched = catalog.query_arrow(
-            con,
-            f"""
+        matched = (
+            None
+            if prior is None
+            else catalog.query_arrow(
+                con,
+                f"""
             SELECT {_KEY}, sum(n)::BIGINT AS n FROM (
                 SELECT {_KEY}, n FROM prior
                 UNION ALL
@@ -409,17 +437,16 @@ def drop_content_duplicates(
                 GROUP BY ALL
             ) GROUP BY ALL
             """,
+            )
         )
     finally:
         con.close()
-    prior = matched.select(_PRIOR.names).cast(_PRIOR)
+    if matched is not None:
+        prior = matched.select(_PRIOR.names).cast(_PRIOR)
     if dup.num_rows == 0:
         return v, 0, prior
     kept, n = quarantine_resent(v, dup, batch)
     return kept, n, prior
-
-
-CONTENT_COLUMNS = ["pool", "period", "date", "white_id", "black_id", "score"]
 
 
 @dataclass
