@@ -152,3 +152,20 @@ def rating_files(store, system: str) -> dict[int, list[dict]]:
         path = store.rating_partition(system, "standard", period) / "part-0.parquet"
         out[period] = results(pq.read_table(path)).to_pylist()
     return out
+
+
+def assert_same_backtest(local, remote) -> None:
+    """Two backtest results with the same rows to the last bit: settings, scores, log
+    losses and every prediction."""
+    import numpy as np
+
+    assert [r.system for r in local.rows] == [r.system for r in remote.rows]
+    for a, b in zip(local.rows, remote.rows, strict=True):
+        assert (a.settings, a.validation, a.scores, a.log_loss3) == (
+            b.settings,
+            b.validation,
+            b.scores,
+            b.log_loss3,
+        ), a.system
+        for name in a.predictions:
+            assert np.array_equal(a.predictions[name], b.predictions[name])

@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 import time
 
-import numpy as np
 import pytest
 
 from arpad.pipeline import warm
+from tests.conftest import assert_same_backtest
 
 
 def _children() -> set[str]:
@@ -131,13 +131,4 @@ def test_backtest_on_a_warmed_local_cluster_equals_in_process():
     before = _children()
     remote = launch.run("backtest", req, flow=False, workers=2)
     assert _children() <= before
-    assert [r.system for r in local.rows] == [r.system for r in remote.rows]
-    for a, b in zip(local.rows, remote.rows):
-        assert (a.settings, a.validation, a.scores, a.log_loss3) == (
-            b.settings,
-            b.validation,
-            b.scores,
-            b.log_loss3,
-        ), a.system
-        for name in a.predictions:
-            assert np.array_equal(a.predictions[name], b.predictions[name])
+    assert_same_backtest(local, remote)

@@ -9,12 +9,11 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
-from tests.conftest import BUNDLED, REPO, results, write_csv
+from tests.conftest import BUNDLED, REPO, assert_same_backtest, results, write_csv
 from tests.test_cli_flow import small_store
 
 ARPAD = str(Path(sys.executable).with_name("arpad"))
@@ -349,16 +348,7 @@ def test_backtest_on_a_separate_dask_cluster_equals_local(dask_processes):
     local = jobs.backtest(req)
     with Client(dask_processes, timeout="30s") as client:
         remote = jobs.backtest(req, InProcess(client))
-    assert [r.system for r in local.rows] == [r.system for r in remote.rows]
-    for a, b in zip(local.rows, remote.rows):
-        assert (a.settings, a.validation, a.scores, a.log_loss3) == (
-            b.settings,
-            b.validation,
-            b.scores,
-            b.log_loss3,
-        ), a.system
-        for name in a.predictions:
-            assert np.array_equal(a.predictions[name], b.predictions[name])
+    assert_same_backtest(local, remote)
 
 
 def test_map_by_cost_sends_the_costliest_first_and_keeps_the_order():
