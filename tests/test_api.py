@@ -143,3 +143,25 @@ def test_predict_uses_each_systems_expected_score():
     low = pl.DataFrame({"player_id": ["a", "b"], "rating": [100.0, 120.0]})
     ingo = arpad.predict(low, pl.DataFrame({"white_id": ["a"], "black_id": ["b"]}), "ingo")
     assert ingo["expected"][0] == pytest.approx(0.7)
+
+
+def test_a_path_with_no_store_is_named_by_every_reading_call(tmp_path):
+    """A mistyped store path: each reading call says there is no store there (as
+    ``arpad`` commands do), rather than an empty table or a missing-ratings hint;
+    nothing is created."""
+    store = arpad.Store(tmp_path / "typo")
+    calls = {
+        "list": lambda: store.list("fide"),
+        "history": lambda: store.history("x"),
+        "card": lambda: store.card("x"),
+        "audit": lambda: store.audit("x"),
+        "era": lambda: store.era(),
+        "sql": lambda: store.sql("SELECT 1"),
+        "ratings": lambda: store.ratings(),
+    }
+    for name, call in calls.items():
+        with pytest.raises(
+            FileNotFoundError, match=r"no store at .*typo \(ingest something first\)"
+        ):
+            call()
+        assert not (tmp_path / "typo").exists(), name

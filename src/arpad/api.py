@@ -248,6 +248,14 @@ class Store:
     def __repr__(self) -> str:
         return f"arpad.Store({str(self.path)!r})"
 
+    @property
+    def _existing(self):
+        """The store, for the calls that read it: a path with no store (a typo) is a
+        FileNotFoundError naming it, as ``arpad`` commands say, not an empty answer."""
+        if not self._store.exists():
+            raise FileNotFoundError(f"no store at {self.path} (ingest something first)")
+        return self._store
+
     def _run(self, job: str, request, **how):
         from arpad.pipeline import launch
 
@@ -309,7 +317,7 @@ class Store:
 
         if date is not None and period is not None:
             raise ValueError("give period or date, not both")
-        frame, _ = rating_list(self._store, system, pool, period, top, date)
+        frame, _ = rating_list(self._existing, system, pool, period, top, date)
         return frame
 
     def publish(
@@ -319,7 +327,7 @@ class Store:
         the publication's manifest. A period already published is refused (ValueError)."""
         from arpad.pipeline.publish import freeze
 
-        return freeze(self._store, system, pool, period)
+        return freeze(self._existing, system, pool, period)
 
     def diff(
         self, period: int, system: str = "fide", *, pool: str = "standard"
@@ -328,14 +336,14 @@ class Store:
         ratings (docs/lists.md "Published lists")."""
         from arpad.pipeline.publish import diff
 
-        return diff(self._store, system, pool, period)
+        return diff(self._existing, system, pool, period)
 
     def site(self, out: str | Path, *, system: str | None = None, pools=None):
         """Write the static HTML site of the published lists into ``out`` (``arpad
         site``, docs/site.md); the summary (``.lists``, ``.players``, ``.cards``)."""
         from arpad.pipeline.site import build_site
 
-        return build_site(self._store, out, system, list(pools) if pools else None)
+        return build_site(self._existing, out, system, list(pools) if pools else None)
 
     def audit(
         self, player: str, system: str = "fide", pool: str = "standard"
@@ -343,13 +351,13 @@ class Store:
         """(periods, ingests): why ``player`` has their rating (docs/store.md "Audit trail")."""
         from arpad.pipeline.audit import audit
 
-        return audit(self._store, player, system, pool)
+        return audit(self._existing, player, system, pool)
 
     def history(self, player: str, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
         """One player's rating history, period by period; ``player`` by id or name."""
         from arpad.pipeline.history import rating_history
 
-        return rating_history(self._store, player, system, pool)
+        return rating_history(self._existing, player, system, pool)
 
     def era(
         self, system: str = "fide", *, pool: str = "standard", top: int = 10, by: str = "year"
@@ -358,14 +366,14 @@ class Store:
         played rated games in it (docs/analysis.md "Era table")."""
         from arpad.pipeline.era import era_table
 
-        return era_table(self._store, system, pool, top, by)
+        return era_table(self._existing, system, pool, top, by)
 
     def plot_history(self, players: list[str], system: str = "fide", pool: str = "standard"):
         """(figure, axes): the players' ratings on one dated axis, ±2·RD bands where the
         system keeps an RD; ``players`` by id or name (docs/analysis.md)."""
         from arpad.pipeline.plots import history_figure
 
-        return history_figure(self._store, list(players), system, pool)
+        return history_figure(self._existing, list(players), system, pool)
 
     def card(
         self, player: str, period: int | None = None, pool: str = "standard", rules=None, **settings
@@ -378,18 +386,18 @@ class Store:
         from arpad.pipeline.lookup import one_player
 
         if period is None:
-            period = latest_period(self._store, pool)
-        player = one_player(self._store, player, "fide", pool)
+            period = latest_period(self._existing, pool)
+        player = one_player(self._existing, player, "fide", pool)
 
         resolved = engine.resolve_rules("fide", rules, pool) if rules else None
         overrides = {k: str(v) for k, v in settings.items()}
-        return rating_card(self._store, player, period, pool, resolved, overrides)
+        return rating_card(self._existing, player, period, pool, resolved, overrides)
 
     def sql(self, query: str, *params) -> pl.DataFrame:
         """A read-only query over the catalog views (docs/analysis.md)."""
         from arpad.pipeline.sql import run_readonly_sql
 
-        return run_readonly_sql(self._store, query, list(params))
+        return run_readonly_sql(self._existing, query, list(params))
 
     def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
         """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view)."""
