@@ -551,7 +551,13 @@ class Store:
         return self.root / "catalog.duckdb"
 
     def exists(self) -> bool:
-        return self.root.is_dir()
+        """A directory holding a store: something arpad wrote (games, players, ratings,
+        the manifest, quarantine). An empty or unrelated directory (``--store /etc``)
+        is no store, so a reading command refuses it without writing a lock there."""
+        if not self.root.is_dir():
+            return False
+        own = (self.games_dir, self.players_path.parent, self.ratings_dir)
+        return any(d.is_dir() for d in (*own, self.manifest_path.parent, self.quarantine_dir))
 
     def writer_lock(self, command: str = "arpad", wait: float = 0.0):
         """The single-writer lock of this store (see ``writer_lock``)."""

@@ -65,3 +65,24 @@ def test_a_result_code_in_the_score_column_says_where_it_belongs(tmp_path):
         "score x is not a number",
         "score 1/2-1/2 is not a number (a result code: name the column 'result')",
     ]
+
+
+def test_a_directory_that_is_no_store_is_refused_and_left_untouched(tmp_path, capsys):
+    """``--store`` naming an unrelated directory (here one holding a user's file) or an
+    empty one: a reading command says there is no store there and writes nothing
+    (no lock file, no catalog)."""
+    unrelated = tmp_path / "documents"
+    unrelated.mkdir()
+    (unrelated / "notes.txt").write_text("mine\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for root in (unrelated, empty):
+        before = sorted(p.name for p in root.iterdir())
+        for args in (["rate", "--system", "fide"], ["list"], ["sql", "SELECT 1"]):
+            capsys.readouterr()
+            assert main([*args, "--no-flow", "--store", str(root)] if args[0] == "rate"
+                        else [*args, "--store", str(root)]) == 2  # fmt: skip
+            assert capsys.readouterr().err.strip() == (
+                f"arpad: error: no store at {root} (ingest something first)"
+            )
+        assert sorted(p.name for p in root.iterdir()) == before
