@@ -71,6 +71,66 @@ def effective_games(rating: np.ndarray, n_games: np.ndarray, formula: int = N_ST
 
 
 @jit
+def _event_layers(rank, n_ranks, white, black, n_players):
+    n = rank.shape[0]
+    # games grouped by event rank (stable counting sort)
+    start = np.zeros(n_ranks + 1, dtype=np.int64)
+    for g in range(n):
+        start[rank[g] + 1] += 1
+    for e in range(n_ranks):
+        start[e + 1] += start[e]
+    fill = start[:-1].copy()
+    order = np.empty(n, dtype=np.int64)
+    for g in range(n):
+        order[fill[rank[g]]] = g
+        fill[rank[g]] += 1
+    last = np.full(n_players, -1, dtype=np.int64)  # each player's latest layer
+    layer_of = np.zeros(n_ranks, dtype=np.int64)
+    for e in range(n_ranks):
+        top = -1
+        for i in range(start[e], start[e + 1]):
+            g = order[i]
+            top = max(top, last[white[g]], last[black[g]])
+        layer_of[e] = top + 1
+        for i in range(start[e], start[e + 1]):
+            g = order[i]
+            last[white[g]] = top + 1
+            last[black[g]] = top + 1
+    out = np.empty(n, dtype=np.int64)
+    for g in range(n):
+        out[g] = layer_of[rank[g]]
+    return out
+
+
+def event_layers(event: np.ndarray, white: np.ndarray, black: np.ndarray) -> np.ndarray:
+    """Layer of each game: events in one layer share no player, and a player's events
+    come in ascending event order. Events are taken in ascending order (−1, a period's
+    games without an event id, first); an event's layer is one above the highest layer
+    any of its players has played in so far (0 for the first)."""
+    event = np.asarray(event, dtype=np.int64)
+    if event.size == 0:
+        return np.empty(0, dtype=np.int64)
+    white = np.ascontiguousarray(white, dtype=np.int64)
+    black = np.ascontiguousarray(black, dtype=np.int64)
+    if not (white.shape == black.shape == event.shape) or event.ndim != 1:
+        raise ValueError("event, white and black must be 1-D arrays of one length")
+    if min(white.min(), black.min()) < 0:
+        raise ValueError("player indices must not be negative")
+    low, high = int(event.min()), int(event.max())
+    if low == high:  # one event (or none given): one layer
+        return np.zeros(event.size, dtype=np.int64)
+    if high - low < 2 * event.size + 1024:  # dense codes: rank = code - lowest code
+        rank, n_ranks = event - low, high - low + 1
+    else:
+        unique, rank = np.unique(event, return_inverse=True)
+        n_ranks = unique.size
+    n_players = int(max(white.max(), black.max())) + 1
+    return _event_layers(
+        np.ascontiguousarray(rank, dtype=np.int64), n_ranks, white, black, n_players
+    )
+
+
+@jit
 def provisional_expectancy(r, r_opp):
     """PWe = 0 if R ≤ Ri − 400, 1 if R ≥ Ri + 400, else 0.5 + (R − Ri)/800."""
     if r <= r_opp - 400.0:
@@ -108,7 +168,8 @@ def special_rating(prior, prior_adj, n_eff, opp, lo, hi, score_adj, breaks, b0, 
         breaks[b0 + nb] = prior_adj - 400.0
         breaks[b0 + nb + 1] = prior_adj + 400.0
         nb += 2
-    z = np.sort(breaks[b0 : b0 + nb])
+    z = breaks[b0 : b0 + nb]
+    z.sort()  # in place: the caller's scratch space, no allocation per player
     k = 0
     fk = _special_objective(z[0], prior_adj, n_eff, opp, lo, hi, score_adj)
     while fk < -tol:
@@ -127,6 +188,27 @@ def special_rating(prior, prior_adj, n_eff, opp, lo, hi, score_adj, breaks, b0, 
         last += 1
     high = np.inf if last == nb - 1 else z[last]
     return min(max(prior, low), high)
+
+
+@jit
+def _meetings_at_most(opponent, lo, hi, most):
+    """True when no opponent appears more than ``most`` times in ``opponent[lo:hi]``."""
+    if hi - lo > 64:  # long events: sort a copy
+        mine = np.sort(opponent[lo:hi])
+        run = 1
+        for j in range(1, hi - lo):
+            run = run + 1 if mine[j] == mine[j - 1] else 1
+            if run > most:
+                return False
+        return True
+    for j in range(lo, hi):  # short ones: count each opponent's earlier meetings
+        seen = 1
+        for i in range(lo, j):
+            if opponent[i] == opponent[j]:
+                seen += 1
+        if seen > most:
+            return False
+    return True
 
 
 @jit
@@ -151,8 +233,11 @@ def _rate_one(
     special_max_games,
     special_max,
     tol,
+    given_expected,
 ):
-    """(rating, K or NaN, used special) of player p against ``opp[lo:hi]``."""
+    """(rating, K or NaN, used special) of player p against ``opp[lo:hi]``.
+    ``given_expected``: Σ We(R0, opp[j]) already summed by the caller in the same
+    order (NaN: summed here)."""
     m = hi - lo
     s = 0.0
     for j in range(lo, hi):
@@ -175,21 +260,14 @@ def _rate_one(
         if n_games[p] == 0 and r > special_max:
             r = special_max
         return r, np.nan, True
-    e = 0.0
-    for j in range(lo, hi):
-        e += 1.0 / (1.0 + 10.0 ** (-(r0 - opp[j]) / 400.0))
+    e = given_expected
+    if e != e:
+        e = 0.0
+        for j in range(lo, hi):
+            e += 1.0 / (1.0 + 10.0 ** (-(r0 - opp[j]) / 400.0))
     k = k_numerator / (n_eff[p] + m)
     change = k * (s - e)
-    bonus = m >= bonus_min_games
-    if bonus:
-        # no opponent met more than bonus_max_meetings times
-        mine = np.sort(opponent[lo:hi])
-        run = 1
-        for j in range(1, m):
-            run = run + 1 if mine[j] == mine[j - 1] else 1
-            if run > bonus_max_meetings:
-                bonus = False
-                break
+    bonus = m >= bonus_min_games and _meetings_at_most(opponent, lo, hi, bonus_max_meetings)
     if bonus:
         threshold = bonus_b * math.sqrt(max(m, bonus_min_m))
         return r0 + change + max(0.0, change - threshold), k, False
@@ -275,7 +353,7 @@ def _uscf_event_layer(
         inter[p], _, _ = _rate_one(
             p, lo, hi, opp, opponent, own_score, rating0, n_games, n_eff, all_wins,
             all_losses, breaks, k_numerator, bonus_b, bonus_min_games, bonus_max_meetings,
-            bonus_min_m, special_max_games, special_max, tol,
+            bonus_min_m, special_max_games, special_max, tol, np.nan,
         )  # fmt: skip
     # Step 5: final ratings; opponents at their intermediate ratings.
     for p in prange(n):
@@ -298,7 +376,7 @@ def _uscf_event_layer(
         final[p], k[p], special[p] = _rate_one(
             p, lo, hi, opp, opponent, own_score, rating0, n_games, n_eff, all_wins,
             all_losses, breaks, k_numerator, bonus_b, bonus_min_games, bonus_max_meetings,
-            bonus_min_m, special_max_games, special_max, tol,
+            bonus_min_m, special_max_games, special_max, tol, e,
         )  # fmt: skip
         expected[p] = e
         games[p] = hi - lo

@@ -151,3 +151,18 @@ def rate_event(players: dict[str, Player], games: list[tuple], rules: Rules | No
             pl.peak = r if pl.peak is None else max(pl.peak, r)
         out[p] = (r, k)
     return out
+
+
+def event_layers(event, white, black):
+    """Layer of each game, event by event in ascending order (the naive reading of
+    docs/uscf.md "Events within a period"): an event sits one layer above the highest
+    layer any of its players has played in so far."""
+    last: dict[int, int] = {}
+    layer_of: dict[int, int] = {}
+    for e in sorted(set(int(x) for x in event)):
+        players = {int(p) for x, w, b in zip(event, white, black) if x == e for p in (w, b)}
+        layer = 1 + max((last.get(p, -1) for p in players), default=-1)
+        for p in players:
+            last[p] = layer
+        layer_of[e] = layer
+    return [layer_of[int(e)] for e in event]

@@ -172,6 +172,46 @@ def test_event_layers_order_and_disjointness():
     assert layers.tolist() == [2, 1, 0, 0, 2]
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(-1, 6), st.integers(0, 9), st.integers(1, 9)),
+        min_size=0,
+        max_size=40,
+    ),
+    st.sampled_from([1, 1000, 10**12]),  # dense event codes, and ids far apart
+)
+def test_event_layers_match_the_naive_reading(games, spread):
+    event = np.array([e * spread for e, _, _ in games], dtype=np.int64)
+    white = np.array([w for _, w, _ in games], dtype=np.int64)
+    black = np.array([(w + d) % 10 for _, w, d in games], dtype=np.int64)
+    assert event_layers(event, white, black).tolist() == naive_uscf.event_layers(
+        event, white, black
+    )
+
+
+@pytest.mark.parametrize("m", [6, 70])  # short events: pairwise count; long ones: sorted
+def test_bonus_needs_no_opponent_met_more_than_twice(m):
+    # Player 0 (1500, N 50) beats m opponents rated 2000; met once or twice each the
+    # bonus applies; one opponent met three times, anywhere in the event, and it does not.
+    def event(opponents):
+        n = 1 + max(opponents)
+        games = [(0, o, 1.0) for o in opponents]
+        rating0 = [1500.0] + [2000.0] * (n - 1)
+        return (
+            _layer(rating0, [50] * n, games, bonus_b=14.0).final[0],
+            _layer(rating0, [50] * n, games, bonus_b=np.inf).final[0],
+        )
+
+    twice = [1 + i // 2 for i in range(m)]  # each opponent exactly twice
+    with_bonus, without = event(twice)
+    assert with_bonus > without
+    thrice = [*twice[: m // 2], twice[0], *twice[m // 2 : -1]]  # opponent 1 a third time
+    assert sorted(thrice).count(1) == 3 and len(thrice) == m
+    with_bonus, without = event(thrice)
+    assert with_bonus == without
+
+
 # ------------------------------------------------------------- through the engine
 
 

@@ -22,6 +22,7 @@ from arpad.kernels.uscf import (
     N_STAR_2004,
     N_STAR_2015,
     effective_games,
+    event_layers,
     uscf_event_layer,
     uscf_floor,
 )
@@ -113,29 +114,6 @@ USCF_VERSIONS: tuple[UscfRules, ...] = (USCF_2004, USCF_2017)
 def rules_in_force(period: int, versions: tuple[UscfRules, ...] = USCF_VERSIONS) -> UscfRules:
     """The version in force for a calendar period; the latest one for abstract periods."""
     return version_for_period(versions, period)
-
-
-def event_layers(event: np.ndarray, white: np.ndarray, black: np.ndarray) -> np.ndarray:
-    """Layer of each game: events in one layer share no player, and a player's events
-    come in ascending event order (event −1, the period's games without an event id, first)."""
-    layer_of_event = {}
-    last = {}
-    order = np.argsort(event, kind="stable")
-    ev_sorted = event[order]
-    bounds = np.flatnonzero(np.diff(ev_sorted)) + 1
-    for chunk in np.split(order, bounds):
-        if chunk.size == 0:
-            continue
-        players = np.unique(np.concatenate([white[chunk], black[chunk]]))
-        layer = 1 + max((last.get(int(p), -1) for p in players), default=-1)
-        for p in players:
-            last[int(p)] = layer
-        layer_of_event[int(event[chunk[0]])] = layer
-    return (
-        np.array([layer_of_event[int(e)] for e in event], dtype=np.int64)
-        if event.size
-        else (np.empty(0, dtype=np.int64))
-    )
 
 
 class UscfSystem(RatingSystem):
