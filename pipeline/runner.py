@@ -202,6 +202,26 @@ def local_cluster_kwargs(workers: int) -> dict:
     }
 
 
+# Dask's nannies start every worker with MALLOC_TRIM_THRESHOLD_=65536
+# (``distributed.nanny.pre-spawn-environ``) so that idle workers hand memory back. Setting
+# it switches off glibc's adaptive mmap threshold: every array above 128 KiB is then a fresh
+# mmap, faulted in page by page and unmapped when freed. A rating unit allocates and frees
+# arrays of 10^5-10^6 entries each period, so on the 6M-game reconstruction a worker spent
+# 3.3 s more in the kernel than the same work in process (docs/runners.md "Dask start-up").
+# arpad's local workers run a batch and exit: they keep glibc's default.
+LOCAL_WORKER_CONFIG = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+
+
+def start_local_cluster(workers: int, **extra):
+    """A ``distributed.LocalCluster`` of ``workers`` processes (``local_cluster_kwargs``,
+    updated by ``extra``) whose workers keep glibc's default allocator settings."""
+    import dask
+    from distributed import LocalCluster
+
+    with dask.config.set(LOCAL_WORKER_CONFIG):
+        return LocalCluster(**{**local_cluster_kwargs(workers), **extra})
+
+
 def check_scale_out(cluster: str | None, workers: int | None) -> None:
     if workers is not None and workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
@@ -219,7 +239,7 @@ def dask_client(cluster: str | None = None, workers: int | None = None) -> Itera
     if not cluster and not workers:
         yield None
         return
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     logging.getLogger("distributed").setLevel(logging.WARNING)
     if cluster:
@@ -230,7 +250,7 @@ def dask_client(cluster: str | None = None, workers: int | None = None) -> Itera
         with client:
             yield client
         return
-    with LocalCluster(**local_cluster_kwargs(workers)) as local, Client(local) as client:
+    with start_local_cluster(workers) as local, Client(local) as client:
         yield client
 
 
@@ -245,11 +265,15 @@ class LocalDask:
     def __init__(self, workers: int, systems=(), modules=()):
         from arpad.pipeline.warm import warm_env
 
-        kwargs = local_cluster_kwargs(workers)
+        self._workers = workers
+        extra = {}
         if systems or modules:
-            kwargs["preload"] = ["arpad.pipeline.warm"]
-            kwargs["env"] = {**kwargs["env"], **warm_env(systems, modules)}
-        self._kwargs = kwargs
+            env = local_cluster_kwargs(workers)["env"]
+            extra = {
+                "preload": ["arpad.pipeline.warm"],
+                "env": {**env, **warm_env(systems, modules)},
+            }
+        self._extra = extra
         self._cluster = self._client = self._error = None
         self._closing: threading.Thread | None = None
         self._started = threading.Thread(target=self._start, name="arpad-dask-start", daemon=True)
@@ -257,10 +281,10 @@ class LocalDask:
 
     def _start(self) -> None:
         try:
-            from distributed import Client, LocalCluster
+            from distributed import Client
 
             logging.getLogger("distributed").setLevel(logging.WARNING)
-            self._cluster = LocalCluster(**self._kwargs)
+            self._cluster = start_local_cluster(self._workers, **self._extra)
             self._client = Client(self._cluster)
         except BaseException as exc:  # raised where the client is needed
             self._error = exc

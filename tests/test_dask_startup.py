@@ -132,3 +132,31 @@ def test_backtest_on_a_warmed_local_cluster_equals_in_process():
     remote = launch.run("backtest", req, flow=False, workers=2)
     assert _children() <= before
     assert_same_backtest(local, remote)
+
+
+def _numba_threads():
+    import os
+
+    return os.environ.get("NUMBA_NUM_THREADS")
+
+
+def _malloc_settings():
+    import os
+
+    return {k: v for k, v in os.environ.items() if k.startswith("MALLOC_")}
+
+
+@pytest.mark.once
+def test_local_workers_keep_the_default_allocator(monkeypatch):
+    """Dask's nanny would start workers with MALLOC_TRIM_THRESHOLD_=65536, which turns
+    off glibc's adaptive mmap threshold (every large array a fresh mmap: 3.3 s more
+    system time on the 6M-game reconstruction); arpad's local workers keep the default,
+    with the thread budget of ``local_cluster_kwargs`` still in their environment."""
+    from arpad.pipeline.runner import dask_client, numba_threads_per_worker
+
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    with dask_client(None, 1) as client:
+        seen = list(client.run(_malloc_settings).values())
+        threads = list(client.run(_numba_threads).values())
+    assert seen == [{}]
+    assert threads == [str(numba_threads_per_worker(1))]
