@@ -266,6 +266,13 @@ class RatingSystem:
         later step re-estimates everything anyway (WHR) just stores the games."""
         return self.step(state, games, rules)[0]
 
+    def revises_history(self, rules: Any) -> bool:
+        """True when a run's reports are all replaced at its end by ``history_reports``
+        under these rules (WHR with ``retroactive`` on): the engine then only ``absorb``s
+        the periods before the last one instead of stepping and writing them (docs/whr.md
+        "In the pipeline"). Default: ``retroactive``."""
+        return self.retroactive
+
     def history_reports(self, state: State, walked: list[int], rules: Any) -> dict[int, Report]:
         """Revised reports of the ``walked`` periods from the final ``state`` (called
         at the end of a run when ``retroactive``). Default: ``{}`` (nothing revised)."""

@@ -102,7 +102,7 @@ class WhrSystem(RatingSystem):
     name = "whr"
     uses_events = False  # no event-level rule: the engine skips the event ids
     rules_type: ClassVar[type] = WhrRules
-    relative_cost: ClassVar[float] = 15.0  # whole-history Newton each period
+    relative_cost: ClassVar[float] = 10.0  # whole-history Newton fits (one per pass)
     retroactive = True  # history_reports revises every walked period (rules.retroactive: on/off)
     # Rule fields the backtest tunes on its validation split, with candidate values.
     tuning_grid: ClassVar[dict[str, tuple[float, ...]]] = {
@@ -270,6 +270,11 @@ class WhrSystem(RatingSystem):
             max_sweeps=rules.max_sweeps,
             tolerance=rules.tolerance,
         )
+
+    def revises_history(self, rules: WhrRules) -> bool:
+        """With ``retroactive`` on, every period's report is replaced at the end of the
+        run: the engine absorbs the periods before the last one (no refit each period)."""
+        return bool(rules.retroactive)
 
     def absorb(self, state: State, games: PeriodGames, rules: WhrRules) -> State:
         """Add a period's games without fitting. Absorbing periods and then stepping the
