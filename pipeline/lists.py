@@ -77,8 +77,6 @@ WHERE l.system = ? AND l.pool = ? AND l.period = ?
 ORDER BY l.position
 """
 
-PERIODS_SQL = "SELECT DISTINCT period FROM ratings WHERE system = ? AND pool = ? ORDER BY period"
-
 
 def flag(sex: str | None, status: str | None) -> str | None:
     """FIDE's list flag: ``i`` inactive, ``w`` woman (sex F), ``wi`` both, else none."""
@@ -99,7 +97,8 @@ def list_frame(
     sys_ = get_system(system)  # an unknown system name is its own one-line error
     con = catalog.connect(store)
     try:
-        rated = [r[0] for r in con.execute(PERIODS_SQL, [system, pool]).fetchall()]
+        # the partition folders (one listing; the SQL binds every ratings file's footer)
+        rated = store.rating_periods(system, pool)
         if not rated:
             raise store.no_ratings(system, pool)
         if date is not None:
