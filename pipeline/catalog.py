@@ -257,13 +257,15 @@ def connect(store: Store) -> duckdb.DuckDBPyConnection:
     0.7-0.9 s of every reading command on a store with 700 ratings files (the Kaggle
     2010 store rated by every system, docs/store.md "Catalog"). Otherwise (no catalog
     yet, an older DuckDB, a store changed since, a catalog that will not open) the views
-    are defined on an in-memory connection, as before.
+    are defined on an in-memory connection, as before (also with
+    ``ARPAD_CATALOG_FILE=0``, for benchmarks/bench_read.py's comparison).
     """
     import duckdb
 
     root = _sql_str(str(store.root.resolve()))
     sqls = _view_sqls(store)
-    if _current(store, _definition(store, sqls)):
+    use_file = os.environ.get("ARPAD_CATALOG_FILE", "1") != "0"
+    if use_file and _current(store, _definition(store, sqls)):
         try:
             con = duckdb.connect(str(store.catalog_path), read_only=True)
         except duckdb.Error:  # e.g. replaced by a rebuild just now: define the views here
