@@ -48,10 +48,11 @@ _PLAYER_RATINGS = "(SELECT * FROM ratings WHERE player_id NOT IN (SELECT duplica
 
 def _lower_is_better() -> tuple[str, ...]:
     """Systems whose numbers are lower-is-better (rank 1 = smallest number): those
-    declaring ``lower_is_better = True`` (Ingo, docs/legacy-systems.md)."""
-    from arpad.pipeline.systems import get_system, system_names
+    declaring ``lower_is_better = True`` (Ingo, docs/legacy-systems.md), named without
+    importing every system (``systems.lower_is_better_names``)."""
+    from arpad.pipeline.systems import lower_is_better_names
 
-    return tuple(n for n in system_names() if get_system(n).lower_is_better)
+    return lower_is_better_names()
 
 
 # Derived views, in dependency order; each is plain SQL over the base views.
