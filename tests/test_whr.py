@@ -305,3 +305,24 @@ def test_rate_absorbs_until_the_last_period_and_equals_stepping_each(store, tmp_
             b.column("rating_after").to_numpy(zero_copy_only=False),
             atol=1e-4,
         )
+
+
+def test_periods_without_games_are_reported_as_a_step_would(monkeypatch):
+    """No game in any period (e.g. every game unrated): the absorbed periods still get the
+    reports a step gives (players with a starting rating, inactive), not nothing."""
+    from arpad.pipeline.engine import rate_in_memory
+
+    info = _players(3)
+    info.rating = np.array([2000.0, np.nan, 1800.0])
+    empty = np.empty(0, dtype=np.int32)
+    periods = [(p, empty, empty, np.empty(0), empty) for p in (202401, 202402, 202403)]
+    absorbed = rate_in_memory("whr", info, periods)
+    monkeypatch.setattr(WhrSystem, "revises_history", lambda self, rules: False)
+    stepped = rate_in_memory("whr", info, periods)
+    assert sorted(absorbed) == sorted(stepped) == [202401, 202402, 202403]
+    for p in stepped:
+        a, b = results(absorbed[p]), results(stepped[p])
+        assert a.column_names == b.column_names
+        for name in ("player_id", "rating_after", "status", "games"):
+            assert a.column(name).equals(b.column(name)), (p, name)
+        assert a.column("player_id").to_pylist() == ["0", "2"]

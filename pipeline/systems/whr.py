@@ -370,8 +370,23 @@ class WhrSystem(RatingSystem):
         interpolation of the two; after the last node it stays at the last node's value
         (its variance grows by w2 per month); before the first node the player is not reported.
         """
-        if not rules.retroactive or not state.tables["sides"]["player"].size:
+        if not rules.retroactive:
             return {}
+        if not state.tables["sides"]["player"].size:  # no game yet: what a step reports
+            s = state.players
+            known = ~np.isnan(s["rating"])
+            status = np.where(known, INACTIVE, NOT_REPORTED).astype(np.int8)
+            zeros = np.zeros(s["rating"].shape[0])
+            columns = {
+                "rating_before": s["rating"],
+                "rating_after": s["rating"],
+                "games": zeros.astype(np.int32),
+                "score": zeros,
+                "rd_before": s["rd"],
+                "rd_after": s["rd"],
+                "change": s["rating"] - s["rating"],
+            }
+            return {p: Report(columns=dict(columns), status=status.copy()) for p in walked}
         fit = self.fit(state, rules)
         n = state.players["prior_mean"].shape[0]
         sides = state.tables["sides"]
