@@ -4,13 +4,18 @@ Pure array code over the file's bytes (uint8); ``pipeline/pgn.py`` turns the
 result into columns. Each game is one int64 row of byte ranges and flags in
 the layout below (-1: absent); ``TAG`` values start at column ``VALUES`` as
 (start, end) pairs, one pair per name passed to ``scan_pgn``.
+
+Comments (``{ }`` over any number of lines, ``;`` to the end of the line) are
+followed through the whole movetext: a move is a letter outside them, and the
+termination marker is the last text outside them (PGN Standard §8.2.5, §8.2.6;
+docs/pgn-trf.md).
 """
 
 import numpy as np
 
 from arpad.kernels.config import jit
 
-LINE, BAD, MOVE, MARKER, FIRST, SECOND, LAST, VALUES = 0, 1, 2, 3, 4, 6, 8, 10
+LINE, BAD, MOVE, MARKER, LAST, VALUES = 0, 1, 2, 3, 4, 6
 MARKERS = (None, "1-0", "0-1", "1/2-1/2", "*")  # codes 0..4 of the MARKER column
 _HALF = np.frombuffer(b"1/2-1/2", np.uint8)
 
@@ -67,27 +72,34 @@ _ws_back = jit(_ws_back)
 
 
 @jit
-def _line_move(buf, a, b):
-    """1 if the line holds a letter (a move), 0 if not, -1 if it holds comment
-    characters ({, }, ;): then only the regular expressions of ``has_move`` decide."""
-    letter = 0
+def _outside_comments(buf, a, b, in_comment):
+    """(move, end) of the movetext line ``buf[a:b]`` read outside its comments, given
+    whether a ``{`` comment is open at its start: ``move`` is 1 if a letter (a move)
+    stands outside the comments, and ``end`` is the index after the last byte of
+    text outside them (``a``: the line is only comments). Braces do not nest; ``;``
+    outside a brace comment comments out the rest of the line."""
+    move = 0
+    end = a
     for q in range(a, b):
         c = buf[q]
-        if c == 123 or c == 125 or c == 59:
-            return -1
-        if (c >= 65 and c <= 90) or (c >= 97 and c <= 122):
-            letter = 1
-    return letter
+        if in_comment:
+            if c == 125:
+                in_comment = False
+        elif c == 123:
+            in_comment = True
+        elif c == 59:
+            break
+        elif c > 32:
+            end = q + 1
+            if (c >= 65 and c <= 90) or (c >= 97 and c <= 122):
+                move = 1
+    return move, end
 
 
 @jit
 def _line_marker(buf, a, b):
-    """Termination marker ending the stripped line ``buf[a:b]`` (0: none, 1-4: MARKERS);
-    -1 when the line holds '}' (a trailing comment: the regular expressions decide).
-    No marker is a suffix of another, and a stripped line has no trailing blanks."""
-    for q in range(a, b):
-        if buf[q] == 125:
-            return -1
+    """Termination marker ending ``buf[a:b]``, the movetext outside comments up to
+    its last byte (0: none, 1-4: MARKERS). No marker is a suffix of another."""
     n = b - a
     if buf[b - 1] == 42:
         return 4
@@ -156,8 +168,9 @@ def _scan(buf, names, name_len):
     ``%`` escape lines are skipped. A game starts at a tag line after a non-tag line
     (or at the first tag line) or at an ``[Event `` line. Returns one row per game
     (layout ``LINE`` ... ``VALUES``: first line, first malformed tag line, has a
-    move, termination marker, byte ranges of the first, second and last movetext
-    lines and of the first value of each wanted tag) and ``pre``: lines of text
+    move outside comments, termination marker, byte range of the last movetext line
+    holding text outside comments (up to the end of that text) and of the first
+    value of each wanted tag) and ``pre``: lines of text
     before the first tag, the first one's line and byte range, the first kept line
     and the number of tag lines."""
     n = buf.size
@@ -178,9 +191,9 @@ def _scan(buf, names, name_len):
     brace_at = -1  # _next_brace's last answer
     while i <= n:
         j = i
-        brace = False
+        brace = False  # the line holds {, } or ;: comments to follow
         while j < n and buf[j] != 10 and buf[j] != 13:
-            if buf[j] == 123 or buf[j] == 125:
+            if buf[j] == 123 or buf[j] == 125 or buf[j] == 59:
                 brace = True
             j += 1
         line += 1
@@ -207,6 +220,7 @@ def _scan(buf, names, name_len):
             first_kept = line
         if buf[a] != 91 or in_comment:  # movetext (or text before the first tag)
             prev_tag = False
+            open_before = in_comment  # a { } comment open at the start of this line
             if g > 0 and (brace or in_comment):
                 in_comment = _comment_after_line(buf, a, b, in_comment)
                 if in_comment:
@@ -220,17 +234,16 @@ def _scan(buf, names, name_len):
                 pre_n += 1
                 continue
             row = games[g - 1]
-            if row[FIRST] < 0:
-                row[FIRST] = a
-                row[FIRST + 1] = b
-                row[MOVE] = _line_move(buf, a, b)
-            elif row[SECOND] < 0:
-                row[SECOND] = a
-                row[SECOND + 1] = b
-                if row[MOVE] == 0:
-                    row[MOVE] = _line_move(buf, a, b)
-            row[LAST] = a
-            row[LAST + 1] = b
+            if row[MOVE] == 1 and not (brace or open_before):
+                row[LAST] = a  # no comment on this line: its text ends at b
+                row[LAST + 1] = b
+                continue
+            move, end = _outside_comments(buf, a, b, open_before)
+            if move:
+                row[MOVE] = 1
+            if end > a:  # a line that is only comments is not where the marker is
+                row[LAST] = a
+                row[LAST + 1] = end
             continue
         event = (
             b - a >= 7
