@@ -18,6 +18,10 @@ from arpad.kernels.config import jit
 LINE, BAD, MOVE, MARKER, LAST, VALUES = 0, 1, 2, 3, 4, 6
 MARKERS = (None, "1-0", "0-1", "1/2-1/2", "*")  # codes 0..4 of the MARKER column
 _HALF = np.frombuffer(b"1/2-1/2", np.uint8)
+_BYTE_KIND = np.zeros(256, np.uint8)  # 1: ends a line (LF, CR); 2: opens or ends a comment; 3: ]
+_BYTE_KIND[[10, 13]] = 1
+_BYTE_KIND[[123, 125, 59]] = 2
+_BYTE_KIND[93] = 3
 
 
 def _ws_fwd(buf, i, end):
@@ -161,6 +165,76 @@ def _close_game(buf, row):
 
 
 @jit
+def _skip_ws(buf, c, b):
+    while c < b:
+        x = buf[c]
+        if x == 32:  # the common cases without the call
+            c += 1
+            continue
+        if x < 128 and (x < 9 or x > 13):
+            break
+        w = _ws_fwd(buf, c, b)
+        if w == 0:
+            break
+        c += w
+    return c
+
+
+@jit
+def _tag_pairs(buf, a, b, row, names, name_len):
+    """Parse the tag pairs ``[Key "value"]`` of the stripped line ``buf[a:b]`` into
+    ``row`` (the first value of each wanted name counts); False if the line is
+    malformed. The key runs to White_Space or '"'; the value ends at the first '"'
+    followed (after White_Space) by ']' and then by the end of the line or the next
+    '[': so a value may hold unescaped quotes, and one line may hold several pairs."""
+    p = a
+    while p < b:
+        if buf[p] != 91:
+            return False
+        s = p + 1
+        while s < b:
+            x = buf[s]
+            if x == 34 or x == 32 or (x >= 9 and x <= 13):
+                break
+            if x >= 128 and _ws_fwd(buf, s, b) > 0:
+                break
+            s += 1
+        c = _skip_ws(buf, s, b)
+        if s == p + 1 or c >= b or buf[c] != 34:
+            return False
+        end = -1
+        nxt = b
+        q = c + 1
+        while q < b:
+            if buf[q] == 34:
+                r = _skip_ws(buf, q + 1, b)
+                if r < b and buf[r] == 93:
+                    t = _skip_ws(buf, r + 1, b)
+                    if t == b or buf[t] == 91:
+                        end = q
+                        nxt = t
+                        break
+            q += 1
+        if end < 0:
+            return False
+        klen = s - p - 1
+        for k in range(names.shape[0]):
+            if name_len[k] == klen:
+                same = True
+                for m in range(klen):
+                    if buf[p + 1 + m] != names[k, m]:
+                        same = False
+                        break
+                if same:
+                    if row[VALUES + 2 * k] < 0:
+                        row[VALUES + 2 * k] = c + 1
+                        row[VALUES + 2 * k + 1] = end
+                    break
+        p = nxt
+    return True
+
+
+@jit
 def _scan(buf, names, name_len):
     """One pass over the UTF-8 bytes of a PGN file (the rules of ``read_pgn``).
 
@@ -175,7 +249,7 @@ def _scan(buf, names, name_len):
     and the number of tag lines."""
     n = buf.size
     ntag = names.shape[0]
-    width = VALUES + 2 * names.shape[0]
+    width = VALUES + 2 * ntag
     games = np.empty((n // 2048 + 16, width), np.int64)
     nt = 0
     g = 0
@@ -192,9 +266,16 @@ def _scan(buf, names, name_len):
     while i <= n:
         j = i
         brace = False  # the line holds {, } or ;: comments to follow
-        while j < n and buf[j] != 10 and buf[j] != 13:
-            if buf[j] == 123 or buf[j] == 125 or buf[j] == 59:
-                brace = True
+        closes = 0  # ']' on the line
+        while j < n:
+            k = _BYTE_KIND[buf[j]]  # one look-up per byte
+            if k != 0:
+                if k == 1:
+                    break
+                if k == 2:
+                    brace = True
+                else:
+                    closes += 1
             j += 1
         line += 1
         if j < n:
@@ -269,37 +350,31 @@ def _scan(buf, names, name_len):
         prev_tag = True
         nt += 1
         row = games[g - 1]
-        # [Key "value"]: the key runs to the first blank; the value, after White_Space,
-        # must start with '"' and end with '"]'. Else the tag line is malformed.
+        # [Key "value"]: with one ']' on the line (export format), the key runs to the
+        # first blank and the value, after White_Space, starts with '"' and ends with
+        # '"]'. Any other line goes to _tag_pairs (several pairs on a line, blanks
+        # inside the brackets), which says whether it is malformed.
         s = a + 1
         while s < b and buf[s] != 32:
             s += 1
-        ok = False
-        c = s + 1
-        if s < b:
-            while c < b:
-                w = _ws_fwd(buf, c, b)
-                if w == 0:
-                    break
-                c += w
-            ok = b - c >= 3 and buf[c] == 34 and buf[b - 2] == 34 and buf[b - 1] == 93
-        if not ok:
+        c = _skip_ws(buf, s + 1, b) if s < b else b
+        if closes == 1 and b - c >= 3 and buf[c] == 34 and buf[b - 2] == 34 and buf[b - 1] == 93:
+            klen = s - a - 1
+            for k in range(ntag):
+                if name_len[k] == klen:
+                    same = True
+                    for q in range(klen):
+                        if buf[a + 1 + q] != names[k, q]:
+                            same = False
+                            break
+                    if same:
+                        if row[VALUES + 2 * k] < 0:
+                            row[VALUES + 2 * k] = c + 1
+                            row[VALUES + 2 * k + 1] = b - 2
+                        break
+        elif not _tag_pairs(buf, a, b, row, names, name_len):
             if row[BAD] < 0:
                 row[BAD] = line
-            continue
-        klen = s - a - 1
-        for k in range(ntag):
-            if name_len[k] == klen:
-                same = True
-                for q in range(klen):
-                    if buf[a + 1 + q] != names[k, q]:
-                        same = False
-                        break
-                if same:
-                    if row[VALUES + 2 * k] < 0:
-                        row[VALUES + 2 * k] = c + 1
-                        row[VALUES + 2 * k + 1] = b - 2
-                    break
     if g > 0:
         _close_game(buf, games[g - 1])
     pre = np.array([pre_n, pre_line, pre_a, pre_b, first_kept, nt], np.int64)

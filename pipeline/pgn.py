@@ -341,7 +341,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         .with_columns(pl.col("Result").str.strip_chars())
         # one spelling per name: "Réti" composed (NFC) or decomposed (NFD, as macOS
         # tools write it) is the same player and the same game key
-        .with_columns(pl.col(*KEY_TAGS).str.normalize("NFC"))
+        .with_columns(*([] if raw_bytes.isascii() else [pl.col(*KEY_TAGS).str.normalize("NFC")]))
         .with_columns((bad_tag | truncated | mismatch).alias("_bad"))
         .collect()
     )

@@ -214,3 +214,30 @@ def test_movetext_read_as_python_chess_reads_it(texts):
         raw = read(Path(tmp), text)
     assert not raw.problems
     assert stored(raw) == python_chess(text)
+
+
+def test_tag_pair_shapes_of_the_import_format(tmp_path):
+    # PGN Standard §8.1: "PGN import format may have multiple tag pairs on the same
+    # line" and white space may stand between any two tokens of a pair (python-chess
+    # reads one pair per line, so it is no reference here). Also a value with
+    # unescaped quotes, as sloppy exports write it, beside an escaped one.
+    text = (
+        '[Event "Vienna"] [Site "Vienna"] [Date "1882.05.10"] [Round "1"]\n'
+        '[White"Steinitz, William"][Black "Weiss, Max" ]\n[Result "1-0"]\n\n1. e4 1-0\n\n'
+        '[Event "The "Big" one"]\n[Site "Vienna"]\n[Date "1882.05.11"]\n[Round "2"]\n'
+        '[White "Mason, James"]\n[Black "O\\"Hanlon, J."]\n[Result "0-1"]\n\n1. d4 0-1\n\n'
+    )
+    raw = read(tmp_path, text)
+    assert not raw.problems
+    assert raw.frame.select("event_id", "white_id", "black_id", "result").rows() == [
+        ("Vienna", "h.pgn:Steinitz, William", "h.pgn:Weiss, Max", "1-0"),
+        ('The "Big" one', "h.pgn:Mason, James", 'h.pgn:O"Hanlon, J.', "0-1"),
+    ]
+    assert raw.frame["game_id"][0] == "pgn:Vienna|Vienna|1882.05.10|1|Steinitz, William|Weiss, Max"
+
+
+def test_a_broken_tag_line_is_quarantined_naming_its_line(tmp_path):
+    text = '[Event "Vienna"]\n[Site "Vienna" x]\n[White "A"]\n[Black "B"]\n[Result "1-0"]\n\n1. e4 1-0\n'
+    raw = read(tmp_path, text)
+    assert [(p[0], p[1]) for p in raw.problems] == [(1, "malformed_row")]
+    assert "malformed tag line 2" in raw.problems[0][2]
