@@ -260,7 +260,7 @@ def game_key() -> pl.Expr:
 def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
     # The compiled scan (and Numba) loads with the first PGN file read, not with
     # every command that registers the reader (docs/runners.md "Start-up").
-    from arpad.kernels.pgn_scan import BAD, LINE, MARKER, MARKERS, MOVE, VALUES, scan_pgn
+    from arpad.kernels.pgn_scan import BAD, LAST, LINE, MARKER, MARKERS, MOVE, VALUES, scan_pgn
 
     if kind == "players":
         raise InputError(path, None, "a PGN file holds games, not a players list")
@@ -323,6 +323,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
             .then(pl.col("_bad_tag_line"))
             .alias("_bad_tag_line"),
             pl.Series("_has_move", move == 1),
+            pl.Series("_movetext", rows[:, LAST] >= 0),
             pl.Series("_marker", marker).replace_strict(
                 dict(enumerate(MARKERS)), return_dtype=pl.String
             ),
@@ -357,7 +358,11 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         pl.when(bad_tag)
         .then(pl.format('malformed tag line {} (expected [Tag "value"])', "_bad_tag_line"))
         .when(truncated)
-        .then(pl.lit("no game termination marker (1-0, 0-1, 1/2-1/2, *): file truncated?"))
+        .then(
+            pl.when(pl.col("_movetext"))
+            .then(pl.lit("no game termination marker (1-0, 0-1, 1/2-1/2, *): file truncated?"))
+            .otherwise(pl.lit("tags without movetext (no moves, no termination marker)"))
+        )
         .when(~pl.col("Result").is_in(["1-0", "0-1", "1/2-1/2", "*"]))
         .then(pl.format("unknown result code {} in the Result tag", "Result"))
         .otherwise(pl.format("Result tag {} but the movetext ends with {}", "Result", "_marker"))

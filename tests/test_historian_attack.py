@@ -241,3 +241,25 @@ def test_a_broken_tag_line_is_quarantined_naming_its_line(tmp_path):
     raw = read(tmp_path, text)
     assert [(p[0], p[1]) for p in raw.problems] == [(1, "malformed_row")]
     assert "malformed tag line 2" in raw.problems[0][2]
+
+
+def test_tags_without_movetext_are_quarantined_as_such(tmp_path):
+    # a header-only export: quarantined (PGN Standard §8.2.6: every game ends with a
+    # termination marker), and the reason says what is missing instead of "truncated?"
+    text = game("1. e4 e5 1-0", rnd="1").replace("1. e4 e5 1-0\n", "") + game("1. d4 1-0", rnd="2")
+    raw = read(tmp_path, text)
+    assert [(p[0], p[1], p[2]) for p in raw.problems] == [
+        (1, "truncated_game", "tags without movetext (no moves, no termination marker)")
+    ]
+    cut = read(tmp_path, game("1. e4 e5 1-0")[:-6], "cut.pgn")
+    assert "file truncated?" in cut.problems[0][2]
+
+
+def test_performance_of_an_unrated_historical_file_says_why_it_is_empty(shared_data, capsys):
+    path = shared_data / "pgn" / "WorldChamp1886.pgn"
+    assert main(["performance", str(path), "--format", "csv"]) == 0
+    out = capsys.readouterr()
+    assert out.out.strip().splitlines() == [
+        "player_id,games,score,percent,average_opponent,fide,linear,true,virtual_draw,curve"
+    ]
+    assert "none of its 20 games has an opponent with a rating" in out.err
