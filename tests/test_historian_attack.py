@@ -263,3 +263,24 @@ def test_performance_of_an_unrated_historical_file_says_why_it_is_empty(shared_d
         "player_id,games,score,percent,average_opponent,fide,linear,true,virtual_draw,curve"
     ]
     assert "none of its 20 games has an opponent with a rating" in out.err
+
+
+def test_rules_at_a_date_before_the_oldest_version_says_so(capsys):
+    assert main(["rules", "--at", "1886"]) == 0
+    err = capsys.readouterr().err
+    assert "1886-12-01 is before the oldest version arpad carries (2009-07-01)" in err
+    assert main(["rules", "--at", "2015-03"]) == 0
+    assert "before the oldest version" not in capsys.readouterr().err
+
+
+def test_trf_of_a_windows_program_keeps_its_names(shared_data, tmp_path):
+    from arpad.pipeline.trf import read_trf
+
+    text = (shared_data / "trf" / "fide_example1_karl_mala_2005.trf").read_bytes().decode("latin-1")
+    assert "Vasquez,Rodrigo " in text
+    text = text.replace("Vasquez,Rodrigo ", "Šmejkal,Jan     ").replace("\n", "\r\n")
+    path = tmp_path / "k.trf"
+    path.write_bytes(text.encode("cp1252"))
+    raw = read_trf(path)
+    names = dict(zip(raw.players["player_id"], raw.players["name"]))
+    assert names["3400042"] == "Šmejkal,Jan"
