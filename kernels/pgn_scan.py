@@ -238,7 +238,8 @@ def _tag_pairs(buf, a, b, row, names, name_len):
 def _scan(buf, names, name_len):
     """One pass over the UTF-8 bytes of a PGN file (the rules of ``read_pgn``).
 
-    Lines end at LF, CRLF or CR; each is stripped of White_Space; blank lines and
+    Lines end at LF, CRLF or CR; each is stripped of White_Space (and of byte-order
+    marks at its start); blank lines and
     ``%`` escape lines are skipped. A game starts at a tag line after a non-tag line
     (or at the first tag line) or at an ``[Event `` line. Returns one row per game
     (layout ``LINE`` ... ``VALUES``: first line, first malformed tag line, has a
@@ -287,6 +288,10 @@ def _scan(buf, names, name_len):
         i = nxt
         while a < b:
             w = _ws_fwd(buf, a, b)
+            if w == 0 and b - a >= 3 and buf[a] == 0xEF and buf[a + 1] == 0xBB:
+                # a byte-order mark inside the file (files joined with cat, each with
+                # its own BOM): dropped like the blanks, so its tag line stays one
+                w = 3 if buf[a + 2] == 0xBF else 0
             if w == 0:
                 break
             a += w

@@ -284,3 +284,17 @@ def test_trf_of_a_windows_program_keeps_its_names(shared_data, tmp_path):
     raw = read_trf(path)
     names = dict(zip(raw.players["player_id"], raw.players["name"]))
     assert names["3400042"] == "Šmejkal,Jan"
+
+
+def test_files_joined_with_cat_each_with_its_byte_order_mark(tmp_path):
+    # `cat a.pgn b.pgn > all.pgn` of two Windows exports: a BOM before b's first tag
+    # (was: a's last game truncated_game, b's first game without its Event tag)
+    a = "\ufeff" + game("1. e4 1-0", rnd="1")
+    b = "\ufeff" + game("1. d4 1-0", rnd="2").replace("\n", "\r\n")
+    raw = read(tmp_path, a + b)
+    assert not raw.problems
+    assert raw.frame.select("event_id", "result", "rated").rows() == [
+        ("Hastings", "1-0", None),
+        ("Hastings", "1-0", None),
+    ]
+    assert raw.frame["game_id"][1].startswith("pgn:Hastings|Hastings|1895.08.05|2|")
