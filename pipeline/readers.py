@@ -645,11 +645,13 @@ def _detect_kind(path: Path, names: list[str], kind: str | None) -> str:
         return "games"
     if "player_id" in names:
         return "players"
+    # a PGN file under another name (games.txt): its first line is a tag pair
+    pgn = "; it looks like PGN: use --format pgn" if names and names[0].startswith("[") else ""
     raise InputError(
         path,
         1,
         f"header {names} is neither a games file (white_id, black_id, …) "
-        "nor a players file (player_id, …) nor a known mapping",
+        f"nor a players file (player_id, …) nor a known mapping{pgn}",
     )
 
 

@@ -298,3 +298,14 @@ def test_files_joined_with_cat_each_with_its_byte_order_mark(tmp_path):
         ("Hastings", "1-0", None),
     ]
     assert raw.frame["game_id"][1].startswith("pgn:Hastings|Hastings|1895.08.05|2|")
+
+
+def test_pgn_file_under_another_name_is_refused_with_a_hint(tmp_path, capsys):
+    path = tmp_path / "hastings.txt"
+    path.write_text(game("1. e4 1-0"))
+    store = tmp_path / "S"
+    assert main(["ingest", str(path), "--store", str(store)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"arpad: error: {path}:1: header")
+    assert err[0].endswith("it looks like PGN: use --format pgn")
+    assert main(["ingest", str(path), "--format", "pgn", "--store", str(store)]) == 0
