@@ -309,3 +309,14 @@ def test_pgn_file_under_another_name_is_refused_with_a_hint(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith(f"arpad: error: {path}:1: header")
     assert err[0].endswith("it looks like PGN: use --format pgn")
     assert main(["ingest", str(path), "--format", "pgn", "--store", str(store)]) == 0
+
+
+def test_category_of_an_event_without_rated_players_is_unknown(shared_data, capsys):
+    # the 1886 match has no Elo tags: no average, so no category (was 0, "below 1")
+    path = shared_data / "pgn" / "WorldChamp1886.pgn"
+    assert main(["category", str(path), "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "event_id,players,rated_players,average,average_rounded,category"
+    assert lines[1].startswith("World Championship 1st,2,0,") and lines[1].endswith(",,")
+    assert main(["category", "--average", "2276"]) == 0  # a real average keeps its band
+    assert capsys.readouterr().out.strip().endswith("2")
