@@ -77,11 +77,17 @@ _ws_back = jit(_ws_back)
 
 @jit
 def _outside_comments(buf, a, b, in_comment):
-    """(move, end) of the movetext line ``buf[a:b]`` read outside its comments, given
-    whether a ``{`` comment is open at its start: ``move`` is 1 if a letter (a move)
-    stands outside the comments, and ``end`` is the index after the last byte of
-    text outside them (``a``: the line is only comments). Braces do not nest; ``;``
-    outside a brace comment comments out the rest of the line."""
+    """(move, end, open) of the movetext line ``buf[a:b]`` read outside its comments,
+    given whether a ``{`` comment is open at its start: ``move`` is 1 if a letter (a
+    move) stands outside the comments, ``end`` is the index after the last byte of
+    text outside them (``a``: the line is only comments), and ``open`` whether a
+    ``{`` comment is still open after the line (``_scan`` then looks ahead).
+
+    Braces do not nest, and ``;`` outside a brace comment comments out the rest of
+    the line. A comment left open at the end of a line continues (and a
+    ``[Tag "..."]`` line inside it is comment text) only if a ``}`` follows before
+    any ``{``; otherwise it never closes, and is taken to end with its line, so that
+    one stray ``{`` cannot turn the rest of the file into a comment."""
     move = 0
     end = a
     for q in range(a, b):
@@ -97,7 +103,7 @@ def _outside_comments(buf, a, b, in_comment):
             end = q + 1
             if (c >= 65 and c <= 90) or (c >= 97 and c <= 122):
                 move = 1
-    return move, end
+    return move, end, in_comment
 
 
 @jit
@@ -118,30 +124,6 @@ def _line_marker(buf, a, b):
                 return 0
         return 3
     return 0
-
-
-@jit
-def _comment_after_line(buf, a, b, in_comment):
-    """Whether a ``{`` comment is still open after the movetext line ``buf[a:b]``,
-    given whether one was open before it (``_scan`` then looks ahead, see there).
-
-    Braces do not nest, and ``;`` comments out the rest of a line. A comment left
-    open at the end of a line continues (and a ``[Tag "..."]`` line inside it is
-    comment text) only if a ``}`` follows before any ``{``; otherwise it never
-    closes, and is taken to end with its line, so that one stray ``{`` cannot turn
-    the rest of the file into a comment."""
-    q = a
-    while q < b:
-        c = buf[q]
-        if in_comment:
-            if c == 125:
-                in_comment = False
-        elif c == 123:
-            in_comment = True
-        elif c == 59:
-            break
-        q += 1
-    return in_comment
 
 
 @jit
@@ -306,12 +288,6 @@ def _scan(buf, names, name_len):
             first_kept = line
         if buf[a] != 91 or in_comment:  # movetext (or text before the first tag)
             prev_tag = False
-            open_before = in_comment  # a { } comment open at the start of this line
-            if g > 0 and (brace or in_comment):
-                in_comment = _comment_after_line(buf, a, b, in_comment)
-                if in_comment:
-                    brace_at = _next_brace(buf, j, brace_at)
-                    in_comment = brace_at < n and buf[brace_at] == 125
             if g == 0:
                 if pre_n == 0:
                     pre_line = line
@@ -320,11 +296,16 @@ def _scan(buf, names, name_len):
                 pre_n += 1
                 continue
             row = games[g - 1]
-            if row[MOVE] == 1 and not (brace or open_before):
-                row[LAST] = a  # no comment on this line: its text ends at b
+            if not (brace or in_comment):  # no comment on this line: its text ends at b
+                if row[MOVE] != 1:
+                    row[MOVE] = _outside_comments(buf, a, b, False)[0]
+                row[LAST] = a
                 row[LAST + 1] = b
                 continue
-            move, end = _outside_comments(buf, a, b, open_before)
+            move, end, in_comment = _outside_comments(buf, a, b, in_comment)
+            if in_comment:
+                brace_at = _next_brace(buf, j, brace_at)
+                in_comment = brace_at < n and buf[brace_at] == 125
             if move:
                 row[MOVE] = 1
             if end > a:  # a line that is only comments is not where the marker is
