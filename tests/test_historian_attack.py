@@ -116,6 +116,13 @@ def test_windows_1252_names_of_a_chessbase_export(tmp_path):
     assert raw.frame["white_id"].to_list() == ["h.pgn:Šmejkal, Jan", "h.pgn:Gheorghiu, Florin"]
     assert raw.frame["black_id"].to_list()[1] == "h.pgn:Žnuderl, Vladimir"
     assert any("Latin-1" in n for n in raw.notes)
+    # the five bytes Windows-1252 leaves undefined stay Latin-1 (the line is not lost)
+    odd = read(
+        tmp_path,
+        game("1. e4 1-0", white="X").encode("ascii").replace(b'"X"', b'"X\x81\xe9"'),
+        "odd.pgn",
+    )
+    assert odd.frame["white_id"].to_list() == ["odd.pgn:X\x81é"]
 
 
 def test_shortened_dates_keep_their_year_and_month(tmp_path):
@@ -187,7 +194,9 @@ COMMENT = st.lists(st.one_of(WORD, st.just("\n")), max_size=6).map(
     lambda w: "{" + " ".join(w).replace("\n ", "\n") + "}"
 )
 LINE_COMMENT = st.lists(WORD, max_size=4).map(lambda w: "; " + " ".join(w) + "\n")
-EXTRA = st.one_of(COMMENT, LINE_COMMENT, st.just("$14"), st.just("\n"))
+EXTRA = st.one_of(
+    COMMENT, LINE_COMMENT, st.just("$14"), st.just("\n"), st.just("\n% escaped line\n")
+)
 
 
 @st.composite
@@ -207,9 +216,10 @@ def movetexts(draw) -> str:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(movetexts(), min_size=1, max_size=4))
-def test_movetext_read_as_python_chess_reads_it(texts):
+@given(st.lists(movetexts(), min_size=1, max_size=4), st.sampled_from(["\n", "\r\n"]))
+def test_movetext_read_as_python_chess_reads_it(texts, newline):
     text = "".join(game(m, result=r, rnd=str(k + 1)) for k, (m, r) in enumerate(texts))
+    text = text.replace("\n", newline)
     with tempfile.TemporaryDirectory() as tmp:
         raw = read(Path(tmp), text)
     assert not raw.problems
