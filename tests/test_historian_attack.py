@@ -330,3 +330,16 @@ def test_category_of_an_event_without_rated_players_is_unknown(shared_data, caps
     assert lines[1].startswith("World Championship 1st,2,0,") and lines[1].endswith(",,")
     assert main(["category", "--average", "2276"]) == 0  # a real average keeps its band
     assert capsys.readouterr().out.strip().endswith("2")
+
+
+def test_a_brace_never_closed_ends_with_its_line(tmp_path):
+    # the stray '{' swallows the rest of its line only (docs/pgn-trf.md): the result
+    # after it is comment text, and the next games are read as they are
+    text = (
+        game("1. e4 {oops 1-0", rnd="1")
+        + game("1. d4 1-0", rnd="2")
+        + game('1. c4 {a\n[Event "inside a comment"]\nb} 1-0', rnd="3")
+    )
+    raw = read(tmp_path, text)
+    assert [(p[0], p[1]) for p in raw.problems] == [(1, "truncated_game")]
+    assert raw.frame.select("event_id", "result").rows() == [("Hastings", "1-0")] * 2
