@@ -2,8 +2,9 @@
 
 One compiled pass (``kernels.pgn_scan.scan_pgn``, Numba) walks the file's UTF-8 bytes: it splits
 lines, strips them, finds where games start, parses the tag pairs and keeps, per
-game, the byte ranges of the wanted tag values and of the first, second and last
-movetext lines (no Python object per line). Tag values become Polars string
+game, the byte ranges of the wanted tag values, whether a move stands outside the
+movetext's comments and the termination marker ending the text outside them (no
+Python object per line). Tag values become Polars string
 columns cut from the bytes; the per-game rules below are Polars expressions over
 one row per game (target ≥ 200k games/s, benchmarks/bench_pgn.py). Per game we read the Seven Tag Roster plus
 WhiteElo/BlackElo, WhiteFideId/BlackFideId, WhiteTitle/BlackTitle, TimeControl
