@@ -158,9 +158,25 @@ def refuse_nul(data: bytes, path: Path, first_line: int = 1, what: str = "") -> 
         raise InputError(path, line, f"{what}binary data (NUL byte): not a text file")
 
 
+def _windows_1252(line: bytes) -> str:
+    """A line that is not UTF-8, as Windows-1252 (the Latin-1 of Windows exports, e.g.
+    ChessBase: 0x8A is Š, 0x9E is ž, where Latin-1 has invisible C1 controls); the
+    five bytes Windows-1252 leaves undefined are read as Latin-1."""
+    try:
+        return line.decode("cp1252")
+    except UnicodeDecodeError:
+        return "".join(
+            chr(b) if b in _CP1252_UNDEFINED else bytes([b]).decode("cp1252") for b in line
+        )
+
+
+_CP1252_UNDEFINED = frozenset((0x81, 0x8D, 0x8F, 0x90, 0x9D))
+
+
 def _decode_mixed(data: bytes, notes: list[str]) -> str:
     """Text that is not UTF-8 as a whole: each line that is valid UTF-8 stays UTF-8
-    (a file pasted together from two sources), the others are read as Latin-1."""
+    (a file pasted together from two sources), the others are read as Windows-1252,
+    the superset of Latin-1 that Windows programs write (``_windows_1252``)."""
     while data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     lines = data.split(b"\n")
@@ -170,22 +186,23 @@ def _decode_mixed(data: bytes, notes: list[str]) -> str:
             text = line.decode("utf-8")
             utf8 += not line.isascii()
         except UnicodeDecodeError:
-            text = line.decode("latin-1")
+            text = _windows_1252(line)
             latin1 += 1
         out.append(text)
     if utf8:
         notes.append(
             f"not valid UTF-8; {latin1} line(s) decoded as Latin-1, {utf8} other non-ASCII "
-            "line(s) kept as UTF-8"
+            "line(s) kept as UTF-8 (Latin-1 read as Windows-1252)"
         )
     else:
-        notes.append("not valid UTF-8; decoded as Latin-1")
+        notes.append("not valid UTF-8; decoded as Latin-1 (Windows-1252)")
     return "\n".join(out)
 
 
 def decode(data: bytes, path: Path, notes: list[str]) -> str:
-    """UTF-8 (with or without BOM); Latin-1 when the bytes are not UTF-8. NUL bytes
-    anywhere are refused; repeated byte-order marks at the start are dropped with a note."""
+    """UTF-8 (with or without BOM); Latin-1 (as Windows-1252) when the bytes are not
+    UTF-8. NUL bytes anywhere are refused; repeated byte-order marks at the start are
+    dropped with a note."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise InputError(
             path, 1, "UTF-16 text (byte-order mark): arpad reads UTF-8 or Latin-1; save as UTF-8"
@@ -628,11 +645,13 @@ def _detect_kind(path: Path, names: list[str], kind: str | None) -> str:
         return "games"
     if "player_id" in names:
         return "players"
+    # a PGN file under another name (games.txt): its first line is a tag pair
+    pgn = "; it looks like PGN: use --format pgn" if names and names[0].startswith("[") else ""
     raise InputError(
         path,
         1,
         f"header {names} is neither a games file (white_id, black_id, …) "
-        "nor a players file (player_id, …) nor a known mapping",
+        f"nor a players file (player_id, …) nor a known mapping{pgn}",
     )
 
 
