@@ -30,11 +30,15 @@ MERGES = pa.schema(
 )
 
 # Base views: name -> (glob relative to the store root, hive partitioning, schema when empty).
+# The partition levels are spelled out (``pool=*``, not ``*``): a writer's journal keeps
+# a partition it removes as a hidden ``.period=N.<token>.kept.tmp`` folder until the
+# command ends (pipeline/store.py), and DuckDB's ``*`` matches hidden names, so a catalog
+# refreshed in that command would read the removed partition (a "Hive partition mismatch").
 BASE_VIEWS = {
-    "games": ("games/*/*/*.parquet", True, schemas.GAMES),
+    "games": ("games/pool=*/period=*/*.parquet", True, schemas.GAMES),
     "players": ("players/players.parquet", False, schemas.PLAYERS),
-    "ratings": ("ratings/*/*/*/*.parquet", True, schemas.RATINGS),
-    "quarantine": ("quarantine/*/*.parquet", False, schemas.QUARANTINE),
+    "ratings": ("ratings/system=*/pool=*/period=*/*.parquet", True, schemas.RATINGS),
+    "quarantine": ("quarantine/batch=*/*.parquet", False, schemas.QUARANTINE),
     "manifest": ("manifest/manifest.parquet", False, MANIFEST),
     "history": ("manifest/history.parquet", False, HISTORY),
     "aliases": ("players/aliases.parquet", False, ALIASES),

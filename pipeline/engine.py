@@ -422,6 +422,17 @@ def period_arrays(
     )
 
 
+def run_periods(store: Store, sys_, pool: str, rules_for: Callable) -> list[int]:
+    """The periods a run of ``pool`` walks: those with games, then any the system walks
+    without games after the last one to publish what it still holds (``closing_periods``:
+    FIDE's two-monthly lists, docs/fide-history.md)."""
+    stored = store.periods(pool)
+    if not stored:
+        return stored
+    last = stored[-1]
+    return stored + [p for p in sys_.closing_periods(last, rules_for(last)) if p > last]
+
+
 def rules_picker(sys_, pool: str, rules: Any | None, overrides: dict | None) -> Callable:
     """period -> the rules for it: ``rules`` fixed for every period, else the version in
     force, with ``--set`` overrides on top."""
@@ -475,6 +486,11 @@ def rate_in_memory(
     rules_for = rules_picker(sys_, pool, rules, overrides)
     if not periods:
         return {}
+    empty = np.empty(0, dtype=np.int32)
+    last_given = periods[-1][0]
+    for p in sys_.closing_periods(last_given, rules_for(last_given)):
+        if p > last_given:  # walked without games, as the store engine does
+            periods = [*periods, (p, empty, empty, np.empty(0), empty)]
     state = sys_.initial_state(info, rules_for(periods[0][0]))
     previous: int | None = None
     out: dict[int, pa.Table] = {}
@@ -645,9 +661,9 @@ def rate(
     # Ratings PGN/TRF files gave are dated observations, not undated seeds (docs/observations.md).
     info.rating = observations.undated_ratings(store, info.player_id, info.rating)
     n = info.n
-    all_periods = store.periods(pool)
-    walk = [p for p in all_periods if (start is None or p >= start) and (end is None or p <= end)]
     rules_for = rules_picker(sys_, pool, rules, overrides)
+    all_periods = run_periods(store, sys_, pool, rules_for)
+    walk = [p for p in all_periods if (start is None or p >= start) and (end is None or p <= end)]
 
     every = checkpoints.every_or_default(checkpoint_every)
 

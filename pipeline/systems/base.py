@@ -266,6 +266,12 @@ class RatingSystem:
         later step re-estimates everything anyway (WHR) just stores the games."""
         return self.step(state, games, rules)[0]
 
+    def closing_periods(self, last: int, rules: Any) -> list[int]:
+        """Periods after ``last`` (the pool's last period with games) that a run walks
+        without games, because results of ``last`` are published only then (FIDE's
+        two-monthly lists: the month that closes ``last``'s rating period). Default: none."""
+        return []
+
     def revises_history(self, rules: Any) -> bool:
         """True when a run's reports are all replaced at its end by ``history_reports``
         under these rules (WHR with ``retroactive`` on): the engine then only ``absorb``s
