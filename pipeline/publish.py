@@ -23,7 +23,7 @@ import json
 import polars as pl
 import pyarrow as pa
 
-from arpad.pipeline import catalog, combined, trail
+from arpad.pipeline import catalog, combined, incremental, trail
 from arpad.pipeline.store import Store, atomic_write_parquet, atomic_write_text
 
 # Format -> file name of a published list.
@@ -64,6 +64,11 @@ class AlreadyPublishedError(ValueError):
     """The period's list is already published (bad input, exit 2)."""
 
 
+class StaleListError(ValueError):
+    """Games or players changed since the period was rated (bad input, exit 2): a frozen
+    list must not miss a correction that is already in the store."""
+
+
 class NotPublishedError(ValueError):
     """No published list of that period (bad input, exit 2)."""
 
@@ -93,6 +98,14 @@ def publish(store: Store, system: str, pool: str = "standard", period: int | Non
         raise AlreadyPublishedError(
             f"the {system}/{pool} list of period {period} is already published "
             f"({folder}); a published list is never revised: see arpad diff --published"
+        )
+    stale = incremental.read_stale(store).get(f"{system}/{pool}")
+    if stale is not None and stale <= period:
+        since = f"period {stale}" if stale != incremental.FROM_FIRST else "the first period"
+        raise StaleListError(
+            f"the {system}/{pool} ratings of period {period} are out of date: games or "
+            f"players changed since they were rated (stale from {since}); run arpad rate "
+            f"--system {system} --pool {pool} first, then publish"
         )
     # FIDE's fixed-width files need ids that fit its ID Number column; a store of
     # file-scoped ids (a historian's PGN players) publishes the other formats and says why.
