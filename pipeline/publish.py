@@ -180,11 +180,15 @@ def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFram
 
     manifest = read_manifest(store, system, pool, period)
     folder = store.published_partition(system, pool, period)
-    published = pl.read_parquet(folder / FILES["parquet"]).select(
+    frozen = pl.read_parquet(folder / FILES["parquet"])
+    # Whole-number lists (FIDE, USCF, …; docs/lists.md) are compared in whole numbers.
+    whole = frozen["rating"].dtype.is_integer()
+    published = frozen.select(
         "player_id", "name", pl.col("rating").cast(pl.Float64).alias("published")
     )
     try:
         current, _ = list_frame(store, system, pool, period)
+        whole = whole and current["rating"].dtype.is_integer()
         revised = current.select(
             "player_id", pl.col("name").alias("name_now"), pl.col("rating").cast(pl.Float64)
         ).rename({"rating": "revised"})
@@ -234,6 +238,8 @@ def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFram
         .select(DIFF_COLUMNS)
         .sort("player_id")
     )
+    if whole:
+        out = out.with_columns(pl.col(c).cast(pl.Int64) for c in ("published", "revised", "change"))
     return out, corrections(store, manifest)
 
 

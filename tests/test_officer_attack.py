@@ -177,6 +177,26 @@ def test_publish_refuses_a_list_a_correction_made_stale(rated, tmp_path, capsys)
     assert published["1003"] < old["1003"] and published["1004"] > old["1004"]
 
 
+def test_diff_of_a_fide_list_is_in_whole_numbers(rated, tmp_path):
+    """`arpad diff --published` printed FIDE's whole-number ratings as 2186.0."""
+    s = ["--store", str(rated)]
+    assert main(["publish", *s]) == 0
+    corrected = GAMES.replace("g2,2024-01-11,1003,1004,1-0", "g2,2024-01-11,1003,1004,0-1")
+    (tmp_path / "jan.csv").write_text(corrected)
+    assert run("ingest", str(tmp_path / "jan.csv"), *s) == 0
+    assert run("rate", "--system", "fide", *s) == 0
+    out = tmp_path / "diff.csv"
+    assert (
+        main(["diff", "--published", "2024-01", *s, "--format", "csv", "--output", str(out)]) == 0
+    )
+    text = out.read_text()
+    assert ".0" not in text
+    frame = pl.read_csv(out, schema_overrides={"player_id": pl.String})
+    assert frame["published"].dtype == pl.Int64 and frame.height >= 2
+    assert (frame["change"] == frame["revised"] - frame["published"]).all()
+    assert (frame["change"] != 0).all()
+
+
 def test_publish_refuses_after_a_merge_until_rated(rated, capsys):
     s = ["--store", str(rated)]
     assert main(["players", "merge", "1001", "1004", *s]) == 0
