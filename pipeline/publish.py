@@ -87,6 +87,20 @@ def _distinct(table: pa.Table, column: str) -> list:
     return sorted(v for v in set(table.column(column).to_pylist()) if v is not None)
 
 
+def out_of_date(store: Store, system: str, pool: str, period: int) -> str | None:
+    """Why the ratings of ``period`` are stale (games or players changed since it was
+    rated: a correction, a late result, a merge), else None."""
+    stale = incremental.read_stale(store).get(f"{system}/{pool}")
+    if stale is None or stale > period:
+        return None
+    since = f"period {stale}" if stale != incremental.FROM_FIRST else "the first period"
+    return (
+        f"the {system}/{pool} ratings of period {period} are out of date: games or "
+        f"players changed since they were rated (stale from {since}); run arpad rate "
+        f"--system {system} --pool {pool} first"
+    )
+
+
 def publish(store: Store, system: str, pool: str = "standard", period: int | None = None) -> dict:
     """Freeze the list of ``period`` (default: the latest rated); returns the manifest.
     The caller holds the store's writer lock."""
@@ -99,14 +113,8 @@ def publish(store: Store, system: str, pool: str = "standard", period: int | Non
             f"the {system}/{pool} list of period {period} is already published "
             f"({folder}); a published list is never revised: see arpad diff --published"
         )
-    stale = incremental.read_stale(store).get(f"{system}/{pool}")
-    if stale is not None and stale <= period:
-        since = f"period {stale}" if stale != incremental.FROM_FIRST else "the first period"
-        raise StaleListError(
-            f"the {system}/{pool} ratings of period {period} are out of date: games or "
-            f"players changed since they were rated (stale from {since}); run arpad rate "
-            f"--system {system} --pool {pool} first, then publish"
-        )
+    if problem := out_of_date(store, system, pool, period):
+        raise StaleListError(f"{problem}, then publish")
     # FIDE's fixed-width files need ids that fit its ID Number column; a store of
     # file-scoped ids (a historian's PGN players) publishes the other formats and says why.
     skipped: dict[str, str] = {}

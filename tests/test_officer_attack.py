@@ -177,6 +177,27 @@ def test_publish_refuses_a_list_a_correction_made_stale(rated, tmp_path, capsys)
     assert published["1003"] < old["1003"] and published["1004"] > old["1004"]
 
 
+def test_list_of_stale_ratings_says_so(rated, tmp_path, capsys):
+    """`arpad list` printed ratings a correction had made stale without a word."""
+    s = ["--store", str(rated)]
+    assert main(["list", *s, "--format", "csv"]) == 0
+    assert "out of date" not in capsys.readouterr().err
+    corrected = GAMES.replace("g2,2024-01-11,1003,1004,1-0", "g2,2024-01-11,1003,1004,0-1")
+    (tmp_path / "jan.csv").write_text(corrected)
+    assert run("ingest", str(tmp_path / "jan.csv"), *s) == 0
+    capsys.readouterr()
+    assert main(["list", *s, "--format", "csv"]) == 0
+    assert capsys.readouterr().err == (
+        "arpad: note: the fide/standard ratings of period 202401 are out of date: games or "
+        "players changed since they were rated (stale from period 202401); run arpad rate "
+        "--system fide --pool standard first\n"
+    )
+    assert run("rate", "--system", "fide", *s) == 0
+    capsys.readouterr()
+    assert main(["list", *s, "--format", "csv"]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_diff_of_a_fide_list_is_in_whole_numbers(rated, tmp_path):
     """`arpad diff --published` printed FIDE's whole-number ratings as 2186.0."""
     s = ["--store", str(rated)]

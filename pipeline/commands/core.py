@@ -291,6 +291,10 @@ def cmd_list(args) -> int:
         lower = get_system(args.system).lower_is_better
         frame = active_only(frame, store, args.system, args.pool, period, active, lower)
         frame = frame.head(args.top) if args.top else frame
+    from arpad.pipeline.publish import out_of_date
+
+    if stale := out_of_date(store, args.system, args.pool, period):  # docs/lists.md
+        print(f"arpad: note: {stale}", file=sys.stderr)
     if args.fmt == "table" and not args.output:
         print(f"{args.system} / {args.pool} / {_shown(args, period)}: {frame.height} players")
         from arpad.pipeline.precision import period_precision, precision_note
