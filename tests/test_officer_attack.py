@@ -198,6 +198,32 @@ def test_list_of_stale_ratings_says_so(rated, tmp_path, capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_merge_interrupted_after_its_alias_file_leaves_the_ratings_stale(
+    rated, monkeypatch, capsys
+):
+    """Ctrl-C (or SIGKILL) right after the merge's alias file was written used to leave
+    no stale mark: the monthly job then found nothing to recompute and `arpad publish`
+    froze ratings that did not count the merge."""
+    from arpad.pipeline import identity
+
+    real = identity._write_merge
+
+    def write_then_interrupt(*args, **kwargs):
+        real(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(identity, "_write_merge", write_then_interrupt)
+    s = ["--store", str(rated)]
+    assert main(["players", "merge", "1001", "1004", *s]) == 130
+    monkeypatch.undo()
+    assert identity.alias_map(Store(rated)) == {"1004": "1001"}  # the merge is in force
+    capsys.readouterr()
+    assert main(["publish", *s]) == 2
+    assert "out of date" in capsys.readouterr().err
+    assert run("rate", "--system", "fide", *s) == 0
+    assert main(["publish", *s]) == 0
+
+
 def test_diff_of_a_fide_list_is_in_whole_numbers(rated, tmp_path):
     """`arpad diff --published` printed FIDE's whole-number ratings as 2186.0."""
     s = ["--store", str(rated)]
