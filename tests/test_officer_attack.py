@@ -146,6 +146,22 @@ def test_trf_aligned_lines_still_read(tmp_path):
     assert raw.players.get_column("rating").to_list() == ["2200", "2100"]
 
 
+def test_players_file_alone_with_the_players_option(rated, tmp_path, capsys):
+    """`arpad ingest --players players.csv` (a corrected players file, no games) was
+    refused by the argument parser ("the following arguments are required: FILE")."""
+    (tmp_path / "players.csv").write_text(PLAYERS.replace("1002,Bravo,2100", "1002,Bravo,2110"))
+    s = ["--store", str(rated)]
+    assert run("ingest", "--players", str(tmp_path / "players.csv"), *s) == 0
+    ratings = dict(
+        zip(*Store(rated).read_players().select(["player_id", "rating"]).to_pydict().values())
+    )
+    assert ratings["1002"] == 2110.0
+    capsys.readouterr()
+    assert run("ingest", *s) == 2
+    err = capsys.readouterr().err
+    assert err == "arpad: error: give the files to ingest: FILE... and/or --players F\n"
+
+
 # -- publishing ------------------------------------------------------------------------------
 
 

@@ -22,7 +22,7 @@ from arpad.pipeline.systems import DEFAULT_SYSTEM
 
 def register(sub) -> None:
     p = sub.add_parser("ingest", help="ingest games/players files into the store")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="*", metavar="FILE")  # none: a players file alone
     add_store(p)
     p.add_argument(
         "--format", dest="fmt", default=None, help="csv|parquet|pgn|trf (default: from the name)"
@@ -179,6 +179,8 @@ def print_ingest_report(report) -> int:
 def cmd_ingest(args) -> int:
     from arpad.pipeline.jobs import IngestRequest
 
+    if not args.files and not args.players:
+        raise ValueError("give the files to ingest: FILE... and/or --players F")
     request = IngestRequest(
         args.store,
         args.files,
