@@ -188,6 +188,19 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             )
             rejected.append(line)
             continue
+        if "\t" in line:
+            # An editor's tabs: every column after the first tab is at the wrong offset.
+            problems.append(
+                (
+                    no,
+                    Reason.MALFORMED_ROW,
+                    "a TAB character in a 001 line: TRF columns are fixed-width "
+                    "(replace the tabs by spaces)",
+                    line,
+                )
+            )
+            rejected.append(line)
+            continue
         if line[3:4].strip() or line[8:9].strip():
             # Columns 4 and 9 are blank in every 001 line: a character there means the
             # line is shifted (an editor added or removed a column), and every field read

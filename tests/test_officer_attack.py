@@ -114,6 +114,22 @@ def test_trf_shifted_by_one_column_stores_no_player(rated, tmp_path, capsys):
         assert "4 players × 1 rounds = 4 blocks" in " ".join(raw.notes)
 
 
+def test_trf_with_tabs_is_refused_line_by_line_with_the_reason(tmp_path):
+    """An editor that turned runs of spaces into tabs: the lines were read at the wrong
+    offsets, with a note per line about a FIDE id such as '.0\t1    26'."""
+    lines = [
+        trf_line(1, "Aa, Anna", 2200, 10001, ["   2 w 1"]),
+        trf_line(2, "Bb, Bert", 2100, 10002, ["   1 b 0"]),
+    ]
+    path = tmp_path / "tabs.trf"
+    path.write_text(trf_text([line.replace("        ", "\t") for line in lines]))
+    raw = read_any(path)
+    assert raw.frame.height == 0 and raw.players.height == 0
+    assert [p[0] for p in raw.problems] == [5, 6]
+    assert all("a TAB character in a 001 line" in p[2] for p in raw.problems)
+    assert not any("FIDE id" in n for n in raw.notes)
+
+
 def test_trf_with_one_fide_id_on_two_lines_rates_nobody_twice(tmp_path, capsys):
     """A FIDE id typed twice (ranks 1 and 2 both 10001): rank 2's game used to be stored
     as the game of rank 1's player, although the players row was quarantined."""
