@@ -283,6 +283,9 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     chosen = _choose_mapping(path, header, mapping)
     names = [chosen.rename.get(h, h) for h in header] if chosen else [h.lower() for h in header]
     names = names if chosen else tag_aliases(names, notes)
+    # Columns without a name (a spreadsheet's trailing ",,") are unknown columns like any
+    # other, each under its own name, not duplicates of one another (docs/ingest.md).
+    names = [n if n else f"unnamed column {i}" for i, n in enumerate(names, 1)]
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
     if kind and row_kind != kind:
         raise InputError(path, 1, f"expected a {kind} file, the header looks like {row_kind}")

@@ -397,6 +397,23 @@ def test_semicolon_csv_with_decimal_commas(tmp_path, capsys):
     assert stored_games(root)["score"].to_list() == [1.0, 0.5, 0.0]
 
 
+def test_spreadsheet_columns_without_a_name_are_not_duplicates(tmp_path, capsys):
+    """Excel writes a header ending in ",," when cells right of the table were touched:
+    the file was refused whole as "duplicate column names in header"."""
+    path = tmp_path / "excel.csv"
+    path.write_bytes(
+        b"\xef\xbb\xbfgame_id,date,white_id,black_id,result,,\r\n"
+        b"e1,2024-01-10,1001,1002,1-0,,\r\ne2,2024-01-11,1002,1001,1/2,,\r\n"
+    )
+    root = tmp_path / "store"
+    assert run("ingest", str(path), "--store", str(root)) == 0, capsys.readouterr().err
+    assert stored_games(root)["score"].to_list() == [1.0, 0.5]
+    # two columns really named alike are still refused
+    path.write_text("game_id,date,white_id,black_id,result,result\ne1,2024-01-10,a,b,1-0,0-1\n")
+    assert run("ingest", str(path), "--store", str(root)) == 2
+    assert "duplicate column names in header" in capsys.readouterr().err
+
+
 def test_comma_csv_keeps_semicolons_inside_fields(tmp_path):
     path = tmp_path / "c.csv"
     path.write_text(
