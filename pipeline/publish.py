@@ -90,6 +90,12 @@ def _distinct(table: pa.Table, column: str) -> list:
 def out_of_date(store: Store, system: str, pool: str, period: int) -> str | None:
     """Why the ratings of ``period`` are stale (games or players changed since it was
     rated: a correction, a late result, a merge), else None."""
+    if incremental.interrupted(store, system, pool):
+        return (
+            f"the last arpad rate of {system}/{pool} was interrupted (its journal "
+            f"STORE/runs/system={system}/pool={pool}.json still says running): its periods "
+            f"may mix two runs; run arpad rate --system {system} --pool {pool} again first"
+        )
     stale = incremental.read_stale(store).get(f"{system}/{pool}")
     if stale is None or stale > period:
         return None

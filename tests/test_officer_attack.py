@@ -256,6 +256,30 @@ def test_merge_interrupted_after_its_alias_file_leaves_the_ratings_stale(
     assert main(["publish", *s]) == 0
 
 
+def test_publish_refuses_after_an_interrupted_rate(rated, tmp_path, capsys):
+    """A rate with other rules killed half-way leaves periods of two runs; `arpad
+    publish` froze that mixture, and the monthly job (no stale mark) published it as
+    up to date. The state a SIGKILL leaves is the journal still saying "running"."""
+    s = ["--store", str(rated)]
+    journal = Store(rated).journal_path("fide", "standard")
+    text = journal.read_text()
+    assert '"status": "done"' in text
+    journal.write_text(text.replace('"status": "done"', '"status": "running"'))
+    capsys.readouterr()
+    assert main(["publish", *s]) == 2
+    err = capsys.readouterr().err
+    assert "the last arpad rate of fide/standard was interrupted" in err
+    assert "STORE/runs/system=fide/pool=standard.json still says running" in err
+    # the monthly job recomputes it (marked stale from the first period), then publishes
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    monthly = ["recalculate", "--inbox", str(inbox), *s, "--systems", "fide", "--no-flow"]
+    assert main(monthly) == 0
+    assert "Recomputed" in capsys.readouterr().out
+    assert '"status": "done"' in journal.read_text()
+    assert Store(rated).published_periods("fide", "standard") == [202401]
+
+
 def test_diff_of_a_fide_list_is_in_whole_numbers(rated, tmp_path):
     """`arpad diff --published` printed FIDE's whole-number ratings as 2186.0."""
     s = ["--store", str(rated)]
