@@ -461,3 +461,18 @@ def test_every_way_of_writing_a_draw(tmp_path, text, score, capsys):
     root = tmp_path / "store"
     assert run("ingest", str(path), "--store", str(root)) == 0, capsys.readouterr().err
     assert stored_games(root)["score"].to_list() == [score]
+
+
+def test_sql_csv_of_a_list_column_is_exit_2(rated, capsys):
+    """`arpad sql "SELECT list(...)" --format csv` was an internal error (exit 1 and a
+    polars traceback: "CSV format does not support nested data")."""
+    query = "SELECT period, list(DISTINCT rules) AS rules FROM ratings GROUP BY period"
+    capsys.readouterr()
+    assert main(["sql", query, "--store", str(rated), "--format", "csv"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "arpad: error: --format csv cannot hold the nested column(s) rules (a list or "
+        "struct): use --format json or parquet, or make it text in the query\n"
+    )
+    assert main(["sql", query, "--store", str(rated), "--format", "json"]) == 0
+    assert '"rules":["FIDE' in capsys.readouterr().out
