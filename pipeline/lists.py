@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import calendar
 import io
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -216,8 +217,13 @@ def fide_txt_problem(ids) -> str | None:
     )
 
 
+# Control characters (a line break typed into a spreadsheet cell, a tab) and Unicode
+# line separators: one would split or shift a fixed-width line (docs/lists.md).
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def _cell(value, width: int, column: str) -> str:
-    text = "" if value is None else str(value)
+    text = "" if value is None else _BREAKS.sub(" ", str(value))
     if column == "player_id" and len(text) >= width:
         raise ValueError(
             f"fide-txt: player id {text!r} is longer than {width - 1} characters "

@@ -338,6 +338,27 @@ def test_written_files_follow_the_umask(rated, tmp_path):
     assert files and all(stat.S_IMODE(f.stat().st_mode) == expected for f in files)
 
 
+def test_line_breaks_in_names_do_not_break_the_fixed_width_file(rated, tmp_path):
+    """A name typed with Alt+Enter in a spreadsheet ("Alpha,\nAnna"), or holding a tab,
+    split or shifted its player's line of the published list.txt."""
+    players = PLAYERS.replace("1001,Alpha,2200", '1001,"Alpha,\nAnna",2200')
+    players = players.replace("1002,Bravo,2100", '1002,"Bravo\tB\u2028x",2100')
+    (tmp_path / "players2.csv").write_text(players, encoding="utf-8")
+    s = ["--store", str(rated)]
+    assert run("ingest", "--players", str(tmp_path / "players2.csv"), *s) == 0
+    assert run("rate", "--system", "fide", *s) == 0
+    assert main(["publish", *s]) == 0
+    folder = Store(rated).published_partition("fide", "standard", 202401)
+    lines = (folder / "list.txt").read_text(encoding="utf-8").split("\n")
+    assert lines[-1] == "" and len(lines) == 1 + 4 + 1  # header, four players, final newline
+    rows = {line[:15].strip(): line for line in lines[1:-1]}
+    assert rows["1001"][15:76].rstrip() == "Alpha, Anna"
+    assert rows["1002"][15:76].rstrip() == "Bravo B x"
+    assert all(line[113:119].strip().isdigit() for line in rows.values())  # ratings in place
+    # the other formats keep the name as it was given
+    assert "Alpha,\nAnna" in pl.read_csv(folder / "list.csv")["name"].to_list()
+
+
 # -- a read-only store or output folder ---------------------------------------------------------
 
 
