@@ -359,6 +359,23 @@ def test_line_breaks_in_names_do_not_break_the_fixed_width_file(rated, tmp_path)
     assert "Alpha,\nAnna" in pl.read_csv(folder / "list.csv")["name"].to_list()
 
 
+def test_fide_xml_with_control_characters_is_well_formed(rated, tmp_path):
+    """A vertical tab or another control character in a name (spreadsheet exports have
+    them) made list.xml not well-formed: no XML parser could read the published file."""
+    import xml.etree.ElementTree as ET
+
+    players = PLAYERS.replace("1001,Alpha,2200", '1001,"Al\x0bpha\x01",2200')
+    (tmp_path / "players2.csv").write_text(players, encoding="utf-8")
+    s = ["--store", str(rated)]
+    assert run("ingest", "--players", str(tmp_path / "players2.csv"), *s) == 0
+    assert run("rate", "--system", "fide", *s) == 0
+    out = tmp_path / "list.xml"
+    assert main(["list", *s, "--format", "fide-xml", "--output", str(out)]) == 0
+    root = ET.parse(out).getroot()
+    names = {p.findtext("fideid"): p.findtext("name") for p in root.iter("player")}
+    assert names["1001"] == "Al pha " and names["1002"] == "Bravo" and len(names) == 4
+
+
 # -- a read-only store or output folder ---------------------------------------------------------
 
 
