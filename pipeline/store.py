@@ -585,8 +585,15 @@ class Store:
         return base / f"period={names.period(period)}"
 
     def published_periods(self, system: str, pool: str) -> list[int]:
+        """Periods whose list is published: the folder's ``manifest.json`` is written last
+        (pipeline/publish.py), so a folder without it is a publication killed half-way,
+        not a published list (the next ``publish`` writes it)."""
         base = self._system_pool(self.published_dir, system, pool)
-        return sorted(int(p.name.split("=", 1)[1]) for p in self._subdirs(base))
+        return sorted(
+            int(p.name.split("=", 1)[1])
+            for p in self._subdirs(base)
+            if (p / "manifest.json").is_file()
+        )
 
     @property
     def catalog_path(self) -> Path:

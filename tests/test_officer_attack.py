@@ -280,6 +280,31 @@ def test_publish_refuses_after_an_interrupted_rate(rated, tmp_path, capsys):
     assert Store(rated).published_periods("fide", "standard") == [202401]
 
 
+def test_a_publication_killed_half_way_is_not_published(rated, tmp_path, capsys):
+    """`arpad publish` killed before its manifest (written last) leaves a folder with some
+    list files. The monthly job took that folder for a published list: it never froze
+    the period and failed on every run with "no published fide/standard list of period
+    202401 (published: 202401; …)"."""
+    s = ["--store", str(rated)]
+    store = Store(rated)
+    folder = store.published_partition("fide", "standard", 202401)
+    folder.mkdir(parents=True)
+    (folder / "list.txt").write_text("ID Number      Name\n")  # what a SIGKILL left
+    assert store.published_periods("fide", "standard") == []
+    capsys.readouterr()
+    assert main(["diff", "--published", "202401", *s]) == 2
+    assert "no published fide/standard list of period 202401 (published: none;" in (
+        capsys.readouterr().err
+    )
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    monthly = ["recalculate", "--inbox", str(inbox), *s, "--systems", "fide", "--no-flow"]
+    assert main(monthly) == 0, capsys.readouterr().err
+    assert store.published_periods("fide", "standard") == [202401]
+    assert (folder / "manifest.json").is_file() and (folder / "list.txt").stat().st_size > 100
+    assert main(["diff", "--published", "202401", *s]) == 0
+
+
 def test_diff_of_a_fide_list_is_in_whole_numbers(rated, tmp_path):
     """`arpad diff --published` printed FIDE's whole-number ratings as 2186.0."""
     s = ["--store", str(rated)]
