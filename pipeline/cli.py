@@ -69,6 +69,12 @@ def _check_args(args) -> None:
     options = dict(OUTPUT_OPTIONS)
     if args.command == "backtest":
         options["predictions"] = "--predictions"
+    for attr, option in options.items():  # files, not folders: `--output /tmp` is a typo
+        value = getattr(args, attr, None)
+        if args.command == "whatif" and attr == "output":
+            continue  # `arpad whatif --output DIR`: a folder of Parquet tables
+        if isinstance(value, str) and value and os.path.isdir(value):
+            raise ValueError(f"{option} {value} is a directory: give a file name")
     if args.command in OUTPUT_FOLDERS:
         attr, option = OUTPUT_FOLDERS[args.command]
         options[attr] = option

@@ -539,3 +539,26 @@ def test_sql_csv_of_a_list_column_is_exit_2(rated, capsys):
     )
     assert main(["sql", query, "--store", str(rated), "--format", "json"]) == 0
     assert '"rules":["FIDE' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["list", "--format", "csv"],
+        ["list", "--format", "fide-txt"],
+        ["diff", "--published", "2024-01", "--format", "csv"],
+        ["sql", "SELECT 1"],
+    ],
+)
+def test_output_naming_a_folder_is_exit_2(rated, tmp_path, capsys, command):
+    """`--output /tmp` (a folder where a file name belongs) was an internal error (exit
+    1, IsADirectoryError from the final rename)."""
+    if command[0] == "diff":
+        assert main(["publish", "--store", str(rated)]) == 0
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    capsys.readouterr()
+    assert main([*command, "--store", str(rated), "--output", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"arpad: error: --output {folder} is a directory: give a file name\n"
+    assert list(folder.iterdir()) == []
