@@ -284,6 +284,11 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     problem_blocks += len(rejected) * rounds
 
     start = parse_free_date(header.get("042")) or parse_free_date(header.get("052"))
+    if start is None and (header.get("042") or header.get("052")):
+        # Without it a game with no 132 round date is quarantined "neither date nor
+        # period": say which header text was not understood.
+        given = ", ".join(f"{c} {header[c]!r}" for c in ("042", "052") if header.get(c))
+        notes.append(f"header date(s) {given} not understood: give YYYY/MM/DD")
     dates = {}
     for r in range(1, rounds + 1):
         c = BLOCK_START + BLOCK_WIDTH * (r - 1)

@@ -150,6 +150,27 @@ def test_trf_with_one_fide_id_on_two_lines_rates_nobody_twice(tmp_path, capsys):
     assert "Bb, Bert" not in Store(root).read_players().column("name").to_pylist()
 
 
+def test_trf_header_date_not_understood_is_named(tmp_path, capsys):
+    """Start and end dates with a two-digit year ("24.09.10"): the games were
+    quarantined "neither date nor period given" without a word about the header."""
+    lines = [
+        trf_line(1, "Aa, Anna", 2200, 10001, ["   2 w 1"]),
+        trf_line(2, "Bb, Bert", 2100, 10002, ["   1 b 0"]),
+    ]
+    text = (
+        trf_text(lines)
+        .replace("042 2024/01/10", "042 10.01.24")
+        .replace("052 2024/01/12", "052 12.01.24")
+    )
+    path = tmp_path / "yy.trf"
+    path.write_text(text)
+    assert run("ingest", str(path), "--store", str(tmp_path / "store")) == 2
+    out = capsys.readouterr()
+    err = out.out + out.err
+    assert "header date(s) 042 '10.01.24', 052 '12.01.24' not understood: give YYYY/MM/DD" in err
+    assert f"{path}:5: missing_period" in err
+
+
 def test_trf_aligned_lines_still_read(tmp_path):
     lines = [
         trf_line(1, "Aa, Anna", 2200, 10001, ["   2 w 1"]),
