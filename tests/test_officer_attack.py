@@ -171,6 +171,38 @@ def test_trf_header_date_not_understood_is_named(tmp_path, capsys):
     assert f"{path}:5: missing_period" in err
 
 
+def test_corrected_trf_under_a_new_name_says_the_result_was_not_applied(tmp_path, capsys):
+    """The arbiter's corrected TRF saved under a new name: its changed result was
+    quarantined "already stored from …" exactly like the unchanged games, so nothing
+    told the officer the correction had not been applied."""
+    first = [
+        trf_line(1, "Aa, Anna", 2200, 10001, ["   2 w 1", "   3 b ="]),
+        trf_line(2, "Bb, Bert", 2100, 10002, ["   1 b 0", "   4 w 1"]),
+        trf_line(3, "Cc, Carl", 2000, 10003, ["   4 w 1", "   1 w ="]),
+        trf_line(4, "Dd, Dora", 1900, 10004, ["   3 b 0", "   2 b 0"]),
+    ]
+    fixed = [first[0].replace("   2 w 1", "   2 w 0"), first[1].replace("   1 b 0", "   1 b 1")]
+    (tmp_path / "open.trf").write_text(trf_text(first))
+    (tmp_path / "open-v2.trf").write_text(trf_text(fixed + first[2:]))
+    root = str(tmp_path / "store")
+    assert run("ingest", str(tmp_path / "open.trf"), "--store", root) == 0
+    capsys.readouterr()
+    assert run("ingest", str(tmp_path / "open-v2.trf"), "--store", root) == 2
+    out = capsys.readouterr()
+    text = out.out + out.err
+    changed = [line for line in text.splitlines() if "not applied" in line]
+    assert len(changed) == 1 and "trf:Officer Open|2024-01-10:r1:1-2" in changed[0]
+    assert "with White's score 1 there, 0 here" in changed[0]
+    assert "--source 'open.trf' or --replace" in changed[0]
+    assert stored_games(tmp_path / "store")["score"].to_list()[0] == 1.0
+    # the same bytes again with --source are skipped, and now the summary says why
+    assert (
+        run("ingest", str(tmp_path / "open-v2.trf"), "--source", "open.trf", "--store", root) == 0
+    )
+    out = capsys.readouterr()
+    assert "--source and --replace do not apply to a file stored byte for byte" in out.out + out.err
+
+
 def test_trf_aligned_lines_still_read(tmp_path):
     lines = [
         trf_line(1, "Aa, Anna", 2200, 10001, ["   2 w 1"]),
