@@ -69,12 +69,6 @@ def _check_args(args) -> None:
     options = dict(OUTPUT_OPTIONS)
     if args.command == "backtest":
         options["predictions"] = "--predictions"
-    for attr, option in options.items():  # files, not folders: `--output /tmp` is a typo
-        value = getattr(args, attr, None)
-        if args.command == "whatif" and attr == "output":
-            continue  # `arpad whatif --output DIR`: a folder of Parquet tables
-        if isinstance(value, str) and value and os.path.isdir(value):
-            raise ValueError(f"{option} {value} is a directory: give a file name")
     if args.command in OUTPUT_FOLDERS:
         attr, option = OUTPUT_FOLDERS[args.command]
         options[attr] = option
@@ -88,6 +82,12 @@ def _check_args(args) -> None:
         found = _enclosing_store(value)
         if found is not None:
             outside(found, value, option)
+    for attr, option in dict(OUTPUT_OPTIONS, predictions="--predictions").items():
+        value = getattr(args, attr, None)  # files, not folders: `--output /tmp` is a typo
+        if args.command == "whatif" and attr == "output":
+            continue  # `arpad whatif --output DIR`: a folder of Parquet tables
+        if isinstance(value, str) and value and os.path.isdir(value):
+            raise ValueError(f"{option} {value} is a directory: give a file name")
 
 
 class UsageError(Exception):
