@@ -247,14 +247,27 @@ class _Lines:
         return self.lines[self.pos - 1]
 
 
-def _quote_left_open(text: str) -> bool:
+def _quote_left_open(text: str, delimiter: str = ",") -> bool:
     """Whether ``text`` ends inside a quoted field (a quote that never closes)."""
     try:
-        for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
+        for _ in csv.reader(io.StringIO(text, newline=""), strict=True, delimiter=delimiter):
             pass
     except csv.Error as exc:
         return "unexpected end of data" in str(exc)
     return False
+
+
+def _delimiter(header: str) -> str:
+    """The field separator: ``,``, unless the header line has no comma (outside quotes)
+    and has ``;`` (a spreadsheet saved in a locale whose decimal mark is the comma) or a
+    tab; then that one (docs/ingest.md)."""
+    bare = re.sub(r'"[^"]*"', "", header)
+    if "," in bare:
+        return ","
+    for other in (";", "\t"):
+        if other in bare:
+            return other
+    return ","
 
 
 def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
@@ -274,7 +287,10 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, "empty file: no header and no rows")
     lines = _PHYSICAL_LINE.findall(text)
     source = _Lines(lines, 0)
-    reader = csv.reader(source)
+    delimiter = _delimiter(lines[0] if lines else "")
+    if delimiter != ",":
+        notes.append(f"fields separated by {delimiter!r} (from the header line)")
+    reader = csv.reader(source, delimiter=delimiter)
     try:
         header = [h.strip() for h in next(reader)]
     except csv.Error as exc:
@@ -284,6 +300,9 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     chosen = _choose_mapping(path, header, mapping)
     names = [chosen.rename.get(h, h) for h in header] if chosen else [h.lower() for h in header]
     names = names if chosen else tag_aliases(names, notes)
+    # Columns without a name (a spreadsheet's trailing ",,") are unknown columns like any
+    # other, each under its own name, not duplicates of one another (docs/ingest.md).
+    names = [n if n else f"unnamed column {i}" for i, n in enumerate(names, 1)]
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
     if kind and row_kind != kind:
         raise InputError(path, 1, f"expected a {kind} file, the header looks like {row_kind}")
@@ -304,7 +323,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
             (first + 1, Reason.MALFORMED_ROW, detail, capped(lines[first].rstrip("\r\n")))
         )
         source.pos = first + 1
-        return csv.reader(source)
+        return csv.reader(source, delimiter=delimiter)
 
     while True:
         first = source.pos  # index of the row's first physical line (line first + 1)
@@ -325,7 +344,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
             raw = capped(raw)
         if span > 1 or source.pos == len(lines):
             text = "".join(lines[first : source.pos])
-            if _quote_left_open(text):
+            if _quote_left_open(text, delimiter):
                 why = "is never closed"
             elif span > 1 and len(row) != width:
                 why = f"runs over {span} lines into a row of {len(row)} fields"
