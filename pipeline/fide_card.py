@@ -127,15 +127,15 @@ def rating_card(
     """
     from arpad.pipeline import identity
 
-    player_id = identity.resolve_id(store, player_id)
-    aliases = identity.alias_map(store)
-    own_ids = [player_id, *identity.duplicates_of(store, player_id)]
+    aliases = _memo(cache, "aliases", lambda: identity.alias_map(store))
+    player_id = aliases.get(player_id, player_id)  # a merged duplicate: its kept id
+    own_ids = [player_id, *sorted(d for d, keep in aliases.items() if keep == player_id)]
     system = FideSystem()
     rules = apply_overrides(rules or system.rules_for(period, pool), overrides or {})
     close = closing_month(period, rules.list_months)
     months = [
         m
-        for m in store.periods(pool)
+        for m in _memo(cache, ("periods", pool), lambda: store.periods(pool))
         if m <= period and closing_month(m, rules.list_months) == close
     ]
     if period not in months:
@@ -175,11 +175,17 @@ def rating_card(
             files = [str(f) for f in store.game_files(pool, m)]
             if not files:
                 continue
+            if cache is None:
+                found = con.execute(_GAMES_SQL, [files, own_ids, own_ids]).fetchall()
+            else:  # many cards: the month's games read once, indexed by player
+                listed, by_player = _memo(
+                    cache, ("games", pool, m), lambda f=files: _games_by_player(con, f)
+                )
+                mine = sorted({i for p in own_ids for i in by_player.get(p, ())})
+                found = [listed[i] for i in mine]
             games = [
                 (game_id, event, aliases.get(white, white), aliases.get(black, black), score)
-                for game_id, event, white, black, score in con.execute(
-                    _GAMES_SQL, [files, own_ids, own_ids]
-                ).fetchall()
+                for game_id, event, white, black, score in found
             ]
             card.games.extend(_month_games(m, player_id, games, rows[m], rules, pd_table))
         opponents = {g.opponent for g in card.games}
@@ -204,6 +210,25 @@ def rating_card(
     finally:
         if own_con:
             con.close()
+
+
+_ALL_GAMES_SQL = """
+SELECT game_id, event_id, white_id, black_id, score::DOUBLE AS score
+FROM read_parquet(?, filename = true, file_row_number = true)
+WHERE rated
+ORDER BY filename, file_row_number
+"""
+
+
+def _games_by_player(con, files: list[str]) -> tuple[list[tuple], dict[str, list[int]]]:
+    """The rated games of ``files`` in ``_GAMES_SQL``'s order, and each player's rows in
+    it: a player's games are the rows ``_GAMES_SQL`` selects for that player alone."""
+    rows = con.execute(_ALL_GAMES_SQL, [files]).fetchall()
+    by_player: dict[str, list[int]] = {}
+    for i, (_, _, white, black, _) in enumerate(rows):
+        by_player.setdefault(white, []).append(i)
+        by_player.setdefault(black, []).append(i)
+    return rows, by_player
 
 
 def _performance(card: Card) -> None:

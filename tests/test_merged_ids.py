@@ -184,3 +184,17 @@ def test_plot_history_of_the_duplicate_is_the_keeps(merged):
     assert [t.get_text() for t in by_dup.get_legend().get_texts()] == ["Xavier, Xenia"]
     (a,), (b,) = by_dup.get_lines(), by_keep.get_lines()
     assert list(a.get_xdata()) == list(b.get_xdata()) and list(a.get_ydata()) == list(b.get_ydata())
+
+
+def test_cards_of_a_batch_equal_the_single_cards(merged):
+    """``arpad site`` makes every card of a list with one cache (each month's games read
+    once and indexed by player); each card equals the one ``arpad card`` makes alone,
+    the duplicate's id included."""
+    cache: dict = {}
+    for period in (202501, 202502):
+        for pid in ("X1", "X2", "P1", "P2", "P3"):
+            alone = rating_card(merged, pid, period)
+            batched = rating_card(merged, pid, period, cache=cache)
+            assert batched == alone, (pid, period)
+    card = rating_card(merged, "X2", 202501, cache=cache)
+    assert card.player_id == "X1" and len(card.games) == 3  # g1, g2, g3
