@@ -29,6 +29,16 @@ def latest_state(ratings: pl.DataFrame) -> pl.DataFrame:
     rating_col = next((c for c in ("rating", "rating_after") if c in ratings.columns), None)
     if missing or rating_col is None:
         raise ValueError("ratings need player_id and rating (or rating_after) columns")
+    keys = ["player_id", "period"] if "period" in ratings.columns else ["player_id"]
+    twice = ratings.filter(pl.struct(keys).is_duplicated())
+    if twice.height:  # else each pairing of the player would come back once per row
+        row = twice.row(0, named=True)
+        rows = twice.filter(pl.col("player_id") == row["player_id"]).height
+        where = f" for period {row['period']}" if "period" in keys else ""
+        raise ValueError(
+            f"ratings: player {row['player_id']!r} has {rows} rows{where}; "
+            "give one row per player" + (" and period" if where else " (or a period column)")
+        )
     if "period" in ratings.columns:
         ratings = ratings.sort("period").unique("player_id", keep="last", maintain_order=True)
     rd_col = next((c for c in ("rd", "rd_after") if c in ratings.columns), None)
@@ -37,6 +47,20 @@ def latest_state(ratings: pl.DataFrame) -> pl.DataFrame:
         pl.col(rating_col).cast(pl.Float64).alias("rating"),
         (pl.col(rd_col) if rd_col else pl.lit(None)).cast(pl.Float64).alias("rd"),
     )
+
+
+def of_system(ratings: pl.DataFrame, system: str) -> pl.DataFrame:
+    """The rows of ``system`` when ``ratings`` has a ``system`` column naming several
+    (results of two systems concatenated to compare them); a frame of one system is
+    taken as it is, whatever system predicts from it."""
+    if "system" not in ratings.columns:
+        return ratings
+    names = sorted(n for n in ratings["system"].unique().to_list() if n is not None)
+    if len(names) < 2:
+        return ratings
+    if system not in names:
+        raise ValueError(f"ratings hold the systems {', '.join(names)}, not {system}")
+    return ratings.filter(pl.col("system") == system)
 
 
 STORE_STATE_SQL = """

@@ -458,6 +458,7 @@ def raw_from_arrow(
         typed = typed_game_columns(frame.schema) if row_kind == "games" else set()
         if chosen and chosen.derive:
             typed = set()  # a named mapping's derive step works on text
+        frame = frame.with_columns(_float_ids_as_integers(frame))
         frame = frame.with_columns(
             pl.col(c).cast(pl.String) for c in frame.columns if c not in typed
         )
@@ -471,6 +472,24 @@ def raw_from_arrow(
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
     return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None, notes=notes)
+
+
+ID_COLUMNS = ("white_id", "black_id", "player_id")
+
+
+def _float_ids_as_integers(frame: pl.DataFrame) -> list[pl.Expr]:
+    """Player ids in a float column (pandas makes an integer column float64 as soon as
+    one value is missing) read as the integers they hold: 73.0 is player ``73``, as in a
+    CSV or an integer column, not a player ``73.0`` of its own; a fractional id (73.5)
+    keeps its text (docs/ingest.md "Typed columns")."""
+    out = []
+    for name in ID_COLUMNS:
+        if name in frame.columns and frame.schema[name].is_float():
+            col = pl.col(name)
+            whole = (col == col.floor()) & (col.abs() < 2.0**53)
+            text = pl.when(whole).then(col.cast(pl.Int64, strict=False).cast(pl.String))
+            out.append(text.otherwise(col.cast(pl.String)).alias(name))
+    return out
 
 
 def _timestamps_as_dates(table: pa.Table, kind: str) -> pa.Table:

@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from arpad import _args
 from arpad.pipeline.draws import DrawModel
 from arpad.pipeline.errors import InputError, StoreBusyError
 
@@ -44,7 +45,8 @@ def systems() -> list[str]:
 
 
 def _arrow(data, what: str) -> pa.Table:
-    """A polars/pandas DataFrame, an Arrow table or a dict of columns as an Arrow table."""
+    """A polars/pandas DataFrame, an Arrow table, a dict of columns or a list (or iterator)
+    of row dicts as an Arrow table."""
     if isinstance(data, pa.Table):
         return data
     if isinstance(data, pl.DataFrame):
@@ -55,10 +57,10 @@ def _arrow(data, what: str) -> pa.Table:
         return pa.table(data)
     if type(data).__module__.startswith("pandas"):
         return pa.Table.from_pandas(data, preserve_index=False)
-    raise TypeError(
-        f"{what}: expected a polars or pandas DataFrame, a pyarrow Table or a file path, "
-        f"got {type(data).__name__}"
-    )
+    rows = _args.rows_of_dicts(data, what)
+    if rows is not None:
+        return rows
+    raise TypeError(f"{what}: {_args.TABLE_KINDS}, got {type(data).__name__}")
 
 
 def _validated(data, kind: str, mapping: str | None, errors: str):
@@ -143,11 +145,16 @@ def rate(
     ``InputError`` (``errors="skip"`` rates without them). Only ``pool``'s
     games are rated. Nothing is written to disk.
     """
-    from arpad.pipeline import engine, jobs
+    from arpad.pipeline import engine, jobs, schemas
+    from arpad.pipeline.systems import get_system
 
     if errors not in ("raise", "skip"):
         raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
     jobs._check_systems([system])
+    _args.check_keywords("rate", settings, get_system(system), RATE_PARAMETERS)
+    rules = _args.rules_object(rules, get_system(system))
+    if pool not in schemas.POOLS:
+        raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}")
     game_table = _validated(games, "games", mapping, errors)
     player_table = _validated(players, "players", None, errors) if players is not None else None
     game_table = game_table.filter(pa.compute.equal(game_table.column("pool"), pool))
@@ -170,12 +177,25 @@ def rate(
         )
         for p, t in sorted(tables.items())
     ]
-    if not frames:
-        return pl.DataFrame(schema={"system": pl.String, "pool": pl.String, "period": pl.Int32})
+    if not frames:  # no games in the pool: no rows, the columns of a result with rows
+        frames = [_empty_result()]
     out = pl.concat(frames, how="diagonal_relaxed")
     first = ["system", "pool", "period", "player_id"]
     return out.select([*first, *(c for c in out.columns if c not in first)]).sort(
         ["period", "player_id"]
+    )
+
+
+RATE_PARAMETERS = ("games", "system", "players", "rules", "pool", "mapping", "errors")
+PREDICT_PARAMETERS = ("ratings", "pairings", "system", "rules", "draws")
+
+
+def _empty_result() -> pl.DataFrame:
+    """No rows, with every column of the ratings schema (docs/schemas.md) in its type."""
+    from arpad.pipeline import schemas
+
+    return pl.from_arrow(schemas.RATINGS.empty_table()).with_columns(
+        pl.col("period").cast(pl.Int32)
     )
 
 
@@ -195,12 +215,17 @@ def predict(
     ``p_black`` (Davidson's model keeping ``expected``; docs/backtest.md "Draws").
     """
     from arpad.pipeline import engine
-    from arpad.pipeline.predict import latest_state, predict_pairings
+    from arpad.pipeline.predict import latest_state, of_system, predict_pairings
     from arpad.pipeline.systems import get_system
 
-    state = latest_state(pl.from_arrow(_arrow(ratings, "ratings")))
+    _args.check_keywords("predict", settings, get_system(system), PREDICT_PARAMETERS)
+    rules = _args.rules_object(rules, get_system(system))
+    state = latest_state(of_system(pl.from_arrow(_arrow(ratings, "ratings")), system))
     pairs = pl.from_arrow(_arrow(pairings, "pairings"))
-    base = engine.resolve_rules(system, str(rules), "standard") if rules else None
+    if rules is not None and not isinstance(rules, str | os.PathLike):
+        base = rules
+    else:
+        base = engine.resolve_rules(system, str(rules), "standard") if rules else None
     if base is None:
         base = get_system(system).rules_type()
     rules_obj = engine.apply_overrides(base, settings)
@@ -224,10 +249,20 @@ def fit_draws(predicted, score: str = "score"):
     (pipeline/draws.py ``fit_nu``)."""
     from arpad.pipeline.draws import fit_nu
 
-    frame = pl.from_arrow(_arrow(predicted, "predicted")).drop_nulls(["expected", score])
+    frame = pl.from_arrow(_arrow(predicted, "predicted"))
+    missing = [c for c in ("expected", score) if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"predicted: no column {missing[0]!r} (predict's output for played games, "
+            "with White's score in a column)"
+        )
+    frame = frame.drop_nulls(["expected", score])
     return fit_nu(
         frame["expected"].cast(pl.Float64).to_numpy(), frame[score].cast(pl.Float64).to_numpy()
     )
+
+
+STORE_RATE_PARAMETERS = ("system", "pool", "start", "end", "rules", "full", "shards")
 
 
 class Store:
@@ -277,8 +312,8 @@ class Store:
         never dropped: see ``sql("SELECT * FROM quarantine")``."""
         from arpad.pipeline.jobs import IngestRequest
 
-        as_list = [files] if isinstance(files, str | Path) else list(files)
-        players = [players] if isinstance(players, str | Path) else list(players or [])
+        as_list = _args.paths(files, "files")
+        players = _args.paths(players, "players")
         request = IngestRequest(str(self.path), as_list, players, fmt, mapping, replace)
         return self._run("ingest", request, **how)
 
@@ -297,9 +332,15 @@ class Store:
         """Rate one pool with one system (incremental after corrections, like
         ``arpad rate``); ``settings`` are rule fields. Returns the run summary.
         ``flow=True``, ``cluster=…``, ``workers=…`` choose where it runs."""
+        from arpad.pipeline import jobs
         from arpad.pipeline.jobs import RateRequest
+        from arpad.pipeline.systems import get_system
 
         how = {k: settings.pop(k) for k in ("flow", "cluster", "workers") if k in settings}
+        how["workers"] = _args.whole(how.get("workers"), "workers", "workers")
+        jobs._check_systems([system])
+        _args.check_keywords("rate", settings, get_system(system), STORE_RATE_PARAMETERS)
+        start, end = _args.period(start, "start"), _args.period(end, "end")
         overrides = {k: str(v) for k, v in settings.items()}
         request = RateRequest(
             str(self.path), system, pool, start, end, rules, overrides, full, shards
@@ -317,6 +358,8 @@ class Store:
 
         if date is not None and period is not None:
             raise ValueError("give period or date, not both")
+        top = _args.whole(top, "top", "players")
+        period = _args.period(period, "period")
         frame, _ = rating_list(self._existing, system, pool, period, top, date)
         return frame
 
@@ -351,13 +394,13 @@ class Store:
         """(periods, ingests): why ``player`` has their rating (docs/store.md "Audit trail")."""
         from arpad.pipeline.audit import audit
 
-        return audit(self._existing, player, system, pool)
+        return audit(self._existing, _args.player(player), system, pool)
 
     def history(self, player: str, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
         """One player's rating history, period by period; ``player`` by id or name."""
         from arpad.pipeline.history import rating_history
 
-        return rating_history(self._existing, player, system, pool)
+        return rating_history(self._existing, _args.player(player), system, pool)
 
     def era(
         self, system: str = "fide", *, pool: str = "standard", top: int = 10, by: str = "year"
@@ -373,7 +416,7 @@ class Store:
         system keeps an RD; ``players`` by id or name (docs/analysis.md)."""
         from arpad.pipeline.plots import history_figure
 
-        return history_figure(self._existing, list(players), system, pool)
+        return history_figure(self._existing, _args.players(players), system, pool)
 
     def card(
         self, player: str, period: int | None = None, pool: str = "standard", rules=None, **settings
@@ -387,20 +430,26 @@ class Store:
 
         if period is None:
             period = latest_period(self._existing, pool)
-        player = one_player(self._existing, player, "fide", pool)
+        player = one_player(self._existing, _args.player(player), "fide", pool)
 
         resolved = engine.resolve_rules("fide", rules, pool) if rules else None
         overrides = {k: str(v) for k, v in settings.items()}
         return rating_card(self._existing, player, period, pool, resolved, overrides)
 
     def sql(self, query: str, *params) -> pl.DataFrame:
-        """A read-only query over the catalog views (docs/analysis.md)."""
+        """A read-only query over the catalog views (docs/analysis.md); ``params`` fill its
+        ``?`` in order, given one by one or as one list/tuple."""
         from arpad.pipeline.sql import run_readonly_sql
 
+        if len(params) == 1 and isinstance(params[0], list | tuple):
+            params = tuple(params[0])
         return run_readonly_sql(self._existing, query, list(params))
 
     def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
         """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view)."""
+        from arpad.pipeline import jobs
+
+        jobs._check_systems([system])
         return self.sql(
             "SELECT * FROM ratings WHERE system = ? AND pool = ? ORDER BY period, player_id",
             system,

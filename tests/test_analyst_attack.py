@@ -1,0 +1,262 @@
+"""A notebook user's mistakes against the Python API (docs/api.md "Arguments"): each test
+is a defect found by attacking ``import arpad`` the way an analyst does (wrong types,
+typos, calls in the wrong order); the right value where there is one (checked against a
+naive calculation), else a one-line Python exception naming the argument."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+
+import arpad
+
+GAMES = pl.DataFrame(
+    {
+        "date": ["2025-01-10", "2025-01-11", "2025-02-03", "2025-02-04"],
+        "white_id": ["1", "3", "2", "4"],
+        "black_id": ["2", "4", "3", "1"],
+        "result": ["1-0", "1/2-1/2", "0-1", "1-0"],
+    }
+)
+
+
+def naive_elo(games: pl.DataFrame, k: float = 20.0, start: float = 1500.0) -> dict[str, float]:
+    """Ratings after the last period: Elo's logistic curve, a period's changes summed from
+    the ratings at its start (one game at a time, no arrays)."""
+    rating: dict[str, float] = {}
+    for period in sorted(set(games["date"].str.slice(0, 7))):
+        change: dict[str, float] = {}
+        for g in games.filter(games["date"].str.starts_with(period)).iter_rows(named=True):
+            w, b = g["white_id"], g["black_id"]
+            rw, rb = rating.get(w, start), rating.get(b, start)
+            s = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[g["result"]]
+            e = 1 / (1 + 10 ** ((rb - rw) / 400))
+            change[w] = change.get(w, 0.0) + k * (s - e)
+            change[b] = change.get(b, 0.0) - k * (s - e)
+        for p, d in change.items():
+            rating[p] = rating.get(p, start) + d
+    return rating
+
+
+def final(ratings: pl.DataFrame) -> dict[str, float]:
+    last = ratings.filter(pl.col("period") == ratings["period"].max())
+    return dict(zip(last["player_id"], last["rating_after"], strict=True))
+
+
+def test_naive_reference_agrees_with_rate():
+    got, want = final(arpad.rate(GAMES, system="elo")), naive_elo(GAMES)
+    assert got.keys() == want.keys()
+    assert all(abs(got[p] - want[p]) < 1e-9 for p in want)
+
+
+# -- games in the shapes a notebook holds them -------------------------------------------
+
+
+def test_rate_takes_a_list_of_dicts_and_an_iterator_of_dicts():
+    want = naive_elo(GAMES)
+    for games in (GAMES.to_dicts(), tuple(GAMES.to_dicts()), iter(GAMES.to_dicts())):
+        got = final(arpad.rate(games, system="elo"))
+        assert all(abs(got[p] - want[p]) < 1e-9 for p in want)
+    players = [{"player_id": "1", "rating": 2100}, {"player_id": "2", "rating": 2000}]
+    rated = arpad.rate(GAMES, system="elo", players=players)
+    first = rated.filter(pl.col("period") == 202501).sort("player_id")
+    assert first["rating_before"].to_list()[:2] == [2100.0, 2000.0]
+
+
+def test_rate_refuses_other_types_naming_the_argument():
+    with pytest.raises(TypeError, match=r"games: .*list of dicts.*got ndarray"):
+        arpad.rate(np.zeros((2, 4)), system="elo")
+    with pytest.raises(TypeError, match=r"games: .*got list of int"):
+        arpad.rate([1, 2, 3], system="elo")
+
+
+def test_float_player_ids_are_the_integer_ids():
+    """pandas makes an integer id column float64 as soon as one value is missing: 73.0 is
+    player 73, not a player of its own (the players file names them 73)."""
+    pd = pytest.importorskip("pandas")
+    games = GAMES.to_pandas()
+    games["white_id"] = games["white_id"].astype(float)  # 1.0, 3.0, 2.0, 4.0
+    players = pd.DataFrame({"player_id": [1, 2, 3, 4], "rating": [2100, 2000, 1900, 1800]})
+    got = arpad.rate(games, system="elo", players=players)
+    assert sorted(got["player_id"].unique()) == ["1", "2", "3", "4"]
+    start = {"1": 2100.0, "2": 2000.0, "3": 1900.0, "4": 1800.0}
+    first = got.filter(pl.col("period") == 202501).sort("player_id")
+    assert first["rating_before"].to_list() == list(start.values())
+    # a fractional id stays what it says
+    odd = GAMES.with_columns(pl.Series("white_id", [1.5, 3.0, 2.0, 4.0]))
+    assert "1.5" in arpad.rate(odd, system="elo")["player_id"].to_list()
+
+
+# -- keyword typos and wrong rules --------------------------------------------------------
+
+
+def test_keyword_typo_names_the_parameter():
+    with pytest.raises(
+        TypeError, match=r"rate\(\) got an unexpected keyword argument 'sytem'.*system"
+    ):
+        arpad.rate(GAMES, sytem="elo")
+    with pytest.raises(TypeError, match=r"predict\(\) .*'sytem'.*system"):
+        arpad.predict(arpad.rate(GAMES, system="elo"), GAMES, sytem="elo")
+    with pytest.raises(TypeError, match=r"'player'.*players"):
+        arpad.rate(GAMES, system="elo", player=[])
+    # a real rule field is still a rule field
+    assert arpad.rate(GAMES, system="elo", k=32).height == 8
+
+
+def test_rules_of_another_system_or_a_dict_are_refused():
+    from arpad.pipeline.systems import get_system
+
+    elo_rules = get_system("elo").rules_type(k=32)
+    with pytest.raises(TypeError, match=r"rules: .*glicko2.*EloRules"):
+        arpad.rate(GAMES, system="glicko2", rules=elo_rules)
+    with pytest.raises(TypeError, match=r"rules: .*dict.*keyword"):
+        arpad.rate(GAMES, system="elo", rules={"k": 32})
+    with pytest.raises(TypeError, match=r"rules: "):
+        arpad.predict(arpad.rate(GAMES, system="elo"), GAMES, system="glicko2", rules=elo_rules)
+    got = final(arpad.rate(GAMES, system="elo", rules=elo_rules))
+    want = naive_elo(GAMES, k=32)
+    assert all(abs(got[p] - want[p]) < 1e-9 for p in want)
+
+
+def test_unknown_pool_is_refused_and_an_empty_result_keeps_its_columns():
+    with pytest.raises(ValueError, match=r"pool: 'bogus'.*standard, rapid, blitz"):
+        arpad.rate(GAMES, system="elo", pool="bogus")
+    full = arpad.rate(GAMES, system="elo")
+    empty = arpad.rate(GAMES, system="elo", pool="rapid")  # no rapid games
+    assert empty.height == 0 and set(empty.columns) >= set(full.columns)
+    assert all(empty.schema[c] == full.schema[c] for c in full.columns)
+
+
+# -- predict and fit_draws ------------------------------------------------------------------
+
+
+def test_predict_refuses_two_rows_of_one_player():
+    """Two ratings rows of one player for one period (two systems' results concatenated,
+    a frame without periods) made each pairing appear twice in the answer."""
+    pairs = pl.DataFrame({"white_id": ["a"], "black_id": ["b"]})
+    twice = pl.DataFrame({"player_id": ["a", "a", "b"], "rating": [1600.0, 1700.0, 1500.0]})
+    with pytest.raises(ValueError, match=r"ratings: player 'a' has 2 rows"):
+        arpad.predict(twice, pairs, system="elo")
+    one = arpad.predict(twice.tail(2), pairs, system="elo")
+    assert one.height == 1 and abs(one["expected"][0] - 1 / (1 + 10 ** (-200 / 400))) < 1e-12
+
+
+def test_predict_uses_the_rows_of_its_system_when_ratings_hold_several():
+    elo = arpad.rate(GAMES, system="elo")
+    glicko2 = arpad.rate(GAMES, system="glicko2")
+    both = pl.concat([elo, glicko2], how="diagonal_relaxed")
+    pairs = pl.DataFrame({"white_id": ["1"], "black_id": ["4"]})
+    for system, alone in (("elo", elo), ("glicko2", glicko2)):
+        got = arpad.predict(both, pairs, system=system)
+        assert got.equals(arpad.predict(alone, pairs, system=system))
+    with pytest.raises(ValueError, match=r"ratings hold .*elo.*glicko2.*not fide"):
+        arpad.predict(both, pairs, system="fide")
+
+
+def test_fit_draws_names_a_missing_column():
+    predicted = arpad.predict(arpad.rate(GAMES, system="elo"), GAMES, system="elo")
+    with pytest.raises(ValueError, match=r"predicted: no column 'score'"):
+        arpad.fit_draws(predicted)
+
+
+# -- WHR on games all won by one colour ------------------------------------------------------
+
+
+def test_whr_when_every_game_is_won_by_white():
+    """The white advantage has no finite estimate when White won every game; its Newton
+    step divided by zero inside the kernel (ZeroDivisionError from Numba)."""
+    one = pl.DataFrame(
+        {"date": ["2025-01-10"], "white_id": ["a"], "black_id": ["b"], "result": ["1-0"]}
+    )
+    for games in (one, pl.concat([one, one])):
+        got = arpad.rate(games, system="whr")
+        ratings = dict(zip(got["player_id"], got["rating_after"], strict=True))
+        assert all(math.isfinite(r) for r in ratings.values())
+        assert ratings["a"] >= ratings["b"]
+    # with the advantage fixed the winner gains what the loser loses (equal priors), to
+    # the fit's convergence (Gauss-Seidel sweeps stop at steps below 1e-6)
+    fixed = arpad.rate(one, system="whr", white_advantage=0)
+    r = dict(zip(fixed["player_id"], fixed["rating_after"], strict=True))
+    assert r["a"] > r["b"] and abs((r["a"] - 1500) - (1500 - r["b"])) < 0.01
+
+
+# -- a store ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("analyst")
+    path = folder / "games.csv"
+    GAMES.write_csv(path)
+    store = arpad.Store(folder / "store")
+    store.ingest(path)
+    store.rate("elo")
+    return store
+
+
+def test_store_list_checks_top_and_period(store):
+    assert store.list("elo", top=2).height == 2
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match=r"top: a positive number of players"):
+            store.list("elo", top=bad)
+    with pytest.raises(TypeError, match=r"top: a positive number of players, got str"):
+        store.list("elo", top="5")
+    by_text = store.list("elo", period="2025-01")
+    assert by_text.equals(store.list("elo", period=202501))
+    assert store.list("elo", period="202501").equals(by_text)
+
+
+def test_store_player_calls_take_int_ids_and_refuse_lists(store):
+    want = naive_elo(GAMES)
+    history = store.history(1, system="elo")
+    assert abs(history["rating_after"][-1] - want["1"]) < 1e-9
+    assert store.history(1, system="elo").equals(store.history("1", system="elo"))
+    with pytest.raises(TypeError, match=r"player: one player id or name.*got list"):
+        store.history(["1", "2"], system="elo")
+    with pytest.raises(TypeError, match=r"player: one player id or name.*got NoneType"):
+        store.history(None, system="elo")
+
+
+def test_plot_history_takes_one_player_as_text_and_int_ids(store):
+    """plot_history("12") drew players "1" and "2" (the text iterated as characters)."""
+    _, ax = store.plot_history("1", system="elo")
+    assert len(ax.get_lines()) == 1
+    _, ax = store.plot_history([1, 2], system="elo")
+    assert len(ax.get_lines()) == 2
+
+
+def test_store_sql_takes_its_parameters_as_a_list(store):
+    n = store.sql("SELECT count(*) AS n FROM ratings WHERE system = ?", "elo")["n"][0]
+    assert n == 8
+    assert store.sql("SELECT count(*) AS n FROM ratings WHERE system = ?", ["elo"])["n"][0] == n
+    both = store.sql("SELECT ? AS a, ? AS b", ("x", "y"))
+    assert both.row(0) == ("x", "y")
+
+
+def test_store_ingest_refuses_a_dataframe_and_a_number(store):
+    with pytest.raises(TypeError, match=r"files: .*paths.*got DataFrame.*arpad.rate"):
+        store.ingest(GAMES)
+    with pytest.raises(TypeError, match=r"files: .*got int"):
+        store.ingest(5)
+    with pytest.raises(TypeError, match=r"players: .*got DataFrame"):
+        store.ingest([], players=GAMES)
+
+
+def test_store_rate_checks_periods_and_workers(store):
+    with pytest.raises(TypeError, match=r"workers: a positive number of workers, got str"):
+        store.rate("elo", workers="2")
+    with pytest.raises(TypeError, match=r"rate\(\) got an unexpected keyword argument 'sytem'"):
+        store.rate(sytem="elo")
+    summary = store.rate("elo", start="2025-02", end="202502")
+    assert summary.periods == [202502]
+    with pytest.raises(ValueError, match=r"start: period 'soon'"):
+        store.rate("elo", start="soon")
+
+
+def test_store_ratings_of_an_unknown_system(store):
+    with pytest.raises(ValueError, match=r"unknown rating system 'elo3'"):
+        store.ratings("elo3")
+    assert store.ratings("elo").height == 8
