@@ -99,7 +99,7 @@ def list_frame(
     sys_ = get_system(system)  # an unknown system name is its own one-line error
     con = catalog.connect(store)
     try:
-        rated = [r[0] for r in con.execute(PERIODS_SQL, [system, pool]).fetchall()]
+        rated = catalog.query_arrow(con, PERIODS_SQL, [system, pool]).column(0).to_pylist()
         if not rated:
             raise store.no_ratings(system, pool)
         if date is not None:

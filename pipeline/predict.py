@@ -80,7 +80,7 @@ def store_state(store, system: str, pool: str, period: int | None) -> tuple[pl.D
 
     con = catalog.connect(store)
     try:
-        rated = [r[0] for r in con.execute(STORE_PERIODS_SQL, [system, pool]).fetchall()]
+        rated = catalog.query_arrow(con, STORE_PERIODS_SQL, [system, pool]).column(0).to_pylist()
         if not rated:
             raise store.no_ratings(system, pool)
         if period is None:

@@ -474,16 +474,17 @@ def raw_from_arrow(
     return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None, notes=notes)
 
 
-ID_COLUMNS = ("white_id", "black_id", "player_id")
+WHOLE_NUMBER_COLUMNS = ("white_id", "black_id", "player_id", "period")
 
 
 def _float_ids_as_integers(frame: pl.DataFrame) -> list[pl.Expr]:
-    """Player ids in a float column (pandas makes an integer column float64 as soon as
-    one value is missing) read as the integers they hold: 73.0 is player ``73``, as in a
-    CSV or an integer column, not a player ``73.0`` of its own; a fractional id (73.5)
-    keeps its text (docs/ingest.md "Typed columns")."""
+    """Player ids and periods in a float column (pandas makes an integer column float64
+    as soon as one value is missing) read as the integers they hold: 73.0 is player
+    ``73``, as in a CSV or an integer column, not a player ``73.0`` of its own, and 3.0
+    is period 3; a fractional value (73.5) keeps its text (a period 3.5 is then
+    quarantined as ``bad_period``; docs/ingest.md "Typed columns")."""
     out = []
-    for name in ID_COLUMNS:
+    for name in WHOLE_NUMBER_COLUMNS:
         if name in frame.columns and frame.schema[name].is_float():
             col = pl.col(name)
             whole = (col == col.floor()) & (col.abs() < 2.0**53)

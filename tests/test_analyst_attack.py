@@ -90,6 +90,30 @@ def test_float_player_ids_are_the_integer_ids():
     assert "1.5" in arpad.rate(odd, system="elo")["player_id"].to_list()
 
 
+def test_float_periods_are_the_integer_periods():
+    """A pandas period column with a missing value is float64: period 3.0 was
+    quarantined as 'period 3.0 is not a positive integer'."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {"period": [1, 2, None], "white_id": ["1", "2", "3"], "black_id": ["2", "1", "4"],
+         "score": [1.0, 0.0, 0.5]}
+    )  # fmt: skip
+    assert frame["period"].dtype == np.float64
+    got = arpad.rate(frame, system="elo", errors="skip")
+    assert sorted(got["period"].unique()) == [1, 2]
+    # 1 beat 2 in period 1, and again (as Black) in period 2: naive Elo, K = 20
+    r1 = 1500 + 20 * 0.5
+    e = 1 / (1 + 10 ** ((1500 - 20 * 0.5 - r1) / 400))
+    assert abs(final(got)["1"] - (r1 + 20 * (1 - e))) < 1e-9
+    with pytest.raises(arpad.InputError, match=r"bad_period: period 2.5"):
+        arpad.rate(frame.assign(period=[1, 2.5, 2]), system="elo")
+
+
+def test_a_dict_of_ragged_columns_names_the_argument():
+    with pytest.raises(ValueError, match=r"games: the dict's columns do not make a table"):
+        arpad.rate({"period": [1, 1], "white_id": ["a"], "black_id": ["b", "c"], "score": [1, 0]})
+
+
 # -- keyword typos and wrong rules --------------------------------------------------------
 
 
@@ -260,3 +284,70 @@ def test_store_ratings_of_an_unknown_system(store):
     with pytest.raises(ValueError, match=r"unknown rating system 'elo3'"):
         store.ratings("elo3")
     assert store.ratings("elo").height == 8
+
+
+# -- reading a store while a run rewrites it ----------------------------------------------
+
+
+def test_reads_while_ratings_files_are_replaced(tmp_path):
+    """A writer replaces each period's ratings file atomically (docs/operations.md "What a
+    reader sees during a run"), but DuckDB opens a file by its path more than once per
+    query: a file replaced in between failed the query with a raw DuckDB error ('Prefetch
+    registered for bytes outside file', 'TProtocolException: Invalid data'). The reader
+    now runs such a query again; the answers are the store's, before or after (history:
+    each period of one run or the other)."""
+    import shutil
+    import threading
+    import time
+
+    rng = np.random.default_rng(7)
+    n, players = 60_000, 3_000  # 20 periods of 3,000 games: files of 3,000 rows
+    white = rng.integers(0, players, n)
+    frame = pl.DataFrame(
+        {
+            "period": np.repeat(np.arange(1, 21), n // 20),
+            "white_id": white.astype(str),
+            "black_id": ((white + rng.integers(1, players, n)) % players).astype(str),
+            "score": rng.integers(0, 3, n) / 2,
+        }
+    )
+    path = tmp_path / "games.parquet"
+    frame.write_parquet(path)
+    store = arpad.Store(tmp_path / "store")
+    store.ingest(path)
+    versions = []  # the files and answers of two runs (tau 0.5 and 1.2)
+    for tau in (0.5, 1.2):
+        store.rate("glicko2", tau=tau, full=True)
+        files = sorted((tmp_path / "store").rglob("ratings/**/*.parquet"))
+        answers = (
+            store.list("glicko2"),
+            store.history("7", system="glicko2"),
+        )
+        versions.append(([(f, f.read_bytes()) for f in files], answers))
+    stop = threading.Event()
+
+    def rewrite():  # one run's files, then the other's, replaced file by file as a run does
+        while not stop.is_set():
+            for copies, _ in versions:
+                for target, data in copies:
+                    tmp = target.with_name(f".{target.name}.tmp")
+                    tmp.write_bytes(data)
+                    tmp.replace(target)
+                    time.sleep(0.01)  # a period every 10 ms: a fast run
+
+    writer = threading.Thread(target=rewrite)
+    writer.start()
+    try:
+        deadline = time.monotonic() + 6
+        calls = 0
+        while time.monotonic() < deadline:
+            top = store.list("glicko2")
+            assert any(top.equals(answers[0]) for _, answers in versions)
+            history = store.history("7", system="glicko2")  # periods of either run
+            assert history.height == versions[0][1][1].height
+            calls += 1
+    finally:
+        stop.set()
+        writer.join()
+    assert calls >= 3 and len(versions[0][0]) == 20
+    shutil.rmtree(tmp_path / "store")

@@ -54,7 +54,10 @@ def _arrow(data, what: str) -> pa.Table:
     if isinstance(data, pl.LazyFrame):
         return data.collect().to_arrow()
     if isinstance(data, dict):
-        return pa.table(data)
+        try:
+            return pa.table(data)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise ValueError(f"{what}: the dict's columns do not make a table: {exc}") from None
     if type(data).__module__.startswith("pandas"):
         return pa.Table.from_pandas(data, preserve_index=False)
     rows = _args.rows_of_dicts(data, what)
