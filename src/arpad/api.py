@@ -1,7 +1,8 @@
 """The Python API for notebook users (docs/api.md).
 
 - ``rate(games, system=…)``: ratings of in-memory games (a polars or pandas
-  DataFrame or an Arrow table), with no store on disk — the same validation and
+  DataFrame, an Arrow table, a dict of columns, a list of dicts or a file path),
+  with no store on disk — the same validation and
   the same engine as ``arpad ingest`` + ``arpad rate``.
 - ``Store(path)``: a store on disk — ingest, rate, list, card, history, sql —
   running the same jobs as the command line (pipeline/jobs.py).
@@ -137,7 +138,8 @@ def rate(
     """Rate in-memory games with one system; one row per player per period.
 
     ``games`` (a polars DataFrame or LazyFrame, a pandas DataFrame, an Arrow table,
-    a dict of columns, or the path of a CSV/Parquet/PGN/TRF file, read as
+    a dict of columns, a list of dicts (one per row), or the path of a
+    CSV/Parquet/PGN/TRF file, read as
     ``arpad ingest`` reads it) has the canonical games columns (``white_id``,
     ``black_id``, ``result`` or ``score``, ``date`` or ``period``; docs/schemas.md)
     or a named ``mapping`` (``kaggle2010``, ``deloitte2011``). ``players`` (optional) gives
