@@ -180,6 +180,24 @@ def test_predict_uses_the_rows_of_its_system_when_ratings_hold_several():
         arpad.predict(both, pairs, system="fide")
 
 
+def test_glicko_predictions_need_the_rds():
+    """A Glicko-2 frame without RDs (Store.list's columns) was predicted with RD 0: the
+    plain logistic curve, not Glickman's g(RD)-damped one, without a word."""
+    glicko2 = arpad.rate(GAMES, system="glicko2")
+    pairs = pl.DataFrame({"white_id": ["1"], "black_id": ["4"]})
+    with pytest.raises(ValueError, match=r"ratings: glicko2 predicts with the players' RDs"):
+        arpad.predict(glicko2.drop("rd_after", "rd_before"), pairs, system="glicko2")
+    got = arpad.predict(glicko2, pairs, system="glicko2")["expected"][0]
+    last = glicko2.filter(pl.col("period") == 202502)
+    r = dict(zip(last["player_id"], last["rating_after"], strict=True))
+    rd = dict(zip(last["player_id"], last["rd_after"], strict=True))
+    q = math.log(10) / 400  # Glickman (1999): E = 1/(1 + 10^(-g(sqrt(RD1²+RD2²))(r1-r2)/400))
+    g = 1 / math.sqrt(1 + 3 * q**2 * (rd["1"] ** 2 + rd["4"] ** 2) / math.pi**2)
+    assert abs(got - 1 / (1 + 10 ** (-g * (r["1"] - r["4"]) / 400))) < 1e-12
+    elo = arpad.rate(GAMES, system="elo").drop("rd_after", "rd_before", strict=False)
+    assert arpad.predict(elo, pairs, system="elo").height == 1  # Elo has no RD to need
+
+
 def test_fit_draws_names_a_missing_column():
     predicted = arpad.predict(arpad.rate(GAMES, system="elo"), GAMES, system="elo")
     with pytest.raises(ValueError, match=r"predicted: no column 'score'"):

@@ -225,7 +225,13 @@ def predict(
 
     _args.check_keywords("predict", settings, get_system(system), PREDICT_PARAMETERS)
     rules = _args.rules_object(rules, get_system(system))
-    state = latest_state(of_system(pl.from_arrow(_arrow(ratings, "ratings")), system))
+    frame = of_system(pl.from_arrow(_arrow(ratings, "ratings")), system)
+    if get_system(system).expected_uses_rd and not {"rd", "rd_after"} & set(frame.columns):
+        raise ValueError(
+            f"ratings: {system} predicts with the players' RDs and this frame has no rd or "
+            "rd_after column (Store.list has none: use Store.ratings or rate's result)"
+        )
+    state = latest_state(frame)
     pairs = pl.from_arrow(_arrow(pairings, "pairings"))
     if rules is not None and not isinstance(rules, str | os.PathLike):
         base = rules
