@@ -270,6 +270,20 @@ def test_plot_history_takes_one_player_as_text_and_int_ids(store):
     assert len(ax.get_lines()) == 2
 
 
+def test_store_periods_as_text_everywhere(store):
+    """card(period="202502") failed with "unsupported operand type(s) for //" and
+    diff("202502") with "invalid period '202502'"; era(top="3") with a TypeError from a
+    comparison; plot_history([]) drew an empty figure."""
+    with pytest.raises(ValueError, match=r"no FIDE standard rating row for 1 in period 202502"):
+        store.card("1", period="2025-02")  # the period is read; this store has no FIDE
+    with pytest.raises(TypeError, match=r"top: a positive number of players, got str"):
+        store.era("elo", top="3")
+    with pytest.raises(ValueError, match=r"players: give at least one"):
+        store.plot_history([], system="elo")
+    with pytest.raises(ValueError, match=r"period: period 'soon'"):
+        store.diff("soon", "elo")
+
+
 def test_store_sql_takes_its_parameters_as_a_list(store):
     n = store.sql("SELECT count(*) AS n FROM ratings WHERE system = ?", "elo")["n"][0]
     assert n == 8

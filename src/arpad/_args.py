@@ -78,7 +78,10 @@ def players(value: Any, what: str = "players") -> list[str]:
         return [player(value, what)]
     if not isinstance(value, Iterable):
         raise TypeError(f"{what}: player ids or names, got {_kind(value)}")
-    return [player(v, what) for v in value]
+    out = [player(v, what) for v in value]
+    if not out:
+        raise ValueError(f"{what}: give at least one player id or name")
+    return out
 
 
 def paths(value: Any, what: str) -> list:

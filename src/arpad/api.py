@@ -381,7 +381,7 @@ class Store:
         the publication's manifest. A period already published is refused (ValueError)."""
         from arpad.pipeline.publish import freeze
 
-        return freeze(self._existing, system, pool, period)
+        return freeze(self._existing, system, pool, _args.period(period, "period"))
 
     def diff(
         self, period: int, system: str = "fide", *, pool: str = "standard"
@@ -390,7 +390,7 @@ class Store:
         ratings (docs/lists.md "Published lists")."""
         from arpad.pipeline.publish import diff
 
-        return diff(self._existing, system, pool, period)
+        return diff(self._existing, system, pool, _args.period(period, "period"))
 
     def site(self, out: str | Path, *, system: str | None = None, pools=None):
         """Write the static HTML site of the published lists into ``out`` (``arpad
@@ -420,7 +420,7 @@ class Store:
         played rated games in it (docs/analysis.md "Era table")."""
         from arpad.pipeline.era import era_table
 
-        return era_table(self._existing, system, pool, top, by)
+        return era_table(self._existing, system, pool, _args.whole(top, "top", "players"), by)
 
     def plot_history(self, players: list[str], system: str = "fide", pool: str = "standard"):
         """(figure, axes): the players' ratings on one dated axis, ±2·RD bands where the
@@ -439,6 +439,7 @@ class Store:
         from arpad.pipeline.fide_card import latest_period, rating_card
         from arpad.pipeline.lookup import one_player
 
+        period = _args.period(period, "period")
         if period is None:
             period = latest_period(self._existing, pool)
         player = one_player(self._existing, _args.player(player), "fide", pool)
