@@ -312,6 +312,19 @@ def test_store_rate_checks_periods_and_workers(store):
         store.rate("elo", start="soon")
 
 
+def test_store_calls_check_system_shards_and_rules(store):
+    from arpad.pipeline.systems import get_system
+
+    with pytest.raises(ValueError, match=r"invalid system name None"):
+        store.list(None)  # was AttributeError: 'NoneType' object has no attribute 'replace'
+    with pytest.raises(ValueError, match=r"invalid system name"):
+        store.history("1", system=["elo"])
+    with pytest.raises(TypeError, match=r"shards: a positive number of shards, got str"):
+        store.rate("elo", shards="2")
+    with pytest.raises(TypeError, match=r"rules: a --rules spec .*got EloRules"):
+        store.rate("elo", rules=get_system("elo").rules_type(k=32))
+
+
 def test_store_ratings_of_an_unknown_system(store):
     with pytest.raises(ValueError, match=r"unknown rating system 'elo3'"):
         store.ratings("elo3")

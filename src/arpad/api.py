@@ -273,6 +273,14 @@ def fit_draws(predicted, score: str = "score"):
     )
 
 
+def _system(system) -> str:
+    """``system`` checked as the commands check ``--system``: a one-line ValueError."""
+    from arpad.pipeline import jobs
+
+    jobs._check_systems([system])
+    return system
+
+
 STORE_RATE_PARAMETERS = ("system", "pool", "start", "end", "rules", "full", "shards")
 
 
@@ -352,6 +360,13 @@ class Store:
         jobs._check_systems([system])
         _args.check_keywords("rate", settings, get_system(system), STORE_RATE_PARAMETERS)
         start, end = _args.period(start, "start"), _args.period(end, "end")
+        shards = _args.whole(shards, "shards", "shards")
+        if rules is not None and not isinstance(rules, str | os.PathLike):
+            raise TypeError(
+                f"rules: a --rules spec (a date or a JSON file), got {type(rules).__name__} "
+                "(rule fields go in as keywords: k=32)"
+            )
+        rules = None if rules is None else str(rules)
         overrides = {k: str(v) for k, v in settings.items()}
         request = RateRequest(
             str(self.path), system, pool, start, end, rules, overrides, full, shards
@@ -371,7 +386,7 @@ class Store:
             raise ValueError("give period or date, not both")
         top = _args.whole(top, "top", "players")
         period = _args.period(period, "period")
-        frame, _ = rating_list(self._existing, system, pool, period, top, date)
+        frame, _ = rating_list(self._existing, _system(system), pool, period, top, date)
         return frame
 
     def publish(
@@ -381,7 +396,7 @@ class Store:
         the publication's manifest. A period already published is refused (ValueError)."""
         from arpad.pipeline.publish import freeze
 
-        return freeze(self._existing, system, pool, _args.period(period, "period"))
+        return freeze(self._existing, _system(system), pool, _args.period(period, "period"))
 
     def diff(
         self, period: int, system: str = "fide", *, pool: str = "standard"
@@ -390,7 +405,7 @@ class Store:
         ratings (docs/lists.md "Published lists")."""
         from arpad.pipeline.publish import diff
 
-        return diff(self._existing, system, pool, _args.period(period, "period"))
+        return diff(self._existing, _system(system), pool, _args.period(period, "period"))
 
     def site(self, out: str | Path, *, system: str | None = None, pools=None):
         """Write the static HTML site of the published lists into ``out`` (``arpad
@@ -405,13 +420,15 @@ class Store:
         """(periods, ingests): why ``player`` has their rating (docs/store.md "Audit trail")."""
         from arpad.pipeline.audit import audit
 
-        return audit(self._existing, _args.player(player), system, pool)
+        return audit(self._existing, _args.player(player), _system(system), pool)
 
-    def history(self, player: str, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
+    def history(
+        self, player: str | int, system: str = "fide", pool: str = "standard"
+    ) -> pl.DataFrame:
         """One player's rating history, period by period; ``player`` by id or name."""
         from arpad.pipeline.history import rating_history
 
-        return rating_history(self._existing, _args.player(player), system, pool)
+        return rating_history(self._existing, _args.player(player), _system(system), pool)
 
     def era(
         self, system: str = "fide", *, pool: str = "standard", top: int = 10, by: str = "year"
@@ -420,14 +437,16 @@ class Store:
         played rated games in it (docs/analysis.md "Era table")."""
         from arpad.pipeline.era import era_table
 
-        return era_table(self._existing, system, pool, _args.whole(top, "top", "players"), by)
+        return era_table(
+            self._existing, _system(system), pool, _args.whole(top, "top", "players"), by
+        )
 
-    def plot_history(self, players: list[str], system: str = "fide", pool: str = "standard"):
+    def plot_history(self, players: list[str] | str, system: str = "fide", pool: str = "standard"):
         """(figure, axes): the players' ratings on one dated axis, ±2·RD bands where the
         system keeps an RD; ``players`` by id or name (docs/analysis.md)."""
         from arpad.pipeline.plots import history_figure
 
-        return history_figure(self._existing, _args.players(players), system, pool)
+        return history_figure(self._existing, _args.players(players), _system(system), pool)
 
     def card(
         self, player: str, period: int | None = None, pool: str = "standard", rules=None, **settings
