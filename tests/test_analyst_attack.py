@@ -325,6 +325,34 @@ def test_store_calls_check_system_shards_and_rules(store):
         store.rate("elo", rules=get_system("elo").rules_type(k=32))
 
 
+def test_a_busy_store_says_what_the_api_takes(store):
+    """StoreBusyError told a notebook to 'pass --wait SECONDS', which no API call took."""
+    import subprocess
+    import sys
+
+    hold = (
+        "import sys, time; from pathlib import Path; "
+        "from arpad.pipeline.store import writer_lock; "
+        "lock = writer_lock(Path(sys.argv[1]), 'another writer'); lock.__enter__(); "
+        "print('held', flush=True); sys.stdin.readline()"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", hold, str(store.path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(arpad.StoreBusyError, match=r"or pass wait=SECONDS\)"):
+            store.rate("elo")
+        with pytest.raises(arpad.StoreBusyError, match=r"wait=SECONDS"):
+            store.ingest([], wait=0.3)
+    finally:
+        holder.communicate("\n", timeout=30)
+    assert store.rate("elo", wait=1).system == "elo"  # the lock is free again
+
+
 def test_store_ratings_of_an_unknown_system(store):
     with pytest.raises(ValueError, match=r"unknown rating system 'elo3'"):
         store.ratings("elo3")

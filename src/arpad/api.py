@@ -281,7 +281,7 @@ def _system(system) -> str:
     return system
 
 
-STORE_RATE_PARAMETERS = ("system", "pool", "start", "end", "rules", "full", "shards")
+STORE_RATE_PARAMETERS = ("system", "pool", "start", "end", "rules", "full", "shards", "wait")
 
 
 class Store:
@@ -313,8 +313,11 @@ class Store:
     def _run(self, job: str, request, **how):
         from arpad.pipeline import launch
 
-        return launch.run(job, request, flow=how.get("flow", False), cluster=how.get("cluster"),
-                          workers=how.get("workers"))  # fmt: skip
+        try:
+            return launch.run(job, request, flow=how.get("flow", False),
+                              cluster=how.get("cluster"), workers=how.get("workers"))  # fmt: skip
+        except StoreBusyError as exc:  # the command's advice, in the API's words
+            raise StoreBusyError(str(exc).replace("--wait SECONDS", "wait=SECONDS")) from None
 
     def ingest(
         self,
@@ -324,16 +327,18 @@ class Store:
         fmt: str | None = None,
         mapping: str | None = None,
         replace: bool = False,
+        wait: float = 0.0,
         **how,
     ):
         """Ingest games files (and players files first); returns the ingest report
         (``.accepted``, ``.quarantined``, ``.files``). Rejected rows are quarantined,
-        never dropped: see ``sql("SELECT * FROM quarantine")``."""
+        never dropped: see ``sql("SELECT * FROM quarantine")``. ``wait``: seconds to
+        wait for another writer of the store (else ``StoreBusyError`` at once)."""
         from arpad.pipeline.jobs import IngestRequest
 
         as_list = _args.paths(files, "files")
         players = _args.paths(players, "players")
-        request = IngestRequest(str(self.path), as_list, players, fmt, mapping, replace)
+        request = IngestRequest(str(self.path), as_list, players, fmt, mapping, replace, wait)
         return self._run("ingest", request, **how)
 
     def rate(
@@ -346,11 +351,13 @@ class Store:
         rules: str | None = None,
         full: bool = False,
         shards: int | None = None,
+        wait: float = 0.0,
         **settings,
     ):
         """Rate one pool with one system (incremental after corrections, like
         ``arpad rate``); ``settings`` are rule fields. Returns the run summary.
-        ``flow=True``, ``cluster=…``, ``workers=…`` choose where it runs."""
+        ``flow=True``, ``cluster=…``, ``workers=…`` choose where it runs; ``wait``:
+        seconds to wait for another writer of the store."""
         from arpad.pipeline import jobs
         from arpad.pipeline.jobs import RateRequest
         from arpad.pipeline.systems import get_system
@@ -369,7 +376,7 @@ class Store:
         rules = None if rules is None else str(rules)
         overrides = {k: str(v) for k, v in settings.items()}
         request = RateRequest(
-            str(self.path), system, pool, start, end, rules, overrides, full, shards
+            str(self.path), system, pool, start, end, rules, overrides, full, shards, wait
         )
         return self._run("rate", request, **how)
 
