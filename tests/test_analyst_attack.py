@@ -284,6 +284,25 @@ def test_store_periods_as_text_everywhere(store):
         store.diff("soon", "elo")
 
 
+def test_plots_leave_the_notebooks_matplotlib_alone(store, tmp_path):
+    """pipeline/plots.py called matplotlib.use("Agg") on import: the first plot_history
+    of a session switched the notebook's backend to Agg and closed its open figures."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, matplotlib; matplotlib.use('pdf'); import matplotlib.pyplot as plt; "
+        "import arpad; mine = plt.figure(); "
+        "fig, ax = arpad.Store(sys.argv[1]).plot_history(['1', '2'], system='elo'); "
+        "assert matplotlib.get_backend() == 'pdf', matplotlib.get_backend(); "
+        "assert plt.fignum_exists(mine.number), 'the open figure was closed'; "
+        "assert len(ax.get_lines()) == 2; fig.savefig(sys.argv[2])"
+    )
+    png = tmp_path / "h.png"
+    subprocess.run([sys.executable, "-c", code, str(store.path), str(png)], check=True)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_store_sql_takes_its_parameters_as_a_list(store):
     n = store.sql("SELECT count(*) AS n FROM ratings WHERE system = ?", "elo")["n"][0]
     assert n == 8
