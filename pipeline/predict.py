@@ -105,6 +105,13 @@ def check_pairings(pairs: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+# The columns predict_pairings adds (and its temporary RD columns).
+PREDICTED_COLUMNS = (
+    "white_rating", "black_rating", "_white_rd", "_black_rd",
+    "expected", "p_white", "p_draw", "p_black",
+)  # fmt: skip
+
+
 def predict_pairings(
     state: pl.DataFrame,
     pairs: pl.DataFrame,
@@ -114,8 +121,11 @@ def predict_pairings(
 ) -> pl.DataFrame:
     """The pairings (every column kept) with ``white_rating``, ``black_rating`` and
     ``expected`` (White's expected score, the system's ``expected_scores``) and, with a
-    draw model, ``p_white``, ``p_draw``, ``p_black``. Unknown players give nulls."""
+    draw model, ``p_white``, ``p_draw``, ``p_black``. Unknown players give nulls.
+    Those columns, when the pairings already have them (a notebook cell run twice on
+    its own output), are replaced, never read: the ratings are ``state``'s."""
     pairs = check_pairings(pairs)
+    pairs = pairs.drop([c for c in PREDICTED_COLUMNS if c in pairs.columns])
     for side in ("white", "black"):
         pairs = pairs.join(
             state.rename(

@@ -180,6 +180,21 @@ def test_predict_uses_the_rows_of_its_system_when_ratings_hold_several():
         arpad.predict(both, pairs, system="fide")
 
 
+def test_predict_run_again_on_its_own_output():
+    """A cell `pairs = arpad.predict(ratings, pairs)` run twice joined the ratings again
+    as white_rating_right, and computed `expected` from the previous run's (stale)
+    white_rating column instead of from `ratings`."""
+    pairs = pl.DataFrame({"white_id": ["1", "4"], "black_id": ["4", "2"], "round": [1, 2]})
+    first = arpad.predict(arpad.rate(GAMES, system="elo"), pairs, system="elo", draws=0.3)
+    moved = pl.DataFrame({"player_id": ["1", "2", "4"], "rating": [1700.0, 1500.0, 1500.0]})
+    again = arpad.predict(moved, first, system="elo", draws=0.3)
+    assert again.columns == first.columns
+    assert again["white_rating"].to_list() == [1700.0, 1500.0]
+    assert abs(again["expected"][0] - 1 / (1 + 10 ** (-200 / 400))) < 1e-12
+    assert again["expected"][1] == 0.5
+    assert arpad.predict(moved, again, system="elo", draws=0.3).equals(again)
+
+
 def test_glicko_predictions_need_the_rds():
     """A Glicko-2 frame without RDs (Store.list's columns) was predicted with RD 0: the
     plain logistic curve, not Glickman's g(RD)-damped one, without a word."""
