@@ -66,6 +66,31 @@ def test_rate_takes_a_list_of_dicts_and_an_iterator_of_dicts():
     assert first["rating_before"].to_list()[:2] == [2100.0, 2000.0]
 
 
+def test_rows_mixing_types_in_a_column_read_as_text():
+    """[{"score": "1"}, {"score": 0.5}] failed with pyarrow's "Expected bytes, got a
+    'float' object"; the values are read as their text, as a CSV's are."""
+    rows = [
+        {"period": 1, "white_id": "1", "black_id": 2, "score": "1"},
+        {"period": 1, "white_id": 3, "black_id": "4", "score": 0.5},
+    ]
+    got = final(arpad.rate(rows, system="elo"))
+    assert got == {"1": 1510.0, "2": 1490.0, "3": 1500.0, "4": 1500.0}
+
+
+def test_systems_that_need_published_ratings_say_so():
+    """rate(games, system="fide") without players returned every player unrated (and
+    Harkness no rows) where `arpad rate` refuses the store."""
+    no_rating = pl.DataFrame(
+        {"player_id": ["1"], "rating": [None]},
+        schema={"player_id": pl.String, "rating": pl.Float64},
+    )
+    for system in ("fide", "harkness", "ingo"):
+        with pytest.raises(ValueError, match=rf"{system} needs published starting ratings"):
+            arpad.rate(GAMES, system=system)
+        with pytest.raises(ValueError, match=r"needs published starting ratings"):
+            arpad.rate(GAMES, system=system, players=no_rating)
+
+
 def test_rate_refuses_other_types_naming_the_argument():
     with pytest.raises(TypeError, match=r"games: .*list of dicts.*got ndarray"):
         arpad.rate(np.zeros((2, 4)), system="elo")

@@ -34,7 +34,14 @@ def rows_of_dicts(data: Any, what: str):
     odd = next((r for r in rows if not isinstance(r, Mapping)), None)
     if odd is not None:
         raise TypeError(f"{what}: {TABLE_KINDS}, got {_kind(data)} of {_kind(odd)}")
-    return pa.Table.from_pylist([dict(r) for r in rows])
+    rows = [dict(r) for r in rows]
+    try:
+        return pa.Table.from_pylist(rows)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        # a column mixing types ("1" and 0.5): every value as its text, as a CSV gives it
+        return pa.Table.from_pylist(
+            [{k: None if v is None else str(v) for k, v in r.items()} for r in rows]
+        )
 
 
 def whole(value: Any, what: str, noun: str) -> int | None:

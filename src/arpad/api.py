@@ -162,6 +162,7 @@ def rate(
         raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}")
     game_table = _validated(games, "games", mapping, errors)
     player_table = _validated(players, "players", None, errors) if players is not None else None
+    _check_starting_ratings(get_system(system), player_table)
     game_table = game_table.filter(pa.compute.equal(game_table.column("pool"), pool))
     overrides = {k: v for k, v in settings.items()}
     resolved = rules
@@ -189,6 +190,20 @@ def rate(
     return out.select([*first, *(c for c in out.columns if c not in first)]).sort(
         ["period", "player_id"]
     )
+
+
+def _check_starting_ratings(system, players: pa.Table | None) -> None:
+    """A system that rates no one without published ratings (FIDE, Harkness, Ingo) and
+    players without any rating: a ValueError, as ``arpad rate`` refuses such a store
+    (it returned every player unrated, or no rows at all)."""
+    if not system.needs_published_ratings:
+        return
+    ratings = players.column("rating") if players is not None else None
+    if ratings is None or ratings.null_count == len(ratings):
+        raise ValueError(
+            f"{system.name} needs published starting ratings: give players= with a "
+            "rating column (player_id, rating, rated_games, …)"
+        )
 
 
 RATE_PARAMETERS = ("games", "system", "players", "rules", "pool", "mapping", "errors")
