@@ -412,6 +412,19 @@ def test_a_busy_store_says_what_the_api_takes(store):
     assert store.rate("elo", wait=1).system == "elo"  # the lock is free again
 
 
+def test_home_folder_paths(tmp_path, monkeypatch):
+    """arpad.Store("~/s") expanded ~, but rate("~/games.csv") and ingest("~/games.csv")
+    said 'no such file'."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    GAMES.write_csv(tmp_path / "games.csv")
+    want = naive_elo(GAMES)
+    got = final(arpad.rate("~/games.csv", system="elo"))
+    assert all(abs(got[p] - want[p]) < 1e-9 for p in want)
+    store = arpad.Store("~/store")
+    assert store.ingest("~/games.csv").files[0].accepted == 4
+    assert store.ingest(["~/games.csv"]).files[0].skipped  # the same file again
+
+
 def test_store_ratings_of_an_unknown_system(store):
     with pytest.raises(ValueError, match=r"unknown rating system 'elo3'"):
         store.ratings("elo3")

@@ -9,6 +9,7 @@ import difflib
 import numbers
 import os
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 TABLE_KINDS = (
@@ -91,12 +92,18 @@ def players(value: Any, what: str = "players") -> list[str]:
     return out
 
 
+def _expanded(path):
+    """``~/games.csv`` as the home folder's file, as ``arpad.Store("~/…")`` reads it (a
+    shell expands it for the commands)."""
+    return os.path.expanduser(path) if isinstance(path, str) else Path(path).expanduser()
+
+
 def paths(value: Any, what: str) -> list:
     """One path or an iterable of paths (str or os.PathLike)."""
     if value is None:
         return []
     if isinstance(value, str | os.PathLike):
-        return [value]
+        return [_expanded(value)]
     hint = ""
     if type(value).__module__.split(".")[0] in ("pandas", "polars", "pyarrow", "numpy"):
         hint = " (in-memory games: arpad.rate, or write them to a file first)"
@@ -104,7 +111,7 @@ def paths(value: Any, what: str) -> list:
         items = list(value)
         odd = next((v for v in items if not isinstance(v, str | os.PathLike)), None)
         if odd is None:
-            return items
+            return [_expanded(v) for v in items]
         value = odd
     raise TypeError(f"{what}: a file path or a list of paths, got {_kind(value)}{hint}")
 

@@ -75,7 +75,7 @@ def _validated(data, kind: str, mapping: str | None, errors: str):
         from arpad.pipeline.readers import read_any
 
         name = str(data)
-        raw = read_any(Path(data), mapping=mapping, kind=kind)
+        raw = read_any(Path(data).expanduser(), mapping=mapping, kind=kind)
     else:
         name = f"<{kind} DataFrame>"
         raw = raw_from_arrow(_arrow(data, kind), Path(name), "dataframe", mapping, kind)
