@@ -220,6 +220,20 @@ def test_predict_run_again_on_its_own_output():
     assert arpad.predict(moved, again, system="elo", draws=0.3).equals(again)
 
 
+def test_predict_reads_files_as_the_command_does(tmp_path):
+    """The TypeError said 'or a file path', but predict took no path; now a CSV (read
+    as text, as `arpad predict PAIRINGS.csv`) or a Parquet file."""
+    ratings = arpad.rate(GAMES, system="elo")
+    pairs = pl.DataFrame({"white_id": ["1", "4"], "black_id": ["4", "2"]})
+    want = arpad.predict(ratings, pairs, system="elo")
+    pairs.write_csv(tmp_path / "pairs.csv")
+    ratings.write_parquet(tmp_path / "ratings.parquet")
+    got = arpad.predict(tmp_path / "ratings.parquet", str(tmp_path / "pairs.csv"), system="elo")
+    assert got.equals(want)
+    with pytest.raises(FileNotFoundError, match=r"pairings: no such file"):
+        arpad.predict(ratings, tmp_path / "nope.csv", system="elo")
+
+
 def test_glicko_predictions_need_the_rds():
     """A Glicko-2 frame without RDs (Store.list's columns) was predicted with RD 0: the
     plain logistic curve, not Glickman's g(RD)-damped one, without a word."""

@@ -47,7 +47,18 @@ def systems() -> list[str]:
 
 def _arrow(data, what: str) -> pa.Table:
     """A polars/pandas DataFrame, an Arrow table, a dict of columns or a list (or iterator)
-    of row dicts as an Arrow table."""
+    of row dicts as an Arrow table; a path (``predict``'s ratings or pairings) is read as
+    ``arpad predict`` reads a pairings file: a CSV as text, or a Parquet file."""
+    if isinstance(data, str | os.PathLike):
+        path = Path(data).expanduser()
+        if not path.is_file():
+            raise FileNotFoundError(f"{what}: no such file {path}")
+        try:
+            if path.suffix.lower() == ".parquet":
+                return pl.read_parquet(path).to_arrow()
+            return pl.read_csv(path, infer_schema=False).to_arrow()
+        except pl.exceptions.PolarsError as exc:
+            raise ValueError(f"{what}: {path} is not a CSV or Parquet file ({exc})") from None
     if isinstance(data, pa.Table):
         return data
     if isinstance(data, pl.DataFrame):
@@ -224,7 +235,7 @@ def predict(
 ) -> pl.DataFrame:
     """Expected scores of new pairings from a rating state (pipeline/predict.py).
 
-    ``ratings``: a frame with ``player_id`` and ``rating`` (or ``rating_after``,
+    ``ratings``: a frame (or a CSV/Parquet file) with ``player_id`` and ``rating`` (or ``rating_after``,
     as ``rate`` and ``Store.list`` return; with a ``period`` column the latest
     row of each player counts) and, for Glicko systems, ``rd`` (or ``rd_after``).
     ``pairings``: ``white_id`` and ``black_id`` (other columns are kept). Returns
