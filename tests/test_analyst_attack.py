@@ -383,6 +383,8 @@ def test_store_rate_checks_periods_and_workers(store):
     assert summary.periods == [202502]
     with pytest.raises(ValueError, match=r"start: period 'soon'"):
         store.rate("elo", start="soon")
+    with pytest.raises(ValueError, match=r"^start 202502 is after end 202501$"):
+        store.rate("elo", start=202502, end="2025-01")  # said "--from … is after --to …"
 
 
 def test_store_calls_check_system_shards_and_rules(store):

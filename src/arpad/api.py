@@ -393,6 +393,8 @@ class Store:
         jobs._check_systems([system])
         _args.check_keywords("rate", settings, get_system(system), STORE_RATE_PARAMETERS)
         start, end = _args.period(start, "start"), _args.period(end, "end")
+        if start is not None and end is not None and start > end:
+            raise ValueError(f"start {start} is after end {end}")
         shards = _args.whole(shards, "shards", "shards")
         if rules is not None and not isinstance(rules, str | os.PathLike):
             raise TypeError(
