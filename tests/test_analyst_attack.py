@@ -23,10 +23,12 @@ GAMES = pl.DataFrame(
 )
 
 
-def naive_elo(games: pl.DataFrame, k: float = 20.0, start: float = 1500.0) -> dict[str, float]:
+def naive_elo(games: pl.DataFrame, k: float = 20.0, start=1500.0) -> dict[str, float]:
     """Ratings after the last period: Elo's logistic curve, a period's changes summed from
-    the ratings at its start (one game at a time, no arrays)."""
-    rating: dict[str, float] = {}
+    the ratings at its start (one game at a time, no arrays); ``start`` a number or a
+    dict of starting ratings."""
+    rating: dict[str, float] = dict(start) if isinstance(start, dict) else {}
+    start = 1500.0 if isinstance(start, dict) else start
     for period in sorted(set(games["date"].str.slice(0, 7))):
         change: dict[str, float] = {}
         for g in games.filter(games["date"].str.starts_with(period)).iter_rows(named=True):
@@ -177,6 +179,22 @@ def test_unknown_pool_is_refused_and_an_empty_result_keeps_its_columns():
     empty = arpad.rate(GAMES, system="elo", pool="rapid")  # no rapid games
     assert empty.height == 0 and set(empty.columns) >= set(full.columns)
     assert all(empty.schema[c] == full.schema[c] for c in full.columns)
+
+
+def test_results_of_several_systems_concatenate(store):
+    """rate's columns depended on the system (Elo 16, Glicko-2 19, ECF 14), so
+    pl.concat of two systems' results failed; they are the ratings view's columns, as
+    Store.ratings returns them (the docs said so)."""
+    players = pl.DataFrame({"player_id": ["1", "2", "3", "4"], "rating": [2100, 2000, 1900, 1800]})
+    results = [arpad.rate(GAMES, system=s, players=players) for s in arpad.systems()]
+    both = pl.concat(results)
+    assert both.height == sum(r.height for r in results)
+    assert set(results[0].columns) >= set(store.ratings("elo").columns)
+    elo = both.filter(pl.col("system") == "elo")
+    assert elo["rd_after"].null_count() == elo.height  # Elo keeps no RD
+    got = final(elo)
+    want = naive_elo(GAMES, start={"1": 2100.0, "2": 2000.0, "3": 1900.0, "4": 1800.0})
+    assert all(abs(got[p] - want[p]) < 1e-9 for p in want)
 
 
 # -- predict and fit_draws ------------------------------------------------------------------

@@ -195,12 +195,16 @@ def rate(
         for p, t in sorted(tables.items())
     ]
     if not frames:  # no games in the pool: no rows, the columns of a result with rows
-        frames = [_empty_result()]
+        return _empty_result()
     out = pl.concat(frames, how="diagonal_relaxed")
-    first = ["system", "pool", "period", "player_id"]
-    return out.select([*first, *(c for c in out.columns if c not in first)]).sort(
-        ["period", "player_id"]
+    # every column of the ratings view, in its order (null where the system has none),
+    # then the system's own: results of several systems concatenate as they are
+    view = _empty_result()
+    out = out.with_columns(
+        pl.lit(None, dtype=view.schema[c]).alias(c) for c in view.columns if c not in out.columns
     )
+    names = [*view.columns, *(c for c in out.columns if c not in view.columns)]
+    return out.select(names).sort(["period", "player_id"])
 
 
 def _check_starting_ratings(system, players: pa.Table | None) -> None:
