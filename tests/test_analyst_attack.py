@@ -392,6 +392,17 @@ def test_store_ingest_refuses_a_dataframe_and_a_number(store):
         store.ingest([], players=GAMES)
 
 
+def test_store_ingest_refuses_unknown_keywords(store, tmp_path):
+    """ingest(f, player="p.csv") or mappping= were dropped without a word (the players
+    file never ingested)."""
+    with pytest.raises(TypeError, match=r"ingest\(\) .*'player' \(did you mean players=\?\)"):
+        store.ingest([], player="p.csv")
+    with pytest.raises(TypeError, match=r"'mappping' \(did you mean mapping=\?\)"):
+        store.ingest([], mappping="kaggle2010")
+    with pytest.raises(TypeError, match=r"workers: a positive number of workers, got str"):
+        store.ingest([], workers="2")
+
+
 def test_store_rate_checks_periods_and_workers(store):
     with pytest.raises(TypeError, match=r"workers: a positive number of workers, got str"):
         store.rate("elo", workers="2")

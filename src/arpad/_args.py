@@ -116,6 +116,12 @@ def paths(value: Any, what: str) -> list:
     raise TypeError(f"{what}: a file path or a list of paths, got {_kind(value)}{hint}")
 
 
+def close(key: str, parameters: tuple[str, ...]) -> str:
+    """' (did you mean NAME=?)' for a keyword close to one of ``parameters``, else ''."""
+    near = difflib.get_close_matches(key, parameters, n=1, cutoff=0.75)
+    return f" (did you mean {near[0]}=?)" if near else ""
+
+
 def check_keywords(function: str, settings: dict, system, parameters: tuple[str, ...]) -> None:
     """A keyword that is no rule field of ``system`` but close to one of ``function``'s own
     parameters is a typo of it (``sytem=``): TypeError naming both, as Python would."""

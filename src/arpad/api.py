@@ -311,6 +311,8 @@ def _system(system) -> str:
     return system
 
 
+RUN_KEYWORDS = ("flow", "cluster", "workers")
+INGEST_PARAMETERS = ("files", "players", "fmt", "mapping", "replace", "wait")
 STORE_RATE_PARAMETERS = ("system", "pool", "start", "end", "rules", "full", "shards", "wait")
 
 
@@ -343,6 +345,7 @@ class Store:
     def _run(self, job: str, request, **how):
         from arpad.pipeline import launch
 
+        how["workers"] = _args.whole(how.get("workers"), "workers", "workers")
         try:
             return launch.run(job, request, flow=how.get("flow", False),
                               cluster=how.get("cluster"), workers=how.get("workers"))  # fmt: skip
@@ -366,6 +369,10 @@ class Store:
         wait for another writer of the store (else ``StoreBusyError`` at once)."""
         from arpad.pipeline.jobs import IngestRequest
 
+        for key in how:  # else a typo (player=, mappping=) was dropped without a word
+            if key not in RUN_KEYWORDS:
+                near = _args.close(key, (*INGEST_PARAMETERS, *RUN_KEYWORDS))
+                raise TypeError(f"ingest() got an unexpected keyword argument {key!r}{near}")
         as_list = _args.paths(files, "files")
         players = _args.paths(players, "players")
         request = IngestRequest(str(self.path), as_list, players, fmt, mapping, replace, wait)
@@ -393,7 +400,6 @@ class Store:
         from arpad.pipeline.systems import get_system
 
         how = {k: settings.pop(k) for k in ("flow", "cluster", "workers") if k in settings}
-        how["workers"] = _args.whole(how.get("workers"), "workers", "workers")
         jobs._check_systems([system])
         _args.check_keywords("rate", settings, get_system(system), STORE_RATE_PARAMETERS)
         start, end = _args.period(start, "start"), _args.period(end, "end")
