@@ -375,6 +375,17 @@ def test_plots_leave_the_notebooks_matplotlib_alone(store, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_store_card_takes_a_rules_object(store):
+    """card(rules=FideRules(...)) failed in pathlib ('expected str, bytes or os.PathLike
+    object, not FideRules'); a dict is refused naming the argument."""
+    from arpad.pipeline.systems import get_system
+
+    with pytest.raises(TypeError, match=r"rules: .*FideRules for fide, got dict"):
+        store.card("1", rules={"k": 20})
+    with pytest.raises(ValueError, match=r"no fide ratings"):  # this store has Elo only
+        store.card("1", rules=get_system("fide").rules_type())
+
+
 def test_store_sql_takes_its_parameters_as_a_list(store):
     n = store.sql("SELECT count(*) AS n FROM ratings WHERE system = ?", "elo")["n"][0]
     assert n == 8

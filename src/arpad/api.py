@@ -502,13 +502,17 @@ class Store:
         from arpad.pipeline import engine
         from arpad.pipeline.fide_card import latest_period, rating_card
         from arpad.pipeline.lookup import one_player
+        from arpad.pipeline.systems import get_system
 
+        rules = _args.rules_object(rules, get_system("fide"))
         period = _args.period(period, "period")
         if period is None:
             period = latest_period(self._existing, pool)
         player = one_player(self._existing, _args.player(player), "fide", pool)
 
-        resolved = engine.resolve_rules("fide", rules, pool) if rules else None
+        resolved = rules
+        if isinstance(rules, str | os.PathLike):
+            resolved = engine.resolve_rules("fide", str(rules), pool)
         overrides = {k: str(v) for k, v in settings.items()}
         return rating_card(self._existing, player, period, pool, resolved, overrides)
 
