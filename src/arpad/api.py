@@ -239,12 +239,15 @@ def predict(
 ) -> pl.DataFrame:
     """Expected scores of new pairings from a rating state (pipeline/predict.py).
 
-    ``ratings``: a frame (or a CSV/Parquet file) with ``player_id`` and ``rating`` (or ``rating_after``,
-    as ``rate`` and ``Store.list`` return; with a ``period`` column the latest
-    row of each player counts) and, for Glicko systems, ``rd`` (or ``rd_after``).
-    ``pairings``: ``white_id`` and ``black_id`` (other columns are kept). Returns
-    the pairings with ``white_rating``, ``black_rating`` and ``expected`` (White's
-    expected score, by the system's own formula); unknown players give nulls.
+    ``ratings``: a frame (or a CSV/Parquet file) with ``player_id`` and ``rating``
+    (or ``rating_after``, as ``rate`` and ``Store.list`` return), one row per player
+    (with a ``period`` column: per player and period, the latest counting) and, for
+    Glicko systems, ``rd`` (or ``rd_after``; required). A ``system`` column naming
+    several systems: the rows of ``system`` are used. ``pairings``: ``white_id`` and
+    ``black_id`` (other columns are kept). Returns the pairings with
+    ``white_rating``, ``black_rating`` and ``expected`` (White's expected score, by
+    the system's own formula; columns of these names are replaced); unknown players
+    give nulls. Mistakes are one-line errors (docs/api.md "Arguments").
     ``draws``: a draw model (``arpad.DrawModel``, e.g. ``fit_draws``'s) or a number,
     the draw probability between equal players: adds ``p_white``, ``p_draw`` and
     ``p_black`` (Davidson's model keeping ``expected``; docs/backtest.md "Draws").
