@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 ARPAD = str(Path(sys.executable).with_name("arpad"))
 KAGGLE = ROOT / "data" / "real" / "kaggle2010_elo_vs_rest" / "training_data.csv"
-# Four systems that rate from nothing; WHR alone is ~80 % of a reconstruction with it
-# (3 + 4 + 7 + 50 s on this store), which caps any 2-worker speed-up at ~1.3×: measured
-# separately as "reconstruct with whr".
+# Four systems that rate from nothing; "reconstruct with whr" swaps glicko for WHR, the
+# longest unit (it was ~80 % of such a reconstruction while it refitted every period:
+# 3 + 4 + 7 + 50 s; it fits once now, docs/whr.md).
 SYSTEMS = "elo,glicko,glicko2,uscf"
 SYSTEMS_WHR = "elo,glicko2,uscf,whr"
 

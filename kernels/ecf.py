@@ -10,9 +10,12 @@ previous grade (the pre-2011 method). Published grade = max(0, mean).
 Players to *estimate* (juniors, and players without a previous grade) get a
 grade from the current cycle's games alone: the mean of (opponent value +
 100·s − 50), where an opponent's value is its estimate if it is estimated
-itself, else its previous grade. Those equations are solved by a damped
-fixed-point iteration (x ← x + damping·(f(x) − x), which converges also for
-groups of estimated players who only meet each other). No 40-point rule and
+itself, else its previous grade. Those equations are linear: they are solved
+as one symmetric system by conjugate gradients (``_solve``), which gives the
+fixed point of the damped iteration x ← x + damping·(f(x) − x) — the same
+for every damping, also for groups of estimated players who only meet each
+other — in hundreds of steps where that iteration took thousands (and stopped
+early: 7,571 steps and 1.2 points short on the Deloitte 2011 players). No 40-point rule and
 no padding apply to an estimate (the player has no trusted grade to compare
 with). Everybody else is then graded with the estimates as the opponents'
 grades. Each iteration and the final pass are ``prange`` loops over players
@@ -48,34 +51,6 @@ def ecf_game_points(own, opponent, score, diff_cap, win_points):
     elif used < own - diff_cap:
         used = own - diff_cap
     return used + 2.0 * win_points * score - win_points
-
-
-@jit
-def _estimate_pass(
-    estimate, previous, estimated, who, offsets, opponent, own_score, win_points, out
-):
-    # Serial over the estimated players only: the sweep is short and runs hundreds of
-    # times per cycle, where starting a parallel region each time costs more than it saves.
-    for i in range(who.shape[0]):
-        p = who[i]
-        lo = offsets[p]
-        hi = offsets[p + 1]
-        total = 0.0
-        for j in range(lo, hi):
-            o = opponent[j]
-            value = estimate[o] if estimated[o] else previous[o]
-            total += value + 2.0 * win_points * own_score[j] - win_points
-        out[i] = total / (hi - lo)
-
-
-@jit
-def _max_abs_diff(a, b):
-    worst = 0.0
-    for i in range(a.shape[0]):
-        d = abs(a[i] - b[i])
-        if d > worst:
-            worst = d
-    return worst
 
 
 @jit_parallel
@@ -128,30 +103,99 @@ def _final_pass(
 
 
 @jit
-def _solve(
-    start, previous, estimated, offsets, opponent, own_score, win_points, damping, tol, max_iter
-):
+def _dot(a, b):
+    total = 0.0
+    for i in range(a.shape[0]):
+        total += a[i] * b[i]
+    return total
+
+
+@jit
+def _max_abs(a):
+    worst = 0.0
+    for i in range(a.shape[0]):
+        worst = max(worst, abs(a[i]))
+    return worst
+
+
+@jit
+def _apply(x, who, pos, offsets, opponent, out):
+    """out = M x over the estimated players: (M x)_i = g_i x_i − Σ x of i's estimated
+    opponents, one term per game (M = D − N, symmetric: N counts the games of a pair)."""
+    for i in range(who.shape[0]):
+        p = who[i]
+        acc = (offsets[p + 1] - offsets[p]) * x[i]
+        for j in range(offsets[p], offsets[p + 1]):
+            k = pos[opponent[j]]
+            if k >= 0:
+                acc -= x[k]
+        out[i] = acc
+
+
+@jit
+def _solve(start, previous, estimated, offsets, opponent, own_score, win_points, tol, max_iter):
+    """The estimates' fixed point x = f(x), f(x)_p = mean over p's games of (opponent
+    value + 2·win_points·s − win_points), as the linear system M x = b (``_apply``; b: the
+    score terms and the graded opponents' grades), by conjugate gradients preconditioned
+    with the game counts. A group of estimated players who meet only each other has a
+    singular block (any common shift solves it): the iteration keeps the group's
+    games-weighted mean of the starting values, as the fixed-point iteration
+    x ← x + d(f(x) − x) does. Converged when max |f(x) − x| ≤ tol / 1000: a small
+    residual bounds the distance to the fixed point less tightly than a contraction's
+    step does (on the Deloitte 2011 players, all estimated, a residual of 1e-3 left
+    0.03 points; 1e-6 left 8e-5)."""
+    n = start.shape[0]
     estimate = start.copy()
     who = np.flatnonzero(estimated & (offsets[1:] > offsets[:-1]))
-    current = np.empty(who.shape[0], dtype=np.float64)
-    target = np.empty(who.shape[0], dtype=np.float64)
-    for i in range(who.shape[0]):
-        current[i] = estimate[who[i]]
+    m = who.shape[0]
+    if m == 0:
+        return estimate, 0, True
+    tol = tol / 1000.0
+    pos = np.full(n, -1, dtype=np.int64)
+    for i in range(m):
+        pos[who[i]] = i
+    games = np.empty(m, dtype=np.float64)
+    x = np.empty(m, dtype=np.float64)
+    r = np.empty(m, dtype=np.float64)
+    for i in range(m):
+        p = who[i]
+        games[i] = offsets[p + 1] - offsets[p]
+        x[i] = estimate[p]
+        acc = 0.0
+        for j in range(offsets[p], offsets[p + 1]):
+            acc += 2.0 * win_points * own_score[j] - win_points
+            if pos[opponent[j]] < 0:
+                acc += previous[opponent[j]]
+        r[i] = acc
+    mx = np.empty(m, dtype=np.float64)
+    _apply(x, who, pos, offsets, opponent, mx)
+    for i in range(m):
+        r[i] -= mx[i]  # r = b − M x; r_i / g_i = f(x)_i − x_i
+    z = r / games
+    direction = z.copy()
+    rz = _dot(r, z)
     iterations = 0
-    converged = who.shape[0] == 0
+    converged = _max_abs(z) <= tol
     while not converged and iterations < max_iter:
-        _estimate_pass(
-            estimate, previous, estimated, who, offsets, opponent, own_score, win_points, target
-        )
+        _apply(direction, who, pos, offsets, opponent, mx)
+        curvature = _dot(direction, mx)
+        if not curvature > 0.0:  # only the singular direction is left: nothing to move
+            converged = _max_abs(z) <= tol
+            break
+        alpha = rz / curvature
+        for i in range(m):
+            x[i] += alpha * direction[i]
+            r[i] -= alpha * mx[i]
+            z[i] = r[i] / games[i]
         iterations += 1
-        if _max_abs_diff(target, current) <= tol:
-            current[:] = target
-            converged = True
-        else:
-            for i in range(current.shape[0]):
-                current[i] = current[i] + damping * (target[i] - current[i])
-        for i in range(who.shape[0]):
-            estimate[who[i]] = current[i]
+        converged = _max_abs(z) <= tol
+        rz_next = _dot(r, z)
+        beta = rz_next / rz
+        rz = rz_next
+        for i in range(m):
+            direction[i] = z[i] + beta * direction[i]
+    for i in range(m):
+        estimate[who[i]] = x[i]
     return estimate, iterations, converged
 
 
@@ -175,7 +219,10 @@ def ecf_cycle(
     as their opponents' grades); ``estimated`` bool[n]: players whose grade is
     re-estimated from this cycle alone (every player who plays without a
     previous grade must be in it); ``start`` float64[n]: starting values of the
-    estimates. CSR arrays as from ``kernels.csr.group_by_player``.
+    estimates. CSR arrays as from ``kernels.csr.group_by_player``. ``damping`` (0, 1]
+    names the fixed-point iteration whose fixed point the solver finds; the estimates do
+    not depend on it (it is checked, then unused). ``tol``: the estimates' fixed-point
+    equations hold to ``tol``/1000 points; ``max_iter`` bounds the solver's steps.
     """
     previous = np.ascontiguousarray(previous, dtype=np.float64)
     estimated = np.ascontiguousarray(estimated, dtype=np.bool_)
@@ -203,7 +250,6 @@ def ecf_cycle(
         opponent,
         own_score,
         float(win_points),
-        float(damping),
         float(tol),
         int(max_iter),
     )

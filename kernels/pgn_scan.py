@@ -4,15 +4,24 @@ Pure array code over the file's bytes (uint8); ``pipeline/pgn.py`` turns the
 result into columns. Each game is one int64 row of byte ranges and flags in
 the layout below (-1: absent); ``TAG`` values start at column ``VALUES`` as
 (start, end) pairs, one pair per name passed to ``scan_pgn``.
+
+Comments (``{ }`` over any number of lines, ``;`` to the end of the line) are
+followed through the whole movetext: a move is a letter outside them, and the
+termination marker is the last text outside them (PGN Standard §8.2.5, §8.2.6;
+docs/pgn-trf.md).
 """
 
 import numpy as np
 
 from arpad.kernels.config import jit
 
-LINE, BAD, MOVE, MARKER, FIRST, SECOND, LAST, VALUES = 0, 1, 2, 3, 4, 6, 8, 10
+LINE, BAD, MOVE, MARKER, LAST, VALUES = 0, 1, 2, 3, 4, 6
 MARKERS = (None, "1-0", "0-1", "1/2-1/2", "*")  # codes 0..4 of the MARKER column
 _HALF = np.frombuffer(b"1/2-1/2", np.uint8)
+_BYTE_KIND = np.zeros(256, np.uint8)  # 1: ends a line (LF, CR); 2: opens or ends a comment; 3: ]
+_BYTE_KIND[[10, 13]] = 1
+_BYTE_KIND[[123, 125, 59]] = 2
+_BYTE_KIND[93] = 3
 
 
 def _ws_fwd(buf, i, end):
@@ -67,27 +76,40 @@ _ws_back = jit(_ws_back)
 
 
 @jit
-def _line_move(buf, a, b):
-    """1 if the line holds a letter (a move), 0 if not, -1 if it holds comment
-    characters ({, }, ;): then only the regular expressions of ``has_move`` decide."""
-    letter = 0
+def _outside_comments(buf, a, b, in_comment):
+    """(move, end, open) of the movetext line ``buf[a:b]`` read outside its comments,
+    given whether a ``{`` comment is open at its start: ``move`` is 1 if a letter (a
+    move) stands outside the comments, ``end`` is the index after the last byte of
+    text outside them (``a``: the line is only comments), and ``open`` whether a
+    ``{`` comment is still open after the line (``_scan`` then looks ahead).
+
+    Braces do not nest, and ``;`` outside a brace comment comments out the rest of
+    the line. A comment left open at the end of a line continues (and a
+    ``[Tag "..."]`` line inside it is comment text) only if a ``}`` follows before
+    any ``{``; otherwise it never closes, and is taken to end with its line, so that
+    one stray ``{`` cannot turn the rest of the file into a comment."""
+    move = 0
+    end = a
     for q in range(a, b):
         c = buf[q]
-        if c == 123 or c == 125 or c == 59:
-            return -1
-        if (c >= 65 and c <= 90) or (c >= 97 and c <= 122):
-            letter = 1
-    return letter
+        if in_comment:
+            if c == 125:
+                in_comment = False
+        elif c == 123:
+            in_comment = True
+        elif c == 59:
+            break
+        elif c > 32:
+            end = q + 1
+            if (c >= 65 and c <= 90) or (c >= 97 and c <= 122):
+                move = 1
+    return move, end, in_comment
 
 
 @jit
 def _line_marker(buf, a, b):
-    """Termination marker ending the stripped line ``buf[a:b]`` (0: none, 1-4: MARKERS);
-    -1 when the line holds '}' (a trailing comment: the regular expressions decide).
-    No marker is a suffix of another, and a stripped line has no trailing blanks."""
-    for q in range(a, b):
-        if buf[q] == 125:
-            return -1
+    """Termination marker ending ``buf[a:b]``, the movetext outside comments up to
+    its last byte (0: none, 1-4: MARKERS). No marker is a suffix of another."""
     n = b - a
     if buf[b - 1] == 42:
         return 4
@@ -102,30 +124,6 @@ def _line_marker(buf, a, b):
                 return 0
         return 3
     return 0
-
-
-@jit
-def _comment_after_line(buf, a, b, in_comment):
-    """Whether a ``{`` comment is still open after the movetext line ``buf[a:b]``,
-    given whether one was open before it (``_scan`` then looks ahead, see there).
-
-    Braces do not nest, and ``;`` comments out the rest of a line. A comment left
-    open at the end of a line continues (and a ``[Tag "..."]`` line inside it is
-    comment text) only if a ``}`` follows before any ``{``; otherwise it never
-    closes, and is taken to end with its line, so that one stray ``{`` cannot turn
-    the rest of the file into a comment."""
-    q = a
-    while q < b:
-        c = buf[q]
-        if in_comment:
-            if c == 125:
-                in_comment = False
-        elif c == 123:
-            in_comment = True
-        elif c == 59:
-            break
-        q += 1
-    return in_comment
 
 
 @jit
@@ -149,20 +147,92 @@ def _close_game(buf, row):
 
 
 @jit
+def _skip_ws(buf, c, b):
+    while c < b:
+        x = buf[c]
+        if x == 32:  # the common cases without the call
+            c += 1
+            continue
+        if x < 128 and (x < 9 or x > 13):
+            break
+        w = _ws_fwd(buf, c, b)
+        if w == 0:
+            break
+        c += w
+    return c
+
+
+@jit
+def _tag_pairs(buf, a, b, row, names, name_len):
+    """Parse the tag pairs ``[Key "value"]`` of the stripped line ``buf[a:b]`` into
+    ``row`` (the first value of each wanted name counts); False if the line is
+    malformed. The key runs to White_Space or '"'; the value ends at the first '"'
+    followed (after White_Space) by ']' and then by the end of the line or the next
+    '[': so a value may hold unescaped quotes, and one line may hold several pairs."""
+    p = a
+    while p < b:
+        if buf[p] != 91:
+            return False
+        s = p + 1
+        while s < b:
+            x = buf[s]
+            if x == 34 or x == 32 or (x >= 9 and x <= 13):
+                break
+            if x >= 128 and _ws_fwd(buf, s, b) > 0:
+                break
+            s += 1
+        c = _skip_ws(buf, s, b)
+        if s == p + 1 or c >= b or buf[c] != 34:
+            return False
+        end = -1
+        nxt = b
+        q = c + 1
+        while q < b:
+            if buf[q] == 34:
+                r = _skip_ws(buf, q + 1, b)
+                if r < b and buf[r] == 93:
+                    t = _skip_ws(buf, r + 1, b)
+                    if t == b or buf[t] == 91:
+                        end = q
+                        nxt = t
+                        break
+            q += 1
+        if end < 0:
+            return False
+        klen = s - p - 1
+        for k in range(names.shape[0]):
+            if name_len[k] == klen:
+                same = True
+                for m in range(klen):
+                    if buf[p + 1 + m] != names[k, m]:
+                        same = False
+                        break
+                if same:
+                    if row[VALUES + 2 * k] < 0:
+                        row[VALUES + 2 * k] = c + 1
+                        row[VALUES + 2 * k + 1] = end
+                    break
+        p = nxt
+    return True
+
+
+@jit
 def _scan(buf, names, name_len):
     """One pass over the UTF-8 bytes of a PGN file (the rules of ``read_pgn``).
 
-    Lines end at LF, CRLF or CR; each is stripped of White_Space; blank lines and
+    Lines end at LF, CRLF or CR; each is stripped of White_Space (and of byte-order
+    marks at its start); blank lines and
     ``%`` escape lines are skipped. A game starts at a tag line after a non-tag line
     (or at the first tag line) or at an ``[Event `` line. Returns one row per game
     (layout ``LINE`` ... ``VALUES``: first line, first malformed tag line, has a
-    move, termination marker, byte ranges of the first, second and last movetext
-    lines and of the first value of each wanted tag) and ``pre``: lines of text
+    move outside comments, termination marker, byte range of the last movetext line
+    holding text outside comments (up to the end of that text) and of the first
+    value of each wanted tag) and ``pre``: lines of text
     before the first tag, the first one's line and byte range, the first kept line
     and the number of tag lines."""
     n = buf.size
     ntag = names.shape[0]
-    width = VALUES + 2 * names.shape[0]
+    width = VALUES + 2 * ntag
     games = np.empty((n // 2048 + 16, width), np.int64)
     nt = 0
     g = 0
@@ -178,10 +248,17 @@ def _scan(buf, names, name_len):
     brace_at = -1  # _next_brace's last answer
     while i <= n:
         j = i
-        brace = False
-        while j < n and buf[j] != 10 and buf[j] != 13:
-            if buf[j] == 123 or buf[j] == 125:
-                brace = True
+        brace = False  # the line holds {, } or ;: comments to follow
+        closes = 0  # ']' on the line
+        while j < n:
+            k = _BYTE_KIND[buf[j]]  # one look-up per byte
+            if k != 0:
+                if k == 1:
+                    break
+                if k == 2:
+                    brace = True
+                else:
+                    closes += 1
             j += 1
         line += 1
         if j < n:
@@ -193,6 +270,10 @@ def _scan(buf, names, name_len):
         i = nxt
         while a < b:
             w = _ws_fwd(buf, a, b)
+            if w == 0 and b - a >= 3 and buf[a] == 0xEF and buf[a + 1] == 0xBB:
+                # a byte-order mark inside the file (files joined with cat, each with
+                # its own BOM): dropped like the blanks, so its tag line stays one
+                w = 3 if buf[a + 2] == 0xBF else 0
             if w == 0:
                 break
             a += w
@@ -207,11 +288,6 @@ def _scan(buf, names, name_len):
             first_kept = line
         if buf[a] != 91 or in_comment:  # movetext (or text before the first tag)
             prev_tag = False
-            if g > 0 and (brace or in_comment):
-                in_comment = _comment_after_line(buf, a, b, in_comment)
-                if in_comment:
-                    brace_at = _next_brace(buf, j, brace_at)
-                    in_comment = brace_at < n and buf[brace_at] == 125
             if g == 0:
                 if pre_n == 0:
                     pre_line = line
@@ -220,17 +296,21 @@ def _scan(buf, names, name_len):
                 pre_n += 1
                 continue
             row = games[g - 1]
-            if row[FIRST] < 0:
-                row[FIRST] = a
-                row[FIRST + 1] = b
-                row[MOVE] = _line_move(buf, a, b)
-            elif row[SECOND] < 0:
-                row[SECOND] = a
-                row[SECOND + 1] = b
-                if row[MOVE] == 0:
-                    row[MOVE] = _line_move(buf, a, b)
-            row[LAST] = a
-            row[LAST + 1] = b
+            if not (brace or in_comment):  # no comment on this line: its text ends at b
+                if row[MOVE] != 1:
+                    row[MOVE] = _outside_comments(buf, a, b, False)[0]
+                row[LAST] = a
+                row[LAST + 1] = b
+                continue
+            move, end, in_comment = _outside_comments(buf, a, b, in_comment)
+            if in_comment:
+                brace_at = _next_brace(buf, j, brace_at)
+                in_comment = brace_at < n and buf[brace_at] == 125
+            if move:
+                row[MOVE] = 1
+            if end > a:  # a line that is only comments is not where the marker is
+                row[LAST] = a
+                row[LAST + 1] = end
             continue
         event = (
             b - a >= 7
@@ -256,37 +336,31 @@ def _scan(buf, names, name_len):
         prev_tag = True
         nt += 1
         row = games[g - 1]
-        # [Key "value"]: the key runs to the first blank; the value, after White_Space,
-        # must start with '"' and end with '"]'. Else the tag line is malformed.
+        # [Key "value"]: with one ']' on the line (export format), the key runs to the
+        # first blank and the value, after White_Space, starts with '"' and ends with
+        # '"]'. Any other line goes to _tag_pairs (several pairs on a line, blanks
+        # inside the brackets), which says whether it is malformed.
         s = a + 1
         while s < b and buf[s] != 32:
             s += 1
-        ok = False
-        c = s + 1
-        if s < b:
-            while c < b:
-                w = _ws_fwd(buf, c, b)
-                if w == 0:
-                    break
-                c += w
-            ok = b - c >= 3 and buf[c] == 34 and buf[b - 2] == 34 and buf[b - 1] == 93
-        if not ok:
+        c = _skip_ws(buf, s + 1, b) if s < b else b
+        if closes == 1 and b - c >= 3 and buf[c] == 34 and buf[b - 2] == 34 and buf[b - 1] == 93:
+            klen = s - a - 1
+            for k in range(ntag):
+                if name_len[k] == klen:
+                    same = True
+                    for q in range(klen):
+                        if buf[a + 1 + q] != names[k, q]:
+                            same = False
+                            break
+                    if same:
+                        if row[VALUES + 2 * k] < 0:
+                            row[VALUES + 2 * k] = c + 1
+                            row[VALUES + 2 * k + 1] = b - 2
+                        break
+        elif not _tag_pairs(buf, a, b, row, names, name_len):
             if row[BAD] < 0:
                 row[BAD] = line
-            continue
-        klen = s - a - 1
-        for k in range(ntag):
-            if name_len[k] == klen:
-                same = True
-                for q in range(klen):
-                    if buf[a + 1 + q] != names[k, q]:
-                        same = False
-                        break
-                if same:
-                    if row[VALUES + 2 * k] < 0:
-                        row[VALUES + 2 * k] = c + 1
-                        row[VALUES + 2 * k + 1] = b - 2
-                    break
     if g > 0:
         _close_game(buf, games[g - 1])
     pre = np.array([pre_n, pre_line, pre_a, pre_b, first_kept, nt], np.int64)

@@ -31,11 +31,15 @@ MERGES = pa.schema(
 )
 
 # Base views: name -> (glob relative to the store root, hive partitioning, schema when empty).
+# The partition levels are spelled out (``pool=*``, not ``*``): a writer's journal keeps
+# a partition it removes as a hidden ``.period=N.<token>.kept.tmp`` folder until the
+# command ends (pipeline/store.py), and DuckDB's ``*`` matches hidden names, so a catalog
+# refreshed in that command would read the removed partition (a "Hive partition mismatch").
 BASE_VIEWS = {
-    "games": ("games/*/*/*.parquet", True, schemas.GAMES),
+    "games": ("games/pool=*/period=*/*.parquet", True, schemas.GAMES),
     "players": ("players/players.parquet", False, schemas.PLAYERS),
-    "ratings": ("ratings/*/*/*/*.parquet", True, schemas.RATINGS),
-    "quarantine": ("quarantine/*/*.parquet", False, schemas.QUARANTINE),
+    "ratings": ("ratings/system=*/pool=*/period=*/*.parquet", True, schemas.RATINGS),
+    "quarantine": ("quarantine/batch=*/*.parquet", False, schemas.QUARANTINE),
     "manifest": ("manifest/manifest.parquet", False, MANIFEST),
     "history": ("manifest/history.parquet", False, HISTORY),
     "aliases": ("players/aliases.parquet", False, ALIASES),
@@ -49,10 +53,11 @@ _PLAYER_RATINGS = "(SELECT * FROM ratings WHERE player_id NOT IN (SELECT duplica
 
 def _lower_is_better() -> tuple[str, ...]:
     """Systems whose numbers are lower-is-better (rank 1 = smallest number): those
-    declaring ``lower_is_better = True`` (Ingo, docs/legacy-systems.md)."""
-    from arpad.pipeline.systems import get_system, system_names
+    declaring ``lower_is_better = True`` (Ingo, docs/legacy-systems.md), named without
+    importing every system (``systems.lower_is_better_names``)."""
+    from arpad.pipeline.systems import lower_is_better_names
 
-    return tuple(n for n in system_names() if get_system(n).lower_is_better)
+    return lower_is_better_names()
 
 
 # Derived views, in dependency order; each is plain SQL over the base views.
@@ -248,12 +253,35 @@ def define_views(
 
 
 def connect(store: Store) -> duckdb.DuckDBPyConnection:
-    """An in-memory connection with the store's views (used by the engine and exports)."""
+    """A connection with the store's views, for arpad's own queries (lists, history,
+    cards, plots, the site, exports).
+
+    When the catalog file holds exactly the views the store needs now (its stamp,
+    ``refresh``), that file is opened read-only: DuckDB binds a view when a query uses
+    it. Defining the views on a fresh connection binds every one of them at once, and
+    each view over ``ratings`` reads the footer of every ratings file (``union_by_name``):
+    0.7-0.9 s of every reading command on a store with 700 ratings files (the Kaggle
+    2010 store rated by every system, docs/store.md "Catalog"). Otherwise (no catalog
+    yet, an older DuckDB, a store changed since, a catalog that will not open) the views
+    are defined on an in-memory connection, as before (also with
+    ``ARPAD_CATALOG_FILE=0``, for benchmarks/bench_read.py's comparison).
+    """
     import duckdb
 
+    root = _sql_str(str(store.root.resolve()))
+    sqls = _view_sqls(store)
+    use_file = os.environ.get("ARPAD_CATALOG_FILE", "1") != "0"
+    if use_file and _current(store, _definition(store, sqls)):
+        try:
+            con = duckdb.connect(str(store.catalog_path), read_only=True)
+        except duckdb.Error:  # e.g. replaced by a rebuild just now: define the views here
+            con = None
+        if con is not None:
+            con.execute(f"SET file_search_path = {root}")
+            return con
     con = duckdb.connect()
-    con.execute(f"SET file_search_path = {_sql_str(str(store.root.resolve()))}")
-    define_views(con, store, temporary=True)
+    con.execute(f"SET file_search_path = {root}")
+    define_views(con, store, temporary=True, sqls=sqls)
     return con
 
 

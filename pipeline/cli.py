@@ -15,7 +15,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from arpad.pipeline.errors import InputError, StoreBusyError, disk_full
+from arpad.pipeline.errors import InputError, StoreBusyError, disk_full, not_writable
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -82,6 +82,12 @@ def _check_args(args) -> None:
         found = _enclosing_store(value)
         if found is not None:
             outside(found, value, option)
+    for attr, option in dict(OUTPUT_OPTIONS, predictions="--predictions").items():
+        value = getattr(args, attr, None)  # files, not folders: `--output /tmp` is a typo
+        if args.command == "whatif" and attr == "output":
+            continue  # `arpad whatif --output DIR`: a folder of Parquet tables
+        if isinstance(value, str) and value and os.path.isdir(value):
+            raise ValueError(f"{option} {value} is a directory: give a file name")
 
 
 class UsageError(Exception):
@@ -176,6 +182,14 @@ def main(argv: list[str] | None = None) -> int:
         if disk_full(exc):  # the writer lock has put the store back as it was
             text = " ".join(str(exc).split())
             print(f"arpad: error: disk full ({text}): the store is as before", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        if (denied := not_writable(exc)) is not None:  # the writer lock has undone its writes
+            where = str(denied.filename if denied.filename is not None else "the output")
+            name = os.path.basename(where)
+            if name.startswith(".") and ".tmp" in name:  # an atomic write's temporary file
+                where = os.path.dirname(where) or "."
+            why = denied.strerror or str(denied)
+            print(f"arpad: error: {where}: {why} (the store is as before)", file=sys.stderr)
             return EXIT_BAD_INPUT
         traceback.print_exc()
         print("arpad: internal error (exit 1)", file=sys.stderr)

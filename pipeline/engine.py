@@ -422,6 +422,17 @@ def period_arrays(
     )
 
 
+def run_periods(store: Store, sys_, pool: str, rules_for: Callable) -> list[int]:
+    """The periods a run of ``pool`` walks: those with games, then any the system walks
+    without games after the last one to publish what it still holds (``closing_periods``:
+    FIDE's two-monthly lists, docs/fide-history.md)."""
+    stored = store.periods(pool)
+    if not stored:
+        return stored
+    last = stored[-1]
+    return stored + [p for p in sys_.closing_periods(last, rules_for(last)) if p > last]
+
+
 def rules_picker(sys_, pool: str, rules: Any | None, overrides: dict | None) -> Callable:
     """period -> the rules for it: ``rules`` fixed for every period, else the version in
     force, with ``--set`` overrides on top."""
@@ -445,6 +456,16 @@ def _step_only(sys_, state: State, games: PeriodGames, rules, shards: int = 1, s
     return sys_.step(state, games, rules)
 
 
+def _absorbed_checkpoint(store, system, pool, period, state, ids, writer, rules_name, meta, due):
+    """The checkpoint step of an absorbed period (as a stepped period's, without its file)."""
+    if not due:  # an older run's checkpoint would not match this run
+        store.remove_tree(store.state_partition(system, pool, period))
+        return
+    writer.wait()  # a checkpoint stands for every rating before it, on disk
+    meta = {"system": system, "pool": pool, "period": period, "rules": rules_name, **meta}
+    store.write_state(system, pool, period, _Checkpoints.to_tables(state, ids), meta)
+
+
 def revised_reports(sys_, state: State, done: list[int], rules) -> dict[int, Report]:
     """Retroactive systems (WHR) re-estimate every rated period from all games (docs/whr.md)."""
     return sys_.history_reports(state, done, rules) if sys_.retroactive and done else {}
@@ -465,17 +486,27 @@ def rate_in_memory(
     rules_for = rules_picker(sys_, pool, rules, overrides)
     if not periods:
         return {}
+    empty = np.empty(0, dtype=np.int32)
+    last_given = periods[-1][0]
+    for p in sys_.closing_periods(last_given, rules_for(last_given)):
+        if p > last_given:  # walked without games, as the store engine does
+            periods = [*periods, (p, empty, empty, np.empty(0), empty)]
     state = sys_.initial_state(info, rules_for(periods[0][0]))
     previous: int | None = None
     out: dict[int, pa.Table] = {}
     ids = id_array(info.player_id)
-    for period, white, black, score, event in periods:
+    absorbing = sys_.revises_history(rules_for(periods[-1][0]))
+    for i, (period, white, black, score, event) in enumerate(periods):
         games = PeriodGames.build(period, white, black, score, info.n, event, previous)
-        state, report = step_period(sys_, state, games, rules_for(period))
-        out[period] = _audited(_report_table(report, ids), sys_, rules_for(period), None)
+        if absorbing and i < len(periods) - 1:  # replaced by history_reports below
+            state = sys_.absorb(state, games, rules_for(period))
+        else:
+            state, report = step_period(sys_, state, games, rules_for(period))
+            out[period] = _audited(_report_table(report, ids), sys_, rules_for(period), None)
         previous = period
     last_rules = rules_for(previous)
-    for p, report in revised_reports(sys_, state, list(out), last_rules).items():
+    walked = [p[0] for p in periods]
+    for p, report in revised_reports(sys_, state, walked, last_rules).items():
         out[p] = _audited(_report_table(report, ids), sys_, last_rules, None)
     return out
 
@@ -630,9 +661,9 @@ def rate(
     # Ratings PGN/TRF files gave are dated observations, not undated seeds (docs/observations.md).
     info.rating = observations.undated_ratings(store, info.player_id, info.rating)
     n = info.n
-    all_periods = store.periods(pool)
-    walk = [p for p in all_periods if (start is None or p >= start) and (end is None or p <= end)]
     rules_for = rules_picker(sys_, pool, rules, overrides)
+    all_periods = run_periods(store, sys_, pool, rules_for)
+    walk = [p for p in all_periods if (start is None or p >= start) and (end is None or p <= end)]
 
     every = checkpoints.every_or_default(checkpoint_every)
 
@@ -650,6 +681,10 @@ def rate(
         state = _Checkpoints.from_tables(tables, state, info.player_id)
         previous = meta["period"]
 
+    # A system whose reports are all replaced at the end of the run (WHR, retroactive)
+    # absorbs every period but the last: no refit, no file, only the games kept (and the
+    # checkpoints); ``history_reports`` then writes every period (docs/whr.md).
+    absorbing = bool(walk) and sys_.revises_history(rules_for(walk[-1]))
     ids = id_array(info.player_id)
     run = (checkpoint_meta or {}).get("run")
     seeds = observations.Observations.empty()
@@ -671,7 +706,8 @@ def rate(
             white, black, score, event = load_period_games(files, ids, aliases, dense_of_key)
             games = PeriodGames.build(period, white, black, score, n, event, previous)
             state = observations.seed_period(sys_, state, seeds, previous, period, r)
-            state = sys_.step(state, games, r)[0]
+            # (state only: a system whose reports the run's end replaces absorbs, as the walk)
+            state = sys_.absorb(state, games, r) if absorbing else sys_.step(state, games, r)[0]
             summary.replayed.append(period)
             previous = period
     position = {p: i for i, p in enumerate(all_periods)}
@@ -695,6 +731,21 @@ def rate(
             white = games.white
             t1 = time.perf_counter()
             state = observations.seed_period(sys_, state, seeds, previous, period, r)
+            if absorbing and i < len(walk) - 1:
+                state = sys_.absorb(state, games, r)
+                _absorbed_checkpoint(
+                    store, system, pool, period, state, ids, writer, sys_.rules_name(r),
+                    {"replay": replay, **(checkpoint_meta or {})},
+                    checkpoints.due(position[period], i, len(walk), every, not resumed),
+                )  # fmt: skip
+                summary.seconds["kernel"] += time.perf_counter() - t1
+                summary.periods.append(period)
+                summary.games += int(white.size)
+                summary.rules.append(sys_.rules_name(r))
+                previous = period
+                if progress:
+                    progress(i + 1, len(walk), int(white.size))
+                continue
             state, report = _step_only(sys_, state, games, r, summary.shards, shard_map)
             # The performance column is computed on the write-behind thread, just before
             # the file is encoded, while the next period is stepped (same values).
@@ -744,12 +795,16 @@ def rate(
     if summary.periods:
         last = summary.periods[-1]
         done = [p for p in store.rating_periods(system, pool) if p <= last]
+        if absorbing:  # absorbed periods (this run's or a killed one's) have no file yet
+            done = sorted({*done, *(p for p in all_periods if p <= last)})
         last_rules = rules_for(last)
         for p, report in revised_reports(sys_, state, done, last_rules).items():
             table = _audited(
                 _report_table(report, ids, encoded=True), sys_, last_rules, run, encoded=True
             )
             store.write_ratings(system, pool, p, table)
+            if absorbing and p in summary.periods[:-1]:  # written here, not in the walk
+                summary.rows_written += table.num_rows
     if refresh_catalog:
         catalog.refresh(store)
     return summary

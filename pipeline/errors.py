@@ -4,6 +4,9 @@ import errno
 
 # No space left on the device, disk quota exceeded.
 DISK_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+# A read-only file system, no permission to write: where arpad was told to write cannot
+# be written (an operator's setup, not a bug: exit 2).
+NOT_WRITABLE_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 _DISK_FULL_TEXTS = ("no space left on device", "disk quota exceeded", "[errno 28]", "[errno 122]")
 
 
@@ -42,3 +45,15 @@ def disk_full(exc: BaseException) -> bool:
             return True
         exc = exc.__cause__ or exc.__context__
     return False
+
+
+def not_writable(exc: BaseException) -> OSError | None:
+    """The OSError behind ``exc`` saying a path cannot be written (read-only file
+    system, permission denied), else None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in NOT_WRITABLE_ERRNOS:
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None

@@ -278,8 +278,10 @@ def merge(
     stale = ";".join(f"{pool}:{p}" for pool, p in touched)
     for r in log_rows:
         r["stale_from"] = stale
-    _write_merge(store, aliases, log_rows)
+    # The stale marks first: a merge killed after its alias file (SIGKILL, Ctrl-C: not
+    # undone) must not leave ratings that look current (docs/identity.md).
     incremental.mark_stale(store, touched)
+    _write_merge(store, aliases, log_rows)
     return touched
 
 
@@ -298,6 +300,7 @@ def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tup
     touched = _earliest_periods(store, {keep, duplicate})
     now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the trail
     stale = ";".join(f"{pool}:{p}" for pool, p in touched)
+    incremental.mark_stale(store, touched)  # first, as in ``merge``
     _write_merge(
         store,
         aliases,
@@ -312,7 +315,6 @@ def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tup
             }
         ],
     )
-    incremental.mark_stale(store, touched)
     return touched
 
 

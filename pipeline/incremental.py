@@ -75,6 +75,26 @@ def mark_stale(store: Store, touched: list[tuple[str, int]]) -> dict[str, int]:
     return stale
 
 
+def interrupted(store: Store, system: str, pool: str) -> bool:
+    """Whether the last ``arpad rate`` of ``system``/``pool`` was killed or interrupted:
+    its resume journal still says ``running`` (pipeline/resume.py). Asked by commands that
+    hold the writer lock, so no run is going on: some periods may hold that run's ratings
+    and others an earlier run's (other rules, ``--set``), until it is run again."""
+    from arpad.pipeline import resume
+
+    journal = resume.read_journal(store, system, pool)
+    return bool(journal) and journal.get("status") == "running"
+
+
+def mark_system_stale(store: Store, system: str, pool: str, period: int) -> None:
+    """Mark one system/pool stale from ``period`` (``mark_stale`` marks every rated
+    system of the pool: games changed for all of them)."""
+    stale = read_stale(store)
+    key = f"{system}/{pool}"
+    stale[key] = min(int(period), stale.get(key, int(period)))
+    _write(store, "stale.json", stale)
+
+
 def mark_all_stale(store: Store) -> None:
     """Players changed: every rated system/pool recomputes from its first period."""
     pools = sorted(

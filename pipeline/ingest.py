@@ -204,6 +204,12 @@ def ingest_file(
             str(path), prior, same.column("kind")[0].as_py(), same.column("format")[0].as_py()
         )
         report.skipped = f"identical content already ingested as {prior}"
+        if replace or (explicit and source != prior):
+            # The bytes are known: --source/--replace cannot give them another meaning.
+            report.skipped += (
+                " (--source and --replace do not apply to a file stored byte for byte: "
+                "send the correction as a new version of the source it corrects)"
+            )
         return report
 
     head = None  # a Parquet games file's header: the file is streamed (docs/ingest.md)
@@ -358,6 +364,19 @@ def ingest_files(
     return jobs.ingest(request)
 
 
+def _other_result(where: str, stored, incoming) -> str:
+    """A re-sent game id whose result differs is a correction sent under another name:
+    say so, and how to apply it (docs/ingest.md "Which file is which")."""
+    if stored is None or incoming is None or float(stored) == float(incoming):
+        return ""
+    first = where.rsplit(":", 1)[0]
+    return (
+        f" with White's score {float(stored):g} there, {float(incoming):g} here: not applied "
+        f"(a correction of {first} is ingested with --source {first!r} or --replace, "
+        "docs/ingest.md)"
+    )
+
+
 def _drop_store_duplicates(
     store: Store, v: Validated, batch: str, replaced_batches: list[str]
 ) -> Validated:
@@ -371,7 +390,8 @@ def _drop_store_duplicates(
         con.register("incoming", v.accepted.select(["game_id"]))
         dup = catalog.query_arrow(
             con,
-            "SELECT s.game_id, min(s.source) AS source FROM read_parquet(?) s "
+            "SELECT s.game_id, min(s.source) AS source, min(s.score) AS score "
+            "FROM read_parquet(?) s "
             "SEMI JOIN incoming i ON s.game_id = i.game_id GROUP BY s.game_id",
             [files],
         )
@@ -380,6 +400,7 @@ def _drop_store_duplicates(
     if dup.num_rows == 0:
         return v
     where = dict(zip(dup.column("game_id").to_pylist(), dup.column("source").to_pylist()))
+    was = dict(zip(dup.column("game_id").to_pylist(), dup.column("score").to_pylist()))
     is_dup = pc.is_in(v.accepted["game_id"], value_set=dup.column("game_id"))
     dups = v.accepted.filter(is_dup)
     lines = [int(s.rsplit(":", 1)[1]) for s in dups.column("source").to_pylist()]
@@ -389,8 +410,10 @@ def _drop_store_duplicates(
             "line": lines,
             "reason": [Reason.DUPLICATE_GAME_ID] * dups.num_rows,
             "detail": [
-                f"game_id {g} already stored from {where[g]}"
-                for g in dups.column("game_id").to_pylist()
+                f"game_id {g} already stored from {where[g]}" + _other_result(where[g], was[g], new)
+                for g, new in zip(
+                    dups.column("game_id").to_pylist(), dups.column("score").to_pylist()
+                )
             ],
             "raw": [None] * dups.num_rows,
             "ingest_batch": [batch] * dups.num_rows,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import calendar
 import io
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -77,8 +78,6 @@ WHERE l.system = ? AND l.pool = ? AND l.period = ?
 ORDER BY l.position
 """
 
-PERIODS_SQL = "SELECT DISTINCT period FROM ratings WHERE system = ? AND pool = ? ORDER BY period"
-
 
 def flag(sex: str | None, status: str | None) -> str | None:
     """FIDE's list flag: ``i`` inactive, ``w`` woman (sex F), ``wi`` both, else none."""
@@ -99,7 +98,8 @@ def list_frame(
     sys_ = get_system(system)  # an unknown system name is its own one-line error
     con = catalog.connect(store)
     try:
-        rated = catalog.query_arrow(con, PERIODS_SQL, [system, pool]).column(0).to_pylist()
+        # the partition folders (one listing; the SQL binds every ratings file's footer)
+        rated = store.rating_periods(system, pool)
         if not rated:
             raise store.no_ratings(system, pool)
         if date is not None:
@@ -216,8 +216,13 @@ def fide_txt_problem(ids) -> str | None:
     )
 
 
+# Control characters (a line break typed into a spreadsheet cell, a tab) and Unicode
+# line separators: one would split or shift a fixed-width line (docs/lists.md).
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def _cell(value, width: int, column: str) -> str:
-    text = "" if value is None else str(value)
+    text = "" if value is None else _BREAKS.sub(" ", str(value))
     if column == "player_id" and len(text) >= width:
         raise ValueError(
             f"fide-txt: player id {text!r} is longer than {width - 1} characters "
@@ -256,6 +261,11 @@ FIDE_XML_ELEMENTS = (
 FIDE_XML_PLAYER_FIELDS = [column for _, column in FIDE_XML_ELEMENTS].index("rating")
 
 
+# Characters XML 1.0 does not allow (control characters but tab, LF and CR; U+FFFE,
+# U+FFFF): written raw they make the file unreadable to every XML parser.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
 def fide_xml(frame: pl.DataFrame, elements=FIDE_XML_ELEMENTS) -> str:
     """``<playerslist><player><fideid>…</player>…</playerslist>``, one element per
     (element, column) of ``elements`` in FIDE's order; an unknown value is an empty
@@ -265,7 +275,8 @@ def fide_xml(frame: pl.DataFrame, elements=FIDE_XML_ELEMENTS) -> str:
         player = ET.SubElement(root, "player")
         for element, column in elements:
             value = row[column]
-            ET.SubElement(player, element).text = None if value is None else str(value)
+            text = None if value is None else _NOT_XML.sub(" ", str(value))
+            ET.SubElement(player, element).text = text
     ET.indent(root, space="")
     buf = io.BytesIO()
     ET.ElementTree(root).write(buf, encoding="utf-8", xml_declaration=True)

@@ -184,6 +184,8 @@ def plan(store: Store, systems: list[str] | None, pools: list[str] | None) -> li
             unrated = [p for p in periods if p not in rated]
             if unrated:
                 incremental.mark_stale(store, [(pool, unrated[0])])
+            if incremental.interrupted(store, system, pool):  # a killed `arpad rate`
+                incremental.mark_system_stale(store, system, pool, incremental.FROM_FIRST)
             if f"{system}/{pool}" not in incremental.read_stale(store):
                 continue
             jobs.append(

@@ -79,6 +79,12 @@ def render(
         atomic_write_parquet(frame.to_arrow(), Path(output), root)
         return
     if fmt == "csv":
+        nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
+        if nested:  # CSV has no lists or structs: a one-line refusal, not a traceback
+            raise ValueError(
+                f"--format csv cannot hold the nested column(s) {', '.join(nested)} (a list "
+                "or struct): use --format json or parquet, or make it text in the query"
+            )
         text = frame.write_csv()
     elif fmt == "json":
         buf = io.StringIO()

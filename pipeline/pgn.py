@@ -2,8 +2,9 @@
 
 One compiled pass (``kernels.pgn_scan.scan_pgn``, Numba) walks the file's UTF-8 bytes: it splits
 lines, strips them, finds where games start, parses the tag pairs and keeps, per
-game, the byte ranges of the wanted tag values and of the first, second and last
-movetext lines (no Python object per line). Tag values become Polars string
+game, the byte ranges of the wanted tag values, whether a move stands outside the
+movetext's comments and the termination marker ending the text outside them (no
+Python object per line). Tag values become Polars string
 columns cut from the bytes; the per-game rules below are Polars expressions over
 one row per game (target ≥ 200k games/s, benchmarks/bench_pgn.py). Per game we read the Seven Tag Roster plus
 WhiteElo/BlackElo, WhiteFideId/BlackFideId, WhiteTitle/BlackTitle, TimeControl
@@ -13,8 +14,8 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
 
 * A game whose movetext is only a termination marker (``1-0``) was not played
   (a forfeit): stored with ``rated = false``.
-* ``Date`` ``YYYY.MM.DD`` gives the date; ``YYYY.MM.??`` the period ``YYYYMM``;
-  ``YYYY.??.??`` the period ``YYYY12`` (the year's last month: no list of an
+* ``Date`` ``YYYY.MM.DD`` gives the date; ``YYYY.MM.??`` (or ``YYYY.MM``) the period
+  ``YYYYMM``; ``YYYY.??.??`` (or ``YYYY.??``, ``YYYY``) the period ``YYYY12`` (the year's last month: no list of an
   earlier month holds a game that may have been played after it; in the current
   year the latest valid month). The game's
   ``date_precision`` says which (``day``, ``month``, ``year``; docs/pgn-trf.md
@@ -62,7 +63,6 @@ TAGS = (
     "TimeControl",
     "EventDate",
 )
-TERMINATION = r"(1-0|0-1|1/2-1/2|\*)"
 UNRATED_ELO = ("", "?", "-", "0")
 BLITZ_MAX_SECONDS = 600  # FIDE Laws of Chess, Appendix B.1: 10 minutes or less
 RAPID_MAX_SECONDS = 3600  # Appendix A.1: more than 10 and less than 60 minutes
@@ -159,8 +159,10 @@ def _date_and_period(col: str) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """(date text, period text, precision) of a PGN date tag; see the module docstring."""
     d = pl.col(col).str.strip_chars()
     full = d.str.contains(r"^\d{4}[.\-/]\d{2}[.\-/]\d{2}$")
-    month = d.str.contains(r"^\d{4}\.\d{2}\.\?\?$")
-    year = d.str.contains(r"^\d{4}\.\?\?\.\?\?$")
+    # YYYY.MM.?? and YYYY.??.?? (the standard's form), also shortened to YYYY.MM, YYYY.??
+    # and YYYY as some databases write them (docs/pgn-trf.md)
+    month = d.str.contains(r"^\d{4}\.\d{2}(\.\?\?)?$")
+    year = d.str.contains(r"^\d{4}(\.\?\?(\.\?\?)?)?$")
     unknown = d.is_null() | d.str.contains(r"^[?.\-]*$")
     date = pl.when(full).then(d).when(month | year | unknown).then(None).otherwise(d)
     period = (
@@ -259,17 +261,7 @@ def game_key() -> pl.Expr:
 def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
     # The compiled scan (and Numba) loads with the first PGN file read, not with
     # every command that registers the reader (docs/runners.md "Start-up").
-    from arpad.kernels.pgn_scan import (
-        BAD,
-        FIRST,
-        LAST,
-        LINE,
-        MARKER,
-        MARKERS,
-        MOVE,
-        VALUES,
-        scan_pgn,
-    )
+    from arpad.kernels.pgn_scan import BAD, LAST, LINE, MARKER, MARKERS, MOVE, VALUES, scan_pgn
 
     if kind == "players":
         raise InputError(path, None, "a PGN file holds games, not a players list")
@@ -313,35 +305,10 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
             .alias(col)
         )
 
-    # Movetext: a move in its first two lines, and the termination marker ending its
-    # last line (only those lines are scanned; a forfeit is one line, e.g. "1-0").
-    # The kernel decides lines without comments; the rest go through these expressions.
-    def has_move(col: str) -> pl.Expr:
-        clean = (
-            pl.col(col)
-            .str.replace_all(r"\{[^}]*(\}|$)", " ")
-            .str.replace(r"^[^{]*\}", " ")
-            .str.replace(r";.*$", "")
-            .str.replace_all(TERMINATION, " ")
-        )
-        return clean.str.contains(r"[A-Za-z]").fill_null(False)
-
-    move = rows[:, MOVE].copy()
-    todo = np.flatnonzero(move < 0)
-    if todo.size:
-        first, second = _strings(buf, rows[todo], FIRST, 2)
-        lines = pl.DataFrame({"_first": first, "_second": second})
-        decided = lines.select(has_move("_first") | has_move("_second")).to_series()
-        move[todo] = decided.to_numpy()
-    marker = rows[:, MARKER].copy()
-    todo = np.flatnonzero(marker < 0)
-    if todo.size:
-        (last,) = _strings(buf, rows[todo], LAST, 1)
-        found = last.str.replace(r"\{[^}]*\}\s*$", "").str.extract(TERMINATION + r"\s*$", 1)
-        codes = found.replace_strict(
-            {m: k for k, m in enumerate(MARKERS) if m}, default=0, return_dtype=pl.Int64
-        )
-        marker[todo] = codes.to_numpy()
+    # Movetext (the kernel follows its comments): a move outside the comments, and
+    # the termination marker ending the text outside them.
+    move = rows[:, MOVE]
+    marker = rows[:, MARKER]
     bad_tag = pl.col("_bad_tag_line").is_not_null()
     truncated = pl.col("_marker").is_null()
     mismatch = (
@@ -357,6 +324,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
             .then(pl.col("_bad_tag_line"))
             .alias("_bad_tag_line"),
             pl.Series("_has_move", move == 1),
+            pl.Series("_movetext", rows[:, LAST] >= 0),
             pl.Series("_marker", marker).replace_strict(
                 dict(enumerate(MARKERS)), return_dtype=pl.String
             ),
@@ -373,6 +341,9 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
             ).alias("_raw")
         )
         .with_columns(pl.col("Result").str.strip_chars())
+        # one spelling per name: "Réti" composed (NFC) or decomposed (NFD, as macOS
+        # tools write it) is the same player and the same game key
+        .with_columns(*([] if raw_bytes.isascii() else [pl.col(*KEY_TAGS).str.normalize("NFC")]))
         .with_columns((bad_tag | truncated | mismatch).alias("_bad"))
         .collect()
     )
@@ -388,7 +359,11 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         pl.when(bad_tag)
         .then(pl.format('malformed tag line {} (expected [Tag "value"])', "_bad_tag_line"))
         .when(truncated)
-        .then(pl.lit("no game termination marker (1-0, 0-1, 1/2-1/2, *): file truncated?"))
+        .then(
+            pl.when(pl.col("_movetext"))
+            .then(pl.lit("no game termination marker (1-0, 0-1, 1/2-1/2, *): file truncated?"))
+            .otherwise(pl.lit("tags without movetext (no moves, no termination marker)"))
+        )
         .when(~pl.col("Result").is_in(["1-0", "0-1", "1/2-1/2", "*"]))
         .then(pl.format("unknown result code {} in the Result tag", "Result"))
         .otherwise(pl.format("Result tag {} but the movetext ends with {}", "Result", "_marker"))

@@ -70,8 +70,6 @@ WHERE system = ? AND pool = ? AND period <= ? AND rating_after IS NOT NULL
 QUALIFY row_number() OVER (PARTITION BY player_id ORDER BY period DESC) = 1
 """
 
-STORE_PERIODS_SQL = "SELECT DISTINCT period FROM ratings WHERE system = ? AND pool = ? ORDER BY 1"
-
 
 def store_state(store, system: str, pool: str, period: int | None) -> tuple[pl.DataFrame, int]:
     """(state, period): each player's rating_after/rd_after of their latest row of the
@@ -80,7 +78,7 @@ def store_state(store, system: str, pool: str, period: int | None) -> tuple[pl.D
 
     con = catalog.connect(store)
     try:
-        rated = catalog.query_arrow(con, STORE_PERIODS_SQL, [system, pool]).column(0).to_pylist()
+        rated = store.rating_periods(system, pool)  # the partition folders: no file read
         if not rated:
             raise store.no_ratings(system, pool)
         if period is None:

@@ -23,7 +23,7 @@ import json
 import polars as pl
 import pyarrow as pa
 
-from arpad.pipeline import catalog, combined, trail
+from arpad.pipeline import catalog, combined, incremental, trail
 from arpad.pipeline.store import Store, atomic_write_parquet, atomic_write_text
 
 # Format -> file name of a published list.
@@ -64,6 +64,11 @@ class AlreadyPublishedError(ValueError):
     """The period's list is already published (bad input, exit 2)."""
 
 
+class StaleListError(ValueError):
+    """Games or players changed since the period was rated (bad input, exit 2): a frozen
+    list must not miss a correction that is already in the store."""
+
+
 class NotPublishedError(ValueError):
     """No published list of that period (bad input, exit 2)."""
 
@@ -82,6 +87,26 @@ def _distinct(table: pa.Table, column: str) -> list:
     return sorted(v for v in set(table.column(column).to_pylist()) if v is not None)
 
 
+def out_of_date(store: Store, system: str, pool: str, period: int) -> str | None:
+    """Why the ratings of ``period`` are stale (games or players changed since it was
+    rated: a correction, a late result, a merge), else None."""
+    if incremental.interrupted(store, system, pool):
+        return (
+            f"the last arpad rate of {system}/{pool} was interrupted (its journal "
+            f"STORE/runs/system={system}/pool={pool}.json still says running): its periods "
+            f"may mix two runs; run arpad rate --system {system} --pool {pool} again first"
+        )
+    stale = incremental.read_stale(store).get(f"{system}/{pool}")
+    if stale is None or stale > period:
+        return None
+    since = f"period {stale}" if stale != incremental.FROM_FIRST else "the first period"
+    return (
+        f"the {system}/{pool} ratings of period {period} are out of date: games or "
+        f"players changed since they were rated (stale from {since}); run arpad rate "
+        f"--system {system} --pool {pool} first"
+    )
+
+
 def publish(store: Store, system: str, pool: str = "standard", period: int | None = None) -> dict:
     """Freeze the list of ``period`` (default: the latest rated); returns the manifest.
     The caller holds the store's writer lock."""
@@ -94,6 +119,8 @@ def publish(store: Store, system: str, pool: str = "standard", period: int | Non
             f"the {system}/{pool} list of period {period} is already published "
             f"({folder}); a published list is never revised: see arpad diff --published"
         )
+    if problem := out_of_date(store, system, pool, period):
+        raise StaleListError(f"{problem}, then publish")
     # FIDE's fixed-width files need ids that fit its ID Number column; a store of
     # file-scoped ids (a historian's PGN players) publishes the other formats and says why.
     skipped: dict[str, str] = {}
@@ -167,11 +194,15 @@ def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFram
 
     manifest = read_manifest(store, system, pool, period)
     folder = store.published_partition(system, pool, period)
-    published = pl.read_parquet(folder / FILES["parquet"]).select(
+    frozen = pl.read_parquet(folder / FILES["parquet"])
+    # Whole-number lists (FIDE, USCF, …; docs/lists.md) are compared in whole numbers.
+    whole = frozen["rating"].dtype.is_integer()
+    published = frozen.select(
         "player_id", "name", pl.col("rating").cast(pl.Float64).alias("published")
     )
     try:
         current, _ = list_frame(store, system, pool, period)
+        whole = whole and current["rating"].dtype.is_integer()
         revised = current.select(
             "player_id", pl.col("name").alias("name_now"), pl.col("rating").cast(pl.Float64)
         ).rename({"rating": "revised"})
@@ -221,6 +252,8 @@ def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFram
         .select(DIFF_COLUMNS)
         .sort("player_id")
     )
+    if whole:
+        out = out.with_columns(pl.col(c).cast(pl.Int64) for c in ("published", "revised", "change"))
     return out, corrections(store, manifest)
 
 

@@ -158,9 +158,25 @@ def refuse_nul(data: bytes, path: Path, first_line: int = 1, what: str = "") -> 
         raise InputError(path, line, f"{what}binary data (NUL byte): not a text file")
 
 
+def _windows_1252(line: bytes) -> str:
+    """A line that is not UTF-8, as Windows-1252 (the Latin-1 of Windows exports, e.g.
+    ChessBase: 0x8A is Š, 0x9E is ž, where Latin-1 has invisible C1 controls); the
+    five bytes Windows-1252 leaves undefined are read as Latin-1."""
+    try:
+        return line.decode("cp1252")
+    except UnicodeDecodeError:
+        return "".join(
+            chr(b) if b in _CP1252_UNDEFINED else bytes([b]).decode("cp1252") for b in line
+        )
+
+
+_CP1252_UNDEFINED = frozenset((0x81, 0x8D, 0x8F, 0x90, 0x9D))
+
+
 def _decode_mixed(data: bytes, notes: list[str]) -> str:
     """Text that is not UTF-8 as a whole: each line that is valid UTF-8 stays UTF-8
-    (a file pasted together from two sources), the others are read as Latin-1."""
+    (a file pasted together from two sources), the others are read as Windows-1252,
+    the superset of Latin-1 that Windows programs write (``_windows_1252``)."""
     while data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     lines = data.split(b"\n")
@@ -170,22 +186,23 @@ def _decode_mixed(data: bytes, notes: list[str]) -> str:
             text = line.decode("utf-8")
             utf8 += not line.isascii()
         except UnicodeDecodeError:
-            text = line.decode("latin-1")
+            text = _windows_1252(line)
             latin1 += 1
         out.append(text)
     if utf8:
         notes.append(
             f"not valid UTF-8; {latin1} line(s) decoded as Latin-1, {utf8} other non-ASCII "
-            "line(s) kept as UTF-8"
+            "line(s) kept as UTF-8 (Latin-1 read as Windows-1252)"
         )
     else:
-        notes.append("not valid UTF-8; decoded as Latin-1")
+        notes.append("not valid UTF-8; decoded as Latin-1 (Windows-1252)")
     return "\n".join(out)
 
 
 def decode(data: bytes, path: Path, notes: list[str]) -> str:
-    """UTF-8 (with or without BOM); Latin-1 when the bytes are not UTF-8. NUL bytes
-    anywhere are refused; repeated byte-order marks at the start are dropped with a note."""
+    """UTF-8 (with or without BOM); Latin-1 (as Windows-1252) when the bytes are not
+    UTF-8. NUL bytes anywhere are refused; repeated byte-order marks at the start are
+    dropped with a note."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise InputError(
             path, 1, "UTF-16 text (byte-order mark): arpad reads UTF-8 or Latin-1; save as UTF-8"
@@ -230,14 +247,27 @@ class _Lines:
         return self.lines[self.pos - 1]
 
 
-def _quote_left_open(text: str) -> bool:
+def _quote_left_open(text: str, delimiter: str = ",") -> bool:
     """Whether ``text`` ends inside a quoted field (a quote that never closes)."""
     try:
-        for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
+        for _ in csv.reader(io.StringIO(text, newline=""), strict=True, delimiter=delimiter):
             pass
     except csv.Error as exc:
         return "unexpected end of data" in str(exc)
     return False
+
+
+def _delimiter(header: str) -> str:
+    """The field separator: ``,``, unless the header line has no comma (outside quotes)
+    and has ``;`` (a spreadsheet saved in a locale whose decimal mark is the comma) or a
+    tab; then that one (docs/ingest.md)."""
+    bare = re.sub(r'"[^"]*"', "", header)
+    if "," in bare:
+        return ","
+    for other in (";", "\t"):
+        if other in bare:
+            return other
+    return ","
 
 
 def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
@@ -257,7 +287,10 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, "empty file: no header and no rows")
     lines = _PHYSICAL_LINE.findall(text)
     source = _Lines(lines, 0)
-    reader = csv.reader(source)
+    delimiter = _delimiter(lines[0] if lines else "")
+    if delimiter != ",":
+        notes.append(f"fields separated by {delimiter!r} (from the header line)")
+    reader = csv.reader(source, delimiter=delimiter)
     try:
         header = [h.strip() for h in next(reader)]
     except csv.Error as exc:
@@ -267,6 +300,9 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     chosen = _choose_mapping(path, header, mapping)
     names = [chosen.rename.get(h, h) for h in header] if chosen else [h.lower() for h in header]
     names = names if chosen else tag_aliases(names, notes)
+    # Columns without a name (a spreadsheet's trailing ",,") are unknown columns like any
+    # other, each under its own name, not duplicates of one another (docs/ingest.md).
+    names = [n if n else f"unnamed column {i}" for i, n in enumerate(names, 1)]
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
     if kind and row_kind != kind:
         raise InputError(path, 1, f"expected a {kind} file, the header looks like {row_kind}")
@@ -287,7 +323,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
             (first + 1, Reason.MALFORMED_ROW, detail, capped(lines[first].rstrip("\r\n")))
         )
         source.pos = first + 1
-        return csv.reader(source)
+        return csv.reader(source, delimiter=delimiter)
 
     while True:
         first = source.pos  # index of the row's first physical line (line first + 1)
@@ -308,7 +344,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
             raw = capped(raw)
         if span > 1 or source.pos == len(lines):
             text = "".join(lines[first : source.pos])
-            if _quote_left_open(text):
+            if _quote_left_open(text, delimiter):
                 why = "is never closed"
             elif span > 1 and len(row) != width:
                 why = f"runs over {span} lines into a row of {len(row)} fields"
@@ -648,11 +684,13 @@ def _detect_kind(path: Path, names: list[str], kind: str | None) -> str:
         return "games"
     if "player_id" in names:
         return "players"
+    # a PGN file under another name (games.txt): its first line is a tag pair
+    pgn = "; it looks like PGN: use --format pgn" if names and names[0].startswith("[") else ""
     raise InputError(
         path,
         1,
         f"header {names} is neither a games file (white_id, black_id, …) "
-        "nor a players file (player_id, …) nor a known mapping",
+        f"nor a players file (player_id, …) nor a known mapping{pgn}",
     )
 
 

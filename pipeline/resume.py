@@ -114,9 +114,13 @@ def rate_resumable(
     already completed.
     """
     fp = fingerprint(store, system, pool, start, end, rules, overrides)
+    if resolved_rules is None:
+        resolved_rules = engine.resolve_rules(system, rules, pool)
+    sys_ = engine.get_system(system)
+    rules_for = engine.rules_picker(sys_, pool, resolved_rules, overrides)
     walk = [
         p
-        for p in store.periods(pool)
+        for p in engine.run_periods(store, sys_, pool, rules_for)
         if (start is None or p >= start) and (end is None or p <= end)
     ]
     journal = read_journal(store, system, pool)
@@ -155,9 +159,7 @@ def rate_resumable(
         pool=pool,
         start=run_start,
         end=end,
-        rules=resolved_rules
-        if resolved_rules is not None
-        else engine.resolve_rules(system, rules, pool),
+        rules=resolved_rules,
         overrides=overrides,
         progress=progress,
         refresh_catalog=False,

@@ -300,6 +300,27 @@ def _file_schema(table: pa.Table, schema: pa.Schema) -> pa.Schema:
     return pa.schema(fields, metadata=schema.metadata)
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it (``os.umask`` sets it, which would
+    race with the write-behind thread); the swap is the fallback off Linux."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# Mode of every file arpad writes: what ``open`` would give (0666 less the umask), not
+# mkstemp's private 0600, so that published lists and the store are readable by the
+# web server and the analysts the umask allows (docs/operations.md).
+FILE_MODE = 0o666 & ~_umask()
+
+
 def atomic_write_parquet(
     table: pa.Table,
     path: Path,
@@ -345,7 +366,10 @@ def write_parquet_file(
     """The file part of ``atomic_write_parquet`` (temporary file, then rename), for a
     ``path`` already through ``prepare_write``; safe on another thread."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    try:
+        os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
     try:
         pq.write_table(
             table,
@@ -372,6 +396,7 @@ def atomic_write_text(text: str, path: Path, root: Path | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
         os.replace(tmp, path)
@@ -409,6 +434,21 @@ def _lock_holder(path: Path) -> str:
 
 
 @contextlib.contextmanager
+def _writable(root: Path) -> Iterator[None]:
+    """A read-only store (a read-only mount, no permission) is bad input, refused
+    before anything is written: exit 2 naming the store, not a traceback."""
+    from arpad.pipeline.errors import NOT_WRITABLE_ERRNOS, InputError
+
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in NOT_WRITABLE_ERRNOS:
+            raise
+        problem = f"the store cannot be written ({exc.strerror}); nothing was changed"
+        raise InputError(root, None, problem) from None
+
+
+@contextlib.contextmanager
 def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterator[None]:
     """Hold the store's single-writer lock (``STORE/.lock``, an advisory ``flock``).
 
@@ -420,7 +460,8 @@ def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterat
 
     root = Path(root)
     check_store_path(root)
-    root.mkdir(parents=True, exist_ok=True)
+    with _writable(root):
+        root.mkdir(parents=True, exist_ok=True)
     path = root / ".lock"
     key = str(path.resolve())
     with _HELD_GUARD:
@@ -434,7 +475,8 @@ def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterat
             with _HELD_GUARD:
                 held[1] -= 1
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    with _writable(root):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     deadline = time.monotonic() + max(wait, 0.0)
     while True:
         try:
@@ -543,8 +585,15 @@ class Store:
         return base / f"period={names.period(period)}"
 
     def published_periods(self, system: str, pool: str) -> list[int]:
+        """Periods whose list is published: the folder's ``manifest.json`` is written last
+        (pipeline/publish.py), so a folder without it is a publication killed half-way,
+        not a published list (the next ``publish`` writes it)."""
         base = self._system_pool(self.published_dir, system, pool)
-        return sorted(int(p.name.split("=", 1)[1]) for p in self._subdirs(base))
+        return sorted(
+            int(p.name.split("=", 1)[1])
+            for p in self._subdirs(base)
+            if (p / "manifest.json").is_file()
+        )
 
     @property
     def catalog_path(self) -> Path:

@@ -450,7 +450,8 @@ ORDER BY event_id NULLS FIRST
 
 
 def category_rows(events: list[tuple[str | None, int, int, float | None]], women: bool = False):
-    """(event, players, rated players, average) → rows with the rounded average and category."""
+    """(event, players, rated players, average) → rows with the rounded average and category
+    (null for an event without rated players, e.g. a historical one)."""
     from arpad.kernels.rounding import round_half_up
 
     rows = []
@@ -464,7 +465,8 @@ def category_rows(events: list[tuple[str | None, int, int, float | None]], women
                 "rated_players": int(rated),
                 "average": average,
                 "average_rounded": rounded,
-                "category": fide_category(average, women=women),
+                # no rated player: the category is unknown, not "below category 1" (0)
+                "category": None if rounded is None else fide_category(average, women=women),
             }
         )
     return rows

@@ -162,6 +162,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     problems: list[tuple[int, str, str, str]] = []
     problem_blocks = 0
     players: dict[int, _Player] = {}
+    by_id: dict[str, _Player] = {}
     rejected: list[str] = []  # 001 lines whose blocks cannot be read at all
     player_rows = []
     for no, line in enumerate(pgn.split_lines(text), 1):
@@ -187,6 +188,34 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             )
             rejected.append(line)
             continue
+        if "\t" in line:
+            # An editor's tabs: every column after the first tab is at the wrong offset.
+            problems.append(
+                (
+                    no,
+                    Reason.MALFORMED_ROW,
+                    "a TAB character in a 001 line: TRF columns are fixed-width "
+                    "(replace the tabs by spaces)",
+                    line,
+                )
+            )
+            rejected.append(line)
+            continue
+        if line[3:4].strip() or line[8:9].strip():
+            # Columns 4 and 9 are blank in every 001 line: a character there means the
+            # line is shifted (an editor added or removed a column), and every field read
+            # from it would be a neighbour's digits (a wrong FIDE id, a rating of 182).
+            problems.append(
+                (
+                    no,
+                    Reason.MALFORMED_ROW,
+                    "column 4 or 9 is not blank: the line is not aligned to the TRF "
+                    "columns (starting rank in columns 5-8)",
+                    line,
+                )
+            )
+            rejected.append(line)
+            continue
         rank = int(rank_text)
         if rank in players:
             problems.append(
@@ -203,9 +232,24 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
         if fide and not _digits(fide):
             notes.append(f"line {no}: FIDE id {fide!r} is not a number; using {source}#{rank}")
         pid = fide.lstrip("0") if _digits(fide) and int(fide) else f"{source}#{rank}"
+        if (twin := by_id.get(pid)) is not None:
+            # One FIDE id on two lines: a typo in one of them. Its games would be rated
+            # as the other person's, so the line is refused with its blocks (the
+            # opponents' blocks then name an unknown rank) and the officer fixes the id.
+            problems.append(
+                (
+                    no,
+                    Reason.DUPLICATE_PLAYER_ID,
+                    f"FIDE id {pid} (columns 58-68) already on line {twin.line_no} "
+                    f"(starting rank {twin.rank})",
+                    line,
+                )
+            )
+            rejected.append(line)
+            continue
         rating = cols(line, 49, 52).strip()
         rating = None if rating in ("", "0") else rating
-        players[rank] = _Player(rank, no, line, pid, rating)
+        players[rank] = by_id[pid] = _Player(rank, no, line, pid, rating)
         birth_date, birth_year = _birth(cols(line, 70, 79))
         sex = cols(line, 10, 10).strip().lower()
         title = cols(line, 11, 13).strip()
@@ -240,6 +284,11 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     problem_blocks += len(rejected) * rounds
 
     start = parse_free_date(header.get("042")) or parse_free_date(header.get("052"))
+    if start is None and (header.get("042") or header.get("052")):
+        # Without it a game with no 132 round date is quarantined "neither date nor
+        # period": say which header text was not understood.
+        given = ", ".join(f"{c} {header[c]!r}" for c in ("042", "052") if header.get(c))
+        notes.append(f"header date(s) {given} not understood: give YYYY/MM/DD")
     dates = {}
     for r in range(1, rounds + 1):
         c = BLOCK_START + BLOCK_WIDTH * (r - 1)
@@ -409,7 +458,8 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
         "double_forfeits": counts["double_forfeit"] // 2,
     }
     notes.append(
-        f"{len(players)} players × {rounds} rounds = {blocks} blocks: {game_blocks // 2} games, "
+        f"{len(players) + len(rejected)} players × {rounds} rounds = {blocks} blocks: "
+        f"{game_blocks // 2} games, "
         f"{not_stored['byes']} byes, {not_stored['absences']} absences, "
         f"{not_stored['pending_pairings']} pending pairings (not stored), "
         f"{not_stored['double_forfeits']} double forfeits, {problem_blocks} blocks quarantined"

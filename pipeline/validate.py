@@ -28,6 +28,8 @@ RESULTS = {
     "0": (0.0, True),
     "0.5": (0.5, True),
     "1/2": (0.5, True),
+    "½": (0.5, True),
+    "0,5": (0.5, True),  # the decimal comma of a spreadsheet saved with ';' separators
     "+/-": (1.0, False),
     "+:-": (1.0, False),
     "+-": (1.0, False),
@@ -168,7 +170,12 @@ def validate_games(
         ).alias("_res_rated"),
     )
     has_result = ~blank("result")
-    score_num = pl.col("score").cast(pl.Float64, strict=False)
+    score_num = parsed(
+        "score",
+        # "0,5": the decimal comma of a spreadsheet saved in such a locale (docs/ingest.md)
+        pl.col("score").str.replace(r"^(\d),(\d)$", "$1.$2").cast(pl.Float64, strict=False),
+        pl.col("score").cast(pl.Float64, strict=False),
+    )
     lf = lf.with_columns(
         pl.when(has_result).then(pl.col("_res_score")).otherwise(score_num).alias("_score"),
         or_absent(

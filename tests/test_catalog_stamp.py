@@ -101,3 +101,20 @@ def test_the_definition_names_every_view_and_the_duckdb_version(store, monkeypat
         importlib.metadata, "version", lambda n: "0.0.0" if n == "duckdb" else real(n)
     )
     assert catalog._definition(store, sqls) != one
+
+
+def test_a_partition_removed_in_the_same_command_is_not_read(store):
+    """A writer's journal keeps a removed partition as a hidden ``.period=N.….kept.tmp``
+    folder until the command ends; the catalog rebuilt in that command must not read it
+    (the globs name each partition level, ``period=*``: DuckDB's ``*`` matches hidden
+    names, and a kept folder gave a "Hive partition mismatch" error)."""
+    engine.rate(store, "elo")
+    periods = store.rating_periods("elo", "standard")
+    with store.writer_lock("test"):
+        store.remove_ratings("elo", "standard", periods[-1])
+        pool_dir = store.rating_partition("elo", "standard", periods[0]).parent
+        hidden = [p.name for p in pool_dir.iterdir()]
+        assert any(name.startswith(".period=") for name in hidden)  # kept until the end
+        catalog.refresh(store, force=True)
+        got = _query(store, "SELECT DISTINCT period FROM ratings ORDER BY 1")
+    assert [p for (p,) in got] == periods[:-1]

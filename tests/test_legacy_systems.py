@@ -431,3 +431,62 @@ def test_norm_floor_unrated_and_failures():
     assert set(few.failed) >= {"games", "performance"}
     low = norm_check([2500] * 9, 3, "GM")
     assert "score" in low.failed  # 33.3 % < 35 %
+
+
+def _fixed_point_gap(res, prev, estimated, g):
+    """max over estimated players of |e_p − mean(opponent value + 100·s − 50)|."""
+    worst = 0.0
+    for p in np.flatnonzero(estimated):
+        lo, hi = g.offsets[p], g.offsets[p + 1]
+        value = [res.grade[o] if estimated[o] else prev[o] for o in g.opponent[lo:hi]]
+        target = np.mean(np.array(value) + 100.0 * g.score[lo:hi] - 50.0)
+        worst = max(worst, abs(res.grade[p] - target))
+    return worst
+
+
+def test_ecf_estimates_of_a_long_chain_of_juniors_converge():
+    """2,000 juniors in a chain (each meets the next), one end also meeting a graded
+    adult: the damped fixed-point iteration needs millions of sweeps for this (it stopped
+    at ``max_iter`` far from the fixed point); the solver's estimates satisfy the
+    fixed-point equations and equal the chain's closed form."""
+    n = 2001  # player 2000 is the graded adult
+    white = np.arange(0, 2000, dtype=np.int32)
+    black = np.append(np.arange(1, 2000), 2000).astype(np.int32)
+    score = np.ones(2000)  # each junior beats the next one; junior 1999 beats the adult
+    g = group_by_player(white, black, score, n)
+    prev = np.full(n, np.nan)
+    prev[2000] = 150.0
+    estimated = np.arange(n) < 2000
+    start = np.where(estimated, 150.0, prev)
+    res = ecf_cycle(prev, estimated, start, g.offsets, g.opponent, g.score, min_games=1)
+    assert res.converged and res.iterations < 10_000
+    assert _fixed_point_gap(res, prev, estimated, g) < 1e-5
+    # closed form: a middle junior averages a loss and a win, e_k = (e_(k−1) + e_(k+1))/2,
+    # so e_k = a + d·k; junior 0 (one win) gives d = −50, junior 1999 (a loss to 1998
+    # and a win over the adult, (e_1998 − 50 + 150 + 50)/2) gives a + 2000·d = 150
+    assert res.grade[1999] == pytest.approx(200.0, abs=1e-3)
+    assert res.grade[0] == pytest.approx(100_150.0, abs=1e-2)
+    assert np.diff(res.grade[:2000]) == pytest.approx(np.full(1999, -50.0), abs=1e-3)
+
+
+@pytest.mark.parametrize("damping", [0.2, 0.5, 1.0])
+def test_ecf_juniors_meeting_only_each_other_keep_their_starting_level(damping):
+    """A group of estimated players with no graded opponent: any common shift solves its
+    equations; the estimates keep the games-weighted mean of the starting values (as the
+    damped iteration does, whatever its damping) and satisfy the equations."""
+    rng = np.random.default_rng(11)
+    n = 40
+    white = rng.integers(0, n, 300).astype(np.int32)
+    black = ((white + rng.integers(1, n, 300)) % n).astype(np.int32)
+    score = rng.choice([0.0, 0.5, 1.0], 300)
+    g = group_by_player(white, black, score, n)
+    prev = np.full(n, np.nan)
+    estimated = np.diff(g.offsets) > 0
+    start = np.where(estimated, rng.uniform(80, 160, n), np.nan)
+    res = ecf_cycle(prev, estimated, start, g.offsets, g.opponent, g.score, damping=damping)
+    assert res.converged
+    games = np.diff(g.offsets)[estimated]
+    assert np.average(res.grade[estimated], weights=games) == pytest.approx(
+        np.average(start[estimated], weights=games), abs=1e-9
+    )
+    assert _fixed_point_gap(res, prev, estimated, g) < 1e-5

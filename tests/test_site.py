@@ -87,6 +87,9 @@ def built(tmp_path_factory, bundled_data):
             name = HOSTILE if i == 0 else QUOTES if i == 1 else f"Player {pid}"
             w.writerow([pid, name, FEDS[i % 3], TITLES[i % 3] or "", "F" if i % 2 else "M"])
     assert main(["ingest", str(d / "names.csv"), *common]) == 0
+    # the names file sets sex, a starting-state value: the ratings are stale until rated
+    # again, and a stale list is not published (docs/lists.md)
+    assert main(["rate", "--system", "fide", *common]) == 0
     for period in (134, 135):
         assert main(["publish", "--store", str(root), "--period", str(period)]) == 0
     assert main(["rate", "--system", "glicko", *common]) == 0

@@ -331,7 +331,10 @@ def test_ids_already_stored_are_found_in_every_slice(tmp_path, monkeypatch):
         assert report.reasons == {"duplicate_game_id": 2}
         assert [e.split(": ", 2)[2] for e in report.examples] == [
             "game_id g1 already stored from a.csv:2",
-            "game_id g7 already stored from a.csv:3",
+            # g7's stored score is 0, this file's 1: the detail says it was not applied
+            "game_id g7 already stored from a.csv:3 with White's score 0 there, 1 here: not "
+            "applied (a correction of a.csv is ingested with --source 'a.csv' or --replace, "
+            "docs/ingest.md)",
         ]
 
 

@@ -213,3 +213,34 @@ def test_rules_file_values_are_range_checked(tmp_path):
     path.write_text('{"k": -5}')
     with pytest.raises(ValueError, match=r"rule k=-5: out of range"):
         resolve_rules("elo", str(path))
+
+
+def test_lower_is_better_constant_names_exactly_the_builtin_systems_declaring_it():
+    """``systems.LOWER_IS_BETTER`` lets the catalog rank without importing every system
+    module; it must name exactly the built-in systems whose class declares it."""
+    import importlib
+    import pkgutil
+
+    import arpad.pipeline.systems as package
+    from arpad.pipeline.systems import LOWER_IS_BETTER, get_system
+
+    builtin = [m.name.replace("_", "-") for m in pkgutil.iter_modules(package.__path__)]
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+    declared = {n for n in builtin if n != "base" and get_system(n).lower_is_better}
+    assert declared == set(LOWER_IS_BETTER) == {"ingo"}
+
+
+def test_the_catalog_views_are_built_without_importing_numba():
+    """Every reading command builds the catalog's view SQL; it needs no rating system
+    module (each imports Numba, 0.2-0.4 s)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from arpad.pipeline import catalog; sql = catalog.derived_views(); "
+        "assert \"IN ('ingo')\" in sql['rating_list'], sql['rating_list']; "
+        "assert 'numba' not in sys.modules, 'numba imported'"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

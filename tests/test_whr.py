@@ -15,6 +15,7 @@ from arpad.pipeline.backtest import Games, period_games
 from arpad.pipeline.systems.base import PlayerInfo
 from arpad.pipeline.systems.whr import WhrRules, WhrSystem
 from tests import naive_whr
+from tests.conftest import results
 
 
 def build(games_pm, n_players):
@@ -255,3 +256,73 @@ def test_rate_writes_retroactive_history(store, tmp_path):
     assert retro[(202402, "a")] == pytest.approx(as_of[(202402, "a")], abs=1e-3)
     # a's January win looks less impressive once February's loss to c is known
     assert retro[(202401, "a")] < as_of[(202401, "a")] - 1
+
+
+def test_rate_absorbs_until_the_last_period_and_equals_stepping_each(store, tmp_path, monkeypatch):
+    """With retroactive on, every period's report is replaced at the end of the run, so
+    the engine absorbs the periods before the last one (one refit instead of one per
+    period: 60 -> 6 s on the Kaggle 2010 store) and the result is the stepped run's:
+    the fit is the unique maximum of the posterior of all games, reached from another
+    warm start (equal within the fit's tolerance)."""
+    from arpad.pipeline import engine
+    from arpad.pipeline.ingest import ingest_files
+    from tests.conftest import write_csv
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for month in range(1, 9):
+        for _ in range(12):
+            w, b = rng.choice(7, 2, replace=False)
+            rows.append(f"2024-{month:02d}-10,p{w},p{b},{rng.choice(['1-0', '0-1', '1/2-1/2'])}")
+    ingest_files(store, [write_csv(tmp_path / "g.csv", "date,white_id,black_id,result", rows)])
+    fits = []
+    real_fit = WhrSystem.fit
+    monkeypatch.setattr(WhrSystem, "fit", lambda self, s, r: fits.append(1) or real_fit(self, s, r))
+
+    def all_ratings():
+        return {
+            p: results(store.read_ratings("whr", "standard", p))
+            for p in store.rating_periods("whr", "standard")
+        }
+
+    overrides = {"tolerance": "1e-7", "max_sweeps": "100000"}
+    summary = engine.rate(store, "whr", overrides=overrides)
+    absorbed, absorbed_fits = all_ratings(), len(fits)
+    assert summary.periods == list(range(202401, 202409))
+    assert summary.rows_written == sum(t.num_rows for t in absorbed.values())
+    monkeypatch.setattr(WhrSystem, "revises_history", lambda self, rules: False)
+    fits.clear()
+    engine.rate(store, "whr", overrides=overrides)
+    stepped, stepped_fits = all_ratings(), len(fits)
+    assert absorbed_fits == 2 and stepped_fits == 9  # last step + history; every step + history
+    assert sorted(absorbed) == sorted(stepped) == list(range(202401, 202409))
+    for p in stepped:
+        a, b = absorbed[p], stepped[p]
+        assert a.column("player_id").equals(b.column("player_id"))
+        assert a.column("status").equals(b.column("status"))
+        np.testing.assert_allclose(
+            a.column("rating_after").to_numpy(zero_copy_only=False),
+            b.column("rating_after").to_numpy(zero_copy_only=False),
+            atol=1e-4,
+        )
+
+
+def test_periods_without_games_are_reported_as_a_step_would(monkeypatch):
+    """No game in any period (e.g. every game unrated): the absorbed periods still get the
+    reports a step gives (players with a starting rating, inactive), not nothing."""
+    from arpad.pipeline.engine import rate_in_memory
+
+    info = _players(3)
+    info.rating = np.array([2000.0, np.nan, 1800.0])
+    empty = np.empty(0, dtype=np.int32)
+    periods = [(p, empty, empty, np.empty(0), empty) for p in (202401, 202402, 202403)]
+    absorbed = rate_in_memory("whr", info, periods)
+    monkeypatch.setattr(WhrSystem, "revises_history", lambda self, rules: False)
+    stepped = rate_in_memory("whr", info, periods)
+    assert sorted(absorbed) == sorted(stepped) == [202401, 202402, 202403]
+    for p in stepped:
+        a, b = results(absorbed[p]), results(stepped[p])
+        assert a.column_names == b.column_names
+        for name in ("player_id", "rating_after", "status", "games"):
+            assert a.column(name).equals(b.column(name)), (p, name)
+        assert a.column("player_id").to_pylist() == ["0", "2"]

@@ -22,7 +22,7 @@ from arpad.pipeline.systems import DEFAULT_SYSTEM
 
 def register(sub) -> None:
     p = sub.add_parser("ingest", help="ingest games/players files into the store")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="*", metavar="FILE")  # none: a players file alone
     add_store(p)
     p.add_argument(
         "--format", dest="fmt", default=None, help="csv|parquet|pgn|trf (default: from the name)"
@@ -179,6 +179,8 @@ def print_ingest_report(report) -> int:
 def cmd_ingest(args) -> int:
     from arpad.pipeline.jobs import IngestRequest
 
+    if not args.files and not args.players:
+        raise ValueError("give the files to ingest: FILE... and/or --players F")
     request = IngestRequest(
         args.store,
         args.files,
@@ -291,6 +293,10 @@ def cmd_list(args) -> int:
         lower = get_system(args.system).lower_is_better
         frame = active_only(frame, store, args.system, args.pool, period, active, lower)
         frame = frame.head(args.top) if args.top else frame
+    from arpad.pipeline.publish import out_of_date
+
+    if stale := out_of_date(store, args.system, args.pool, period):  # docs/lists.md
+        print(f"arpad: note: {stale}", file=sys.stderr)
     if args.fmt == "table" and not args.output:
         print(f"{args.system} / {args.pool} / {_shown(args, period)}: {frame.height} players")
         from arpad.pipeline.precision import period_precision, precision_note

@@ -116,6 +116,13 @@ def cmd_performance(args) -> int:
     table = performance_table(games, roster, by=args.by, curve=args.curve)
     flagged = int(np.sum(table.column("virtual_draw").to_numpy(zero_copy_only=False)))
     output.render(table, args.fmt, args.output)
+    if not table.num_rows and games.num_rows:
+        # an empty table said nothing (a historical PGN file has no Elo tags)
+        print(
+            f"{args.file}: no performance: none of its {games.num_rows} games has an opponent "
+            "with a rating (WhiteElo/BlackElo or --players F)",
+            file=sys.stderr,
+        )
     if flagged and args.fmt == "table" and not args.output:
         print(
             f"{flagged} at 0 %/100 %: true performance includes one virtual draw "

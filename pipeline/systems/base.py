@@ -269,6 +269,19 @@ class RatingSystem:
         later step re-estimates everything anyway (WHR) just stores the games."""
         return self.step(state, games, rules)[0]
 
+    def closing_periods(self, last: int, rules: Any) -> list[int]:
+        """Periods after ``last`` (the pool's last period with games) that a run walks
+        without games, because results of ``last`` are published only then (FIDE's
+        two-monthly lists: the month that closes ``last``'s rating period). Default: none."""
+        return []
+
+    def revises_history(self, rules: Any) -> bool:
+        """True when a run's reports are all replaced at its end by ``history_reports``
+        under these rules (WHR with ``retroactive`` on): the engine then only ``absorb``s
+        the periods before the last one instead of stepping and writing them (docs/whr.md
+        "In the pipeline"). Default: ``retroactive``."""
+        return self.retroactive
+
     def history_reports(self, state: State, walked: list[int], rules: Any) -> dict[int, Report]:
         """Revised reports of the ``walked`` periods from the final ``state`` (called
         at the end of a run when ``retroactive``). Default: ``{}`` (nothing revised)."""

@@ -51,7 +51,7 @@ class EcfRules:
     junior_age: int = 18  # under this age at the cycle start: re-estimated each cycle
     default_grade: float = 100.0  # starting value of an estimate with no graded opponent
     round_published: bool = True  # published grades are whole numbers (half away from zero)
-    damping: float = 0.5  # fixed-point iteration of the estimates
+    damping: float = 0.5  # names the estimates' fixed point; no grade depends on it
     tol: float = 1e-3  # points; published grades are whole numbers
     max_iter: int = 10_000
 

@@ -405,6 +405,18 @@ class FideSystem(RatingSystem):
                 out[name][idx] = 0
         return State(players=out, tables=state.tables)
 
+    def closing_periods(self, last: int, rules: FideRules) -> list[int]:
+        """Under two-monthly lists, the closing month of ``last``'s rating period when
+        ``last`` is its first month: the run walks it (without games) so that the change
+        of ``last``'s games is published, not held for ever (docs/fide-history.md)."""
+        if rules.list_months <= 1 or not periods.is_calendar(last):
+            return []
+        close = closing_month(last, rules.list_months)
+        if close == periods.month_index(last):
+            return []
+        period = (close // 12) * 100 + close % 12 + 1
+        return [period] if periods.is_valid(period) else []
+
     def step(self, state: State, games: PeriodGames, rules: FideRules) -> tuple[State, Report]:
         s = state.players
         n = games.n_players

@@ -102,7 +102,7 @@ class WhrSystem(RatingSystem):
     name = "whr"
     uses_events = False  # no event-level rule: the engine skips the event ids
     rules_type: ClassVar[type] = WhrRules
-    relative_cost: ClassVar[float] = 15.0  # whole-history Newton each period
+    relative_cost: ClassVar[float] = 10.0  # whole-history Newton fits (one per pass)
     retroactive = True  # history_reports revises every walked period (rules.retroactive: on/off)
     # Rule fields the backtest tunes on its validation split, with candidate values.
     tuning_grid: ClassVar[dict[str, tuple[float, ...]]] = {
@@ -271,6 +271,11 @@ class WhrSystem(RatingSystem):
             tolerance=rules.tolerance,
         )
 
+    def revises_history(self, rules: WhrRules) -> bool:
+        """With ``retroactive`` on, every period's report is replaced at the end of the
+        run: the engine absorbs the periods before the last one (no refit each period)."""
+        return bool(rules.retroactive)
+
     def absorb(self, state: State, games: PeriodGames, rules: WhrRules) -> State:
         """Add a period's games without fitting. Absorbing periods and then stepping the
         last one gives the same ratings as stepping every period (the fit is the unique
@@ -365,8 +370,23 @@ class WhrSystem(RatingSystem):
         interpolation of the two; after the last node it stays at the last node's value
         (its variance grows by w2 per month); before the first node the player is not reported.
         """
-        if not rules.retroactive or not state.tables["sides"]["player"].size:
+        if not rules.retroactive:
             return {}
+        if not state.tables["sides"]["player"].size:  # no game yet: what a step reports
+            s = state.players
+            known = ~np.isnan(s["rating"])
+            status = np.where(known, INACTIVE, NOT_REPORTED).astype(np.int8)
+            zeros = np.zeros(s["rating"].shape[0])
+            columns = {
+                "rating_before": s["rating"],
+                "rating_after": s["rating"],
+                "games": zeros.astype(np.int32),
+                "score": zeros,
+                "rd_before": s["rd"],
+                "rd_after": s["rd"],
+                "change": s["rating"] - s["rating"],
+            }
+            return {p: Report(columns=dict(columns), status=status.copy()) for p in walked}
         fit = self.fit(state, rules)
         n = state.players["prior_mean"].shape[0]
         sides = state.tables["sides"]

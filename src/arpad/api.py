@@ -441,7 +441,8 @@ class Store:
         self, system: str = "fide", *, pool: str = "standard", period: int | None = None
     ) -> dict:
         """Freeze the list of ``period`` (default: the latest) under ``STORE/published/``;
-        the publication's manifest. A period already published is refused (ValueError)."""
+        the publication's manifest. A period already published is refused (ValueError), and
+        so are ratings made stale by a later correction or merge (docs/lists.md)."""
         from arpad.pipeline.publish import freeze
 
         return freeze(self._existing, _system(system), pool, _args.period(period, "period"))
