@@ -93,6 +93,26 @@ def test_systems_that_need_published_ratings_say_so():
             arpad.rate(GAMES, system=system, players=no_rating)
 
 
+def test_ratings_in_the_games_need_a_store_for_seeding_systems(tmp_path):
+    """rate(games with WhiteElo/BlackElo, system="fide") returned every player unrated,
+    where the store path seeds FIDE from those ratings (docs/observations.md)."""
+    games = GAMES.with_columns(
+        pl.Series("white_rating", [2100.0, 1900.0, 2000.0, 1800.0]),
+        pl.Series("black_rating", [2000.0, 1800.0, 1900.0, 2100.0]),
+    )
+    with pytest.raises(ValueError, match=r"games: fide takes the ratings the games give"):
+        arpad.rate(games, system="fide")
+    path = tmp_path / "games.parquet"
+    games.write_parquet(path)
+    store = arpad.Store(tmp_path / "store")
+    store.ingest(path)
+    store.rate("fide")
+    stored = store.ratings("fide").filter(pl.col("period") == 202501)
+    # January: each player's observed rating is their rating, K 20 (FIDE table 8.1.2)
+    assert stored.sort("player_id")["rating_before"].to_list() == [2100.0, 2000.0, 1900.0, 1800.0]
+    assert arpad.rate(games, system="elo").height == 8  # Elo takes no observations
+
+
 def test_rate_refuses_other_types_naming_the_argument():
     with pytest.raises(TypeError, match=r"games: .*list of dicts.*got ndarray"):
         arpad.rate(np.zeros((2, 4)), system="elo")

@@ -173,6 +173,7 @@ def rate(
         raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}")
     game_table = _validated(games, "games", mapping, errors)
     player_table = _validated(players, "players", None, errors) if players is not None else None
+    _check_observations(get_system(system), game_table)
     _check_starting_ratings(get_system(system), player_table)
     game_table = game_table.filter(pa.compute.equal(game_table.column("pool"), pool))
     overrides = {k: v for k, v in settings.items()}
@@ -205,6 +206,23 @@ def rate(
     )
     names = [*view.columns, *(c for c in out.columns if c not in view.columns)]
     return out.select(names).sort(["period", "player_id"])
+
+
+def _check_observations(system, games: pa.Table) -> None:
+    """The ratings games give (PGN WhiteElo/BlackElo, TRF) are dated observations that a
+    seeding system (FIDE, Harkness, Ingo) takes on a store (docs/observations.md); the
+    in-memory run has no observations, so it rated such games as if they gave none
+    (every player unrated): a ValueError pointing to the store instead."""
+    if not system.seeds_from_observations:
+        return
+    given = [c for c in ("white_rating", "black_rating") if c in games.column_names]
+    if any(games.column(c).null_count < games.num_rows for c in given):
+        raise ValueError(
+            f"games: {system.name} takes the ratings the games give (white_rating, "
+            "black_rating: PGN WhiteElo/BlackElo, TRF) as dated observations, which only "
+            "a store keeps: use arpad.Store(PATH).ingest(...) and .rate(...), or drop "
+            "those columns and give players= with starting ratings"
+        )
 
 
 def _check_starting_ratings(system, players: pa.Table | None) -> None:
