@@ -406,6 +406,14 @@ def test_store_card_takes_a_rules_object(store):
         store.card("1", rules=get_system("fide").rules_type())
 
 
+def test_site_takes_one_pool_as_text(store, tmp_path):
+    """site(out, pools="standard") looked for the pools s, t, a, n, d, a, r, d."""
+    from arpad.pipeline.site import NothingPublishedError
+
+    with pytest.raises(NothingPublishedError, match=r"no published list of standard in"):
+        store.site(tmp_path / "site", pools="standard")  # nothing published in this store
+
+
 def test_store_sql_takes_its_parameters_as_a_list(store):
     n = store.sql("SELECT count(*) AS n FROM ratings WHERE system = ?", "elo")["n"][0]
     assert n == 8

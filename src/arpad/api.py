@@ -479,6 +479,8 @@ class Store:
         site``, docs/site.md); the summary (``.lists``, ``.players``, ``.cards``)."""
         from arpad.pipeline.site import build_site
 
+        if isinstance(pools, str):  # one pool, not its letters
+            pools = [pools]
         return build_site(self._existing, out, system, list(pools) if pools else None)
 
     def audit(
