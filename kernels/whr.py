@@ -181,7 +181,9 @@ def _whr_fit(
                 e = _expected(x[white_node[i]] + h - x[black_node[i]], scale)
                 g += c * (score[i] - e)
                 d += c * c * e * (1.0 - e)
-            dh = g / d
+            # d underflows to 0 when White (or Black) won every game: h has no finite
+            # maximum then, and it stays where the steps left it (docs/whr.md)
+            dh = g / d if d > 0.0 else 0.0
             if dh > max_step:
                 dh = max_step
             elif dh < -max_step:

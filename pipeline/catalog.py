@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -373,8 +374,38 @@ def connect_readonly(store: Store) -> duckdb.DuckDBPyConnection:
     return con
 
 
+# DuckDB opens a Parquet file by its path more than once in one query, so a file that a
+# run replaces atomically in between (the next period's ratings written beside a reader)
+# fails the query with one of these decoding errors; the query is run again, and sees
+# each file before or after the run (docs/operations.md "What a reader sees during a run").
+RACED_READ = (
+    "TProtocolException",
+    "don't know what type",
+    "Prefetch registered for bytes outside file",
+    "Variable-length int",
+    "Out of buffer",
+    "No magic bytes",
+    "No such file or directory",
+)
+READ_ATTEMPTS = 12
+
+
 def query_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pa.Table:
-    """Run ``sql`` with parameters and fetch the whole result as an Arrow table."""
+    """Run ``sql`` with parameters and fetch the whole result as an Arrow table (again when
+    a file was replaced under the query: ``RACED_READ``)."""
+    import duckdb
+
+    for attempt in range(1, READ_ATTEMPTS + 1):
+        try:
+            return _query_arrow_once(con, sql, params)
+        except duckdb.Error as exc:
+            if attempt == READ_ATTEMPTS or not any(m in str(exc) for m in RACED_READ):
+                raise
+            time.sleep(min(0.01 * 2 ** (attempt - 1), 1.0))  # 5 s in all: a run's files
+    raise AssertionError("unreachable")
+
+
+def _query_arrow_once(con, sql: str, params: list | None) -> pa.Table:
     relation = con.sql(sql, params=params or None)
     fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
     table = fetch()

@@ -81,13 +81,10 @@ def _x(period: int):
 
 def plot_history(frame: pl.DataFrame, path: str | Path, title: str) -> Path:
     """A step plot of the rating after each event; adjustments are marked and labelled."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from arpad.pipeline.plots import _figure  # no backend chosen (pipeline/plots.py)
 
     rated = frame.filter(pl.col("rating_after").is_not_null())
-    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=110)
+    fig, ax = _figure((9, 4.5), dpi=110)
     xs = [_x(p) for p in rated["period"]]
     ax.step(xs, rated["rating_after"].to_list(), where="post", color="#1f5fa8", lw=1.6,
             label="rating after the period")  # fmt: skip
@@ -117,6 +114,5 @@ def plot_history(frame: pl.DataFrame, path: str | Path, title: str) -> Path:
         fig.savefig(tmp)
         tmp.replace(path)
     finally:
-        plt.close(fig)
         tmp.unlink(missing_ok=True)
     return path

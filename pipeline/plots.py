@@ -1,15 +1,16 @@
-"""PNG plots for analysts (matplotlib, Agg backend): rating distributions, player
-histories with uncertainty bands, and the calibration curve of a backtest."""
+"""PNG plots for analysts (matplotlib): rating distributions, player histories with
+uncertainty bands, and the calibration curve of a backtest.
+
+Figures are ``matplotlib.figure.Figure`` objects made without pyplot: arpad never
+selects a matplotlib backend, so a notebook's backend and its open figures are left
+alone (``matplotlib.use("Agg")`` here switched them, closing every open figure), and
+PNG files are drawn by Agg whatever the backend (docs/api.md "Arguments")."""
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
@@ -18,12 +19,19 @@ from arpad.pipeline.periods import first_day
 from arpad.pipeline.store import Store
 
 
+def _figure(size: tuple[float, float], dpi: float | None = None):
+    """(figure, axes) of one plot, outside pyplot's registry (no backend chosen)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=size, dpi=dpi)
+    return fig, fig.subplots()
+
+
 def _save(fig, output: str | Path) -> Path:
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp.png")
     fig.savefig(tmp, dpi=120, bbox_inches="tight")
-    plt.close(fig)
     tmp.replace(out)
     return out
 
@@ -63,7 +71,7 @@ def plot_distribution(
 ) -> Path:
     """Histogram of the listed ratings, one outline per period."""
     frame = distribution_data(store, system, pool, periods)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = _figure((8, 4.5))
     values = frame["rating"].to_numpy()
     edges = np.histogram_bin_edges(values, bins=bins)
     for period in frame["period"].unique().sort().to_list():
@@ -138,7 +146,7 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
 
     # Periods with games known only to the year (docs/pgn-trf.md): open markers.
     coarse = coarse_periods(store, pool, sorted(set(frame["period"].to_list())))
-    fig, ax = plt.subplots(figsize=(9, 4.8))
+    fig, ax = _figure((9, 4.8))
     banded = False
     for (pid, _), label in zip(chosen, labels, strict=True):
         f = frame.filter(pl.col("player_id") == pid)
@@ -221,7 +229,7 @@ def plot_calibration(
         raise ValueError("no predictions to plot")
     target = target or predictions["target"][0]
     frame = predictions.filter(pl.col("target") == target)
-    fig, ax = plt.subplots(figsize=(6, 6))
+    fig, ax = _figure((6, 6))
     ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="perfect")
     for system in frame["system"].unique(maintain_order=True).to_list():
         f = frame.filter(pl.col("system") == system)

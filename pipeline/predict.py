@@ -29,6 +29,16 @@ def latest_state(ratings: pl.DataFrame) -> pl.DataFrame:
     rating_col = next((c for c in ("rating", "rating_after") if c in ratings.columns), None)
     if missing or rating_col is None:
         raise ValueError("ratings need player_id and rating (or rating_after) columns")
+    keys = ["player_id", "period"] if "period" in ratings.columns else ["player_id"]
+    twice = ratings.filter(pl.struct(keys).is_duplicated())
+    if twice.height:  # else each pairing of the player would come back once per row
+        row = twice.row(0, named=True)
+        rows = twice.filter(pl.col("player_id") == row["player_id"]).height
+        where = f" for period {row['period']}" if "period" in keys else ""
+        raise ValueError(
+            f"ratings: player {row['player_id']!r} has {rows} rows{where}; "
+            "give one row per player" + (" and period" if where else " (or a period column)")
+        )
     if "period" in ratings.columns:
         ratings = ratings.sort("period").unique("player_id", keep="last", maintain_order=True)
     rd_col = next((c for c in ("rd", "rd_after") if c in ratings.columns), None)
@@ -37,6 +47,20 @@ def latest_state(ratings: pl.DataFrame) -> pl.DataFrame:
         pl.col(rating_col).cast(pl.Float64).alias("rating"),
         (pl.col(rd_col) if rd_col else pl.lit(None)).cast(pl.Float64).alias("rd"),
     )
+
+
+def of_system(ratings: pl.DataFrame, system: str) -> pl.DataFrame:
+    """The rows of ``system`` when ``ratings`` has a ``system`` column naming several
+    (results of two systems concatenated to compare them); a frame of one system is
+    taken as it is, whatever system predicts from it."""
+    if "system" not in ratings.columns:
+        return ratings
+    names = sorted(n for n in ratings["system"].unique().to_list() if n is not None)
+    if len(names) < 2:
+        return ratings
+    if system not in names:
+        raise ValueError(f"ratings hold the systems {', '.join(names)}, not {system}")
+    return ratings.filter(pl.col("system") == system)
 
 
 STORE_STATE_SQL = """
@@ -79,6 +103,13 @@ def check_pairings(pairs: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+# The columns predict_pairings adds (and its temporary RD columns).
+PREDICTED_COLUMNS = (
+    "white_rating", "black_rating", "_white_rd", "_black_rd",
+    "expected", "p_white", "p_draw", "p_black",
+)  # fmt: skip
+
+
 def predict_pairings(
     state: pl.DataFrame,
     pairs: pl.DataFrame,
@@ -88,8 +119,11 @@ def predict_pairings(
 ) -> pl.DataFrame:
     """The pairings (every column kept) with ``white_rating``, ``black_rating`` and
     ``expected`` (White's expected score, the system's ``expected_scores``) and, with a
-    draw model, ``p_white``, ``p_draw``, ``p_black``. Unknown players give nulls."""
+    draw model, ``p_white``, ``p_draw``, ``p_black``. Unknown players give nulls.
+    Those columns, when the pairings already have them (a notebook cell run twice on
+    its own output), are replaced, never read: the ratings are ``state``'s."""
     pairs = check_pairings(pairs)
+    pairs = pairs.drop([c for c in PREDICTED_COLUMNS if c in pairs.columns])
     for side in ("white", "black"):
         pairs = pairs.join(
             state.rename(

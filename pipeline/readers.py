@@ -494,6 +494,7 @@ def raw_from_arrow(
         typed = typed_game_columns(frame.schema) if row_kind == "games" else set()
         if chosen and chosen.derive:
             typed = set()  # a named mapping's derive step works on text
+        frame = frame.with_columns(_float_ids_as_integers(frame))
         frame = frame.with_columns(
             pl.col(c).cast(pl.String) for c in frame.columns if c not in typed
         )
@@ -507,6 +508,25 @@ def raw_from_arrow(
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
     return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None, notes=notes)
+
+
+WHOLE_NUMBER_COLUMNS = ("white_id", "black_id", "player_id", "period")
+
+
+def _float_ids_as_integers(frame: pl.DataFrame) -> list[pl.Expr]:
+    """Player ids and periods in a float column (pandas makes an integer column float64
+    as soon as one value is missing) read as the integers they hold: 73.0 is player
+    ``73``, as in a CSV or an integer column, not a player ``73.0`` of its own, and 3.0
+    is period 3; a fractional value (73.5) keeps its text (a period 3.5 is then
+    quarantined as ``bad_period``; docs/ingest.md "Typed columns")."""
+    out = []
+    for name in WHOLE_NUMBER_COLUMNS:
+        if name in frame.columns and frame.schema[name].is_float():
+            col = pl.col(name)
+            whole = (col == col.floor()) & (col.abs() < 2.0**53)
+            text = pl.when(whole).then(col.cast(pl.Int64, strict=False).cast(pl.String))
+            out.append(text.otherwise(col.cast(pl.String)).alias(name))
+    return out
 
 
 def _timestamps_as_dates(table: pa.Table, kind: str) -> pa.Table:

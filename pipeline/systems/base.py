@@ -211,6 +211,9 @@ class RatingSystem:
     # Rough cost of a run relative to Elo on the same games (measured on the Kaggle 2010
     # store, docs/benchmarks.md): independent units go to Dask longest first.
     relative_cost: ClassVar[float] = 1.0
+    # ``expected_scores`` reads the RDs (Glicko, Glicko-2): ``arpad.predict`` refuses
+    # ratings without an ``rd``/``rd_after`` column rather than predict without them.
+    expected_uses_rd: ClassVar[bool] = False
 
     # -- rules ----------------------------------------------------------------------
     def rule_versions(self, pool: str = "standard") -> tuple[Any, ...]:

@@ -55,6 +55,8 @@ class GlickoRules:
 class GlickoFamily(RatingSystem):
     """Shared initial state and report of the Glicko systems."""
 
+    expected_uses_rd = True
+
     def initial_state(self, players: PlayerInfo, rules) -> State:
         known = ~np.isnan(players.rating) | ~np.isnan(players.rd)
         state = {

@@ -5,7 +5,8 @@ The notebook API (docs/api.md)::
     import arpad
     ratings = arpad.rate(games, system="fide", players=players)   # in memory, no store
     store = arpad.Store("arpad-store")                            # a store on disk
-    store.ingest("games.csv"); store.rate("fide"); store.list("fide")
+    store.ingest("games.csv", players="players.csv")             # FIDE needs ratings
+    store.rate("fide"); store.list("fide", top=10)
     arpad.predict(ratings, pairings, system="fide")               # expected scores
     arpad.predict(ratings, pairings, system="fide", draws=0.3)    # + P(win/draw/loss)
 

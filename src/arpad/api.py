@@ -1,7 +1,8 @@
 """The Python API for notebook users (docs/api.md).
 
 - ``rate(games, system=…)``: ratings of in-memory games (a polars or pandas
-  DataFrame or an Arrow table), with no store on disk — the same validation and
+  DataFrame, an Arrow table, a dict of columns, a list of dicts or a file path),
+  with no store on disk — the same validation and
   the same engine as ``arpad ingest`` + ``arpad rate``.
 - ``Store(path)``: a store on disk — ingest, rate, list, card, history, sql —
   running the same jobs as the command line (pipeline/jobs.py).
@@ -21,6 +22,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from arpad import _args
 from arpad.pipeline.draws import DrawModel
 from arpad.pipeline.errors import InputError, StoreBusyError
 
@@ -44,7 +46,19 @@ def systems() -> list[str]:
 
 
 def _arrow(data, what: str) -> pa.Table:
-    """A polars/pandas DataFrame, an Arrow table or a dict of columns as an Arrow table."""
+    """A polars/pandas DataFrame, an Arrow table, a dict of columns or a list (or iterator)
+    of row dicts as an Arrow table; a path (``predict``'s ratings or pairings) is read as
+    ``arpad predict`` reads a pairings file: a CSV as text, or a Parquet file."""
+    if isinstance(data, str | os.PathLike):
+        path = Path(data).expanduser()
+        if not path.is_file():
+            raise FileNotFoundError(f"{what}: no such file {path}")
+        try:
+            if path.suffix.lower() == ".parquet":
+                return pl.read_parquet(path).to_arrow()
+            return pl.read_csv(path, infer_schema=False).to_arrow()
+        except pl.exceptions.PolarsError as exc:
+            raise ValueError(f"{what}: {path} is not a CSV or Parquet file ({exc})") from None
     if isinstance(data, pa.Table):
         return data
     if isinstance(data, pl.DataFrame):
@@ -52,13 +66,16 @@ def _arrow(data, what: str) -> pa.Table:
     if isinstance(data, pl.LazyFrame):
         return data.collect().to_arrow()
     if isinstance(data, dict):
-        return pa.table(data)
+        try:
+            return pa.table(data)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise ValueError(f"{what}: the dict's columns do not make a table: {exc}") from None
     if type(data).__module__.startswith("pandas"):
         return pa.Table.from_pandas(data, preserve_index=False)
-    raise TypeError(
-        f"{what}: expected a polars or pandas DataFrame, a pyarrow Table or a file path, "
-        f"got {type(data).__name__}"
-    )
+    rows = _args.rows_of_dicts(data, what)
+    if rows is not None:
+        return rows
+    raise TypeError(f"{what}: {_args.TABLE_KINDS}, got {type(data).__name__}")
 
 
 def _validated(data, kind: str, mapping: str | None, errors: str):
@@ -69,7 +86,7 @@ def _validated(data, kind: str, mapping: str | None, errors: str):
         from arpad.pipeline.readers import read_any
 
         name = str(data)
-        raw = read_any(Path(data), mapping=mapping, kind=kind)
+        raw = read_any(Path(data).expanduser(), mapping=mapping, kind=kind)
     else:
         name = f"<{kind} DataFrame>"
         raw = raw_from_arrow(_arrow(data, kind), Path(name), "dataframe", mapping, kind)
@@ -132,7 +149,8 @@ def rate(
     """Rate in-memory games with one system; one row per player per period.
 
     ``games`` (a polars DataFrame or LazyFrame, a pandas DataFrame, an Arrow table,
-    a dict of columns, or the path of a CSV/Parquet/PGN/TRF file, read as
+    a dict of columns, a list of dicts (one per row), or the path of a
+    CSV/Parquet/PGN/TRF file, read as
     ``arpad ingest`` reads it) has the canonical games columns (``white_id``,
     ``black_id``, ``result`` or ``score``, ``date`` or ``period``; docs/schemas.md)
     or a named ``mapping`` (``kaggle2010``, ``deloitte2011``). ``players`` (optional) gives
@@ -143,13 +161,20 @@ def rate(
     ``InputError`` (``errors="skip"`` rates without them). Only ``pool``'s
     games are rated. Nothing is written to disk.
     """
-    from arpad.pipeline import engine, jobs
+    from arpad.pipeline import engine, jobs, schemas
+    from arpad.pipeline.systems import get_system
 
     if errors not in ("raise", "skip"):
         raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
     jobs._check_systems([system])
+    _args.check_keywords("rate", settings, get_system(system), RATE_PARAMETERS)
+    rules = _args.rules_object(rules, get_system(system))
+    if pool not in schemas.POOLS:
+        raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}")
     game_table = _validated(games, "games", mapping, errors)
     player_table = _validated(players, "players", None, errors) if players is not None else None
+    _check_observations(get_system(system), game_table)
+    _check_starting_ratings(get_system(system), player_table)
     game_table = game_table.filter(pa.compute.equal(game_table.column("pool"), pool))
     overrides = {k: v for k, v in settings.items()}
     resolved = rules
@@ -170,12 +195,60 @@ def rate(
         )
         for p, t in sorted(tables.items())
     ]
-    if not frames:
-        return pl.DataFrame(schema={"system": pl.String, "pool": pl.String, "period": pl.Int32})
+    if not frames:  # no games in the pool: no rows, the columns of a result with rows
+        return _empty_result()
     out = pl.concat(frames, how="diagonal_relaxed")
-    first = ["system", "pool", "period", "player_id"]
-    return out.select([*first, *(c for c in out.columns if c not in first)]).sort(
-        ["period", "player_id"]
+    # every column of the ratings view, in its order (null where the system has none),
+    # then the system's own: results of several systems concatenate as they are
+    view = _empty_result()
+    out = out.with_columns(
+        pl.lit(None, dtype=view.schema[c]).alias(c) for c in view.columns if c not in out.columns
+    )
+    names = [*view.columns, *(c for c in out.columns if c not in view.columns)]
+    return out.select(names).sort(["period", "player_id"])
+
+
+def _check_observations(system, games: pa.Table) -> None:
+    """The ratings games give (PGN WhiteElo/BlackElo, TRF) are dated observations that a
+    seeding system (FIDE, Harkness, Ingo) takes on a store (docs/observations.md); the
+    in-memory run has no observations, so it rated such games as if they gave none
+    (every player unrated): a ValueError pointing to the store instead."""
+    if not system.seeds_from_observations:
+        return
+    given = [c for c in ("white_rating", "black_rating") if c in games.column_names]
+    if any(games.column(c).null_count < games.num_rows for c in given):
+        raise ValueError(
+            f"games: {system.name} takes the ratings the games give (white_rating, "
+            "black_rating: PGN WhiteElo/BlackElo, TRF) as dated observations, which only "
+            "a store keeps: use arpad.Store(PATH).ingest(...) and .rate(...), or drop "
+            "those columns and give players= with starting ratings"
+        )
+
+
+def _check_starting_ratings(system, players: pa.Table | None) -> None:
+    """A system that rates no one without published ratings (FIDE, Harkness, Ingo) and
+    players without any rating: a ValueError, as ``arpad rate`` refuses such a store
+    (it returned every player unrated, or no rows at all)."""
+    if not system.needs_published_ratings:
+        return
+    ratings = players.column("rating") if players is not None else None
+    if ratings is None or ratings.null_count == len(ratings):
+        raise ValueError(
+            f"{system.name} needs published starting ratings: give players= with a "
+            "rating column (player_id, rating, rated_games, …)"
+        )
+
+
+RATE_PARAMETERS = ("games", "system", "players", "rules", "pool", "mapping", "errors")
+PREDICT_PARAMETERS = ("ratings", "pairings", "system", "rules", "draws")
+
+
+def _empty_result() -> pl.DataFrame:
+    """No rows, with every column of the ratings schema (docs/schemas.md) in its type."""
+    from arpad.pipeline import schemas
+
+    return pl.from_arrow(schemas.RATINGS.empty_table()).with_columns(
+        pl.col("period").cast(pl.Int32)
     )
 
 
@@ -184,23 +257,37 @@ def predict(
 ) -> pl.DataFrame:
     """Expected scores of new pairings from a rating state (pipeline/predict.py).
 
-    ``ratings``: a frame with ``player_id`` and ``rating`` (or ``rating_after``,
-    as ``rate`` and ``Store.list`` return; with a ``period`` column the latest
-    row of each player counts) and, for Glicko systems, ``rd`` (or ``rd_after``).
-    ``pairings``: ``white_id`` and ``black_id`` (other columns are kept). Returns
-    the pairings with ``white_rating``, ``black_rating`` and ``expected`` (White's
-    expected score, by the system's own formula); unknown players give nulls.
+    ``ratings``: a frame (or a CSV/Parquet file) with ``player_id`` and ``rating``
+    (or ``rating_after``, as ``rate`` and ``Store.list`` return), one row per player
+    (with a ``period`` column: per player and period, the latest counting) and, for
+    Glicko systems, ``rd`` (or ``rd_after``; required). A ``system`` column naming
+    several systems: the rows of ``system`` are used. ``pairings``: ``white_id`` and
+    ``black_id`` (other columns are kept). Returns the pairings with
+    ``white_rating``, ``black_rating`` and ``expected`` (White's expected score, by
+    the system's own formula; columns of these names are replaced); unknown players
+    give nulls. Mistakes are one-line errors (docs/api.md "Arguments").
     ``draws``: a draw model (``arpad.DrawModel``, e.g. ``fit_draws``'s) or a number,
     the draw probability between equal players: adds ``p_white``, ``p_draw`` and
     ``p_black`` (Davidson's model keeping ``expected``; docs/backtest.md "Draws").
     """
     from arpad.pipeline import engine
-    from arpad.pipeline.predict import latest_state, predict_pairings
+    from arpad.pipeline.predict import latest_state, of_system, predict_pairings
     from arpad.pipeline.systems import get_system
 
-    state = latest_state(pl.from_arrow(_arrow(ratings, "ratings")))
+    _args.check_keywords("predict", settings, get_system(system), PREDICT_PARAMETERS)
+    rules = _args.rules_object(rules, get_system(system))
+    frame = of_system(pl.from_arrow(_arrow(ratings, "ratings")), system)
+    if get_system(system).expected_uses_rd and not {"rd", "rd_after"} & set(frame.columns):
+        raise ValueError(
+            f"ratings: {system} predicts with the players' RDs and this frame has no rd or "
+            "rd_after column (Store.list has none: use Store.ratings or rate's result)"
+        )
+    state = latest_state(frame)
     pairs = pl.from_arrow(_arrow(pairings, "pairings"))
-    base = engine.resolve_rules(system, str(rules), "standard") if rules else None
+    if rules is not None and not isinstance(rules, str | os.PathLike):
+        base = rules
+    else:
+        base = engine.resolve_rules(system, str(rules), "standard") if rules else None
     if base is None:
         base = get_system(system).rules_type()
     rules_obj = engine.apply_overrides(base, settings)
@@ -224,10 +311,30 @@ def fit_draws(predicted, score: str = "score"):
     (pipeline/draws.py ``fit_nu``)."""
     from arpad.pipeline.draws import fit_nu
 
-    frame = pl.from_arrow(_arrow(predicted, "predicted")).drop_nulls(["expected", score])
+    frame = pl.from_arrow(_arrow(predicted, "predicted"))
+    missing = [c for c in ("expected", score) if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"predicted: no column {missing[0]!r} (predict's output for played games, "
+            "with White's score in a column)"
+        )
+    frame = frame.drop_nulls(["expected", score])
     return fit_nu(
         frame["expected"].cast(pl.Float64).to_numpy(), frame[score].cast(pl.Float64).to_numpy()
     )
+
+
+def _system(system) -> str:
+    """``system`` checked as the commands check ``--system``: a one-line ValueError."""
+    from arpad.pipeline import jobs
+
+    jobs._check_systems([system])
+    return system
+
+
+RUN_KEYWORDS = ("flow", "cluster", "workers")
+INGEST_PARAMETERS = ("files", "players", "fmt", "mapping", "replace", "wait")
+STORE_RATE_PARAMETERS = ("system", "pool", "start", "end", "rules", "full", "shards", "wait")
 
 
 class Store:
@@ -259,8 +366,12 @@ class Store:
     def _run(self, job: str, request, **how):
         from arpad.pipeline import launch
 
-        return launch.run(job, request, flow=how.get("flow", False), cluster=how.get("cluster"),
-                          workers=how.get("workers"))  # fmt: skip
+        how["workers"] = _args.whole(how.get("workers"), "workers", "workers")
+        try:
+            return launch.run(job, request, flow=how.get("flow", False),
+                              cluster=how.get("cluster"), workers=how.get("workers"))  # fmt: skip
+        except StoreBusyError as exc:  # the command's advice, in the API's words
+            raise StoreBusyError(str(exc).replace("--wait SECONDS", "wait=SECONDS")) from None
 
     def ingest(
         self,
@@ -270,16 +381,22 @@ class Store:
         fmt: str | None = None,
         mapping: str | None = None,
         replace: bool = False,
+        wait: float = 0.0,
         **how,
     ):
         """Ingest games files (and players files first); returns the ingest report
         (``.accepted``, ``.quarantined``, ``.files``). Rejected rows are quarantined,
-        never dropped: see ``sql("SELECT * FROM quarantine")``."""
+        never dropped: see ``sql("SELECT * FROM quarantine")``. ``wait``: seconds to
+        wait for another writer of the store (else ``StoreBusyError`` at once)."""
         from arpad.pipeline.jobs import IngestRequest
 
-        as_list = [files] if isinstance(files, str | Path) else list(files)
-        players = [players] if isinstance(players, str | Path) else list(players or [])
-        request = IngestRequest(str(self.path), as_list, players, fmt, mapping, replace)
+        for key in how:  # else a typo (player=, mappping=) was dropped without a word
+            if key not in RUN_KEYWORDS:
+                near = _args.close(key, (*INGEST_PARAMETERS, *RUN_KEYWORDS))
+                raise TypeError(f"ingest() got an unexpected keyword argument {key!r}{near}")
+        as_list = _args.paths(files, "files")
+        players = _args.paths(players, "players")
+        request = IngestRequest(str(self.path), as_list, players, fmt, mapping, replace, wait)
         return self._run("ingest", request, **how)
 
     def rate(
@@ -292,17 +409,33 @@ class Store:
         rules: str | None = None,
         full: bool = False,
         shards: int | None = None,
+        wait: float = 0.0,
         **settings,
     ):
         """Rate one pool with one system (incremental after corrections, like
         ``arpad rate``); ``settings`` are rule fields. Returns the run summary.
-        ``flow=True``, ``cluster=…``, ``workers=…`` choose where it runs."""
+        ``flow=True``, ``cluster=…``, ``workers=…`` choose where it runs; ``wait``:
+        seconds to wait for another writer of the store."""
+        from arpad.pipeline import jobs
         from arpad.pipeline.jobs import RateRequest
+        from arpad.pipeline.systems import get_system
 
         how = {k: settings.pop(k) for k in ("flow", "cluster", "workers") if k in settings}
+        jobs._check_systems([system])
+        _args.check_keywords("rate", settings, get_system(system), STORE_RATE_PARAMETERS)
+        start, end = _args.period(start, "start"), _args.period(end, "end")
+        if start is not None and end is not None and start > end:
+            raise ValueError(f"start {start} is after end {end}")
+        shards = _args.whole(shards, "shards", "shards")
+        if rules is not None and not isinstance(rules, str | os.PathLike):
+            raise TypeError(
+                f"rules: a --rules spec (a date or a JSON file), got {type(rules).__name__} "
+                "(rule fields go in as keywords: k=32)"
+            )
+        rules = None if rules is None else str(rules)
         overrides = {k: str(v) for k, v in settings.items()}
         request = RateRequest(
-            str(self.path), system, pool, start, end, rules, overrides, full, shards
+            str(self.path), system, pool, start, end, rules, overrides, full, shards, wait
         )
         return self._run("rate", request, **how)
 
@@ -317,7 +450,9 @@ class Store:
 
         if date is not None and period is not None:
             raise ValueError("give period or date, not both")
-        frame, _ = rating_list(self._existing, system, pool, period, top, date)
+        top = _args.whole(top, "top", "players")
+        period = _args.period(period, "period")
+        frame, _ = rating_list(self._existing, _system(system), pool, period, top, date)
         return frame
 
     def publish(
@@ -328,7 +463,7 @@ class Store:
         so are ratings made stale by a later correction or merge (docs/lists.md)."""
         from arpad.pipeline.publish import freeze
 
-        return freeze(self._existing, system, pool, period)
+        return freeze(self._existing, _system(system), pool, _args.period(period, "period"))
 
     def diff(
         self, period: int, system: str = "fide", *, pool: str = "standard"
@@ -337,13 +472,15 @@ class Store:
         ratings (docs/lists.md "Published lists")."""
         from arpad.pipeline.publish import diff
 
-        return diff(self._existing, system, pool, period)
+        return diff(self._existing, _system(system), pool, _args.period(period, "period"))
 
     def site(self, out: str | Path, *, system: str | None = None, pools=None):
         """Write the static HTML site of the published lists into ``out`` (``arpad
         site``, docs/site.md); the summary (``.lists``, ``.players``, ``.cards``)."""
         from arpad.pipeline.site import build_site
 
+        if isinstance(pools, str):  # one pool, not its letters
+            pools = [pools]
         return build_site(self._existing, out, system, list(pools) if pools else None)
 
     def audit(
@@ -352,13 +489,15 @@ class Store:
         """(periods, ingests): why ``player`` has their rating (docs/store.md "Audit trail")."""
         from arpad.pipeline.audit import audit
 
-        return audit(self._existing, player, system, pool)
+        return audit(self._existing, _args.player(player), _system(system), pool)
 
-    def history(self, player: str, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
+    def history(
+        self, player: str | int, system: str = "fide", pool: str = "standard"
+    ) -> pl.DataFrame:
         """One player's rating history, period by period; ``player`` by id or name."""
         from arpad.pipeline.history import rating_history
 
-        return rating_history(self._existing, player, system, pool)
+        return rating_history(self._existing, _args.player(player), _system(system), pool)
 
     def era(
         self, system: str = "fide", *, pool: str = "standard", top: int = 10, by: str = "year"
@@ -367,14 +506,16 @@ class Store:
         played rated games in it (docs/analysis.md "Era table")."""
         from arpad.pipeline.era import era_table
 
-        return era_table(self._existing, system, pool, top, by)
+        return era_table(
+            self._existing, _system(system), pool, _args.whole(top, "top", "players"), by
+        )
 
-    def plot_history(self, players: list[str], system: str = "fide", pool: str = "standard"):
+    def plot_history(self, players: list[str] | str, system: str = "fide", pool: str = "standard"):
         """(figure, axes): the players' ratings on one dated axis, ±2·RD bands where the
         system keeps an RD; ``players`` by id or name (docs/analysis.md)."""
         from arpad.pipeline.plots import history_figure
 
-        return history_figure(self._existing, list(players), system, pool)
+        return history_figure(self._existing, _args.players(players), _system(system), pool)
 
     def card(
         self, player: str, period: int | None = None, pool: str = "standard", rules=None, **settings
@@ -385,23 +526,34 @@ class Store:
         from arpad.pipeline import engine
         from arpad.pipeline.fide_card import latest_period, rating_card
         from arpad.pipeline.lookup import one_player
+        from arpad.pipeline.systems import get_system
 
+        rules = _args.rules_object(rules, get_system("fide"))
+        period = _args.period(period, "period")
         if period is None:
             period = latest_period(self._existing, pool)
-        player = one_player(self._existing, player, "fide", pool)
+        player = one_player(self._existing, _args.player(player), "fide", pool)
 
-        resolved = engine.resolve_rules("fide", rules, pool) if rules else None
+        resolved = rules
+        if isinstance(rules, str | os.PathLike):
+            resolved = engine.resolve_rules("fide", str(rules), pool)
         overrides = {k: str(v) for k, v in settings.items()}
         return rating_card(self._existing, player, period, pool, resolved, overrides)
 
     def sql(self, query: str, *params) -> pl.DataFrame:
-        """A read-only query over the catalog views (docs/analysis.md)."""
+        """A read-only query over the catalog views (docs/analysis.md); ``params`` fill its
+        ``?`` in order, given one by one or as one list/tuple."""
         from arpad.pipeline.sql import run_readonly_sql
 
+        if len(params) == 1 and isinstance(params[0], list | tuple):
+            params = tuple(params[0])
         return run_readonly_sql(self._existing, query, list(params))
 
     def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
         """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view)."""
+        from arpad.pipeline import jobs
+
+        jobs._check_systems([system])
         return self.sql(
             "SELECT * FROM ratings WHERE system = ? AND pool = ? ORDER BY period, player_id",
             system,

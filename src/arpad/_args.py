@@ -1,0 +1,155 @@
+"""Arguments of the notebook API checked where the user typed them (docs/api.md
+"Arguments"): a wrong type or a typo is a one-line ``TypeError``/``ValueError`` naming
+the argument, not a traceback from deep inside polars, pyarrow or Numba."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import numbers
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+TABLE_KINDS = (
+    "expected a polars or pandas DataFrame, a pyarrow Table, a dict of columns, "
+    "a list of dicts or a file path"
+)
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+def rows_of_dicts(data: Any, what: str):
+    """A list, tuple or iterator of dicts (one per row) as an Arrow table; None when
+    ``data`` is not such a sequence (the caller then says what it takes)."""
+    import pyarrow as pa
+
+    if isinstance(data, str | bytes | Mapping | os.PathLike) or not isinstance(data, Iterable):
+        return None
+    if type(data).__module__.split(".")[0] in ("numpy", "pandas", "polars", "pyarrow"):
+        return None
+    rows = list(data)
+    odd = next((r for r in rows if not isinstance(r, Mapping)), None)
+    if odd is not None:
+        raise TypeError(f"{what}: {TABLE_KINDS}, got {_kind(data)} of {_kind(odd)}")
+    rows = [dict(r) for r in rows]
+    try:
+        return pa.Table.from_pylist(rows)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        # a column mixing types ("1" and 0.5): every value as its text, as a CSV gives it
+        return pa.Table.from_pylist(
+            [{k: None if v is None else str(v) for k, v in r.items()} for r in rows]
+        )
+
+
+def whole(value: Any, what: str, noun: str) -> int | None:
+    """A positive whole number (``top``, ``workers``) or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{what}: a positive number of {noun}, got {_kind(value)} {value!r}")
+    if value < 1:
+        raise ValueError(f"{what}: a positive number of {noun}, got {value}")
+    return int(value)
+
+
+def period(value: Any, what: str) -> int | None:
+    """A period as ``arpad`` commands read it: 202403, '2024-03', '202403' or a period
+    number (pipeline/periods.py ``parse_period``)."""
+    from arpad.pipeline.periods import parse_period
+
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral | str):
+        raise TypeError(f"{what}: a period (202403, '2024-03' or a number), got {_kind(value)}")
+    try:
+        return parse_period(str(value))
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+
+
+def player(value: Any, what: str = "player") -> str:
+    """One player id or name: a text, or an integer id (73 is player '73')."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(value)
+    raise TypeError(f"{what}: one player id or name (a str or an int), got {_kind(value)}")
+
+
+def players(value: Any, what: str = "players") -> list[str]:
+    """Several players; one text or int is one player (not its characters)."""
+    if isinstance(value, str | numbers.Integral) and not isinstance(value, bool):
+        return [player(value, what)]
+    if not isinstance(value, Iterable):
+        raise TypeError(f"{what}: player ids or names, got {_kind(value)}")
+    out = [player(v, what) for v in value]
+    if not out:
+        raise ValueError(f"{what}: give at least one player id or name")
+    return out
+
+
+def _expanded(path):
+    """``~/games.csv`` as the home folder's file, as ``arpad.Store("~/…")`` reads it (a
+    shell expands it for the commands)."""
+    return os.path.expanduser(path) if isinstance(path, str) else Path(path).expanduser()
+
+
+def paths(value: Any, what: str) -> list:
+    """One path or an iterable of paths (str or os.PathLike)."""
+    if value is None:
+        return []
+    if isinstance(value, str | os.PathLike):
+        return [_expanded(value)]
+    hint = ""
+    if type(value).__module__.split(".")[0] in ("pandas", "polars", "pyarrow", "numpy"):
+        hint = " (in-memory games: arpad.rate, or write them to a file first)"
+    elif isinstance(value, Iterable) and not isinstance(value, Mapping | bytes):
+        items = list(value)
+        odd = next((v for v in items if not isinstance(v, str | os.PathLike)), None)
+        if odd is None:
+            return [_expanded(v) for v in items]
+        value = odd
+    raise TypeError(f"{what}: a file path or a list of paths, got {_kind(value)}{hint}")
+
+
+def close(key: str, parameters: tuple[str, ...]) -> str:
+    """' (did you mean NAME=?)' for a keyword close to one of ``parameters``, else ''."""
+    near = difflib.get_close_matches(key, parameters, n=1, cutoff=0.75)
+    return f" (did you mean {near[0]}=?)" if near else ""
+
+
+def check_keywords(function: str, settings: dict, system, parameters: tuple[str, ...]) -> None:
+    """A keyword that is no rule field of ``system`` but close to one of ``function``'s own
+    parameters is a typo of it (``sytem=``): TypeError naming both, as Python would."""
+    fields = {f.name for f in dataclasses.fields(system.rules_type)}
+    for key in settings:
+        if key in fields:
+            continue
+        near = difflib.get_close_matches(key, parameters, n=1, cutoff=0.75)
+        if near:
+            raise TypeError(
+                f"{function}() got an unexpected keyword argument {key!r} "
+                f"(did you mean {near[0]}=?)"
+            )
+
+
+def rules_object(rules: Any, system) -> Any:
+    """``rules`` as ``rate``/``predict`` take it: None, a ``--rules`` spec (str or path), or
+    the system's own rules object; anything else is a TypeError."""
+    if (
+        rules is None
+        or isinstance(rules, str | os.PathLike)
+        or isinstance(rules, system.rules_type)
+    ):
+        return rules
+    hint = (
+        " (give rule fields as keyword arguments, e.g. k=32)" if isinstance(rules, Mapping) else ""
+    )
+    raise TypeError(
+        f"rules: a --rules spec (a date or a JSON file) or a {system.rules_type.__name__} "
+        f"for {system.name}, got {_kind(rules)}{hint}"
+    )
