@@ -150,10 +150,20 @@ def _silence_stdout() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     _prepare_environment()
+    lean = False
     if argv is None:  # the console process itself (pipeline/lean.py)
         from arpad.pipeline.lean import hide_unneeded_modules
 
-        hide_unneeded_modules(sys.argv[1:])
+        lean = hide_unneeded_modules(sys.argv[1:])
+    code = _main(argv)
+    if lean:  # an in-process ingest or rate: done, nothing left to tear down
+        from arpad.pipeline.lean import exit_now
+
+        exit_now(code)
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

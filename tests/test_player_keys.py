@@ -180,6 +180,8 @@ def test_console_ingest_and_rate_import_no_pandas(tmp_path):
     )
     code = (
         "import sys\n"
+        "import arpad.pipeline.lean as lean\n"
+        "lean.exit_now = lambda code: None\n"  # several commands in one console process
         "from arpad.pipeline.cli import main\n"
         "for argv in ("
         f"['ingest', {str(g1)!r}, '--players', {str(players)!r}, '--store', 'S'],"

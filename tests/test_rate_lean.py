@@ -16,6 +16,8 @@ from tests.test_rate_startup import _store
 
 CODE = (
     "import sys\n"
+    "import arpad.pipeline.lean as lean\n"
+    "lean.exit_now = lambda code: None  # return, to look at the modules (the console exits)\n"
     "from arpad.pipeline.cli import main\n"
     "sys.argv = ['arpad', 'rate', '--system', 'elo', '--store', {root!r}, '--no-flow', '--full']\n"
     "code = main()\n"
@@ -62,3 +64,33 @@ def test_console_rate_with_a_current_catalog_imports_no_duckdb_or_cffi(tmp_path)
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_console_process_ends_at_once_with_its_output_flushed(tmp_path):
+    """``lean.exit_now``: a lean console command ends with ``os._exit`` after flushing
+    stdout and stderr (no module teardown); the code and every byte written survive."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from arpad.pipeline.lean import exit_now; "
+        "print('x' * 100000); print('note', file=sys.stderr, end=''); exit_now(3)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 3
+    assert proc.stdout == "x" * 100000 + "\n" and proc.stderr == "note"
+    # the console `arpad rate` takes that exit: its summary line and exit status arrive
+    from tests.conftest import write_csv
+
+    games = write_csv(tmp_path / "g.csv", "date,white_id,black_id,result", ["2025-01-02,a,b,1-0"])
+    arpad = str(__import__("pathlib").Path(sys.executable).with_name("arpad"))
+    store = str(tmp_path / "s")
+    assert (
+        subprocess.run([arpad, "ingest", str(games), "--store", store, "--no-flow"]).returncode == 0
+    )
+    proc = subprocess.run(
+        [arpad, "rate", "--system", "elo", "--store", store, "--no-flow"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("elo/standard: rated 1 periods")
