@@ -3,11 +3,14 @@
 
 pyarrow imports pandas, when it is installed, on its first conversion of a Python
 value (``pa.scalar``, ``fill_null`` with a number, ``pa.array`` of a list): about
-0.5 s of a command's start-up, although neither ``arpad ingest`` nor ``arpad rate``
-ever hands pyarrow a pandas object. For those two commands run in process (no
-``--flow``, ``--workers`` or ``--cluster``, no ``PREFECT_API_URL``), the console
-entry point makes ``import pandas`` raise ImportError (a finder in front of
-``sys.meta_path``), which pyarrow treats as "pandas not installed".
+0.2-0.5 s of a command's start-up, although no arpad command hands pyarrow a pandas
+object. For every command run in process (no ``--flow``, ``--workers`` or
+``--cluster``, no ``PREFECT_API_URL``; not ``serve`` or ``deploy``, which run Prefect),
+the console entry point makes ``import pandas`` raise ImportError (a finder in front
+of ``sys.meta_path``), which pyarrow treats as "pandas not installed", and ends the
+process with ``exit_now`` when the command is done. This was for ``ingest`` and
+``rate`` only until 2026-11-30: ``arpad list`` on the Deloitte store imported pandas
+through a ``fill_null`` (0.95-1.01 s whole process; 0.63-0.67 s now).
 Only the real console process does this (``cli.main`` called without ``argv``);
 ``cli.main(argv)`` inside another program, and the Python API, never do.
 """
@@ -17,7 +20,8 @@ from __future__ import annotations
 import os
 import sys
 
-LEAN_COMMANDS = ("ingest", "rate")
+# Commands that run or create Prefect flows keep every module (and a normal exit).
+FULL_COMMANDS = ("serve", "deploy")
 DISTRIBUTING_OPTIONS = ("--flow", "--workers", "--cluster")
 
 
@@ -29,8 +33,11 @@ def _command(argv: list[str]) -> str | None:
 
 
 def hide_unneeded_modules(argv: list[str]) -> bool:
-    """Make pandas absent for an in-process ``ingest`` or ``rate``; True when done."""
-    if "pandas" in sys.modules or _command(argv) not in LEAN_COMMANDS:
+    """Make pandas absent for a command run in this process; True when done (the
+    console then ends with ``exit_now``). Not for ``serve``/``deploy``, a flow, Dask
+    or a Prefect server (``PREFECT_API_URL``)."""
+    command = _command(argv)
+    if "pandas" in sys.modules or command is None or command in FULL_COMMANDS:
         return False
     if os.environ.get("PREFECT_API_URL"):
         return False
@@ -38,7 +45,7 @@ def hide_unneeded_modules(argv: list[str]) -> bool:
         return False
     if not any(isinstance(f, _Absent) for f in sys.meta_path):
         sys.meta_path.insert(0, _Absent(HIDDEN))
-    if _command(argv) == "ingest":
+    if command == "ingest":
         for name, value in RETURN_FREED_MEMORY.items():
             os.environ.setdefault(name, value)
     return True

@@ -94,3 +94,33 @@ def test_the_console_process_ends_at_once_with_its_output_flushed(tmp_path):
         text=True,
     )
     assert proc.returncode == 0 and proc.stdout.startswith("elo/standard: rated 1 periods")
+
+
+def test_every_in_process_console_command_keeps_pandas_out(tmp_path):
+    """Reading commands too: ``arpad list`` imported pandas through pyarrow's conversion
+    of a Python value (0.2-0.5 s); the console hides it for every command run in this
+    process, not for ``serve``/``deploy``, a flow, Dask or a Prefect server."""
+    from tests.conftest import write_csv
+
+    games = write_csv(tmp_path / "g.csv", "date,white_id,black_id,result", ["2025-01-02,a,b,1-0"])
+    store = str(tmp_path / "s")
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    code = (
+        "import sys\n"
+        "import arpad.pipeline.lean as lean\n"
+        "lean.exit_now = lambda code: None\n"
+        "from arpad.pipeline.cli import main\n"
+        "for argv in ("
+        f"['ingest', {str(games)!r}, '--store', {store!r}],"
+        f"['rate', '--system', 'elo', '--store', {store!r}],"
+        f"['list', '--system', 'elo', '--store', {store!r}],"
+        f"['history', '--system', 'elo', '--store', {store!r}, 'a']):\n"
+        "    sys.argv = ['arpad', *argv]\n"
+        "    assert main() == 0, argv\n"
+        "assert 'pandas' not in sys.modules, 'pandas imported'\n"
+        "for argv in (['serve'], ['deploy'], ['list', '--workers', '2'], ['rate', '--flow'], []):\n"
+        "    assert not lean.hide_unneeded_modules(argv), argv\n"
+        "assert lean.hide_unneeded_modules(['list']) and lean.hide_unneeded_modules(['sql'])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
