@@ -35,7 +35,11 @@ def warm_up(job: str, request) -> tuple[list[str], list[str]]:
     if job == "reconstruct":
         return list(request.systems or system_names()), ["arpad.pipeline.resume"]
     if job == "backtest":
-        return list(request.systems or system_names()), ["arpad.pipeline.backtest"]
+        # Modules only: a tiny rating per system loaded kernels the backtest's units do
+        # not call (the engine's performance column) on every worker; importing the
+        # systems' modules was faster with 1 and 2 workers (docs/runners.md).
+        names = request.systems or system_names()
+        return [], ["arpad.pipeline.backtest", *(system_module(n) for n in names)]
     if job == "recalculate":
         return list(request.systems or ()), ["arpad.pipeline.resume", "arpad.pipeline.readers"]
     if job == "ingest":
@@ -43,6 +47,11 @@ def warm_up(job: str, request) -> tuple[list[str], list[str]]:
     if job == "whatif":
         return [], ["arpad.pipeline.whatif"]
     return [], []  # rate: its one unit runs in this process
+
+
+def system_module(name: str) -> str:
+    """The module of a built-in system (``elo-linear``: ``systems/elo_linear.py``)."""
+    return f"arpad.pipeline.systems.{name.replace('-', '_')}"
 
 
 def wants_flow(flow: bool | None) -> bool:

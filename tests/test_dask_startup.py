@@ -160,3 +160,22 @@ def test_local_workers_keep_the_default_allocator(monkeypatch):
         threads = list(client.run(_numba_threads).values())
     assert seen == [{}]
     assert threads == [str(numba_threads_per_worker(1))]
+
+
+def test_backtest_workers_import_the_systems_modules_without_rating():
+    """The backtest warms its workers with the systems' modules only (a tiny rating
+    loaded kernels its units never call); the reconstruction rates a tiny set."""
+    import importlib
+
+    from arpad.pipeline import jobs, launch
+    from arpad.pipeline.systems import system_names
+
+    data = __import__("pathlib").Path(__file__).resolve().parents[1] / "data" / "real"
+    systems, modules = launch.warm_up("backtest", jobs.BacktestRequest("kaggle2010", str(data)))
+    assert systems == []
+    assert modules[0] == "arpad.pipeline.backtest"
+    assert len(modules) == 1 + len(system_names())
+    for name in modules:  # every one imports (elo-linear: systems/elo_linear.py)
+        importlib.import_module(name)
+    request = jobs.BacktestRequest("kaggle2010", str(data), ["elo-linear"])
+    assert launch.warm_up("backtest", request)[1][1] == "arpad.pipeline.systems.elo_linear"
