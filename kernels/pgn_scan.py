@@ -163,6 +163,24 @@ def _skip_ws(buf, c, b):
 
 
 @jit
+def _keep_value(buf, key, klen, start, end, row, names, name_len):
+    """Record ``buf[start:end]`` as the value of the tag whose name is ``buf[key:key +
+    klen]`` when that name is wanted (``names``) and has no value yet (the first counts)."""
+    for k in range(names.shape[0]):
+        if name_len[k] == klen:
+            same = True
+            for m in range(klen):
+                if buf[key + m] != names[k, m]:
+                    same = False
+                    break
+            if same:
+                if row[VALUES + 2 * k] < 0:
+                    row[VALUES + 2 * k] = start
+                    row[VALUES + 2 * k + 1] = end
+                return
+
+
+@jit
 def _tag_pairs(buf, a, b, row, names, name_len):
     """Parse the tag pairs ``[Key "value"]`` of the stripped line ``buf[a:b]`` into
     ``row`` (the first value of each wanted name counts); False if the line is
@@ -199,19 +217,7 @@ def _tag_pairs(buf, a, b, row, names, name_len):
             q += 1
         if end < 0:
             return False
-        klen = s - p - 1
-        for k in range(names.shape[0]):
-            if name_len[k] == klen:
-                same = True
-                for m in range(klen):
-                    if buf[p + 1 + m] != names[k, m]:
-                        same = False
-                        break
-                if same:
-                    if row[VALUES + 2 * k] < 0:
-                        row[VALUES + 2 * k] = c + 1
-                        row[VALUES + 2 * k + 1] = end
-                    break
+        _keep_value(buf, p + 1, s - p - 1, c + 1, end, row, names, name_len)
         p = nxt
     return True
 
@@ -345,19 +351,7 @@ def _scan(buf, names, name_len):
             s += 1
         c = _skip_ws(buf, s + 1, b) if s < b else b
         if closes == 1 and b - c >= 3 and buf[c] == 34 and buf[b - 2] == 34 and buf[b - 1] == 93:
-            klen = s - a - 1
-            for k in range(ntag):
-                if name_len[k] == klen:
-                    same = True
-                    for q in range(klen):
-                        if buf[a + 1 + q] != names[k, q]:
-                            same = False
-                            break
-                    if same:
-                        if row[VALUES + 2 * k] < 0:
-                            row[VALUES + 2 * k] = c + 1
-                            row[VALUES + 2 * k + 1] = b - 2
-                        break
+            _keep_value(buf, a + 1, s - a - 1, c + 1, b - 2, row, names, name_len)
         elif not _tag_pairs(buf, a, b, row, names, name_len):
             if row[BAD] < 0:
                 row[BAD] = line

@@ -427,10 +427,12 @@ def run_periods(store: Store, sys_, pool: str, rules_for: Callable) -> list[int]
     without games after the last one to publish what it still holds (``closing_periods``:
     FIDE's two-monthly lists, docs/fide-history.md)."""
     stored = store.periods(pool)
-    if not stored:
-        return stored
-    last = stored[-1]
-    return stored + [p for p in sys_.closing_periods(last, rules_for(last)) if p > last]
+    return stored + _closing_after(sys_, stored[-1], rules_for) if stored else stored
+
+
+def _closing_after(sys_, last: int, rules_for: Callable) -> list[int]:
+    """The periods after ``last`` the system walks without games (``closing_periods``)."""
+    return [p for p in sys_.closing_periods(last, rules_for(last)) if p > last]
 
 
 def rules_picker(sys_, pool: str, rules: Any | None, overrides: dict | None) -> Callable:
@@ -487,10 +489,8 @@ def rate_in_memory(
     if not periods:
         return {}
     empty = np.empty(0, dtype=np.int32)
-    last_given = periods[-1][0]
-    for p in sys_.closing_periods(last_given, rules_for(last_given)):
-        if p > last_given:  # walked without games, as the store engine does
-            periods = [*periods, (p, empty, empty, np.empty(0), empty)]
+    closing = _closing_after(sys_, periods[-1][0], rules_for)  # as the store engine walks
+    periods = [*periods, *((p, empty, empty, np.empty(0), empty) for p in closing)]
     state = sys_.initial_state(info, rules_for(periods[0][0]))
     previous: int | None = None
     out: dict[int, pa.Table] = {}

@@ -88,12 +88,15 @@ SELECT player_id, rating_before, adjustment, change, rating_after, k, status
 FROM read_parquet(?)
 """
 
-_GAMES_SQL = """
+# A month's rated games in file order (``{}``: a further condition, or nothing).
+_MONTH_GAMES = """
 SELECT game_id, event_id, white_id, black_id, score::DOUBLE AS score
 FROM read_parquet(?, filename = true, file_row_number = true)
-WHERE rated AND (list_contains(?, white_id) OR list_contains(?, black_id))
+WHERE rated{}
 ORDER BY filename, file_row_number
 """
+_GAMES_SQL = _MONTH_GAMES.format(" AND (list_contains(?, white_id) OR list_contains(?, black_id))")
+_ALL_GAMES_SQL = _MONTH_GAMES.format("")
 
 
 def latest_period(store: Store, pool: str = "standard") -> int:
@@ -210,14 +213,6 @@ def rating_card(
     finally:
         if own_con:
             con.close()
-
-
-_ALL_GAMES_SQL = """
-SELECT game_id, event_id, white_id, black_id, score::DOUBLE AS score
-FROM read_parquet(?, filename = true, file_row_number = true)
-WHERE rated
-ORDER BY filename, file_row_number
-"""
 
 
 def _games_by_player(con, files: list[str]) -> tuple[list[tuple], dict[str, list[int]]]:

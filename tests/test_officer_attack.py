@@ -65,9 +65,8 @@ def run(*args: str) -> int:
     return main([*args, "--no-flow"] if args[0] in ("ingest", "rate") else list(args))
 
 
-@pytest.fixture()
-def rated(tmp_path) -> Path:
-    """A store with January 2024 ingested (games and players) and rated with FIDE."""
+def _ingested(tmp_path) -> Path:
+    """A store with January 2024 ingested (games and players), not rated."""
     (tmp_path / "players.csv").write_text(PLAYERS)
     (tmp_path / "jan.csv").write_text(GAMES)
     root = tmp_path / "store"
@@ -76,7 +75,14 @@ def rated(tmp_path) -> Path:
         run("ingest", str(tmp_path / "jan.csv"), "--players", str(tmp_path / "players.csv"), *s)
         == 0
     )
-    assert run("rate", "--system", "fide", *s) == 0
+    return root
+
+
+@pytest.fixture()
+def rated(tmp_path) -> Path:
+    """A store with January 2024 ingested (games and players) and rated with FIDE."""
+    root = _ingested(tmp_path)
+    assert run("rate", "--system", "fide", "--store", str(root)) == 0
     return root
 
 
@@ -388,14 +394,8 @@ def test_publish_refuses_after_a_merge_until_rated(rated, capsys):
 
 
 def test_publish_before_rating_and_twice_are_exit_2(tmp_path, capsys):
-    (tmp_path / "players.csv").write_text(PLAYERS)
-    (tmp_path / "jan.csv").write_text(GAMES)
-    root = tmp_path / "store"
+    root = _ingested(tmp_path)
     s = ["--store", str(root)]
-    assert (
-        run("ingest", str(tmp_path / "jan.csv"), "--players", str(tmp_path / "players.csv"), *s)
-        == 0
-    )
     assert main(["publish", *s]) == 2
     assert run("rate", "--system", "fide", *s) == 0
     assert main(["publish", *s]) == 0
