@@ -9,6 +9,8 @@ The notebook API (docs/api.md)::
     store.rate("fide"); store.list("fide", top=10)
     arpad.predict(ratings, pairings, system="fide")               # expected scores
     arpad.predict(ratings, pairings, system="fide", draws=0.3)    # + P(win/draw/loss)
+    arpad.backtest("kaggle2010", systems=["elo", "glicko2"])      # arpad backtest's table
+    arpad.whatif(store, rules="2022-01", vs="dated")               # arpad whatif's tables
 
 ``import arpad`` is cheap: the API and the packages behind it (``arpad.pipeline``,
 ``arpad.kernels``, ``arpad.flows``) load on first use.
@@ -27,6 +29,9 @@ _API = (
     "systems",
     "InputError",
     "StoreBusyError",
+    "backtest",
+    "whatif",
+    "WhatIf",
 )
 __all__ = [*_API, "__version__"]
 

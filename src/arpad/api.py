@@ -10,6 +10,8 @@
   pairings from a rating state (the last rating of each player in ``ratings``)
   and, with a draw model, P(white), P(draw), P(black) (pipeline/predict.py).
 - ``fit_draws(predicted)``: the draw model (``DrawModel``) of played games.
+- ``backtest(data, systems)``, ``whatif(games, rules, vs)``: ``arpad backtest`` and
+  ``arpad whatif`` from Python (src/arpad/_analysis.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import polars as pl
 import pyarrow as pa
 
 from arpad import _args
+from arpad._analysis import backtest, whatif
 from arpad.pipeline.draws import DrawModel
 from arpad.pipeline.errors import InputError, StoreBusyError
 
@@ -31,11 +34,21 @@ __all__ = [
     "InputError",
     "Store",
     "StoreBusyError",
+    "backtest",
     "fit_draws",
     "predict",
     "rate",
     "systems",
+    "whatif",
 ]
+
+
+def __getattr__(name: str):
+    if name == "WhatIf":  # what ``whatif`` returns; its module loads the engine
+        from arpad.pipeline.whatif import WhatIf
+
+        return WhatIf
+    raise AttributeError(f"module 'arpad.api' has no attribute {name!r}")
 
 
 def systems() -> list[str]:
