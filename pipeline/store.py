@@ -812,8 +812,16 @@ class Store:
         return write
 
     def rating_periods(self, system: str, pool: str) -> list[int]:
+        """The periods with a ratings file. A period's folder is made before its file is
+        written (perhaps on the write-behind thread): a run interrupted in between (a
+        notebook's "interrupt kernel") left the folder empty until the next run, and a
+        list of that period had "no rated player" (docs/api.md "In a notebook")."""
         base = self._system_pool(self.ratings_dir, system, pool)
-        return sorted(int(p.name.split("=", 1)[1]) for p in self._subdirs(base))
+        return sorted(
+            int(p.name.split("=", 1)[1])
+            for p in self._subdirs(base)
+            if (p / "part-0.parquet").is_file()
+        )
 
     def rated(self) -> list[tuple[str, str]]:
         """(system, pool) pairs that have at least one stored ratings period."""

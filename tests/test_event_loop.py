@@ -147,3 +147,31 @@ def test_dask_calls_inside_a_running_loop_give_the_plain_values(bundled_data, tm
             {"cluster": cluster.scheduler_address},
         )
     assert_same(remote, plain)
+
+
+@pytest.mark.prefect
+def test_tracked_flows_inside_a_running_loop_give_the_plain_values(
+    bundled_data, tmp_path, prefect_harness, watchdog
+):
+    """``flow=True`` (a Prefect flow run against a real server) from a cell: Prefect's
+    sync flow call inside a running loop, with and without Dask workers."""
+    data = inputs(bundled_data, tmp_path / "in")
+
+    def calls(folder: Path, how: dict) -> dict:
+        store = arpad.Store(folder / "store")
+        store.ingest(data["files"], mapping="kaggle2010", **how)
+        store.rate("elo", **how)
+        fide = arpad.Store(folder / "fide")
+        fide.ingest(data["fide_games"], players=data["fide_players"], **how)
+        fide.rate("fide", **how)
+        whatif = arpad.whatif(fide, "dated", "2022-01", start=202201, top=5, **how)
+        return {
+            "ratings": store.ratings("elo").drop("run_id"),
+            "fide": fide.ratings("fide").drop("run_id"),
+            "movers": whatif.movers,
+            "backtest": arpad.backtest("deloitte2011", "elo", data_dir=bundled_data, **how),
+        }
+
+    plain = calls(tmp_path / "plain", {})
+    assert_same(in_a_loop(calls, tmp_path / "flow", {"flow": True}), plain)
+    assert_same(in_a_loop(calls, tmp_path / "flow-dask", {"flow": True, "workers": 2}), plain)

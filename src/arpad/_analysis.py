@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from arpad import _args
+from arpad import _args, _interrupt
 
 BACKTEST_PARAMETERS = ("data", "systems", "data_dir", "flow", "cluster", "workers")
 WHATIF_PARAMETERS = (
@@ -34,6 +34,7 @@ def _run(job: str, request, flow, cluster, workers, **extra):
             f"cluster: a scheduler address like 'tcp://HOST:PORT', got {type(cluster).__name__}"
         )
     workers = _args.whole(workers, "workers", "workers")
+    _interrupt.for_run(flow, cluster, workers)
     return launch.run(
         job, request, flow=bool(flow), cluster=cluster, workers=workers, **extra
     )  # fmt: skip
@@ -87,6 +88,7 @@ def backtest(
     three-outcome log-loss, the tuned settings and a note; the same values as the
     command's ``--format csv``/``parquet``. ``workers=N``/``cluster=…`` score the
     systems' settings side by side on Dask; ``flow=True`` as a tracked Prefect flow."""
+    _interrupt.for_rating("arpad.pipeline.backtest")
     from arpad.pipeline import backtest as bt
     from arpad.pipeline.commands.analysis import default_data_dir
     from arpad.pipeline.jobs import BacktestRequest
@@ -227,6 +229,7 @@ def whatif(
     Returns the ``WhatIf`` (pipeline/whatif.py): ``movers``, ``distribution`` and
     ``crossings`` as polars DataFrames (the Parquet tables of ``--output DIR``), with
     ``rules_a``, ``rules_b`` and ``periods``."""
+    _interrupt.for_rating("arpad.pipeline.whatif", "arpad.pipeline.ingest")
     from arpad.pipeline import schemas
     from arpad.pipeline.jobs import WhatIfRequest
 

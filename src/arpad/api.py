@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from arpad import _args
+from arpad import _args, _interrupt
 from arpad._analysis import backtest, whatif
 from arpad.pipeline.draws import DrawModel
 from arpad.pipeline.errors import InputError, StoreBusyError
@@ -174,6 +174,8 @@ def rate(
     ``InputError`` (``errors="skip"`` rates without them). Only ``pool``'s
     games are rated. Nothing is written to disk.
     """
+    _interrupt.for_rating("arpad.pipeline.readers", "arpad.pipeline.validate",
+                          systems=[system] if isinstance(system, str) else [])  # fmt: skip
     from arpad.pipeline import engine, jobs, schemas
     from arpad.pipeline.systems import get_system
 
@@ -283,6 +285,9 @@ def predict(
     the draw probability between equal players: adds ``p_white``, ``p_draw`` and
     ``p_black`` (Davidson's model keeping ``expected``; docs/backtest.md "Draws").
     """
+    _interrupt.for_rating(
+        "arpad.pipeline.predict", systems=[system] if isinstance(system, str) else []
+    )
     from arpad.pipeline import engine
     from arpad.pipeline.predict import latest_state, of_system, predict_pairings
     from arpad.pipeline.systems import get_system
@@ -380,6 +385,7 @@ class Store:
         from arpad.pipeline import launch
 
         how["workers"] = _args.whole(how.get("workers"), "workers", "workers")
+        _interrupt.for_run(how.get("flow"), how.get("cluster"), how.get("workers"))
         try:
             return launch.run(job, request, flow=how.get("flow", False),
                               cluster=how.get("cluster"), workers=how.get("workers"))  # fmt: skip
@@ -401,6 +407,7 @@ class Store:
         (``.accepted``, ``.quarantined``, ``.files``). Rejected rows are quarantined,
         never dropped: see ``sql("SELECT * FROM quarantine")``. ``wait``: seconds to
         wait for another writer of the store (else ``StoreBusyError`` at once)."""
+        _interrupt.for_rating("arpad.pipeline.ingest", "arpad.pipeline.readers")
         from arpad.pipeline.jobs import IngestRequest
 
         for key in how:  # else a typo (player=, mappping=) was dropped without a word
@@ -434,6 +441,7 @@ class Store:
         from arpad.pipeline.systems import get_system
 
         how = {k: settings.pop(k) for k in ("flow", "cluster", "workers") if k in settings}
+        _interrupt.for_rating(systems=[system] if isinstance(system, str) else [])
         jobs._check_systems([system])
         _args.check_keywords("rate", settings, get_system(system), STORE_RATE_PARAMETERS)
         start, end = _args.period(start, "start"), _args.period(end, "end")
@@ -452,6 +460,7 @@ class Store:
         )
         return self._run("rate", request, **how)
 
+    @_interrupt.reading
     def list(
         self, system: str = "fide", *, pool: str = "standard", period: int | None = None,
         top: int | None = None, date: str | None = None,
@@ -468,6 +477,7 @@ class Store:
         frame, _ = rating_list(self._existing, _system(system), pool, period, top, date)
         return frame
 
+    @_interrupt.reading
     def publish(
         self, system: str = "fide", *, pool: str = "standard", period: int | None = None
     ) -> dict:
@@ -478,6 +488,7 @@ class Store:
 
         return freeze(self._existing, _system(system), pool, _args.period(period, "period"))
 
+    @_interrupt.reading
     def diff(
         self, period: int, system: str = "fide", *, pool: str = "standard"
     ) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -487,6 +498,7 @@ class Store:
 
         return diff(self._existing, _system(system), pool, _args.period(period, "period"))
 
+    @_interrupt.reading
     def site(self, out: str | Path, *, system: str | None = None, pools=None):
         """Write the static HTML site of the published lists into ``out`` (``arpad
         site``, docs/site.md); the summary (``.lists``, ``.players``, ``.cards``)."""
@@ -496,6 +508,7 @@ class Store:
             pools = [pools]
         return build_site(self._existing, out, system, list(pools) if pools else None)
 
+    @_interrupt.reading
     def audit(
         self, player: str, system: str = "fide", pool: str = "standard"
     ) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -504,6 +517,7 @@ class Store:
 
         return audit(self._existing, _args.player(player), _system(system), pool)
 
+    @_interrupt.reading
     def history(
         self, player: str | int, system: str = "fide", pool: str = "standard"
     ) -> pl.DataFrame:
@@ -512,6 +526,7 @@ class Store:
 
         return rating_history(self._existing, _args.player(player), _system(system), pool)
 
+    @_interrupt.reading
     def era(
         self, system: str = "fide", *, pool: str = "standard", top: int = 10, by: str = "year"
     ) -> pl.DataFrame:
@@ -526,6 +541,7 @@ class Store:
     def plot_history(self, players: list[str] | str, system: str = "fide", pool: str = "standard"):
         """(figure, axes): the players' ratings on one dated axis, ±2·RD bands where the
         system keeps an RD; ``players`` by id or name (docs/analysis.md)."""
+        _interrupt.ready("matplotlib.figure")
         from arpad.pipeline.plots import history_figure
 
         return history_figure(self._existing, _args.players(players), _system(system), pool)
@@ -536,6 +552,7 @@ class Store:
         """The FIDE rating card of ``player`` in ``period`` (default: the latest rated
         period): game by game, why the rating moved (``.to_dict()``; ``print(card)`` for
         the text form)."""
+        _interrupt.for_rating("arpad.pipeline.fide_card")
         from arpad.pipeline import engine
         from arpad.pipeline.fide_card import latest_period, rating_card
         from arpad.pipeline.lookup import one_player
@@ -553,6 +570,7 @@ class Store:
         overrides = {k: str(v) for k, v in settings.items()}
         return rating_card(self._existing, player, period, pool, resolved, overrides)
 
+    @_interrupt.reading
     def sql(self, query: str, *params) -> pl.DataFrame:
         """A read-only query over the catalog views (docs/analysis.md); ``params`` fill its
         ``?`` in order, given one by one or as one list/tuple."""
@@ -562,6 +580,7 @@ class Store:
             params = tuple(params[0])
         return run_readonly_sql(self._existing, query, list(params))
 
+    @_interrupt.reading
     def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
         """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view)."""
         from arpad.pipeline import jobs
