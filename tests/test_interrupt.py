@@ -228,3 +228,42 @@ def test_interrupt_then_rate_again_in_a_running_loop(template, tmp_path, sigint_
         at_nth(patch, "ratings", 10)
         assert asyncio.run(cell(lambda: rate_interrupted(store)))
     asyncio.run(cell(lambda: assert_intact_and_next_call_works(store, clean)))
+
+
+def test_interrupt_during_a_dask_backtest_leaves_no_worker_and_the_next_call_works(
+    bundled_data, sigint_raises
+):
+    """``workers=2``: the interrupt lands while the cell waits for the cluster's units;
+    the local cluster is closed (no worker process left), and the next call, on a new
+    cluster, gives the in-process values."""
+    import psutil
+    from polars.testing import assert_frame_equal
+
+    def workers() -> list:
+        return [
+            child
+            for child in psutil.Process().children(recursive=True)
+            if child.status() != psutil.STATUS_ZOMBIE
+            and "resource_tracker" not in " ".join(child.cmdline())  # multiprocessing's own
+        ]
+
+    before = {p.pid for p in workers()}
+    timer = threading.Timer(6.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    finished = False
+    try:
+        arpad.backtest("kaggle2010", "all", data_dir=bundled_data, workers=2)
+        finished = True
+        time.sleep(7.0)
+    except KeyboardInterrupt:
+        pass
+    timer.join()
+    assert not finished, "the backtest of every system finished within 6 s"
+    deadline = time.monotonic() + 30
+    while {p.pid for p in workers()} - before and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not {p.pid for p in workers()} - before
+    plain = arpad.backtest("deloitte2011", "elo", data_dir=bundled_data)
+    assert_frame_equal(
+        arpad.backtest("deloitte2011", "elo", data_dir=bundled_data, workers=2), plain
+    )
