@@ -70,6 +70,8 @@ def session(bundled_data: Path, data: dict, folder: Path, how: dict) -> dict:
     out["ingest"] = pl.DataFrame({"accepted": [report.accepted], "bad": [report.quarantined]})
     out["rate_store"] = pl.DataFrame({"rows": [store.rate("elo", **how).rows_written]})
     out["ratings"] = store.ratings("elo").drop("run_id")
+    store.rate("glicko", shards=2, **how)  # on Dask: the rating loop on a worker, shards too
+    out["sharded"] = store.ratings("glicko").drop("run_id")
     top = store.list("elo", top=5)
     out["list"] = top
     out["history"] = store.history(top["player_id"][0], system="elo")
