@@ -16,6 +16,9 @@ from arpad.pipeline.fide_sample import write_sample
 
 WHATIF_TABLES = ("movers", "distribution", "crossings")
 
+# the API's plumbing against the CLI; the kernels are the first pass's
+pytestmark = pytest.mark.once
+
 
 def cli_csv(capsys, args: list[str]) -> pl.DataFrame:
     capsys.readouterr()

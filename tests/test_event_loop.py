@@ -24,6 +24,9 @@ from arpad.pipeline.fide_sample import write_sample
 KAGGLE = Path("kaggle2010_elo_vs_rest") / "training_data.csv"
 HANG = 900  # seconds: far beyond the whole session (about a minute), short of CI's limit
 
+# Dask processes; no kernel is exercised that the first pass does not cover
+pytestmark = pytest.mark.once
+
 
 @pytest.fixture
 def watchdog():

@@ -25,6 +25,9 @@ from arpad.pipeline.store import Store as _Store
 
 KAGGLE = "kaggle2010_elo_vs_rest/training_data.csv"
 
+# subprocesses, Dask processes and real signals; the kernels are the first pass's
+pytestmark = pytest.mark.once
+
 
 @pytest.fixture(scope="module")
 def template(bundled_data, tmp_path_factory):
