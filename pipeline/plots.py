@@ -20,11 +20,27 @@ from arpad.pipeline.store import Store
 
 
 def _figure(size: tuple[float, float], dpi: float | None = None):
-    """(figure, axes) of one plot, outside pyplot's registry (no backend chosen)."""
+    """(figure, axes) of one plot, outside pyplot's registry (no backend chosen). The
+    figure shows itself as a PNG in a notebook (IPython's ``_repr_png_``): without pyplot
+    imported no inline backend had registered a display for figures, and ``fig`` as a
+    cell's last expression showed only ``<Figure size 900x480 with 1 Axes>``
+    (docs/api.md "In a notebook")."""
+    from functools import partial
+
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=size, dpi=dpi)
+    fig._repr_png_ = partial(_png, fig)
     return fig, fig.subplots()
+
+
+def _png(fig) -> bytes:
+    """The figure drawn by Agg as PNG bytes (as ``_save`` draws it), whatever the backend."""
+    import io
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    return buffer.getvalue()
 
 
 def _save(fig, output: str | Path) -> Path:

@@ -180,3 +180,28 @@ def test_tracked_flows_inside_a_running_loop_give_the_plain_values(
     plain = calls(tmp_path / "plain", {})
     assert_same(in_a_loop(calls, tmp_path / "flow", {"flow": True}), plain)
     assert_same(in_a_loop(calls, tmp_path / "flow-dask", {"flow": True, "workers": 2}), plain)
+
+
+def test_a_figure_shows_itself_in_a_notebook_without_pyplot(bundled_data, tmp_path):
+    """IPython's display of ``plot_history``'s figure is a PNG (the inline backend
+    registers a display for figures only once pyplot is imported; without it a cell
+    showed ``<Figure size 900x480 with 1 Axes>``), and no backend is chosen."""
+    import subprocess
+    import sys
+
+    code = f"""
+import sys
+import polars as pl
+import arpad
+from IPython.core.interactiveshell import InteractiveShell
+games = pl.read_csv({str(bundled_data / KAGGLE)!r}).filter(pl.col("Month #") <= 6)
+games.write_csv({str(tmp_path / "g.csv")!r})
+store = arpad.Store({str(tmp_path / "s")!r})
+store.ingest({str(tmp_path / "g.csv")!r}, mapping="kaggle2010")
+store.rate("elo")
+fig, ax = store.plot_history(list(store.list("elo", top=2)["player_id"]), system="elo")
+data, _ = InteractiveShell.instance().display_formatter.format(fig)
+assert data["image/png"][:8] == b"\\x89PNG\\r\\n\\x1a\\n", sorted(data)
+assert "matplotlib.pyplot" not in sys.modules
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)

@@ -42,6 +42,12 @@ n = store.sql("SELECT count(*) AS n FROM ratings WHERE system = 'elo'")["n"][0]
 assert n == store.ratings("elo").height and len(ax.get_lines()) == 2
 store.history(top["player_id"][0], system="elo").height
 """,
+    # the figure as a cell's last expression, pyplot never imported: a picture
+    """
+import sys
+assert "matplotlib.pyplot" not in sys.modules
+fig
+""",
     """
 table = arpad.backtest("deloitte2011", "elo,glicko", data_dir=DATA, workers=2)
 assert table["system"].to_list()[2:] == ["elo", "elo + davidson", "glicko", "glicko + davidson"]
@@ -121,8 +127,10 @@ def test_a_notebook_runs_every_call_and_survives_an_interrupt(bundled_data, tmp_
             timer.join()
             assert info.value.ename == "KeyboardInterrupt"
     assert text_of(nb.cells[1]).strip() == "True"  # the loop was running
-    assert text_of(nb.cells[4]).strip() == "[1400, 2000, 2400]"
-    assert "ready" in text_of(nb.cells[5])
+    picture = [o for o in nb.cells[4].outputs if o.output_type == "execute_result"]
+    assert picture[0].data["image/png"]  # base64 PNG, shown by Jupyter
+    assert text_of(nb.cells[5]).strip() == "[1400, 2000, 2400]"
+    assert "ready" in text_of(nb.cells[6])
     last = text_of(nb.cells[-1])
     assert "the next cell gave the clean ratings" in last
     done = int(last.split("after ")[1].split(" ")[0])
