@@ -69,6 +69,7 @@ def system_list(systems: Any) -> list[str] | None:
     return names
 
 
+@_interrupt.interruptible
 def backtest(
     data: str = "kaggle2010",
     systems: Any = "all",
@@ -199,6 +200,7 @@ def _scratch_store(
     return str(root)
 
 
+@_interrupt.interruptible
 def whatif(
     games: Any,
     rules: Any,

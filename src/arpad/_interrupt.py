@@ -72,6 +72,36 @@ def ready(*modules: str, jit: bool = False) -> None:
             _numba_ready = True
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """True when ``exc`` was caused by a KeyboardInterrupt (its cause or context chain)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def interruptible(function):
+    """An interrupt that lands inside Numba's loading of a cached kernel (its first call
+    in the process: ``_numba_unpickle``, called from compiled code) came out as
+    ``SystemError: CPUDispatcher(...) returned a result with an exception set``, caused
+    by the KeyboardInterrupt; it is the KeyboardInterrupt it was, as from anywhere else
+    (the next call works either way: tests/test_interrupt.py)."""
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except SystemError as exc:
+            if _interrupted(exc):
+                raise KeyboardInterrupt from exc
+            raise
+
+    return call
+
+
 def reading(function):
     """A store's reading call, its imports (DuckDB, pyarrow, polars, the catalog) done
     with interrupts held back before its body runs."""

@@ -148,6 +148,7 @@ def _period_arrays(games: pa.Table, player_id: np.ndarray):
     return out
 
 
+@_interrupt.interruptible
 def rate(
     games,
     system: str = "fide",
@@ -267,6 +268,7 @@ def _empty_result() -> pl.DataFrame:
     )
 
 
+@_interrupt.interruptible
 def predict(
     ratings, pairings, system: str = "fide", rules=None, draws=None, **settings: Any
 ) -> pl.DataFrame:
@@ -381,6 +383,7 @@ class Store:
             raise FileNotFoundError(f"no store at {self.path} (ingest something first)")
         return self._store
 
+    @_interrupt.interruptible
     def _run(self, job: str, request, **how):
         from arpad.pipeline import launch
 
@@ -546,6 +549,7 @@ class Store:
 
         return history_figure(self._existing, _args.players(players), _system(system), pool)
 
+    @_interrupt.interruptible
     def card(
         self, player: str, period: int | None = None, pool: str = "standard", rules=None, **settings
     ):
