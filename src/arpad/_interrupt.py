@@ -73,10 +73,16 @@ def ready(*modules: str, jit: bool = False) -> None:
 
 
 def _interrupted(exc: BaseException) -> bool:
-    """True when ``exc`` was caused by a KeyboardInterrupt (its cause or context chain)."""
+    """True when ``exc`` is an interrupt in another form: caused by a KeyboardInterrupt
+    (its cause or context chain), or DuckDB's (which takes the SIGINT itself and raises
+    ``RuntimeError('Query interrupted')``, or ``duckdb.InterruptException``)."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         if isinstance(exc, KeyboardInterrupt):
+            return True
+        if type(exc).__name__ == "InterruptException" or (
+            type(exc) is RuntimeError and str(exc) == "Query interrupted"
+        ):
             return True
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
@@ -84,17 +90,22 @@ def _interrupted(exc: BaseException) -> bool:
 
 
 def interruptible(function):
-    """An interrupt that lands inside Numba's loading of a cached kernel (its first call
-    in the process: ``_numba_unpickle``, called from compiled code) came out as
-    ``SystemError: CPUDispatcher(...) returned a result with an exception set``, caused
-    by the KeyboardInterrupt; it is the KeyboardInterrupt it was, as from anywhere else
-    (the next call works either way: tests/test_interrupt.py)."""
+    """A notebook's interrupt comes out of the call as a KeyboardInterrupt, whatever
+    turned it into something else on its way:
+
+    * landing inside Numba's loading of a cached kernel (its first call in the process:
+      ``_numba_unpickle``, called from compiled code), it came out as ``SystemError:
+      CPUDispatcher(...) returned a result with an exception set``;
+    * landing inside a DuckDB query (the catalog's refresh after a run, a list, ``sql``),
+      as ``RuntimeError: Query interrupted``.
+
+    The next call works either way (tests/test_interrupt.py)."""
 
     @functools.wraps(function)
     def call(*args, **kwargs):
         try:
             return function(*args, **kwargs)
-        except SystemError as exc:
+        except Exception as exc:
             if _interrupted(exc):
                 raise KeyboardInterrupt from exc
             raise
@@ -111,7 +122,7 @@ def reading(function):
         ready(*TABLES, "arpad.pipeline.catalog")
         return function(*args, **kwargs)
 
-    return call
+    return interruptible(call)
 
 
 def for_rating(*extra: str, systems=()) -> None:
