@@ -534,6 +534,13 @@ def finish_system(
     return row
 
 
+def finish_with(
+    ds: Dataset, system: str, log: Callable[[str], None] | None, candidates: list[Candidate]
+) -> Row:
+    """``finish_system`` with the candidates last (a ``Runner.map_then`` second stage)."""
+    return finish_system(ds, system, candidates, log)
+
+
 def _finish(ds: Dataset, system: str, candidates: list[Candidate]) -> Row:
     best = candidates[0]
     for c in candidates[1:]:
