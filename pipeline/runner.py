@@ -116,7 +116,7 @@ class InProcess(Runner):
             (then.fn, args, cost, name)
             for args, cost, name in zip(shared[n:], then.costs, _names(then))
         ]
-        after = [[] for _ in range(n)] + [list(need) for need in needs]
+        after = [None] * n + [list(need) for need in needs]
         values = submit_ready(client, units, after)
         return values[n:]
 
@@ -139,14 +139,15 @@ def submit_in_order(client, fn, calls: Sequence[tuple], names: Sequence[str]) ->
     keeps the costliest-first order (``map_by_cost``) the order the work is done in, on
     any scheduler. Each unit waits for its worker's warm-up first (pipeline/warm.py)."""
     units = [(fn, args, -i, name) for i, (args, name) in enumerate(zip(calls, names))]
-    return submit_ready(client, units, [()] * len(units))
+    return submit_ready(client, units, [None] * len(units))
 
 
-def submit_ready(client, units: Sequence[tuple], after: Sequence[Sequence[int]]) -> list:
+def submit_ready(client, units: Sequence[tuple], after: Sequence[Sequence[int] | None]) -> list:
     """Run ``units`` (fn, args, cost, name) on the cluster, unit j once every unit of
     ``after[j]`` is done, with their values (in ``after[j]`` order) appended to its
-    arguments as one list; of the units ready, the costliest (then the first) is handed
-    out whenever a worker thread is free. Values in ``units`` order."""
+    arguments as one list (nothing appended where ``after[j]`` is None); of the units
+    ready, the costliest (then the first) is handed out whenever a worker thread is
+    free. Values in ``units`` order."""
     import heapq
 
     from distributed import as_completed
@@ -155,10 +156,10 @@ def submit_ready(client, units: Sequence[tuple], after: Sequence[Sequence[int]])
 
     threads = max(1, sum(client.nthreads().values()))
     out: list = [None] * len(units)
-    waiting = [len(need) for need in after]
+    waiting = [len(need or ()) for need in after]
     dependents: list[list[int]] = [[] for _ in units]
     for j, need in enumerate(after):
-        for i in need:
+        for i in need or ():
             dependents[i].append(j)
     ready = [(-units[j][2], j) for j in range(len(units)) if not waiting[j]]
     heapq.heapify(ready)
@@ -166,7 +167,7 @@ def submit_ready(client, units: Sequence[tuple], after: Sequence[Sequence[int]])
 
     def submit(j: int):
         fn, args, _, name = units[j]
-        if after[j]:
+        if after[j] is not None:
             args = (*args, [out[i] for i in after[j]])
         future = client.submit(
             run_unit, fn, *args, pure=False, key=f"{name}-{uuid.uuid4().hex[:12]}"
