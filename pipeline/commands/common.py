@@ -13,11 +13,17 @@ DEFAULT_STORE = "./arpad-store"
 
 
 def add_store(parser: argparse.ArgumentParser) -> None:
+    """``--store S``; also accepted before the command (``arpad --store S list``). The
+    default ($ARPAD_STORE, else ./arpad-store) is filled in after parsing, where the
+    two places are reconciled (pipeline/cli.py ``_resolve_store``)."""
     parser.add_argument(
         "--store",
-        default=os.environ.get("ARPAD_STORE", DEFAULT_STORE),
-        help="store directory (default ./arpad-store or $ARPAD_STORE)",
+        default=None,
+        metavar="S",
+        help="store directory (default ./arpad-store or $ARPAD_STORE; may also come "
+        "before the command)",
     )
+    parser.set_defaults(_takes_store=True)
 
 
 def add_orchestration(parser: argparse.ArgumentParser, writes_store: bool = True) -> None:
