@@ -220,7 +220,7 @@ def decode(data: bytes, path: Path, notes: list[str]) -> str:
 
 
 def _csv_bytes(path: Path, notes: list[str]) -> bytes:
-    """A CSV file's bytes: ``.gz`` decompressed, the one ``.csv``/``.txt`` member of a
+    """A CSV file's bytes: ``.gz`` decompressed, the one ``.csv`` member of a
     ``.zip``, within the archive limits (pipeline/archives.py); UTF-16 with a byte-order
     mark (a spreadsheet's "Unicode text") as UTF-8, with a note (docs/ingest.md)."""
     from arpad.pipeline.archives import read_gzip, zip_members
@@ -229,13 +229,13 @@ def _csv_bytes(path: Path, notes: list[str]) -> bytes:
     if name.endswith(".gz"):
         data = read_gzip(path)
     elif name.endswith(".zip"):
-        members = zip_members(path, (".csv", ".txt"), notes)
+        members = zip_members(path, (".csv",), notes)
         if len(members) != 1:
             found = ", ".join(m for m, _ in members[:5]) or "none"
             raise InputError(
                 path,
                 None,
-                f"zip archive holds {len(members)} .csv/.txt members ({found}): arpad reads "
+                f"zip archive holds {len(members)} .csv members ({found}): arpad reads "
                 "one CSV per zip; unzip it and name the files",
             )
         data = members[0][1]
@@ -760,7 +760,7 @@ SUFFIXES = {
 
 
 def _zip_of_csv(path: Path) -> bool:
-    """A ``.zip`` holding CSV/TXT members and no PGN (else it is read as PGN)."""
+    """A ``.zip`` holding CSV members and no PGN (else it is read as PGN)."""
     import zipfile
 
     try:
@@ -768,9 +768,7 @@ def _zip_of_csv(path: Path) -> bool:
             names = [n.lower() for n in zf.namelist()]
     except (zipfile.BadZipFile, OSError, ValueError):
         return False  # the PGN reader names the problem
-    return not any(n.endswith(".pgn") for n in names) and any(
-        n.endswith((".csv", ".txt")) for n in names
-    )
+    return not any(n.endswith(".pgn") for n in names) and any(n.endswith(".csv") for n in names)
 
 
 def detect_format(path: Path) -> str:

@@ -274,7 +274,7 @@ def test_compressed_csv_files(tmp_path, capsys):
     capsys.readouterr()
     assert main(["ingest", str(tmp_path / "two.zip"), "--store", str(tmp_path / "t")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "2 .csv/.txt members (a.csv, b.csv)" in err
+    assert err.count("\n") == 1 and "2 .csv members (a.csv, b.csv)" in err
     assert not Store(tmp_path / "t").game_files()
 
 
