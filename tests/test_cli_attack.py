@@ -128,6 +128,19 @@ def test_a_single_option_given_twice_with_two_values_is_refused(
     assert not (tmp_path / "A").exists() and not (tmp_path / "B").exists()
 
 
+def test_a_rule_set_twice_with_two_values_is_refused(rated, capsys):
+    """`--set k=24 --set k=30` rated with K = 30, silently."""
+    capsys.readouterr()
+    assert (
+        main(["rate", "--system", "elo", "--set", "k=24", "--set", "k=30", "--store", rated]) == 2
+    )
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--set k given twice ('24', then '30')" in err
+    assert (
+        main(["rate", "--system", "elo", "--set", "k=24", "--set", "k=24", "--store", rated]) == 0
+    )
+
+
 def test_the_same_value_twice_is_fine(rated, capsys):
     capsys.readouterr()
     assert main(["list", "--system", "elo", "--top", "3", "--top", "3", "--store", rated]) == 0

@@ -98,7 +98,12 @@ def parse_sets(values: list[str] | None) -> dict[str, str]:
         if "=" not in item:
             raise ValueError(f"--set takes key=value, got {item!r}")
         key, value = item.split("=", 1)
-        out[key.strip()] = value.strip()
+        key, value = key.strip(), value.strip()
+        if key in out and out[key] != value:  # as a single-valued option given twice
+            raise ValueError(
+                f"--set {key} given twice ({out[key]!r}, then {value!r}): give it once"
+            )
+        out[key] = value
     return out
 
 
