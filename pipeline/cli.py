@@ -298,6 +298,14 @@ def _main(argv: list[str] | None) -> int:
     except StoreBusyError as exc:
         print(f"arpad: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except UnicodeEncodeError as exc:  # a text the terminal's encoding cannot show
+        text = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else "?"
+        print(
+            f"arpad: error: the output's encoding ({exc.encoding}) cannot write {text!r}: "
+            "use --output FILE (written as UTF-8) or a UTF-8 locale (PYTHONIOENCODING=utf-8)",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     except (ValueError, FileNotFoundError) as exc:
         print(f"arpad: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

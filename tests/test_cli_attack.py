@@ -54,8 +54,9 @@ def expected_games(n: int = 300) -> list[tuple]:
     return sorted((w, b, int(m), float(s)) for m, w, b, s in kaggle_rows(n))
 
 
-def run(args, **kw):
+def run(args, env_extra=None, **kw):
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "ARPAD_STORE")}
+    env.update(env_extra or {})
     kw.setdefault("stdout", subprocess.PIPE)
     return subprocess.run([ARPAD, *args], stderr=subprocess.PIPE, env=env, **kw)
 
@@ -416,3 +417,31 @@ def test_fide_txt_of_a_system_with_decimals_has_whole_ratings(rated, tmp_path, c
         whole = int(rating + 0.5) if rating >= 0 else -int(-rating + 0.5)
         assert ratings[player] == str(whole), (player, rating)
     assert any(r != int(r) for r in csv_rows["rating"])  # the list has decimals to round
+
+
+def test_an_output_encoding_that_cannot_show_a_name(tmp_path):
+    """`PYTHONIOENCODING=ascii arpad list` said "'ascii' codec can't encode characters in
+    position 0-122: ordinal not in range(128)": Python's words, no fix."""
+    (tmp_path / "p.csv").write_text("player_id,name\n1,Ünal Çağrı\n2,Short\n")
+    (tmp_path / "g.csv").write_text("white_id,black_id,period,score\n1,2,1,1\n2,1,1,0.5\n")
+    s = str(tmp_path / "s")
+    assert (
+        main(
+            ["ingest", str(tmp_path / "g.csv"), "--players", str(tmp_path / "p.csv"), "--store", s]
+        )
+        == 0
+    )
+    assert main(["rate", "--system", "elo", "--store", s]) == 0
+    done = run(
+        ["list", "--system", "elo", "--format", "csv", "--store", s],
+        env_extra={"PYTHONIOENCODING": "ascii"},
+    )
+    err = done.stderr.decode()
+    assert done.returncode == 2 and err.count("\n") == 1, err
+    assert "encoding (ascii) cannot write" in err and "PYTHONIOENCODING=utf-8" in err
+    out = tmp_path / "l.csv"
+    assert (
+        main(["list", "--system", "elo", "--format", "csv", "--store", s, "--output", str(out)])
+        == 0
+    )
+    assert "Ünal Çağrı" in out.read_text(encoding="utf-8")
