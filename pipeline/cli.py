@@ -39,6 +39,8 @@ OUTPUT_FOLDERS = {
     "fide-sample": ("directory", "DIRECTORY"),
     "site": ("out", "--out"),
 }
+# Commands whose --output is a PNG or a folder: `--output -` (standard output) is refused.
+FILE_ONLY_OUTPUT = ("plot", "whatif")
 # Options whose values become parts of store paths (comma-separated lists allowed).
 NAME_OPTIONS = {"pool": "pool", "pools": "pool", "system": "system", "systems": "system"}
 
@@ -288,6 +290,11 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_BAD_INPUT
     try:
         if getattr(args, "output", None) == "-":  # `--output -`: standard output
+            if args.command in FILE_ONLY_OUTPUT:
+                raise ValueError(
+                    f"--output - (standard output) is not for arpad "
+                    f"{args.command}, which writes files: give a name"
+                )
             args.output = None
         _check_args(args)
         code = args.func(args)

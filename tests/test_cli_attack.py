@@ -399,6 +399,9 @@ def test_output_dash_is_standard_output(rated, tmp_path, monkeypatch, capsys):
     )
     text = capsys.readouterr().out
     assert text.startswith("rank,player_id,") and not (tmp_path / "-").exists()
+    plot = ["plot", "history", "1006", "--system", "elo", "--output", "-", "--store", rated]
+    assert main(plot) == 2  # a PNG: not to standard output (no internal error)
+    assert "--output - (standard output) is not for arpad plot" in capsys.readouterr().err
 
 
 def test_fide_txt_of_a_system_with_decimals_has_whole_ratings(rated, tmp_path, capsys):
