@@ -500,6 +500,25 @@ def candidate_units(ds: Dataset, systems: list[str]) -> list[tuple[str, dict[str
     return units
 
 
+def split_units(
+    ds: Dataset, systems: list[str], cost: dict[str, float]
+) -> tuple[list[tuple[str, dict[str, object]]], dict[str, int]]:
+    """The candidates scored as units of their own, and the systems that are one unit
+    (their candidates, then their finish: ``finish_with`` without candidates) with their
+    number of candidates. A system is one unit when its candidates together cost (by
+    ``cost``, a system's ``relative_cost``) at most an eighth of all candidates: a
+    scheduler round trip per 40 ms candidate costs as much as the candidate, while
+    the costly systems' candidates (WHR's) stay units of their own so that the
+    workers share them (docs/runners.md "Dask start-up and hand-out")."""
+    units = candidate_units(ds, systems)
+    total = sum(cost[s] for s, _ in units)
+    count: dict[str, int] = {}
+    for s, _ in units:
+        count[s] = count.get(s, 0) + 1
+    whole = {s: n for s, n in count.items() if cost[s] * n <= total / 8}
+    return [(s, changes) for s, changes in units if s not in whole], whole
+
+
 class _NotScored(Exception):
     """A candidate of the system failed (its message says how)."""
 
@@ -532,6 +551,17 @@ def finish_system(
     if log:
         log(f"{system}: {row.scores} ({row.seconds:.1f}s)")
     return row
+
+
+def finish_with(
+    ds: Dataset, system: str, log: Callable[[str], None] | None, candidates: list[Candidate]
+) -> Row:
+    """``finish_system`` with the candidates last (a ``Runner.map_then`` second stage);
+    with none, the system's candidates are scored here first (``evaluate_system``: a
+    system cheap enough to be one unit)."""
+    if not candidates:
+        return evaluate_system(ds, system, log)
+    return finish_system(ds, system, candidates, log)
 
 
 def _finish(ds: Dataset, system: str, candidates: list[Candidate]) -> Row:

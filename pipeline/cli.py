@@ -18,6 +18,11 @@ from pathlib import Path
 from arpad.pipeline.errors import InputError, StoreBusyError, disk_full, not_writable
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
+INTERRUPTED = (
+    "arpad: interrupted (Ctrl-C); the store is consistent (an unfinished write is undone "
+    "or completed by the next command): run the same command again"
+)
 
 
 def _prepare_environment() -> None:
@@ -34,6 +39,8 @@ OUTPUT_FOLDERS = {
     "fide-sample": ("directory", "DIRECTORY"),
     "site": ("out", "--out"),
 }
+# Commands whose --output is a PNG or a folder: `--output -` (standard output) is refused.
+FILE_ONLY_OUTPUT = ("plot", "whatif")
 # Options whose values become parts of store paths (comma-separated lists allowed).
 NAME_OPTIONS = {"pool": "pool", "pools": "pool", "system": "system", "systems": "system"}
 
@@ -94,11 +101,47 @@ class UsageError(Exception):
     """A command line argparse refuses (unknown option, impossible period, …)."""
 
 
+class _StoreOnce(argparse._StoreAction):
+    """A single-valued option given twice with different values (``--store A … --store
+    B``, ``--system fide --system elo``) is refused: argparse would silently keep the
+    last one (docs/cli.md "Options"). The same value twice is harmless."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = vars(namespace).setdefault("_options_given", {})
+        if self.dest in seen and seen[self.dest] != values:
+            parser.error(
+                f"{option_string} given twice ({seen[self.dest]!r}, then {values!r}): give it once"
+            )
+        seen[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
 class _Parser(argparse.ArgumentParser):
     # Bad arguments are bad input: one line ``arpad: error: …`` and exit 2 (not argparse's
     # usage block and SystemExit), like every other refusal; --help still prints usage.
+    # Options are matched exactly (no ``--sys`` for ``--system``: an abbreviation that
+    # works today would change meaning when an option is added; docs/cli.md "Options").
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+        self._intermixing = False
+
     def error(self, message):
         raise UsageError(f"{message} (see {self.prog} --help)")
+
+    def parse_known_args(self, args=None, namespace=None):
+        # A command's own arguments may come in any order (``arpad ingest a.csv --store S
+        # b.csv``): positionals and options intermixed, as argparse's intermixed parsing
+        # does; a parser with subcommands parses as usual.
+        if self._subparsers is not None or self._intermixing:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
 
 class _Version(argparse.Action):
@@ -125,6 +168,14 @@ def _version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="arpad", description="Batch rating pipeline for chess federations.")
     parser.add_argument("--version", action=_Version, help="print arpad's version and exit")
+    parser.add_argument(
+        "--store",
+        dest="global_store",
+        default=None,
+        metavar="S",
+        help="store directory of the command (may also come after it; default "
+        "./arpad-store or $ARPAD_STORE)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     import arpad.pipeline.commands as package
@@ -155,7 +206,11 @@ def main(argv: list[str] | None = None) -> int:
         from arpad.pipeline.lean import hide_unneeded_modules
 
         lean = hide_unneeded_modules(sys.argv[1:])
-    code = _main(argv)
+    try:
+        code = _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C while the parser or a command module loads
+        print(INTERRUPTED, file=sys.stderr)
+        code = EXIT_INTERRUPTED
     if lean:  # an in-process ingest or rate: done, nothing left to tear down
         from arpad.pipeline.lean import exit_now
 
@@ -163,14 +218,84 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+def _resolve_store(args) -> None:
+    """``--store`` given before the command (``arpad --store S ingest F``) is the
+    command's ``--store``; given on both sides with different values it is refused.
+    Commands that take no store refuse it; the default (``$ARPAD_STORE``, else
+    ./arpad-store) is filled in here, once (docs/cli.md "Options")."""
+    from arpad.pipeline.commands.common import DEFAULT_STORE
+
+    given = args.global_store
+    if getattr(args, "_takes_store", False):  # pipeline/commands/common.py add_store
+        if args.store is None:
+            args.store = given or os.environ.get("ARPAD_STORE") or DEFAULT_STORE
+        elif given is not None and given != args.store:
+            raise UsageError(f"--store given twice ({given!r}, then {args.store!r}): give it once")
+    elif hasattr(args, "store"):  # a store is optional (arpad category)
+        if args.store is None:
+            args.store = given
+        elif given is not None and given != args.store:
+            raise UsageError(f"--store given twice ({given!r}, then {args.store!r}): give it once")
+    elif given is not None:
+        raise UsageError(f"arpad {args.command} does not take --store")
+    if getattr(args, "store", None) == "":
+        raise UsageError("--store is empty (an unset variable?): name the store directory")
+
+
+def _usage_hint(parser: argparse.ArgumentParser, argv: list[str], message: str) -> str:
+    """The refusal of an unknown option, with ``did you mean --system?`` when it
+    abbreviates or nearly spells one of the command's options (abbreviations are not
+    accepted), pointing at the command's own help."""
+    if "unrecognized arguments" not in message:
+        return message
+    import difflib
+
+    known: list[str] = list(parser._option_string_actions)
+    prog, queue = parser.prog, [parser]
+    while queue:  # the options of the command named in argv (and its subcommands)
+        current = queue.pop()
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    if name in argv:
+                        known.extend(sub._option_string_actions)
+                        prog = sub.prog
+                        queue.append(sub)
+    text = message.split(" (see ", 1)[0]
+    for token in text.split(":", 1)[1].split():
+        word = token.split("=", 1)[0]
+        if not word.startswith("--"):
+            continue
+        longer = sorted({k for k in known if k.startswith(word) and k != word})
+        close = longer or difflib.get_close_matches(word, known, n=1)
+        if close:
+            text += f"; did you mean {' or '.join(close[:3])}?"
+            break
+    return f"{text} (see {prog} --help)"
+
+
 def _main(argv: list[str] | None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # `arpad` alone: the list of commands, as a usage error
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    if argv[0] == "help":  # `arpad help [COMMAND…]` is `arpad [COMMAND…] --help`
+        argv = [*argv[1:], "--help"]
     try:
         args = parser.parse_args(argv)
+        _resolve_store(args)
     except UsageError as exc:
-        print(f"arpad: error: {exc}", file=sys.stderr)
+        print(f"arpad: error: {_usage_hint(parser, argv, str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
+        if getattr(args, "output", None) == "-":  # `--output -`: standard output
+            if args.command in FILE_ONLY_OUTPUT:
+                raise ValueError(
+                    f"--output - (standard output) is not for arpad "
+                    f"{args.command}, which writes files: give a name"
+                )
+            args.output = None
         _check_args(args)
         code = args.func(args)
         return EXIT_OK if code is None else int(code)
@@ -180,11 +305,20 @@ def _main(argv: list[str] | None) -> int:
     except StoreBusyError as exc:
         print(f"arpad: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except UnicodeEncodeError as exc:  # a text the terminal's encoding cannot show
+        text = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else "?"
+        print(
+            f"arpad: error: the output's encoding ({exc.encoding}) cannot write {text!r}: "
+            "use --output FILE (written as UTF-8) or a UTF-8 locale (PYTHONIOENCODING=utf-8)",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     except (ValueError, FileNotFoundError) as exc:
         print(f"arpad: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback (docs/cli.md)
+        print(INTERRUPTED, file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `arpad ... | head`: the reader has gone; no traceback
         _silence_stdout()
         return EXIT_BROKEN_PIPE

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from arpad.pipeline import catalog, incremental, names
 from arpad.pipeline.errors import InputError
-from arpad.pipeline.runner import LOCAL, Runner, map_by_cost
+from arpad.pipeline.runner import LOCAL, Runner, Stage, map_by_cost
 from arpad.pipeline.store import Store
 
 Progress = Callable[[int, int, int], None]
@@ -590,25 +590,28 @@ def backtest(req: BacktestRequest, runner: Runner = LOCAL, log=None):
 
     ds = runner.step(bt.load, req.dataset, Path(req.data_dir), name=f"load-{req.dataset}")
     systems = list(req.systems) if req.systems else system_names()
-    # Units: every tuning candidate of every system (scored on the validation split),
-    # then each system's finish (best candidate, white advantage, draw layer, targets),
-    # each batch most expensive first; the data set goes to the workers once.
-    units = bt.candidate_units(ds, systems)
-    candidates = map_by_cost(
-        runner,
+    # Units: the tuning candidates of the costly systems (scored on the validation
+    # split), then each system's finish (best candidate, white advantage, draw layer,
+    # targets; a cheap system's finish scores its own candidates first), each handed
+    # out most expensive first; the data set goes to the workers once.
+    cost = {s: get_system(s).relative_cost for s in systems}
+    units, own = bt.split_units(ds, systems, cost)
+    candidates = Stage(
         bt.score_candidate,
         [(ds, system, changes) for system, changes in units],
-        costs=[get_system(system).relative_cost for system, _ in units],
+        costs=[cost[system] for system, _ in units],
         names=[f"backtest-{system}-{i}" for i, (system, _) in enumerate(units)],
     )
     unit_log = None if runner.parallel else log
-    rows = map_by_cost(
-        runner,
-        bt.finish_system,
-        [(ds, s, [c for c in candidates if c.system == s], unit_log) for s in systems],
-        costs=[get_system(s).relative_cost * (1 + len(ds.targets)) for s in systems],
+    finishes = Stage(
+        bt.finish_with,
+        [(ds, s, unit_log) for s in systems],
+        costs=[cost[s] * (1 + len(ds.targets) + own.get(s, 0)) for s in systems],
         names=[f"backtest-{s}" for s in systems],
     )
+    # On a cluster a system's finish starts as soon as its own candidates are done.
+    needs = [[i for i, (system, _) in enumerate(units) if system == s] for s in systems]
+    rows = runner.map_then(candidates, finishes, needs)
     runner.release()  # no more units: a local cluster may close meanwhile
     if log and runner.parallel:
         for row in rows:

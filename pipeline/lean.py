@@ -26,8 +26,13 @@ DISTRIBUTING_OPTIONS = ("--flow", "--workers", "--cluster")
 
 
 def _command(argv: list[str]) -> str | None:
+    skip = False
     for arg in argv:
-        if not arg.startswith("-"):
+        if skip:  # the value of ``--store S`` given before the command (docs/cli.md)
+            skip = False
+        elif arg == "--store":
+            skip = True
+        elif not arg.startswith("-"):
             return arg
     return None
 

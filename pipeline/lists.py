@@ -232,7 +232,11 @@ def _cell(value, width: int, column: str) -> str:
 
 
 def fide_txt(frame: pl.DataFrame, period: int) -> str:
-    """FIDE's fixed-width list file: the header line, then one line per player."""
+    """FIDE's fixed-width list file: the header line, then one line per player; ratings
+    are whole numbers (rounded half away from zero for systems that keep decimals: the
+    column has no room for them, as in the combined file)."""
+    if frame["rating"].dtype.is_float():
+        frame = frame.with_columns(_whole(frame["rating"]))
     head = "".join((h or rating_header(period)).ljust(w) for h, _, _, w in FIDE_TXT_LAYOUT)
     head = head.rstrip()
     lines = [head]

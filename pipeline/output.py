@@ -74,9 +74,16 @@ def render(
 
     frame = table if isinstance(table, pl.DataFrame) else pl.from_arrow(table)
     if fmt == "parquet":
-        if not output:
-            raise ValueError("--format parquet needs --output FILE")
-        atomic_write_parquet(frame.to_arrow(), Path(output), root)
+        if output:
+            atomic_write_parquet(frame.to_arrow(), Path(output), root)
+        elif sys.stdout.isatty():  # binary on a terminal: refused (docs/cli.md)
+            raise ValueError("--format parquet is binary: give --output FILE or redirect stdout")
+        else:  # `> list.parquet`, `| duckdb`: the file's bytes on standard output
+            buf = io.BytesIO()
+            frame.write_parquet(buf)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(buf.getvalue())
+            sys.stdout.buffer.flush()
         return
     if fmt == "csv":
         nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]

@@ -219,6 +219,38 @@ def decode(data: bytes, path: Path, notes: list[str]) -> str:
     return text
 
 
+def _csv_bytes(path: Path, notes: list[str]) -> bytes:
+    """A CSV file's bytes: ``.gz`` decompressed, the one ``.csv`` member of a
+    ``.zip``, within the archive limits (pipeline/archives.py); UTF-16 with a byte-order
+    mark (a spreadsheet's "Unicode text") as UTF-8, with a note (docs/ingest.md)."""
+    from arpad.pipeline.archives import read_gzip, zip_members
+
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        data = read_gzip(path)
+    elif name.endswith(".zip"):
+        members = zip_members(path, (".csv",), notes)
+        if len(members) != 1:
+            found = ", ".join(m for m, _ in members[:5]) or "none"
+            raise InputError(
+                path,
+                None,
+                f"zip archive holds {len(members)} .csv members ({found}): arpad reads "
+                "one CSV per zip; unzip it and name the files",
+            )
+        data = members[0][1]
+    else:
+        data = path.read_bytes()
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError as exc:
+            problem = f"UTF-16 text (byte-order mark) that does not decode: {exc}"
+            raise InputError(path, 1, problem) from None
+        notes.append("decoded as UTF-16 (byte-order mark)")
+    return data
+
+
 RAW_TEXT_CAP = 4096  # characters of a row's text kept in the quarantine's raw column
 _PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
@@ -280,9 +312,8 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     where the quote opened) and reading starts again on the next line. A field
     longer than ``csv.field_size_limit()`` (131072 characters) quarantines its row;
     the quarantine keeps at most ``RAW_TEXT_CAP`` characters of a row's text."""
-    data = path.read_bytes()
     notes: list[str] = []
-    text = decode(data, path, notes)
+    text = decode(_csv_bytes(path, notes), path, notes)
     if not text.strip():
         raise InputError(path, 1, "empty file: no header and no rows")
     lines = _PHYSICAL_LINE.findall(text)
@@ -298,7 +329,9 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     if source.pos > 1:
         raise InputError(path, 1, "the header runs over several lines (a quote that never closes?)")
     chosen = _choose_mapping(path, header, mapping)
-    names = [chosen.rename.get(h, h) for h in header] if chosen else [h.lower() for h in header]
+    names = (
+        [chosen.rename.get(h, h) for h in header] if chosen else [column_name(h) for h in header]
+    )
     names = names if chosen else tag_aliases(names, notes)
     # Columns without a name (a spreadsheet's trailing ",,") are unknown columns like any
     # other, each under its own name, not duplicates of one another (docs/ingest.md).
@@ -335,9 +368,9 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
             reader = quarantine_line_and_restart(first, f"CSV error: {exc}")
             continue
         span = source.pos - first
-        if not row or (len(row) == 1 and not row[0].strip()):
+        if not row or all(not value.strip() for value in row):
             blank += 1
-            continue  # blank lines carry no row
+            continue  # blank lines (and a spreadsheet's ",,,," rows) carry no row
         raw = lines[first] if span == 1 else "".join(lines[first : source.pos])
         raw = raw.rstrip("\r\n")
         if len(raw) > RAW_TEXT_CAP:
@@ -473,7 +506,7 @@ def raw_from_arrow(
     rows; ``path`` names it in messages, row numbers count from ``first_row`` (1; a
     later slice of a streamed file starts further on)."""
     header = list(table.column_names)
-    lowered = [h.lower() for h in header]
+    lowered = [column_name(h) for h in header]
     same = sorted({h for h, low in zip(header, lowered) if lowered.count(low) > 1})
     if same:
         raise InputError(path, 1, f"duplicate column names (case-insensitive): {', '.join(same)}")
@@ -633,6 +666,13 @@ def _as_text(column: pa.ChunkedArray, path: Path | None = None, name: str = "") 
         ) from None
 
 
+def column_name(header: str) -> str:
+    """A header cell as a column name: case, surrounding spaces and runs of spaces or
+    hyphens inside do not matter (``White ID``, ``white-id`` and ``WHITE_ID`` are
+    ``white_id``; docs/ingest.md "Column names")."""
+    return re.sub(r"[\s\-]+", "_", header.strip().lower())
+
+
 # PGN tag names read as the columns they mean (docs/ingest.md "Column names"): a games
 # table exported from PGN (White, Black, Result, Date, WhiteElo, …) ingests as it is.
 TAG_ALIASES = {
@@ -708,11 +748,33 @@ def _check_columns(path: Path, names: list[str], kind: str) -> None:
 
 
 READERS: dict[str, Callable[..., RawTable]] = {"csv": read_csv, "parquet": read_parquet}
-SUFFIXES = {".csv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
+SUFFIXES = {
+    ".csv": "csv",
+    ".txt": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".csv.gz": "csv",
+    ".txt.gz": "csv",
+    ".csv.zip": "csv",
+}
+
+
+def _zip_of_csv(path: Path) -> bool:
+    """A ``.zip`` holding CSV members and no PGN (else it is read as PGN)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = [n.lower() for n in zf.namelist()]
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return False  # the PGN reader names the problem
+    return not any(n.endswith(".pgn") for n in names) and any(n.endswith(".csv") for n in names)
 
 
 def detect_format(path: Path) -> str:
     name = path.name.lower()
+    if name.endswith(".zip") and not name.endswith(".pgn.zip") and _zip_of_csv(path):
+        return "csv"
     for suffix, fmt in sorted(SUFFIXES.items(), key=lambda kv: -len(kv[0])):
         if name.endswith(suffix):
             return fmt
@@ -724,7 +786,12 @@ def detect_format(path: Path) -> str:
 def check_input_file(path: Path) -> None:
     """Refuse, as bad input, a path that is no readable regular file."""
     if not path.exists():
-        raise InputError(path, None, "no such file")
+        glob = (
+            " (a pattern that matched no file is passed on as it is)"
+            if set("*?[") & set(path.name)
+            else ""
+        )
+        raise InputError(path, None, f"no such file{glob}")
     if path.is_dir():
         raise InputError(path, None, "is a directory: name the files in it (e.g. DIR/*.pgn)")
     if not path.is_file():
@@ -736,11 +803,38 @@ def check_input_file(path: Path) -> None:
         raise InputError(path, None, f"cannot be read: {exc.strerror or exc}") from None
 
 
+# What a file's first bytes say it is, whatever its name (docs/ingest.md).
+MAGIC = (
+    (b"PAR1", "a Parquet file", "use --format parquet or name it .parquet"),
+    (b"\x1f\x8b", "gzip-compressed", "name it .csv.gz or .pgn.gz"),
+    (b"PK\x03\x04", "a zip archive", "name it .zip"),
+)
+SUFFIX_OF = {"csv": (".gz", ".zip"), "pgn": (".gz", ".zip"), "parquet": ()}
+
+
+def _check_content(path: Path, fmt: str) -> None:
+    """Refuse, with the fix, a file whose first bytes contradict the format its name
+    gives (a Parquet file named .csv, a gzip file named .csv)."""
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    name = path.name.lower()
+    for magic, what, fix in MAGIC:
+        if not head.startswith(magic):
+            continue
+        if what == "a Parquet file" and fmt == "parquet":
+            return
+        if what != "a Parquet file" and name.endswith(SUFFIX_OF.get(fmt, ())):
+            return
+        raise InputError(path, None, f"is {what}, not what its name says: {fix}")
+
+
 def read_any(
     path: Path, fmt: str | None = None, mapping: str | None = None, kind: str | None = None
 ) -> RawTable:
     check_input_file(path)
-    fmt = fmt or detect_format(path)
+    if not fmt:
+        fmt = detect_format(path)
+        _check_content(path, fmt)
     if fmt not in READERS:
         raise InputError(path, None, f"unknown format {fmt!r} (known: {', '.join(READERS)})")
     return READERS[fmt](path, mapping=mapping, kind=kind)

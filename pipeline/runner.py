@@ -7,6 +7,10 @@ through a ``Runner``:
 - ``runner.map(fn, calls, names=…, io=…)`` runs independent units (systems,
   pools, what-if scenarios, backtest systems, input files) and returns their
   values in order;
+- ``runner.map_then(first, then, needs)`` runs two stages of units where each
+  second-stage unit takes the values of some first-stage units (a backtest's
+  candidates, then each system's finish); on a cluster a second-stage unit starts
+  as soon as its own first-stage units are done;
 - ``runner.artifact(key, markdown)`` records a report of the run.
 
 ``InProcess`` (the default) calls each step in this process: a command costs
@@ -25,6 +29,7 @@ import os
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 log = logging.getLogger("arpad")
@@ -47,6 +52,15 @@ class Runner:
         io: bool = False,
     ) -> list:
         return [fn(*args) for args in calls]
+
+    def map_then(self, first: Stage, then: Stage, needs: Sequence[Sequence[int]]) -> list:
+        """``first``'s units, then each unit j of ``then`` called with the values of the
+        first-stage units ``needs[j]`` (in that order) appended to its arguments; the
+        values of ``then`` in its order. Here: every first-stage unit, then the second
+        stage (``map_by_cost`` each)."""
+        values = map_by_cost(self, first.fn, first.calls, first.costs, first.names)
+        calls = [(*args, [values[i] for i in need]) for args, need in zip(then.calls, needs)]
+        return map_by_cost(self, then.fn, calls, then.costs, then.names)
 
     def artifact(self, key: str, markdown: str) -> None:
         """A report of the run; in-process runs have nowhere to keep it."""
@@ -83,6 +97,29 @@ class InProcess(Runner):
         names = list(names) if names else [getattr(fn, "__name__", "unit")] * len(calls)
         return submit_in_order(client, fn, calls, names)
 
+    def map_then(self, first: Stage, then: Stage, needs: Sequence[Sequence[int]]) -> list:
+        """``Runner.map_then`` on the cluster without a barrier between the stages: a
+        second-stage unit is handed out as soon as the first-stage units it needs are
+        done, and the units waiting are handed out costliest first, one per free worker
+        thread (``submit_ready``), so a worker does not idle while the other finishes the
+        first stage's last unit."""
+        if not self.parallel or self._released:
+            return super().map_then(first, then, needs)
+        client = self.client
+        n = len(first.calls)
+        shared = scatter_shared(client, [*first.calls, *then.calls])
+        units = [
+            (first.fn, args, cost, name)
+            for args, cost, name in zip(shared[:n], first.costs, _names(first))
+        ]
+        units += [
+            (then.fn, args, cost, name)
+            for args, cost, name in zip(shared[n:], then.costs, _names(then))
+        ]
+        after = [None] * n + [list(need) for need in needs]
+        values = submit_ready(client, units, after)
+        return values[n:]
+
     def release(self) -> None:
         """The job sends no more units: a local cluster starts closing in the background
         while the job finishes its own steps (joined when the command ends). A later
@@ -101,29 +138,81 @@ def submit_in_order(client, fn, calls: Sequence[tuple], names: Sequence[str]) ->
     may end up with three while the other idles; feeding one unit per free thread
     keeps the costliest-first order (``map_by_cost``) the order the work is done in, on
     any scheduler. Each unit waits for its worker's warm-up first (pipeline/warm.py)."""
+    units = [(fn, args, -i, name) for i, (args, name) in enumerate(zip(calls, names))]
+    return submit_ready(client, units, [None] * len(units))
+
+
+def submit_ready(client, units: Sequence[tuple], after: Sequence[Sequence[int] | None]) -> list:
+    """Run ``units`` (fn, args, cost, name) on the cluster, unit j once every unit of
+    ``after[j]`` is done, with their values (in ``after[j]`` order) appended to its
+    arguments as one list (nothing appended where ``after[j]`` is None); of the units
+    ready, the costliest (then the first) is handed out whenever a worker thread is
+    free. Values in ``units`` order."""
+    import heapq
+
     from distributed import as_completed
 
     from arpad.pipeline.warm import run_unit
 
     threads = max(1, sum(client.nthreads().values()))
+    out: list = [None] * len(units)
+    waiting = [len(need or ()) for need in after]
+    dependents: list[list[int]] = [[] for _ in units]
+    for j, need in enumerate(after):
+        for i in need or ():
+            dependents[i].append(j)
+    ready = [(-units[j][2], j) for j in range(len(units)) if not waiting[j]]
+    heapq.heapify(ready)
     index: dict[str, int] = {}
-    out: list = [None] * len(calls)
 
-    def submit(i: int):
+    def submit(j: int):
+        fn, args, _, name = units[j]
+        if after[j] is not None:
+            args = (*args, [out[i] for i in after[j]])
         future = client.submit(
-            run_unit, fn, *calls[i], pure=False, key=f"{names[i]}-{uuid.uuid4().hex[:12]}"
+            run_unit, fn, *args, pure=False, key=f"{name}-{uuid.uuid4().hex[:12]}"
         )
-        index[future.key] = i
+        index[future.key] = j
         return future
 
-    started = min(threads, len(calls))
-    done = as_completed([submit(i) for i in range(started)], with_results=True)
-    for future, value in done:
-        out[index[future.key]] = value
-        if started < len(calls):
-            done.add(submit(started))
-            started += 1
+    running = as_completed()
+    busy = 0
+    while ready and busy < threads:
+        running.add(submit(heapq.heappop(ready)[1]))
+        busy += 1
+    for future in running:
+        j = index[future.key]
+        out[j] = future.result()
+        busy -= 1
+        for k in dependents[j]:
+            waiting[k] -= 1
+            if not waiting[k]:
+                heapq.heappush(ready, (-units[k][2], k))
+        while ready and busy < threads:
+            running.add(submit(heapq.heappop(ready)[1]))
+            busy += 1
+    if any(waiting):
+        raise ValueError("map_then: a unit needs one that never ran")
     return out
+
+
+def _names(stage: Stage) -> list[str]:
+    return (
+        list(stage.names)
+        if stage.names
+        else [getattr(stage.fn, "__name__", "unit")] * len(stage.calls)
+    )
+
+
+@dataclass
+class Stage:
+    """Units of one ``map_then`` stage: ``fn(*args)`` for each of ``calls``, with their
+    relative ``costs`` and task ``names``."""
+
+    fn: Callable
+    calls: Sequence[tuple]
+    costs: Sequence[float]
+    names: Sequence[str] | None = None
 
 
 _SMALL = (str, bytes, int, float, bool, type(None))

@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 from arpad.pipeline import catalog, keys, readers, schemas
 from arpad.pipeline.digest import COMPILED_FROM, ContentDigest, digest_v1, warm_up
 from arpad.pipeline.reasons import Reason
-from arpad.pipeline.store import Store, before_change
+from arpad.pipeline.store import Store, before_change, partition_runs
 from arpad.pipeline.validate import Validated, validate_games
 
 # Rows per slice (validating a slice costs ~0.5 KB per row at peak). 250k rather than
@@ -164,9 +164,7 @@ class PartitionWriters:
                 games, sort_keys=[("pool", "ascending"), ("period", "ascending")]
             )
             games = games.take(order)
-        runs = games.group_by(["pool", "period"], use_threads=False).aggregate(
-            [("period", "count")]
-        )
+        runs = partition_runs(games)  # sorted: a group_by's order is not the rows'
         start = 0
         for pool, period, count in zip(
             runs.column("pool").to_pylist(),

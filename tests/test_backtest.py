@@ -242,3 +242,28 @@ def test_draw_model_beats_every_two_outcome_system_on_kaggle2010(bundled_data):
     two = [r.log_loss3["cv"] for r in result.rows if not r.derived]
     assert len(draw) == len(two) - 2  # one draw row per system, none for the constants
     assert min(draw) < min(two) - 0.02
+
+
+def test_cheap_systems_are_one_unit_and_score_as_when_split(bundled_data):
+    """``split_units``: with WHR among the systems, its 18 candidates stay units of their
+    own and every system whose candidates cost at most an eighth of the total is one
+    unit; alone, a system's candidates are split (they are all the work). A system
+    scored as one unit (``finish_with`` without candidates) gives the row its split
+    candidates give, to the bit."""
+    from tests.conftest import assert_same_backtest
+
+    ds = bt.load_kaggle2010(bundled_data)
+    cost = {s: get_system(s).relative_cost for s in ("elo", "glicko", "whr")}
+    units, whole = bt.split_units(ds, ["elo", "glicko", "whr"], cost)
+    every = bt.candidate_units(ds, ["elo", "glicko", "whr"])
+    n_whr = sum(1 for s, _ in every if s == "whr")
+    assert n_whr > 8 and {s for s, _ in units} == {"whr"} and len(units) == n_whr
+    assert whole == {s: sum(1 for t, _ in every if t == s) for s in ("elo", "glicko")}
+    units, whole = bt.split_units(ds, ["elo"], {"elo": 1.0})
+    assert whole == {} and units == bt.candidate_units(ds, ["elo"])
+
+    candidates = [bt.score_candidate(ds, s, c) for s, c in bt.candidate_units(ds, ["glicko"])]
+    split = bt.finish_with(ds, "glicko", None, candidates)
+    one = bt.finish_with(ds, "glicko", None, [])
+    result = [bt.result(ds, "kaggle2010", [row]) for row in (split, one)]
+    assert_same_backtest(*result)

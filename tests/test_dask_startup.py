@@ -179,3 +179,45 @@ def test_backtest_workers_import_the_systems_modules_without_rating():
         importlib.import_module(name)
     request = jobs.BacktestRequest("kaggle2010", str(data), ["elo-linear"])
     assert launch.warm_up("backtest", request)[1][1] == "arpad.pipeline.systems.elo_linear"
+
+
+def _finish_of(label: str, needed: list):
+    """A second-stage unit: when it started, and the first-stage values it was given."""
+    return label, time.time(), [value[0] for value in needed]
+
+
+def test_map_then_in_process_passes_the_values_each_unit_needs():
+    """``Runner.map_then`` here: the first stage, then each second-stage unit with the
+    values of the first-stage units it names, in the order it names them."""
+    from arpad.pipeline.runner import Runner, Stage
+
+    first = Stage(lambda x: (x, x * x), [(1,), (2,), (3,)], costs=[1, 3, 2])
+    then = Stage(lambda tag, values: (tag, values), [("a",), ("b",)], costs=[1, 1])
+    out = Runner().map_then(first, then, [[2, 0], [1]])
+    assert out == [("a", [(3, 9), (1, 1)]), ("b", [(2, 4)])]
+
+
+@pytest.mark.once
+def test_map_then_on_a_cluster_starts_a_second_stage_unit_without_a_barrier():
+    """On two workers: the long first-stage unit runs on one worker while the other runs
+    the two short ones and then, without waiting for the long one, the second-stage
+    unit that needs only the short ones; every second-stage unit gets the values it
+    names, and the values come back in order."""
+    from arpad.pipeline.runner import Stage, in_process
+
+    before = _children()
+    with in_process(None, 2) as runner:
+        first = Stage(
+            _record,
+            [("long", 2.0), ("short-1", 0.2), ("short-2", 0.2)],
+            costs=[5, 1, 1],
+            names=["long", "short-1", "short-2"],
+        )
+        then = Stage(_finish_of, [("after-long",), ("after-short",)], costs=[10, 2])
+        out = runner.map_then(first, then, [[0], [2, 1]])
+        assert [o[0] for o in out] == ["after-long", "after-short"]
+        assert out[0][2] == ["long"] and out[1][2] == ["short-2", "short-1"]
+        # no barrier: the finish of the short ones started while the long one ran
+        assert out[1][1] < out[0][1] - 1.0, out
+        runner.release()
+    assert _children() <= before

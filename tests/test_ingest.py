@@ -123,7 +123,7 @@ def test_bad_players_rows_are_quarantined(tmp_path):
         (b"", "empty file"),
         (b"foo,bar\n1,2\n", "neither a games file"),
         (b"white_id,black_id,score\na,b,1\n", "missing required column(s): date or period"),
-        (b"PK\x03\x04\x00\x00garbage", "binary data"),
+        (b"PK\x03\x04\x00\x00garbage", "is a zip archive, not what its name says"),
     ],
 )
 def test_unusable_files_raise_with_file_and_line(tmp_path, content, problem):

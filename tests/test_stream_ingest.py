@@ -382,3 +382,37 @@ def test_new_ids_get_keys_in_row_by_row_order_whatever_the_slicing():
             got_black += k_black.to_pylist()
         assert dictionary.ids.to_pylist() == naive
         assert [naive[k] for k in got_white] == white and [naive[k] for k in got_black] == black
+
+
+@pytest.mark.parametrize("batch_rows", [10**6, 50])
+def test_every_game_is_stored_in_its_own_period(tmp_path, monkeypatch, batch_rows):
+    """Every 200th Kaggle 2010 game as Parquet (326 games over 100 months): 8 of them
+    were stored under another month's folder, because ``PartitionWriters.write`` took
+    a pyarrow ``group_by``'s output order for the sorted order of the runs (as
+    ``Store.write_games`` did for a CSV; pipeline/store.py ``partition_runs``). Each
+    stored game's row must hold the month of its folder."""
+    import polars as pl
+
+    from tests.conftest import BUNDLED
+
+    rows = pl.read_csv(BUNDLED / "kaggle2010_elo_vs_rest" / "training_data.csv")[::200]
+    table = pa.table(
+        {
+            "period": rows["Month #"].to_list(),
+            "white_id": [str(x) for x in rows["White Player #"]],
+            "black_id": [str(x) for x in rows["Black Player #"]],
+            "score": rows["Score"].to_list(),
+        }
+    )
+    path = tmp_path / "sample.parquet"
+    pq.write_table(table, path)
+    months = table.column("period").to_pylist()
+    report = _ingest(tmp_path / "s", path, batch_rows, monkeypatch)
+    assert report.accepted == 326
+    stored = 0
+    for f in Store(tmp_path / "s").game_files():
+        period = int(f.parent.name.split("=")[1])
+        lines = [int(s.rsplit(":", 1)[1]) for s in pq.read_table(f).column("source").to_pylist()]
+        assert {months[n - 1] for n in lines} == {period}, f
+        stored += len(lines)
+    assert stored == 326

@@ -13,11 +13,17 @@ DEFAULT_STORE = "./arpad-store"
 
 
 def add_store(parser: argparse.ArgumentParser) -> None:
+    """``--store S``; also accepted before the command (``arpad --store S list``). The
+    default ($ARPAD_STORE, else ./arpad-store) is filled in after parsing, where the
+    two places are reconciled (pipeline/cli.py ``_resolve_store``)."""
     parser.add_argument(
         "--store",
-        default=os.environ.get("ARPAD_STORE", DEFAULT_STORE),
-        help="store directory (default ./arpad-store or $ARPAD_STORE)",
+        default=None,
+        metavar="S",
+        help="store directory (default ./arpad-store or $ARPAD_STORE; may also come "
+        "before the command)",
     )
+    parser.set_defaults(_takes_store=True)
 
 
 def add_orchestration(parser: argparse.ArgumentParser, writes_store: bool = True) -> None:
@@ -92,7 +98,12 @@ def parse_sets(values: list[str] | None) -> dict[str, str]:
         if "=" not in item:
             raise ValueError(f"--set takes key=value, got {item!r}")
         key, value = item.split("=", 1)
-        out[key.strip()] = value.strip()
+        key, value = key.strip(), value.strip()
+        if key in out and out[key] != value:  # as a single-valued option given twice
+            raise ValueError(
+                f"--set {key} given twice ({out[key]!r}, then {value!r}): give it once"
+            )
+        out[key] = value
     return out
 
 
