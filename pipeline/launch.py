@@ -33,7 +33,12 @@ def warm_up(job: str, request) -> tuple[list[str], list[str]]:
     from arpad.pipeline.systems import system_names
 
     if job == "reconstruct":
-        return list(request.systems or system_names()), ["arpad.pipeline.resume"]
+        # One tiny rating (the first system named) loads what every unit calls — the
+        # engine's grouping, performance column and writers — and each system's module
+        # is imported; a system's own kernels load with its first unit, on the worker
+        # that runs it, instead of on every worker (docs/runners.md).
+        names = list(request.systems or system_names())
+        return names[:1], ["arpad.pipeline.resume", *(system_module(n) for n in names)]
     if job == "backtest":
         # Modules only: a tiny rating per system loaded kernels the backtest's units do
         # not call (the engine's performance column) on every worker; importing the

@@ -181,6 +181,30 @@ def test_backtest_workers_import_the_systems_modules_without_rating():
     assert launch.warm_up("backtest", request)[1][1] == "arpad.pipeline.systems.elo_linear"
 
 
+def test_reconstruct_workers_rate_one_tiny_set_and_import_every_system(tmp_path):
+    """The reconstruction warms its workers with one tiny rating (the first system: the
+    engine's shared kernels) and every requested system's module; each system's own
+    kernels load on the worker that runs it (docs/runners.md)."""
+    import importlib
+
+    from arpad.pipeline import jobs, launch
+
+    Store = __import__("arpad.pipeline.store", fromlist=["Store"]).Store
+    Store(tmp_path / "s").ensure()
+    request = jobs.ReconstructRequest(str(tmp_path / "s"), systems=["uscf", "elo-linear"])
+    systems, modules = launch.warm_up("reconstruct", request)
+    assert systems == ["uscf"]
+    assert modules == [
+        "arpad.pipeline.resume",
+        "arpad.pipeline.systems.uscf",
+        "arpad.pipeline.systems.elo_linear",
+    ]
+    for name in modules:
+        importlib.import_module(name)
+    warm.warm(systems, modules)
+    assert warm.took is not None
+
+
 def _finish_of(label: str, needed: list):
     """A second-stage unit: when it started, and the first-stage values it was given."""
     return label, time.time(), [value[0] for value in needed]
