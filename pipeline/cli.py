@@ -245,8 +245,11 @@ def _resolve_store(args) -> None:
 def _usage_hint(parser: argparse.ArgumentParser, argv: list[str], message: str) -> str:
     """The refusal of an unknown option, with ``did you mean --system?`` when it
     abbreviates or nearly spells one of the command's options (abbreviations are not
-    accepted), pointing at the command's own help."""
-    if "unrecognized arguments" not in message:
+    accepted), pointing at the command's own help. An unknown option that made argparse
+    refuse something else first (``rate --sys elo``: "--system is required"; ``--sys elo
+    rate``: "invalid choice: 'elo'") is named with the same hint."""
+    unrecognized = "unrecognized arguments" in message
+    if not unrecognized and not any(t.startswith("--") for t in argv):
         return message
     import difflib
 
@@ -262,13 +265,16 @@ def _usage_hint(parser: argparse.ArgumentParser, argv: list[str], message: str) 
                         prog = sub.prog
                         queue.append(sub)
     text = message.split(" (see ", 1)[0]
-    for token in text.split(":", 1)[1].split():
+    tokens = text.split(":", 1)[1].split() if unrecognized else argv
+    for token in tokens:
         word = token.split("=", 1)[0]
-        if not word.startswith("--"):
+        if not word.startswith("--") or word == "--" or word in known:
             continue
         longer = sorted({k for k in known if k.startswith(word) and k != word})
         close = longer or difflib.get_close_matches(word, known, n=1)
         if close:
+            if not unrecognized:
+                text += f"; {word} is not an option"
             text += f"; did you mean {' or '.join(close[:3])}?"
             break
     return f"{text} (see {prog} --help)"

@@ -165,6 +165,25 @@ def test_abbreviated_options_are_refused_with_a_hint(rated, argv, hint, capsys):
     assert err.count("\n") == 1 and hint in err and f"see arpad {argv[0]} --help" in err
 
 
+@pytest.mark.parametrize(
+    "argv, hint",
+    [
+        (["rate", "--sys", "elo"], "--sys is not an option; did you mean --system?"),
+        (["--sys", "elo", "rate"], "--sys is not an option; did you mean --system?"),
+        (
+            ["--stor", "S", "list", "--system", "elo"],
+            "--stor is not an option; did you mean --store?",
+        ),
+    ],
+)
+def test_a_misspelt_option_that_argparse_reports_as_something_else_is_named(argv, hint, capsys):
+    """`rate --sys elo` said only "the following arguments are required: --system", and
+    `arpad --stor S list` "invalid choice: 'S'": the misspelt option is now named too."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and hint in err
+
+
 def test_options_between_file_names(tmp_path, capsys):
     """`arpad ingest a.csv --store S b.csv` was "unrecognized arguments: b.csv"."""
     rows = plain_csv(tmp_path / "all.csv").read_text().splitlines()
