@@ -19,10 +19,28 @@ from arpad.pipeline.errors import InputError, StoreBusyError, disk_full, not_wri
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 INTERRUPTED = (
     "arpad: interrupted (Ctrl-C); the store is consistent (an unfinished write is undone "
     "or completed by the next command): run the same command again"
 )
+TERMINATED = INTERRUPTED.replace("interrupted (Ctrl-C)", "terminated (SIGTERM)")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM to the console process (a scheduler stopping a job, `kill`): handled as
+    Ctrl-C is — the command's writes undone on the way out, one line — instead of the
+    process vanishing mid-write for the next command to clean up (docs/cli.md)."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated()
+
+
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    terminated = isinstance(exc, Terminated)
+    print(TERMINATED if terminated else INTERRUPTED, file=sys.stderr)
+    return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
 
 def _prepare_environment() -> None:
@@ -206,11 +224,13 @@ def main(argv: list[str] | None = None) -> int:
         from arpad.pipeline.lean import hide_unneeded_modules
 
         lean = hide_unneeded_modules(sys.argv[1:])
+        import signal
+
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         code = _main(argv)
-    except KeyboardInterrupt:  # Ctrl-C while the parser or a command module loads
-        print(INTERRUPTED, file=sys.stderr)
-        code = EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C while the parser or a command module loads
+        code = _interrupted(exc)
     if lean:  # an in-process ingest or rate: done, nothing left to tear down
         from arpad.pipeline.lean import exit_now
 
@@ -322,9 +342,8 @@ def _main(argv: list[str] | None) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"arpad: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback (docs/cli.md)
-        print(INTERRUPTED, file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: one line, no traceback (docs/cli.md)
+        return _interrupted(exc)
     except BrokenPipeError:  # `arpad ... | head`: the reader has gone; no traceback
         _silence_stdout()
         return EXIT_BROKEN_PIPE
