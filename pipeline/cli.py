@@ -246,18 +246,16 @@ def _resolve_store(args) -> None:
     from arpad.pipeline.commands.common import DEFAULT_STORE
 
     given = args.global_store
-    if getattr(args, "_takes_store", False):  # pipeline/commands/common.py add_store
-        if args.store is None:
-            args.store = given or os.environ.get("ARPAD_STORE") or DEFAULT_STORE
-        elif given is not None and given != args.store:
-            raise UsageError(f"--store given twice ({given!r}, then {args.store!r}): give it once")
-    elif hasattr(args, "store"):  # a store is optional (arpad category)
-        if args.store is None:
-            args.store = given
-        elif given is not None and given != args.store:
-            raise UsageError(f"--store given twice ({given!r}, then {args.store!r}): give it once")
-    elif given is not None:
-        raise UsageError(f"arpad {args.command} does not take --store")
+    if not hasattr(args, "store"):
+        if given is not None:
+            raise UsageError(f"arpad {args.command} does not take --store")
+        return
+    if args.store is None:
+        args.store = given
+        if getattr(args, "_takes_store", False) and args.store is None:  # else optional
+            args.store = os.environ.get("ARPAD_STORE") or DEFAULT_STORE
+    elif given is not None and given != args.store:
+        raise UsageError(f"--store given twice ({given!r}, then {args.store!r}): give it once")
     if getattr(args, "store", None) == "":
         raise UsageError("--store is empty (an unset variable?): name the store directory")
 

@@ -94,8 +94,7 @@ class InProcess(Runner):
             return [fn(*args) for args in calls]
         client = self.client
         calls = scatter_shared(client, calls)
-        names = list(names) if names else [getattr(fn, "__name__", "unit")] * len(calls)
-        return submit_in_order(client, fn, calls, names)
+        return submit_in_order(client, fn, calls, _names(fn, len(calls), names))
 
     def map_then(self, first: Stage, then: Stage, needs: Sequence[Sequence[int]]) -> list:
         """``Runner.map_then`` on the cluster without a barrier between the stages: a
@@ -110,11 +109,13 @@ class InProcess(Runner):
         shared = scatter_shared(client, [*first.calls, *then.calls])
         units = [
             (first.fn, args, cost, name)
-            for args, cost, name in zip(shared[:n], first.costs, _names(first))
+            for args, cost, name in zip(shared[:n], first.costs, _names(first.fn, n, first.names))
         ]
         units += [
             (then.fn, args, cost, name)
-            for args, cost, name in zip(shared[n:], then.costs, _names(then))
+            for args, cost, name in zip(
+                shared[n:], then.costs, _names(then.fn, len(then.calls), then.names)
+            )
         ]
         after = [None] * n + [list(need) for need in needs]
         values = submit_ready(client, units, after)
@@ -196,12 +197,9 @@ def submit_ready(client, units: Sequence[tuple], after: Sequence[Sequence[int] |
     return out
 
 
-def _names(stage: Stage) -> list[str]:
-    return (
-        list(stage.names)
-        if stage.names
-        else [getattr(stage.fn, "__name__", "unit")] * len(stage.calls)
-    )
+def _names(fn: Callable, count: int, names: Sequence[str] | None) -> list[str]:
+    """Task names of ``count`` units: ``names``, else the function's name."""
+    return list(names) if names else [getattr(fn, "__name__", "unit")] * count
 
 
 @dataclass

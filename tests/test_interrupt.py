@@ -80,24 +80,17 @@ def at_nth(monkeypatch, where: str, n: int) -> None:
             return write_then_hit
 
         monkeypatch.setattr(_Store, "ratings_writer", writer)
-    elif where == "prepared":  # the ratings file's folder made, its write not handed over
-        original_prepare = _Store.ratings_writer
+    elif where in ("prepared", "checkpoint"):
+        # "prepared": the ratings file's folder made, its write not handed over
+        name = "ratings_writer" if where == "prepared" else "write_state"
+        original_method = getattr(_Store, name)
 
-        def prepared(self, *args, **kwargs):
-            write = original_prepare(self, *args, **kwargs)
-            hit()
-            return write
-
-        monkeypatch.setattr(_Store, "ratings_writer", prepared)
-    elif where == "checkpoint":
-        original_state = _Store.write_state
-
-        def write_state(self, *args, **kwargs):
-            result = original_state(self, *args, **kwargs)
+        def then_hit(self, *args, **kwargs):
+            result = original_method(self, *args, **kwargs)
             hit()
             return result
 
-        monkeypatch.setattr(_Store, "write_state", write_state)
+        monkeypatch.setattr(_Store, name, then_hit)
     else:
         original_write = pq.write_table
 

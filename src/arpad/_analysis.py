@@ -22,10 +22,10 @@ WHATIF_PARAMETERS = (
 )  # fmt: skip
 
 
-def _run(job: str, request, flow, cluster, workers, **extra):
-    """The job through ``launch.run``, as ``arpad JOB`` runs it; ``flow``/``cluster``/
-    ``workers`` checked as ``Store.rate`` checks them."""
-    from arpad.pipeline import launch
+def _run(job: str, request, flow, cluster, workers):
+    """The job as ``arpad JOB`` runs it (``api.launch_job``), ``flow`` and ``cluster``
+    checked first."""
+    from arpad.api import launch_job
 
     if flow is not None and not isinstance(flow, bool):
         raise TypeError(f"flow: True or False, got {type(flow).__name__} {flow!r}")
@@ -33,11 +33,7 @@ def _run(job: str, request, flow, cluster, workers, **extra):
         raise TypeError(
             f"cluster: a scheduler address like 'tcp://HOST:PORT', got {type(cluster).__name__}"
         )
-    workers = _args.whole(workers, "workers", "workers")
-    _interrupt.for_run(flow, cluster, workers)
-    return launch.run(
-        job, request, flow=bool(flow), cluster=cluster, workers=workers, **extra
-    )  # fmt: skip
+    return launch_job(job, request, bool(flow), cluster, workers)
 
 
 def system_list(systems: Any) -> list[str] | None:

@@ -357,6 +357,16 @@ INGEST_PARAMETERS = ("files", "players", "fmt", "mapping", "replace", "wait")
 STORE_RATE_PARAMETERS = ("system", "pool", "start", "end", "rules", "full", "shards", "wait")
 
 
+def launch_job(job: str, request, flow, cluster, workers):
+    """``job`` through ``launch.run``, as ``arpad JOB`` runs it, ``workers`` checked and the
+    imports a run needs made with interrupts held (src/arpad/_interrupt.py)."""
+    from arpad.pipeline import launch
+
+    workers = _args.whole(workers, "workers", "workers")
+    _interrupt.for_run(flow, cluster, workers)
+    return launch.run(job, request, flow=flow, cluster=cluster, workers=workers)
+
+
 class Store:
     """A store on disk (docs/store.md), driven by the same jobs as the command line.
 
@@ -385,13 +395,10 @@ class Store:
 
     @_interrupt.interruptible
     def _run(self, job: str, request, **how):
-        from arpad.pipeline import launch
-
-        how["workers"] = _args.whole(how.get("workers"), "workers", "workers")
-        _interrupt.for_run(how.get("flow"), how.get("cluster"), how.get("workers"))
         try:
-            return launch.run(job, request, flow=how.get("flow", False),
-                              cluster=how.get("cluster"), workers=how.get("workers"))  # fmt: skip
+            return launch_job(
+                job, request, how.get("flow", False), how.get("cluster"), how.get("workers")
+            )
         except StoreBusyError as exc:  # the command's advice, in the API's words
             raise StoreBusyError(str(exc).replace("--wait SECONDS", "wait=SECONDS")) from None
 
