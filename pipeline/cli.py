@@ -202,7 +202,24 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         if hasattr(module, "register"):
             module.register(sub)
+    _case_insensitive_choices(parser)
     return parser
+
+
+def _case_insensitive_choices(parser: argparse.ArgumentParser) -> None:
+    """``--format CSV`` as ``--format csv``: every option whose choices are lower-case
+    words takes them in any case (docs/cli.md "The command line attacked")."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                _case_insensitive_choices(child)
+        elif (
+            action.option_strings
+            and action.choices
+            and action.type is None
+            and all(isinstance(c, str) and c == c.lower() for c in action.choices)
+        ):
+            action.type = str.lower
 
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool cut off by `head`

@@ -165,6 +165,23 @@ def read_aliases(store: Store) -> pl.DataFrame:
     return pl.from_arrow(table).select(ALIAS_COLUMNS)
 
 
+def nfc(text: str) -> str:
+    """``text`` in Unicode NFC, the one spelling ingest stores ids and names in
+    (docs/ingest.md "One spelling of an id")."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
+
+
+def spelt_as_stored(text: str, known) -> str:
+    """``text``, or its NFC spelling when only that is among ``known`` ids (an id typed
+    decomposed, as a macOS terminal may send it, names the stored composed id)."""
+    if text in known:
+        return text
+    composed = nfc(text)
+    return composed if composed in known else text
+
+
 def resolve_id(store: Store, player_id: str) -> str:
     """The id ``player_id``'s games count as: the kept id of a merged duplicate
     (aliases never chain, ``merge``), else ``player_id`` itself."""
@@ -172,7 +189,7 @@ def resolve_id(store: Store, player_id: str) -> str:
     if table is None:
         return player_id
     current = dict(zip(table.column("duplicate").to_pylist(), table.column("keep").to_pylist()))
-    return current.get(player_id, player_id)
+    return current.get(spelt_as_stored(player_id, current), player_id)
 
 
 def duplicates_of(store: Store, keep: str) -> list[str]:
@@ -246,6 +263,8 @@ def merge(
     aliases = read_aliases(store)
     current = dict(zip(aliases["duplicate"], aliases["keep"], strict=True))
     known = _known_ids(store)
+    keep = spelt_as_stored(keep, known)
+    duplicates = [spelt_as_stored(d, known) for d in duplicates]
     if keep in current:
         raise ValueError(f"{keep} was merged into {current[keep]}; merge into {current[keep]}")
     for pid in (keep, *duplicates):
@@ -293,6 +312,8 @@ def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tup
     from arpad.pipeline import incremental
 
     aliases = read_aliases(store)
+    keep = spelt_as_stored(keep, set(aliases.get_column("keep").to_list()))
+    duplicate = spelt_as_stored(duplicate, set(aliases.get_column("duplicate").to_list()))
     row = aliases.filter((pl.col("duplicate") == duplicate) & (pl.col("keep") == keep))
     if row.height == 0:
         raise ValueError(f"{duplicate} is not merged into {keep} (arpad players --merges)")

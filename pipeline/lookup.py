@@ -66,11 +66,12 @@ def one_player(store, spec: str, system: str, pool: str = "standard") -> str:
     """The player id ``spec`` names: a stored player id (a merged duplicate: the id it
     was merged into), else a name matched among the players rated in ``system``/``pool``
     (exactly one match, as ``resolve_players``)."""
-    from arpad.pipeline.identity import resolve_id
+    from arpad.pipeline.identity import nfc, resolve_id
 
-    kept = resolve_id(store, spec)
-    if kept != spec or _is_player_id(store, spec):
-        return kept
+    for text in dict.fromkeys((spec, nfc(spec))):  # as typed, then in the stored spelling
+        kept = resolve_id(store, text)
+        if kept != text or _is_player_id(store, text):
+            return kept
     return resolve_players(store, [spec], rated_ids(store, system, pool), f"{system}/{pool}")[0][0]
 
 
@@ -82,10 +83,13 @@ def _is_player_id(store, spec: str) -> bool:
 
 
 def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:
-    text = spec.strip()
+    from arpad.pipeline.identity import nfc, spelt_as_stored
+
+    text = spelt_as_stored(spec.strip(), names)
     if text in names:
         return text
-    exact = [p for p, n in names.items() if n and n.strip().lower() == text.lower()]
+    text = nfc(text)  # names are stored in NFC (docs/ingest.md "One spelling of an id")
+    exact = [p for p, n in names.items() if n and nfc(n.strip()).lower() == text.lower()]
     if len(exact) == 1:
         return exact[0]
     if not exact:

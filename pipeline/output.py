@@ -60,6 +60,30 @@ def fixed_width(frame: pl.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+# A text cell a spreadsheet would take for a formula (OWASP "CSV injection"): a name
+# "=HYPERLINK(...)" in an input file must not become a live link in a published list.
+FORMULA_START = r"^[=+\-@\t\r]"
+
+
+def spreadsheet_safe(frame):
+    """``frame`` with a leading apostrophe on every text value that begins with ``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return (docs/lists.md "Spreadsheet-safe
+    CSV"): Excel and LibreOffice show the text as written instead of running it.
+    Numbers are never touched (a rating change of -12 stays a number)."""
+    import polars as pl
+
+    text = [name for name, dtype in frame.schema.items() if dtype == pl.String]
+    if not text:
+        return frame
+    return frame.with_columns(
+        pl.when(pl.col(name).str.contains(FORMULA_START))
+        .then(pl.lit("'") + pl.col(name))
+        .otherwise(pl.col(name))
+        .alias(name)
+        for name in text
+    )
+
+
 def render(
     table: pa.Table | pl.DataFrame,
     fmt: str = "table",
@@ -92,7 +116,7 @@ def render(
                 f"--format csv cannot hold the nested column(s) {', '.join(nested)} (a list "
                 "or struct): use --format json or parquet, or make it text in the query"
             )
-        text = frame.write_csv()
+        text = spreadsheet_safe(frame).write_csv()
     elif fmt == "json":
         buf = io.StringIO()
         frame.write_json(buf)

@@ -835,6 +835,7 @@ def read_any(
     if not fmt:
         fmt = detect_format(path)
         _check_content(path, fmt)
+    fmt = fmt.strip().lower()  # --format CSV as --format csv
     if fmt not in READERS:
         raise InputError(path, None, f"unknown format {fmt!r} (known: {', '.join(READERS)})")
     return READERS[fmt](path, mapping=mapping, kind=kind)

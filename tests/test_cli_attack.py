@@ -431,6 +431,22 @@ def test_output_dash_is_standard_output(rated, tmp_path, monkeypatch, capsys):
     assert "--output - (standard output) is not for arpad plot" in capsys.readouterr().err
 
 
+def test_format_names_in_capitals(rated, tmp_path, capsys):
+    """`--format CSV` was "invalid choice: 'CSV'" (lists) and "unknown format 'CSV'"
+    (ingest); a format is a word, not a case."""
+    capsys.readouterr()
+    assert main(["list", "--system", "elo", "--format", "csv", "--store", rated]) == 0
+    lower = capsys.readouterr().out
+    assert main(["list", "--system", "elo", "--format", "CSV", "--store", rated]) == 0
+    assert capsys.readouterr().out == lower and lower.startswith("rank,player_id,")
+    games = tmp_path / "games.txt"  # a name that says nothing: the format is needed
+    games.write_text("white_id,black_id,period,score\nx1,x2,202001,1\n")
+    store = str(tmp_path / "t")
+    assert main(["ingest", str(games), "--format", "CSV", "--store", store]) == 0
+    assert main(["list", "--system", "elo", "--format", "Bogus", "--store", rated]) == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
 def test_fide_txt_of_a_system_with_decimals_has_whole_ratings(rated, tmp_path, capsys):
     """`--format fide-txt` of an Elo list cut 1793.3 to `1793.` (the column holds five
     characters); ratings are now rounded half away from zero, as in the combined file."""

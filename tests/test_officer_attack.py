@@ -615,3 +615,36 @@ def test_output_naming_a_folder_is_exit_2(rated, tmp_path, capsys, command):
     err = capsys.readouterr().err
     assert err == f"arpad: error: --output {folder} is a directory: give a file name\n"
     assert list(folder.iterdir()) == []
+
+
+def test_names_a_spreadsheet_would_run_are_text_in_csv_lists(tmp_path, capsys):
+    """A players file naming a player `=HYPERLINK("http://x","Alpha")` (or `+`, `-`,
+    `@` first) gave a published list.csv whose cell Excel runs as a formula; text cells
+    now begin with an apostrophe (docs/lists.md "Spreadsheet-safe CSV"), numbers do not."""
+    hostile = {
+        "1001": '=HYPERLINK("http://x","Alpha")',
+        "1002": "+1+cmd|' /C calc'!A0",
+        "1003": "-2+3",
+        "1004": "@SUM(1)",
+    }
+    rows = [f'{pid},"{name.replace(chr(34), chr(34) * 2)}",{2200 - i * 100}'
+            for i, (pid, name) in enumerate(hostile.items())]  # fmt: skip
+    (tmp_path / "players.csv").write_text("player_id,name,rating\n" + "\n".join(rows) + "\n")
+    (tmp_path / "jan.csv").write_text(GAMES)
+    root = tmp_path / "store"
+    s = ["--store", str(root)]
+    assert run("ingest", str(tmp_path / "jan.csv"), "--players", str(tmp_path / "players.csv"), *s) == 0
+    assert run("rate", "--system", "fide", *s) == 0
+    assert run("publish", "--system", "fide", "--period", "202401", *s) == 0
+    (published,) = (root / "published").rglob("list.csv")
+    frame = pl.read_csv(published, schema_overrides={"player_id": pl.String})
+    assert dict(zip(frame["player_id"], frame["name"])) == {
+        pid: "'" + name for pid, name in hostile.items()
+    }
+    assert frame["rating"].dtype.is_numeric()
+    # the machine formats keep the names as they are
+    parquet = pl.read_parquet(published.with_name("list.parquet"))
+    assert dict(zip(parquet["player_id"], parquet["name"])) == hostile
+    capsys.readouterr()
+    assert main(["list", "--system", "fide", "--format", "csv", *s]) == 0
+    assert "'=HYPERLINK" in capsys.readouterr().out

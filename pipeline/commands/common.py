@@ -131,8 +131,10 @@ def resolve_player(store: Store, player_id: str, system: str, pool: str = "stand
     (pipeline/lookup.py); else ``player_id``."""
     from arpad.pipeline.lookup import one_player
 
+    from arpad.pipeline.identity import nfc
+
     kept = one_player(store, player_id, system, pool)
-    if kept != player_id:
+    if kept not in (player_id, nfc(player_id)):  # (not for the id typed decomposed)
         how = (
             f"was merged into {kept} (arpad players --merges)"
             if _is_stored_id(store, player_id)
