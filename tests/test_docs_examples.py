@@ -312,3 +312,33 @@ def test_inline_command_options_exist(parser, where, text):
         for option in re.findall(r"--[a-z][a-z0-9-]*", word.split("=", 1)[0]):
             if option not in MISSPELT_ON_PURPOSE:
                 assert option in known, f"{where}: `{text}`: {command.prog} has no {option}"
+
+
+def _other_commands() -> list[tuple[str, str]]:
+    """``make TARGET`` and ``.venv/bin/python FILE.py`` anywhere in README.md and docs/."""
+    found = set()
+    for path in DOCS:
+        text = path.read_text(encoding="utf-8")
+        patterns = (
+            r"`(make [a-z]+)[`\s]",  # `make demo` in the prose
+            r"(?m)^(make [a-z]+)\s*(?:#|$)",  # a line of a fenced block
+            r"(?:^|[`\s])(\.venv/bin/python [\w/.-]+\.py)",
+        )
+        for pattern in patterns:
+            for match in re.finditer(pattern, text):
+                found.add((str(path.relative_to(ROOT)), match.group(1)))
+    return sorted(found)
+
+
+OTHER = _other_commands()
+
+
+def test_make_targets_and_scripts_exist():
+    targets = set(re.findall(r"(?m)^([a-z]+):", (ROOT / "Makefile").read_text(encoding="utf-8")))
+    assert any(command == "make demo" for _, command in OTHER)
+    for where, command in OTHER:
+        if command.startswith("make "):
+            assert command[5:] in targets, f"{where}: `{command}`: no such Makefile target"
+        else:
+            script = command.split()[1]
+            assert (ROOT / script).is_file(), f"{where}: `{command}`: no {script}"
