@@ -2,7 +2,7 @@
 second run skips the ingested files and recomputes the ratings, and says nothing of
 quarantined decoys it did not quarantine (docs/cli.md "Documented examples, checked").
 Run on the first rows of the bundled files, so it takes a few seconds. Also README.md's
-Python example, verbatim.
+Python example, verbatim."""
 
 from __future__ import annotations
 
