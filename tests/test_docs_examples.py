@@ -42,14 +42,14 @@ SAMPLES = ("2", "0.3", "202403", "2024-03", "fide", "standard", "x")
 COMMAND = re.compile(r"^\s*(\$\s+)?arpad\s")
 
 
-def _fenced_commands(path: Path) -> list[tuple[int, str]]:
+def _fenced_commands(markdown: str) -> list[tuple[int, str]]:
     """(line number, command text) of every ``arpad ...`` command in a fenced block;
     continuation lines (a trailing backslash, an open quote, an indented ``[``/``--``
     line of a synopsis) are joined to the command."""
     found: list[tuple[int, str]] = []
     fence = None
     current: tuple[int, str] | None = None
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(markdown.splitlines(), 1):
         stripped = line.strip()
         if stripped.startswith("```"):
             if fence is None:
@@ -202,13 +202,20 @@ def _argv(parser: argparse.ArgumentParser, tokens: list[str]) -> list[str]:
     return argv
 
 
-def _documented_commands() -> list[tuple[str, str]]:
+def _commands_of(markdown: str, name: str) -> list[tuple[str, str, list[str]]]:
+    """(where, command text, tokens) of each command in the fenced blocks of a page."""
+    cases = []
+    for number, text in _fenced_commands(markdown):
+        expanded = _expand(text.replace("\\\n", " "))
+        for tokens in _split_commands(shlex.split(expanded, comments=True)):
+            cases.append((f"{name}:{number}", text, tokens))
+    return cases
+
+
+def _documented_commands() -> list[tuple[str, str, list[str]]]:
     cases = []
     for path in DOCS:
-        for number, text in _fenced_commands(path):
-            expanded = _expand(text.replace("\\\n", " "))
-            for tokens in _split_commands(shlex.split(expanded, comments=True)):
-                cases.append((f"{path.relative_to(ROOT)}:{number}", text, tokens))
+        cases += _commands_of(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
     return cases
 
 
@@ -239,8 +246,32 @@ def test_documented_command_parses(parser, where, text, tokens):
         pytest.fail(f"{where}: `{text}` does not parse as {argv}: {exc}")
 
 
-def test_a_misspelt_option_is_caught(parser):
-    # the guard itself: the notation is resolved, the parse is real
+def _parses(parser, tokens) -> bool:
+    try:
+        _resolve_store(parser.parse_args(_argv(parser, tokens)))
+    except UsageError:
+        return False
+    return True
+
+
+def test_a_misspelt_option_in_a_page_is_caught(parser):
+    # the guard itself, on a page of the docs' shape: a misspelt option fails the parse
+    page = (
+        "Text.\n\n```\n"
+        "arpad list --system fide --store S --top 20 [--date 2024-03] [--format csv|json]\n"
+        "arpad rate --system SYSTEM [--store S] [--from P] [--to P] [--set key=value ...]\n"
+        "           [--full] [--flow | --no-flow] [--workers N]\n"
+        "```\n"
+    )
+    good = _commands_of(page, "page.md")
+    assert [where for where, _, _ in good] == ["page.md:4", "page.md:5"]
+    assert all(_parses(parser, tokens) for _, _, tokens in good)
+    for wrong, right in (("--top 20", "--tops 20"), ("[--full]", "[--ful]"), ("-flow", "-flwo")):
+        cases = _commands_of(page.replace(wrong, right), "page.md")
+        assert not all(_parses(parser, tokens) for _, _, tokens in cases), right
+
+
+def test_the_notation_is_resolved(parser):
     argv = _argv(parser, shlex.split(_expand("arpad rate --sytem fide [--from P]")))
     with pytest.raises(UsageError, match="--system"):  # argparse: "--system is required"
         parser.parse_args(argv)
