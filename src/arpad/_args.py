@@ -92,6 +92,23 @@ def players(value: Any, what: str = "players") -> list[str]:
     return out
 
 
+def names(value: Any, what: str) -> list[str] | None:
+    """None (every one), one name, or several names (systems, pools): a list of str."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, Iterable) or isinstance(value, bytes | dict):
+        raise TypeError(f"{what}: a name or a list of names, got {_kind(value)}")
+    out = list(value)
+    for v in out:
+        if not isinstance(v, str):
+            raise TypeError(f"{what}: names are text, got {_kind(v)}")
+    if not out:
+        raise ValueError(f"{what}: give at least one name (or None for every one)")
+    return out
+
+
 def _expanded(path):
     """``~/games.csv`` as the home folder's file, as ``arpad.Store("~/…")`` reads it (a
     shell expands it for the commands)."""

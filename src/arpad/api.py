@@ -450,6 +450,12 @@ class Store:
         from arpad.pipeline.jobs import RateRequest
         from arpad.pipeline.systems import get_system
 
+        if isinstance(system, list | tuple | set | frozenset):
+            raise TypeError(
+                f"rate() takes one system name, got {type(system).__name__} {list(system)!r}: "
+                "store.reconstruct(systems=[...]) rates several from the first period, side "
+                "by side with workers=2"
+            )
         how = {k: settings.pop(k) for k in ("flow", "cluster", "workers") if k in settings}
         _interrupt.for_rating(systems=[system] if isinstance(system, str) else [])
         jobs._check_systems([system])
@@ -469,6 +475,25 @@ class Store:
             str(self.path), system, pool, start, end, rules, overrides, full, shards, wait
         )
         return self._run("rate", request, **how)
+
+    def reconstruct(self, systems=None, *, pools=None, wait: float = 0.0, **settings):
+        """Rate ``systems`` (a name or a list; default: every system) over ``pools``
+        (default: every pool of the store) from the first period, as ``arpad
+        reconstruct`` does; returns the run summaries, one per system and pool. The
+        systems are independent units: ``workers=2`` (a local Dask cluster) or
+        ``cluster="tcp://…"`` rates them side by side. A system that needs published
+        starting ratings the store lacks is skipped with its reason (``.skipped``).
+        Other keywords are rule fields for every system (``k=24``)."""
+        from arpad.pipeline.jobs import ReconstructRequest
+
+        how = {k: settings.pop(k) for k in RUN_KEYWORDS if k in settings}
+        systems = _args.names(systems, "systems")
+        pools = _args.names(pools, "pools")
+        _interrupt.for_rating(systems=systems or [])
+        overrides = {k: str(v) for k, v in settings.items()}
+        request = ReconstructRequest(str(self.path), systems, pools, overrides, wait)
+        self._existing  # noqa: B018 (a path with no store: one line, before any cluster starts)
+        return self._run("reconstruct", request, **how)
 
     @_interrupt.reading
     def list(
