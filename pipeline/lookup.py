@@ -6,8 +6,13 @@ rated in the system and pool asked for (merged duplicates have no ratings of the
 own, so they are never candidates): first the exact name (case-insensitive), else
 the normalised name (pipeline/identity.py ``normalise_name``): same surname, and
 given names equal or one the abbreviation of the other; a text without given names
-("Steinitz") matches on the surname alone. Exactly one match is needed: none, or
-several (listed with their ids), is a one-line ``ValueError`` (exit 2).
+("Steinitz") matches on the surname alone. When nothing matches so, two looser
+passes follow, each only if the one before found nobody: surnames without their
+particles ("Jaenisch" or "Von Jaenisch" for "Von Jaenisch, Carl Friedrich":
+``PARTICLES``), then the same names as transliterations (pipeline/transliterate.py
+``phonetic_key``: "Aljechin" for "Alekhine", "Nimzovich" for "Nimzowitsch"; docs/pgn-trf.md
+"Historian's sources, round 2"). Exactly one match is needed: none, or several
+(listed with their ids), is a one-line ``ValueError`` (exit 2).
 
 ``one_player`` does the same for the commands and API calls about one player
 (``history``, ``card``, ``audit``): an id is used as it is (a merged duplicate's:
@@ -22,6 +27,9 @@ import polars as pl
 from arpad.pipeline.identity import normalise_name
 
 MAX_LISTED = 8  # candidates named in the error message
+# Name particles a reader may leave out of a surname or put before it without a comma
+# ("Von Jaenisch", "van der Wiel"); dropped by the looser passes only.
+PARTICLES = frozenset("von van der den de da di du del della des la le ten ter y zu".split())
 
 
 def resolve_players(
@@ -95,6 +103,12 @@ def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:
     if not exact:
         surname, given = normalise_name(text)
         exact = [p for p, n in names.items() if _compatible(surname, given, n)] if surname else []
+    for loose in (_bare, _phonetic):
+        if exact:
+            break
+        key = loose(normalise_name(text))
+        if key[0]:
+            exact = [p for p, n in names.items() if _compatible(*key, n, loose)]
     if len(exact) == 1:
         return exact[0]
     if not exact:
@@ -108,8 +122,24 @@ def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:
     )
 
 
-def _compatible(surname: str, given: tuple[str, ...], name: str | None) -> bool:
+def _bare(name: tuple[str, tuple[str, ...]]) -> tuple[str, tuple[str, ...]]:
+    """A normalised name without its particles ("von jaenisch" → "jaenisch")."""
+    surname, given = name
+    words = [w for w in surname.split() if w not in PARTICLES]
+    return " ".join(words or surname.split()), tuple(w for w in given if w not in PARTICLES)
+
+
+def _phonetic(name: tuple[str, tuple[str, ...]]) -> tuple[str, tuple[str, ...]]:
+    """The transliteration key of a name without its particles."""
+    from arpad.pipeline.transliterate import phonetic_key
+
+    return phonetic_key(*_bare(name))
+
+
+def _compatible(surname: str, given: tuple[str, ...], name: str | None, key=None) -> bool:
     s, g = normalise_name(name)
+    if key is not None:
+        s, g = key((s, g))
     if s != surname:
         return False
     if not given:

@@ -195,8 +195,9 @@ def test_card_explains_the_run_that_was_stored(shared_data, tmp_path, capsys):
     assert "rules FIDE 2009-07" in out
     assert "two-monthly list: the change is published with the closing month" in out
     assert "(matches)" not in out
-    # asked for other rules than the run's: a change the store does not hold is no match
-    assert main(["card", "Carlsen", "--period", "202201", "--rules", "2022-01", "--store", str(store)]) == 0  # fmt: skip
+    # asked for other rules than the run's: a change the store does not hold is no
+    # match (was "matches"), and the exit code says so
+    assert main(["card", "Carlsen", "--period", "202201", "--rules", "2022-01", "--store", str(store)]) == 2  # fmt: skip
     out = capsys.readouterr().out
     assert "rounded half away from zero = +3" in out
     assert "stored change = -  (DIFFERS" in out
