@@ -137,7 +137,6 @@ def rating_card(
     aliases = _memo(cache, "aliases", lambda: identity.alias_map(store))
     player_id = aliases.get(player_id, player_id)  # a merged duplicate: its kept id
     own_ids = [player_id, *sorted(d for d, keep in aliases.items() if keep == player_id)]
-    system = FideSystem()
     if rules is None:
         rules = _memo(cache, ("rules", pool, period), lambda: _run_rules(store, pool, period))
     rules = apply_overrides(rules, overrides or {})

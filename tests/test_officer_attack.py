@@ -633,7 +633,10 @@ def test_names_a_spreadsheet_would_run_are_text_in_csv_lists(tmp_path, capsys):
     (tmp_path / "jan.csv").write_text(GAMES)
     root = tmp_path / "store"
     s = ["--store", str(root)]
-    assert run("ingest", str(tmp_path / "jan.csv"), "--players", str(tmp_path / "players.csv"), *s) == 0
+    assert (
+        run("ingest", str(tmp_path / "jan.csv"), "--players", str(tmp_path / "players.csv"), *s)
+        == 0
+    )
     assert run("rate", "--system", "fide", *s) == 0
     assert run("publish", "--system", "fide", "--period", "202401", *s) == 0
     (published,) = (root / "published").rglob("list.csv")

@@ -61,9 +61,7 @@ def test_csv_files_in_two_spellings_give_one_player(tmp_path, capsys):
 def test_a_players_file_in_the_other_spelling_names_the_same_player(tmp_path):
     store = tmp_path / "s"
     games = _write(tmp_path / "g.csv", [f'"{NFC}",Capablanca,202001,1'])
-    players = _write(
-        tmp_path / "p.csv", [f'"{NFD}","{NFD}",2450'], header="player_id,name,rating"
-    )
+    players = _write(tmp_path / "p.csv", [f'"{NFD}","{NFD}",2450'], header="player_id,name,rating")
     assert main(["ingest", str(games), "--players", str(players), "--store", str(store)]) == 0
     table = pl.from_arrow(pq.read_table(Store(store).players_path))
     row = table.filter(pl.col("player_id") == NFC)
@@ -80,9 +78,7 @@ def test_ascii_columns_pass_through_untouched():
             "score": ["1", "0", "0.5"],
         }
     )
-    frame = frame.with_columns(
-        pl.Series("_line", [2, 3, 4]), pl.lit("raw").alias("_raw")
-    )
+    frame = frame.with_columns(pl.Series("_line", [2, 3, 4]), pl.lit("raw").alias("_raw"))
     v = validate_games(RawTable(Path("f.csv"), "csv", "games", frame), "f.csv", "b")
     got = v.accepted.to_pydict()
     assert got["white_id"] == ["a", "b", NFC] and got["black_id"] == ["x", "y", "z"]

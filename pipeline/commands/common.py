@@ -129,9 +129,8 @@ def resolve_player(store: Store, player_id: str, system: str, pool: str = "stand
     a note on stderr (docs/identity.md "Merged ids everywhere"); a text that is not a
     player id: the one player of that name rated in ``system``/``pool``, with a note
     (pipeline/lookup.py); else ``player_id``."""
-    from arpad.pipeline.lookup import one_player
-
     from arpad.pipeline.identity import nfc
+    from arpad.pipeline.lookup import one_player
 
     kept = one_player(store, player_id, system, pool)
     if kept not in (player_id, nfc(player_id)):  # (not for the id typed decomposed)
