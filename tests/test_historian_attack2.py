@@ -402,3 +402,17 @@ def test_london_1851_is_rated_at_the_end_of_its_year(shared_data, tmp_path):
     assert set(raw.frame["period"].to_list()) == {"185112"}
     assert set(raw.frame["date_precision"].to_list()) == {"year"}
     assert re.fullmatch(r"\d+", str(raw.frame.height)) and raw.frame.height == 251
+
+
+def test_rate_with_rules_older_than_any_version_says_which_it_uses(shared_data, tmp_path, capsys):
+    # `arpad rules --at 1886` says so (round 1); `rate --rules 1886` used the
+    # 2009-07 rules without a word
+    store = tmp_path / "S"
+    main(["ingest", str(shared_data / "pgn" / "tatamast22.pgn"), "--store", str(store)])
+    capsys.readouterr()
+    assert main(["rate", "--system", "fide", "--rules", "1886", "--store", str(store), "--no-flow"]) == 0  # fmt: skip
+    out = capsys.readouterr()
+    assert "1886-12-01 is before the oldest version arpad carries (2009-07-01)" in out.err
+    assert "rules: FIDE 2009-07" in out.out
+    assert main(["rate", "--system", "fide", "--rules", "2014-07", "--store", str(store), "--no-flow"]) == 0  # fmt: skip
+    assert "before the oldest version" not in capsys.readouterr().err
