@@ -416,3 +416,14 @@ def test_rate_with_rules_older_than_any_version_says_which_it_uses(shared_data, 
     assert "rules: FIDE 2009-07" in out.out
     assert main(["rate", "--system", "fide", "--rules", "2014-07", "--store", str(store), "--no-flow"]) == 0  # fmt: skip
     assert "before the oldest version" not in capsys.readouterr().err
+
+
+def test_players_candidates_lists_the_proposed_merges(five, capsys):
+    # `arpad players --candidates` was refused with "did you mean --conflicts?"
+    a, _, _, _ = five
+    capsys.readouterr()
+    assert main(["players", "identify", "--store", str(a), "--format", "csv"]) == 0
+    identify = capsys.readouterr().out
+    assert main(["players", "--candidates", "--store", str(a), "--format", "csv"]) == 0
+    assert capsys.readouterr().out == identify
+    assert identify.count("kingbase_kb1.pgn:") == 9  # the nine Tata Steel players of both files
