@@ -157,6 +157,7 @@ def rated_history(shared_data, tmp_path_factory):
         ("Von Jaenisch", "London1851.pgn:Von Jaenisch, Carl Friedrich"),
         ("von Jaenisch, C.", "London1851.pgn:Von Jaenisch, Carl Friedrich"),
         ("Steinitz", "WorldChamp1886.pgn:Steinitz, William"),
+        ("Zukertort", "WorldChamp1886.pgn:Zukertort, Johannes Hermann"),  # not Zukertort/Hoffer
     ],
 )
 def test_history_by_a_name_in_another_spelling(rated_history, typed, player, capsys):
