@@ -41,6 +41,12 @@ def resolve_players(
     and pool asked for, ``what`` naming them, e.g. ``whr/standard``); names are only
     matched among them."""
     players = pl.from_arrow(store.read_players()).select("player_id", "name")
+    if rated is not None and rated.height == 0 and "/" in what:
+        system, _, pool = what.partition("/")  # nothing rated there: say that, not "no such name"
+        raise ValueError(
+            f"no {what} history: no {what} ratings in the store, so no player is found by name "
+            f"(arpad rate --system {system} --pool {pool} first)"
+        )
     if rated is not None:
         players = players.join(rated.select("player_id").unique(), on="player_id", how="semi")
     names = dict(zip(players["player_id"], players["name"], strict=True))

@@ -428,3 +428,14 @@ def test_players_candidates_lists_the_proposed_merges(five, capsys):
     assert main(["players", "--candidates", "--store", str(a), "--format", "csv"]) == 0
     assert capsys.readouterr().out == identify
     assert identify.count("kingbase_kb1.pgn:") == 9  # the nine Tata Steel players of both files
+
+
+def test_a_name_in_a_pool_never_rated_says_so(rated_history, capsys):
+    # kingbase's blitz games are their own pool; `history Carlsen --pool blitz` before
+    # any blitz run said "no such id or name", as if Carlsen were not in the store
+    assert main(["history", "Steinitz", "--system", "elo", "--pool", "blitz", "--store", str(rated_history)]) == 2  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "arpad: error: no elo/blitz history: no elo/blitz ratings in the store, so no player "
+        "is found by name (arpad rate --system elo --pool blitz first)"
+    )
