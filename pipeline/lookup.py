@@ -47,6 +47,7 @@ def resolve_players(
             f"no {what} history: no {what} ratings in the store, so no player is found by name "
             f"(arpad rate --system {system} --pool {pool} first)"
         )
+    everyone = players
     if rated is not None:
         players = players.join(rated.select("player_id").unique(), on="player_id", how="semi")
     names = dict(zip(players["player_id"], players["name"], strict=True))
@@ -55,9 +56,34 @@ def resolve_players(
     merged = alias_map(store)  # a merged duplicate id answers for its kept id
     out: dict[str, str] = {}
     for spec in specs:
-        pid = _resolve(merged.get(spec.strip(), spec), names, what)
+        text = merged.get(spec.strip(), spec)
+        try:
+            pid = _resolve(text, names, what)
+        except NoMatch:
+            if rated is None:
+                raise
+            _unrated_match(text, everyone, what)
+            raise
         out.setdefault(pid, names.get(pid) or pid)
     return list(out.items())
+
+
+class NoMatch(ValueError):
+    """No player of that name among the candidates."""
+
+
+def _unrated_match(spec: str, everyone: pl.DataFrame, what: str) -> None:
+    """A name that matches one stored player without ratings in ``what``: say who it is
+    (a historical player has no FIDE rating), not "no such id or name"."""
+    names = dict(zip(everyone["player_id"], everyone["name"], strict=True))
+    try:
+        pid = _resolve(spec, names, what)
+    except ValueError:
+        return
+    raise ValueError(
+        f"no {what} history for player(s) {spec}: the name is {pid} ({names[pid]}), "
+        f"who has no {what} rating"
+    )
 
 
 def rated_ids(store, system: str, pool: str) -> pl.DataFrame:
@@ -118,8 +144,19 @@ def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:
     if len(exact) == 1:
         return exact[0]
     if not exact:
-        raise ValueError(
-            f"no {what} history for player(s) {spec} (no such id or name; arpad players lists them)"
+        # other given names (a German "Wilhelm" for "William"): named, never guessed
+        surname = _bare(normalise_name(text))[0]
+        same = sorted(
+            p for p, n in names.items() if surname and _bare(normalise_name(n))[0] == surname
+        )
+        hint = (
+            "; same surname: " + "; ".join(f"{p} ({names[p]})" for p in same[:MAX_LISTED])
+            if same
+            else ""
+        )
+        raise NoMatch(
+            f"no {what} history for player(s) {spec} (no such id or name{hint}; "
+            "arpad players lists them)"
         )
     listed = "; ".join(f"{p} ({names[p]})" for p in sorted(exact)[:MAX_LISTED])
     more = f" and {len(exact) - MAX_LISTED} more" if len(exact) > MAX_LISTED else ""

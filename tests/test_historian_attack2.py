@@ -439,3 +439,39 @@ def test_a_name_in_a_pool_never_rated_says_so(rated_history, capsys):
         "arpad: error: no elo/blitz history: no elo/blitz ratings in the store, so no player "
         "is found by name (arpad rate --system elo --pool blitz first)"
     )
+
+
+def test_a_stored_player_without_ratings_in_the_system_is_named(rated_history, capsys):
+    # the 1886 players have no Elo tags, so FIDE rates nobody of them; the message said
+    # "no such id or name", as if Steinitz were not in the store
+    assert main(["rate", "--system", "glicko2", "--pool", "standard", "--store", str(rated_history), "--no-flow"]) == 0  # fmt: skip
+    from arpad.pipeline.lookup import rated_ids, resolve_players
+
+    store = Store(rated_history)
+    everyone_but = rated_ids(store, "glicko2", "standard").filter(
+        ~pl.col("player_id").str.starts_with("WorldChamp1886")
+    )
+    with pytest.raises(ValueError) as e:
+        resolve_players(store, ["Steinitz"], everyone_but, "glicko2/standard")
+    assert str(e.value) == (
+        "no glicko2/standard history for player(s) Steinitz: the name is "
+        "WorldChamp1886.pgn:Steinitz, William (Steinitz, William), who has no "
+        "glicko2/standard rating"
+    )
+    with pytest.raises(ValueError, match=r"Morphy \(no such id or name"):
+        resolve_players(store, ["Morphy"], everyone_but, "glicko2/standard")
+
+
+def test_other_given_names_are_not_guessed_but_named(rated_history):
+    # Steinitz was born Wilhelm: "Steinitz, Wilhelm" is not "Steinitz, William" by any
+    # rule (a Paulsen, Wilfried is not a Paulsen, Louis), but the message names him
+    from arpad.pipeline.lookup import rated_ids, resolve_players
+
+    store = Store(rated_history)
+    with pytest.raises(ValueError) as e:
+        resolve_players(store, ["Steinitz, Wilhelm"], rated_ids(store, "elo", "standard"), "elo/standard")  # fmt: skip
+    assert str(e.value) == (
+        "no elo/standard history for player(s) Steinitz, Wilhelm (no such id or name; same "
+        "surname: WorldChamp1886.pgn:Steinitz, William (Steinitz, William); arpad players "
+        "lists them)"
+    )
