@@ -8,7 +8,7 @@ Python object per line). Tag values become Polars string
 columns cut from the bytes; the per-game rules below are Polars expressions over
 one row per game (target ≥ 200k games/s, benchmarks/bench_pgn.py). Per game we read the Seven Tag Roster plus
 WhiteElo/BlackElo, WhiteFideId/BlackFideId, WhiteTitle/BlackTitle, TimeControl
-EventDate and Variant, and whether the movetext holds at least one move.
+EventDate, Variant and FEN, and whether the movetext holds at least one move.
 
 Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
 
@@ -31,6 +31,8 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
   quarantined ``empty_player_id``), not one player met in every such game.
 * A ``Variant`` tag naming another game (Chess960, Crazyhouse, …; not
   ``Standard``/``From Position``): stored with ``rated = false``.
+* A ``FEN`` tag other than the initial position (an odds game, a study): stored
+  with ``rated = false``.
 * Tags come in any order (§8.1): a game's tag section ends at its movetext, or at an
   ``[Event`` line when the section already holds one (a header-only game).
 * A game without a termination marker at the end of its movetext is
@@ -69,6 +71,7 @@ TAGS = (
     "TimeControl",
     "EventDate",
     "Variant",
+    "FEN",
 )
 UNRATED_ELO = ("", "?", "-", "0")
 BLITZ_MAX_SECONDS = 600  # FIDE Laws of Chess, Appendix B.1: 10 minutes or less
@@ -84,6 +87,10 @@ UNKNOWN_NAME = r"(?i)^(?:\?+|-+|n\.?\s*n\.?)$"
 # standard game from a set-up position); any other variant (Chess960, Crazyhouse, …)
 # is stored with rated = false.
 CHESS_VARIANTS = ("", "?", "standard", "chess", "normal", "from position")
+# The initial position (FEN piece placement and side to move). A game from any other
+# position (an odds game of the 1850s, a study, a lichess "From Position" game) is
+# not a game between equals from the start: stored with rated = false.
+INITIAL_POSITION = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w"
 
 MEMBER_NOTES = 20  # zip members whose first line is given in a note
 
@@ -421,7 +428,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         pl.col("_white_id").alias("white_id"),
         pl.col("_black_id").alias("black_id"),
         pl.col("Result").alias("result"),
-        pl.when(pl.col("_has_move") & ~_variant())
+        pl.when(pl.col("_has_move") & ~_variant() & ~_set_up())
         .then(None)
         .otherwise(pl.lit("false"))
         .alias("rated"),
@@ -441,6 +448,12 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         notes.append(
             f"{variants.len()} game(s) of another variant (Variant tag: {names}): stored, not rated"
         )
+    set_up = games.filter(pl.col("_has_move") & ~_variant() & _set_up()).height
+    if set_up:
+        notes.append(
+            f"{set_up} game(s) from a set-up position (FEN other than the initial position: "
+            "odds games, studies): stored, not rated"
+        )
     unknown = games.filter(pl.col("_wn").is_null() | pl.col("_bn").is_null()).height
     if unknown:
         notes.append(
@@ -454,6 +467,12 @@ def _variant() -> pl.Expr:
     """True for a game whose Variant tag names another game than chess (Chess960, …)."""
     v = pl.col("Variant").str.strip_chars().str.to_lowercase()
     return v.is_not_null() & ~v.is_in(CHESS_VARIANTS)
+
+
+def _set_up() -> pl.Expr:
+    """True for a game whose FEN tag is not the initial position."""
+    v = pl.col("FEN").str.replace_all(r"\s+", " ").str.strip_chars()
+    return v.is_not_null() & (v != "") & ~v.str.starts_with(INITIAL_POSITION)
 
 
 def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:

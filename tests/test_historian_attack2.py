@@ -379,7 +379,8 @@ def test_chess960_and_other_variants_are_stored_not_rated(tmp_path):
     )  # fmt: skip
     raw = read_pgn(path)
     assert not raw.problems
-    assert raw.frame["rated"].to_list() == ["false", "false", None, None]
+    # the From Position game starts from a set-up position: not rated either (below)
+    assert raw.frame["rated"].to_list() == ["false", "false", "false", None]
     assert any(
         "2 game(s) of another variant (Variant tag: Chess960, Crazyhouse)" in n for n in raw.notes
     )
@@ -475,3 +476,31 @@ def test_other_given_names_are_not_guessed_but_named(rated_history):
         "surname: WorldChamp1886.pgn:Steinitz, William (Steinitz, William); arpad players "
         "lists them)"
     )
+
+
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
+def test_odds_games_and_set_up_positions_are_stored_not_rated(tmp_path):
+    # 1850s collections hold odds games (Staunton giving pawn and move, knight odds)
+    # written as a FEN: not a game between equals, so not rated (was: rated as any
+    # game); a FEN that is the initial position is an ordinary game
+    def game(rnd: str, fen: str | None, setup: str | None = "1") -> str:
+        extra = ([("SetUp", setup)] if setup else []) + ([("FEN", fen)] if fen else [])
+        pairs = [*ROSTER[:3], ("Round", rnd), *ROSTER[4:], *extra]
+        return tags(pairs, "1. e4 1-0")
+
+    text = (
+        game("1", "rnbqkbnr/ppppp1pp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")  # pawn and move
+        + game("2", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1")  # knight odds
+        + game("3", START)
+        + game("4", "  " + START.replace(" 0 1", "") + " ")  # no move counters, blanks
+        + game("5", None)  # SetUp "1" without a FEN: nothing to compare, an ordinary game
+        + game("6", "4k3/8/8/8/8/8/8/4K2R w K - 0 1", setup=None)  # FEN without SetUp
+    )
+    path = tmp_path / "odds.pgn"
+    path.write_text(text)
+    raw = read_pgn(path)
+    assert not raw.problems
+    assert raw.frame["rated"].to_list() == ["false", "false", None, None, None, "false"]
+    assert any("3 game(s) from a set-up position (FEN" in n for n in raw.notes)
