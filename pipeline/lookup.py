@@ -72,6 +72,12 @@ class NoMatch(ValueError):
     """No player of that name among the candidates."""
 
 
+def match_name(spec: str, names: dict[str, str | None], what: str) -> str:
+    """The one id among ``names`` (id → name) that ``spec`` names, by the passes of
+    ``resolve_players`` (a file's players: ``arpad norm FILE --player NAME``)."""
+    return _resolve(spec, names, what)
+
+
 def _unrated_match(spec: str, everyone: pl.DataFrame, what: str) -> None:
     """A name that matches one stored player without ratings in ``what``: say who it is
     (a historical player has no FIDE rating), not "no such id or name"."""

@@ -504,3 +504,20 @@ def test_odds_games_and_set_up_positions_are_stored_not_rated(tmp_path):
     assert not raw.problems
     assert raw.frame["rated"].to_list() == ["false", "false", None, None, None, "false"]
     assert any("3 game(s) from a set-up position (FEN" in n for n in raw.notes)
+
+
+def test_norm_takes_a_player_name_as_history_does(shared_data, capsys):
+    # `arpad norm FILE --player Carlsen` said "no rated games of player 'Carlsen'"
+    # although he played 12 rated games in the file (13 rounds, one forfeit)
+    trf = shared_data / "trf" / "fide_example1_karl_mala_2005.trf"
+    assert main(["norm", str(trf), "--player", "3400042", "--title", "IM"]) == 0
+    by_id = capsys.readouterr().out
+    assert main(["norm", str(trf), "--player", "Vasquez", "--title", "IM"]) == 0
+    out = capsys.readouterr()
+    assert out.out == by_id
+    assert "Vasquez is the name of 3400042 (Vasquez,Rodrigo)" in out.err
+    pgn = shared_data / "pgn" / "tatamast22.pgn"
+    assert main(["norm", str(pgn), "--player", "Carlsen, M.", "--title", "GM"]) == 0
+    assert capsys.readouterr().out.startswith("1503014: GM norm check, 12 games, 8.5 points (71 %)")
+    assert main(["norm", str(pgn), "--player", "Morphy", "--title", "GM"]) == 2
+    assert "no rated games of player 'Morphy'" in capsys.readouterr().err
