@@ -521,3 +521,23 @@ def test_norm_takes_a_player_name_as_history_does(shared_data, capsys):
     assert capsys.readouterr().out.startswith("1503014: GM norm check, 12 games, 8.5 points (71 %)")
     assert main(["norm", str(pgn), "--player", "Morphy", "--title", "GM"]) == 2
     assert "no rated games of player 'Morphy'" in capsys.readouterr().err
+
+
+def test_category_of_tata_steel_2022_and_of_unrated_events(shared_data, capsys):
+    # Tata Steel Masters 2022: 14 players, average of their Elo tags 2736.93 → 2737,
+    # category ⌈(2737 − 2250)/25⌉ = 20 (docs/legacy-systems.md "Categories")
+    path = shared_data / "pgn" / "tatamast22.pgn"
+    first: dict[str, int] = {}
+    for g in iter(lambda fh=open(path): chess.pgn.read_headers(fh), None):  # noqa: SIM115
+        for side in ("White", "Black"):
+            first.setdefault(g[side], int(g[f"{side}Elo"]))
+    average = sum(first.values()) / len(first)
+    assert main(["category", str(path), "--format", "csv"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[1].split(",")
+    assert line[1:3] == ["14", "14"]
+    assert float(line[3]) == pytest.approx(average)
+    assert int(line[4]) == half_up(average) == 2737
+    assert line[5] == "20"
+    # an event without rated players: every number empty in CSV, as null in JSON (was NaN)
+    assert main(["category", str(shared_data / "pgn" / "WorldChamp1886.pgn"), "--format", "csv"]) == 0  # fmt: skip
+    assert capsys.readouterr().out.strip().splitlines()[1] == "World Championship 1st,2,0,,,"
