@@ -528,9 +528,10 @@ def test_category_of_tata_steel_2022_and_of_unrated_events(shared_data, capsys):
     # category ⌈(2737 − 2250)/25⌉ = 20 (docs/legacy-systems.md "Categories")
     path = shared_data / "pgn" / "tatamast22.pgn"
     first: dict[str, int] = {}
-    for g in iter(lambda fh=open(path): chess.pgn.read_headers(fh), None):  # noqa: SIM115
-        for side in ("White", "Black"):
-            first.setdefault(g[side], int(g[f"{side}Elo"]))
+    with open(path) as fh:
+        while (g := chess.pgn.read_headers(fh)) is not None:
+            for side in ("White", "Black"):
+                first.setdefault(g[side], int(g[f"{side}Elo"]))
     average = sum(first.values()) / len(first)
     assert main(["category", str(path), "--format", "csv"]) == 0
     line = capsys.readouterr().out.strip().splitlines()[1].split(",")
