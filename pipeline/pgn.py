@@ -27,7 +27,7 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
 * Player id: the FIDE id (``WhiteFideId``) when present (also for the same
   name's other games in the file), else ``<file name>:<player name>``.
 * Elo ``""``, ``"?"``, ``"-"`` and ``"0"`` mean unrated.
-* A name ``?``, ``-``, ``NN`` or ``N.N.`` is an unknown player: no id (the game is
+* A name ``?``, ``-``, ``NN``, ``N.N.``, ``Amateur``, ``Unknown`` or ``Anonymous`` is an unknown player: no id (the game is
   quarantined ``empty_player_id``), not one player met in every such game.
 * A ``Variant`` tag naming another game (Chess960, Crazyhouse, …; not
   ``Standard``/``From Position``): stored with ``rated = false``.
@@ -79,10 +79,11 @@ RAPID_MAX_SECONDS = 3600  # Appendix A.1: more than 10 and less than 60 minutes
 
 
 # A name that says the player is not known: "?" (PGN Standard §8.1.1.5), "-", and
-# "NN"/"N.N." (nomen nescio) of old collections. Every such player is someone else,
-# so the side gets no id and the game is quarantined (empty_player_id), instead of
-# one player "file:NN" rated from every game against an unknown opponent.
-UNKNOWN_NAME = r"(?i)^(?:\?+|-+|n\.?\s*n\.?)$"
+# "NN"/"N.N." (nomen nescio), "Amateur", "Unknown", "Anonymous" of old collections.
+# Every such player is someone else, so the side gets no id and the game is
+# quarantined (empty_player_id), instead of one player "file:NN" rated from every
+# game against an unknown opponent.
+UNKNOWN_NAME = r"(?i)^(?:\?+|-+|n\.?\s*n\.?|amateur|unknown|anonymous)$"
 # Variant tag values that are chess itself (lichess writes "From Position" for a
 # standard game from a set-up position); any other variant (Chess960, Crazyhouse, …)
 # is stored with rated = false.
@@ -457,7 +458,8 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     unknown = games.filter(pl.col("_wn").is_null() | pl.col("_bn").is_null()).height
     if unknown:
         notes.append(
-            f"{unknown} game(s) against an unknown player (name '?', '-', 'NN' or 'N.N.'): "
+            f"{unknown} game(s) against an unknown player (name '?', '-', 'NN', 'N.N.', "
+            "'Amateur', 'Unknown' or 'Anonymous'): "
             "quarantined, a placeholder is nobody's id"
         )
     return RawTable(path, "pgn", "games", frame, None, problems, notes, players)

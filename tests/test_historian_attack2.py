@@ -339,7 +339,10 @@ def test_the_same_game_in_two_files_with_other_tag_orders_is_stored_once(tmp_pat
     assert sql(store, "SELECT count(*) AS n FROM games")["n"][0] == 1
 
 
-@pytest.mark.parametrize("placeholder", ["NN", "N.N.", "N. N.", "N.N", "nn", "?", "??"])
+@pytest.mark.parametrize(
+    "placeholder",
+    ["NN", "N.N.", "N. N.", "N.N", "nn", "?", "??", "Amateur", "Unknown", "anonymous"],
+)
 def test_unknown_player_placeholders_are_nobody(tmp_path, placeholder):
     # "NN" (nomen nescio) is how old collections write an unknown opponent: every NN
     # is someone else, so NN is no player (was: one player "file:NN" rated from all
