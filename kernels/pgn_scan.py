@@ -229,7 +229,9 @@ def _scan(buf, names, name_len):
     Lines end at LF, CRLF or CR; each is stripped of White_Space (and of byte-order
     marks at its start); blank lines and
     ``%`` escape lines are skipped. A game starts at a tag line after a non-tag line
-    (or at the first tag line) or at an ``[Event `` line. Returns one row per game
+    (or at the first tag line) or at an ``[Event `` line when the game's tags already
+    hold one (a header-only game before it; tags in any order, PGN Standard §8.1,
+    so an Event tag after the others is the same game's). Returns one row per game
     (layout ``LINE`` ... ``VALUES``: first line, first malformed tag line, has a
     move outside comments, termination marker, byte range of the last movetext line
     holding text outside comments (up to the end of that text) and of the first
@@ -243,6 +245,7 @@ def _scan(buf, names, name_len):
     nt = 0
     g = 0
     prev_tag = False
+    seen_event = False  # the current game's tags hold an [Event line
     pre_n = 0
     pre_line = -1
     pre_a = 0
@@ -327,7 +330,8 @@ def _scan(buf, names, name_len):
             and buf[a + 5] == 116  # t
             and buf[a + 6] == 32
         )
-        if event or not prev_tag:
+        if (event and seen_event) or not prev_tag:
+            seen_event = False
             if g > 0:
                 _close_game(buf, games[g - 1])
             if g == games.shape[0]:
@@ -340,6 +344,7 @@ def _scan(buf, names, name_len):
             games[g, MARKER] = 0
             g += 1
         prev_tag = True
+        seen_event = seen_event or event
         nt += 1
         row = games[g - 1]
         # [Key "value"]: with one ']' on the line (export format), the key runs to the

@@ -1,8 +1,10 @@
 """FIDE rating card: the per-game breakdown of one player's change in one period.
 
 Recomputed one game at a time from the stored games and the stored ratings in
-force (``rating_before + adjustment`` of the period), with the rules of the
-period (or the ones given), so that a rating officer can follow every step:
+force (``rating_before + adjustment`` of the period), with the rules the stored
+run used for the period (the version named in its ratings rows; the version in
+force then when that name is not a dated version, e.g. a rules file), or the ones
+given, so that a rating officer can follow every step:
 
     D = own − opponent, after the 400-point rule (B.02 §8.3.1: cap, 2650 exemption,
     once-per-event upgrade in the 2022-01 version); PD from table 8.1.2;
@@ -69,8 +71,10 @@ class Card:
 
     @property
     def matches(self) -> bool:
-        if self.pending or self.stored_change is None:
+        if self.pending:
             return True
+        if self.stored_change is None:  # no change stored: the card must find none
+            return self.change in (None, 0)
         return self.change == int(self.stored_change)
 
     def to_dict(self) -> dict:
@@ -133,8 +137,9 @@ def rating_card(
     aliases = _memo(cache, "aliases", lambda: identity.alias_map(store))
     player_id = aliases.get(player_id, player_id)  # a merged duplicate: its kept id
     own_ids = [player_id, *sorted(d for d, keep in aliases.items() if keep == player_id)]
-    system = FideSystem()
-    rules = apply_overrides(rules or system.rules_for(period, pool), overrides or {})
+    if rules is None:
+        rules = _memo(cache, ("rules", pool, period), lambda: _run_rules(store, pool, period))
+    rules = apply_overrides(rules, overrides or {})
     close = closing_month(period, rules.list_months)
     months = [
         m
@@ -256,6 +261,23 @@ def _ratings(con, pool: str, period: int, store: Store) -> dict[str, dict]:
         return {}
     table = catalog.query_arrow(con, _RATINGS_SQL, [files])
     return {r["player_id"]: r for r in table.to_pylist()}
+
+
+def _run_rules(store: Store, pool: str, period: int) -> FideRules:
+    """The dated version the stored run used for ``period`` (the ``rules`` name of its
+    ratings rows), else the version in force then (``rules_for``)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    system = FideSystem()
+    used: set[str] = set()
+    for f in sorted(store.rating_partition(FideSystem.name, pool, period).glob("*.parquet")):
+        column = pq.read_table(f, columns=["rules"]).column("rules")
+        used.update(v for v in pc.unique(column).to_pylist() if v)
+    by_name = {v.name: v for v in system.rule_versions(pool)}
+    if len(used) == 1 and (name := used.pop()) in by_name:
+        return by_name[name]
+    return system.rules_for(period, pool)
 
 
 def _names(store: Store, ids: set[str] | None = None) -> dict[str, str]:

@@ -6,8 +6,13 @@ rated in the system and pool asked for (merged duplicates have no ratings of the
 own, so they are never candidates): first the exact name (case-insensitive), else
 the normalised name (pipeline/identity.py ``normalise_name``): same surname, and
 given names equal or one the abbreviation of the other; a text without given names
-("Steinitz") matches on the surname alone. Exactly one match is needed: none, or
-several (listed with their ids), is a one-line ``ValueError`` (exit 2).
+("Steinitz") matches on the surname alone. When nothing matches so, two looser
+passes follow, each only if the one before found nobody: surnames without their
+particles ("Jaenisch" or "Von Jaenisch" for "Von Jaenisch, Carl Friedrich":
+``PARTICLES``), then the same names as transliterations (pipeline/transliterate.py
+``phonetic_key``: "Aljechin" for "Alekhine", "Nimzovich" for "Nimzowitsch"; docs/pgn-trf.md
+"Historian's sources, round 2"). Exactly one match is needed: none, or several
+(listed with their ids), is a one-line ``ValueError`` (exit 2).
 
 ``one_player`` does the same for the commands and API calls about one player
 (``history``, ``card``, ``audit``): an id is used as it is (a merged duplicate's:
@@ -22,6 +27,9 @@ import polars as pl
 from arpad.pipeline.identity import normalise_name
 
 MAX_LISTED = 8  # candidates named in the error message
+# Name particles a reader may leave out of a surname or put before it without a comma
+# ("Von Jaenisch", "van der Wiel"); dropped by the looser passes only.
+PARTICLES = frozenset("von van der den de da di du del della des la le ten ter y zu".split())
 
 
 def resolve_players(
@@ -33,6 +41,13 @@ def resolve_players(
     and pool asked for, ``what`` naming them, e.g. ``whr/standard``); names are only
     matched among them."""
     players = pl.from_arrow(store.read_players()).select("player_id", "name")
+    if rated is not None and rated.height == 0 and "/" in what:
+        system, _, pool = what.partition("/")  # nothing rated there: say that, not "no such name"
+        raise ValueError(
+            f"no {what} history: no {what} ratings in the store, so no player is found by name "
+            f"(arpad rate --system {system} --pool {pool} first)"
+        )
+    everyone = players
     if rated is not None:
         players = players.join(rated.select("player_id").unique(), on="player_id", how="semi")
     names = dict(zip(players["player_id"], players["name"], strict=True))
@@ -41,9 +56,40 @@ def resolve_players(
     merged = alias_map(store)  # a merged duplicate id answers for its kept id
     out: dict[str, str] = {}
     for spec in specs:
-        pid = _resolve(merged.get(spec.strip(), spec), names, what)
+        text = merged.get(spec.strip(), spec)
+        try:
+            pid = _resolve(text, names, what)
+        except NoMatch:
+            if rated is None:
+                raise
+            _unrated_match(text, everyone, what)
+            raise
         out.setdefault(pid, names.get(pid) or pid)
     return list(out.items())
+
+
+class NoMatch(ValueError):
+    """No player of that name among the candidates."""
+
+
+def match_name(spec: str, names: dict[str, str | None], what: str) -> str:
+    """The one id among ``names`` (id → name) that ``spec`` names, by the passes of
+    ``resolve_players`` (a file's players: ``arpad norm FILE --player NAME``)."""
+    return _resolve(spec, names, what)
+
+
+def _unrated_match(spec: str, everyone: pl.DataFrame, what: str) -> None:
+    """A name that matches one stored player without ratings in ``what``: say who it is
+    (a historical player has no FIDE rating), not "no such id or name"."""
+    names = dict(zip(everyone["player_id"], everyone["name"], strict=True))
+    try:
+        pid = _resolve(spec, names, what)
+    except ValueError:
+        return
+    raise ValueError(
+        f"no {what} history for player(s) {spec}: the name is {pid} ({names[pid]}), "
+        f"who has no {what} rating"
+    )
 
 
 def rated_ids(store, system: str, pool: str) -> pl.DataFrame:
@@ -95,11 +141,28 @@ def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:
     if not exact:
         surname, given = normalise_name(text)
         exact = [p for p, n in names.items() if _compatible(surname, given, n)] if surname else []
+    for loose in (_bare, _phonetic):
+        if exact:
+            break
+        key = loose(normalise_name(text))
+        if key[0]:
+            exact = [p for p, n in names.items() if _compatible(*key, n, loose)]
     if len(exact) == 1:
         return exact[0]
     if not exact:
-        raise ValueError(
-            f"no {what} history for player(s) {spec} (no such id or name; arpad players lists them)"
+        # other given names (a German "Wilhelm" for "William"): named, never guessed
+        surname = _bare(normalise_name(text))[0]
+        same = sorted(
+            p for p, n in names.items() if surname and _bare(normalise_name(n))[0] == surname
+        )
+        hint = (
+            "; same surname: " + "; ".join(f"{p} ({names[p]})" for p in same[:MAX_LISTED])
+            if same
+            else ""
+        )
+        raise NoMatch(
+            f"no {what} history for player(s) {spec} (no such id or name{hint}; "
+            "arpad players lists them)"
         )
     listed = "; ".join(f"{p} ({names[p]})" for p in sorted(exact)[:MAX_LISTED])
     more = f" and {len(exact) - MAX_LISTED} more" if len(exact) > MAX_LISTED else ""
@@ -108,8 +171,24 @@ def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:
     )
 
 
-def _compatible(surname: str, given: tuple[str, ...], name: str | None) -> bool:
+def _bare(name: tuple[str, tuple[str, ...]]) -> tuple[str, tuple[str, ...]]:
+    """A normalised name without its particles ("von jaenisch" → "jaenisch")."""
+    surname, given = name
+    words = [w for w in surname.split() if w not in PARTICLES]
+    return " ".join(words or surname.split()), tuple(w for w in given if w not in PARTICLES)
+
+
+def _phonetic(name: tuple[str, tuple[str, ...]]) -> tuple[str, tuple[str, ...]]:
+    """The transliteration key of a name without its particles."""
+    from arpad.pipeline.transliterate import phonetic_key
+
+    return phonetic_key(*_bare(name))
+
+
+def _compatible(surname: str, given: tuple[str, ...], name: str | None, key=None) -> bool:
     s, g = normalise_name(name)
+    if key is not None:
+        s, g = key((s, g))
     if s != surname:
         return False
     if not given:

@@ -8,7 +8,7 @@ Python object per line). Tag values become Polars string
 columns cut from the bytes; the per-game rules below are Polars expressions over
 one row per game (target ≥ 200k games/s, benchmarks/bench_pgn.py). Per game we read the Seven Tag Roster plus
 WhiteElo/BlackElo, WhiteFideId/BlackFideId, WhiteTitle/BlackTitle, TimeControl
-and EventDate, and whether the movetext holds at least one move.
+EventDate, Variant and FEN, and whether the movetext holds at least one move.
 
 Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
 
@@ -27,6 +27,14 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
 * Player id: the FIDE id (``WhiteFideId``) when present (also for the same
   name's other games in the file), else ``<file name>:<player name>``.
 * Elo ``""``, ``"?"``, ``"-"`` and ``"0"`` mean unrated.
+* A name ``?``, ``-``, ``NN``, ``N.N.``, ``Amateur``, ``Unknown`` or ``Anonymous`` is an unknown player: no id (the game is
+  quarantined ``empty_player_id``), not one player met in every such game.
+* A ``Variant`` tag naming another game (Chess960, Crazyhouse, …; not
+  ``Standard``/``From Position``): stored with ``rated = false``.
+* A ``FEN`` tag other than the initial position (an odds game, a study): stored
+  with ``rated = false``.
+* Tags come in any order (§8.1): a game's tag section ends at its movetext, or at an
+  ``[Event`` line when the section already holds one (a header-only game).
 * A game without a termination marker at the end of its movetext is
   ``truncated_game``; a Result tag that contradicts the marker is ``result_mismatch``.
 """
@@ -62,11 +70,28 @@ TAGS = (
     "BlackTitle",
     "TimeControl",
     "EventDate",
+    "Variant",
+    "FEN",
 )
 UNRATED_ELO = ("", "?", "-", "0")
 BLITZ_MAX_SECONDS = 600  # FIDE Laws of Chess, Appendix B.1: 10 minutes or less
 RAPID_MAX_SECONDS = 3600  # Appendix A.1: more than 10 and less than 60 minutes
 
+
+# A name that says the player is not known: "?" (PGN Standard §8.1.1.5), "-", and
+# "NN"/"N.N." (nomen nescio), "Amateur", "Unknown", "Anonymous" of old collections.
+# Every such player is someone else, so the side gets no id and the game is
+# quarantined (empty_player_id), instead of one player "file:NN" rated from every
+# game against an unknown opponent.
+UNKNOWN_NAME = r"(?i)^(?:\?+|-+|n\.?\s*n\.?|amateur|unknown|anonymous)$"
+# Variant tag values that are chess itself (lichess writes "From Position" for a
+# standard game from a set-up position); any other variant (Chess960, Crazyhouse, …)
+# is stored with rated = false.
+CHESS_VARIANTS = ("", "?", "standard", "chess", "normal", "from position")
+# The initial position (FEN piece placement and side to move). A game from any other
+# position (an odds game of the 1850s, a study, a lichess "From Position" game) is
+# not a game between equals from the start: stored with rated = false.
+INITIAL_POSITION = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w"
 
 MEMBER_NOTES = 20  # zip members whose first line is given in a note
 
@@ -404,7 +429,10 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         pl.col("_white_id").alias("white_id"),
         pl.col("_black_id").alias("black_id"),
         pl.col("Result").alias("result"),
-        pl.when(pl.col("_has_move")).then(None).otherwise(pl.lit("false")).alias("rated"),
+        pl.when(pl.col("_has_move") & ~_variant() & ~_set_up())
+        .then(None)
+        .otherwise(pl.lit("false"))
+        .alias("rated"),
         pl.col("Event").alias("event_id"),
         elo("WhiteElo").alias("white_rating"),
         elo("BlackElo").alias("black_rating"),
@@ -412,10 +440,41 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         "_raw",
     ).sort("_line")
     players = _players(games, frame, source)
-    not_played = frame.filter(pl.col("rated") == "false").height
+    not_played = games.filter(~pl.col("_has_move")).height
     if not_played:
         notes.append(f"{not_played} game(s) without moves (forfeits): stored, not rated")
+    variants = games.filter(pl.col("_has_move") & _variant())["Variant"].str.strip_chars()
+    if variants.len():
+        names = ", ".join(sorted(set(variants.to_list())))
+        notes.append(
+            f"{variants.len()} game(s) of another variant (Variant tag: {names}): stored, not rated"
+        )
+    set_up = games.filter(pl.col("_has_move") & ~_variant() & _set_up()).height
+    if set_up:
+        notes.append(
+            f"{set_up} game(s) from a set-up position (FEN other than the initial position: "
+            "odds games, studies): stored, not rated"
+        )
+    unknown = games.filter(pl.col("_wn").is_null() | pl.col("_bn").is_null()).height
+    if unknown:
+        notes.append(
+            f"{unknown} game(s) against an unknown player (name '?', '-', 'NN', 'N.N.', "
+            "'Amateur', 'Unknown' or 'Anonymous'): "
+            "quarantined, a placeholder is nobody's id"
+        )
     return RawTable(path, "pgn", "games", frame, None, problems, notes, players)
+
+
+def _variant() -> pl.Expr:
+    """True for a game whose Variant tag names another game than chess (Chess960, …)."""
+    v = pl.col("Variant").str.strip_chars().str.to_lowercase()
+    return v.is_not_null() & ~v.is_in(CHESS_VARIANTS)
+
+
+def _set_up() -> pl.Expr:
+    """True for a game whose FEN tag is not the initial position."""
+    v = pl.col("FEN").str.replace_all(r"\s+", " ").str.strip_chars()
+    return v.is_not_null() & (v != "") & ~v.str.starts_with(INITIAL_POSITION)
 
 
 def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:
@@ -429,7 +488,7 @@ def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:
 
     def name(col: str) -> pl.Expr:
         v = pl.col(col).str.strip_chars()
-        return pl.when(v.is_in(["", "?", "-"])).then(None).otherwise(v)
+        return pl.when((v == "") | v.str.contains(UNKNOWN_NAME)).then(None).otherwise(v)
 
     out = games.with_columns(
         name("White").alias("_wn"),

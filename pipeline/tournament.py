@@ -463,7 +463,7 @@ def category_rows(events: list[tuple[str | None, int, int, float | None]], women
                 "event_id": event,
                 "players": int(players),
                 "rated_players": int(rated),
-                "average": average,
+                "average": None if rounded is None else average,  # null, not NaN, in CSV too
                 "average_rounded": rounded,
                 # no rated player: the category is unknown, not "below category 1" (0)
                 "category": None if rounded is None else fide_category(average, women=women),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -225,8 +226,31 @@ def print_rate_summary(s) -> None:
     print(summary_line(s))
 
 
+def rules_date_note(system_name: str, spec: str | None, pool: str) -> None:
+    """``--rules DATE`` before a system's oldest dated version (a historian's 1886):
+    say on stderr which version the run uses instead (docs/pgn-trf.md)."""
+    if spec is None or spec.endswith(".json") or os.path.exists(spec):
+        return
+    from arpad.pipeline.systems import get_system
+    from arpad.pipeline.systems.base import parse_rules_date
+
+    try:
+        versions = get_system(system_name).rule_versions(pool)
+        day = parse_rules_date(spec)
+    except (KeyError, ValueError):
+        return  # the run refuses it with its own message
+    if versions and str(day) < str(versions[0].effective):
+        print(
+            f"arpad: note: {day} is before the oldest version arpad carries "
+            f"({versions[0].effective}); the run uses it",
+            file=sys.stderr,
+        )
+
+
 def cmd_rate(args) -> int:
     from arpad.pipeline.jobs import RateRequest
+
+    rules_date_note(args.system, args.rules, args.pool)
 
     request = RateRequest(
         args.store,

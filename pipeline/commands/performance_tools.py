@@ -144,6 +144,24 @@ def _split(text: str | None) -> list | None:
     return [None if t.strip() in ("-", "", "none") else t.strip() for t in text.split(",")]
 
 
+def _player_by_name(args, raw) -> str:
+    """``--player`` that is no id with games in the file: a name matched among the
+    file's players as ``arpad history`` matches names (pipeline/lookup.py), with a note."""
+    from arpad.pipeline.lookup import NoMatch, match_name
+
+    missing = ValueError(f"no rated games of player {args.player!r} in {args.file}")
+    players = getattr(raw, "players", None)
+    if players is None or "name" not in players.columns:
+        raise missing
+    names = dict(zip(players["player_id"].to_list(), players["name"].to_list(), strict=True))
+    try:
+        found = match_name(args.player, names, str(args.file))
+    except NoMatch:
+        raise missing from None
+    print(f"arpad: note: {args.player} is the name of {found} ({names[found]})", file=sys.stderr)
+    return found
+
+
 def cmd_norm(args) -> int:
     if args.file:
         if not args.player:
@@ -157,16 +175,18 @@ def cmd_norm(args) -> int:
         if args.event is not None:
             games = games.filter(pc.equal(games.column("event_id"), args.event))
         ids: list[str] = []
-        opponents, score = opponent_ratings(games, roster, args.player, ids)
+        player = args.player
+        opponents, score = opponent_ratings(games, roster, player, ids)
         if not opponents:
-            raise ValueError(f"no rated games of player {args.player!r} in {args.file}")
-        who = args.player
+            player = _player_by_name(args, raw)
+            opponents, score = opponent_ratings(games, roster, player, ids)
+        who = player
         titles_by_id, feds_by_id = player_facts(roster, getattr(raw, "players", None))
         # No title (federation) anywhere in the data: the condition is not checked
         # rather than failed; otherwise a missing entry is an untitled opponent.
         titles = [titles_by_id.get(o) for o in ids] if titles_by_id else None
         federations = [feds_by_id.get(o) for o in ids] if feds_by_id else None
-        federation = args.federation or feds_by_id.get(args.player)
+        federation = args.federation or feds_by_id.get(player)
     else:
         if args.opponents is None or args.score is None:
             raise ValueError("norm needs FILE --player ID, or --opponents R1,R2,… --score S")

@@ -18,6 +18,11 @@ def register(sub) -> None:
         help="players whose sources give different birth years or ratings (same id), "
         "and the proposed merges with their strongest evidence",
     )
+    p.add_argument(
+        "--candidates",
+        action="store_true",
+        help="the proposed merges with their evidence (as arpad players identify)",
+    )
     p.add_argument("--id", dest="player_id", default=None, help="one player and its sources")
     p.add_argument("--merges", action="store_true", help="every merge and split applied")
     p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
@@ -63,6 +68,8 @@ def cmd_players(args) -> int:
             print(f"{n} player(s) with conflicting values across sources")
             print(f"{proposed.height} proposed merge(s) (arpad players identify):")
             output.render(proposed, "table")
+    elif args.candidates:
+        frame = identity.candidates(store)
     elif args.merges:
         frame = identity.read_merge_log(store)
     elif args.player_id:
