@@ -1,0 +1,464 @@
+"""Parquet and Arrow files as every tool writes them (pandas, polars, Spark, DuckDB, R
+arrow): each file gives what a CSV with the same values gives (stored games, quarantine
+reasons and lines), or a one-line error naming the file and the problem with nothing
+stored (docs/ingest.md "Parquet files attacked"). A Parquet row number is the CSV
+line number minus the header line."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from arpad.pipeline import stream_ingest
+from arpad.pipeline.errors import InputError
+from arpad.pipeline.ingest import ingest_file, ingest_files
+from arpad.pipeline.store import Store
+
+WHITE = ["a", "b", "c", "d"]
+BLACK = ["b", "c", "d", "a"]
+
+
+def games_table(**columns) -> pa.Table:
+    """Four games of January 2024; ``columns`` replace or add columns (None drops)."""
+    base = {
+        "white_id": pa.array(WHITE),
+        "black_id": pa.array(BLACK),
+        "score": pa.array([1.0, 0.5, 0.0, 1.0]),
+        "period": pa.array([202401] * 4, pa.int32()),
+    }
+    base.update(columns)
+    return pa.table({k: v for k, v in base.items() if v is not None})
+
+
+def csv_rows(**columns) -> list[list[str]]:
+    base = {"white_id": WHITE, "black_id": BLACK, "score": ["1", "0.5", "0", "1"]}
+    base["period"] = ["202401"] * 4
+    base.update(columns)
+    base = {k: v for k, v in base.items() if v is not None}
+    names = list(base)
+    return [names, *[list(row) for row in zip(*[base[n] for n in names], strict=True)]]
+
+
+def _content(root, header_lines: int) -> tuple[list[dict], list[tuple]]:
+    """Stored games (row numbers as Parquet rows, the file name left out) and quarantine
+    (row, reason, detail)."""
+    store = Store(root)
+    games = []
+    for f in store.game_files():
+        for row in pq.read_table(f).to_pylist():
+            for name in ("ingest_batch", "white_key", "black_key"):
+                row.pop(name, None)
+            if row["game_id"] == row["source"]:
+                row["game_id"] = "<derived>"
+            row["source"] = int(row["source"].rsplit(":", 1)[1]) - header_lines
+            row["period"] = int(f.parent.name.split("=")[1])  # the partition's
+            games.append(row)
+    quarantine = [
+        (r["line"] - header_lines, r["reason"], r["detail"])
+        for f in sorted(store.quarantine_dir.rglob("*.parquet"))
+        for r in pq.read_table(f).to_pylist()
+    ]
+    return sorted(games, key=lambda r: r["source"]), sorted(quarantine)
+
+
+def ingest_parquet(tmp_path, table: pa.Table, kind=None, **write) -> tuple:
+    path = tmp_path / "in.parquet"
+    pq.write_table(table, path, **write)
+    ingest_file(Store(tmp_path / "pq"), path, kind=kind)
+    return _content(tmp_path / "pq", 0)
+
+
+def ingest_csv(tmp_path, rows: list[list[str]], kind=None) -> tuple:
+    path = tmp_path / "in.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows)
+    ingest_file(Store(tmp_path / "csv"), path, kind=kind)
+    return _content(tmp_path / "csv", 1)
+
+
+def same_as_csv(tmp_path, table: pa.Table, rows: list[list[str]], kind=None) -> tuple:
+    got = ingest_parquet(tmp_path, table, kind)
+    want = ingest_csv(tmp_path, rows, kind)
+    assert got == want
+    return got
+
+
+def refused(tmp_path, table: pa.Table, *words: str) -> str:
+    """The file is refused with one line naming it and the problem; nothing stored."""
+    path = tmp_path / "in.parquet"
+    pq.write_table(table, path)
+    with pytest.raises(InputError) as err:
+        ingest_file(Store(tmp_path / "pq"), path)
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(str(path))
+    for word in words:
+        assert word in message
+    assert not list(Store(tmp_path / "pq").game_files())
+    return message
+
+
+# -- column types that must read as the CSV text of their values -------------------------
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [pa.string(), pa.large_string(), pa.string_view()],
+    ids=["string", "large_string", "string_view"],
+)
+def test_text_ids_of_every_arrow_string_type(tmp_path, kind):
+    """polars' own Arrow export is string_view (``DataFrame.to_arrow``, and Parquet
+    files pyarrow writes from it keep the type in their schema): it was refused as
+    'a type arpad cannot read'."""
+    table = games_table(white_id=pa.array(WHITE, kind), black_id=pa.array(BLACK, kind))
+    games, _ = same_as_csv(tmp_path, table, csv_rows())
+    assert [g["white_id"] for g in games] == WHITE
+
+
+def test_dictionary_encoded_ids_and_period(tmp_path):
+    table = games_table(
+        white_id=pa.array(WHITE).dictionary_encode(),
+        period=pa.array(["2024-01"] * 4).dictionary_encode(),
+    )
+    games, _ = same_as_csv(tmp_path, table, csv_rows(period=["2024-01"] * 4))
+    assert {g["period"] for g in games} == {202401}
+
+
+def test_decimal256_score_reads_as_its_decimal_text(tmp_path):
+    """A decimal256 column (Spark's DECIMAL(p > 38), R arrow) made polars panic inside
+    the ingest (a Rust panic, not an error: a traceback, the process dead)."""
+    values = [decimal.Decimal(v) for v in ("1.00", "0.50", "0", "0.51")]
+    table = games_table(score=pa.array(values, pa.decimal256(40, 2)))
+    games, quarantine = same_as_csv(tmp_path, table, csv_rows(score=["1.00", "0.50", "0", "0.51"]))
+    assert [g["score"] for g in games] == [1.0, 0.5, 0.0]
+    assert [q[:2] for q in quarantine] == [(4, "score_out_of_range")]
+
+
+def test_decimal256_player_rating(tmp_path):
+    table = pa.table({"player_id": ["a"], "rating": pa.array([2000], pa.decimal256(40, 0))})
+    got = ingest_parquet(tmp_path, table, kind="players")
+    assert got == ([], [])
+    assert Store(tmp_path / "pq").read_players().column("rating").to_pylist() == [2000.0]
+
+
+def test_whole_float_game_and_event_ids_are_their_integers(tmp_path):
+    """A pandas integer column with one missing value is float64: game id 1.0 was stored
+    as '1.0' (a CSV of the same ids says 1), so the same game sent as CSV later was
+    not recognised; event ids alike."""
+    table = games_table(
+        game_id=pa.array([1.0, 2.0, 1.0, None]), event_id=pa.array([7.0, 7.5, None, 8.0])
+    )
+    rows = csv_rows(game_id=["1", "2", "1", ""], event_id=["7", "7.5", "", "8"])
+    got = ingest_parquet(tmp_path, table)
+    want = ingest_csv(tmp_path, rows)
+    assert got[0] == want[0]
+    assert [g["game_id"] for g in got[0]] == ["1", "2", "<derived>"]
+    assert [g["event_id"] for g in got[0]] == ["7", "7.5", "8"]
+    # the duplicate names the first row in its own numbering (row 1, CSV line 2)
+    assert got[1] == [(3, "duplicate_game_id", "game_id 1 already on line 1")]
+
+
+def test_float_id_beyond_2_to_53_is_refused(tmp_path):
+    """Past 2**53 a float64 no longer holds every integer: id 2**60 + 1 written through
+    a float column arrives as 2**60, another player. It was stored as the player
+    '1.152921504606847e+18'."""
+    table = games_table(white_id=pa.array([2.0**60, 2.0, 3.0, 4.0]))
+    message = refused(tmp_path, table, "'white_id'", "row 1", "2**53")
+    assert ":1:" in message
+
+
+def test_float_id_below_2_to_53_is_its_integer(tmp_path):
+    big = 2**53 - 1
+    table = games_table(white_id=pa.array([float(big), 2.0, 3.0, 4.0]))
+    games, _ = same_as_csv(tmp_path, table, csv_rows(white_id=[str(big), "2", "3", "4"]))
+    assert games[0]["white_id"] == str(big)
+
+
+def test_uint64_ids_beyond_2_to_63(tmp_path):
+    ids = [2**63 + 1, 2, 3, 2**64 - 1]
+    table = games_table(white_id=pa.array(ids, pa.uint64()))
+    same_as_csv(tmp_path, table, csv_rows(white_id=[str(i) for i in ids]))
+
+
+# -- dates ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pa.array([dt.datetime(2024, 1, 5, 23, 30)] * 4, pa.timestamp("ms")),
+        pa.array([dt.date(2024, 1, 5)] * 4, pa.date64()),
+        pa.array(["2024-01-05"] * 4),
+        pa.array([dt.date(2024, 1, 5)] * 4, pa.date32()),
+    ],
+    ids=["timestamp", "date64", "string", "date32"],
+)
+def test_dates_of_every_type(tmp_path, column):
+    table = games_table(period=None, date=column)
+    games, _ = same_as_csv(tmp_path, table, csv_rows(period=None, date=["2024-01-05"] * 4))
+    assert {g["date"] for g in games} == {dt.date(2024, 1, 5)}
+
+
+def test_timestamp_with_a_zone_is_the_date_it_shows_there(tmp_path):
+    """22:00 UTC on 5 January is 6 January in Tokyo: the local calendar date."""
+    at = dt.datetime(2024, 1, 5, 22, 0, tzinfo=dt.timezone.utc)
+    table = games_table(period=None, date=pa.array([at] * 4, pa.timestamp("us", tz="Asia/Tokyo")))
+    games, _ = same_as_csv(tmp_path, table, csv_rows(period=None, date=["2024-01-06"] * 4))
+    assert {g["date"] for g in games} == {dt.date(2024, 1, 6)}
+
+
+def test_integer_date_is_a_bad_date_as_in_csv(tmp_path):
+    table = games_table(period=None, date=pa.array([20240105] * 4))
+    _, quarantine = same_as_csv(tmp_path, table, csv_rows(period=None, date=["20240105"] * 4))
+    assert {q[1] for q in quarantine} == {"bad_date"}
+
+
+def test_dates_beyond_any_calendar_are_out_of_range_not_missing(tmp_path):
+    """A date32 of 2**31 - 1 days (year 5,881,580: a sentinel some tools write) was
+    quarantined as 'neither date nor period given'."""
+    days = pa.array([2**31 - 1, -(2**31), 19727, 19727], pa.date32())
+    _, quarantine = ingest_parquet(tmp_path, games_table(period=None, date=days))
+    assert [q[:2] for q in quarantine] == [(1, "period_out_of_range"), (2, "period_out_of_range")]
+    assert all("outside the valid months" in q[2] for q in quarantine)
+
+
+# -- scores, periods, ratings -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("column", "text"),
+    [
+        (pa.array([1.0, 0.5, 0.0, 0.25], pa.float32()), ["1", "0.5", "0", "0.25"]),
+        (pa.array([1, 0, 0, 2], pa.int8()), ["1", "0", "0", "2"]),
+        (pa.array([True, False, False, True]), ["true", "false", "false", "true"]),
+        (pa.array(["½", "1", "0", "½"]), ["½", "1", "0", "½"]),
+        (
+            pa.array([decimal.Decimal(v) for v in ("1", "0.5", "0", "2")], pa.decimal128(3, 1)),
+            ["1.0", "0.5", "0.0", "2.0"],
+        ),
+    ],
+    ids=["float32", "int8", "bool", "half-sign", "decimal128"],
+)
+def test_scores_of_every_type(tmp_path, column, text):
+    same_as_csv(tmp_path, games_table(score=column), csv_rows(score=text))
+
+
+@pytest.mark.parametrize(
+    ("column", "text"),
+    [
+        (pa.array(["2024-01"] * 4), ["2024-01"] * 4),
+        (pa.array([2**40, 202401, 202401, -5], pa.int64()), [str(2**40), "202401", "202401", "-5"]),
+        (pa.array([202401] * 4, pa.int32()).dictionary_encode(), ["202401"] * 4),
+        (pa.array([2**64 - 1, 202401, 1, 0], pa.uint64()), [str(2**64 - 1), "202401", "1", "0"]),
+    ],
+    ids=["yyyy-mm", "int64", "dictionary", "uint64"],
+)
+def test_periods_of_every_type(tmp_path, column, text):
+    same_as_csv(tmp_path, games_table(period=column), csv_rows(period=text))
+
+
+def test_nan_and_infinite_ratings_are_bad_ratings(tmp_path):
+    """Quarantined as in a CSV; the detail prints NaN as polars does ('NaN'), a CSV's
+    detail echoes its text (docs/ingest.md "Parquet files attacked")."""
+    table = games_table(white_rating=pa.array([float("nan"), float("inf"), -float("inf"), 2000.0]))
+    got = ingest_parquet(tmp_path, table)
+    want = ingest_csv(tmp_path, csv_rows(white_rating=["NaN", "inf", "-inf", "2000"]))
+    assert got == want
+    assert [q[1] for q in got[1]] == ["bad_rating"] * 3
+
+
+def test_a_null_typed_column_is_an_empty_column(tmp_path):
+    same_as_csv(tmp_path, games_table(event_id=pa.nulls(4)), csv_rows(event_id=[""] * 4))
+    score = games_table(
+        score=pa.nulls(4),
+        result=pa.array(
+            [
+                "1-0",
+                "0-1",
+                "1-0",
+                "=",
+            ]
+        ),
+    )
+    rows = csv_rows(score=[""] * 4, result=["1-0", "0-1", "1-0", "="])
+    (tmp_path / "2").mkdir()
+    same_as_csv(tmp_path / "2", score, rows)
+
+
+# -- shapes -----------------------------------------------------------------------------------
+
+
+def test_nested_column_where_a_scalar_is_expected_is_refused(tmp_path):
+    refused(tmp_path, games_table(score=pa.array([{"x": 1}] * 4)), "'score'", "nested")
+
+
+def test_unknown_columns_of_any_type_are_ignored(tmp_path):
+    """A CSV's unknown column is ignored; a Parquet file's unknown list, struct or
+    duration column (Spark's array of moves, a clock column) refused the whole file."""
+    table = games_table(
+        moves=pa.array([["e4"], ["d4"], [], None]),
+        meta=pa.array([{"x": 1}] * 4),
+        clock=pa.array([1, 2, 3, 4], pa.duration("s")),
+        wide=pa.array([decimal.Decimal(1)] * 4, pa.decimal256(50, 0)),
+    )
+    same_as_csv(tmp_path, table, csv_rows())
+
+
+def test_players_file_with_extra_columns(tmp_path):
+    table = pa.table(
+        {
+            "player_id": ["a", "b", "c"],
+            "rating": [2000.0, float("nan"), 2100.0],
+            "club": ["x", "y", "z"],
+            "history": pa.array([[1], [2], None]),
+        }
+    )
+    got = ingest_parquet(tmp_path, table, kind="players")
+    assert got[1] == [(2, "bad_player_field", "rating NaN is not a number in 0..3500")]
+    players = Store(tmp_path / "pq").read_players()
+    assert players.column("player_id").to_pylist() == ["a", "c"]
+
+
+def test_players_timestamp_dates_are_their_dates(tmp_path):
+    """A timestamp birth_date or observation date (pandas datetime64) was quarantined
+    as 'birth_date 1990-05-01 12:00:00.000000 is not a valid date'."""
+    table = pa.table(
+        {
+            "player_id": ["a", "a"],
+            "date": pa.array(
+                [dt.datetime(2024, 1, 1), dt.datetime(2024, 2, 1)], pa.timestamp("ms")
+            ),
+            "birth_date": pa.array([dt.datetime(1990, 5, 1, 12)] * 2, pa.timestamp("us")),
+            "rating": [2000.0, 2010.0],
+        }
+    )
+    rows = [
+        ["player_id", "date", "birth_date", "rating"],
+        ["a", "2024-01-01", "1990-05-01", "2000"],
+        ["a", "2024-02-01", "1990-05-01", "2010"],
+    ]
+    got = ingest_parquet(tmp_path, table, kind="players")
+    want = ingest_csv(tmp_path, rows, kind="players")
+    assert got == want == ([], [])
+    strip = lambda t: t.drop_columns(["source"]).to_pylist()  # noqa: E731
+    assert strip(Store(tmp_path / "pq").read_players()) == strip(
+        Store(tmp_path / "csv").read_players()
+    )
+
+
+def test_spaced_upper_case_names(tmp_path):
+    table = pa.table(
+        {
+            "White ID": pa.array(WHITE),
+            " BLACK_ID ": pa.array(BLACK),
+            "Score": pa.array([1.0, 0.5, 0.0, 1.0]),
+            "PERIOD": pa.array([202401] * 4),
+        }
+    )
+    same_as_csv(tmp_path, table, csv_rows())
+
+
+def test_duplicate_column_names_are_refused(tmp_path):
+    table = pa.Table.from_arrays(
+        [
+            pa.array(WHITE),
+            pa.array(BLACK),
+            pa.array([1.0] * 4),
+            pa.array([1] * 4),
+            pa.array([0.0] * 4),
+        ],
+        names=["white_id", "black_id", "score", "period", "score"],
+    )
+    refused(tmp_path, table, "duplicate column names", "score")
+
+
+def test_zero_rows_and_zero_columns(tmp_path):
+    assert same_as_csv(tmp_path, games_table().slice(0, 0), csv_rows()[:1]) == ([], [])
+    (tmp_path / "0").mkdir()
+    refused(tmp_path / "0", pa.table({}), "neither a games file")
+
+
+def test_ids_with_newline_and_10_kb(tmp_path):
+    long = "x" * 10_000
+    table = games_table(white_id=pa.array(["a\nz", long, "c", "d"]))
+    games, _ = ingest_parquet(tmp_path, table)
+    assert [g["white_id"] for g in games] == ["a\nz", long, "c", "d"]
+    assert [g["source"] for g in games] == [1, 2, 3, 4]  # rows, not physical lines
+
+
+def test_ids_with_nul_are_refused(tmp_path):
+    refused(tmp_path, games_table(white_id=pa.array(["a", "b\x00", "c", "d"])), "NUL", "row 2")
+
+
+# -- row groups, slices, several files --------------------------------------------------------
+
+
+def _numbered(n: int, repeat: dict[int, int]) -> pa.Table:
+    ids = [f"g{repeat.get(i, i)}" for i in range(n)]
+    white = [f"p{i % 97}" for i in range(n)]
+    black = [f"p{(i % 97 + 1 + i % 5) % 97}" for i in range(n)]
+    return pa.table(
+        {
+            "game_id": ids,
+            "white_id": white,
+            "black_id": black,
+            "score": pa.array([1.0, 0.5, 0.0][i % 3] for i in range(n)),
+            "period": pa.array([202401 + i % 3 for i in range(n)], pa.int32()),
+        }
+    )
+
+
+@pytest.mark.parametrize("batch_rows", [5_000, 5_001, 250_000])
+def test_ten_thousand_row_groups_and_a_repeated_id_across_them(tmp_path, monkeypatch, batch_rows):
+    """One row per row group (10k row groups); row 5001 repeats the id of row 11 in
+    another row group, and, with 5,000-row slices, in another slice."""
+    monkeypatch.setattr(stream_ingest, "BATCH_ROWS", batch_rows)
+    table = _numbered(10_000, {5000: 10})
+    path = tmp_path / "in.parquet"
+    pq.write_table(table, path, row_group_size=1)
+    assert pq.ParquetFile(path).metadata.num_row_groups == 10_000
+    ingest_file(Store(tmp_path / "pq"), path)
+    games, quarantine = _content(tmp_path / "pq", 0)
+    assert len(games) == 9_999
+    assert quarantine == [(5001, "duplicate_game_id", "game_id g10 already on line 11")]
+
+
+def test_files_of_one_command_that_disagree_in_types(tmp_path):
+    """Three files of one ingest: integer ids, float ids (one missing), text ids; the
+    same players whatever the type, and the second file's repeated game is caught."""
+    a = pa.table(
+        {"game_id": ["x1"], "white_id": pa.array([1], pa.int64()), "black_id": pa.array([2], pa.int32()),
+         "score": [1.0], "period": pa.array([202401], pa.int32())}
+    )  # fmt: skip
+    b = pa.table(
+        {"game_id": ["x2", "x1"], "white_id": [2.0, None], "black_id": [1.0, 3.0],
+         "result": ["1-0", "0-1"], "date": pa.array([dt.date(2024, 1, 3)] * 2)}
+    )  # fmt: skip
+    c = pa.table(
+        {"game_id": ["x3"], "white_id": [" 1 "], "black_id": ["2"], "score": ["0,5"],
+         "period": ["2024-01"]}
+    )  # fmt: skip
+    paths = []
+    for name, table in (("a", a), ("b", b), ("c", c)):
+        paths.append(tmp_path / f"{name}.parquet")
+        pq.write_table(table, paths[-1])
+    ingest_files(Store(tmp_path / "pq"), paths)
+    store = Store(tmp_path / "pq")
+    rows = sorted(
+        (r["game_id"], r["white_id"], r["black_id"], r["score"], f.parent.name)
+        for f in store.game_files()
+        for r in pq.read_table(f).to_pylist()
+    )
+    month = "period=202401"
+    assert rows == [("x1", "1", "2", 1.0, month), ("x2", "2", "1", 1.0, month),
+                    ("x3", "1", "2", 0.5, month)]  # fmt: skip
+    reasons = [
+        (r["source"], r["line"], r["reason"])
+        for f in store.quarantine_dir.rglob("*.parquet")
+        for r in pq.read_table(f).to_pylist()
+    ]
+    assert [r[1:] for r in reasons] == [(2, "empty_player_id")]
