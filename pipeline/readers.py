@@ -510,11 +510,16 @@ def raw_from_arrow(
     same = sorted({h for h, low in zip(header, lowered) if lowered.count(low) > 1})
     if same:
         raise InputError(path, 1, f"duplicate column names (case-insensitive): {', '.join(same)}")
-    for name, column in zip(header, table.columns):
-        _check_parquet_column(path, name, column, first_row)
     chosen = _choose_mapping(path, header, mapping)
     notes: list[str] = []
     names = [chosen.rename.get(h, h) for h in header] if chosen else tag_aliases(lowered, notes)
+    if not chosen:  # unknown columns arpad cannot read are left out, as a CSV's are ignored
+        kept = [i for i, n in enumerate(names) if n in KNOWN_COLUMNS or _readable(table.column(i))]
+        if len(kept) < len(names):
+            table = table.select(kept)
+            header, names = [header[i] for i in kept], [names[i] for i in kept]
+    for name, column in zip(header, table.columns):
+        _check_parquet_column(path, name, column, first_row)
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
     _check_columns(path, names, row_kind)
     table = table.rename_columns(names)
@@ -527,6 +532,7 @@ def raw_from_arrow(
         typed = typed_game_columns(frame.schema) if row_kind == "games" else set()
         if chosen and chosen.derive:
             typed = set()  # a named mapping's derive step works on text
+        _refuse_inexact_float_ids(frame, path, first_row)
         frame = frame.with_columns(_float_ids_as_integers(frame))
         frame = frame.with_columns(
             pl.col(c).cast(pl.String) for c in frame.columns if c not in typed
@@ -543,7 +549,33 @@ def raw_from_arrow(
     return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None, notes=notes)
 
 
-WHOLE_NUMBER_COLUMNS = ("white_id", "black_id", "player_id", "period")
+WHOLE_NUMBER_COLUMNS = ("white_id", "black_id", "player_id", "game_id", "event_id", "period")
+ID_COLUMNS = ("white_id", "black_id", "player_id", "game_id", "event_id")
+# Every column name a games or players file is read for (others are ignored): an
+# unknown column of a type arpad cannot read is left out, not refused.
+KNOWN_COLUMNS = {*GAME_COLUMNS, *PLAYER_COLUMNS, "date", "pool", "date_precision"}
+
+
+def _refuse_inexact_float_ids(frame: pl.DataFrame, path: Path, first_row: int) -> None:
+    """An id in a float column at or past 2**53, where a float64 no longer holds every
+    integer (2**60 + 1 arrives as 2**60): the id it was written from is lost, so the
+    file is refused, naming the column and row (docs/ingest.md "Parquet files
+    attacked")."""
+    for name in ID_COLUMNS:
+        if name in frame.columns and frame.schema[name].is_float():
+            col = pl.col(name)
+            bad = frame.select(((col == col.floor()) & (col.abs() >= 2.0**53)).arg_true())
+            if bad.height:
+                at = int(bad.item(0, 0))
+                value = frame.get_column(name)[at]
+                row = first_row + at
+                raise InputError(
+                    path,
+                    row,
+                    f"column {name!r} holds the float {value:.17g} in row {row}: past 2**53 a "
+                    "float is not the integer id it was written from (write ids as integers "
+                    "or text)",
+                )
 
 
 def _float_ids_as_integers(frame: pl.DataFrame) -> list[pl.Expr]:
@@ -562,17 +594,55 @@ def _float_ids_as_integers(frame: pl.DataFrame) -> list[pl.Expr]:
     return out
 
 
+DATE_COLUMNS = {"games": ("date",), "players": ("date", "birth_date")}
+# 0001-01-01 and 9999-12-31 as days from 1970-01-01: the dates polars can print.
+FIRST_DAY, LAST_DAY = -719_162, 2_932_896
+
+
 def _timestamps_as_dates(table: pa.Table, kind: str) -> pa.Table:
-    """A games table's timestamp ``date`` (a pandas datetime64 column, say) as its dates:
-    the calendar date the timestamp shows, in its own time zone when it has one
-    (docs/ingest.md "Typed columns")."""
-    if kind != "games" or "date" not in table.column_names:
-        return table
-    column = table.column("date")
-    if not pa.types.is_timestamp(column.type):
-        return table
-    at = table.column_names.index("date")
-    return table.set_column(at, "date", column.cast(pa.date32()))
+    """A timestamp ``date`` (games, players) or ``birth_date`` (players) — a pandas
+    datetime64 column, say — as its dates: the calendar date the timestamp shows, in
+    its own time zone when it has one (docs/ingest.md "Typed columns"). A date
+    column with a day outside the years 1..9999 (a sentinel such as 2**31 - 1 days)
+    is read as text, as a CSV would give it, and so quarantined as ``bad_date``
+    (docs/ingest.md "Parquet files attacked")."""
+    for name in DATE_COLUMNS.get(kind, ()):
+        if name not in table.column_names:
+            continue
+        column = table.column(name)
+        if not (pa.types.is_timestamp(column.type) or pa.types.is_date(column.type)):
+            continue
+        outside = _outside_the_calendar(column)
+        if pc.any(outside).as_py():
+            within = pc.if_else(outside, pa.scalar(None, column.type), column)
+            days = pc.if_else(
+                outside, column.cast(pa.string()), within.cast(pa.date32()).cast(pa.string())
+            )
+        else:
+            days = column.cast(pa.date32())
+        table = table.set_column(table.column_names.index(name), name, days)
+    return table
+
+
+# A timestamp's ticks per day, by unit (nanoseconds span only 1677..2262: never outside).
+_TICKS_PER_DAY = {"s": 86_400, "ms": 86_400_000, "us": 86_400_000_000}
+
+
+def _outside_the_calendar(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """True where a date or timestamp is outside the years 1..9999 (a day inside the
+    bounds for timestamps, whose time zone may move the date by one)."""
+    kind = column.type
+    if pa.types.is_date32(kind):
+        number, per_day = column.cast(pa.int32()), 1
+    elif pa.types.is_date64(kind):
+        number, per_day = column.cast(pa.int64()), 86_400_000
+    elif kind.unit in _TICKS_PER_DAY:
+        number, per_day = column.cast(pa.int64()), _TICKS_PER_DAY[kind.unit]
+    else:  # nanoseconds
+        return pc.and_(pc.is_valid(column), pa.scalar(False))
+    margin = 0 if pa.types.is_date(kind) else 1
+    low, high = (FIRST_DAY + margin) * per_day, (LAST_DAY - margin) * per_day
+    return pc.or_(pc.less(number, low), pc.greater(number, high)).fill_null(False)
 
 
 def _plain_number(dtype) -> bool:
@@ -605,19 +675,7 @@ def _check_parquet_column(
         raise InputError(
             path, None, f"column {name!r} has the nested type {kind}: only scalar columns are read"
         )
-    if not (
-        pa.types.is_string(kind)
-        or pa.types.is_large_string(kind)
-        or pa.types.is_integer(kind)
-        or pa.types.is_floating(kind)
-        or pa.types.is_boolean(kind)
-        or pa.types.is_date(kind)
-        or pa.types.is_timestamp(kind)
-        or pa.types.is_decimal(kind)
-        or pa.types.is_null(kind)
-        or pa.types.is_binary(kind)
-        or pa.types.is_large_binary(kind)
-    ):
+    if not _readable(column):
         raise InputError(
             path, None, f"column {name!r} has the type {kind}, which arpad cannot read"
         )
@@ -629,6 +687,29 @@ def _check_parquet_column(
         if pc.any(nul).as_py():
             row = pc.index(nul, True).as_py() + first_row
             raise InputError(path, row, f"column {name!r} holds a NUL character in row {row}")
+
+
+def _readable(column: pa.ChunkedArray) -> bool:
+    """A column type arpad reads: text (any Arrow string type), numbers, booleans,
+    dates, timestamps, decimals, nulls, binary (if UTF-8), or a dictionary of those."""
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_string_view(kind)
+        or pa.types.is_integer(kind)
+        or pa.types.is_floating(kind)
+        or pa.types.is_boolean(kind)
+        or pa.types.is_date(kind)
+        or pa.types.is_timestamp(kind)
+        or pa.types.is_decimal(kind)
+        or pa.types.is_null(kind)
+        or pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+        or pa.types.is_binary_view(kind)
+    )
 
 
 def _may_hold_nul(text: pa.ChunkedArray) -> bool:
@@ -651,12 +732,20 @@ def _may_hold_nul(text: pa.ChunkedArray) -> bool:
 
 
 def _as_text(column: pa.ChunkedArray, path: Path | None = None, name: str = "") -> pa.ChunkedArray:
-    """Binary columns as UTF-8 text (refused if they are not UTF-8); others unchanged."""
+    """Binary columns as UTF-8 text (refused if they are not UTF-8), string views as
+    strings and decimal256 as its decimal text (polars reads neither: a decimal256
+    made it panic); others unchanged."""
     kind = column.type
     if pa.types.is_dictionary(kind):
         column = column.cast(kind.value_type)
         kind = kind.value_type
-    if not (pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
+    if pa.types.is_string_view(kind):
+        return column.cast(pa.large_string())
+    if pa.types.is_decimal256(kind):
+        return column.cast(pa.large_string())
+    if not (
+        pa.types.is_binary(kind) or pa.types.is_large_binary(kind) or pa.types.is_binary_view(kind)
+    ):
         return column
     try:
         return column.cast(pa.large_string())
