@@ -558,13 +558,14 @@ KNOWN_COLUMNS = {*GAME_COLUMNS, *PLAYER_COLUMNS, "date", "pool", "date_precision
 
 def _refuse_inexact_float_ids(frame: pl.DataFrame, path: Path, first_row: int) -> None:
     """An id in a float column at or past 2**53, where a float64 no longer holds every
-    integer (2**60 + 1 arrives as 2**60): the id it was written from is lost, so the
-    file is refused, naming the column and row (docs/ingest.md "Parquet files
-    attacked")."""
+    integer (2**60 + 1 arrives as 2**60), or infinite: the id it was written from is
+    lost, so the file is refused, naming the column and row (docs/ingest.md "Parquet
+    files attacked"). NaN is a missing id (``_float_ids_as_integers``)."""
     for name in ID_COLUMNS:
         if name in frame.columns and frame.schema[name].is_float():
             col = pl.col(name)
-            bad = frame.select(((col == col.floor()) & (col.abs() >= 2.0**53)).arg_true())
+            lost = ~col.is_nan() & (col.abs() >= 2.0**53)
+            bad = frame.select(lost.fill_null(False).arg_true())
             if bad.height:
                 at = int(bad.item(0, 0))
                 value = frame.get_column(name)[at]
@@ -572,9 +573,9 @@ def _refuse_inexact_float_ids(frame: pl.DataFrame, path: Path, first_row: int) -
                 raise InputError(
                     path,
                     row,
-                    f"column {name!r} holds the float {value:.17g} in row {row}: past 2**53 a "
-                    "float is not the integer id it was written from (write ids as integers "
-                    "or text)",
+                    f"column {name!r} holds the float {value:.17g} in row {row}: past 2**53 "
+                    "a float is not the integer id it was written from (write ids as "
+                    "integers or text)",
                 )
 
 
@@ -589,7 +590,15 @@ def _float_ids_as_integers(frame: pl.DataFrame) -> list[pl.Expr]:
         if name in frame.columns and frame.schema[name].is_float():
             col = pl.col(name)
             whole = (col == col.floor()) & (col.abs() < 2.0**53)
-            text = pl.when(whole).then(col.cast(pl.Int64, strict=False).cast(pl.String))
+            # A NaN id is a missing id (pandas's CSV export writes it empty); a NaN
+            # period keeps its text ("NaN": bad_period).
+            missing = col.is_nan() if name in ID_COLUMNS else pl.lit(False)
+            text = (
+                pl.when(missing)
+                .then(None)
+                .when(whole)
+                .then(col.cast(pl.Int64, strict=False).cast(pl.String))
+            )
             out.append(text.otherwise(col.cast(pl.String)).alias(name))
     return out
 

@@ -469,3 +469,15 @@ def test_files_of_one_command_that_disagree_in_types(tmp_path):
         for r in pq.read_table(f).to_pylist()
     ]
     assert [r[1:] for r in reasons] == [(2, "empty_player_id")]
+
+
+def test_nan_id_is_a_missing_id_and_infinite_id_is_refused(tmp_path):
+    """A NaN in a float id column (numpy, polars) is a missing id, as pandas's own CSV
+    export writes it (empty): ``empty_player_id``, where it was the player 'NaN'; an
+    infinite id is refused like one past 2**53."""
+    table = games_table(white_id=pa.array([float("nan"), 2.0, 3.0, 4.0]))
+    _, quarantine = same_as_csv(tmp_path, table, csv_rows(white_id=["", "2", "3", "4"]))
+    assert [q[:2] for q in quarantine] == [(1, "empty_player_id")]
+    (tmp_path / "inf").mkdir()
+    table = games_table(black_id=pa.array([2.0, 3.0, 4.0, -float("inf")]))
+    refused(tmp_path / "inf", table, "'black_id'", "row 4", "-inf")
