@@ -718,7 +718,24 @@ def _readable(column: pa.ChunkedArray) -> bool:
         or pa.types.is_binary(kind)
         or pa.types.is_large_binary(kind)
         or pa.types.is_binary_view(kind)
+        or pa.types.is_fixed_size_binary(kind)
+        or _is_uuid(kind)
     )
+
+
+def _is_uuid(kind) -> bool:
+    """Parquet's UUID logical type (DuckDB's and Spark's UUID columns), read by pyarrow
+    as the ``arrow.uuid`` extension type."""
+    return isinstance(kind, pa.BaseExtensionType) and kind.extension_name == "arrow.uuid"
+
+
+def _uuid_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """UUIDs as their canonical text, 8-4-4-4-12 lower-case hex digits."""
+    storage = pa.chunked_array([c.storage for c in column.chunks], column.type.storage_type)
+    hexed = pl.from_arrow(storage.cast(pa.binary())).bin.encode("hex")
+    parts = [hexed.str.slice(a, b - a) for a, b in ((0, 8), (8, 12), (12, 16), (16, 20), (20, 32))]
+    text = pl.select(pl.concat_str(parts, separator="-")).to_series()
+    return pa.chunked_array([text.to_arrow()]).cast(pa.large_string())
 
 
 def _may_hold_nul(text: pa.ChunkedArray) -> bool:
@@ -750,10 +767,15 @@ def _as_text(column: pa.ChunkedArray, path: Path | None = None, name: str = "") 
         kind = kind.value_type
     if pa.types.is_string_view(kind):
         return column.cast(pa.large_string())
+    if _is_uuid(kind):
+        return _uuid_text(column)
     if pa.types.is_decimal256(kind):
         return column.cast(pa.large_string())
     if not (
-        pa.types.is_binary(kind) or pa.types.is_large_binary(kind) or pa.types.is_binary_view(kind)
+        pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+        or pa.types.is_binary_view(kind)
+        or pa.types.is_fixed_size_binary(kind)
     ):
         return column
     try:

@@ -481,3 +481,23 @@ def test_nan_id_is_a_missing_id_and_infinite_id_is_refused(tmp_path):
     (tmp_path / "inf").mkdir()
     table = games_table(black_id=pa.array([2.0, 3.0, 4.0, -float("inf")]))
     refused(tmp_path / "inf", table, "'black_id'", "row 4", "-inf")
+
+
+def test_uuid_game_ids_are_their_canonical_text(tmp_path):
+    """DuckDB and Spark write UUID columns as Parquet's UUID type (pyarrow: the
+    ``arrow.uuid`` extension over 16 bytes); they were refused as 'a type arpad cannot
+    read'. A UUID id is its 8-4-4-4-12 text, the CSV those tools export."""
+    import uuid
+
+    ids = [uuid.UUID(int=1), uuid.UUID(int=2**127 + 255), uuid.uuid5(uuid.NAMESPACE_DNS, "x"), None]
+    table = games_table(game_id=pa.array([u.bytes if u else None for u in ids], pa.uuid()))
+    games, _ = same_as_csv(tmp_path, table, csv_rows(game_id=[str(u) if u else "" for u in ids]))
+    assert [g["game_id"] for g in games][:3] == [str(u) for u in ids[:3]]
+
+
+def test_fixed_size_binary_ids_are_text_if_utf8(tmp_path):
+    table = games_table(white_id=pa.array([b"a1", b"b2", b"c3", b"d4"], pa.binary(2)))
+    same_as_csv(tmp_path, table, csv_rows(white_id=["a1", "b2", "c3", "d4"]))
+    (tmp_path / "bin").mkdir()
+    table = games_table(white_id=pa.array([b"\xff\xfe", b"b2", b"c3", b"d4"], pa.binary(2)))
+    refused(tmp_path / "bin", table, "'white_id'", "not UTF-8")
