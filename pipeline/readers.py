@@ -790,7 +790,9 @@ def column_name(header: str) -> str:
     """A header cell as a column name: case, surrounding spaces and runs of spaces or
     hyphens inside do not matter (``White ID``, ``white-id`` and ``WHITE_ID`` are
     ``white_id``; docs/ingest.md "Column names")."""
-    return re.sub(r"[\s\-]+", "_", header.strip().lower())
+    # a byte-order mark left at the start of a name (a CSV read without stripping it,
+    # then written as Parquet) is not part of it (docs/ingest.md "Parquet files attacked")
+    return re.sub(r"[\s\-]+", "_", header.strip().lstrip("\ufeff").strip().lower())
 
 
 # PGN tag names read as the columns they mean (docs/ingest.md "Column names"): a games

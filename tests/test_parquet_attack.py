@@ -501,3 +501,19 @@ def test_fixed_size_binary_ids_are_text_if_utf8(tmp_path):
     (tmp_path / "bin").mkdir()
     table = games_table(white_id=pa.array([b"\xff\xfe", b"b2", b"c3", b"d4"], pa.binary(2)))
     refused(tmp_path / "bin", table, "'white_id'", "not UTF-8")
+
+
+def test_byte_order_mark_in_the_first_column_name(tmp_path):
+    """A CSV read without stripping its byte-order mark (Python's ``utf-8`` codec, some
+    add-ins) names its first column '\\ufeffwhite_id', and the Parquet file written from
+    it keeps that name: refused as 'missing required column(s): white_id', where the
+    CSV itself ingests (docs/ingest.md: a BOM is fine)."""
+    table = pa.table(
+        {
+            "\ufeffwhite_id": pa.array(WHITE),
+            "black_id": pa.array(BLACK),
+            "score": pa.array([1.0, 0.5, 0.0, 1.0]),
+            "period": pa.array([202401] * 4),
+        }
+    )
+    same_as_csv(tmp_path, table, csv_rows())
