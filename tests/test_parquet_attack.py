@@ -517,3 +517,57 @@ def test_byte_order_mark_in_the_first_column_name(tmp_path):
         }
     )
     same_as_csv(tmp_path, table, csv_rows())
+
+
+@pytest.mark.parametrize("batch_rows", [1, 3, 250_000])
+def test_a_slice_read_as_text_beside_typed_slices(tmp_path, monkeypatch, batch_rows):
+    """Row 5's sentinel date makes its slice's date column text while the others stay
+    typed: the store is the same for any slicing, and the same as the CSV's."""
+    monkeypatch.setattr(stream_ingest, "BATCH_ROWS", batch_rows)
+    days = [19727, 19728, 19729, 19730, 2**31 - 1, 19731, -(10**5), 19732]
+    white, black = [f"p{i}" for i in range(8)], [f"q{i}" for i in range(8)]
+    table = pa.table(
+        {
+            "game_id": [f"g{i}" for i in range(7)] + ["g2"],
+            "white_id": white,
+            "black_id": black,
+            "score": [1.0] * 8,
+            "date": pa.array(days, pa.date32()),
+        }
+    )
+    got = ingest_parquet(tmp_path, table)
+    assert [q[:2] for q in got[1]] == [
+        (5, "bad_date"),
+        (7, "period_out_of_range"),
+        (8, "duplicate_game_id"),
+    ]
+    text = [
+        "<value out of range: 2147483647>"
+        if d > 10**6
+        else str(dt.date(1970, 1, 1) + dt.timedelta(days=d))
+        for d in days
+    ]
+    rows = [["game_id", "white_id", "black_id", "score", "date"]] + [
+        [g, w, b, "1", d]
+        for g, w, b, d in zip(table["game_id"].to_pylist(), white, black, text, strict=True)
+    ]
+    want = ingest_csv(tmp_path, rows)
+    assert got[0] == want[0]
+    assert [q[:2] for q in want[1]] == [q[:2] for q in got[1]]
+
+
+def test_a_lost_float_id_in_a_later_slice_stores_nothing(tmp_path, monkeypatch):
+    """Slices 1 and 2 are stored behind while slice 3 is read: its float id past 2**53
+    refuses the file with its row, and the store is as before."""
+    monkeypatch.setattr(stream_ingest, "BATCH_ROWS", 2)
+    table = games_table(
+        white_id=pa.array([1.0, 2.0, 3.0, 4.0] * 2 + [2.0**53, 5.0]),
+        black_id=pa.array([9.0] * 10),
+        score=pa.array([1.0] * 10),
+        period=pa.array([202401] * 10, pa.int32()),
+    )
+    message = refused(tmp_path, table, "'white_id'", "row 9")
+    assert ":9:" in message
+    store = Store(tmp_path / "pq")
+    assert not list(store.quarantine_dir.rglob("*.parquet"))
+    assert store.read_manifest().num_rows == 0
