@@ -571,3 +571,55 @@ def test_a_lost_float_id_in_a_later_slice_stores_nothing(tmp_path, monkeypatch):
     store = Store(tmp_path / "pq")
     assert not list(store.quarantine_dir.rglob("*.parquet"))
     assert store.read_manifest().num_rows == 0
+
+
+def _pandas_period_table(freq: str, ordinals: list[int | None]) -> pa.Table:
+    """A games table whose ``period`` is a pandas Period column as pandas writes it:
+    int64 ordinals (months or days since 1970) under the ``pandas.period`` extension
+    name, read back without pandas's type registered as plain int64 with that name in
+    the field's metadata."""
+    meta = {
+        b"ARROW:extension:name": b"pandas.period",
+        b"ARROW:extension:metadata": f'{{"freq": "{freq}"}}'.encode(),
+    }
+    n = len(ordinals)
+    field = pa.field("period", pa.int64(), metadata=meta)
+    schema = pa.schema(
+        [pa.field("white_id", pa.string()), pa.field("black_id", pa.string()),
+         pa.field("score", pa.float64()), field]
+    )  # fmt: skip
+    columns = [WHITE[:n], BLACK[:n], [1.0] * n, pa.array(ordinals, pa.int64())]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def test_pandas_monthly_period_column_is_its_months(tmp_path):
+    """``df["period"] = df.date.dt.to_period("M")`` then ``to_parquet``: pyarrow reads
+    the column back as int64 months since 1970-01 (648 is 2024-01), which was stored
+    as the period number 648, silently."""
+    table = _pandas_period_table("M", [648, 649, -1, None])
+    path = tmp_path / "in.parquet"
+    pq.write_table(table, path)
+    assert pq.read_table(path).column("period").to_pylist() == [648, 649, -1, None]
+    got = ingest_parquet(tmp_path, table)
+    want = ingest_csv(
+        tmp_path, csv_rows(period=["2024-01", "2024-02", "1969-12", ""], score=["1"] * 4)
+    )
+    assert got == want
+    assert [g["period"] for g in got[0]] == [202401, 202402, 196912]
+
+
+def test_pandas_period_of_another_frequency_is_refused(tmp_path):
+    refused(tmp_path, _pandas_period_table("Q-DEC", [216, 217, 218, 219]), "'period'", "Q-DEC")
+
+
+def test_pandas_period_columns_written_by_pandas(tmp_path):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {"white_id": ["a", "b"], "black_id": ["b", "c"], "score": [1.0, 0.0],
+         "period": pd.to_datetime(["2024-01-05", "2023-12-31"]).to_period("M")}
+    )  # fmt: skip
+    path = tmp_path / "in.parquet"
+    frame.to_parquet(path)
+    ingest_file(Store(tmp_path / "pq"), path)
+    games, _ = _content(tmp_path / "pq", 0)
+    assert [g["period"] for g in games] == [202401, 202312]
