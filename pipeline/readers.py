@@ -433,7 +433,10 @@ def _open_parquet(path: Path, pre_buffer: bool = True) -> pq.ParquetFile:
             f"decompresses to {human(declared)}, more than {human(limit)} "
             "(limit ARPAD_MAX_DECOMPRESSED)",
         )
-    return pq.ParquetFile(path, pre_buffer=pre_buffer)
+    # INT96 timestamps (Spark, Hive) as microseconds: as nanoseconds, pyarrow's default,
+    # a date before 1677 wraps around 2**64 ns into another century, silently
+    # (docs/ingest.md "Parquet files attacked").
+    return pq.ParquetFile(path, pre_buffer=pre_buffer, coerce_int96_timestamp_unit="us")
 
 
 def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:

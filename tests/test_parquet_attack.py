@@ -623,3 +623,32 @@ def test_pandas_period_columns_written_by_pandas(tmp_path):
     ingest_file(Store(tmp_path / "pq"), path)
     games, _ = _content(tmp_path / "pq", 0)
     assert [g["period"] for g in games] == [202401, 202312]
+
+
+def test_spark_int96_timestamps_before_1677(tmp_path):
+    """Spark and Hive write timestamps as INT96; read as nanoseconds (pyarrow's
+    default) a date before 1677 wraps around 2**64 ns: 1300-03-01 became a game of
+    1884 and was stored there, silently. Read as microseconds it is its own date
+    (quarantined: before the valid months), and a date in range is unchanged."""
+    dates = [dt.datetime(1300, 3, 1), dt.datetime(1500, 1, 5), dt.datetime(2024, 1, 5, 23, 30)]
+    table = pa.table(
+        {
+            "white_id": WHITE[:3],
+            "black_id": BLACK[:3],
+            "score": [1.0, 0.5, 0.0],
+            "date": pa.array(dates, pa.timestamp("us")),
+        }
+    )
+    path = tmp_path / "in.parquet"
+    pq.write_table(table, path, use_deprecated_int96_timestamps=True)
+    assert pq.ParquetFile(path).schema.column(3).physical_type == "INT96"
+    ingest_file(Store(tmp_path / "pq"), path)
+    games, quarantine = _content(tmp_path / "pq", 0)
+    want = ingest_csv(
+        tmp_path,
+        [["white_id", "black_id", "score", "date"], ["a", "b", "1", "1300-03-01"],
+         ["b", "c", "0.5", "1500-01-05"], ["c", "d", "0", "2024-01-05"]],
+    )  # fmt: skip
+    assert (games, quarantine) == want
+    assert [q[:2] for q in quarantine] == [(1, "period_out_of_range"), (2, "period_out_of_range")]
+    assert [g["date"] for g in games] == [dt.date(2024, 1, 5)]
