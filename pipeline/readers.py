@@ -509,7 +509,8 @@ def raw_from_arrow(
     rows; ``path`` names it in messages, row numbers count from ``first_row`` (1; a
     later slice of a streamed file starts further on)."""
     header = list(table.column_names)
-    lowered = [column_name(h) for h in header]
+    # Columns without a name are unknown columns each on its own, as in a CSV.
+    lowered = [column_name(h) or f"unnamed column {i}" for i, h in enumerate(header, 1)]
     same = sorted({h for h, low in zip(header, lowered) if lowered.count(low) > 1})
     if same:
         raise InputError(path, 1, f"duplicate column names (case-insensitive): {', '.join(same)}")

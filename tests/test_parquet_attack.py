@@ -652,3 +652,17 @@ def test_spark_int96_timestamps_before_1677(tmp_path):
     assert (games, quarantine) == want
     assert [q[:2] for q in quarantine] == [(1, "period_out_of_range"), (2, "period_out_of_range")]
     assert [g["date"] for g in games] == [dt.date(2024, 1, 5)]
+
+
+def test_columns_without_a_name_are_not_duplicates(tmp_path):
+    """Two columns named '' (R arrow and pyarrow allow them; a spreadsheet's trailing
+    ',,' in a CSV turned into Parquet) were refused as 'duplicate column names
+    (case-insensitive): ' with nothing named; a CSV's are unknown columns, each on its
+    own (docs/ingest.md "Canonical CSV / Parquet")."""
+    table = pa.Table.from_arrays(
+        [*games_table().columns, pa.array(["x"] * 4), pa.array([1, 2, 3, 4]), pa.array([" "] * 4)],
+        names=["white_id", "black_id", "score", "period", "", " ", "  "],
+    )
+    rows = [[*r, "x", str(i), " "] for i, r in enumerate(csv_rows(), 0)]
+    rows[0][-3:] = ["", " ", "  "]
+    same_as_csv(tmp_path, table, rows)
