@@ -529,7 +529,7 @@ def raw_from_arrow(
     _check_columns(path, names, row_kind)
     table = table.rename_columns(names)
     table = pa.table([_as_text(col) for col in table.columns], names=table.column_names)
-    table = _timestamps_as_dates(table, row_kind)
+    table = _timestamps_as_dates(table, row_kind, path)
     try:
         frame = pl.from_arrow(table)
         if isinstance(frame, pl.Series):
@@ -664,7 +664,7 @@ DATE_COLUMNS = {"games": ("date",), "players": ("date", "birth_date")}
 FIRST_DAY, LAST_DAY = -719_162, 2_932_896
 
 
-def _timestamps_as_dates(table: pa.Table, kind: str) -> pa.Table:
+def _timestamps_as_dates(table: pa.Table, kind: str, path: Path | None = None) -> pa.Table:
     """A timestamp ``date`` (games, players) or ``birth_date`` (players) — a pandas
     datetime64 column, say — as its dates: the calendar date the timestamp shows, in
     its own time zone when it has one (docs/ingest.md "Typed columns"). A date
@@ -677,6 +677,17 @@ def _timestamps_as_dates(table: pa.Table, kind: str) -> pa.Table:
         column = table.column(name)
         if not (pa.types.is_timestamp(column.type) or pa.types.is_date(column.type)):
             continue
+        zone = column.type.tz if pa.types.is_timestamp(column.type) else None
+        if zone:
+            try:
+                pa.array([0], column.type).cast(pa.date32())
+            except pa.ArrowInvalid:  # the calendar date depends on the zone
+                raise InputError(
+                    path,
+                    None,
+                    f"column {name!r} has the time zone {zone!r}, which this machine's time "
+                    "zone database does not know",
+                ) from None
         outside = _outside_the_calendar(column)
         if pc.any(outside).as_py():
             within = pc.if_else(outside, pa.scalar(None, column.type), column)

@@ -666,3 +666,11 @@ def test_columns_without_a_name_are_not_duplicates(tmp_path):
     rows = [[*r, "x", str(i), " "] for i, r in enumerate(csv_rows(), 0)]
     rows[0][-3:] = ["", " ", "  "]
     same_as_csv(tmp_path, table, rows)
+
+
+def test_timestamp_in_an_unknown_time_zone_is_refused_with_its_name(tmp_path):
+    """A zone this machine's database does not know (a Windows zone name, a typo) made
+    the ingest fail with pyarrow's message, not naming the file (a traceback through
+    the Python API): the calendar date depends on the zone, so the file is refused."""
+    at = pa.array([0, 1, 2, 3], pa.timestamp("us", tz="W. Europe Standard Time"))
+    refused(tmp_path, games_table(period=None, date=at), "'date'", "W. Europe Standard Time")
