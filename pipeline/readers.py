@@ -528,9 +528,9 @@ def raw_from_arrow(
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
     _check_columns(path, names, row_kind)
     table = table.rename_columns(names)
-    table = pa.table([_as_text(col) for col in table.columns], names=table.column_names)
-    table = _timestamps_as_dates(table, row_kind, path)
     try:
+        table = pa.table([_as_text(col) for col in table.columns], names=table.column_names)
+        table = _timestamps_as_dates(table, row_kind, path)
         frame = pl.from_arrow(table)
         if isinstance(frame, pl.Series):
             frame = frame.to_frame()
@@ -593,7 +593,12 @@ def _pandas_periods(table: pa.Table, path: Path) -> pa.Table:
             months = pc.subtract(column, pc.multiply(years, 12))
             value = pc.add(pc.multiply(pc.add(years, 1970), 100), pc.add(months, 1))
         elif freq == "D":
-            value = column.cast(pa.int32()).cast(pa.date32())
+            try:
+                value = column.cast(pa.int32()).cast(pa.date32())
+            except pa.ArrowInvalid:
+                raise InputError(
+                    path, None, f"column {given.name!r} holds a pandas daily period past any date"
+                ) from None
         else:
             raise InputError(
                 path,

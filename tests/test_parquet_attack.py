@@ -674,3 +674,12 @@ def test_timestamp_in_an_unknown_time_zone_is_refused_with_its_name(tmp_path):
     the Python API): the calendar date depends on the zone, so the file is refused."""
     at = pa.array([0, 1, 2, 3], pa.timestamp("us", tz="W. Europe Standard Time"))
     refused(tmp_path, games_table(period=None, date=at), "'date'", "W. Europe Standard Time")
+
+
+def test_pandas_daily_period_past_any_date_is_refused(tmp_path):
+    """A daily pandas period whose ordinal is no date32 (2**40 days) failed with
+    pyarrow's overflow message, not naming the file."""
+    table = _pandas_period_table("D", [19727, 2**40, 19728, 19729]).rename_columns(
+        ["white_id", "black_id", "score", "date"]
+    )
+    refused(tmp_path, table, "'date'")
