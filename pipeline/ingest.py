@@ -244,6 +244,8 @@ def ingest_file(
         min_period = None
     elif head is not None:
         streamed = stream_ingest.store_games(store, staged, head, source, batch)
+        if streamed.blank:
+            report.notes.append(f"{streamed.blank} blank row(s) skipped")
         validated = Validated(None, streamed.quarantine, streamed.rows_read)
         accepted = streamed.accepted
         content = streamed.content

@@ -78,6 +78,8 @@ class RawTable:
     # absences), and the file's own accounting identity (TRF: player-round blocks).
     not_stored: dict[str, int] = field(default_factory=dict)
     accounting: dict[str, int] = field(default_factory=dict)
+    # Rows of a Parquet/Arrow table with every field empty, skipped (a CSV's ",,,," lines).
+    blank: int = 0
 
 
 @dataclass(frozen=True)
@@ -549,9 +551,37 @@ def raw_from_arrow(
         pl.int_range(first_row, first_row + frame.height, dtype=pl.Int64).alias("_line"),
         pl.lit(None, dtype=pl.String).alias("_raw"),
     )
+    frame, blank = _without_blank_rows(frame, row_kind)
+    if blank:
+        notes.append(f"{blank} blank row(s) skipped")
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
-    return RawTable(path, fmt, row_kind, frame, chosen.name if chosen else None, notes=notes)
+    return RawTable(
+        path, fmt, row_kind, frame, chosen.name if chosen else None, notes=notes, blank=blank
+    )
+
+
+def _without_blank_rows(frame: pl.DataFrame, kind: str) -> tuple[pl.DataFrame, int]:
+    """The rows with every field null or blank left out, and their number: a
+    spreadsheet's formatted empty rows, which a CSV writes as ",,,," lines, skipped as
+    blank (docs/ingest.md "Parquet files attacked"). Rows keep their numbers. Only rows
+    whose player id is empty are looked at (usually none: one pass over one column)."""
+    key = "white_id" if kind == "games" else "player_id"
+    if key not in frame.columns or not frame.height:
+        return frame, 0
+
+    def empty(name: str) -> pl.Expr:
+        col = pl.col(name)
+        if frame.schema[name] == pl.String:
+            return col.is_null() | (col.str.strip_chars() == "")
+        return col.is_null()
+
+    if not frame.select(empty(key).any()).item():
+        return frame, 0
+    data = [c for c in frame.columns if c not in ("_line", "_raw")]
+    blank = pl.all_horizontal([empty(c) for c in data])
+    count = int(frame.select(blank.sum()).item())
+    return (frame.filter(~blank), count) if count else (frame, 0)
 
 
 def _pandas_period_freq(field: pa.Field) -> str | None:

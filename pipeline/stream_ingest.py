@@ -458,14 +458,18 @@ class Streamed:
     resent: int  # games quarantined as re-sent (duplicate_game)
     partitions: list[tuple[str, int]]
     player_ids: pa.Array  # distinct ids of the stored games
+    blank: int = 0  # rows with every field empty, skipped (readers.RawTable.blank)
 
 
-def _slices(store: Store, head, source: str, batch: str, batch_rows: int):
-    """Each slice validated, without the games already stored under the same id."""
+def _slices(store: Store, head, source: str, batch: str, batch_rows: int, blank=None):
+    """Each slice validated, without the games already stored under the same id;
+    ``blank`` (a one-item list) counts the blank rows skipped."""
     from arpad.pipeline.ingest import _drop_store_duplicates
 
     seen = SeenIds()
     for raw in readers.iter_parquet(head.path, batch_rows, head.mapping, head.kind):
+        if blank is not None:
+            blank[0] += raw.blank
         v = validate_games(raw, source, batch, seen)
         yield _drop_store_duplicates(store, v, batch, [])
 
@@ -514,11 +518,12 @@ def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=
     slice by slice; the key dictionary and the games files are staged (``staged``,
     a journal.StagedStore) and recorded for the commit."""
     staging = _Staging(store, staged, batch)
+    blank = [0]
     behind = WriteBehind()  # slice i stored while slice i + 1 is read and validated
     try:
         if behind.threaded and _rows(head.path) >= COMPILED_FROM:
             behind.submit(warm_up)  # the digest's kernels load while slice 1 is read
-        for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS):
+        for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS, blank):
             behind.submit(lambda v=v: staging.add(v))
             del v
             pa.default_memory_pool().release_unused()  # give freed slices' memory back
@@ -546,6 +551,7 @@ def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=
         staging.resent,
         written,
         ids,
+        blank[0],
     )
 
 

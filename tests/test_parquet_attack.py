@@ -683,3 +683,27 @@ def test_pandas_daily_period_past_any_date_is_refused(tmp_path):
         ["white_id", "black_id", "score", "date"]
     )
     refused(tmp_path, table, "'date'")
+
+
+@pytest.mark.parametrize("batch_rows", [1, 250_000])
+def test_rows_with_every_field_empty_are_blank_rows(tmp_path, monkeypatch, batch_rows):
+    """A spreadsheet's formatted empty rows become rows of nulls (or of spaces) in the
+    Parquet file an add-in writes; in a CSV they are ',,,' lines, skipped as blank with
+    a note. They were quarantined as ``empty_player_id``, one per empty row."""
+    monkeypatch.setattr(stream_ingest, "BATCH_ROWS", batch_rows)
+    table = games_table(
+        white_id=pa.array(["a", None, " ", "d"]),
+        black_id=pa.array(["b", None, "", "a"]),
+        score=pa.array([1.0, None, None, 1.0]),
+        period=pa.array([202401, None, None, 202401], pa.int32()),
+    )
+    path = tmp_path / "in.parquet"
+    pq.write_table(table, path)
+    report = ingest_file(Store(tmp_path / "pq"), path)
+    assert "2 blank row(s) skipped" in report.notes
+    assert (report.rows, report.accepted, report.quarantined) == (2, 2, 0)
+    got = _content(tmp_path / "pq", 0)
+    want = ingest_csv(tmp_path, csv_rows(white_id=["a", "", " ", "d"], black_id=["b", "", "", "a"],
+                      score=["1", "", "", "1"], period=["202401", "", "", "202401"]))  # fmt: skip
+    assert got == want
+    assert [g["source"] for g in got[0]] == [1, 4]  # rows keep their numbers
