@@ -576,7 +576,16 @@ def _without_blank_rows(frame: pl.DataFrame, kind: str) -> tuple[pl.DataFrame, i
             return col.is_null() | (col.str.strip_chars() == "")
         return col.is_null()
 
-    if not frame.select(empty(key).any()).item():
+    values = frame.get_column(key)
+    if values.dtype == pl.String and not values.null_count():
+        # pyarrow's whitespace test: a third of the cost of stripping every id
+        text = values.to_arrow()
+        if pa.types.is_string_view(text.type):
+            text = text.cast(pa.large_string())
+        some = pc.or_(pc.equal(pc.binary_length(text), 0), pc.utf8_is_space(text))
+        if not pc.any(some).as_py():
+            return frame, 0
+    elif not frame.select(empty(key).any()).item():
         return frame, 0
     data = [c for c in frame.columns if c not in ("_line", "_raw")]
     blank = pl.all_horizontal([empty(c) for c in data])
