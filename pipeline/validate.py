@@ -138,7 +138,10 @@ def validate_games(
     """``seen``: the ids accepted from earlier slices of the file, when it is read in
     slices; a game id seen there is a duplicate of that line, as it would be in the
     whole file."""
-    f = raw.frame
+    # Only the columns validation reads: an unknown column named like one of its helper
+    # columns ("_before", a Parquet file's) would be read in its place.
+    own = {*GAME_COLUMNS, "date_precision", "_line", "_raw"}
+    f = raw.frame.select([c for c in raw.frame.columns if c in own])
     missing = [pl.lit(None, dtype=pl.String).alias(c) for c in GAME_COLUMNS if c not in f.columns]
     # Typed Parquet/Arrow columns (readers.typed_game_columns) are validated as typed
     # values; text columns (every CSV field) are stripped and parsed. Every step up to

@@ -707,3 +707,15 @@ def test_rows_with_every_field_empty_are_blank_rows(tmp_path, monkeypatch, batch
                       score=["1", "", "", "1"], period=["202401", "", "", "202401"]))  # fmt: skip
     assert got == want
     assert [g["source"] for g in got[0]] == [1, 4]  # rows keep their numbers
+
+
+@pytest.mark.parametrize("name", ["_before", "_first_line", "_check", "_game_id", "_line"])
+def test_columns_named_like_validation_helpers(tmp_path, monkeypatch, name):
+    """An unknown column named like one of validation's own helper columns: with the
+    duplicate id in a later slice, '_before' crashed the ingest (polars: 'cannot
+    compare string with numeric type')."""
+    monkeypatch.setattr(stream_ingest, "BATCH_ROWS", 1)
+    ids = ["g1", "g2", "g1", "g3"]
+    table = games_table(game_id=pa.array(ids), **{name: pa.array(["7", "8", "9", "x"])})
+    _, quarantine = ingest_parquet(tmp_path, table)
+    assert quarantine == [(3, "duplicate_game_id", "game_id g1 already on line 1")]
