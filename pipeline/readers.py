@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -513,7 +514,8 @@ def raw_from_arrow(
     header = list(table.column_names)
     # Columns without a name are unknown columns each on its own, as in a CSV.
     lowered = [column_name(h) or f"unnamed column {i}" for i, h in enumerate(header, 1)]
-    same = sorted({h for h, low in zip(header, lowered) if lowered.count(low) > 1})
+    counts = Counter(lowered)  # once: a count per name is quadratic in the columns
+    same = sorted({h for h, low in zip(header, lowered) if counts[low] > 1})
     if same:
         raise InputError(path, 1, f"duplicate column names (case-insensitive): {', '.join(same)}")
     table = _pandas_periods(table, path)
