@@ -40,9 +40,10 @@ def rows_of_dicts(data: Any, what: str):
         return pa.Table.from_pylist(rows)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         # a column mixing types ("1" and 0.5): every value as its text, as a CSV gives it
-        return pa.Table.from_pylist(
-            [{k: None if v is None else str(v) for k, v in r.items()} for r in rows]
-        )
+        # (a whole float 3.0 as "3", as in a float column: docs/api.md "Arguments")
+        from arpad._tables import cell_text
+
+        return pa.Table.from_pylist([{k: cell_text(v) for k, v in r.items()} for r in rows])
 
 
 def whole(value: Any, what: str, noun: str) -> int | None:
@@ -63,12 +64,25 @@ def period(value: Any, what: str) -> int | None:
 
     if value is None:
         return None
+    if type(value).__module__.split(".")[0] == "pandas" and _kind(value) == "Period":
+        if str(value.freqstr).upper() not in ("M", "ME"):
+            raise ValueError(f"{what}: a pandas Period of a month (freq 'M'), got {value}")
+        value = value.strftime("%Y-%m")  # pd.Period("2024-03", "M") is period 202403
     if isinstance(value, bool) or not isinstance(value, numbers.Integral | str):
-        raise TypeError(f"{what}: a period (202403, '2024-03' or a number), got {_kind(value)}")
+        hint = " (its month as '2024-03'; Store.list takes date=…)" if _is_date(value) else ""
+        raise TypeError(
+            f"{what}: a period (202403, '2024-03' or a number), got {_kind(value)}{hint}"
+        )
     try:
         return parse_period(str(value))
     except ValueError as exc:
         raise ValueError(f"{what}: {exc}") from None
+
+
+def _is_date(value: Any) -> bool:
+    import datetime as dt
+
+    return isinstance(value, dt.date) or _kind(value) in ("datetime64", "Timestamp")
 
 
 def player(value: Any, what: str = "player") -> str:
@@ -152,6 +166,25 @@ def check_keywords(function: str, settings: dict, system, parameters: tuple[str,
                 f"{function}() got an unexpected keyword argument {key!r} "
                 f"(did you mean {near[0]}=?)"
             )
+
+
+def check_run_keywords(function: str, settings: dict, systems, parameters: tuple[str, ...]):
+    """``check_keywords`` for a call over several systems (``Store.reconstruct``): a
+    keyword that is a rule field of none of ``systems`` (None: every system) but close
+    to one of ``function``'s parameters (``system=``, ``pool=``, ``worker=``) is a
+    TypeError naming the parameter; before, it was an unknown rule field of the first
+    system (``'system' for EcfRules``)."""
+    from arpad.pipeline.systems import get_system, system_names
+
+    fields = set()
+    for name in systems or system_names():
+        try:
+            fields |= {f.name for f in dataclasses.fields(get_system(name).rules_type)}
+        except ValueError:
+            return  # an unknown system: the job names it
+    for key in settings:
+        if key not in fields and (near := close(key, parameters)):
+            raise TypeError(f"{function}() got an unexpected keyword argument {key!r}{near}")
 
 
 def rules_object(rules: Any, system) -> Any:

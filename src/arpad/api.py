@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from arpad import _args, _interrupt
+from arpad import _args, _interrupt, _tables
 from arpad._analysis import backtest, whatif
 from arpad.pipeline.draws import DrawModel
 from arpad.pipeline.errors import InputError, StoreBusyError
@@ -72,6 +72,10 @@ def _arrow(data, what: str) -> pa.Table:
             return pl.read_csv(path, infer_schema=False).to_arrow()
         except pl.exceptions.PolarsError as exc:
             raise ValueError(f"{what}: {path} is not a CSV or Parquet file ({exc})") from None
+    return _tables.periods_of_dates(_in_memory(data, what))
+
+
+def _in_memory(data, what: str) -> pa.Table:
     if isinstance(data, pa.Table):
         return data
     if isinstance(data, pl.DataFrame):
@@ -79,12 +83,12 @@ def _arrow(data, what: str) -> pa.Table:
     if isinstance(data, pl.LazyFrame):
         return data.collect().to_arrow()
     if isinstance(data, dict):
-        try:
-            return pa.table(data)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise ValueError(f"{what}: the dict's columns do not make a table: {exc}") from None
+        return _tables.from_columns(data, what)
     if type(data).__module__.startswith("pandas"):
-        return pa.Table.from_pandas(data, preserve_index=False)
+        return _tables.from_pandas(data, what)
+    other = _tables.other_kinds(data, what)
+    if other is not None:
+        return other
     rows = _args.rows_of_dicts(data, what)
     if rows is not None:
         return rows
@@ -296,14 +300,14 @@ def predict(
 
     _args.check_keywords("predict", settings, get_system(system), PREDICT_PARAMETERS)
     rules = _args.rules_object(rules, get_system(system))
-    frame = of_system(pl.from_arrow(_arrow(ratings, "ratings")), system)
+    frame = of_system(_whole_ids(pl.from_arrow(_arrow(ratings, "ratings"))), system)
     if get_system(system).expected_uses_rd and not {"rd", "rd_after"} & set(frame.columns):
         raise ValueError(
             f"ratings: {system} predicts with the players' RDs and this frame has no rd or "
             "rd_after column (Store.list has none: use Store.ratings or rate's result)"
         )
     state = latest_state(frame)
-    pairs = pl.from_arrow(_arrow(pairings, "pairings"))
+    pairs = _whole_ids(pl.from_arrow(_arrow(pairings, "pairings")))
     if rules is not None and not isinstance(rules, str | os.PathLike):
         base = rules
     else:
@@ -312,6 +316,20 @@ def predict(
         base = get_system(system).rules_type()
     rules_obj = engine.apply_overrides(base, settings)
     return predict_pairings(state, pairs, system, rules_obj, _draw_model(draws))
+
+
+def _whole_ids(frame: pl.DataFrame) -> pl.DataFrame:
+    """Player ids held as floats (a pandas integer column with a missing value) as the
+    whole numbers they hold, as ``rate`` reads them: pairing ``1.0`` is player ``"1"``
+    (it matched no one, and its prediction came back null without a word)."""
+    out = []
+    for name in ("player_id", "white_id", "black_id"):
+        if name in frame.columns and frame.schema[name].is_float():
+            col = pl.col(name)
+            whole = (col == col.floor()) & (col.abs() < 2.0**53)
+            text = pl.when(whole).then(col.cast(pl.Int64, strict=False).cast(pl.String))
+            out.append(text.otherwise(col.cast(pl.String)).alias(name))
+    return frame.with_columns(out) if out else frame
 
 
 def _draw_model(draws):
@@ -355,6 +373,8 @@ def _system(system) -> str:
 RUN_KEYWORDS = ("flow", "cluster", "workers")
 INGEST_PARAMETERS = ("files", "players", "fmt", "mapping", "replace", "wait")
 STORE_RATE_PARAMETERS = ("system", "pool", "start", "end", "rules", "full", "shards", "wait")
+RECONSTRUCT_PARAMETERS = ("systems", "pools", "wait", *RUN_KEYWORDS)
+CARD_PARAMETERS = ("player", "period", "pool", "rules")
 
 
 def launch_job(job: str, request, flow, cluster, workers):
@@ -459,7 +479,9 @@ class Store:
         how = {k: settings.pop(k) for k in ("flow", "cluster", "workers") if k in settings}
         _interrupt.for_rating(systems=[system] if isinstance(system, str) else [])
         jobs._check_systems([system])
-        _args.check_keywords("rate", settings, get_system(system), STORE_RATE_PARAMETERS)
+        _args.check_keywords(
+            "rate", settings, get_system(system), (*STORE_RATE_PARAMETERS, *RUN_KEYWORDS)
+        )
         start, end = _args.period(start, "start"), _args.period(end, "end")
         if start is not None and end is not None and start > end:
             raise ValueError(f"start {start} is after end {end}")
@@ -489,6 +511,7 @@ class Store:
         how = {k: settings.pop(k) for k in RUN_KEYWORDS if k in settings}
         systems = _args.names(systems, "systems")
         pools = _args.names(pools, "pools")
+        _args.check_run_keywords("reconstruct", settings, systems, RECONSTRUCT_PARAMETERS)
         _interrupt.for_rating(systems=systems or [])
         overrides = {k: str(v) for k, v in settings.items()}
         request = ReconstructRequest(str(self.path), systems, pools, overrides, wait)
@@ -594,6 +617,7 @@ class Store:
         from arpad.pipeline.lookup import one_player
         from arpad.pipeline.systems import get_system
 
+        _args.check_keywords("card", settings, get_system("fide"), CARD_PARAMETERS)
         rules = _args.rules_object(rules, get_system("fide"))
         period = _args.period(period, "period")
         if period is None:
@@ -619,9 +643,11 @@ class Store:
     @_interrupt.reading
     def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
         """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view)."""
-        from arpad.pipeline import jobs
+        from arpad.pipeline import jobs, schemas
 
         jobs._check_systems([system])
+        if pool not in schemas.POOLS:  # else an empty frame, as if nothing were rated
+            raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}")
         return self.sql(
             "SELECT * FROM ratings WHERE system = ? AND pool = ? ORDER BY period, player_id",
             system,
