@@ -133,6 +133,13 @@ FIXED = {
     "polars Date period mid-month": lambda: GAMES.with_columns(
         period=pl.col("date").str.to_date()
     ).drop("date"),
+    "pandas categorical of Periods": lambda: _with_period(
+        _pandas(), pd.Categorical(pd.to_datetime(_pandas()["date"]).dt.to_period("M"))
+    ),
+    "pandas named index": lambda: _pandas().set_index("white_id"),
+    "arrow string_view": lambda: GAMES.to_arrow().cast(
+        pa.schema([(c, pa.string_view()) for c in GAMES.columns])
+    ),
     "arrow RecordBatch": lambda: GAMES.to_arrow().to_batches()[0],
     "arrow RecordBatchReader": lambda: pa.RecordBatchReader.from_batches(
         GAMES.to_arrow().schema, GAMES.to_arrow().to_batches(max_chunksize=1)

@@ -91,13 +91,21 @@ def from_pandas(frame: Any, what: str) -> pa.Table:
 
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"{what}: a pandas DataFrame, got {type(frame).__name__}")
+    named = [n for n in frame.index.names if n is not None]
+    if named:  # frame.set_index("white_id"): the index is a column, as reset_index() gives
+        frame = frame.reset_index(level=named)
     names = [str(c) for c in frame.columns]
     same = sorted({n for n in names if names.count(n) > 1})
     if same:
         raise ValueError(f"{what}: duplicate column names: {', '.join(same)}")
     arrays = []
     for name in frame.columns:
-        column = frame[name]
+        column = frame.iloc[:, len(arrays)]
+        dtype = column.dtype
+        if isinstance(dtype, pd.CategoricalDtype) and isinstance(
+            dtype.categories.dtype, pd.PeriodDtype
+        ):
+            column = column.astype(dtype.categories.dtype)  # categories of Periods
         if isinstance(column.dtype, pd.PeriodDtype):
             freq = str(column.dtype).removeprefix("period[").removesuffix("]").upper()
             wanted = ("M",) if str(name).lower() == "period" else tuple(PERIOD_FORMATS)
@@ -114,6 +122,20 @@ def from_pandas(frame: Any, what: str) -> pa.Table:
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
             arrays.append(text_array(column.tolist()))
     return pa.table(arrays, names=names)
+
+
+VIEWS = {"string_view": pa.large_string(), "binary_view": pa.large_binary()}
+
+
+def without_views(table: pa.Table) -> pa.Table:
+    """Arrow's ``string_view``/``binary_view`` columns (polars ``to_arrow(compat_level=
+    …newest)``, DuckDB) as large strings/binaries, which the readers take; they were an
+    InputError "has the type string_view, which arpad cannot read"."""
+    for at, field in enumerate(table.schema):
+        wanted = VIEWS.get(str(field.type))
+        if wanted is not None:
+            table = table.set_column(at, field.name, table.column(at).cast(wanted))
+    return table
 
 
 def periods_of_dates(table: pa.Table) -> pa.Table:

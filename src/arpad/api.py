@@ -72,7 +72,7 @@ def _arrow(data, what: str) -> pa.Table:
             return pl.read_csv(path, infer_schema=False).to_arrow()
         except pl.exceptions.PolarsError as exc:
             raise ValueError(f"{what}: {path} is not a CSV or Parquet file ({exc})") from None
-    return _tables.periods_of_dates(_in_memory(data, what))
+    return _tables.periods_of_dates(_tables.without_views(_in_memory(data, what)))
 
 
 def _in_memory(data, what: str) -> pa.Table:
