@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 TABLE_KINDS = (
-    "expected a polars or pandas DataFrame, a pyarrow Table, a dict of columns, "
-    "a list of dicts or a file path"
+    "expected a polars or pandas DataFrame, a pyarrow Table or RecordBatchReader, a DuckDB "
+    "relation, a NumPy record array, a dict of columns, a list of dicts or a file path"
 )
 
 

@@ -167,7 +167,8 @@ def rate(
     """Rate in-memory games with one system; one row per player per period.
 
     ``games`` (a polars DataFrame or LazyFrame, a pandas DataFrame, an Arrow table,
-    a dict of columns, a list of dicts (one per row), or the path of a
+    record batch or reader, a DuckDB relation, a NumPy record array, a dict of
+    columns, a list of dicts (one per row), or the path of a
     CSV/Parquet/PGN/TRF file, read as
     ``arpad ingest`` reads it) has the canonical games columns (``white_id``,
     ``black_id``, ``result`` or ``score``, ``date`` or ``period``; docs/schemas.md)
