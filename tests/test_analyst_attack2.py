@@ -311,3 +311,57 @@ def test_store_periods_as_pandas_periods(store):
     for day in (pd.Timestamp("2025-01-01"), dt.date(2025, 1, 1)):
         with pytest.raises(TypeError, match=r"^period: .* \(its month as '2024-03'; Store.list"):
             store.list("elo", period=day)
+
+
+def test_system_must_be_one_name():
+    pairs = {"white_id": ["1"], "black_id": ["2"]}
+    ratings = arpad.rate(GAMES, system="elo")
+    calls = (
+        lambda s: arpad.rate(GAMES, system=s),
+        lambda s: arpad.predict(ratings, pairs, system=s),  # was "unhashable type: 'list'"
+    )
+    for call in calls:
+        with pytest.raises(TypeError, match=r"^system: one system name .* got list \(several"):
+            call(["elo"])
+        with pytest.raises(TypeError, match=r"^system: one system name .* got NoneType$"):
+            call(None)  # predict: was AttributeError 'NoneType' object has no attribute
+
+
+def test_rule_values_that_are_no_number_say_so_as_set_does():
+    # in memory these were TypeErrors from the Elo kernel and the range check
+    for bad, text in ((None, "None"), ([32], r"\[32\]")):
+        with pytest.raises(ValueError, match=rf"^rule k: cannot read '{text}' as float$"):
+            arpad.rate(GAMES, system="elo", k=bad)
+    k32 = arpad.rate(GAMES, system="elo", k=32)
+    for same in (np.int64(32), np.float64(32.0), "32", 32.0):
+        # the rules hash too: k=32 hashed as the int 32, "32" as the float --set gives
+        assert arpad.rate(GAMES, system="elo", k=same).equals(k32)
+
+
+def test_rule_values_hash_as_the_command_sets_them(store):
+    store.rate("elo", k=32)
+    stored = store.ratings("elo")["rules_hash"].unique().to_list()
+    store.rate("elo")  # the fixture's ratings back
+    assert arpad.rate(GAMES, system="elo", k=32)["rules_hash"].unique().to_list() == stored
+
+
+def test_fit_draws_takes_results_as_text():
+    expected = [0.5, 0.6, 0.7, 0.4, 0.55]
+    as_numbers = arpad.fit_draws(pd.DataFrame({"expected": expected[:4], "score": [1, 0.5, 1, 0]}))
+    as_text = arpad.fit_draws(  # a forfeit (0-1f) is no game: left out
+        pd.DataFrame({"expected": expected, "score": ["1-0", "1/2-1/2", "1", "0-1", "0-1f"]})
+    )
+    assert as_text == as_numbers
+    with pytest.raises(ValueError, match=r"^predicted: column 'score' holds 'win': White's score"):
+        arpad.fit_draws(pd.DataFrame({"expected": [0.5], "score": ["win"]}))
+
+
+def test_store_takes_series_and_arrays_of_paths_and_sql_parameters(store, tmp_path):
+    other = tmp_path / "more.csv"
+    GAMES.with_columns(pl.col("date").str.replace("2025", "2026")).write_csv(other)
+    report = store.ingest(pd.Series([str(other)]))  # was "got Series (in-memory games…"
+    assert report.accepted == 4
+    assert store.ingest(np.array([str(other)])).accepted == 0  # the same file, once
+    got = store.sql("SELECT ? + ? AS s", np.array([1, 2]))  # was "Values were not provided"
+    assert got["s"].to_list() == [3]
+    assert store.sql("SELECT ? AS s", np.int64(7))["s"].to_list() == [7]  # DuckDB refused it

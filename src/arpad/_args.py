@@ -85,6 +85,78 @@ def _is_date(value: Any) -> bool:
     return isinstance(value, dt.date) or _kind(value) in ("datetime64", "Timestamp")
 
 
+def system_name(value: Any, what: str = "system") -> str:
+    """One system name: a str (a list, None or a number gave an exception from inside the
+    system registry, ``unhashable type: 'list'``)."""
+    if isinstance(value, str):
+        return value
+    hint = ""
+    if isinstance(value, list | tuple | set | frozenset):
+        hint = " (several: one call per system, or Store.reconstruct(systems=[...]))"
+    raise TypeError(f"{what}: one system name (a str such as 'elo'), got {_kind(value)}{hint}")
+
+
+def sql_parameters(params: tuple) -> list:
+    """``Store.sql``'s parameters: given one by one, or as one list, tuple, NumPy array or
+    Series; NumPy scalars as the Python values they hold (DuckDB refused ``np.int64``)."""
+    if len(params) == 1:
+        one = params[0]
+        if isinstance(one, list | tuple):
+            params = tuple(one)
+        elif _array_like(one):
+            params = tuple(one)
+    return [v.item() if type(v).__module__ == "numpy" and hasattr(v, "item") else v for v in params]
+
+
+def _array_like(value: Any) -> bool:
+    """A NumPy array or a pandas/polars Series (one dimension of values)."""
+    root = type(value).__module__.split(".")[0]
+    return root in ("numpy", "pandas", "polars") and _kind(value) in ("ndarray", "Series")
+
+
+def rule_values(settings: dict, system) -> dict:
+    """Rule fields given as keywords to ``rate``/``predict``/``card``: a value that is no
+    number, bool or text for a plain number/bool/text field (``k=None``, ``k=[32]``) is
+    passed as its text, so ``--set``'s parser says ``rule k: cannot read 'None' as
+    float`` (it was a TypeError from inside the kernel or the range check)."""
+    import types
+    import typing
+
+    hints = typing.get_type_hints(system.rules_type)
+    out = {}
+    for key, value in settings.items():
+        hint = hints.get(key)
+        if typing.get_origin(hint) in (typing.Union, types.UnionType):
+            plain = [a for a in typing.get_args(hint) if a is not type(None)]
+            hint = plain[0] if len(plain) == 1 else None
+            if value is None:
+                out[key] = value
+                continue
+        out[key] = _rule_value(value, hint)
+    return out
+
+
+def _rule_value(value: Any, hint: Any) -> Any:
+    """A number as the field's own type (``k=32`` or ``np.int64(32)`` is ``32.0`` for a
+    float field, as ``--set k=32`` parses it, so the rules hash is the command's); a
+    value that is no number, bool or text for a plain field, as its text."""
+    if hint not in (int, float, bool, str):
+        return value
+    if isinstance(value, str):
+        return value
+    if hint is bool and type(value).__name__ in ("bool", "bool_"):
+        return bool(value)
+    if hint is float and isinstance(value, numbers.Real) and _kind(value) not in ("bool", "bool_"):
+        return float(value)
+    if (
+        hint is int
+        and isinstance(value, numbers.Integral)
+        and _kind(value) not in ("bool", "bool_")
+    ):
+        return int(value)
+    return str(value)
+
+
 def player(value: Any, what: str = "player") -> str:
     """One player id or name: a text, or an integer id (73 is player '73')."""
     if isinstance(value, str):
@@ -136,6 +208,8 @@ def paths(value: Any, what: str) -> list:
     if isinstance(value, str | os.PathLike):
         return [_expanded(value)]
     hint = ""
+    if _array_like(value):  # a Series or array of paths
+        value = list(value)
     if type(value).__module__.split(".")[0] in ("pandas", "polars", "pyarrow", "numpy"):
         hint = " (in-memory games: arpad.rate, or write them to a file first)"
     elif isinstance(value, Iterable) and not isinstance(value, Mapping | bytes):

@@ -187,8 +187,9 @@ def rate(
 
     if errors not in ("raise", "skip"):
         raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
-    jobs._check_systems([system])
+    jobs._check_systems([_args.system_name(system)])
     _args.check_keywords("rate", settings, get_system(system), RATE_PARAMETERS)
+    settings = _args.rule_values(settings, get_system(system))
     rules = _args.rules_object(rules, get_system(system))
     if pool not in schemas.POOLS:
         raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}")
@@ -295,11 +296,13 @@ def predict(
     _interrupt.for_rating(
         "arpad.pipeline.predict", systems=[system] if isinstance(system, str) else []
     )
-    from arpad.pipeline import engine
+    from arpad.pipeline import engine, jobs
     from arpad.pipeline.predict import latest_state, of_system, predict_pairings
     from arpad.pipeline.systems import get_system
 
+    jobs._check_systems([_args.system_name(system)])
     _args.check_keywords("predict", settings, get_system(system), PREDICT_PARAMETERS)
+    settings = _args.rule_values(settings, get_system(system))
     rules = _args.rules_object(rules, get_system(system))
     frame = of_system(_whole_ids(pl.from_arrow(_arrow(ratings, "ratings"))), system)
     if get_system(system).expected_uses_rd and not {"rd", "rd_after"} & set(frame.columns):
@@ -357,17 +360,43 @@ def fit_draws(predicted, score: str = "score"):
             f"predicted: no column {missing[0]!r} (predict's output for played games, "
             "with White's score in a column)"
         )
+    if frame.schema[score] in (pl.String, pl.Categorical) or isinstance(
+        frame.schema[score], pl.Enum
+    ):
+        frame = frame.with_columns(_scores_of_text(frame[score], score))
     frame = frame.drop_nulls(["expected", score])
     return fit_nu(
         frame["expected"].cast(pl.Float64).to_numpy(), frame[score].cast(pl.Float64).to_numpy()
     )
 
 
+def _scores_of_text(column: pl.Series, name: str) -> pl.Series:
+    """White's scores given as results (``1-0``, ``1/2-1/2``, ``0-1``, or numbers as text,
+    as a games file has them; pipeline/validate.py ``RESULTS``): the scores; a forfeit is
+    no game (null, left out). Anything else is a ValueError naming the column; it was
+    polars' "conversion from `str` to `f64` failed"."""
+    from arpad.pipeline.validate import RESULTS
+
+    text = column.cast(pl.String).str.strip_chars()
+    known = {k: (v if rated else None) for k, (v, rated) in RESULTS.items()}
+    scores = text.replace_strict(known, default=None, return_dtype=pl.Float64)
+    numbers = text.cast(pl.Float64, strict=False)
+    result = text.is_in(list(known))
+    out = pl.select(pl.when(result).then(scores).otherwise(numbers)).to_series()
+    bad = text.filter(text.is_not_null() & ~result & numbers.is_null())
+    if bad.len():
+        raise ValueError(
+            f"predicted: column {name!r} holds {bad[0]!r}: White's score (1, 0.5, 0) or a "
+            "result (1-0, 1/2-1/2, 0-1)"
+        )
+    return out.alias(name)
+
+
 def _system(system) -> str:
     """``system`` checked as the commands check ``--system``: a one-line ValueError."""
     from arpad.pipeline import jobs
 
-    jobs._check_systems([system])
+    jobs._check_systems([_args.system_name(system)])
     return system
 
 
@@ -479,7 +508,7 @@ class Store:
             )
         how = {k: settings.pop(k) for k in ("flow", "cluster", "workers") if k in settings}
         _interrupt.for_rating(systems=[system] if isinstance(system, str) else [])
-        jobs._check_systems([system])
+        jobs._check_systems([_args.system_name(system)])
         _args.check_keywords(
             "rate", settings, get_system(system), (*STORE_RATE_PARAMETERS, *RUN_KEYWORDS)
         )
@@ -619,6 +648,7 @@ class Store:
         from arpad.pipeline.systems import get_system
 
         _args.check_keywords("card", settings, get_system("fide"), CARD_PARAMETERS)
+        settings = _args.rule_values(settings, get_system("fide"))
         rules = _args.rules_object(rules, get_system("fide"))
         period = _args.period(period, "period")
         if period is None:
@@ -637,16 +667,14 @@ class Store:
         ``?`` in order, given one by one or as one list/tuple."""
         from arpad.pipeline.sql import run_readonly_sql
 
-        if len(params) == 1 and isinstance(params[0], list | tuple):
-            params = tuple(params[0])
-        return run_readonly_sql(self._existing, query, list(params))
+        return run_readonly_sql(self._existing, query, _args.sql_parameters(params))
 
     @_interrupt.reading
     def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
         """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view)."""
         from arpad.pipeline import jobs, schemas
 
-        jobs._check_systems([system])
+        jobs._check_systems([_args.system_name(system)])
         if pool not in schemas.POOLS:  # else an empty frame, as if nothing were rated
             raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}")
         return self.sql(
