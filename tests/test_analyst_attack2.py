@@ -173,6 +173,25 @@ def test_pandas_periods_other_than_months_name_the_column():
         arpad.rate(games, system="elo")
 
 
+def test_pandas_month_periods_as_dates_name_the_column():
+    # a CSV's date 2025-01 is a bad_date: months go in a period column
+    games = _pandas().assign(date=pd.to_datetime(_pandas()["date"]).dt.to_period("M"))
+    with pytest.raises(ValueError, match=r"^games: column 'date' holds pandas Periods of freq"):
+        arpad.rate(games, system="elo")
+
+
+def test_rules_given_as_dates():
+    players = PLAYERS.with_columns(rating=pl.col("rating") + 300)  # K 10 from 2400 (2014)
+    want = arpad.rate(GAMES, system="fide", players=players, rules="2014-07")
+    for day in (pd.Period("2014-07", "M"), pd.Timestamp("2014-07-01"), dt.date(2014, 7, 1)):
+        assert arpad.rate(GAMES, system="fide", players=players, rules=day).equals(want)
+    assert not want.equals(arpad.rate(GAMES, system="fide", players=players, rules="2022-01"))
+    what = arpad.whatif(GAMES, "2014-07", "2022-01", players=players)
+    for day in (pd.Period("2014-07", "M"), pd.Timestamp("2014-07-01")):
+        other = arpad.whatif(GAMES, day, "2022-01", players=players)
+        assert other.movers.equals(what.movers) and other.rules_a == what.rules_a
+
+
 def test_duplicate_column_names_name_the_argument():
     games = pd.concat([_pandas(), _pandas()[["white_id"]]], axis=1)
     with pytest.raises(ValueError, match=r"^games: duplicate column names: white_id$"):

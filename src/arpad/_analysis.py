@@ -114,6 +114,7 @@ def _rules_spec(value: Any, what: str) -> str:
     """One side of a what-if: a ``--rules`` spec (a date, a JSON file) or ``"dated"``."""
     if isinstance(value, os.PathLike):
         return str(Path(value).expanduser())
+    value = _args.date_text(value)  # a date, Timestamp or monthly Period: the date it names
     if not isinstance(value, str):
         raise TypeError(
             f"{what}: a --rules spec (a date such as '2014-07', a JSON file, or 'dated' "

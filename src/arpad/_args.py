@@ -79,6 +79,18 @@ def period(value: Any, what: str) -> int | None:
         raise ValueError(f"{what}: {exc}") from None
 
 
+def date_text(value: Any) -> Any:
+    """A ``datetime.date``/``datetime``, pandas ``Timestamp`` or monthly ``Period`` as the
+    ``--rules`` date it names ('2014-07-01', '2014-07'); anything else as it is."""
+    import datetime as dt
+
+    if type(value).__module__.split(".")[0] == "pandas" and _kind(value) == "Period":
+        return value.strftime("%Y-%m") if str(value.freqstr).upper() in ("M", "ME") else value
+    if isinstance(value, dt.date) or _kind(value) == "Timestamp":
+        return value.strftime("%Y-%m-%d")
+    return value
+
+
 def _is_date(value: Any) -> bool:
     import datetime as dt
 
@@ -263,7 +275,9 @@ def check_run_keywords(function: str, settings: dict, systems, parameters: tuple
 
 def rules_object(rules: Any, system) -> Any:
     """``rules`` as ``rate``/``predict`` take it: None, a ``--rules`` spec (str or path), or
-    the system's own rules object; anything else is a TypeError."""
+    the system's own rules object (a date, Timestamp or monthly Period is the date it
+    names); anything else is a TypeError."""
+    rules = date_text(rules)
     if (
         rules is None
         or isinstance(rules, str | os.PathLike)

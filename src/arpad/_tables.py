@@ -79,13 +79,13 @@ def from_columns(columns: dict, what: str) -> pa.Table:
         raise ValueError(f"{what}: the dict's columns do not make a table: {exc}") from None
 
 
-PERIOD_FORMATS = {"D": "%Y-%m-%d", "M": "%Y-%m", "Y-DEC": "%Y", "A-DEC": "%Y"}
+PERIOD_FORMATS = {"D": "%Y-%m-%d", "M": "%Y-%m"}
 
 
 def from_pandas(frame: Any, what: str) -> pa.Table:
     """A pandas DataFrame as a table: duplicate column names and a column of pandas
-    Periods other than days, months or years (a ``period`` of months only) are a
-    ValueError naming the argument; Period columns are their text (``"2024-03"``, as a
+    Periods other than days in ``date`` or months in ``period`` are a ValueError naming
+    the argument; Period columns are their text (``"2024-03"``, as a
     CSV has them); a column mixing types (ids ``1`` and ``"2"``) is its values' text."""
     import pandas as pd
 
@@ -108,9 +108,12 @@ def from_pandas(frame: Any, what: str) -> pa.Table:
             column = column.astype(dtype.categories.dtype)  # categories of Periods
         if isinstance(column.dtype, pd.PeriodDtype):
             freq = str(column.dtype).removeprefix("period[").removesuffix("]").upper()
-            wanted = ("M",) if str(name).lower() == "period" else tuple(PERIOD_FORMATS)
+            # a CSV's date is a day (2025-01 is a bad_date), its period a month
+            wanted = ("M",) if str(name).lower() == "period" else ("D",)
             if freq not in wanted:
-                takes = "months ('M')" if wanted == ("M",) else "days, months or years"
+                takes = (
+                    "months ('M')" if wanted == ("M",) else "days ('D'; months: a period column)"
+                )
                 raise ValueError(
                     f"{what}: column {name!r} holds pandas Periods of frequency {freq}; it "
                     f"takes {takes}"

@@ -516,6 +516,7 @@ class Store:
         if start is not None and end is not None and start > end:
             raise ValueError(f"start {start} is after end {end}")
         shards = _args.whole(shards, "shards", "shards")
+        rules = _args.date_text(rules)
         if rules is not None and not isinstance(rules, str | os.PathLike):
             raise TypeError(
                 f"rules: a --rules spec (a date or a JSON file), got {type(rules).__name__} "
