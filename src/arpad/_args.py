@@ -98,14 +98,15 @@ def _is_date(value: Any) -> bool:
 
 
 def system_name(value: Any, what: str = "system") -> str:
-    """One system name: a str (a list, None or a number gave an exception from inside the
-    system registry, ``unhashable type: 'list'``)."""
+    """One system name: a str; else a ValueError, as an invalid name is (the Store calls
+    said ``invalid system name None`` already; ``predict`` raised ``unhashable type:
+    'list'`` or an AttributeError from inside the system registry)."""
     if isinstance(value, str):
         return value
     hint = ""
     if isinstance(value, list | tuple | set | frozenset):
         hint = " (several: one call per system, or Store.reconstruct(systems=[...]))"
-    raise TypeError(f"{what}: one system name (a str such as 'elo'), got {_kind(value)}{hint}")
+    raise ValueError(f"{what}: invalid system name {value!r}: one name (a str such as 'elo'){hint}")
 
 
 def sql_parameters(params: tuple) -> list:
