@@ -140,6 +140,13 @@ FIXED = {
     "arrow string_view": lambda: GAMES.to_arrow().cast(
         pa.schema([(c, pa.string_view()) for c in GAMES.columns])
     ),
+    # extra columns of types the readers refuse: "only scalar columns are read"
+    "extra list and struct columns": lambda: GAMES.with_columns(
+        tags=pl.lit(["a", "b"]), note=pl.struct(a=pl.lit(1))
+    ),
+    "extra timedelta and mixed object columns": lambda: _pandas().assign(
+        clock=pd.to_timedelta([1, 2, 3, 4], unit="s"), z=[[1], "x", None, 2]
+    ),
     "arrow RecordBatch": lambda: GAMES.to_arrow().to_batches()[0],
     "arrow RecordBatchReader": lambda: pa.RecordBatchReader.from_batches(
         GAMES.to_arrow().schema, GAMES.to_arrow().to_batches(max_chunksize=1)
@@ -171,6 +178,18 @@ def test_pandas_periods_other_than_months_name_the_column():
     games = _with_period(_pandas(), pd.to_datetime(_pandas()["date"]).dt.to_period("Q"))
     with pytest.raises(ValueError, match=r"^games: column 'period' holds pandas Periods of "):
         arpad.rate(games, system="elo")
+
+
+def test_columns_arpad_reads_of_unreadable_types_are_still_named():
+    games = GAMES.with_columns(period=pl.duration(days=pl.Series([1, 1, 2, 2]))).drop("date")
+    with pytest.raises(arpad.InputError, match=r"column 'period' has the type duration"):
+        arpad.rate(games, system="elo")
+
+
+def test_predict_keeps_the_pairings_other_columns_as_they_are():
+    ratings = arpad.rate(GAMES, system="elo")
+    pairs = pl.DataFrame({"white_id": ["1"], "black_id": ["2"], "tags": [["a", "b"]]})
+    assert arpad.predict(ratings, pairs, system="elo")["tags"].to_list() == [["a", "b"]]
 
 
 def test_pandas_month_periods_as_dates_name_the_column():

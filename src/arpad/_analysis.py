@@ -163,7 +163,9 @@ def _table_file(data: Any, what: str, folder: Path) -> str:
     from arpad.api import _arrow
 
     path = folder / f"{what}.parquet"
-    pq.write_table(_arrow(data, what), path)
+    from arpad._tables import extra_columns_as_text
+
+    pq.write_table(extra_columns_as_text(_arrow(data, what)), path)
     return str(path)
 
 

@@ -141,6 +141,32 @@ def without_views(table: pa.Table) -> pa.Table:
     return table
 
 
+def _unreadable(kind: pa.DataType) -> bool:
+    """A type the readers refuse: nested, durations, times of day, intervals."""
+    t = pa.types
+    return t.is_nested(kind) or t.is_duration(kind) or t.is_time(kind) or t.is_interval(kind)
+
+
+def extra_columns_as_text(table: pa.Table) -> pa.Table:
+    """Columns arpad does not read (a list of tags, a dict of notes, a timedelta), of a
+    type the readers refuse, as their text, as a CSV would hold them: an analyst's frame
+    with such an extra column was an InputError ("only scalar columns are read"). A
+    column arpad reads (``date``, ``period``, ids, …) of such a type stays the readers'
+    InputError naming it."""
+    from arpad.pipeline.readers import GAME_COLUMNS, PLAYER_COLUMNS, column_name
+
+    read = set(GAME_COLUMNS) | set(PLAYER_COLUMNS)
+    for at, field in enumerate(table.schema):
+        if not _unreadable(field.type) or column_name(str(field.name)) in read:
+            continue
+        try:
+            text = table.column(at).cast(pa.string())
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+            text = text_array(table.column(at).to_pylist())
+        table = table.set_column(at, field.name, text)
+    return table
+
+
 def periods_of_dates(table: pa.Table) -> pa.Table:
     """A ``period`` column typed as dates or timestamps (a polars Date, a pandas
     datetime64, tz-aware or not) as the months they fall in, YYYYMM (the calendar date

@@ -106,7 +106,8 @@ def _validated(data, kind: str, mapping: str | None, errors: str):
         raw = read_any(Path(data).expanduser(), mapping=mapping, kind=kind)
     else:
         name = f"<{kind} DataFrame>"
-        raw = raw_from_arrow(_arrow(data, kind), Path(name), "dataframe", mapping, kind)
+        table = _tables.extra_columns_as_text(_arrow(data, kind))
+        raw = raw_from_arrow(table, Path(name), "dataframe", mapping, kind)
     check = validate_players if kind == "players" else validate_games
     validated = check(raw, name, "memory")
     bad = validated.quarantine
