@@ -403,3 +403,16 @@ def test_store_takes_series_and_arrays_of_paths_and_sql_parameters(store, tmp_pa
     got = store.sql("SELECT ? + ? AS s", np.array([1, 2]))  # was "Values were not provided"
     assert got["s"].to_list() == [3]
     assert store.sql("SELECT ? AS s", np.int64(7))["s"].to_list() == [7]  # DuckDB refused it
+
+
+def test_store_reconstruct_with_two_workers_equals_one(store):
+    store.reconstruct({"glicko", "elo"})
+    alone = {s: store.ratings(s).drop("run_id", strict=False) for s in ("elo", "glicko")}
+    summaries = (
+        store.reconstruct(s for s in ("elo", "glicko")),
+        store.reconstruct(("elo", "glicko"), pools=("standard",), workers=2),
+    )
+    assert [sorted(x.system for x in run) for run in summaries] == [["elo", "glicko"]] * 2
+    for system, frame in alone.items():
+        assert frame.height == 8  # 4 players, 2 periods
+        assert store.ratings(system).drop("run_id", strict=False).equals(frame)
