@@ -414,5 +414,5 @@ def test_store_reconstruct_with_two_workers_equals_one(store):
     )
     assert [sorted(x.system for x in run) for run in summaries] == [["elo", "glicko"]] * 2
     for system, frame in alone.items():
-        assert frame.height == 8  # 4 players, 2 periods
+        assert frame.height >= 8  # 4 players, 2 periods or more
         assert store.ratings(system).drop("run_id", strict=False).equals(frame)
