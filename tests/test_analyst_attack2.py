@@ -248,7 +248,9 @@ def test_empty_inputs_give_no_rows_with_the_columns_or_name_what_is_missing():
     columns = arpad.rate(GAMES, system="elo").columns
     for empty in (GAMES.clear(), GAMES.clear().lazy(), _pandas().iloc[:0],
                   GAMES.to_arrow().slice(0, 0), {c: [] for c in GAMES.columns},
-                  np.array([], dtype=[(c, "U10") for c in GAMES.columns])):  # fmt: skip
+                  np.array([], dtype=[(c, "U10") for c in GAMES.columns]),
+                  pa.RecordBatchReader.from_batches(GAMES.to_arrow().schema, []),
+                  duckdb.connect().from_arrow(GAMES.to_arrow()).limit(0)):  # fmt: skip
         out = arpad.rate(empty, system="elo")
         assert out.height == 0 and out.columns == columns
     for nothing in ([], {}, iter([])):  # no columns at all: as a CSV with no header
