@@ -114,6 +114,7 @@ def _rules_spec(value: Any, what: str) -> str:
     """One side of a what-if: a ``--rules`` spec (a date, a JSON file) or ``"dated"``."""
     if isinstance(value, os.PathLike):
         return str(Path(value).expanduser())
+    value = _args.date_text(value)  # a date, Timestamp or monthly Period: the date it names
     if not isinstance(value, str):
         raise TypeError(
             f"{what}: a --rules spec (a date such as '2014-07', a JSON file, or 'dated' "
@@ -162,7 +163,9 @@ def _table_file(data: Any, what: str, folder: Path) -> str:
     from arpad.api import _arrow
 
     path = folder / f"{what}.parquet"
-    pq.write_table(_arrow(data, what), path)
+    from arpad._tables import extra_columns_as_text
+
+    pq.write_table(extra_columns_as_text(_arrow(data, what)), path)
     return str(path)
 
 

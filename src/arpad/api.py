@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from arpad import _args, _interrupt
+from arpad import _args, _interrupt, _tables
 from arpad._analysis import backtest, whatif
 from arpad.pipeline.draws import DrawModel
 from arpad.pipeline.errors import InputError, StoreBusyError
@@ -72,6 +72,10 @@ def _arrow(data, what: str) -> pa.Table:
             return pl.read_csv(path, infer_schema=False).to_arrow()
         except pl.exceptions.PolarsError as exc:
             raise ValueError(f"{what}: {path} is not a CSV or Parquet file ({exc})") from None
+    return _tables.periods_of_dates(_tables.without_views(_in_memory(data, what)))
+
+
+def _in_memory(data, what: str) -> pa.Table:
     if isinstance(data, pa.Table):
         return data
     if isinstance(data, pl.DataFrame):
@@ -79,12 +83,12 @@ def _arrow(data, what: str) -> pa.Table:
     if isinstance(data, pl.LazyFrame):
         return data.collect().to_arrow()
     if isinstance(data, dict):
-        try:
-            return pa.table(data)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise ValueError(f"{what}: the dict's columns do not make a table: {exc}") from None
+        return _tables.from_columns(data, what)
     if type(data).__module__.startswith("pandas"):
-        return pa.Table.from_pandas(data, preserve_index=False)
+        return _tables.from_pandas(data, what)
+    other = _tables.other_kinds(data, what)
+    if other is not None:
+        return other
     rows = _args.rows_of_dicts(data, what)
     if rows is not None:
         return rows
@@ -102,7 +106,8 @@ def _validated(data, kind: str, mapping: str | None, errors: str):
         raw = read_any(Path(data).expanduser(), mapping=mapping, kind=kind)
     else:
         name = f"<{kind} DataFrame>"
-        raw = raw_from_arrow(_arrow(data, kind), Path(name), "dataframe", mapping, kind)
+        table = _tables.extra_columns_as_text(_arrow(data, kind))
+        raw = raw_from_arrow(table, Path(name), "dataframe", mapping, kind)
     check = validate_players if kind == "players" else validate_games
     validated = check(raw, name, "memory")
     bad = validated.quarantine
@@ -163,7 +168,8 @@ def rate(
     """Rate in-memory games with one system; one row per player per period.
 
     ``games`` (a polars DataFrame or LazyFrame, a pandas DataFrame, an Arrow table,
-    a dict of columns, a list of dicts (one per row), or the path of a
+    record batch or reader, a DuckDB relation, a NumPy record array, a dict of
+    columns, a list of dicts (one per row), or the path of a
     CSV/Parquet/PGN/TRF file, read as
     ``arpad ingest`` reads it) has the canonical games columns (``white_id``,
     ``black_id``, ``result`` or ``score``, ``date`` or ``period``; docs/schemas.md)
@@ -182,8 +188,9 @@ def rate(
 
     if errors not in ("raise", "skip"):
         raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
-    jobs._check_systems([system])
+    jobs._check_systems([_args.system_name(system)])
     _args.check_keywords("rate", settings, get_system(system), RATE_PARAMETERS)
+    settings = _args.rule_values(settings, get_system(system))
     rules = _args.rules_object(rules, get_system(system))
     if pool not in schemas.POOLS:
         raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}")
@@ -290,20 +297,22 @@ def predict(
     _interrupt.for_rating(
         "arpad.pipeline.predict", systems=[system] if isinstance(system, str) else []
     )
-    from arpad.pipeline import engine
+    from arpad.pipeline import engine, jobs
     from arpad.pipeline.predict import latest_state, of_system, predict_pairings
     from arpad.pipeline.systems import get_system
 
+    jobs._check_systems([_args.system_name(system)])
     _args.check_keywords("predict", settings, get_system(system), PREDICT_PARAMETERS)
+    settings = _args.rule_values(settings, get_system(system))
     rules = _args.rules_object(rules, get_system(system))
-    frame = of_system(pl.from_arrow(_arrow(ratings, "ratings")), system)
+    frame = of_system(_whole_ids(pl.from_arrow(_arrow(ratings, "ratings"))), system)
     if get_system(system).expected_uses_rd and not {"rd", "rd_after"} & set(frame.columns):
         raise ValueError(
             f"ratings: {system} predicts with the players' RDs and this frame has no rd or "
             "rd_after column (Store.list has none: use Store.ratings or rate's result)"
         )
     state = latest_state(frame)
-    pairs = pl.from_arrow(_arrow(pairings, "pairings"))
+    pairs = _whole_ids(pl.from_arrow(_arrow(pairings, "pairings")))
     if rules is not None and not isinstance(rules, str | os.PathLike):
         base = rules
     else:
@@ -312,6 +321,20 @@ def predict(
         base = get_system(system).rules_type()
     rules_obj = engine.apply_overrides(base, settings)
     return predict_pairings(state, pairs, system, rules_obj, _draw_model(draws))
+
+
+def _whole_ids(frame: pl.DataFrame) -> pl.DataFrame:
+    """Player ids held as floats (a pandas integer column with a missing value) as the
+    whole numbers they hold, as ``rate`` reads them: pairing ``1.0`` is player ``"1"``
+    (it matched no one, and its prediction came back null without a word)."""
+    out = []
+    for name in ("player_id", "white_id", "black_id"):
+        if name in frame.columns and frame.schema[name].is_float():
+            col = pl.col(name)
+            whole = (col == col.floor()) & (col.abs() < 2.0**53)
+            text = pl.when(whole).then(col.cast(pl.Int64, strict=False).cast(pl.String))
+            out.append(text.otherwise(col.cast(pl.String)).alias(name))
+    return frame.with_columns(out) if out else frame
 
 
 def _draw_model(draws):
@@ -338,23 +361,51 @@ def fit_draws(predicted, score: str = "score"):
             f"predicted: no column {missing[0]!r} (predict's output for played games, "
             "with White's score in a column)"
         )
+    if frame.schema[score] in (pl.String, pl.Categorical) or isinstance(
+        frame.schema[score], pl.Enum
+    ):
+        frame = frame.with_columns(_scores_of_text(frame[score], score))
     frame = frame.drop_nulls(["expected", score])
     return fit_nu(
         frame["expected"].cast(pl.Float64).to_numpy(), frame[score].cast(pl.Float64).to_numpy()
     )
 
 
+def _scores_of_text(column: pl.Series, name: str) -> pl.Series:
+    """White's scores given as results (``1-0``, ``1/2-1/2``, ``0-1``, or numbers as text,
+    as a games file has them; pipeline/validate.py ``RESULTS``): the scores; a forfeit is
+    no game (null, left out). Anything else is a ValueError naming the column; it was
+    polars' "conversion from `str` to `f64` failed"."""
+    from arpad.pipeline.validate import RESULTS
+
+    text = column.cast(pl.String).str.strip_chars()
+    known = {k: (v if rated else None) for k, (v, rated) in RESULTS.items()}
+    scores = text.replace_strict(known, default=None, return_dtype=pl.Float64)
+    numbers = text.cast(pl.Float64, strict=False)
+    result = text.is_in(list(known))
+    out = pl.select(pl.when(result).then(scores).otherwise(numbers)).to_series()
+    bad = text.filter(text.is_not_null() & ~result & numbers.is_null())
+    if bad.len():
+        raise ValueError(
+            f"predicted: column {name!r} holds {bad[0]!r}: White's score (1, 0.5, 0) or a "
+            "result (1-0, 1/2-1/2, 0-1)"
+        )
+    return out.alias(name)
+
+
 def _system(system) -> str:
     """``system`` checked as the commands check ``--system``: a one-line ValueError."""
     from arpad.pipeline import jobs
 
-    jobs._check_systems([system])
+    jobs._check_systems([_args.system_name(system)])
     return system
 
 
 RUN_KEYWORDS = ("flow", "cluster", "workers")
 INGEST_PARAMETERS = ("files", "players", "fmt", "mapping", "replace", "wait")
 STORE_RATE_PARAMETERS = ("system", "pool", "start", "end", "rules", "full", "shards", "wait")
+RECONSTRUCT_PARAMETERS = ("systems", "pools", "wait", *RUN_KEYWORDS)
+CARD_PARAMETERS = ("player", "period", "pool", "rules")
 
 
 def launch_job(job: str, request, flow, cluster, workers):
@@ -458,12 +509,15 @@ class Store:
             )
         how = {k: settings.pop(k) for k in ("flow", "cluster", "workers") if k in settings}
         _interrupt.for_rating(systems=[system] if isinstance(system, str) else [])
-        jobs._check_systems([system])
-        _args.check_keywords("rate", settings, get_system(system), STORE_RATE_PARAMETERS)
+        jobs._check_systems([_args.system_name(system)])
+        _args.check_keywords(
+            "rate", settings, get_system(system), (*STORE_RATE_PARAMETERS, *RUN_KEYWORDS)
+        )
         start, end = _args.period(start, "start"), _args.period(end, "end")
         if start is not None and end is not None and start > end:
             raise ValueError(f"start {start} is after end {end}")
         shards = _args.whole(shards, "shards", "shards")
+        rules = _args.date_text(rules)
         if rules is not None and not isinstance(rules, str | os.PathLike):
             raise TypeError(
                 f"rules: a --rules spec (a date or a JSON file), got {type(rules).__name__} "
@@ -489,6 +543,7 @@ class Store:
         how = {k: settings.pop(k) for k in RUN_KEYWORDS if k in settings}
         systems = _args.names(systems, "systems")
         pools = _args.names(pools, "pools")
+        _args.check_run_keywords("reconstruct", settings, systems, RECONSTRUCT_PARAMETERS)
         _interrupt.for_rating(systems=systems or [])
         overrides = {k: str(v) for k, v in settings.items()}
         request = ReconstructRequest(str(self.path), systems, pools, overrides, wait)
@@ -594,6 +649,8 @@ class Store:
         from arpad.pipeline.lookup import one_player
         from arpad.pipeline.systems import get_system
 
+        _args.check_keywords("card", settings, get_system("fide"), CARD_PARAMETERS)
+        settings = _args.rule_values(settings, get_system("fide"))
         rules = _args.rules_object(rules, get_system("fide"))
         period = _args.period(period, "period")
         if period is None:
@@ -612,16 +669,16 @@ class Store:
         ``?`` in order, given one by one or as one list/tuple."""
         from arpad.pipeline.sql import run_readonly_sql
 
-        if len(params) == 1 and isinstance(params[0], list | tuple):
-            params = tuple(params[0])
-        return run_readonly_sql(self._existing, query, list(params))
+        return run_readonly_sql(self._existing, query, _args.sql_parameters(params))
 
     @_interrupt.reading
     def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
         """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view)."""
-        from arpad.pipeline import jobs
+        from arpad.pipeline import jobs, schemas
 
-        jobs._check_systems([system])
+        jobs._check_systems([_args.system_name(system)])
+        if pool not in schemas.POOLS:  # else an empty frame, as if nothing were rated
+            raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}")
         return self.sql(
             "SELECT * FROM ratings WHERE system = ? AND pool = ? ORDER BY period, player_id",
             system,
