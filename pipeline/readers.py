@@ -523,7 +523,7 @@ def raw_from_arrow(
     notes: list[str] = []
     names = [chosen.rename.get(h, h) for h in header] if chosen else tag_aliases(lowered, notes)
     if not chosen:  # unknown columns arpad cannot read are left out, as a CSV's are ignored
-        kept = [i for i, n in enumerate(names) if n in KNOWN_COLUMNS or _readable(table.column(i))]
+        kept = [i for i, n in enumerate(names) if n in KNOWN_COLUMNS or _kept(table.column(i))]
         if len(kept) < len(names):
             table = table.select(kept)
             header, names = [header[i] for i in kept], [names[i] for i in kept]
@@ -834,6 +834,22 @@ def _readable(column: pa.ChunkedArray) -> bool:
         or pa.types.is_fixed_size_binary(kind)
         or _is_uuid(kind)
     )
+
+
+def _kept(column: pa.ChunkedArray) -> bool:
+    """An unknown column arpad keeps beside the ones it reads: one it can read, but not
+    binary (a blob, DuckDB's INTERVAL as 12 bytes), which is never text anyone reads."""
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    binary = (
+        pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+        or pa.types.is_binary_view(kind)
+        or pa.types.is_fixed_size_binary(kind)
+        or _is_uuid(kind)
+    )
+    return _readable(column) and not binary
 
 
 def _is_uuid(kind) -> bool:

@@ -733,3 +733,29 @@ def test_a_hundred_thousand_columns(tmp_path):
     games, quarantine = ingest_parquet(tmp_path, pa.table(columns))
     assert [(g["white_id"], g["black_id"]) for g in games] == [("a", "b")] and not quarantine
     assert time.perf_counter() - start < 120  # quadratic: hours
+
+
+def test_a_duckdb_export_with_every_odd_type(tmp_path):
+    """DuckDB's COPY TO of a games table with extra HUGEINT, UUID, INTERVAL (12 bytes
+    holding NULs), TIME, LIST, STRUCT, MAP, BLOB and ENUM columns: the INTERVAL column
+    refused the file ('holds a NUL character'), an unknown column of no use. Unknown
+    binary columns are left out; the games are what the CSV gives."""
+    duckdb = pytest.importorskip("duckdb")
+    path = tmp_path / "in.parquet"
+    duckdb.connect().execute(
+        f"""COPY (SELECT * FROM (VALUES
+          ('g1', 'a', 2::UBIGINT, 1.0::DECIMAL(4,1), DATE '2024-01-05', 1::HUGEINT, uuid(),
+           INTERVAL 3 DAY, TIME '10:00', [1, 2], {{'x': 1}}, MAP {{'k': 1}}, '\\x00'::BLOB,
+           'a'::ENUM('a', 'b')),
+          ('g2', 'b', 3::UBIGINT, 0.5::DECIMAL(4,1), DATE '2024-01-06', 2::HUGEINT, uuid(),
+           INTERVAL 1 DAY, TIME '11:00', [3], {{'x': 2}}, MAP {{'k': 2}}, 'y'::BLOB,
+           'b'::ENUM('a', 'b'))
+        ) t(game_id, white_id, black_id, score, date, big, u, iv, tm, li, st, mp, bl, en))
+        TO '{path}' (FORMAT parquet)"""
+    )
+    ingest_file(Store(tmp_path / "pq"), path)
+    got = _content(tmp_path / "pq", 0)
+    rows = [["game_id", "white_id", "black_id", "score", "date"],
+            ["g1", "a", "2", "1.0", "2024-01-05"], ["g2", "b", "3", "0.5", "2024-01-06"]]  # fmt: skip
+    assert got == ingest_csv(tmp_path, rows)
+    assert [g["game_id"] for g in got[0]] == ["g1", "g2"]
