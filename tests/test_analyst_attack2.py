@@ -287,7 +287,7 @@ def test_results_fed_back_in():
     first = arpad.predict(ratings, pairs, system="glicko2")
     assert arpad.predict(ratings, first, system="glicko2").equals(first)
     assert arpad.predict(ratings.to_pandas(), pairs.lazy(), system="glicko2").equals(first)
-    with pytest.raises(ValueError, match=r"ratings need player_id and rating"):
+    with pytest.raises(ValueError, match=r"no player_id: the pairings\?"):
         arpad.predict(first, pairs, system="elo")  # predictions are no ratings
 
 
@@ -418,3 +418,17 @@ def test_store_reconstruct_with_two_workers_equals_one(store):
     for system, frame in alone.items():
         assert frame.height >= 8  # 4 players, 2 periods or more
         assert store.ratings(system).drop("run_id", strict=False).equals(frame)
+
+
+def test_predict_with_its_arguments_swapped_says_so():
+    """`predict(pairings, ratings)` (the order swapped, a hurried notebook call) said the
+    frame had no rd column (glicko2) or no player_id; it now names the mistake."""
+    games = {"period": [1, 1], "white_id": ["a", "b"], "black_id": ["c", "d"], "score": [1, 0]}
+    ratings = arpad.rate(games, system="glicko2")
+    pairings = {"white_id": ["a"], "black_id": ["b"]}  # a won, b lost
+    for system in ("glicko2", "elo"):
+        with pytest.raises(
+            ValueError, match=r"the pairings\? The call is predict\(ratings, pairings\)"
+        ):
+            arpad.predict(pairings, ratings, system=system)
+    assert arpad.predict(ratings, pairings, system="glicko2")["expected"][0] > 0.5

@@ -306,6 +306,11 @@ def predict(
     settings = _args.rule_values(settings, get_system(system))
     rules = _args.rules_object(rules, get_system(system))
     frame = of_system(_whole_ids(pl.from_arrow(_arrow(ratings, "ratings"))), system)
+    if "player_id" not in frame.columns and {"white_id", "black_id"} <= set(frame.columns):
+        raise ValueError(
+            "ratings: this frame has white_id and black_id but no player_id: the pairings? "
+            "The call is predict(ratings, pairings)"
+        )
     if get_system(system).expected_uses_rd and not {"rd", "rd_after"} & set(frame.columns):
         raise ValueError(
             f"ratings: {system} predicts with the players' RDs and this frame has no rd or "
