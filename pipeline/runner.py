@@ -379,7 +379,9 @@ class LocalDask:
     def client(self):
         self._started.join()
         if self._error is not None:
-            raise RuntimeError(f"the local Dask cluster did not start: {self._error}")
+            raise RuntimeError(
+                f"the local Dask cluster did not start: {self._error}{unguarded_main_hint()}"
+            )
         return self._client
 
     def _close(self) -> None:
@@ -399,7 +401,34 @@ class LocalDask:
         self.close_in_background()
         self._closing.join()
         if self._error is not None and not quiet:
-            raise RuntimeError(f"the local Dask cluster did not start: {self._error}")
+            raise RuntimeError(
+                f"the local Dask cluster did not start: {self._error}{unguarded_main_hint()}"
+            )
+
+
+def unguarded_main_hint() -> str:
+    """Why a local cluster started from a script fails (docs/runners.md "Workers from a
+    script"): each worker process begins by importing the main script, as Python's
+    multiprocessing does, so a script without an ``if __name__ == "__main__":`` guard
+    starts a cluster again inside each worker, and code piped on stdin cannot be
+    imported at all. Empty for a main module with a guard (``arpad`` itself) or none
+    (a notebook, ``python -c``)."""
+    import sys
+
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not path:
+        return ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            if "__main__" in fh.read():
+                return ""
+        reason = f'{path} has no `if __name__ == "__main__":` guard'
+    except OSError:
+        reason = f"the main program ({path}) is not a file the workers can import"
+    return (
+        f" ({reason}; each worker process starts by importing the main program: in a "
+        'script file, put the calls that use workers= under `if __name__ == "__main__":`)'
+    )
 
 
 @contextlib.contextmanager

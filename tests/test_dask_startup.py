@@ -245,3 +245,37 @@ def test_map_then_on_a_cluster_starts_a_second_stage_unit_without_a_barrier():
         assert out[1][1] < out[0][1] - 1.0, out
         runner.release()
     assert _children() <= before
+
+
+@pytest.mark.once
+def test_a_script_without_a_main_guard_is_told_why_workers_fail(tmp_path):
+    """A script calling the API with ``workers=2`` without a main guard (or code piped
+    on stdin) failed with "Nanny failed to start." and the workers' tracebacks; the
+    error now names the missing guard (docs/runners.md "Workers from a script"). A
+    backtest takes no store lock, so the workers' own calls race nothing."""
+    import subprocess
+    import sys
+
+    body = "import arpad\nprint(arpad.backtest('kaggle2010', systems='elo', workers=2).height)\n"
+    script = tmp_path / "noguard.py"
+    script.write_text(body)
+    env = {**os.environ, "ARPAD_NO_FLOW": "1"}
+    env.pop("PREFECT_API_URL", None)
+    for args, stdin, said in (
+        ([str(script)], None, 'noguard.py has no `if __name__ == "__main__":` guard'),
+        (["-"], body, "(<stdin>) is not a file the workers can import"),
+    ):
+        done = subprocess.run(
+            [sys.executable, *args], input=stdin, capture_output=True, text=True, env=env,
+            timeout=300, cwd=tmp_path,
+        )  # fmt: skip
+        last = done.stderr.strip().splitlines()[-1]
+        assert done.returncode == 1 and last.startswith("RuntimeError: the local Dask cluster")
+        assert said in last and 'under `if __name__ == "__main__":`' in last
+    # the same script with its call under the guard runs on two workers
+    guarded = body.replace("print(", "if __name__ == '__main__':\n    print(")
+    script.write_text(guarded)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout.split()[-1]) > 0
