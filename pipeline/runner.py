@@ -415,7 +415,8 @@ def unguarded_main_hint() -> str:
     (a notebook, ``python -c``)."""
     import sys
 
-    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    main = sys.modules.get("__main__")
+    path = vars(main).get("__file__") if main is not None else None
     if not path:
         return ""
     try:
