@@ -811,29 +811,22 @@ def _check_parquet_column(
             raise InputError(path, row, f"column {name!r} holds a NUL character in row {row}")
 
 
+# The Arrow types a column arpad reads may have (``_readable``; UUIDs besides).
+READABLE_TYPES = (
+    pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view,
+    pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean, pa.types.is_date,
+    pa.types.is_timestamp, pa.types.is_decimal, pa.types.is_null, pa.types.is_binary,
+    pa.types.is_large_binary, pa.types.is_binary_view, pa.types.is_fixed_size_binary,
+)  # fmt: skip
+
+
 def _readable(column: pa.ChunkedArray) -> bool:
     """A column type arpad reads: text (any Arrow string type), numbers, booleans,
     dates, timestamps, decimals, nulls, binary (if UTF-8), or a dictionary of those."""
     kind = column.type
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
-    return (
-        pa.types.is_string(kind)
-        or pa.types.is_large_string(kind)
-        or pa.types.is_string_view(kind)
-        or pa.types.is_integer(kind)
-        or pa.types.is_floating(kind)
-        or pa.types.is_boolean(kind)
-        or pa.types.is_date(kind)
-        or pa.types.is_timestamp(kind)
-        or pa.types.is_decimal(kind)
-        or pa.types.is_null(kind)
-        or pa.types.is_binary(kind)
-        or pa.types.is_large_binary(kind)
-        or pa.types.is_binary_view(kind)
-        or pa.types.is_fixed_size_binary(kind)
-        or _is_uuid(kind)
-    )
+    return _is_uuid(kind) or any(readable(kind) for readable in READABLE_TYPES)
 
 
 def _kept(column: pa.ChunkedArray) -> bool:

@@ -88,37 +88,34 @@ def _open_quote(text: str) -> bool:
     return False
 
 
-def _matching(text: str, start: int) -> int:
-    """Index of the ``]`` closing the ``[`` at ``start`` (quotes skipped)."""
+def _outside_quotes(text: str, start: int = 0):
+    """(index, character, bracket depth after it) of each character of ``text`` from
+    ``start`` that is not inside quotes."""
     depth, quote = 0, None
     for i in range(start, len(text)):
         c = text[i]
         if quote:
             quote = None if c == quote else quote
-        elif c in "\"'":
+            continue
+        if c in "\"'":
             quote = c
-        elif c == "[":
-            depth += 1
-        elif c == "]":
-            depth -= 1
-            if depth == 0:
-                return i
+            continue
+        depth += (c == "[") - (c == "]")
+        yield i, c, depth
+
+
+def _matching(text: str, start: int) -> int:
+    """Index of the ``]`` closing the ``[`` at ``start`` (quotes skipped)."""
+    for i, c, depth in _outside_quotes(text, start):
+        if c == "]" and depth == 0:
+            return i
     raise ValueError(f"unclosed [ in {text!r}")
 
 
 def _first_alternative(text: str) -> str:
     """``--flow | --no-flow`` -> ``--flow`` (a `` | `` outside brackets and quotes)."""
-    depth, quote = 0, None
-    for i, c in enumerate(text):
-        if quote:
-            quote = None if c == quote else quote
-        elif c in "\"'":
-            quote = c
-        elif c == "[":
-            depth += 1
-        elif c == "]":
-            depth -= 1
-        elif c == "|" and depth == 0 and text[i - 1 : i] == " " and text[i + 1 : i + 2] == " ":
+    for i, c, depth in _outside_quotes(text):
+        if c == "|" and depth == 0 and text[i - 1 : i] == " " and text[i + 1 : i + 2] == " ":
             return text[:i]
     return text
 

@@ -20,6 +20,7 @@ import pytest
 from arpad.pipeline.cli import main
 from arpad.pipeline.pgn import read_pgn
 from arpad.pipeline.store import Store
+from tests.test_historian_attack import sql
 
 FILES = (
     "Capablanca.pgn",
@@ -28,16 +29,6 @@ FILES = (
     "kingbase_kb1.pgn",
     "tatamast22.pgn",
 )
-
-
-def sql(store: Path, query: str) -> pl.DataFrame:
-    from arpad.pipeline import catalog
-
-    con = catalog.connect(Store(store))
-    try:
-        return catalog.query_frame(con, query)
-    finally:
-        con.close()
 
 
 def naive_game_count(path: Path) -> int:

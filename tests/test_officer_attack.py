@@ -65,9 +65,9 @@ def run(*args: str) -> int:
     return main([*args, "--no-flow"] if args[0] in ("ingest", "rate") else list(args))
 
 
-def _ingested(tmp_path) -> Path:
-    """A store with January 2024 ingested (games and players), not rated."""
-    (tmp_path / "players.csv").write_text(PLAYERS)
+def _ingested(tmp_path, players: str = PLAYERS) -> Path:
+    """A store with January 2024 ingested (games and ``players``), not rated."""
+    (tmp_path / "players.csv").write_text(players)
     (tmp_path / "jan.csv").write_text(GAMES)
     root = tmp_path / "store"
     s = ["--store", str(root)]
@@ -629,14 +629,8 @@ def test_names_a_spreadsheet_would_run_are_text_in_csv_lists(tmp_path, capsys):
     }
     rows = [f'{pid},"{name.replace(chr(34), chr(34) * 2)}",{2200 - i * 100}'
             for i, (pid, name) in enumerate(hostile.items())]  # fmt: skip
-    (tmp_path / "players.csv").write_text("player_id,name,rating\n" + "\n".join(rows) + "\n")
-    (tmp_path / "jan.csv").write_text(GAMES)
-    root = tmp_path / "store"
+    root = _ingested(tmp_path, "player_id,name,rating\n" + "\n".join(rows) + "\n")
     s = ["--store", str(root)]
-    assert (
-        run("ingest", str(tmp_path / "jan.csv"), "--players", str(tmp_path / "players.csv"), *s)
-        == 0
-    )
     assert run("rate", "--system", "fide", *s) == 0
     assert run("publish", "--system", "fide", "--period", "202401", *s) == 0
     (published,) = (root / "published").rglob("list.csv")

@@ -358,14 +358,8 @@ def test_players_timestamp_dates_are_their_dates(tmp_path):
 
 
 def test_spaced_upper_case_names(tmp_path):
-    table = pa.table(
-        {
-            "White ID": pa.array(WHITE),
-            " BLACK_ID ": pa.array(BLACK),
-            "Score": pa.array([1.0, 0.5, 0.0, 1.0]),
-            "PERIOD": pa.array([202401] * 4),
-        }
-    )
+    table = games_table(period=pa.array([202401] * 4))
+    table = table.rename_columns(["White ID", " BLACK_ID ", "Score", "PERIOD"])
     same_as_csv(tmp_path, table, csv_rows())
 
 
@@ -508,14 +502,8 @@ def test_byte_order_mark_in_the_first_column_name(tmp_path):
     add-ins) names its first column '\\ufeffwhite_id', and the Parquet file written from
     it keeps that name: refused as 'missing required column(s): white_id', where the
     CSV itself ingests (docs/ingest.md: a BOM is fine)."""
-    table = pa.table(
-        {
-            "\ufeffwhite_id": pa.array(WHITE),
-            "black_id": pa.array(BLACK),
-            "score": pa.array([1.0, 0.5, 0.0, 1.0]),
-            "period": pa.array([202401] * 4),
-        }
-    )
+    table = games_table(period=pa.array([202401] * 4))
+    table = table.rename_columns(["\ufeffwhite_id", "black_id", "score", "period"])
     same_as_csv(tmp_path, table, csv_rows())
 
 
