@@ -22,6 +22,9 @@ def ingest_flow(
     replace: bool = False,
     wait: float = 0.0,
     source: str | None = None,
+    keep_probable_duplicates: bool = False,
 ):
-    request = jobs.IngestRequest(store, files, players or [], fmt, mapping, replace, wait, source)
+    request = jobs.IngestRequest(
+        store, files, players or [], fmt, mapping, replace, wait, source, keep_probable_duplicates
+    )
     return jobs.ingest(request, PrefectRunner())

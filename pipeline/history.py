@@ -70,6 +70,51 @@ _SCHEMA = {
 }
 
 
+# Consecutive inactive periods shown as one line by the table of `arpad history`
+# (docs/cli.md "history"): a run of at least this many.
+COLLAPSE_MIN = 2
+
+
+def collapse_inactive(frame: pl.DataFrame, min_run: int = COLLAPSE_MIN) -> pl.DataFrame:
+    """``frame`` (``rating_history``) with every run of at least ``min_run`` consecutive
+    ``inactive`` events as one row: the run's first period, event ``inactive to
+    2022-01 (31 periods)`` (its last period), rating_before of the first, rating_after
+    of the last, delta their difference (0: the rating did not move; WHR's revised
+    history may move it), no games. Any other event (games, an adjustment, new,
+    unrated) ends a run. Nothing else changes."""
+    from arpad.pipeline.periods import period_label
+
+    rows = frame.rows(named=True)
+    out: list[dict] = []
+    k = 0
+    while k < len(rows):
+        end = k
+        while end < len(rows) and rows[end]["event"] == "inactive":
+            end += 1
+        if end - k < min_run:
+            out.append(rows[k])
+            k += 1
+            continue
+        first, last = rows[k], rows[end - 1]
+        before, after = first["rating_before"], last["rating_after"]
+        # 40 characters at most: the table's width for a text (pipeline/output.py)
+        label = f"inactive to {period_label(last['period'])} ({end - k} periods)"
+        delta = after - before if before is not None and after is not None else None
+        out.append(
+            {
+                **first,
+                "event": label,
+                "delta": delta,
+                "rating_after": after,
+                "games": 0,
+                "score": 0.0,
+                "k": None,
+            }
+        )
+        k = end
+    return pl.DataFrame(out, schema=_SCHEMA, orient="row") if out else frame.clear()
+
+
 def _event(r, kind, before, delta, after, games, score, k):
     return (r["period"], kind, before, delta, after, games, score, k, r["status"])
 

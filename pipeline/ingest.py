@@ -32,6 +32,7 @@ from arpad.pipeline import (
     journal,
     names,
     observations,
+    probable_duplicates,
     schemas,
     stream_ingest,
     trail,
@@ -172,6 +173,7 @@ def ingest_file(
     replace: bool = False,
     raw: RawTable | None = None,
     base: str | Path | None = None,
+    keep_probable_duplicates: bool = False,
 ) -> FileReport:
     """Ingest one file (games or players) into the store. See module docstring.
 
@@ -179,7 +181,9 @@ def ingest_file(
     default: the path relative to ``base`` (the working directory), see
     ``source_identity``. ``replace``: games whose game_id is already stored from
     another source are replaced by this file's version (instead of being quarantined
-    as duplicates). ``raw``: the file already read by ``read_any`` (flows/ingest.py
+    as duplicates). ``keep_probable_duplicates``: PGN/TRF games that repeat the date,
+    players and result of a game of another file are stored (default: quarantined,
+    pipeline/probable_duplicates.py). ``raw``: the file already read by ``read_any`` (flows/ingest.py
     reads files in parallel on Dask workers, then stores them one after another).
 
     Nothing is written under a final name until the whole ingest is staged
@@ -198,12 +202,26 @@ def ingest_file(
     batch = digest[:16]
     manifest = store.read_manifest()
     same = manifest.filter(pc.equal(manifest["sha256"], digest))
-    if same.num_rows:
+    # The same bytes again with --keep-probable-duplicates, after an ingest that
+    # quarantined some: stored again as a correction of that source, keeping them.
+    again = (
+        same.num_rows > 0
+        and keep_probable_duplicates
+        and probable_duplicates.quarantined(store, same.column("batch")[0].as_py())
+    )
+    if again:
+        batch = probable_duplicates.kept_batch(batch)
+    if same.num_rows and not again:
         prior = same.column("source")[0].as_py()
         report = FileReport(
             str(path), prior, same.column("kind")[0].as_py(), same.column("format")[0].as_py()
         )
         report.skipped = f"identical content already ingested as {prior}"
+        if probable_duplicates.quarantined(store, same.column("batch")[0].as_py()):
+            report.skipped += (
+                f" (its probable duplicates stay quarantined: "
+                f"{probable_duplicates.KEEP_OPTION} stores them)"
+            )
         if replace or (explicit and source != prior):
             # The bytes are known: --source/--replace cannot give them another meaning.
             report.skipped += (
@@ -216,7 +234,11 @@ def ingest_file(
     if raw is None:
         head = stream_ingest.streamable(path, fmt, mapping, kind)
         raw = head or read_any(path, fmt=fmt, mapping=mapping, kind=kind)
-    previous_mask = _previous_entries(manifest, path, key, raw.kind, explicit)
+    previous_mask = (
+        pc.equal(manifest["sha256"], digest)
+        if again
+        else _previous_entries(manifest, path, key, raw.kind, explicit)
+    )
     previous = manifest.filter(previous_mask)
     source = _label(manifest, previous, path, key, explicit)
     report = FileReport(str(path), source, raw.kind, raw.format, notes=list(raw.notes))
@@ -280,6 +302,12 @@ def ingest_file(
         content = content_digest(validated.accepted)
         before = validated.accepted
         validated, resent = _drop_content_duplicates(store, validated, batch, old_batches)
+        if raw.format in probable_duplicates.FORMATS and not keep_probable_duplicates:
+            validated, probable = probable_duplicates.drop_probable_duplicates(
+                store, validated, batch, old_batches, raw.players
+            )
+            if probable:
+                report.notes.append(probable_duplicates.note(probable))
         accepted = validated.accepted.num_rows
         _resent_notes(
             report, manifest, previous_mask, content, resent, accepted, lambda: digest_v1(before)
@@ -290,6 +318,8 @@ def ingest_file(
         for old in old_batches:
             staged.remove_batch_games(old)
             report.replaced = True
+        if again:  # the quarantined copies are stored now: their rows go
+            probable_duplicates.drop_quarantine(staged, old_batches)
         report.partitions = staged.write_games(validated.accepted, batch)
         journal.crash_point("correction:staged-games")
         touched += changed

@@ -73,6 +73,7 @@ class IngestRequest:
     replace: bool = False
     wait: float = 0.0
     source: str | None = None  # --source NAME: the one games file's source identity
+    keep_probable_duplicates: bool = False  # PGN/TRF (docs/pgn-trf.md "Probable duplicates")
 
     def __post_init__(self):
         self.store = _absolute(self.store)
@@ -105,7 +106,15 @@ def read_file(path: str, kind: str | None, fmt: str | None, mapping: str | None)
 
 
 def store_file(
-    store_root: str, path: str, kind, fmt, mapping, raw, replace: bool, source: str | None = None
+    store_root: str,
+    path: str,
+    kind,
+    fmt,
+    mapping,
+    raw,
+    replace: bool,
+    source: str | None = None,
+    keep_probable_duplicates: bool = False,
 ):
     """Step: validate one file and store it (manifest, partitions, players, quarantine),
     as one atomic transition (pipeline/journal.py)."""
@@ -114,7 +123,14 @@ def store_file(
     if kind == "players":
         return ingest_file(Store(store_root), path, kind="players", raw=raw)
     return ingest_file(
-        Store(store_root), path, fmt=fmt, mapping=mapping, raw=raw, replace=replace, source=source
+        Store(store_root),
+        path,
+        fmt=fmt,
+        mapping=mapping,
+        raw=raw,
+        replace=replace,
+        source=source,
+        keep_probable_duplicates=keep_probable_duplicates,
     )
 
 
@@ -173,6 +189,7 @@ def ingest(req: IngestRequest, runner: Runner = LOCAL):
                     raw,
                     req.replace,
                     req.source,
+                    req.keep_probable_duplicates,
                     name=f"ingest-{Path(path).name}",
                     io=True,
                 )

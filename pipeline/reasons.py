@@ -72,6 +72,12 @@ class Reason(str, Enum):
         "in their colours, result, and round where both name one), under another id or none: "
         'a re-sent file (see "Re-sent games")',
     )
+    PROBABLE_DUPLICATE = (
+        "probable_duplicate",
+        "(PGN, TRF) has the complete date, White, Black and result of a game stored from "
+        "another file, under other Event/Site/Round tags: one game from two collections "
+        '(kept with `--keep-probable-duplicates`; docs/pgn-trf.md "Probable duplicates")',
+    )
     BAD_PLAYER_FIELD = (
         "bad_player_field",
         "(players) has a non-numeric or absurd rating, games count, birth year …",

@@ -46,6 +46,12 @@ def register(sub) -> None:
         help="the source's name: a file ingested again under the same name is a "
         "correction of it (default: the path relative to the working directory)",
     )
+    p.add_argument(
+        "--keep-probable-duplicates",
+        action="store_true",
+        help="PGN/TRF: store games whose date, White, Black and result equal a game of "
+        "another file (default: quarantined as probable_duplicate)",
+    )
     add_orchestration(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -191,6 +197,7 @@ def cmd_ingest(args) -> int:
         args.replace,
         args.wait,
         args.source,
+        args.keep_probable_duplicates,
     )
     return print_ingest_report(run_job(args, "ingest", request))
 

@@ -42,6 +42,12 @@ def register(sub) -> None:
     p.add_argument("--plot", default=None, metavar="FILE.png")
     p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
     p.add_argument("--output", default=None, metavar="FILE")
+    p.add_argument(
+        "--every-period",
+        action="store_true",
+        help="the table lists every inactive period (default: a run of them is one line; "
+        "csv/json/parquet always list every period)",
+    )
     add_store(p)
     p.set_defaults(func=cmd_history)
 
@@ -88,12 +94,15 @@ def cmd_card(args) -> int:
 
 
 def cmd_history(args) -> int:
-    from arpad.pipeline.history import plot_history, rating_history
+    from arpad.pipeline.history import collapse_inactive, plot_history, rating_history
 
     store = require_store(args)
     player = resolve_player(store, args.player, args.system, args.pool)
     frame = rating_history(store, player, args.system, args.pool)
-    output.render(frame, args.fmt, args.output, max_rows=frame.height)
+    # the table is read by a person: runs of inactive periods are one line each;
+    # files are read by programs and keep every period (docs/cli.md "history")
+    shown = frame if args.fmt != "table" or args.every_period else collapse_inactive(frame)
+    output.render(shown, args.fmt, args.output, max_rows=shown.height)
     if args.plot:
         path = plot_history(frame, args.plot, f"{player} — {args.system}/{args.pool}")
         print(f"plot written to {path}", file=sys.stderr)

@@ -407,7 +407,15 @@ def _system(system) -> str:
 
 
 RUN_KEYWORDS = ("flow", "cluster", "workers")
-INGEST_PARAMETERS = ("files", "players", "fmt", "mapping", "replace", "wait")
+INGEST_PARAMETERS = (
+    "files",
+    "players",
+    "fmt",
+    "mapping",
+    "replace",
+    "wait",
+    "keep_probable_duplicates",
+)
 STORE_RATE_PARAMETERS = ("system", "pool", "start", "end", "rules", "full", "shards", "wait")
 RECONSTRUCT_PARAMETERS = ("systems", "pools", "wait", *RUN_KEYWORDS)
 CARD_PARAMETERS = ("player", "period", "pool", "rules")
@@ -467,12 +475,15 @@ class Store:
         mapping: str | None = None,
         replace: bool = False,
         wait: float = 0.0,
+        keep_probable_duplicates: bool = False,
         **how,
     ):
         """Ingest games files (and players files first); returns the ingest report
         (``.accepted``, ``.quarantined``, ``.files``). Rejected rows are quarantined,
         never dropped: see ``sql("SELECT * FROM quarantine")``. ``wait``: seconds to
-        wait for another writer of the store (else ``StoreBusyError`` at once)."""
+        wait for another writer of the store (else ``StoreBusyError`` at once).
+        ``keep_probable_duplicates``: store PGN/TRF games that repeat the date,
+        players and result of a game of another file (docs/pgn-trf.md)."""
         _interrupt.for_rating("arpad.pipeline.ingest", "arpad.pipeline.readers")
         from arpad.pipeline.jobs import IngestRequest
 
@@ -482,7 +493,16 @@ class Store:
                 raise TypeError(f"ingest() got an unexpected keyword argument {key!r}{near}")
         as_list = _args.paths(files, "files")
         players = _args.paths(players, "players")
-        request = IngestRequest(str(self.path), as_list, players, fmt, mapping, replace, wait)
+        request = IngestRequest(
+            str(self.path),
+            as_list,
+            players,
+            fmt,
+            mapping,
+            replace,
+            wait,
+            keep_probable_duplicates=keep_probable_duplicates,
+        )
         return self._run("ingest", request, **how)
 
     def rate(

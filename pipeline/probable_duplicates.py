@@ -1,0 +1,203 @@
+"""Probable duplicates: one historical game read from two collections (docs/pgn-trf.md
+"Probable duplicates").
+
+Two PGN files (or a PGN and a TRF file) often hold the same game with Event, Site and
+Round spelt differently ("London" and "London ENG", Round "1" and "1.1", or no Round),
+so the game ids built from the tags differ and the content check of re-sent games
+(pipeline/stream_ingest.py, which compares player ids and rounds) does not see them:
+the players of a PGN file have file-scoped ids. The rule here, for PGN and TRF
+sources only (the CSV/Parquet bulk path is not touched):
+
+    a game with a complete date whose date, White, Black (in their colours) and
+    result equal those of a game stored from another source file is a probable
+    duplicate: quarantined ``probable_duplicate``, naming the other game's id and
+    file:line, unless the user keeps them (``--keep-probable-duplicates``).
+
+A side is "equal" when the two ids are equal (after merges, docs/identity.md) or the
+two names are equal up to case, blanks and punctuation ("Capablanca, Jose Raul" and
+"capablanca,  jose raul."). Matching is one for one: two games of one day between
+the same players with the same result in one file (a match played twice a day) match
+at most two stored games, the first with the first. Games of one file are never
+compared with each other, and games dated only to the month or year are not compared
+(a year holds many games between two masters).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from arpad.pipeline import identity, schemas
+from arpad.pipeline.reasons import Reason
+from arpad.pipeline.store import Store, read_parquet_file
+from arpad.pipeline.validate import Validated
+
+# Formats whose games are checked: the historian's sources. CSV and Parquet files carry
+# ids of their own (or none) and go through the bulk path unchanged (docs/ingest.md).
+FORMATS = ("pgn", "trf")
+KEEP_OPTION = "--keep-probable-duplicates"
+
+_STORED = ["game_id", "date", "white_id", "black_id", "score", "source"]
+
+
+def _name_key(col: str) -> pl.Expr:
+    """A name compared up to case, blanks and punctuation (letters and digits kept)."""
+    return pl.col(col).str.to_lowercase().str.replace_all(r"[^\p{L}\p{N}]", "")
+
+
+def _names(store: Store, extra: pl.DataFrame | None) -> pl.DataFrame:
+    """player_id -> name: the store's players, then the file's own (PGN tags, TRF lines)."""
+    stored = pl.from_arrow(store.read_players()).select("player_id", "name")
+    frames = [stored]
+    if extra is not None and extra.height and "name" in extra.columns:
+        frames.insert(0, extra.select(pl.col("player_id"), pl.col("name")).cast(pl.String))
+    return (
+        pl.concat(frames, how="vertical_relaxed")
+        .filter(pl.col("player_id").is_not_null() & pl.col("name").is_not_null())
+        .unique("player_id", keep="first")
+    )
+
+
+def _sides(frame: pl.DataFrame, names: pl.DataFrame, aliases: dict[str, str]) -> pl.DataFrame:
+    """``frame`` with the compared forms of both sides: ``_w``/``_b`` (id after merges)
+    and ``_wn``/``_bn`` (name key, or the id when the name is unknown)."""
+    out = frame
+    for side, col in (("_w", "white_id"), ("_b", "black_id")):
+        canon = pl.col(col).replace(aliases) if aliases else pl.col(col)
+        out = out.with_columns(canon.alias(side)).join(
+            names.rename({"player_id": col, "name": f"{side}_name"}),
+            on=col,
+            how="left",
+            maintain_order="left",
+        )
+        out = out.with_columns(
+            pl.coalesce(_name_key(f"{side}_name"), pl.col(col)).alias(f"{side}n")
+        ).drop(f"{side}_name")
+    return out
+
+
+def drop_probable_duplicates(
+    store: Store,
+    v: Validated,
+    batch: str,
+    replaced_batches: list[str] | tuple[str, ...] = (),
+    players: pl.DataFrame | None = None,
+) -> tuple[Validated, int]:
+    """``v`` without its probable duplicates (see the module docstring), which join its
+    quarantine as ``probable_duplicate``. ``players``: the raw players the file
+    describes (their names). Returns the games left and how many were quarantined."""
+    games = v.accepted
+    if games.num_rows == 0:
+        return v, 0
+    incoming = pl.from_arrow(games.select(["date", "period", "white_id", "black_id", "score"]))
+    incoming = incoming.with_row_index("_i").filter(pl.col("date").is_not_null())
+    if incoming.height == 0:
+        return v, 0
+    ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
+    files = [
+        f
+        for period in sorted(set(incoming.get_column("period").to_list()))
+        for pool_dir in sorted(store.games_dir.glob("pool=*"))
+        for f in sorted((pool_dir / f"period={period}").glob("part-*.parquet"))
+        if f.name not in ignore
+    ]
+    if not files:
+        return v, 0
+    stored = pl.concat(
+        [pl.from_arrow(read_parquet_file(f).select(_STORED)) for f in files],
+        how="vertical_relaxed",
+    ).filter(pl.col("date").is_in(incoming.get_column("date").unique().implode()))
+    if stored.height == 0:
+        return v, 0
+    names = _names(store, players)
+    aliases = identity.alias_map(store)
+    inc = _sides(incoming, names, aliases)
+    old = _sides(stored.with_row_index("_s"), names, aliases)
+    pairs = inc.join(old, on=["date", "score"], suffix="_s").filter(
+        ((pl.col("_w") == pl.col("_w_s")) | (pl.col("_wn") == pl.col("_wn_s")))
+        & ((pl.col("_b") == pl.col("_b_s")) | (pl.col("_bn") == pl.col("_bn_s")))
+    )
+    if pairs.height == 0:
+        return v, 0
+    matched = _one_for_one(pairs.select("_i", "_s"))
+    if not matched:
+        return v, 0
+    where = dict(zip(old.get_column("_s").to_list(), old.select("game_id", "source").iter_rows()))
+    index = sorted(matched)
+    dups = games.take(pa.array(index, pa.int64()))
+    keep = pc.invert(
+        pc.is_in(pa.array(range(games.num_rows), pa.int64()), value_set=pa.array(index, pa.int64()))
+    )
+    sources = dups.column("source").to_pylist()
+    details = []
+    for i in index:
+        other_id, other_source = where[matched[i]]
+        details.append(
+            f"probable duplicate of game {other_id} stored from {other_source} (same date, "
+            f"White, Black and result; Event/Site/Round spelt differently): "
+            f"{KEEP_OPTION} keeps it"
+        )
+    rows = pa.table(
+        {
+            "source": [s.rsplit(":", 1)[0] for s in sources],
+            "line": [int(s.rsplit(":", 1)[1]) for s in sources],
+            "reason": [Reason.PROBABLE_DUPLICATE.value] * len(index),
+            "detail": details,
+            "raw": [None] * len(index),
+            "ingest_batch": [batch] * len(index),
+        },
+        schema=schemas.QUARANTINE,
+    )
+    kept = Validated(
+        games.filter(keep),
+        pa.concat_tables([v.quarantine, rows]).sort_by("line"),
+        v.rows_read,
+    )
+    return kept, len(index)
+
+
+def _one_for_one(pairs: pl.DataFrame) -> dict[int, int]:
+    """Incoming row -> the stored row it duplicates, each stored row used once: incoming
+    rows in file order take the first stored row (in stored order) still free."""
+    used: set[int] = set()
+    out: dict[int, int] = {}
+    for i, group in pairs.sort("_i", "_s").group_by("_i", maintain_order=True):
+        for s in group.get_column("_s").to_list():
+            if s not in used:
+                used.add(s)
+                out[i[0]] = s
+                break
+    return out
+
+
+def note(n: int) -> str:
+    """The ingest summary's line on the probable duplicates of a file."""
+    return (
+        f"{n} game(s) with the date, players and result of a game of another file: "
+        f"quarantined as probable_duplicate ({KEEP_OPTION} stores them; docs/pgn-trf.md)"
+    )
+
+
+def quarantined(store: Store, batch: str) -> bool:
+    """True when the ingest ``batch`` quarantined probable duplicates."""
+    path = store.quarantine_dir / f"batch={batch}" / "part-0.parquet"
+    if not path.exists():
+        return False
+    reasons = read_parquet_file(path).column("reason")
+    return bool(pc.any(pc.equal(reasons, Reason.PROBABLE_DUPLICATE.value)).as_py())
+
+
+def kept_batch(batch: str) -> str:
+    """The batch id of a file stored again with its probable duplicates kept (the
+    bytes, hence the usual id, are the same as the first time's)."""
+    return f"{batch}k"
+
+
+def drop_quarantine(staged, batches) -> None:
+    """Remove the quarantine rows of ``batches`` (a source stored again, keeping the
+    probable duplicates it quarantined) in the staged transition."""
+    for batch in batches:
+        path = staged.real.quarantine_dir / f"batch={batch}" / "part-0.parquet"
+        if path.exists():
+            staged.deletes.append(str(path.relative_to(staged.root)))

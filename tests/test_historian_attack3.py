@@ -1,0 +1,289 @@
+"""A historian's sources, round 3 (docs/pgn-trf.md "Historian's sources, round 3"):
+one game from two collections under other Event/Site/Round spellings (probable
+duplicates), the history of a player inactive for a century, and the shapes a hurried
+historian's files take. References: the real files (a naive game count, python-chess),
+a second store built from one file only, and hand-made files whose answer is known."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from arpad.pipeline.cli import main
+from tests.test_historian_attack import sql
+
+KINGBASE = "kingbase_kb1.pgn"
+
+
+def split_games(text: str) -> list[str]:
+    """The games of a PGN text, each from its [Event line (the real files start every
+    game with one)."""
+    return [g for g in re.split(r"\n(?=\[Event )", text) if g.strip()]
+
+
+def respell(game: str, k: int) -> str:
+    """The same game as another database writes it: Site with the country, Round as
+    round.board, Event in capitals, or no Round at all."""
+    game = re.sub(r'\[Site "([^"]*)"\]', r'[Site "\1 ENG"]', game)
+    if k % 3 == 0:
+        game = re.sub(r'\[Round "([^"]*)"\]\n', "", game)
+    elif k % 3 == 1:
+        game = re.sub(r'\[Round "([^"]*)"\]', r'[Round "\1.1"]', game)
+    else:
+        game = re.sub(r'\[Event "([^"]*)"\]', lambda m: f'[Event "{m[1].upper()}"]', game)
+    return game
+
+
+def ratings(store: Path, system: str) -> dict[str, float]:
+    frame = sql(
+        store,
+        f"SELECT player_id, rating_after FROM ratings WHERE system = '{system}' "
+        "AND period = (SELECT max(period) FROM ratings)",
+    )
+    return dict(frame.iter_rows())
+
+
+# -- defect 1: probable duplicates ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def overlap(shared_data, tmp_path_factory):
+    """kingbase_kb1.pgn, and a second collection holding 40 of its games re-spelt plus
+    one game of its own: ingested together (store A), and kingbase alone (store K)."""
+    tmp = tmp_path_factory.mktemp("overlap")
+    real = shared_data / "pgn" / KINGBASE
+    games = split_games(real.read_text(encoding="utf-8"))
+    chosen = list(range(0, 400, 10))
+    other = [respell(games[i], n) for n, i in enumerate(chosen)]
+    own = (
+        '[Event "Club"]\n[Site "Hastings"]\n[Date "2018.12.31"]\n[Round "1"]\n'
+        '[White "Someone, New"]\n[Black "Sundararajan, Kidambi"]\n[Result "1-0"]\n\n'
+        "1. e4 e5 1-0\n"
+    )
+    second = tmp / "other_db.pgn"
+    second.write_text("\n".join(other) + "\n\n" + own, encoding="utf-8")
+    a, k = tmp / "A", tmp / "K"
+    codes = main(["ingest", str(real), str(second), "--store", str(a), "--no-flow"])
+    main(["ingest", str(real), "--store", str(k), "--no-flow"])
+    for store in (a, k):
+        for system in ("elo", "glicko2"):
+            assert main(["rate", "--store", str(store), "--system", system, "--no-flow"]) == 0
+    return a, k, codes, len(chosen), real
+
+
+def test_the_same_game_respelt_in_another_collection_counts_once(overlap):
+    a, k, code, n, _ = overlap
+    assert code == 2  # rows were quarantined
+    stored = sql(a, "SELECT count(*) AS n FROM games").item()
+    alone = sql(k, "SELECT count(*) AS n FROM games").item()
+    assert stored == alone + 1  # only the second file's own game is new
+    q = sql(a, "SELECT reason, detail FROM quarantine WHERE source = 'other_db.pgn'")
+    assert q.get_column("reason").to_list() == ["probable_duplicate"] * n
+    # each names the other game's id and file:line
+    assert all(
+        re.search(r"of game pgn:.*\|2018\.\d\d\.\d\d\|.* stored from kingbase_kb1\.pgn:\d+", d)
+        for d in q.get_column("detail")
+    )
+
+
+def test_ratings_with_the_second_collection_equal_ratings_without_it(overlap):
+    """The duplicates do not count twice: every player of kingbase has the rating the
+    file alone gives (the second file's own game moves its two players only)."""
+    a, k, *_ = overlap
+    for system in ("elo", "glicko2"):
+        with_second, alone = ratings(a, system), ratings(k, system)
+        moved = {p for p in alone if with_second[p] != pytest.approx(alone[p], abs=1e-9)}
+        assert moved <= {"kingbase_kb1.pgn:Sundararajan, Kidambi"}, (system, moved)
+
+
+def test_the_detail_names_the_stored_game_one_for_one(tmp_path):
+    """A match of two games a day in one file stays two games; a second collection with
+    both re-spelt loses both (each naming another stored line); a third game of that day
+    in it is new."""
+    head = (
+        '[Event "{e}"]\n[Site "{s}"]\n[Date "1894.03.15"]\n[Round "{r}"]\n'
+        '[White "Lasker, Emanuel"]\n[Black "Steinitz, William"]\n[Result "1/2-1/2"]\n\n'
+        "1. e4 e5 1/2-1/2\n\n"
+    )
+    one = tmp_path / "match.pgn"
+    one.write_text(
+        head.format(e="WCh", s="New York", r="1") + head.format(e="WCh", s="New York", r="2")
+    )
+    two = tmp_path / "book.pgn"
+    two.write_text(
+        "".join(head.format(e="World Ch.", s="New York USA", r=r) for r in ("1.1", "2.1", "3.1"))
+    )
+    store = tmp_path / "S"
+    assert main(["ingest", str(one), "--store", str(store)]) == 0
+    assert sql(store, "SELECT count(*) FROM games").item() == 2
+    assert main(["ingest", str(two), "--store", str(store)]) == 2
+    q = sql(store, "SELECT line, reason, detail FROM quarantine ORDER BY line")
+    assert q.get_column("reason").to_list() == ["probable_duplicate"] * 2
+    assert "stored from match.pgn:1 " in q.get_column("detail")[0]
+    assert "stored from match.pgn:11 " in q.get_column("detail")[1]
+    assert sql(store, "SELECT count(*) FROM games").item() == 3
+
+
+def test_keep_probable_duplicates_stores_them(tmp_path):
+    text = (
+        '[Event "{e}"]\n[Site "London"]\n[Date "1883.05.01"]\n[Round "1"]\n'
+        '[White "Zukertort, J."]\n[Black "Steinitz, W."]\n[Result "1-0"]\n\n1. e4 1-0\n'
+    )
+    a, b = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    a.write_text(text.format(e="London"))
+    b.write_text(text.format(e="London 1883"))
+    store = tmp_path / "S"
+    assert (
+        main(["ingest", str(a), str(b), "--store", str(store), "--keep-probable-duplicates"]) == 0
+    )
+    assert sql(store, "SELECT count(*) FROM games").item() == 2
+    # forgotten at the first ingest: the same file again with the option stores them,
+    # as a correction of that source (its quarantine rows go)
+    late = tmp_path / "L"
+    assert main(["ingest", str(a), str(b), "--store", str(late)]) == 2
+    assert main(["ingest", str(b), "--store", str(late)]) == 0  # skipped, says why
+    assert main(["ingest", str(b), "--store", str(late), "--keep-probable-duplicates"]) == 0
+    assert sql(late, "SELECT count(*) FROM games").item() == 2
+    assert sql(late, "SELECT count(*) FROM quarantine").item() == 0
+    assert sql(late, "SELECT count(*) FROM manifest").item() == 2
+    # and once stored, the same bytes are skipped again
+    assert main(["ingest", str(b), "--store", str(late), "--keep-probable-duplicates"]) == 0
+    assert sql(late, "SELECT count(*) FROM games").item() == 2
+    # the Python API takes the same option
+    import arpad
+
+    api = arpad.Store(tmp_path / "T")
+    report = api.ingest([a, b])
+    assert (report.accepted, report.quarantined) == (1, 1)
+    api2 = arpad.Store(tmp_path / "U")
+    report = api2.ingest([a, b], keep_probable_duplicates=True)
+    assert (report.accepted, report.quarantined) == (2, 0)
+
+
+def test_games_dated_to_the_year_or_of_other_results_are_not_compared(tmp_path):
+    base = (
+        '[Event "{e}"]\n[Site "?"]\n[Date "{d}"]\n[Round "?"]\n'
+        '[White "Morphy, Paul"]\n[Black "Anderssen, Adolf"]\n[Result "{r}"]\n\n1. e4 {r}\n'
+    )
+    a, b = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    a.write_text(
+        base.format(e="Paris", d="1858.??.??", r="1-0")
+        + "\n"
+        + base.format(e="Paris", d="1858.12.20", r="1-0")
+    )
+    b.write_text(
+        base.format(e="Paris m", d="1858.??.??", r="1-0")  # year only: not compared
+        + "\n" + base.format(e="Paris m", d="1858.12.20", r="0-1")  # another result
+        + "\n" + base.format(e="Paris m", d="1858.12.21", r="1-0")  # another day
+    )  # fmt: skip
+    store = tmp_path / "S"
+    assert main(["ingest", str(a), str(b), "--store", str(store)]) == 0
+    assert sql(store, "SELECT count(*) FROM games").item() == 5
+
+
+def test_csv_games_are_not_checked(tmp_path):
+    """The bulk path is unchanged: two CSV files with the same pairing, date and result
+    under two game ids are two games."""
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("game_id,date,white_id,black_id,result\ng1,2020-01-05,x,y,1-0\n")
+    b.write_text("game_id,date,white_id,black_id,result\ng2,2020-01-05,x,y,1-0\n")
+    store = tmp_path / "S"
+    assert main(["ingest", str(a), str(b), "--store", str(store)]) == 0
+    assert sql(store, "SELECT count(*) FROM games").item() == 2
+
+
+# -- defect 2: history of a long-inactive player --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def eras(shared_data, tmp_path_factory):
+    """The five real files (1851 to 2022: 33 walked periods), rated with Glicko-2."""
+    tmp = tmp_path_factory.mktemp("eras")
+    store = tmp / "S"
+    files = sorted(str(p) for p in (shared_data / "pgn").glob("*.pgn"))
+    assert main(["ingest", *files, "--store", str(store), "--no-flow"]) == 2
+    # the one unfinished game of Capablanca.pgn; no probable duplicate among the five
+    reasons = sql(store, "SELECT reason FROM quarantine")["reason"].to_list()
+    assert reasons == ["unfinished_game"]
+    assert main(["rate", "--store", str(store), "--system", "glicko2", "--no-flow"]) == 0
+    return store
+
+
+def table_rows(out: str) -> list[str]:
+    return [ln for ln in out.splitlines() if ln.startswith("│")]
+
+
+def test_history_of_a_long_inactive_player_collapses_the_run(eras, capsys):
+    walked = sql(eras, "SELECT DISTINCT period FROM ratings ORDER BY period")["period"].to_list()
+    after = [p for p in walked if p > 188612]
+    capsys.readouterr()
+    assert main(["history", "Steinitz", "--store", str(eras), "--system", "glicko2"]) == 0
+    lines = table_rows(capsys.readouterr().out)
+    assert len(lines) == 3  # header, his 1886 match, one line for 1901 to 2022
+    assert "│ 188612 ┆ games " in lines[1] and "┆ 20 " in lines[1]
+    p = after[0]
+    assert f"│ {p} ┆ inactive to 2022-01 ({len(after)} periods) " in lines[2]
+    # the rating did not move while he was away: delta 0, before = after
+    frame = sql(
+        eras,
+        "SELECT rating_after FROM ratings WHERE system = 'glicko2' "
+        "AND player_id = 'WorldChamp1886.pgn:Steinitz, William' ORDER BY period",
+    )
+    assert frame["rating_after"].n_unique() == 1
+    assert "┆ 0.0 " in lines[2]
+
+
+def test_history_files_keep_every_period_and_the_table_flag(eras, capsys):
+    store = str(eras)
+    capsys.readouterr()
+    main(["history", "Steinitz", "--store", store, "--system", "glicko2", "--format", "json"])
+    every = json.loads(capsys.readouterr().out)
+    stored = sql(
+        eras,
+        "SELECT count(*) FROM ratings WHERE system = 'glicko2' "
+        "AND player_id = 'WorldChamp1886.pgn:Steinitz, William'",
+    ).item()
+    assert len(every) == stored == 32
+    main(["history", "Steinitz", "--store", store, "--system", "glicko2", "--every-period"])
+    assert len(table_rows(capsys.readouterr().out)) == len(every) + 1
+    # an active player's table is unchanged: Capablanca played in every walked period
+    # from 1901 to 1941 (the runs after it collapse)
+    main(["history", "Capablanca", "--store", store, "--system", "glicko2", "--format", "csv"])
+    csv = pl.read_csv(capsys.readouterr().out.encode())
+    main(["history", "Capablanca", "--store", store, "--system", "glicko2"])
+    lines = table_rows(capsys.readouterr().out)
+    active = csv.filter(pl.col("event") != "inactive").height
+    assert len(lines) == 1 + active + 1  # header, active rows, one run (2018-12, 2022-01)
+
+
+def test_collapse_inactive_against_a_naive_count():
+    """Runs of two or more inactive events become one row each; the rows and the games
+    add up; delta is the run's whole change."""
+    from arpad.pipeline.history import _SCHEMA, collapse_inactive
+
+    events = ["games", "inactive", "inactive", "inactive", "games", "inactive", "adjustment", "inactive", "inactive"]  # fmt: skip
+    rows = [
+        (190001 + k, e, 1500.0 + k, 1.0 if e != "inactive" else 0.0,
+         1500.0 + k + (1.0 if e != "inactive" else 0.0), 3 if e == "games" else 0, 1.0, None, e)
+        for k, e in enumerate(events)
+    ]  # fmt: skip
+    frame = pl.DataFrame(rows, schema=_SCHEMA, orient="row")
+    out = collapse_inactive(frame)
+    assert out.get_column("event").to_list() == [
+        "games",
+        "inactive to 1900-04 (3 periods)",
+        "games",
+        "inactive",
+        "adjustment",
+        "inactive to 1900-09 (2 periods)",
+    ]
+    assert out.get_column("period").to_list() == [190001, 190002, 190005, 190006, 190007, 190008]
+    assert out.get_column("games").sum() == frame.get_column("games").sum()
+    run = out.row(1, named=True)
+    assert run["rating_before"] == 1501.0 and run["rating_after"] == 1503.0
+    assert run["delta"] == 2.0
+    assert collapse_inactive(frame.head(0)).height == 0
