@@ -15,7 +15,8 @@ import numpy as np
 
 from arpad.kernels.config import jit
 
-LINE, BAD, MOVE, MARKER, LAST, VALUES = 0, 1, 2, 3, 4, 6
+# CASE: 1 when a wanted tag name was written in another case (`[white`)
+LINE, BAD, MOVE, MARKER, LAST, CASE, VALUES = 0, 1, 2, 3, 4, 6, 7
 MARKERS = (None, "1-0", "0-1", "1/2-1/2", "*")  # codes 0..4 of the MARKER column
 _HALF = np.frombuffer(b"1/2-1/2", np.uint8)
 _BYTE_KIND = np.zeros(256, np.uint8)  # 1: ends a line (LF, CR); 2: opens or ends a comment; 3: ]
@@ -169,11 +170,17 @@ def _keep_value(buf, key, klen, start, end, row, names, name_len):
     for k in range(names.shape[0]):
         if name_len[k] == klen:
             same = True
+            folded = False
             for m in range(klen):
-                if buf[key + m] != names[k, m]:
+                # ASCII case folded (| 32): `[white "…"]` is White (docs/pgn-trf.md);
+                # the wanted names are letters, which no other byte folds onto
+                if buf[key + m] | 32 != names[k, m] | 32:
                     same = False
                     break
+                folded = folded or buf[key + m] != names[k, m]
             if same:
+                if folded:
+                    row[CASE] = 1
                 if row[VALUES + 2 * k] < 0:
                     row[VALUES + 2 * k] = start
                     row[VALUES + 2 * k + 1] = end
@@ -323,11 +330,11 @@ def _scan(buf, names, name_len):
             continue
         event = (
             b - a >= 7
-            and buf[a + 1] == 69  # E
-            and buf[a + 2] == 118  # v
-            and buf[a + 3] == 101  # e
-            and buf[a + 4] == 110  # n
-            and buf[a + 5] == 116  # t
+            and buf[a + 1] | 32 == 101  # E or e (any case, as the other tag names)
+            and buf[a + 2] | 32 == 118  # v
+            and buf[a + 3] | 32 == 101  # e
+            and buf[a + 4] | 32 == 110  # n
+            and buf[a + 5] | 32 == 116  # t
             and buf[a + 6] == 32
         )
         if (event and seen_event) or not prev_tag:

@@ -180,6 +180,27 @@ def _year_end(year: pl.Expr) -> pl.Expr:
     )
 
 
+def _dates_as_written() -> list[pl.Expr]:
+    """Date and EventDate in the standard's form, as old databases also write them
+    (docs/pgn-trf.md "Historian's sources, round 3"): a zero for an unknown month or
+    day (``1851.00.00``, ``1851.07.00``) is ``??``; a one-digit month or day
+    (``1851.7.3``) gets its leading zero; a year with unknown digits (``18??``) is an
+    unknown date (then EventDate places the game). The game key is built from the
+    result, so ``1851.7.3`` and ``1851.07.03`` are one game."""
+    out = []
+    for col in ("Date", "EventDate"):
+        d = pl.col(col).str.strip_chars()
+        d = d.str.replace(r"^(\d{4})\.(\d)\.", "$1.0$2.").str.replace(
+            r"^(\d{4}\.\d\d)\.(\d)$", "$1.0$2"
+        )
+        d = d.str.replace(r"^(\d{4})\.(\d)$", "$1.0$2")
+        d = d.str.replace(r"^(\d{4})\.00(\.00|\.\?\?)?$", "$1.??.??")
+        d = d.str.replace(r"^(\d{4}\.\d\d)\.00$", "$1.??")
+        d = pl.when(d.str.contains(r"^\d{0,3}\?")).then(pl.lit("????.??.??")).otherwise(d)
+        out.append(d.alias(col))
+    return out
+
+
 def _date_and_period(col: str) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """(date text, period text, precision) of a PGN date tag; see the module docstring."""
     d = pl.col(col).str.strip_chars()
@@ -232,8 +253,8 @@ def _utf8(data: bytes, path: Path, notes: list[str], first_line: int = 1, what: 
     """The text as UTF-8 bytes under ``readers.decode``'s rules (UTF-8 with or without
     BOM, else Latin-1; UTF-16 and NUL anywhere refused), without building a str for
     UTF-8 text."""
+    data = _from_utf16(data, path, notes, first_line, what)
     readers.refuse_nul(data, path, first_line, what)
-    decode(data[:4], path, [])  # the UTF-16 check
     body = data
     while body.startswith(codecs.BOM_UTF8):
         body = body[3:]
@@ -246,6 +267,33 @@ def _utf8(data: bytes, path: Path, notes: list[str], first_line: int = 1, what: 
         return body
     except (pl.exceptions.ComputeError, pl.exceptions.InvalidOperationError):
         return decode(data, path, notes).encode("utf-8")
+
+
+# A PGN file starts with a tag (or blanks): "[" or a blank next to a NUL byte is UTF-16
+# without a byte-order mark (little- or big-endian).
+_UTF16_STARTS = {b"[\x00": "utf-16-le", b"\x00[": "utf-16-be"}
+for _c in (b" ", b"\t", b"\r", b"\n"):
+    _UTF16_STARTS[_c + b"\x00"] = "utf-16-le"
+    _UTF16_STARTS[b"\x00" + _c] = "utf-16-be"
+
+
+def _from_utf16(data: bytes, path: Path, notes: list[str], first_line: int, what: str) -> bytes:
+    """UTF-16 text (a Windows "Unicode" export: with a byte-order mark, or without one
+    when the file starts with a tag or a blank) as UTF-8 bytes, with a note; other
+    bytes unchanged. It was refused as "binary data (NUL byte)"."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        encoding, how = "utf-16", "byte-order mark"
+    elif data[:2] in _UTF16_STARTS:
+        encoding, how = _UTF16_STARTS[data[:2]], "no byte-order mark"
+    else:
+        return data
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        problem = f"{what}UTF-16 text ({how}) that does not decode: {exc}"
+        raise InputError(path, first_line, problem) from None
+    notes.append(f"{what}decoded as UTF-16 ({how})")
+    return text.lstrip("\ufeff").encode("utf-8")
 
 
 def _blank(buf: bytes) -> bool:
@@ -286,7 +334,17 @@ def game_key() -> pl.Expr:
 def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
     # The compiled scan (and Numba) loads with the first PGN file read, not with
     # every command that registers the reader (docs/runners.md "Start-up").
-    from arpad.kernels.pgn_scan import BAD, LAST, LINE, MARKER, MARKERS, MOVE, VALUES, scan_pgn
+    from arpad.kernels.pgn_scan import (
+        BAD,
+        CASE,
+        LAST,
+        LINE,
+        MARKER,
+        MARKERS,
+        MOVE,
+        VALUES,
+        scan_pgn,
+    )
 
     if kind == "players":
         raise InputError(path, None, "a PGN file holds games, not a players list")
@@ -302,6 +360,12 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         first = first_kept if first_kept > 0 else 1
         raise InputError(path, first, 'no PGN tag pairs ([Tag "value"]) found: not a PGN file')
 
+    other_case = int((rows[:, CASE] == 1).sum())
+    if other_case:  # a converter's `[white "…"]`: read as White (the scan folds case)
+        notes.append(
+            f"{other_case} game(s) with tag names in another case than the PGN standard's "
+            "([white …] read as [White …])"
+        )
     problems: list[tuple[int, str, str, str]] = []
     if pre_n:
         problems.append(
@@ -365,7 +429,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
                 "Round",
             ).alias("_raw")
         )
-        .with_columns(pl.col("Result").str.strip_chars())
+        .with_columns(pl.col("Result").str.strip_chars(), *_dates_as_written())
         # one spelling per name: "Réti" composed (NFC) or decomposed (NFD, as macOS
         # tools write it) is the same player and the same game key
         .with_columns(*([] if raw_bytes.isascii() else [pl.col(*KEY_TAGS).str.normalize("NFC")]))

@@ -287,3 +287,98 @@ def test_collapse_inactive_against_a_naive_count():
     assert run["rating_before"] == 1501.0 and run["rating_after"] == 1503.0
     assert run["delta"] == 2.0
     assert collapse_inactive(frame.head(0)).height == 0
+
+
+# -- round 3 attack: the shapes a hurried historian's files take ----------------------------
+
+GAME = (
+    '[Event "Hastings"]\n[Site "Hastings"]\n[Date "1895.08.{day:02d}"]\n[Round "{day}"]\n'
+    '[White "Pillsbury, Harry Nelson"]\n[Black "Tarrasch, Siegbert"]\n[Result "1-0"]\n\n'
+    "1. e4 e5 2. Nf3 1-0\n\n"
+)
+
+
+def stored_games(path: Path) -> list[tuple]:
+    from arpad.pipeline.pgn import read_pgn
+
+    frame = read_pgn(path).frame
+    return frame.select("game_id", "date", "white_id", "black_id", "result").rows()
+
+
+def test_tag_names_in_lower_case_are_read(tmp_path):
+    """`[white "…"]` (a converter's export): the games were quarantined as games
+    against unknown players; the tags are read whatever their case, with a note."""
+    from arpad.pipeline.pgn import read_pgn
+
+    text = "".join(GAME.format(day=d) for d in (5, 6))
+    proper, lower = tmp_path / "proper.pgn", tmp_path / "lower.pgn"
+    proper.write_text(text)
+    lower.write_text(re.sub(r"^\[(\w+)", lambda m: "[" + m[1].lower(), text, flags=re.M))
+    upper = tmp_path / "upper.pgn"
+    upper.write_text(re.sub(r"^\[(\w+)", lambda m: "[" + m[1].upper(), text, flags=re.M))
+    want = [(g.replace("proper", "x"), *rest) for g, *rest in stored_games(proper)]
+    for path in (lower, upper):
+        got = [(g.replace(path.stem, "x"), *rest) for g, *rest in stored_games(path)]
+        assert [(g, d, w.split(":")[1], b.split(":")[1], r) for g, d, w, b, r in got] == [
+            (g, d, w.split(":")[1], b.split(":")[1], r) for g, d, w, b, r in want
+        ]
+        assert any("tag names" in n for n in read_pgn(path).notes)
+    assert not any("tag names" in n for n in read_pgn(proper).notes)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_utf16_file_is_read_as_its_utf8_twin(tmp_path, encoding):
+    """A Windows "Unicode" export (UTF-16, with or without a byte-order mark) was
+    refused as "binary data (NUL byte): not a text file"."""
+    from arpad.pipeline.pgn import read_pgn
+
+    text = GAME.format(day=5).replace("Tarrasch, Siegbert", "Réti, Richard")
+    utf8, utf16 = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    utf8.write_text(text, encoding="utf-8")
+    utf16.write_bytes(text.encode(encoding))
+    assert stored_games(utf16) == [
+        (g, d, w.replace("a.pgn", "b.pgn"), b.replace("a.pgn", "b.pgn"), r)
+        for g, d, w, b, r in stored_games(utf8)
+    ]
+    assert any("UTF-16" in n for n in read_pgn(utf16).notes)
+
+
+@pytest.mark.parametrize(
+    "written, date, period, precision",
+    [
+        ("1851.7.3", "1851-07-03", "185107", "day"),  # no leading zeros
+        ("1851.07.00", None, "185107", "month"),  # 00: the day is not known
+        ("1851.00.00", None, "185112", "year"),
+        ("1851.07", None, "185107", "month"),
+        ("1851.07.03", "1851-07-03", "185107", "day"),
+    ],
+)
+def test_dates_written_by_old_databases(tmp_path, written, date, period, precision):
+    """`1851.00.00` (a zero for an unknown month or day) was bad_date, the game lost;
+    `1851.7.3` was stored without its precision."""
+    from arpad.pipeline.pgn import read_pgn
+    from arpad.pipeline.validate import validate_games
+
+    path = tmp_path / "d.pgn"
+    path.write_text(GAME.format(day=5).replace("1895.08.05", written))
+    v = validate_games(read_pgn(path), "d.pgn", "b")
+    assert v.quarantine.num_rows == 0
+    row = pl.from_arrow(v.accepted).row(0, named=True)
+    assert (str(row["date"]) if row["date"] else None, str(row["period"])) == (date, period)
+    assert row["date_precision"] == precision
+    # a complete date gives the game key, so the same game in two files is one
+    assert row["game_id"].startswith("pgn:") == (date is not None)
+
+
+def test_a_year_with_unknown_digits_falls_back_to_event_date(tmp_path):
+    """`18??.??.??` (the decade known) was bad_date: it is an unknown date, so the
+    EventDate places the game, as for `????.??.??`; without one it is missing_period."""
+    from arpad.pipeline.pgn import read_pgn
+    from arpad.pipeline.validate import validate_games
+
+    game = GAME.format(day=5).replace("1895.08.05", "18??.??.??")
+    path = tmp_path / "d.pgn"
+    path.write_text(game.replace('[Round "5"]', '[Round "5"]\n[EventDate "1858.??.??"]') + game)
+    v = validate_games(read_pgn(path), "d.pgn", "b")
+    assert pl.from_arrow(v.accepted).get_column("period").to_list() == [185812]
+    assert v.quarantine.column("reason").to_pylist() == ["missing_period"]
