@@ -114,10 +114,17 @@ def drop_probable_duplicates(
     aliases = identity.alias_map(store)
     inc = _sides(incoming, names, aliases)
     old = _sides(stored.with_row_index("_s"), names, aliases)
-    pairs = inc.join(old, on=["date", "score"], suffix="_s").filter(
-        ((pl.col("_w") == pl.col("_w_s")) | (pl.col("_wn") == pl.col("_wn_s")))
-        & ((pl.col("_b") == pl.col("_b_s")) | (pl.col("_bn") == pl.col("_bn_s")))
-    )
+    # Equi-joins only (a day of a big tournament holds thousands of games): each side
+    # equal by id or by name, the four combinations.
+    pairs = pl.concat(
+        [
+            inc.select("_i", "date", "score", w, b)
+            .join(old.select("_s", "date", "score", w, b), on=["date", "score", w, b])
+            .select("_i", "_s")
+            for w in ("_w", "_wn")
+            for b in ("_b", "_bn")
+        ]
+    ).unique()
     if pairs.height == 0:
         return v, 0
     matched = _one_for_one(pairs.select("_i", "_s"))
@@ -162,12 +169,11 @@ def _one_for_one(pairs: pl.DataFrame) -> dict[int, int]:
     rows in file order take the first stored row (in stored order) still free."""
     used: set[int] = set()
     out: dict[int, int] = {}
-    for i, group in pairs.sort("_i", "_s").group_by("_i", maintain_order=True):
-        for s in group.get_column("_s").to_list():
-            if s not in used:
-                used.add(s)
-                out[i[0]] = s
-                break
+    ordered = pairs.sort("_i", "_s")
+    for i, s in zip(ordered.get_column("_i").to_list(), ordered.get_column("_s").to_list()):
+        if i not in out and s not in used:
+            used.add(s)
+            out[i] = s
     return out
 
 
