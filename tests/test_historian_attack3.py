@@ -382,3 +382,53 @@ def test_a_year_with_unknown_digits_falls_back_to_event_date(tmp_path):
     v = validate_games(read_pgn(path), "d.pgn", "b")
     assert pl.from_arrow(v.accepted).get_column("period").to_list() == [185812]
     assert v.quarantine.column("reason").to_pylist() == ["missing_period"]
+
+
+def test_the_ingest_flow_takes_every_field_of_the_request():
+    """`arpad ingest --flow` passes the request's fields to the Prefect flow by name
+    (pipeline/launch.py): the new option must be a parameter of the flow."""
+    import dataclasses
+    import inspect
+
+    from arpad.flows.ingest import ingest_flow
+    from arpad.pipeline.jobs import IngestRequest
+
+    fields = {f.name for f in dataclasses.fields(IngestRequest)}
+    assert "keep_probable_duplicates" in fields
+    assert fields <= set(inspect.signature(ingest_flow.fn).parameters)
+
+
+def test_a_pgn_of_games_a_trf_holds_counts_once(shared_data, tmp_path):
+    """The Karl Mala 2005 TRF, then a PGN of three of its first-round games as a club
+    bulletin writes them ("Vasquez, Rodrigo" for the TRF's "Vasquez,Rodrigo", no FIDE
+    ids, another event name) and one game the TRF does not hold."""
+    trf = shared_data / "trf" / "fide_example1_karl_mala_2005.trf"
+    store = tmp_path / "S"
+    assert main(["ingest", str(trf), "--store", str(store)]) == 0
+    first = sql(
+        store,
+        "SELECT strftime(g.date, '%Y.%m.%d') AS d, w.name AS w, b.name AS b, g.score, "
+        "g.game_id FROM games g JOIN players w ON w.player_id = g.white_id "
+        "JOIN players b ON b.player_id = g.black_id WHERE g.game_id LIKE '%:r1:%' "
+        "ORDER BY g.game_id LIMIT 3",
+    )
+    result = {1.0: "1-0", 0.0: "0-1", 0.5: "1/2-1/2"}
+    pgn = ""
+    for d, w, b, score, _ in first.iter_rows():
+        pgn += (
+            f'[Event "Karl Mala Memorial"]\n[Site "Dresden"]\n[Date "{d}"]\n[Round "1"]\n'
+            f'[White "{w.replace(",", ", ")}"]\n[Black "{b.replace(",", ", ")}"]\n'
+            f'[Result "{result[score]}"]\n\n1. d4 {result[score]}\n\n'
+        )
+    d, w, b, score, _ = first.row(0)
+    pgn += (  # the same pairing a day later: not in the TRF
+        f'[Event "Karl Mala Memorial"]\n[Site "Dresden"]\n[Date "2005.07.29"]\n'
+        f'[Round "2"]\n[White "{w}"]\n[Black "{b}"]\n[Result "1-0"]\n\n1. d4 1-0\n\n'
+    )
+    bulletin = tmp_path / "bulletin.pgn"
+    bulletin.write_text(pgn + "\n")
+    assert main(["ingest", str(bulletin), "--store", str(store)]) == 2
+    q = sql(store, "SELECT detail FROM quarantine WHERE reason = 'probable_duplicate'")
+    ids = first.get_column("game_id").to_list()
+    assert sorted(re.search(r"of game (.+) stored from", d)[1] for d in q["detail"]) == sorted(ids)
+    assert sql(store, "SELECT count(*) FROM games WHERE source LIKE 'bulletin%'").item() == 1
