@@ -322,7 +322,7 @@ def game_key() -> pl.Expr:
     ``YYYY.MM.DD`` date, a round, non-empty names, event and site not ``?``);
     otherwise null, and validation falls back to ``<file name>:<line>``.
     """
-    parts = [pl.col(t).str.strip_chars() for t in KEY_TAGS]
+    parts = [pl.col(t).str.strip_chars().str.replace_all(r"\s+", " ") for t in KEY_TAGS]
     known = pl.col("Date").str.strip_chars().str.contains(r"^\d{4}\.\d{2}\.\d{2}$")
     for t, part in zip(KEY_TAGS, parts):
         if t != "Date":
@@ -436,25 +436,37 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         .with_columns((bad_tag | truncated | mismatch).alias("_bad"))
         .collect()
     )
+    # A Result tag that is no code of the standard (`0-0`, a double loss; `1/2`) says
+    # what is wrong even when the movetext then ends without a marker (it ends with
+    # that same text): unknown_result, not "file truncated?" (docs/pgn-trf.md)
+    codes = ["1-0", "0-1", "1/2-1/2", "*"]
+    odd = pl.col("Result").is_not_null() & (pl.col("Result") != "") & ~pl.col("Result").is_in(codes)
+    header_only = truncated & ~pl.col("_movetext")
     bad = games.filter(pl.col("_bad")).with_columns(
         pl.when(bad_tag)
         .then(pl.lit(Reason.MALFORMED_ROW))
+        .when(header_only)
+        .then(pl.lit(Reason.TRUNCATED_GAME))
+        .when(odd)
+        .then(pl.lit(Reason.UNKNOWN_RESULT))
         .when(truncated)
         .then(pl.lit(Reason.TRUNCATED_GAME))
-        .when(~pl.col("Result").is_in(["1-0", "0-1", "1/2-1/2", "*"]))
-        .then(pl.lit(Reason.UNKNOWN_RESULT))
         .otherwise(pl.lit(Reason.RESULT_MISMATCH))
         .alias("_reason"),
         pl.when(bad_tag)
         .then(pl.format('malformed tag line {} (expected [Tag "value"])', "_bad_tag_line"))
-        .when(truncated)
+        .when(header_only)
+        .then(pl.lit("tags without movetext (no moves, no termination marker)"))
+        .when(odd)
         .then(
-            pl.when(pl.col("_movetext"))
-            .then(pl.lit("no game termination marker (1-0, 0-1, 1/2-1/2, *): file truncated?"))
-            .otherwise(pl.lit("tags without movetext (no moves, no termination marker)"))
+            pl.format(
+                "unknown result code {} in the Result tag (the PGN standard's: "
+                "1-0, 0-1, 1/2-1/2, *)",
+                "Result",
+            )
         )
-        .when(~pl.col("Result").is_in(["1-0", "0-1", "1/2-1/2", "*"]))
-        .then(pl.format("unknown result code {} in the Result tag", "Result"))
+        .when(truncated)
+        .then(pl.lit("no game termination marker (1-0, 0-1, 1/2-1/2, *): file truncated?"))
         .otherwise(pl.format("Result tag {} but the movetext ends with {}", "Result", "_marker"))
         .alias("_detail"),
     )
@@ -551,7 +563,9 @@ def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:
         )
 
     def name(col: str) -> pl.Expr:
-        v = pl.col(col).str.strip_chars()
+        # runs of blanks inside a name are one ("Capablanca,  Jose Raul", a typist's
+        # double space, is the player of "Capablanca, Jose Raul"; docs/pgn-trf.md)
+        v = pl.col(col).str.strip_chars().str.replace_all(r"\s+", " ")
         return pl.when((v == "") | v.str.contains(UNKNOWN_NAME)).then(None).otherwise(v)
 
     out = games.with_columns(

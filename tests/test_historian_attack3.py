@@ -432,3 +432,35 @@ def test_a_pgn_of_games_a_trf_holds_counts_once(shared_data, tmp_path):
     ids = first.get_column("game_id").to_list()
     assert sorted(re.search(r"of game (.+) stored from", d)[1] for d in q["detail"]) == sorted(ids)
     assert sql(store, "SELECT count(*) FROM games WHERE source LIKE 'bulletin%'").item() == 1
+
+
+def test_a_double_space_in_a_name_is_the_same_player(tmp_path):
+    """ "Capablanca,  Jose Raul" (a typist's double space) was a player of its own."""
+    from arpad.pipeline.pgn import read_pgn
+
+    a = GAME.format(day=5).replace("Pillsbury, Harry Nelson", "Capablanca, Jose Raul")
+    b = GAME.format(day=6).replace("Pillsbury, Harry Nelson", "Capablanca,  Jose  Raul ")
+    path = tmp_path / "d.pgn"
+    path.write_text(a + b)
+    raw = read_pgn(path)
+    assert raw.frame.get_column("white_id").unique().to_list() == ["d.pgn:Capablanca, Jose Raul"]
+    assert raw.players.height == 2
+    # and the game key: the same game with a double space in another file is one game
+    other = tmp_path / "e.pgn"
+    other.write_text(a.replace("Capablanca, Jose Raul", "Capablanca,  Jose Raul"))
+    assert read_pgn(other).frame["game_id"][0] == raw.frame["game_id"][0]
+
+
+@pytest.mark.parametrize("result", ["0-0", "1/2", "+-"])
+def test_a_result_no_standard_knows_is_named(tmp_path, result):
+    """`[Result "0-0"]` (both players scored a loss, as old tournaments did) with the
+    movetext ending the same way was "no game termination marker: file truncated?"."""
+    from arpad.pipeline.pgn import read_pgn
+
+    path = tmp_path / "r.pgn"
+    path.write_text(GAME.format(day=5).replace("1-0", result))
+    raw = read_pgn(path)
+    assert raw.frame.height == 0
+    [(line, reason, detail, _)] = raw.problems
+    assert (line, reason) == (1, "unknown_result")
+    assert f"unknown result code {result} in the Result tag" in detail
