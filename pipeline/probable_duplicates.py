@@ -107,7 +107,12 @@ def drop_probable_duplicates(
     stored = pl.concat(
         [pl.from_arrow(read_parquet_file(f).select(_STORED)) for f in files],
         how="vertical_relaxed",
-    ).filter(pl.col("date").is_in(incoming.get_column("date").unique().implode()))
+    ).filter(
+        pl.col("date").is_in(incoming.get_column("date").unique().implode())
+        # a stored game under the id of an incoming one is that game (--replace
+        # replaces it; otherwise the copy is already duplicate_game_id)
+        & ~pl.col("game_id").is_in(pl.Series(games.column("game_id")).implode())
+    )
     if stored.height == 0:
         return v, 0
     names = _names(store, players)

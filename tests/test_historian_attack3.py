@@ -464,3 +464,15 @@ def test_a_result_no_standard_knows_is_named(tmp_path, result):
     [(line, reason, detail, _)] = raw.problems
     assert (line, reason) == (1, "unknown_result")
     assert f"unknown result code {result} in the Result tag" in detail
+
+
+def test_replace_of_a_pgn_game_is_no_probable_duplicate(tmp_path):
+    """`--replace` of a game by a file with the same game key: the stored copy is the
+    game replaced, not another collection's copy."""
+    a, b = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    a.write_text(GAME.format(day=5))
+    b.write_text(GAME.format(day=5).replace("2. Nf3 1-0", "2. Nf3 Nc6 1-0"))
+    store = tmp_path / "S"
+    assert main(["ingest", str(a), "--store", str(store)]) == 0
+    assert main(["ingest", str(b), "--store", str(store), "--replace"]) == 0
+    assert sql(store, "SELECT source FROM games")["source"].to_list() == ["b.pgn:1"]
