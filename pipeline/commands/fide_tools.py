@@ -46,7 +46,7 @@ def register(sub) -> None:
         "--every-period",
         action="store_true",
         help="the table lists every inactive period (default: a run of them is one line; "
-        "csv/json/parquet always list every period)",
+        "the other formats always list every period)",
     )
     add_store(p)
     p.set_defaults(func=cmd_history)
