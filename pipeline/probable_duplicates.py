@@ -61,18 +61,19 @@ def _names(store: Store, extra: pl.DataFrame | None) -> pl.DataFrame:
 
 def _sides(frame: pl.DataFrame, names: pl.DataFrame, aliases: dict[str, str]) -> pl.DataFrame:
     """``frame`` with the compared forms of both sides: ``_w``/``_b`` (id after merges)
-    and ``_wn``/``_bn`` (name key, or the id when the name is unknown)."""
+    and ``_wn``/``_bn`` (name key of that id — a merged "Lasker, Em." has the name of
+    the "Lasker, Emanuel" it was merged into — or the id when the name is unknown)."""
     out = frame
     for side, col in (("_w", "white_id"), ("_b", "black_id")):
         canon = pl.col(col).replace(aliases) if aliases else pl.col(col)
         out = out.with_columns(canon.alias(side)).join(
-            names.rename({"player_id": col, "name": f"{side}_name"}),
-            on=col,
+            names.rename({"player_id": side, "name": f"{side}_name"}),
+            on=side,
             how="left",
             maintain_order="left",
         )
         out = out.with_columns(
-            pl.coalesce(_name_key(f"{side}_name"), pl.col(col)).alias(f"{side}n")
+            pl.coalesce(_name_key(f"{side}_name"), pl.col(side)).alias(f"{side}n")
         ).drop(f"{side}_name")
     return out
 

@@ -476,3 +476,38 @@ def test_replace_of_a_pgn_game_is_no_probable_duplicate(tmp_path):
     assert main(["ingest", str(a), "--store", str(store)]) == 0
     assert main(["ingest", str(b), "--store", str(store), "--replace"]) == 0
     assert sql(store, "SELECT source FROM games")["source"].to_list() == ["b.pgn:1"]
+
+
+def test_players_merged_before_are_the_same_player(tmp_path):
+    """Names are not guessed ("Lasker, Em." is not "Lasker, Emanuel"), but once the
+    ids are merged a later collection's copy is a probable duplicate."""
+    text = GAME.format(day=5).replace("Pillsbury, Harry Nelson", "{w}")
+    a, b, c = tmp_path / "a.pgn", tmp_path / "b.pgn", tmp_path / "c.pgn"
+    a.write_text(
+        text.format(w="Lasker, Em.")
+        + GAME.format(day=6).replace("Pillsbury, Harry Nelson", "Lasker, Emanuel")
+    )
+    b.write_text(text.format(w="Lasker, Emanuel").replace("Hastings", "Hastings ENG"))
+    c.write_text(text.format(w="Lasker, Emanuel").replace("Hastings", "Hastings 1895"))
+    store = str(tmp_path / "S")
+    assert main(["ingest", str(a), "--store", store]) == 0
+    assert main(["ingest", str(b), "--store", store]) == 0  # not the same name as a:1
+    assert (
+        main(["players", "merge", "a.pgn:Lasker, Emanuel", "a.pgn:Lasker, Em.", "--store", store])
+        == 0
+    )
+    assert main(["ingest", str(c), "--store", store]) == 2
+    # c's copy matches a:1 (merged into "Lasker, Emanuel") and b:1 (that name): one
+    # stored game is enough, and either names the game c repeats
+    q = sql(tmp_path / "S", "SELECT reason, detail FROM quarantine")
+    assert q["reason"].to_list() == ["probable_duplicate"]
+    assert re.search(r"stored from [ab]\.pgn:1 ", q["detail"][0])
+    # with a's merge alone (no b), the merge is what finds it
+    d = tmp_path / "S2"
+    assert main(["ingest", str(a), "--store", str(d)]) == 0
+    assert (
+        main(["players", "merge", "a.pgn:Lasker, Emanuel", "a.pgn:Lasker, Em.", "--store", str(d)])
+        == 0
+    )
+    assert main(["ingest", str(c), "--store", str(d)]) == 2
+    assert "stored from a.pgn:1 " in sql(d, "SELECT detail FROM quarantine")["detail"][0]
