@@ -16,9 +16,10 @@ Decisions where the format leaves room (docs/pgn-trf.md):
   side marked ``w`` (``-`` on both sides: the lower starting rank).
 * Results ``1 = 0`` are rated; ``+ -`` (forfeits) and ``W D L`` (under one
   move) are stored with ``rated = false``; a double forfeit is not a game.
-* The game date is the round's date from the 132 line (``YY/MM/DD``, YY < 50 is
-  20YY), else the start date (042), else the end date (052); free-form dates
-  ``28. 07. 2005``, ``24/09/2010`` (day first), ``May 29, 2020`` are understood.
+* The game date is the round's date from the 132 line (``YY/MM/DD``: the year
+  ending in YY nearest to the start date's; without one YY < 50 is 20YY), else
+  the start date (042), else the end date (052); free-form dates ``28. 07. 2005``,
+  ``24/09/2010`` (day first), ``May 29, 2020`` are understood.
 * Pool: blitz/bullet/rapid/standard named in 092, 122 or 012, else a
   ``N+M``/``N Plus M`` (minutes + seconds) time control there, else standard.
 * Player id: the FIDE id (columns 58–68) when non-zero, else ``<file>#<rank>``.
@@ -111,14 +112,26 @@ def parse_free_date(text: str | None) -> str | None:
     return f"{int(y):04d}-{int(mo):02d}-{int(d):02d}"
 
 
-def round_date(text: str) -> str | None:
-    """A 132-line round date ``YY/MM/DD`` as ISO text; other text is returned as is."""
+def round_date(text: str, start: str | None = None) -> str | None:
+    """A 132-line round date ``YY/MM/DD`` as ISO text; other text is returned as is.
+    The two-digit year is the year ending in YY nearest to the start date's year
+    (``start``, ISO, from 042/052): a TRF written for London 1851 or the 1886 match
+    gives 1851 and 1886, not 1951 and 1986. Without a start date YY < 50 is 20YY,
+    else 19YY."""
     t = text.strip()
     if not t:
         return None
     if m := re.fullmatch(r"(\d{2})[./-](\d{2})[./-](\d{2})", t):
         yy, mo, d = (int(g) for g in m.groups())
-        return f"{2000 + yy if yy < 50 else 1900 + yy:04d}-{mo:02d}-{d:02d}"
+        if start is None:
+            year = 2000 + yy if yy < 50 else 1900 + yy
+        else:
+            base = int(start[:4])
+            year = min(
+                (c * 100 + yy for c in (base // 100 - 1, base // 100, base // 100 + 1)),
+                key=lambda y: abs(y - base),
+            )
+        return f"{year:04d}-{mo:02d}-{d:02d}"
     return parse_free_date(t) or t
 
 
@@ -292,7 +305,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     dates = {}
     for r in range(1, rounds + 1):
         c = BLOCK_START + BLOCK_WIDTH * (r - 1)
-        dates[r] = round_date(cols(dates_line, c, c + 7)) if dates_line else None
+        dates[r] = round_date(cols(dates_line, c, c + 7), start) if dates_line else None
     pool = tournament_pool(header)
     event = header.get("012") or source
     # Games are keyed by the tournament (012 name + start date) when the header has both,

@@ -511,3 +511,41 @@ def test_players_merged_before_are_the_same_player(tmp_path):
     )
     assert main(["ingest", str(c), "--store", str(d)]) == 2
     assert "stored from a.pgn:1 " in sql(d, "SELECT detail FROM quarantine")["detail"][0]
+
+
+def trf_line(rank: int, name: str, opponent: int, colour: str, result: str) -> str:
+    """A TRF16 001 line (FIDE Handbook C.04 Annex 2; columns in docs/pgn-trf.md):
+    no rating, id or birth date; one round block at column 92."""
+    line = f"001 {rank:4d} m    {name:<33} {'':4} {'':3} {'':11} {'':10} {'':4} {'':4}  "
+    assert len(line) == 91
+    return line + f"{opponent:4d} {colour} {result}"
+
+
+@pytest.mark.parametrize(
+    "start, written, day",
+    [
+        ("1851/05/26", "51/05/27", "1851-05-27"),  # was 1951-05-27: a century off
+        ("1886/01/11", "86/01/11", "1886-01-11"),  # was 1986
+        ("1924/12/31", "25/01/02", "1925-01-02"),  # an event over the new year: was 2025
+        ("2005/07/28", "05/07/28", "2005-07-28"),
+        (None, "05/07/28", "2005-07-28"),  # no start date: YY < 50 is 20YY
+        (None, "86/01/11", "1986-01-11"),
+    ],
+)
+def test_trf_round_dates_take_the_century_of_the_start_date(tmp_path, start, written, day):
+    """A TRF written for a historical event (132 round dates are YY/MM/DD): the two-digit
+    year is read in the century of the start date (042), the year nearest to it."""
+    from arpad.pipeline.trf import read_trf
+
+    lines = ["012 London 1851"]
+    if start:
+        lines.append(f"042 {start}")
+    lines.append("132" + " " * 88 + written)
+    lines += [
+        trf_line(1, "Anderssen, Adolf", 2, "w", "1"),
+        trf_line(2, "Kieseritzky, Lionel", 1, "b", "0"),
+    ]
+    path = tmp_path / "l.trf"
+    path.write_text("\n".join(lines) + "\n")
+    raw = read_trf(path)
+    assert raw.frame.get_column("date").to_list() == [day]
