@@ -241,6 +241,8 @@ def ingest_file(
     )
     previous = manifest.filter(previous_mask)
     source = _label(manifest, previous, path, key, explicit)
+    if explicit and raw.format in probable_duplicates.FORMATS:
+        raw = probable_duplicates.scoped_by_source(raw, path.name, source)
     report = FileReport(str(path), source, raw.kind, raw.format, notes=list(raw.notes))
     report.not_stored = dict(raw.not_stored)
     report.accounting = dict(raw.accounting)

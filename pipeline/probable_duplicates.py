@@ -213,3 +213,36 @@ def drop_quarantine(staged, batches) -> None:
         path = staged.real.quarantine_dir / f"batch={batch}" / "part-0.parquet"
         if path.exists():
             staged.deletes.append(str(path.relative_to(staged.root)))
+
+
+def scoped_by_source(raw, file_name: str, source: str):
+    """``raw`` (PGN or TRF) with its file-scoped ids (``<file>:<name>``, ``<file>#<rank>``,
+    a TRF's ``<file>:r1:1-2``) scoped by the source named with ``--source`` instead
+    of the file name: a corrected download (``London1851 (2).pgn --source
+    London1851.pgn``) keeps the players and games of the source it corrects (they
+    were all new ids, the old ones left without games; docs/pgn-trf.md)."""
+    import dataclasses
+
+    if source == file_name:
+        return raw
+
+    def rescope(frame: pl.DataFrame | None, columns) -> pl.DataFrame | None:
+        if frame is None:
+            return None
+        out = []
+        for col in columns:
+            if col in frame.columns:
+                v = pl.col(col)
+                out.append(
+                    pl.when(v.str.starts_with(file_name + ":") | v.str.starts_with(file_name + "#"))
+                    .then(pl.lit(source) + v.str.slice(len(file_name)))
+                    .otherwise(v)
+                    .alias(col)
+                )
+        return frame.with_columns(out) if out else frame
+
+    return dataclasses.replace(
+        raw,
+        frame=rescope(raw.frame, ("white_id", "black_id", "game_id")),
+        players=rescope(raw.players, ("player_id",)),
+    )

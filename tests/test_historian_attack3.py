@@ -549,3 +549,24 @@ def test_trf_round_dates_take_the_century_of_the_start_date(tmp_path, start, wri
     path.write_text("\n".join(lines) + "\n")
     raw = read_trf(path)
     assert raw.frame.get_column("date").to_list() == [day]
+
+
+def test_a_corrected_download_under_source_keeps_its_players(shared_data, tmp_path, monkeypatch):
+    """`London1851 (2).pgn` (one Site re-spelt) ingested with `--source London1851.pgn`
+    corrects the first file: the same 251 games and 43 players. Its file-scoped ids
+    were all new (`London1851 (2).pgn:Staunton, Howard`), the first file's players
+    left without games, merges made on them lost."""
+    first = tmp_path / "London1851.pgn"
+    first.write_bytes((shared_data / "pgn" / "London1851.pgn").read_bytes())
+    second = tmp_path / "London1851 (2).pgn"
+    second.write_bytes(first.read_bytes().replace(b'[Site "London"]', b'[Site "London ENG"]', 1))
+    store = tmp_path / "S"
+    monkeypatch.chdir(tmp_path)  # the first file's source is its relative path
+    assert main(["ingest", first.name, "--store", str(store)]) == 0
+    before = sql(store, "SELECT player_id FROM players ORDER BY 1")
+    assert main(["ingest", second.name, "--source", "London1851.pgn", "--store", str(store)]) == 0
+    assert sql(store, "SELECT player_id FROM players ORDER BY 1").equals(before)
+    assert before.height == 43
+    games = sql(store, "SELECT DISTINCT white_id FROM games")["white_id"]
+    assert games.str.starts_with("London1851.pgn:").all()
+    assert sql(store, "SELECT count(*) FROM games").item() == 251
