@@ -9,7 +9,8 @@ the players of a PGN file have file-scoped ids. The rule here, for PGN and TRF
 sources only (the CSV/Parquet bulk path is not touched):
 
     a game with a complete date whose date, White, Black (in their colours) and
-    result equal those of a game stored from another source file is a probable
+    result equal those of a game stored from another source file (in the same
+    pool) is a probable
     duplicate: quarantined ``probable_duplicate``, naming the other game's id and
     file:line, unless the user keeps them (``--keep-probable-duplicates``).
 
@@ -91,22 +92,27 @@ def drop_probable_duplicates(
     games = v.accepted
     if games.num_rows == 0:
         return v, 0
-    incoming = pl.from_arrow(games.select(["date", "period", "white_id", "black_id", "score"]))
+    incoming = pl.from_arrow(
+        games.select(["date", "period", "pool", "white_id", "black_id", "score"])
+    )
     incoming = incoming.with_row_index("_i").filter(pl.col("date").is_not_null())
     if incoming.height == 0:
         return v, 0
     ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
+    parts = incoming.select("pool", "period").unique().sort("pool", "period").iter_rows()
     files = [
-        f
-        for period in sorted(set(incoming.get_column("period").to_list()))
-        for pool_dir in sorted(store.games_dir.glob("pool=*"))
-        for f in sorted((pool_dir / f"period={period}").glob("part-*.parquet"))
+        (pool, f)
+        for pool, period in parts
+        for f in store.game_files(pool, period)
         if f.name not in ignore
     ]
     if not files:
         return v, 0
     stored = pl.concat(
-        [pl.from_arrow(read_parquet_file(f).select(_STORED)) for f in files],
+        [
+            pl.from_arrow(read_parquet_file(f).select(_STORED)).with_columns(pool=pl.lit(pool))
+            for pool, f in files
+        ],
         how="vertical_relaxed",
     ).filter(
         pl.col("date").is_in(incoming.get_column("date").unique().implode())
@@ -124,8 +130,11 @@ def drop_probable_duplicates(
     # equal by id or by name, the four combinations.
     pairs = pl.concat(
         [
-            inc.select("_i", "date", "score", w, b)
-            .join(old.select("_s", "date", "score", w, b), on=["date", "score", w, b])
+            inc.select("_i", "date", "pool", "score", w, b)
+            .join(
+                old.select("_s", "date", "pool", "score", w, b),
+                on=["date", "pool", "score", w, b],
+            )
             .select("_i", "_s")
             for w in ("_w", "_wn")
             for b in ("_b", "_bn")

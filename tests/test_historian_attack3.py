@@ -570,3 +570,20 @@ def test_a_corrected_download_under_source_keeps_its_players(shared_data, tmp_pa
     games = sql(store, "SELECT DISTINCT white_id FROM games")["white_id"]
     assert games.str.starts_with("London1851.pgn:").all()
     assert sql(store, "SELECT count(*) FROM games").item() == 251
+
+
+def test_games_of_another_pool_are_not_compared(tmp_path):
+    """A blitz game (TimeControl 180+2) and a standard game of one day between the same
+    players with the same result are two games."""
+    game = GAME.format(day=5).replace("1895.08.05", "2018.12.31")
+    a, b = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    a.write_text(game)
+    b.write_text(
+        game.replace('[Round "5"]', '[Round "5"]\n[TimeControl "180+2"]').replace(
+            "Hastings", "Blitz"
+        )
+    )
+    store = tmp_path / "S"
+    assert main(["ingest", str(a), str(b), "--store", str(store)]) == 0
+    pools = sql(store, "SELECT pool FROM games ORDER BY pool")["pool"].to_list()
+    assert pools == ["blitz", "standard"]
