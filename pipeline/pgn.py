@@ -180,6 +180,26 @@ def _year_end(year: pl.Expr) -> pl.Expr:
     )
 
 
+def _odd_dates(games: pl.DataFrame) -> bool:
+    """True when a Date or EventDate is written in a form ``_dates_as_written`` rewrites
+    (a zero month or day, a one-digit month or day, unknown digits of the year)."""
+    odd = r"^\s|\s$|^\d{4}\.(00|\d)(\.|$)|^\d{4}\.\d\d\.(00|\d)$|^\d{0,3}\?"
+    return any(games.get_column(c).str.contains(odd).any() for c in ("Date", "EventDate"))
+
+
+def _blanks_inside(games: pl.DataFrame, columns) -> bool:
+    """True when a value of ``columns`` holds a run of blanks or a tab: then runs of
+    blanks are made one ("Capablanca,  Jose Raul", a typist's double space, is the
+    player of "Capablanca, Jose Raul" and the same game key; docs/pgn-trf.md)."""
+    return any(
+        (
+            games.get_column(c).str.contains("  ", literal=True)
+            | games.get_column(c).str.contains("\t", literal=True)
+        ).any()
+        for c in columns
+    )
+
+
 def _dates_as_written() -> list[pl.Expr]:
     """Date and EventDate in the standard's form, as old databases also write them
     (docs/pgn-trf.md "Historian's sources, round 3"): a zero for an unknown month or
@@ -322,7 +342,7 @@ def game_key() -> pl.Expr:
     ``YYYY.MM.DD`` date, a round, non-empty names, event and site not ``?``);
     otherwise null, and validation falls back to ``<file name>:<line>``.
     """
-    parts = [pl.col(t).str.strip_chars().str.replace_all(r"\s+", " ") for t in KEY_TAGS]
+    parts = [pl.col(t).str.strip_chars() for t in KEY_TAGS]
     known = pl.col("Date").str.strip_chars().str.contains(r"^\d{4}\.\d{2}\.\d{2}$")
     for t, part in zip(KEY_TAGS, parts):
         if t != "Date":
@@ -429,7 +449,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
                 "Round",
             ).alias("_raw")
         )
-        .with_columns(pl.col("Result").str.strip_chars(), *_dates_as_written())
+        .with_columns(pl.col("Result").str.strip_chars())
         # one spelling per name: "Réti" composed (NFC) or decomposed (NFD, as macOS
         # tools write it) is the same player and the same game key
         .with_columns(*([] if raw_bytes.isascii() else [pl.col(*KEY_TAGS).str.normalize("NFC")]))
@@ -442,6 +462,10 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     codes = ["1-0", "0-1", "1/2-1/2", "*"]
     odd = pl.col("Result").is_not_null() & (pl.col("Result") != "") & ~pl.col("Result").is_in(codes)
     header_only = truncated & ~pl.col("_movetext")
+    if _odd_dates(games):  # the rewrite costs ~10% of a read: only files that need it
+        games = games.with_columns(_dates_as_written())
+    if _blanks_inside(games, KEY_TAGS):
+        games = games.with_columns(pl.col(*KEY_TAGS).str.replace_all(r"[ \t]+", " "))
     bad = games.filter(pl.col("_bad")).with_columns(
         pl.when(bad_tag)
         .then(pl.lit(Reason.MALFORMED_ROW))
@@ -563,9 +587,7 @@ def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:
         )
 
     def name(col: str) -> pl.Expr:
-        # runs of blanks inside a name are one ("Capablanca,  Jose Raul", a typist's
-        # double space, is the player of "Capablanca, Jose Raul"; docs/pgn-trf.md)
-        v = pl.col(col).str.strip_chars().str.replace_all(r"\s+", " ")
+        v = pl.col(col).str.strip_chars()
         return pl.when((v == "") | v.str.contains(UNKNOWN_NAME)).then(None).otherwise(v)
 
     out = games.with_columns(
