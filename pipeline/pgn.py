@@ -273,7 +273,7 @@ def _utf8(data: bytes, path: Path, notes: list[str], first_line: int = 1, what: 
     """The text as UTF-8 bytes under ``readers.decode``'s rules (UTF-8 with or without
     BOM, else Latin-1; UTF-16 and NUL anywhere refused), without building a str for
     UTF-8 text."""
-    data = _from_utf16(data, path, notes, first_line, what)
+    data = from_utf16(data, path, notes, first_line, what)
     readers.refuse_nul(data, path, first_line, what)
     body = data
     while body.startswith(codecs.BOM_UTF8):
@@ -289,22 +289,24 @@ def _utf8(data: bytes, path: Path, notes: list[str], first_line: int = 1, what: 
         return decode(data, path, notes).encode("utf-8")
 
 
-# A PGN file starts with a tag (or blanks): "[" or a blank next to a NUL byte is UTF-16
-# without a byte-order mark (little- or big-endian).
-_UTF16_STARTS = {b"[\x00": "utf-16-le", b"\x00[": "utf-16-be"}
-for _c in (b" ", b"\t", b"\r", b"\n"):
-    _UTF16_STARTS[_c + b"\x00"] = "utf-16-le"
-    _UTF16_STARTS[b"\x00" + _c] = "utf-16-be"
+def _ascii_pair(a: int, b: int) -> bool:
+    """Two bytes of text: printable ASCII or a blank (TAB, LF, CR)."""
+    return all(32 <= c < 127 or c in (9, 10, 13) for c in (a, b))
 
 
-def _from_utf16(data: bytes, path: Path, notes: list[str], first_line: int, what: str) -> bytes:
+def from_utf16(
+    data: bytes, path: Path, notes: list[str], first_line: int = 1, what: str = ""
+) -> bytes:
     """UTF-16 text (a Windows "Unicode" export: with a byte-order mark, or without one
-    when the file starts with a tag or a blank) as UTF-8 bytes, with a note; other
-    bytes unchanged. It was refused as "binary data (NUL byte)"."""
+    when its first two characters are ASCII, as a PGN's ``[E`` or a TRF's ``01``) as
+    UTF-8 bytes, with a note; other bytes unchanged. It was refused as "binary data
+    (NUL byte)" (PGN) or "save as UTF-8" (TRF)."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         encoding, how = "utf-16", "byte-order mark"
-    elif data[:2] in _UTF16_STARTS:
-        encoding, how = _UTF16_STARTS[data[:2]], "no byte-order mark"
+    elif len(data) >= 4 and data[1] == data[3] == 0 and _ascii_pair(data[0], data[2]):
+        encoding, how = "utf-16-le", "no byte-order mark"  # "[\0E\0", "0\01\0" (TRF)
+    elif len(data) >= 4 and data[0] == data[2] == 0 and _ascii_pair(data[1], data[3]):
+        encoding, how = "utf-16-be", "no byte-order mark"
     else:
         return data
     try:

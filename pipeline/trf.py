@@ -166,7 +166,8 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     if kind == "players":
         raise InputError(path, None, "a TRF file holds a tournament, not a players list")
     notes: list[str] = []
-    text = decode(path.read_bytes(), path, notes)
+    # UTF-16 (a Windows "Unicode" save) is read as PGN reads it (pipeline/pgn.py)
+    text = decode(pgn.from_utf16(path.read_bytes(), path, notes), path, notes)
     if not text.strip():
         raise InputError(path, 1, "empty file: no TRF records")
     source = path.name

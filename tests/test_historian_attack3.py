@@ -587,3 +587,19 @@ def test_games_of_another_pool_are_not_compared(tmp_path):
     assert main(["ingest", str(a), str(b), "--store", str(store)]) == 0
     pools = sql(store, "SELECT pool FROM games ORDER BY pool")["pool"].to_list()
     assert pools == ["blitz", "standard"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le"])
+def test_a_utf16_trf_is_read_as_its_utf8_twin(shared_data, tmp_path, encoding):
+    """A TRF saved as "Unicode" was refused ("save as UTF-8"); PGN and CSV read it."""
+    from arpad.pipeline.trf import read_trf
+
+    real = shared_data / "trf" / "fide_example1_karl_mala_2005.trf"
+    utf8 = tmp_path / "k.trf"
+    utf8.write_bytes(real.read_bytes())
+    other = tmp_path / "u" / "k.trf"
+    other.parent.mkdir()
+    other.write_bytes(real.read_bytes().decode("utf-8").encode(encoding))
+    a, b = read_trf(utf8), read_trf(other)
+    assert a.frame.equals(b.frame) and a.players.equals(b.players)
+    assert any("UTF-16" in n for n in b.notes)
