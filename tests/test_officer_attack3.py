@@ -180,7 +180,9 @@ def test_three_months_with_a_late_correction(tmp_path, capsys):
     # Ives withdrew before round 1: on the list with her rating, no games, no K.
     assert sept["4100009"] == (2000, 0, None, "rated")
 
+    capsys.readouterr()
     second_month(tmp_path, root)
+    assert "differs from the published" not in capsys.readouterr().out  # the list's ratings
     octo = listed(root, 202610)
     # Nagy (new): 5 games against rated players 1751, 1493, 1607, 1882, 2131 (the
     # October TRF's ratings: the September list), 3 points. §8.2: Ra = (8864 + 2 × 1800)
@@ -340,6 +342,36 @@ def test_a_mistyped_fide_id_is_noted_at_ingest(tmp_path, capsys):
     capsys.readouterr()
     run("ingest", str(again), "--store", str(root))
     assert "new to the store with the name" not in capsys.readouterr().out
+
+
+def test_ratings_copied_from_an_old_list_are_noted(tmp_path, capsys):
+    """October's TRF with the ratings of August (the arbiter's old download) replaced the
+    September list's ratings of every player (docs/observations.md: a stated rating is
+    the published one), so September's changes were lost for October without a word.
+    The ingest summary now names the players whose stated rating differs from the
+    store's published list in force. Ratings as published, and players not on the
+    list (the newcomers), say nothing."""
+    root = tmp_path / "store"
+    first_month(tmp_path, root)
+    path = tmp_path / "october.trf"
+    path.write_text(trf("October Cup 2026", "2026/10/10", OCT, OCT_ROUNDS))  # August's
+    capsys.readouterr()
+    assert run("ingest", str(path), "--store", str(root)) == 0
+    out = capsys.readouterr().out
+    # all eight September players changed (Aalto 2480 -> 2476 ... Holm 1480 -> 1493)
+    assert (
+        "note: 8 player(s) whose rating in the file differs from the published "
+        "fide/standard list in force (202609; e.g. 4100001: 2480 here, 2476 on the list): "
+        "the file's ratings replace the list's for its period (docs/observations.md); if "
+        "the arbiter used an older list, correct the file"
+    ) in out
+    # as documented, they are the ratings October is rated from. Aalto from 2480, K 10:
+    # 1-0 Berg 2310 (D 170: .72, +0.28), 1-0 Falk 1750 (400: +0.08), ½ Carr 2150 (D 330:
+    # .88, −0.38), 1-0 Holm 1480 (+0.08), 1-0 Dahl 2020 (400: +0.08): Σ 0.14 → +1.4 → +1
+    assert run("rate", "--system", "fide", "--store", str(root)) == 0
+    rows = arpad.Store(root).list("fide", pool="standard", period=202610)
+    aalto = rows.filter(pl.col("player_id") == "4100001")["rating"].item()
+    assert aalto == 2481  # from the September list's 2476 it would be 2477
 
 
 def test_namesakes_need_the_same_name_and_no_other_birth_year():
