@@ -383,22 +383,32 @@ def test_namesakes_need_the_same_name_and_no_other_birth_year():
             {"player_id": list(ids), "name": list(names), "birth_year": list(years)},
         )
 
-    before = table([("1", "Eck, Emil", 1980), ("2", "Lasker, Emanuel", None), ("3", "Tal", None)])
-    after = table(
+    before = table(
         [
             ("1", "Eck, Emil", 1980),
             ("2", "Lasker, Emanuel", None),
             ("3", "Tal", None),
+            ("4", "Müller, Jörg", 1970),
+            ("5", "Алехин, Александр", 1892),
+        ]
+    )
+    after = table(
+        [
+            *(tuple(r.values()) for r in before.to_pylist()),
             ("11", "ECK, Emil", 1980),  # same name, same year
             ("12", "Emanuel Lasker", 1868),  # one year unknown
             ("13", "Eck, Emil", 1999),  # another person: another birth year
             ("14", "Tal", None),  # no given name: too weak
             ("f.trf#3", "Eck, Emil", 1980),  # no FIDE id: identify's business
+            ("15", "Muller, Jorg", 1970),  # accents
+            ("16", "Alekhin, Aleksandr", None),  # another script
         ]
     )
     assert namesakes(before, after) == [
         ("11", "ECK, Emil", "1", "Eck, Emil", 1980),
         ("12", "Emanuel Lasker", "2", "Lasker, Emanuel", 1868),
+        ("15", "Muller, Jorg", "4", "Müller, Jörg", 1970),
+        ("16", "Alekhin, Aleksandr", "5", "Алехин, Александр", 1892),
     ]
 
 
