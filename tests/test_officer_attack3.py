@@ -241,6 +241,38 @@ def test_three_months_with_a_late_correction(tmp_path, capsys):
     assert listed(root, 202610) == octo
 
 
+def test_a_newcomer_short_of_five_games_waits_and_is_pooled(tmp_path):
+    """§8.2 (docs/rules.md): a newcomer is published once he has 5 games against rated
+    players, pooled across months. Quist plays 3 in October (not on the list), 2 in
+    November (5: rated from all five)."""
+    root = tmp_path / "store"
+    first_month(tmp_path, root)
+    s = ["--store", str(root)]
+    quist = ("Quist, Quinn", 0, 4100103, "2000/01/01", "m")
+    october = {1: SEPT[3], 2: SEPT[5], 3: SEPT[6], 4: quist}
+    path = tmp_path / "october.trf"
+    rounds = [[(4, 1, "0")], [(2, 4, "0")], [(4, 3, "=")]]
+    sept = {k: int(v) for k, v in published_ratings(root, 202609).items()}
+    path.write_text(trf("October Evening", "2026/10/14", october, rounds, ratings=sept))
+    assert run("ingest", str(path), *s) == 0
+    assert run("rate", "--system", "fide", *s) == 0
+    assert "4100103" not in listed(root, 202610)
+    assert run("publish", "--system", "fide", *s) == 0
+    november = {1: SEPT[7], 2: SEPT[8], 3: quist}
+    path = tmp_path / "november.trf"
+    octo = {k: int(v) for k, v in published_ratings(root, 202610).items()}
+    path.write_text(
+        trf("November Evening", "2026/11/11", november, [[(3, 1, "1")], [(2, 3, "=")]], octo)
+    )
+    assert run("ingest", str(path), *s) == 0
+    assert run("rate", "--system", "fide", *s) == 0
+    # Opponents Carr 2131, Eck 1882, Falk 1751 (October), Gray 1607, Holm 1493
+    # (November; their games against an unrated player do not count, so unchanged):
+    # Ra = (8864 + 3600) / 7 = 1780.57, 3 points, p = 4/7 → .57, dp +50: 1831.
+    assert listed(root, 202611)["4100103"][:2] == (1831, 2)
+    assert listed(root, 202611)["4100007"][:2] == (1607, 0)
+
+
 # -- attacks that were right: kept ----------------------------------------------------------
 
 
