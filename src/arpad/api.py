@@ -408,19 +408,23 @@ def _system(system) -> str:
 
 RUN_KEYWORDS = ("flow", "cluster", "workers")
 INGEST_PARAMETERS = ("files", "players", "fmt", "mapping", "replace", "wait")
-STORE_RATE_PARAMETERS = ("system", "pool", "start", "end", "rules", "full", "shards", "wait")
+STORE_RATE_PARAMETERS = (
+    "system", "pool", "start", "end", "rules", "full", "shards", "wait", "progress",
+)  # fmt: skip
 RECONSTRUCT_PARAMETERS = ("systems", "pools", "wait", *RUN_KEYWORDS)
 CARD_PARAMETERS = ("player", "period", "pool", "rules")
 
 
-def launch_job(job: str, request, flow, cluster, workers):
+def launch_job(job: str, request, flow, cluster, workers, progress=None):
     """``job`` through ``launch.run``, as ``arpad JOB`` runs it, ``workers`` checked and the
     imports a run needs made with interrupts held (src/arpad/_interrupt.py)."""
     from arpad.pipeline import launch
 
     workers = _args.whole(workers, "workers", "workers")
     _interrupt.for_run(flow, cluster, workers)
-    return launch.run(job, request, flow=flow, cluster=cluster, workers=workers)
+    return launch.run(
+        job, request, flow=flow, cluster=cluster, workers=workers, progress=progress
+    )
 
 
 class Store:
@@ -453,7 +457,12 @@ class Store:
     def _run(self, job: str, request, **how):
         try:
             return launch_job(
-                job, request, how.get("flow", False), how.get("cluster"), how.get("workers")
+                job,
+                request,
+                how.get("flow", False),
+                how.get("cluster"),
+                how.get("workers"),
+                how.get("progress"),
             )
         except StoreBusyError as exc:  # the command's advice, in the API's words
             raise StoreBusyError(str(exc).replace("--wait SECONDS", "wait=SECONDS")) from None
@@ -496,12 +505,19 @@ class Store:
         full: bool = False,
         shards: int | None = None,
         wait: float = 0.0,
+        progress=None,
         **settings,
     ):
         """Rate one pool with one system (incremental after corrections, like
-        ``arpad rate``); ``settings`` are rule fields. Returns the run summary.
+        ``arpad rate``); ``settings`` are rule fields. Returns the run summary
+        (``RateSummary``: ``.periods``, ``.games``, ``.rows_written``).
         ``flow=True``, ``cluster=…``, ``workers=…`` choose where it runs; ``wait``:
-        seconds to wait for another writer of the store."""
+        seconds to wait for another writer of the store (else ``StoreBusyError``).
+        ``progress``: called after each rated period as ``progress(done, total,
+        games)`` (in this process; not called with ``flow=True``, ``workers`` or
+        ``cluster``); an exception it raises stops the run, as an interrupt does
+        (the next call resumes; docs/api.md "Attacked in a notebook, round 3").
+        A bad argument is a ``ValueError``/``TypeError`` naming it."""
         from arpad.pipeline import jobs
         from arpad.pipeline.jobs import RateRequest
         from arpad.pipeline.systems import get_system
@@ -533,7 +549,11 @@ class Store:
         request = RateRequest(
             str(self.path), system, pool, start, end, rules, overrides, full, shards, wait
         )
-        return self._run("rate", request, **how)
+        if progress is not None and not callable(progress):
+            raise TypeError(
+                f"progress: a function progress(done, total, games), got {type(progress).__name__}"
+            )
+        return self._run("rate", request, progress=progress, **how)
 
     def reconstruct(self, systems=None, *, pools=None, wait: float = 0.0, **settings):
         """Rate ``systems`` (a name or a list; default: every system) over ``pools``
