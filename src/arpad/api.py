@@ -331,10 +331,14 @@ def predict(
 def _whole_ids(frame: pl.DataFrame) -> pl.DataFrame:
     """Player ids held as floats (a pandas integer column with a missing value) as the
     whole numbers they hold, as ``rate`` reads them: pairing ``1.0`` is player ``"1"``
-    (it matched no one, and its prediction came back null without a word)."""
+    (it matched no one, and its prediction came back null without a word). Text ids are
+    stripped of surrounding whitespace, as ``rate`` and ``arpad ingest`` strip them: pairing
+    ``" 73"`` is player ``"73"`` (it came back null)."""
     out = []
     for name in ("player_id", "white_id", "black_id"):
-        if name in frame.columns and frame.schema[name].is_float():
+        if name in frame.columns and frame.schema[name] in (pl.String, pl.Categorical):
+            out.append(pl.col(name).cast(pl.String).str.strip_chars().alias(name))
+        elif name in frame.columns and frame.schema[name].is_float():
             col = pl.col(name)
             whole = (col == col.floor()) & (col.abs() < 2.0**53)
             text = pl.when(whole).then(col.cast(pl.Int64, strict=False).cast(pl.String))
