@@ -380,7 +380,10 @@ def test_predict_strips_whitespace_from_ids_as_rate_does():
 def test_extra_columns_other_order_and_spaces_rate_as_the_plain_frame():
     plain = arpad.rate(GAMES, system="elo")
     odd = GAMES.with_columns(
-        note=pl.lit("x"), n=pl.lit(1), white_id=" " + pl.col("white_id"), black_id=pl.col("black_id") + " "
+        note=pl.lit("x"),
+        n=pl.lit(1),
+        white_id=" " + pl.col("white_id"),
+        black_id=pl.col("black_id") + " ",
     ).select("result", "note", "black_id", "n", "white_id", "date")
     assert arpad.rate(odd, system="elo").equals(plain)
     assert arpad.rate(odd.to_pandas(), system="elo").equals(plain)

@@ -180,6 +180,14 @@ def rate(
     fields (``k=24``, ``tau=0.5``). Rows that fail validation raise
     ``InputError`` (``errors="skip"`` rates without them). Only ``pool``'s
     games are rated. Nothing is written to disk.
+
+    Returns a polars DataFrame, one row per player per period, sorted by period and
+    player: every column of the ``ratings`` view in its order (``system``, ``pool``,
+    ``period``, ``player_id``, ``rating_before``, ``rating_after``, ``games``,
+    ``score``, ``expected``, ``k``, ``change``, ``rd_*``, ``performance``, ``status``,
+    …; docs/schemas.md), null where the system has none. A table of another kind is a
+    ``TypeError``, an unknown system, pool or rule field a ``ValueError``
+    (docs/api.md "Arguments").
     """
     _interrupt.for_rating("arpad.pipeline.readers", "arpad.pipeline.validate",
                           systems=[system] if isinstance(system, str) else [])  # fmt: skip
@@ -426,9 +434,7 @@ def launch_job(job: str, request, flow, cluster, workers, progress=None):
 
     workers = _args.whole(workers, "workers", "workers")
     _interrupt.for_run(flow, cluster, workers)
-    return launch.run(
-        job, request, flow=flow, cluster=cluster, workers=workers, progress=progress
-    )
+    return launch.run(job, request, flow=flow, cluster=cluster, workers=workers, progress=progress)
 
 
 class Store:
@@ -485,7 +491,10 @@ class Store:
         """Ingest games files (and players files first); returns the ingest report
         (``.accepted``, ``.quarantined``, ``.files``). Rejected rows are quarantined,
         never dropped: see ``sql("SELECT * FROM quarantine")``. ``wait``: seconds to
-        wait for another writer of the store (else ``StoreBusyError`` at once)."""
+        wait for another writer of the store (else ``StoreBusyError`` at once).
+        ``files``: a path or paths (str or ``os.PathLike``); a DataFrame is a
+        ``TypeError`` (in-memory games: ``arpad.rate``). A store that cannot be written
+        (read-only) or a path that is a file is an ``InputError``."""
         _interrupt.for_rating("arpad.pipeline.ingest", "arpad.pipeline.readers")
         from arpad.pipeline.jobs import IngestRequest
 
@@ -518,8 +527,8 @@ class Store:
         ``flow=True``, ``cluster=…``, ``workers=…`` choose where it runs; ``wait``:
         seconds to wait for another writer of the store (else ``StoreBusyError``).
         ``progress``: called after each rated period as ``progress(done, total,
-        games)`` (in this process; not called with ``flow=True``, ``workers`` or
-        ``cluster``); an exception it raises stops the run, as an interrupt does
+        games)`` (in this process, also with ``workers``; not with ``flow=True``); an
+        exception it raises stops the run, as an interrupt does
         (the next call resumes; docs/api.md "Attacked in a notebook, round 3").
         A bad argument is a ``ValueError``/``TypeError`` naming it."""
         from arpad.pipeline import jobs
@@ -586,7 +595,12 @@ class Store:
     ) -> pl.DataFrame:  # fmt: skip
         """The rating list of ``period`` (default: the latest rated one); ``date``
         ('1886', '1886-03', '1886-03-15') instead: the list as it stood on that date,
-        the latest rated period at or before it (docs/lists.md "A list on a date")."""
+        the latest rated period at or before it (docs/lists.md "A list on a date").
+
+        A polars DataFrame, best first: ``rank``, ``player_id``, ``name``,
+        ``federation``, ``title``, ``rating``, ``games``, ``k``, ``flag``, ``status``
+        (``top``: the first ``top`` rows). ``FileNotFoundError`` without a store,
+        ``ValueError`` for an unknown system, a bad period or date."""
         from arpad.pipeline.lists import rating_list
 
         if date is not None and period is not None:
@@ -640,7 +654,11 @@ class Store:
     def history(
         self, player: str | int, system: str = "fide", pool: str = "standard"
     ) -> pl.DataFrame:
-        """One player's rating history, period by period; ``player`` by id or name."""
+        """One player's rating history, period by period; ``player`` by id or name
+        (docs/analysis.md "Players by name"). A polars DataFrame: ``period``, ``event``,
+        ``rating_before``, ``delta``, ``rating_after``, ``games``, ``score``, ``k``,
+        ``status``. ``ValueError`` when no player or several match the name,
+        ``TypeError`` for a list of players (``plot_history`` takes several)."""
         from arpad.pipeline.history import rating_history
 
         return rating_history(self._existing, _args.player(player), _system(system), pool)
