@@ -447,3 +447,78 @@ def test_periods_given_in_different_types_rate_alike(period):
     frame = GAMES.drop("date").with_columns(period.alias("period"))
     assert arpad.rate(frame, system="elo").equals(plain)
     assert arpad.rate(frame.to_pandas(), system="elo").equals(plain)
+
+
+def test_player_keys_without_their_key_column_are_named(fresh):
+    """``players/keys.parquet`` without ``key`` (another version, an edit) was a bare
+    ``KeyError: 'Field "key" does not exist in schema'`` from ``rate`` and ``ingest``."""
+    path = fresh.path / "players" / "keys.parquet"
+    pq.write_table(pq.read_table(path).drop_columns(["key"]), path)
+    assert fresh.list("elo", top=1).height == 1
+    with pytest.raises(arpad.InputError) as raised:
+        fresh.rate("elo", full=True)
+    assert str(raised.value) == (
+        f"{path}: no column 'key': the player keys were written by another arpad version "
+        "or edited; restore the file from a backup (nothing was changed)"
+    )
+
+
+# FIDE table 8.1.1 (p = 0.50 … 1.00 → dp; dp(1 − p) = −dp(p)), as printed in the
+# regulations (docs/rules.md)
+DP_UPPER = [
+    0, 7, 14, 21, 29, 36, 43, 50, 57, 65, 72, 80, 87, 95, 102, 110, 117, 125, 133, 141, 149,
+    158, 166, 175, 184, 193, 202, 211, 220, 230, 240, 251, 262, 273, 284, 296, 309, 322, 336,
+    351, 366, 383, 401, 422, 444, 470, 501, 538, 589, 677, 800,
+]  # fmt: skip
+
+
+def dp(percent: int) -> int:
+    return DP_UPPER[percent - 50] if percent >= 50 else -DP_UPPER[50 - percent]
+
+
+def test_fide_performance_of_the_published_example():
+    """2½/3 against 2400, 2500, 2600: FIDE performance 2773 (Ra 2500, p .83)."""
+    games = pl.DataFrame(
+        {
+            "date": ["2025-01-10", "2025-01-11", "2025-01-12"],
+            "white_id": ["a", "c", "a"],
+            "black_id": ["b", "a", "d"],
+            "result": ["1-0", "0-1", "1/2-1/2"],
+        }
+    )
+    players = pl.DataFrame(
+        {"player_id": list("abcd"), "rating": [2500, 2400, 2500, 2600], "rated_games": [50] * 4}
+    )
+    row = arpad.rate(games, system="fide", players=players).filter(pl.col("player_id") == "a")
+    assert row["performance"].to_list() == [2773.0]
+
+
+def test_fide_performance_on_deloitte_is_the_table_computed_naively(bundled_data):
+    """Month 133 of the Deloitte games: per player, Ra = the mean of the rated opponents'
+    ratings before the month rounded .5 up, p their score as a percentage rounded .5 up,
+    Rp = Ra + dp(p) (Title Regulations 1.4.7–1.4.9, docs/rules.md)."""
+    from fractions import Fraction
+
+    folder = bundled_data / "deloitte_fide_2011"
+    games = pl.read_csv(folder / "test_solution.csv").filter(pl.col("MonthID") == 133)
+    players = pl.read_csv(folder / "initial_ratings.csv")
+    ratings = arpad.rate(games, "fide", players, mapping="deloitte2011", errors="skip")
+    games = games.filter(pl.col("WhiteScore") >= 0)  # the contest's decoys score -1
+    before = {p: r for p, r in ratings.select("player_id", "rating_before").iter_rows()}
+    totals: dict[str, list] = {}
+    for w, b, s in games.select("WhitePlayer", "BlackPlayer", "WhiteScore").iter_rows():
+        w, b = str(w), str(b)
+        for me, opp, score in ((w, b, s), (b, w, 1 - s)):
+            if before.get(opp) is not None:
+                t = totals.setdefault(me, [0, Fraction(0), Fraction(0)])
+                t[0] += 1
+                t[1] += Fraction(before[opp]).limit_denominator(1000)
+                t[2] += Fraction(score).limit_denominator(2)
+    got = {p: v for p, v in ratings.select("player_id", "performance").iter_rows() if v is not None}
+    checked = 0
+    for player, (n, total, score) in totals.items():
+        ra = int(total / n + Fraction(1, 2))  # .5 up; the means are positive
+        percent = int(100 * score / n + Fraction(1, 2))
+        assert got[player] == ra + dp(percent), player
+        checked += 1
+    assert checked > 1000 and set(got) == set(totals)
