@@ -522,3 +522,50 @@ def test_fide_performance_on_deloitte_is_the_table_computed_naively(bundled_data
         assert got[player] == ra + dp(percent), player
         checked += 1
     assert checked > 1000 and set(got) == set(totals)
+
+
+SCRIPT = """
+import sys
+import arpad
+
+if __name__ == "__main__":  # each Dask worker process imports the main program
+    table = arpad.backtest("deloitte2011", ["elo", "glicko"], data_dir=sys.argv[1], workers=2)
+    table.write_parquet(sys.argv[2])
+"""
+
+
+def test_a_script_backtest_with_two_workers_equals_the_one_in_process(bundled_data, tmp_path):
+    """A script's ``workers=2`` needs the main guard (docs/runners.md "Workers from a
+    script"); with it, the table equals the in-process one, and the constant 0.5 row
+    scores log10 2 (docs/analysis.md "Protocols")."""
+    import subprocess
+    import sys
+
+    (tmp_path / "bt.py").write_text(SCRIPT)
+    out = tmp_path / "bt.parquet"
+    subprocess.run(
+        [sys.executable, str(tmp_path / "bt.py"), str(bundled_data), str(out)],
+        check=True,
+        cwd=tmp_path,
+        timeout=600,
+    )
+    here = arpad.backtest("deloitte2011", ["elo", "glicko"], data_dir=bundled_data)
+    assert pl.read_parquet(out).equals(here)
+    half = here.filter(pl.col("system") == "constant 0.5")
+    assert half["public"][0] == pytest.approx(math.log10(2))
+    assert half["private"][0] == pytest.approx(math.log10(2))
+
+
+def test_every_public_call_documents_what_it_returns_and_raises():
+    """``help(...)`` is what a notebook reads: each public call's docstring says what it
+    returns and which errors a bad argument gives."""
+    import re
+
+    calls = {n: getattr(arpad, n) for n in ("rate", "predict", "fit_draws", "backtest", "whatif")}
+    calls |= {
+        f"Store.{n}": getattr(arpad.Store, n) for n in dir(arpad.Store) if not n.startswith("_")
+    }
+    for name, call in calls.items():
+        doc = call.__doc__ or ""
+        assert re.search(r"\b[A-Z]\w*Error\b", doc), f"{name}: no error named"
+        assert re.search(r"[Rr]eturns?|DataFrame|figure|summar|report|manifest", doc), name

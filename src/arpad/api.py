@@ -52,7 +52,7 @@ def __getattr__(name: str):
 
 
 def systems() -> list[str]:
-    """The names of the rating systems arpad has."""
+    """The names of the rating systems arpad has (a list of str, the ``system=`` values)."""
     from arpad.pipeline.systems import system_names
 
     return system_names()
@@ -301,6 +301,10 @@ def predict(
     ``draws``: a draw model (``arpad.DrawModel``, e.g. ``fit_draws``'s) or a number,
     the draw probability between equal players: adds ``p_white``, ``p_draw`` and
     ``p_black`` (Davidson's model keeping ``expected``; docs/backtest.md "Draws").
+    Returns a polars DataFrame. A frame of another kind is a ``TypeError``; ratings
+    without ``player_id`` and a rating, with two rows of one player, or (Glicko) without
+    RDs, and an unknown system, are ``ValueError``; ``draws`` of another kind is a
+    ``TypeError``. Text ids are compared without surrounding whitespace.
     """
     _interrupt.for_rating(
         "arpad.pipeline.predict", systems=[system] if isinstance(system, str) else []
@@ -365,10 +369,12 @@ def _draw_model(draws):
 
 
 def fit_draws(predicted, score: str = "score"):
-    """The draw model (``arpad.DrawModel``) that best explains played games: ``predicted``
+    """Returns the draw model (``arpad.DrawModel``) that best explains played games: ``predicted``
     is ``predict``'s output for games already played (ratings from before them) with
-    White's ``score`` (1, 0.5, 0) in a column; ν by maximum likelihood
-    (pipeline/draws.py ``fit_nu``)."""
+    White's ``score`` (1, 0.5, 0, or results as text: ``1-0``, ``1/2-1/2``) in a column;
+    ν by maximum likelihood (pipeline/draws.py ``fit_nu``). Rows without ``expected`` or
+    a score are left out. A missing ``expected`` or ``score`` column, or a score that is
+    no result, is a ``ValueError`` naming the column."""
     from arpad.pipeline.draws import fit_nu
 
     frame = pl.from_arrow(_arrow(predicted, "predicted"))
@@ -575,7 +581,10 @@ class Store:
         systems are independent units: ``workers=2`` (a local Dask cluster) or
         ``cluster="tcp://…"`` rates them side by side. A system that needs published
         starting ratings the store lacks is skipped with its reason (``.skipped``).
-        Other keywords are rule fields for every system (``k=24``)."""
+        Other keywords are rule fields for every system (``k=24``). Returns a list of
+        ``RateSummary`` (``.system``, ``.pool``, ``.periods``, ``.skipped``). Every system
+        skipped, an unknown system or rule field: ``ValueError``; a parameter misspelt
+        (``system=``): ``TypeError``; no store at the path: ``FileNotFoundError``."""
         from arpad.pipeline.jobs import ReconstructRequest
 
         how = {k: settings.pop(k) for k in RUN_KEYWORDS if k in settings}
@@ -625,8 +634,10 @@ class Store:
     def diff(
         self, period: int, system: str = "fide", *, pool: str = "standard"
     ) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """(players, corrections): the published list of ``period`` against the current
-        ratings (docs/lists.md "Published lists")."""
+        """(players, corrections): two polars DataFrames, the published list of
+        ``period`` against the current ratings, and the corrections since the
+        publication (docs/lists.md "Published lists"). A period never published is a
+        ``ValueError`` listing the published ones."""
         from arpad.pipeline.publish import diff
 
         return diff(self._existing, _system(system), pool, _args.period(period, "period"))
@@ -634,7 +645,8 @@ class Store:
     @_interrupt.reading
     def site(self, out: str | Path, *, system: str | None = None, pools=None):
         """Write the static HTML site of the published lists into ``out`` (``arpad
-        site``, docs/site.md); the summary (``.lists``, ``.players``, ``.cards``)."""
+        site``, docs/site.md); the summary (``.lists``, ``.players``, ``.cards``). A store
+        with nothing published is a ``ValueError`` (``publish`` first)."""
         from arpad.pipeline.site import build_site
 
         if isinstance(pools, str):  # one pool, not its letters
@@ -645,7 +657,11 @@ class Store:
     def audit(
         self, player: str, system: str = "fide", pool: str = "standard"
     ) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """(periods, ingests): why ``player`` has their rating (docs/store.md "Audit trail")."""
+        """(periods, ingests): why ``player`` has their rating (docs/store.md "Audit
+        trail"). Two polars DataFrames: the player's ratings rows (``period``,
+        ``rating_before``, ``rating_after``, ``change``, ``games``, ``score``, ``status``,
+        ``rules``, ``rules_hash``, ``run_id``) and the ingests and merges behind them
+        (``recorded_at``, ``action``, ``source``, …). No such player: ``ValueError``."""
         from arpad.pipeline.audit import audit
 
         return audit(self._existing, _args.player(player), _system(system), pool)
@@ -668,7 +684,10 @@ class Store:
         self, system: str = "fide", *, pool: str = "standard", top: int = 10, by: str = "year"
     ) -> pl.DataFrame:
         """The top ``top`` players of each year (``by="decade"``: decade) among those who
-        played rated games in it (docs/analysis.md "Era table")."""
+        played rated games in it (docs/analysis.md "Era table"). A polars DataFrame:
+        ``year`` (or ``decade``), ``rank``, ``player_id``, ``name``, ``federation``,
+        ``rating``, ``games``, ``period``. A store rated in abstract period numbers (no
+        years) is a ``ValueError``."""
         from arpad.pipeline.era import era_table
 
         return era_table(
@@ -676,8 +695,11 @@ class Store:
         )
 
     def plot_history(self, players: list[str] | str, system: str = "fide", pool: str = "standard"):
-        """(figure, axes): the players' ratings on one dated axis, ±2·RD bands where the
-        system keeps an RD; ``players`` by id or name (docs/analysis.md)."""
+        """(figure, axes): a ``matplotlib.figure.Figure`` and its ``Axes``, the players'
+        ratings on one dated axis, ±2·RD bands where the system keeps an RD; ``players``
+        (one id or name, or a list) by id or name (docs/analysis.md). Made without pyplot
+        (the notebook's backend is left alone): show it or ``fig.savefig("h.png")``. A
+        player matching no one or several is a ``ValueError``."""
         _interrupt.ready("matplotlib.figure")
         from arpad.pipeline.plots import history_figure
 
@@ -688,8 +710,10 @@ class Store:
         self, player: str, period: int | None = None, pool: str = "standard", rules=None, **settings
     ):
         """The FIDE rating card of ``player`` in ``period`` (default: the latest rated
-        period): game by game, why the rating moved (``.to_dict()``; ``print(card)`` for
-        the text form)."""
+        period): game by game, why the rating moved. Returns the ``Card``
+        (pipeline/fide_card.py: ``.to_dict()``; ``print(card)`` for the text form). A store
+        without FIDE ratings of ``pool``, or a player matching no one, is a
+        ``ValueError``; ``rules`` as ``rate``'s."""
         _interrupt.for_rating("arpad.pipeline.fide_card")
         from arpad.pipeline import engine
         from arpad.pipeline.fide_card import latest_period, rating_card
@@ -713,14 +737,18 @@ class Store:
     @_interrupt.reading
     def sql(self, query: str, *params) -> pl.DataFrame:
         """A read-only query over the catalog views (docs/analysis.md); ``params`` fill its
-        ``?`` in order, given one by one or as one list/tuple."""
+        ``?`` in order, given one by one or as one list/tuple. Returns a polars
+        DataFrame. A statement that writes (``DROP``, ``COPY``, …), a file read, or an SQL
+        error is a one-line ``ValueError``."""
         from arpad.pipeline.sql import run_readonly_sql
 
         return run_readonly_sql(self._existing, query, _args.sql_parameters(params))
 
     @_interrupt.reading
     def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
-        """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view)."""
+        """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view, its
+        columns as docs/schemas.md), a polars DataFrame sorted by period and player. An
+        unknown system or pool is a ``ValueError``."""
         from arpad.pipeline import jobs, schemas
 
         jobs._check_systems([_args.system_name(system)])
