@@ -569,3 +569,34 @@ def test_every_public_call_documents_what_it_returns_and_raises():
         doc = call.__doc__ or ""
         assert re.search(r"\b[A-Z]\w*Error\b", doc), f"{name}: no error named"
         assert re.search(r"[Rr]eturns?|DataFrame|figure|summar|report|manifest", doc), name
+
+
+def test_an_error_in_the_progress_callback_undoes_the_run(store20, tmp_path):
+    """Another exception than an interrupt is a failure: the store's writer lock undoes
+    the run's writes (an interrupt keeps them, for resuming)."""
+    copy = tmp_path / "s"
+    shutil.copytree(store20.path, copy)
+    store = arpad.Store(copy)
+    before = snapshot(copy)
+
+    def broken(done, total, games):
+        if done == 4:
+            raise RuntimeError("my callback broke")
+
+    with pytest.raises(RuntimeError, match="my callback broke"):
+        store.rate("elo", full=True, progress=broken)
+    assert snapshot(copy) == before
+    assert store.rate("elo", full=True).periods[-1] == 20
+    assert store.ratings("elo").drop("run_id").equals(store20.ratings("elo").drop("run_id"))
+
+
+def test_the_list_of_a_month_without_games(tmp_path):
+    GAMES.write_csv(tmp_path / "g.csv")
+    store = arpad.Store(tmp_path / "s")
+    store.ingest(tmp_path / "g.csv")
+    store.rate("elo")
+    with pytest.raises(ValueError, match=r"no elo/standard list for period 202502 \(rated"):
+        store.list("elo", period=202502)
+    january = store.list("elo", period=202501)
+    assert store.list("elo", date="2025-02").equals(january)
+    assert store.list("elo", date="2025-02-15").equals(january)
