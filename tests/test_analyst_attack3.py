@@ -600,3 +600,22 @@ def test_the_list_of_a_month_without_games(tmp_path):
     january = store.list("elo", period=202501)
     assert store.list("elo", date="2025-02").equals(january)
     assert store.list("elo", date="2025-02-15").equals(january)
+
+
+def test_a_store_where_a_table_is_expected(store20, kaggle20):
+    """``arpad.rate(store)`` and ``arpad.rate(STORE_FOLDER)`` name the store's own calls
+    (the folder was "is a directory: name the files in it"); ``predict`` takes a store
+    as ``arpad predict --store`` does (it was a TypeError); ``arpad.Store(store)`` is that
+    store (it was "expected str, bytes or os.PathLike object, not Store")."""
+    with pytest.raises(TypeError, match=r"a store is rated with store\.rate\(system\)"):
+        arpad.rate(store20, system="elo")
+    with pytest.raises(arpad.InputError, match="is an arpad store, not a games file"):
+        arpad.rate(store20.path, system="elo")
+    pairs = pl.DataFrame({"white_id": ["73", "zz"], "black_id": ["1246", "73"]})
+    from_store = arpad.predict(store20, pairs, system="elo")
+    assert from_store.equals(arpad.predict(store20.ratings("elo"), pairs, system="elo"))
+    naive = {p: r for (_, p), r in sorted(naive_elo(kaggle20).items())}
+    e = 1 / (1 + 10 ** ((naive["1246"] - naive["73"]) / 400))
+    assert from_store["expected"][0] == pytest.approx(e, abs=1e-9)
+    assert from_store["expected"][1] is None
+    assert arpad.Store(store20).path == store20.path

@@ -92,6 +92,11 @@ def _in_memory(data, what: str) -> pa.Table:
     rows = _args.rows_of_dicts(data, what)
     if rows is not None:
         return rows
+    if isinstance(data, Store):  # two ways of working mixed: point to the store's own calls
+        raise TypeError(
+            f"{what}: {_args.TABLE_KINDS}, got {data!r}: a store is rated with "
+            "store.rate(system), and its ratings are store.ratings(system)"
+        )
     raise TypeError(f"{what}: {_args.TABLE_KINDS}, got {type(data).__name__}")
 
 
@@ -101,7 +106,15 @@ def _validated(data, kind: str, mapping: str | None, errors: str):
 
     if isinstance(data, (str, os.PathLike)):  # a file, read as `arpad ingest` reads it
         from arpad.pipeline.readers import read_any
+        from arpad.pipeline.store import Store as _Store
 
+        if Path(data).expanduser().is_dir() and _Store(Path(data).expanduser()).exists():
+            raise InputError(
+                Path(data),
+                None,
+                "is an arpad store, not a games file: rate it with "
+                "arpad.Store(PATH).rate(system) and read its ratings with .ratings(system)",
+            )
         name = str(data)
         raw = read_any(Path(data).expanduser(), mapping=mapping, kind=kind)
     else:
@@ -289,7 +302,9 @@ def predict(
 ) -> pl.DataFrame:
     """Expected scores of new pairings from a rating state (pipeline/predict.py).
 
-    ``ratings``: a frame (or a CSV/Parquet file) with ``player_id`` and ``rating``
+    ``ratings``: an ``arpad.Store`` (each player's latest standard-pool rating of
+    ``system``, as ``arpad predict --store``), or a frame (or a CSV/Parquet file) with
+    ``player_id`` and ``rating``
     (or ``rating_after``, as ``rate`` and ``Store.list`` return), one row per player
     (with a ``period`` column: per player and period, the latest counting) and, for
     Glicko systems, ``rd`` (or ``rd_after``; required). A ``system`` column naming
@@ -317,6 +332,10 @@ def predict(
     _args.check_keywords("predict", settings, get_system(system), PREDICT_PARAMETERS)
     settings = _args.rule_values(settings, get_system(system))
     rules = _args.rules_object(rules, get_system(system))
+    if isinstance(ratings, Store):  # as `arpad predict --store S`: its latest ratings
+        from arpad.pipeline.predict import store_state
+
+        ratings, _ = store_state(ratings._existing, system, "standard", None)
     frame = of_system(_whole_ids(pl.from_arrow(_arrow(ratings, "ratings"))), system)
     if "player_id" not in frame.columns and {"white_id", "black_id"} <= set(frame.columns):
         raise ValueError(
@@ -454,6 +473,9 @@ class Store:
 
     def __init__(self, path: str | Path):
         from arpad.pipeline.store import Store as _Store
+
+        if isinstance(path, Store):  # arpad.Store(store) is that store
+            path = path.path
 
         self.path = Path(path).expanduser().resolve()
         self._store = _Store(self.path)
