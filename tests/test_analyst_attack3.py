@@ -619,3 +619,23 @@ def test_a_store_where_a_table_is_expected(store20, kaggle20):
     assert from_store["expected"][0] == pytest.approx(e, abs=1e-9)
     assert from_store["expected"][1] is None
     assert arpad.Store(store20).path == store20.path
+
+
+def test_predict_refuses_infinite_ratings_and_rated_players_without_rd():
+    """An ``inf`` rating predicted 1.0 (FIDE 0.92) with NumPy's "invalid value" warning; a
+    NaN RD was taken as 0 by Glicko. NaN or null stays no rating (null predictions)."""
+    ratings = pl.DataFrame(
+        {"player_id": list("abc"), "rating": [float("nan"), 2000.0, 1900.0], "rd": [50.0] * 3}
+    )
+    pairs = pl.DataFrame({"white_id": ["a", "b"], "black_id": ["b", "c"]})
+    e = 1 / (1 + 10 ** (-100 / 400))
+    assert arpad.predict(ratings, pairs, system="elo")["expected"].to_list() == [None, e]
+    for system in ("elo", "fide", "glicko2"):
+        for value in (float("inf"), -float("inf")):
+            bad = ratings.with_columns(rating=pl.Series([1.0, value, 1900.0]))
+            with pytest.raises(ValueError, match=f"player 'b' has rating {value}"):
+                arpad.predict(bad, pairs, system=system)
+    no_rd = ratings.with_columns(rd=pl.Series([50.0, float("nan"), 50.0]))
+    assert arpad.predict(no_rd, pairs, system="elo")["expected"].to_list() == [None, e]
+    with pytest.raises(ValueError, match="player 'b' has a rating but RD nan"):
+        arpad.predict(no_rd, pairs, system="glicko2")

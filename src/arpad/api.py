@@ -347,7 +347,7 @@ def predict(
             f"ratings: {system} predicts with the players' RDs and this frame has no rd or "
             "rd_after column (Store.list has none: use Store.ratings or rate's result)"
         )
-    state = latest_state(frame)
+    state = _finite(latest_state(frame), get_system(system).expected_uses_rd)
     pairs = _whole_ids(pl.from_arrow(_arrow(pairings, "pairings")))
     if rules is not None and not isinstance(rules, str | os.PathLike):
         base = rules
@@ -357,6 +357,32 @@ def predict(
         base = get_system(system).rules_type()
     rules_obj = engine.apply_overrides(base, settings)
     return predict_pairings(state, pairs, system, rules_obj, _draw_model(draws))
+
+
+def _finite(state: pl.DataFrame, uses_rd: bool) -> pl.DataFrame:
+    """The rating state checked as a players file's ratings are: ±inf is no rating (it
+    predicted 1.0 or 0.0, FIDE 0.92 by the 400-point rule, with NumPy's "invalid value"
+    warning); NaN or null is no rating (predictions null). For Glicko systems a rated
+    player needs a finite RD ≥ 0 (a NaN RD was taken as 0 without a word)."""
+    rating, rd = pl.col("rating"), pl.col("rd")
+    bad = state.filter(rating.is_infinite())
+    if bad.height:
+        row = bad.row(0, named=True)
+        raise ValueError(
+            f"ratings: player {row['player_id']!r} has rating {row['rating']}: a rating is a "
+            "finite number (NaN or null: no rating)"
+        )
+    if uses_rd:
+        rated = rating.is_not_null() & rating.is_not_nan()
+        odd = rd.is_null() | rd.is_nan() | rd.is_infinite() | (rd < 0)
+        bad = state.filter(rated & odd)
+        if bad.height:
+            row = bad.row(0, named=True)
+            raise ValueError(
+                f"ratings: player {row['player_id']!r} has a rating but RD {row['rd']}: "
+                "Glicko systems predict with each rated player's RD (a finite number >= 0)"
+            )
+    return state
 
 
 def _whole_ids(frame: pl.DataFrame) -> pl.DataFrame:
