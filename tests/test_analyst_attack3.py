@@ -639,3 +639,27 @@ def test_predict_refuses_infinite_ratings_and_rated_players_without_rd():
     assert arpad.predict(no_rd, pairs, system="elo")["expected"].to_list() == [None, e]
     with pytest.raises(ValueError, match="player 'b' has a rating but RD nan"):
         arpad.predict(no_rd, pairs, system="glicko2")
+
+
+def test_rating_list_and_movers_equal_polars_over_the_parquet_files(store20):
+    ratings = pl.read_parquet(store20.path / "ratings" / "system=elo", hive_partitioning=True)
+    last = ratings.filter(pl.col("period") == 20)
+    listed = store20.sql(
+        "SELECT player_id, rank, rating FROM rating_list WHERE system = 'elo' AND period = 20 "
+        "AND rank IS NOT NULL ORDER BY rank, player_id"
+    )
+    active = last.filter(pl.col("status") != "inactive", pl.col("rating_after").is_not_null())
+    ours = active.with_columns(
+        rank=pl.col("rating_after").rank(method="min", descending=True).cast(pl.Int64)
+    ).sort("rank", "player_id")
+    assert listed["player_id"].to_list() == ours["player_id"].to_list()
+    assert listed["rank"].to_list() == ours["rank"].to_list()
+    assert store20.list("elo", top=10)["player_id"].to_list() == listed["player_id"][:10].to_list()
+
+    movers = store20.sql(
+        "SELECT player_id, change FROM movers WHERE system = 'elo' AND period = 20 "
+        "AND rank_up = 1"
+    )
+    played = last.filter(pl.col("games") > 0, pl.col("change") != 0)
+    best = played.filter(pl.col("change") == played["change"].max())
+    assert sorted(movers["player_id"]) == sorted(best["player_id"])
