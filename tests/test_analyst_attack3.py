@@ -657,8 +657,7 @@ def test_rating_list_and_movers_equal_polars_over_the_parquet_files(store20):
     assert store20.list("elo", top=10)["player_id"].to_list() == listed["player_id"][:10].to_list()
 
     movers = store20.sql(
-        "SELECT player_id, change FROM movers WHERE system = 'elo' AND period = 20 "
-        "AND rank_up = 1"
+        "SELECT player_id, change FROM movers WHERE system = 'elo' AND period = 20 AND rank_up = 1"
     )
     played = last.filter(pl.col("games") > 0, pl.col("change") != 0)
     best = played.filter(pl.col("change") == played["change"].max())
