@@ -197,41 +197,62 @@ def _sql_str(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def _sql_type(t: pa.DataType) -> str:
+    if pa.types.is_string(t):
+        return "VARCHAR"
+    if pa.types.is_int32(t):
+        return "INTEGER"
+    if pa.types.is_int64(t):
+        return "BIGINT"
+    if pa.types.is_float32(t):
+        return "FLOAT"
+    if pa.types.is_floating(t):
+        return "DOUBLE"
+    if pa.types.is_boolean(t):
+        return "BOOLEAN"
+    if pa.types.is_date(t):
+        return "DATE"
+    if pa.types.is_timestamp(t):
+        return "TIMESTAMPTZ" if t.tz else "TIMESTAMP"
+    return "VARCHAR"
+
+
+def _nulls(fields) -> list[str]:
+    return [f'CAST(NULL AS {_sql_type(f.type)}) AS "{f.name}"' for f in fields]
+
+
 def _empty_select(schema: pa.Schema) -> str:
-    cols = []
-    for field in schema:
-        t = field.type
-        if pa.types.is_string(t):
-            sql = "VARCHAR"
-        elif pa.types.is_int32(t):
-            sql = "INTEGER"
-        elif pa.types.is_int64(t):
-            sql = "BIGINT"
-        elif pa.types.is_float32(t):
-            sql = "FLOAT"
-        elif pa.types.is_floating(t):
-            sql = "DOUBLE"
-        elif pa.types.is_boolean(t):
-            sql = "BOOLEAN"
-        elif pa.types.is_date(t):
-            sql = "DATE"
-        elif pa.types.is_timestamp(t):
-            sql = "TIMESTAMPTZ" if t.tz else "TIMESTAMP"
-        else:
-            sql = "VARCHAR"
-        cols.append(f'CAST(NULL AS {sql}) AS "{field.name}"')
-    return f"SELECT {', '.join(cols)} WHERE false"
+    return f"SELECT {', '.join(_nulls(schema))} WHERE false"
+
+
+def _absent(files: list[Path], schema: pa.Schema) -> list[pa.Field]:
+    """The schema's columns that none of ``files`` has: a file written by another arpad
+    version (a manifest without ``source_key``) or edited by hand. The view gives them as
+    typed NULLs, so the views built on it still bind: every reading call (``list``,
+    ``sql``) failed with DuckDB's "Referenced column … not found" (docs/api.md "Attacked
+    in a notebook, round 3")."""
+    import pyarrow.parquet as pq
+
+    present: set[str] = set()
+    for path in files:
+        try:
+            present.update(pq.read_schema(path).names)
+        except (OSError, pa.ArrowException):  # unreadable: DuckDB says so when queried
+            return []
+    return [f for f in schema if f.name not in present]
 
 
 def _view_sql(store: Store, name: str) -> str:
     pattern, hive, schema = BASE_VIEWS[name]
-    if not list(store.root.glob(pattern)):
+    files = list(store.root.glob(pattern))
+    if not files:
         return _empty_select(schema)
     hive_args = ", hive_partitioning = true" if hive else ""
     src = f"read_parquet({_sql_str(pattern)}, union_by_name = true{hive_args})"
     if hive and name in ("games", "ratings"):
         return f"SELECT * REPLACE (CAST(period AS INTEGER) AS period) FROM {src}"
-    return f"SELECT * FROM {src}"
+    absent = [] if hive else _absent(files, schema)
+    return f"SELECT {', '.join(['*', *_nulls(absent)])} FROM {src}"
 
 
 def _view_sqls(store: Store) -> dict[str, str]:

@@ -365,7 +365,15 @@ def _main(argv: list[str] | None) -> int:
     except Exception as exc:
         if disk_full(exc):  # the writer lock has put the store back as it was
             text = " ".join(str(exc).split())
-            print(f"arpad: error: disk full ({text}): the store is as before", file=sys.stderr)
+            # Name the file or folder the command was writing, if it was given one: a
+            # pyarrow/write() error carries no file name (docs/operations.md, round 3).
+            folder = OUTPUT_FOLDERS.get(args.command, ("", ""))[0]
+            given = [v for k, v in vars(args).items() if (k in OUTPUT_OPTIONS or k == folder) and v]
+            target = f"; {given[0]} not written" if given else ""
+            print(
+                f"arpad: error: disk full ({text}){target}: the store is as before",
+                file=sys.stderr,
+            )
             return EXIT_BAD_INPUT
         if (denied := not_writable(exc)) is not None:  # the writer lock has undone its writes
             where = str(denied.filename if denied.filename is not None else "the output")

@@ -39,8 +39,10 @@ from arpad.pipeline import (
 )
 from arpad.pipeline.digest import content_digest, digest_v1
 from arpad.pipeline.errors import InputError
+from arpad.pipeline.namesakes import namesake_notes
 from arpad.pipeline.readers import RawTable, check_input_file, read_any
 from arpad.pipeline.reasons import Reason
+from arpad.pipeline.stated_ratings import stated_rating_notes
 from arpad.pipeline.store import MANIFEST, Store, read_parquet_file
 from arpad.pipeline.validate import Validated, validate_games, validate_players
 
@@ -341,6 +343,10 @@ def ingest_file(
     if report.replaced_games:
         report.notes.append(f"--replace: {report.replaced_games} stored game(s) replaced")
     report.notes.extend(identity.conflict_notes(staged, source))
+    if raw.kind == "players" or raw.players is not None:  # names described: a mistyped id?
+        report.notes.extend(namesake_notes(store.read_players(), staged.read_players()))
+    if raw.kind == "games" and head is None:  # ratings stated unlike the list in force?
+        report.notes.extend(stated_rating_notes(store, validated.accepted))
 
     quarantine = validated.quarantine
     if player_quarantine is not None and player_quarantine.num_rows:

@@ -33,6 +33,16 @@ def read_keys(path) -> pa.Array:
     if not Path(path).exists():
         return pa.array([], pa.string())
     table = read_parquet_file(path)
+    missing = [c for c in ("player_id", "key") if c not in table.column_names]
+    if missing:  # written by another arpad version or edited: one line, not a KeyError
+        from arpad.pipeline.errors import InputError
+
+        raise InputError(
+            path,
+            None,
+            f"no column {missing[0]!r}: the player keys were written by another arpad "
+            "version or edited; restore the file from a backup (nothing was changed)",
+        )
     ids = table.column("player_id").combine_chunks().cast(pa.string())
     keys = table.column("key").to_numpy()
     if not np.array_equal(keys, np.arange(len(keys), dtype=keys.dtype)):

@@ -36,6 +36,14 @@ def last_month(today: dt.date | None = None) -> int:
     return year * 100 + month
 
 
+def latest_game_date(today: dt.date | None = None) -> tuple[dt.date, dt.date]:
+    """(today, the latest possible game date): today's UTC date and the day after it
+    (a game played on the 2nd east of UTC may still be the 1st in UTC). A game dated
+    later has not been played; its period may still be valid (``last_month``)."""
+    today = today or dt.datetime.now(dt.timezone.utc).date()
+    return today, today + dt.timedelta(days=1)
+
+
 def valid_months_text(today: dt.date | None = None) -> str:
     last = last_month(today)
     return f"months {FIRST_MONTH // 100}-{FIRST_MONTH % 100:02d}..{last // 100}-{last % 100:02d}"

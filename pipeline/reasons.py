@@ -55,7 +55,7 @@ class Reason(str, Enum):
     PERIOD_OUT_OF_RANGE = (
         "period_out_of_range",
         "has a date or period outside the valid range (months 1800-01 to next month, or "
-        "period numbers 1–99999)",
+        "period numbers 1–99999), or a date after tomorrow (UTC): a game not played yet",
     )
     PERIOD_MISMATCH = "period_mismatch", "has a calendar period that disagrees with its date"
     MISSING_PERIOD = "missing_period", "has neither date nor period"

@@ -148,8 +148,10 @@ def _base_view(reader, con, store: Store, name: str) -> str:
     )
     source = f"_arpad_files_{name}"
     con.register(source, dataset)
-    columns = ", ".join(f"CAST({_ident(c)} AS {t}) AS {_ident(c)}" for c, t, *_ in described)
-    view = f"SELECT {columns} FROM {source}"
+    columns = [f"CAST({_ident(c)} AS {t}) AS {_ident(c)}" for c, t, *_ in described]
+    if not hive:  # the schema's columns the files lack, as typed NULLs (catalog._absent)
+        columns += catalog._nulls(catalog._absent([Path(f) for f in files], schema))
+    view = f"SELECT {', '.join(columns)} FROM {source}"
     if hive and name in ("games", "ratings"):
         view = f"SELECT * REPLACE (CAST(period AS INTEGER) AS period) FROM ({view})"
     return view

@@ -561,6 +561,14 @@ def _finish_interrupted_ingests(root: Path) -> None:
             catalog.refresh(store)
 
 
+def _casts(column, to: pa.DataType) -> bool:
+    try:
+        column.cast(to)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return False
+    return True
+
+
 class Store:
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
@@ -754,13 +762,38 @@ class Store:
 
     # -- manifest ----------------------------------------------------------------
     def read_manifest(self) -> pa.Table:
+        from arpad.pipeline.errors import InputError
+
         if not self.manifest_path.exists():
             return MANIFEST.empty_table()
         table = read_parquet_file(self.manifest_path)
         for field in MANIFEST:  # a manifest written before a column was added
             if field.name not in table.column_names:
+                if not field.nullable:  # no version of arpad wrote a manifest without it
+                    raise InputError(
+                        self.manifest_path,
+                        None,
+                        f"no column {field.name!r}: the manifest was written by another "
+                        "arpad version or edited; restore it from a backup (nothing was "
+                        "changed)",
+                    )
                 table = table.append_column(field, pa.nulls(table.num_rows, field.type))
-        return table.select(MANIFEST.names).cast(MANIFEST)
+        try:
+            return table.select(MANIFEST.names).cast(MANIFEST)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
+            odd = [f for f in MANIFEST if not _casts(table.column(f.name), f.type)]
+            what = (
+                f"column {odd[0].name!r} is {table.schema.field(odd[0].name).type}, not "
+                f"{odd[0].type}"
+                if odd
+                else "a column arpad needs holds nulls"
+            )
+            raise InputError(
+                self.manifest_path,
+                None,
+                f"{what} ({exc}): the manifest was written by another arpad version or "
+                "edited; restore it from a backup (nothing was changed)",
+            ) from None
 
     def write_manifest(self, table: pa.Table) -> None:
         atomic_write_parquet(table.cast(MANIFEST), self.manifest_path, self.root)

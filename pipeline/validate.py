@@ -244,6 +244,10 @@ def validate_games(
     # Valid periods (pipeline/periods.py): months FIRST_MONTH..last_month(), or period
     # numbers 1..MAX_PERIOD_NUMBER. Six or more digits, or YYYY-MM, is always a month.
     last = periods.last_month()
+    # A game's date may not be after today (a day's grace for time zones east of UTC):
+    # next month's period is for lists prepared ahead, not for games not played yet
+    # (docs/operations.md "The officer's month, round 3").
+    today, last_day = periods.latest_game_date()
     given = pl.col("period")
     month_shaped = parsed(
         "period",
@@ -332,6 +336,15 @@ def validate_games(
             pl.col("_period_of_date").is_not_null() & ~possible_month(pl.col("_period_of_date")),
             Reason.PERIOD_OUT_OF_RANGE,
             pl.format(f"date {{}} is outside the valid {valid_months}", pl.col("date")),
+        ),
+        (
+            pl.col("_date").is_not_null() & (pl.col("_date") > pl.lit(last_day, dtype=pl.Date)),
+            Reason.PERIOD_OUT_OF_RANGE,
+            pl.format(
+                f"date {{}} is after today ({today.isoformat()}, UTC): not played yet "
+                "(a typo in the year?)",
+                pl.col("date"),
+            ),
         ),
         (
             pl.col("_period_given").is_not_null() & ~given_possible,

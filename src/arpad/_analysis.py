@@ -84,7 +84,10 @@ def backtest(
     system (and per draw-model row): validation score, each target's score and
     three-outcome log-loss, the tuned settings and a note; the same values as the
     command's ``--format csv``/``parquet``. ``workers=N``/``cluster=…`` score the
-    systems' settings side by side on Dask; ``flow=True`` as a tracked Prefect flow."""
+    systems' settings side by side on Dask; ``flow=True`` as a tracked Prefect flow.
+    Returns a polars DataFrame. An unknown protocol or system is a ``ValueError``, games
+    of your own (not a protocol name) a ``TypeError``, a missing ``data_dir`` a
+    ``FileNotFoundError``."""
     _interrupt.for_rating("arpad.pipeline.backtest")
     from arpad.pipeline import backtest as bt
     from arpad.pipeline.commands.analysis import default_data_dir
@@ -229,7 +232,10 @@ def whatif(
 
     Returns the ``WhatIf`` (pipeline/whatif.py): ``movers``, ``distribution`` and
     ``crossings`` as polars DataFrames (the Parquet tables of ``--output DIR``), with
-    ``rules_a``, ``rules_b`` and ``periods``."""
+    ``rules_a``, ``rules_b`` and ``periods``. A bad rules spec or period is a
+    ``ValueError`` naming the argument; rejected rows of in-memory games an
+    ``InputError`` (``errors="skip"`` leaves them out); games without any published
+    rating a ``ValueError`` naming ``players`` (docs/api.md "Backtest and what-if")."""
     _interrupt.for_rating("arpad.pipeline.whatif", "arpad.pipeline.ingest")
     from arpad.pipeline import schemas
     from arpad.pipeline.jobs import WhatIfRequest

@@ -52,7 +52,7 @@ def __getattr__(name: str):
 
 
 def systems() -> list[str]:
-    """The names of the rating systems arpad has."""
+    """The names of the rating systems arpad has (a list of str, the ``system=`` values)."""
     from arpad.pipeline.systems import system_names
 
     return system_names()
@@ -92,6 +92,11 @@ def _in_memory(data, what: str) -> pa.Table:
     rows = _args.rows_of_dicts(data, what)
     if rows is not None:
         return rows
+    if isinstance(data, Store):  # two ways of working mixed: point to the store's own calls
+        raise TypeError(
+            f"{what}: {_args.TABLE_KINDS}, got {data!r}: a store is rated with "
+            "store.rate(system), and its ratings are store.ratings(system)"
+        )
     raise TypeError(f"{what}: {_args.TABLE_KINDS}, got {type(data).__name__}")
 
 
@@ -101,7 +106,15 @@ def _validated(data, kind: str, mapping: str | None, errors: str):
 
     if isinstance(data, (str, os.PathLike)):  # a file, read as `arpad ingest` reads it
         from arpad.pipeline.readers import read_any
+        from arpad.pipeline.store import Store as _Store
 
+        if Path(data).expanduser().is_dir() and _Store(Path(data).expanduser()).exists():
+            raise InputError(
+                Path(data),
+                None,
+                "is an arpad store, not a games file: rate it with "
+                "arpad.Store(PATH).rate(system) and read its ratings with .ratings(system)",
+            )
         name = str(data)
         raw = read_any(Path(data).expanduser(), mapping=mapping, kind=kind)
     else:
@@ -180,6 +193,14 @@ def rate(
     fields (``k=24``, ``tau=0.5``). Rows that fail validation raise
     ``InputError`` (``errors="skip"`` rates without them). Only ``pool``'s
     games are rated. Nothing is written to disk.
+
+    Returns a polars DataFrame, one row per player per period, sorted by period and
+    player: every column of the ``ratings`` view in its order (``system``, ``pool``,
+    ``period``, ``player_id``, ``rating_before``, ``rating_after``, ``games``,
+    ``score``, ``expected``, ``k``, ``change``, ``rd_*``, ``performance``, ``status``,
+    …; docs/schemas.md), null where the system has none. A table of another kind is a
+    ``TypeError``, an unknown system, pool or rule field a ``ValueError``
+    (docs/api.md "Arguments").
     """
     _interrupt.for_rating("arpad.pipeline.readers", "arpad.pipeline.validate",
                           systems=[system] if isinstance(system, str) else [])  # fmt: skip
@@ -281,7 +302,9 @@ def predict(
 ) -> pl.DataFrame:
     """Expected scores of new pairings from a rating state (pipeline/predict.py).
 
-    ``ratings``: a frame (or a CSV/Parquet file) with ``player_id`` and ``rating``
+    ``ratings``: an ``arpad.Store`` (each player's latest standard-pool rating of
+    ``system``, as ``arpad predict --store``), or a frame (or a CSV/Parquet file) with
+    ``player_id`` and ``rating``
     (or ``rating_after``, as ``rate`` and ``Store.list`` return), one row per player
     (with a ``period`` column: per player and period, the latest counting) and, for
     Glicko systems, ``rd`` (or ``rd_after``; required). A ``system`` column naming
@@ -293,6 +316,10 @@ def predict(
     ``draws``: a draw model (``arpad.DrawModel``, e.g. ``fit_draws``'s) or a number,
     the draw probability between equal players: adds ``p_white``, ``p_draw`` and
     ``p_black`` (Davidson's model keeping ``expected``; docs/backtest.md "Draws").
+    Returns a polars DataFrame. A frame of another kind is a ``TypeError``; ratings
+    without ``player_id`` and a rating, with two rows of one player, or (Glicko) without
+    RDs, and an unknown system, are ``ValueError``; ``draws`` of another kind is a
+    ``TypeError``. Text ids are compared without surrounding whitespace.
     """
     _interrupt.for_rating(
         "arpad.pipeline.predict", systems=[system] if isinstance(system, str) else []
@@ -305,6 +332,10 @@ def predict(
     _args.check_keywords("predict", settings, get_system(system), PREDICT_PARAMETERS)
     settings = _args.rule_values(settings, get_system(system))
     rules = _args.rules_object(rules, get_system(system))
+    if isinstance(ratings, Store):  # as `arpad predict --store S`: its latest ratings
+        from arpad.pipeline.predict import store_state
+
+        ratings, _ = store_state(ratings._existing, system, "standard", None)
     frame = of_system(_whole_ids(pl.from_arrow(_arrow(ratings, "ratings"))), system)
     if "player_id" not in frame.columns and {"white_id", "black_id"} <= set(frame.columns):
         raise ValueError(
@@ -316,7 +347,7 @@ def predict(
             f"ratings: {system} predicts with the players' RDs and this frame has no rd or "
             "rd_after column (Store.list has none: use Store.ratings or rate's result)"
         )
-    state = latest_state(frame)
+    state = _finite(latest_state(frame), get_system(system).expected_uses_rd)
     pairs = _whole_ids(pl.from_arrow(_arrow(pairings, "pairings")))
     if rules is not None and not isinstance(rules, str | os.PathLike):
         base = rules
@@ -328,13 +359,43 @@ def predict(
     return predict_pairings(state, pairs, system, rules_obj, _draw_model(draws))
 
 
+def _finite(state: pl.DataFrame, uses_rd: bool) -> pl.DataFrame:
+    """The rating state checked as a players file's ratings are: ±inf is no rating (it
+    predicted 1.0 or 0.0, FIDE 0.92 by the 400-point rule, with NumPy's "invalid value"
+    warning); NaN or null is no rating (predictions null). For Glicko systems a rated
+    player needs a finite RD ≥ 0 (a NaN RD was taken as 0 without a word)."""
+    rating, rd = pl.col("rating"), pl.col("rd")
+    bad = state.filter(rating.is_infinite())
+    if bad.height:
+        row = bad.row(0, named=True)
+        raise ValueError(
+            f"ratings: player {row['player_id']!r} has rating {row['rating']}: a rating is a "
+            "finite number (NaN or null: no rating)"
+        )
+    if uses_rd:
+        rated = rating.is_not_null() & rating.is_not_nan()
+        odd = rd.is_null() | rd.is_nan() | rd.is_infinite() | (rd < 0)
+        bad = state.filter(rated & odd)
+        if bad.height:
+            row = bad.row(0, named=True)
+            raise ValueError(
+                f"ratings: player {row['player_id']!r} has a rating but RD {row['rd']}: "
+                "Glicko systems predict with each rated player's RD (a finite number >= 0)"
+            )
+    return state
+
+
 def _whole_ids(frame: pl.DataFrame) -> pl.DataFrame:
     """Player ids held as floats (a pandas integer column with a missing value) as the
     whole numbers they hold, as ``rate`` reads them: pairing ``1.0`` is player ``"1"``
-    (it matched no one, and its prediction came back null without a word)."""
+    (it matched no one, and its prediction came back null without a word). Text ids are
+    stripped of surrounding whitespace, as ``rate`` and ``arpad ingest`` strip them: pairing
+    ``" 73"`` is player ``"73"`` (it came back null)."""
     out = []
     for name in ("player_id", "white_id", "black_id"):
-        if name in frame.columns and frame.schema[name].is_float():
+        if name in frame.columns and frame.schema[name] in (pl.String, pl.Categorical):
+            out.append(pl.col(name).cast(pl.String).str.strip_chars().alias(name))
+        elif name in frame.columns and frame.schema[name].is_float():
             col = pl.col(name)
             whole = (col == col.floor()) & (col.abs() < 2.0**53)
             text = pl.when(whole).then(col.cast(pl.Int64, strict=False).cast(pl.String))
@@ -353,10 +414,12 @@ def _draw_model(draws):
 
 
 def fit_draws(predicted, score: str = "score"):
-    """The draw model (``arpad.DrawModel``) that best explains played games: ``predicted``
+    """Returns the draw model (``arpad.DrawModel``) that best explains played games: ``predicted``
     is ``predict``'s output for games already played (ratings from before them) with
-    White's ``score`` (1, 0.5, 0) in a column; ν by maximum likelihood
-    (pipeline/draws.py ``fit_nu``)."""
+    White's ``score`` (1, 0.5, 0, or results as text: ``1-0``, ``1/2-1/2``) in a column;
+    ν by maximum likelihood (pipeline/draws.py ``fit_nu``). Rows without ``expected`` or
+    a score are left out. A missing ``expected`` or ``score`` column, or a score that is
+    no result, is a ``ValueError`` naming the column."""
     from arpad.pipeline.draws import fit_nu
 
     frame = pl.from_arrow(_arrow(predicted, "predicted"))
@@ -416,19 +479,21 @@ INGEST_PARAMETERS = (
     "wait",
     "keep_probable_duplicates",
 )
-STORE_RATE_PARAMETERS = ("system", "pool", "start", "end", "rules", "full", "shards", "wait")
+STORE_RATE_PARAMETERS = (
+    "system", "pool", "start", "end", "rules", "full", "shards", "wait", "progress",
+)  # fmt: skip
 RECONSTRUCT_PARAMETERS = ("systems", "pools", "wait", *RUN_KEYWORDS)
 CARD_PARAMETERS = ("player", "period", "pool", "rules")
 
 
-def launch_job(job: str, request, flow, cluster, workers):
+def launch_job(job: str, request, flow, cluster, workers, progress=None):
     """``job`` through ``launch.run``, as ``arpad JOB`` runs it, ``workers`` checked and the
     imports a run needs made with interrupts held (src/arpad/_interrupt.py)."""
     from arpad.pipeline import launch
 
     workers = _args.whole(workers, "workers", "workers")
     _interrupt.for_run(flow, cluster, workers)
-    return launch.run(job, request, flow=flow, cluster=cluster, workers=workers)
+    return launch.run(job, request, flow=flow, cluster=cluster, workers=workers, progress=progress)
 
 
 class Store:
@@ -442,6 +507,9 @@ class Store:
 
     def __init__(self, path: str | Path):
         from arpad.pipeline.store import Store as _Store
+
+        if isinstance(path, Store):  # arpad.Store(store) is that store
+            path = path.path
 
         self.path = Path(path).expanduser().resolve()
         self._store = _Store(self.path)
@@ -461,7 +529,12 @@ class Store:
     def _run(self, job: str, request, **how):
         try:
             return launch_job(
-                job, request, how.get("flow", False), how.get("cluster"), how.get("workers")
+                job,
+                request,
+                how.get("flow", False),
+                how.get("cluster"),
+                how.get("workers"),
+                how.get("progress"),
             )
         except StoreBusyError as exc:  # the command's advice, in the API's words
             raise StoreBusyError(str(exc).replace("--wait SECONDS", "wait=SECONDS")) from None
@@ -482,6 +555,9 @@ class Store:
         (``.accepted``, ``.quarantined``, ``.files``). Rejected rows are quarantined,
         never dropped: see ``sql("SELECT * FROM quarantine")``. ``wait``: seconds to
         wait for another writer of the store (else ``StoreBusyError`` at once).
+        ``files``: a path or paths (str or ``os.PathLike``); a DataFrame is a
+        ``TypeError`` (in-memory games: ``arpad.rate``). A store that cannot be written
+        (read-only) or a path that is a file is an ``InputError``.
         ``keep_probable_duplicates``: store PGN/TRF games that repeat the date,
         players and result of a game of another file (docs/pgn-trf.md)."""
         _interrupt.for_rating("arpad.pipeline.ingest", "arpad.pipeline.readers")
@@ -516,12 +592,19 @@ class Store:
         full: bool = False,
         shards: int | None = None,
         wait: float = 0.0,
+        progress=None,
         **settings,
     ):
         """Rate one pool with one system (incremental after corrections, like
-        ``arpad rate``); ``settings`` are rule fields. Returns the run summary.
+        ``arpad rate``); ``settings`` are rule fields. Returns the run summary
+        (``RateSummary``: ``.periods``, ``.games``, ``.rows_written``).
         ``flow=True``, ``cluster=…``, ``workers=…`` choose where it runs; ``wait``:
-        seconds to wait for another writer of the store."""
+        seconds to wait for another writer of the store (else ``StoreBusyError``).
+        ``progress``: called after each rated period as ``progress(done, total,
+        games)`` (in this process, also with ``workers``; not with ``flow=True``); an
+        exception it raises stops the run, as an interrupt does
+        (the next call resumes; docs/api.md "Attacked in a notebook, round 3").
+        A bad argument is a ``ValueError``/``TypeError`` naming it."""
         from arpad.pipeline import jobs
         from arpad.pipeline.jobs import RateRequest
         from arpad.pipeline.systems import get_system
@@ -553,7 +636,11 @@ class Store:
         request = RateRequest(
             str(self.path), system, pool, start, end, rules, overrides, full, shards, wait
         )
-        return self._run("rate", request, **how)
+        if progress is not None and not callable(progress):
+            raise TypeError(
+                f"progress: a function progress(done, total, games), got {type(progress).__name__}"
+            )
+        return self._run("rate", request, progress=progress, **how)
 
     def reconstruct(self, systems=None, *, pools=None, wait: float = 0.0, **settings):
         """Rate ``systems`` (a name or a list; default: every system) over ``pools``
@@ -562,7 +649,10 @@ class Store:
         systems are independent units: ``workers=2`` (a local Dask cluster) or
         ``cluster="tcp://…"`` rates them side by side. A system that needs published
         starting ratings the store lacks is skipped with its reason (``.skipped``).
-        Other keywords are rule fields for every system (``k=24``)."""
+        Other keywords are rule fields for every system (``k=24``). Returns a list of
+        ``RateSummary`` (``.system``, ``.pool``, ``.periods``, ``.skipped``). Every system
+        skipped, an unknown system or rule field: ``ValueError``; a parameter misspelt
+        (``system=``): ``TypeError``; no store at the path: ``FileNotFoundError``."""
         from arpad.pipeline.jobs import ReconstructRequest
 
         how = {k: settings.pop(k) for k in RUN_KEYWORDS if k in settings}
@@ -582,7 +672,12 @@ class Store:
     ) -> pl.DataFrame:  # fmt: skip
         """The rating list of ``period`` (default: the latest rated one); ``date``
         ('1886', '1886-03', '1886-03-15') instead: the list as it stood on that date,
-        the latest rated period at or before it (docs/lists.md "A list on a date")."""
+        the latest rated period at or before it (docs/lists.md "A list on a date").
+
+        A polars DataFrame, best first: ``rank``, ``player_id``, ``name``,
+        ``federation``, ``title``, ``rating``, ``games``, ``k``, ``flag``, ``status``
+        (``top``: the first ``top`` rows). ``FileNotFoundError`` without a store,
+        ``ValueError`` for an unknown system, a bad period or date."""
         from arpad.pipeline.lists import rating_list
 
         if date is not None and period is not None:
@@ -607,8 +702,10 @@ class Store:
     def diff(
         self, period: int, system: str = "fide", *, pool: str = "standard"
     ) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """(players, corrections): the published list of ``period`` against the current
-        ratings (docs/lists.md "Published lists")."""
+        """(players, corrections): two polars DataFrames, the published list of
+        ``period`` against the current ratings, and the corrections since the
+        publication (docs/lists.md "Published lists"). A period never published is a
+        ``ValueError`` listing the published ones."""
         from arpad.pipeline.publish import diff
 
         return diff(self._existing, _system(system), pool, _args.period(period, "period"))
@@ -616,7 +713,8 @@ class Store:
     @_interrupt.reading
     def site(self, out: str | Path, *, system: str | None = None, pools=None):
         """Write the static HTML site of the published lists into ``out`` (``arpad
-        site``, docs/site.md); the summary (``.lists``, ``.players``, ``.cards``)."""
+        site``, docs/site.md); the summary (``.lists``, ``.players``, ``.cards``). A store
+        with nothing published is a ``ValueError`` (``publish`` first)."""
         from arpad.pipeline.site import build_site
 
         if isinstance(pools, str):  # one pool, not its letters
@@ -627,7 +725,11 @@ class Store:
     def audit(
         self, player: str, system: str = "fide", pool: str = "standard"
     ) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """(periods, ingests): why ``player`` has their rating (docs/store.md "Audit trail")."""
+        """(periods, ingests): why ``player`` has their rating (docs/store.md "Audit
+        trail"). Two polars DataFrames: the player's ratings rows (``period``,
+        ``rating_before``, ``rating_after``, ``change``, ``games``, ``score``, ``status``,
+        ``rules``, ``rules_hash``, ``run_id``) and the ingests and merges behind them
+        (``recorded_at``, ``action``, ``source``, …). No such player: ``ValueError``."""
         from arpad.pipeline.audit import audit
 
         return audit(self._existing, _args.player(player), _system(system), pool)
@@ -636,7 +738,11 @@ class Store:
     def history(
         self, player: str | int, system: str = "fide", pool: str = "standard"
     ) -> pl.DataFrame:
-        """One player's rating history, period by period; ``player`` by id or name."""
+        """One player's rating history, period by period; ``player`` by id or name
+        (docs/analysis.md "Players by name"). A polars DataFrame: ``period``, ``event``,
+        ``rating_before``, ``delta``, ``rating_after``, ``games``, ``score``, ``k``,
+        ``status``. ``ValueError`` when no player or several match the name,
+        ``TypeError`` for a list of players (``plot_history`` takes several)."""
         from arpad.pipeline.history import rating_history
 
         return rating_history(self._existing, _args.player(player), _system(system), pool)
@@ -646,7 +752,10 @@ class Store:
         self, system: str = "fide", *, pool: str = "standard", top: int = 10, by: str = "year"
     ) -> pl.DataFrame:
         """The top ``top`` players of each year (``by="decade"``: decade) among those who
-        played rated games in it (docs/analysis.md "Era table")."""
+        played rated games in it (docs/analysis.md "Era table"). A polars DataFrame:
+        ``year`` (or ``decade``), ``rank``, ``player_id``, ``name``, ``federation``,
+        ``rating``, ``games``, ``period``. A store rated in abstract period numbers (no
+        years) is a ``ValueError``."""
         from arpad.pipeline.era import era_table
 
         return era_table(
@@ -654,8 +763,11 @@ class Store:
         )
 
     def plot_history(self, players: list[str] | str, system: str = "fide", pool: str = "standard"):
-        """(figure, axes): the players' ratings on one dated axis, ±2·RD bands where the
-        system keeps an RD; ``players`` by id or name (docs/analysis.md)."""
+        """(figure, axes): a ``matplotlib.figure.Figure`` and its ``Axes``, the players'
+        ratings on one dated axis, ±2·RD bands where the system keeps an RD; ``players``
+        (one id or name, or a list) by id or name (docs/analysis.md). Made without pyplot
+        (the notebook's backend is left alone): show it or ``fig.savefig("h.png")``. A
+        player matching no one or several is a ``ValueError``."""
         _interrupt.ready("matplotlib.figure")
         from arpad.pipeline.plots import history_figure
 
@@ -666,8 +778,10 @@ class Store:
         self, player: str, period: int | None = None, pool: str = "standard", rules=None, **settings
     ):
         """The FIDE rating card of ``player`` in ``period`` (default: the latest rated
-        period): game by game, why the rating moved (``.to_dict()``; ``print(card)`` for
-        the text form)."""
+        period): game by game, why the rating moved. Returns the ``Card``
+        (pipeline/fide_card.py: ``.to_dict()``; ``print(card)`` for the text form). A store
+        without FIDE ratings of ``pool``, or a player matching no one, is a
+        ``ValueError``; ``rules`` as ``rate``'s."""
         _interrupt.for_rating("arpad.pipeline.fide_card")
         from arpad.pipeline import engine
         from arpad.pipeline.fide_card import latest_period, rating_card
@@ -691,14 +805,18 @@ class Store:
     @_interrupt.reading
     def sql(self, query: str, *params) -> pl.DataFrame:
         """A read-only query over the catalog views (docs/analysis.md); ``params`` fill its
-        ``?`` in order, given one by one or as one list/tuple."""
+        ``?`` in order, given one by one or as one list/tuple. Returns a polars
+        DataFrame. A statement that writes (``DROP``, ``COPY``, …), a file read, or an SQL
+        error is a one-line ``ValueError``."""
         from arpad.pipeline.sql import run_readonly_sql
 
         return run_readonly_sql(self._existing, query, _args.sql_parameters(params))
 
     @_interrupt.reading
     def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
-        """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view)."""
+        """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view, its
+        columns as docs/schemas.md), a polars DataFrame sorted by period and player. An
+        unknown system or pool is a ``ValueError``."""
         from arpad.pipeline import jobs, schemas
 
         jobs._check_systems([_args.system_name(system)])

@@ -1,0 +1,112 @@
+"""Ingest notes for a player id new to the store that has a stored player's name.
+
+A tournament report (TRF, a players file) whose player carries another FIDE id than
+the one stored for the same person (a mistyped digit) makes a second player: his
+games are rated under the new id and he appears twice on the list. arpad cannot
+tell a typo from a namesake, so nothing is refused; the ingest summary says so, with
+the two ids and the command that joins them (docs/operations.md "The officer's month,
+round 3"; tests/test_officer_attack3.py).
+
+A match: the new id and a stored id are both real ids (not the file-scoped ids arpad
+makes for players without one, ``<file>#<rank>``, ``<file>:<name>``: those are the
+historian's duplicates, found by ``arpad players identify``), their names normalise
+to the same surname and given names (pipeline/identity.py ``normalise_name``; a name
+without given names matches nothing) and their birth years do not differ (equal, or
+one unknown).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from arpad.pipeline.identity import normalise_name
+
+MAX_EXAMPLES = 3  # pairs named in the note; the rest are counted
+
+
+def _scoped(pid: str) -> bool:
+    """An id arpad made for a player without one (as pipeline/identity.py reads them)."""
+    return ":" in pid or "#" in pid
+
+
+def _people(table: pa.Table) -> list[tuple[str, str, tuple, object]]:
+    """(id, name, normalised name, birth year) of the named players with a real id."""
+    rows = table.select(["player_id", "name", "birth_year"]).to_pylist()
+    out = []
+    for r in rows:
+        pid, name = r["player_id"], r["name"]
+        if not name or _scoped(pid):
+            continue
+        key = normalise_name(name)
+        if key[0] and key[1]:
+            out.append((pid, name, key, r["birth_year"]))
+    return out
+
+
+def _could_match(table: pa.Table, surnames: set[str]) -> pa.Table:
+    """The rows of ``table`` whose name could normalise to one of ``surnames``: its
+    letters (accents removed, lower case) contain the surname's, or it has letters
+    outside the Latin script (transliterated by ``normalise_name``). One vectorised
+    pass, so that only a handful of the stored names (of a million, for a federation)
+    go through ``normalise_name`` (a Python call per name: about 20 µs)."""
+    import re
+
+    import polars as pl
+
+    letters = (
+        pl.col("name")
+        .str.normalize("NFKD")
+        .str.replace_all(r"\p{M}", "")
+        .str.to_lowercase()
+        .str.replace_all(r"[^a-z]", "")
+    )
+    wanted = "|".join(re.escape(s.replace(" ", "")) for s in sorted(surnames))
+    other_script = pl.col("name").str.contains(r"[^\p{Latin}\P{L}]")
+    keep = pl.from_arrow(table.select(["name"])).select(
+        (letters.str.contains(wanted) | other_script).fill_null(False).cast(pl.Boolean)
+    )
+    return table.filter(pa.array(keep.to_series()))
+
+
+def namesakes(before: pa.Table, after: pa.Table) -> list[tuple[str, str, str, str, object]]:
+    """(new id, its name, stored id, stored name, birth year) for every id of the
+    players table ``after`` an ingest that ``before`` did not hold and whose player
+    has the name of a stored player (see the module docstring)."""
+    if not before.num_rows or after.num_rows == before.num_rows:  # nothing to match, or no id added
+        return []
+    ids = after.column("player_id")
+    added = after.filter(pc.invert(pc.is_in(ids, value_set=before.column("player_id"))))
+    if not added.num_rows:
+        return []
+    fresh = _people(added)
+    if not fresh:
+        return []
+    stored: dict[tuple, list[tuple[str, str, object]]] = {}
+    for pid, name, key, born in _people(_could_match(before, {f[2][0] for f in fresh})):
+        stored.setdefault(key, []).append((pid, name, born))
+    found = []
+    for pid, name, key, born in sorted(fresh):
+        for other, other_name, other_born in stored.get(key, []):
+            if born is None or other_born is None or born == other_born:
+                found.append((pid, name, other, other_name, born or other_born))
+    return found
+
+
+def namesake_notes(before: pa.Table, after: pa.Table) -> list[str]:
+    """The ingest summary's note (one line, empty list when nothing matched)."""
+    found = namesakes(before, after)
+    if not found:
+        return []
+    shown = "; ".join(
+        f"{pid} {name!r} and stored {other} {other_name!r}"
+        + (f", both born {born}" if born is not None else "")
+        for pid, name, other, other_name, born in found[:MAX_EXAMPLES]
+    )
+    more = f" and {len(found) - MAX_EXAMPLES} more" if len(found) > MAX_EXAMPLES else ""
+    pid, _, other, _, _ = found[0]
+    return [
+        f"{len(found)} player id(s) new to the store with the name of a stored player "
+        f"({shown}{more}): a mistyped FIDE id rates one person under two ids; if so, "
+        f"correct the file and ingest it again, or arpad players merge {other} {pid}"
+    ]

@@ -1,0 +1,114 @@
+"""Ingest note: ratings a games file states that differ from the store's own published
+list in force.
+
+A TRF's rating column (a PGN's ``WhiteElo``) is what the arbiter says the player's
+published rating was; systems that seed from such observations (FIDE, Harkness, Ingo:
+``RatingSystem.seeds_from_observations``) take it as the player's rating for the
+period (docs/observations.md). When the federation publishes its own lists with arpad
+and the arbiter copied the ratings from an older list, the file silently replaces
+the players' ratings of the published list by the old ones: the previous month's
+changes are lost. Nothing is refused (the file's ratings may be right, and they are
+what the arbiter rated with); the ingest summary says which players' stated ratings
+differ from the store's latest published list before the games' period, for each
+published system that seeds (docs/operations.md "The officer's month, round 3";
+tests/test_officer_attack3.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from arpad.pipeline.store import Store
+
+
+def _stated(games: pa.Table) -> pl.DataFrame:
+    """(pool, period, player_id, rating) of every rating the games state (1..3500, as
+    observations are read), one row per player and period: the first, as it counts."""
+    cols = ["pool", "period", "white_id", "black_id", "white_rating", "black_rating"]
+    if games.num_rows == 0 or any(c not in games.column_names for c in cols):
+        return pl.DataFrame()
+    frame = pl.from_arrow(games.select(cols))
+    sides = [
+        frame.select(
+            "pool",
+            "period",
+            pl.col(f"{side}_id").alias("player_id"),
+            pl.col(f"{side}_rating").cast(pl.Float64).alias("rating"),
+        )
+        for side in ("white", "black")
+    ]
+    both = pl.concat(sides).with_row_index("order")
+    return (
+        both.filter(pl.col("rating").is_between(1, 3500))
+        .sort("order")
+        .unique(["pool", "period", "player_id"], keep="first", maintain_order=True)
+        .drop("order")
+    )
+
+
+def _published_systems(store: Store) -> list[str]:
+    folder = store.published_dir
+    if not folder.is_dir():
+        return []
+    return sorted(p.name.split("=", 1)[1] for p in folder.glob("system=*") if p.is_dir())
+
+
+def _list_ratings(store: Store, system: str, pool: str, period: int) -> pl.DataFrame:
+    path = store.published_partition(system, pool, period) / "list.parquet"
+    frame = pl.read_parquet(path, columns=["player_id", "rating"])
+    return frame.with_columns(pl.col("rating").cast(pl.Float64).alias("listed"))
+
+
+def stated_rating_notes(store: Store, games: pa.Table) -> list[str]:
+    """One note per published system/pool whose list in force disagrees with ratings
+    stated in ``games`` (empty when there is nothing to compare)."""
+    systems = _published_systems(store)
+    if not systems:
+        return []
+    stated = _stated(games)
+    if stated.is_empty():
+        return []
+    from arpad.pipeline.systems import get_system  # only with a published list to compare
+
+    notes = []
+    for name in systems:
+        try:
+            system = get_system(name)
+        except ValueError:  # a system this installation does not know
+            continue
+        if not system.seeds_from_observations:
+            continue
+        for pool in sorted(stated.get_column("pool").unique().to_list()):
+            lists = store.published_periods(name, pool)
+            if not lists:
+                continue
+            differ = []
+            for period in sorted(stated.filter(pl.col("pool") == pool)["period"].unique()):
+                before = [p for p in lists if p < period]
+                if not before:
+                    continue
+                in_force = before[-1]
+                mine = stated.filter((pl.col("pool") == pool) & (pl.col("period") == period))
+                joined = mine.join(
+                    _list_ratings(store, name, pool, in_force), on="player_id", how="inner"
+                )
+                # FIDE rounds a stated rating half away from zero (FideSystem.seed)
+                rating = joined.get_column("rating").to_numpy()
+                whole = np.sign(rating) * np.floor(np.abs(rating) + 0.5)
+                off = joined.filter(pl.Series(whole != joined.get_column("listed").to_numpy()))
+                differ += [(in_force, *row) for row in off.select(
+                    "player_id", "rating", "listed").iter_rows()]  # fmt: skip
+            if not differ:
+                continue
+            in_force, pid, rating, listed = differ[0]
+            players = len({d[1] for d in differ})
+            notes.append(
+                f"{players} player(s) whose rating in the file differs from the published "
+                f"{name}/{pool} list in force ({in_force}; e.g. {pid}: {rating:g} here, "
+                f"{listed:g} on the list): the file's ratings replace the list's for its "
+                "period (docs/observations.md); if the arbiter used an older list, correct "
+                "the file"
+            )
+    return notes
