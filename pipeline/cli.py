@@ -262,7 +262,11 @@ def _damaged_store(args, exc: BaseException):
     from_files = False
     seen = exc
     while seen is not None and not from_files:
-        from_files = type(seen).__module__.split(".")[0] in ("duckdb", "_duckdb", "pyarrow")
+        from_files = isinstance(seen, IsADirectoryError) or type(seen).__module__.split(".")[0] in (
+            "duckdb",
+            "_duckdb",
+            "pyarrow",
+        )
         seen = seen.__cause__ or seen.__context__
     store = vars(args).get("store")
     if not from_files or not store:

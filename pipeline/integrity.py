@@ -215,22 +215,16 @@ def problems(store, first_only: bool = False) -> list[Problem]:
                 repair = f"{BACKUP} (players/keys.parquet or this file)"
                 if add(path, "its player keys disagree with players/keys.parquet", repair):
                     return found
-    batches = {p.stem.removeprefix("part-") for p in store.games_dir.glob("pool=*/period=*/*")}
-    if store.manifest_path.is_file():
-        try:
-            manifest = store.read_manifest()
-        except InputError as exc:
-            manifest = None
-            if add(store.manifest_path, exc.problem):
-                return found
-        if manifest is not None:
-            for batch, kind, accepted, source in zip(
-                *(manifest.column(c).to_pylist() for c in ("batch", "kind", "accepted", "source"))
-            ):
-                if kind == "games" and accepted and batch not in batches:
-                    missing = f"no games file of batch {batch} ({source}, {accepted} games)"
-                    if add(store.manifest_path, missing, BACKUP + " (the games folder)"):
-                        return found
+    try:
+        missing = missing_batches(store)
+    except InputError as exc:
+        missing = []
+        if add(store.manifest_path, exc.problem):
+            return found
+    for batch, source, accepted in missing:
+        problem = f"no file part-{batch}.parquet ({source}, {accepted} games) in the games folder"
+        if add(store.manifest_path, problem, BACKUP + " (the games file)"):
+            return found
     for path in store.ratings_dir.glob("system=*/pool=*/period=*/part-0.parquet"):
         if parquet(path, RATINGS_REQUIRED, schemas.RATINGS_FILE) is None and first_only:
             return found
@@ -280,7 +274,9 @@ def published_problems(folder: Path) -> list[tuple[str, str]]:
         if not path.is_file():
             out.append((name, "missing from a published list"))
         elif hashlib.sha256(path.read_bytes()).hexdigest() != digest:
-            out.append((name, "edited since it was published (its sha256 differs from manifest.json)"))
+            out.append(
+                (name, "edited since it was published (its sha256 differs from manifest.json)")
+            )
     return out
 
 
@@ -298,3 +294,37 @@ def diagnose(store) -> InputError | None:
         return None
     p = found[0]
     return InputError(store.root / p.path, None, f"{p.problem}: the store is damaged; {p.repair}")
+
+
+def missing_batches(store) -> list[tuple[str, str, int]]:
+    """(batch, source, accepted games) of each games source of the manifest with stored
+    games but no games file left (deleted by hand, half a backup restored). A store where
+    ``ingest --replace`` was ever used is not checked: replacing every game of another
+    source's file deletes that file, and the manifest keeps its count."""
+    if not store.manifest_path.is_file():
+        return []
+    manifest = store.read_manifest()
+    if "replace" in store.read_history().column("action").to_pylist():
+        return []
+    present = {p.stem.removeprefix("part-") for p in store.games_dir.glob("pool=*/period=*/*")}
+    columns = (manifest.column(c).to_pylist() for c in ("batch", "kind", "accepted", "source"))
+    return [
+        (batch, source, accepted)
+        for batch, kind, accepted, source in zip(*columns)
+        if kind == "games" and accepted and batch not in present
+    ]
+
+
+def check_batches(store) -> None:
+    """Before a rate: a games source whose files are all gone would be rated as if it had
+    no games (a silent wrong answer); refused naming it. One manifest read and one listing
+    of the games files' names: nothing per game."""
+    missing = missing_batches(store)
+    if missing:
+        batch, source, accepted = missing[0]
+        raise damaged(
+            store.games_dir,
+            f"no file part-{batch}.parquet ({source}, {accepted} games; "
+            f"{store.manifest_path.name} lists it)",
+            BACKUP + " (the games folder; arpad check lists every damaged file)",
+        )

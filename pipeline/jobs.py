@@ -301,8 +301,10 @@ def plan_rate(req: RateRequest) -> int | None:
 def rate_periods(req: RateRequest, start: int | None, progress: Progress | None = None):
     """Step: rate ``req.pool`` with ``req.system`` from ``start`` (resumable after a
     crash, pipeline/resume.py). Inside a Dask task, player shards go to the same cluster."""
+    from arpad.pipeline.integrity import check_batches
     from arpad.pipeline.resume import rate_resumable
 
+    check_batches(Store(req.store))  # a games source deleted by hand: named, not rated as empty
     summary = rate_resumable(
         Store(req.store),
         req.system,

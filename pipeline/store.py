@@ -622,9 +622,7 @@ class Store:
         (pipeline/publish.py), so a folder without it is a publication killed half-way,
         not a published list (the next ``publish`` writes it)."""
         base = self._system_pool(self.published_dir, system, pool)
-        return sorted(
-            _period_of(p) for p in self._subdirs(base) if (p / "manifest.json").is_file()
-        )
+        return sorted(_period_of(p) for p in self._subdirs(base) if (p / "manifest.json").is_file())
 
     @property
     def catalog_path(self) -> Path:
@@ -934,9 +932,7 @@ class Store:
 
     def state_periods(self, system: str, pool: str) -> list[int]:
         base = self._system_pool(self.state_dir, system, pool)
-        return sorted(
-            _period_of(p) for p in self._subdirs(base) if (p / "meta.json").exists()
-        )
+        return sorted(_period_of(p) for p in self._subdirs(base) if (p / "meta.json").exists())
 
     def read_state(self, system: str, pool: str, period: int) -> tuple[dict[str, pa.Table], dict]:
         base = self.state_partition(system, pool, period)
