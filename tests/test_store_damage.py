@@ -418,3 +418,17 @@ def test_check_names_every_damaged_file_and_its_repair(copy, capsys):
     assert any("period=202503/part-0.parquet" in p and "arpad rate" in p for p in problems)
     assert any("state/system=glicko2" in p and "--full" in p for p in problems)
     assert snapshot(copy) == before
+
+
+def test_the_api_raises_the_same_one_line_errors(pristine, copy):
+    """``arpad.Store`` in a notebook: the same checks, as ``arpad.InputError``."""
+    store = arpad.Store(copy)
+    path = games_file(copy)
+    truncate(path)
+    with pytest.raises(arpad.InputError, match=path.name) as caught:
+        store.rate("glicko2", full=True)
+    assert "\n" not in str(caught.value)
+    shutil.copy(games_file(pristine[1]), path)  # repaired from the "backup"
+    rewrite(ratings_file(copy), lambda t: t.drop_columns(["status"]))
+    with pytest.raises(arpad.InputError, match="no column 'status'"):
+        store.list("fide")
