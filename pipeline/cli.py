@@ -256,13 +256,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _damaged_store(args, exc: BaseException):
-    """A DuckDB or Arrow error reading the store: the damaged file that caused it, named
+    """A DuckDB, Arrow or OS error reading the store: the damaged file that caused it, named
     with its repair (pipeline/integrity.py ``diagnose``), else None. Only on this error
     path are the store's files checked."""
     from_files = False
     seen = exc
     while seen is not None and not from_files:
-        from_files = isinstance(seen, IsADirectoryError) or type(seen).__module__.split(".")[0] in (
+        from_files = isinstance(seen, OSError) or type(seen).__module__.split(".")[0] in (
             "duckdb",
             "_duckdb",
             "pyarrow",

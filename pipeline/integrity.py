@@ -177,6 +177,8 @@ def problems(store, first_only: bool = False) -> list[Problem]:
         return first_only
 
     def parquet(path: Path, required=None, expected=None) -> pq.ParquetFile | None:
+        if path.is_dir():
+            return None  # reported by the walk above
         try:
             return open_parquet(path, required, expected)
         except InputError as exc:
@@ -196,6 +198,10 @@ def problems(store, first_only: bool = False) -> list[Problem]:
         if path.is_dir() and path.name.startswith("period=") and not _period_ok(path.name):
             if add(path, "not a period folder", "rename or remove the folder"):
                 return found
+        if path.is_dir() and path.suffix in (".parquet", ".json", ".duckdb"):
+            # an unreadable file (arpad writes no folder of that name)
+            if add(path, "a directory where a file belongs"):
+                return found
 
     keys = None
     if store.keys_path.exists():
@@ -207,7 +213,7 @@ def problems(store, first_only: bool = False) -> list[Problem]:
     for path in store.games_dir.glob("pool=*/period=*/part-*.parquet"):
         file = parquet(path, GAMES_REQUIRED, schemas.GAMES_FILE)
         if file is None:
-            if first_only:
+            if first_only and found:
                 return found
             continue
         if keys is not None and "white_key" in file.schema_arrow.names:
@@ -226,14 +232,14 @@ def problems(store, first_only: bool = False) -> list[Problem]:
         if add(store.manifest_path, problem, BACKUP + " (the games file)"):
             return found
     for path in store.ratings_dir.glob("system=*/pool=*/period=*/part-0.parquet"):
-        if parquet(path, RATINGS_REQUIRED, schemas.RATINGS_FILE) is None and first_only:
+        if parquet(path, RATINGS_REQUIRED, schemas.RATINGS_FILE) is None and first_only and found:
             return found
     for path in store.state_dir.glob("system=*/pool=*/period=*/*.parquet"):
-        if parquet(path) is None and first_only:
+        if parquet(path) is None and first_only and found:
             return found
     for path in sorted(store.players_path.parent.glob("*.parquet")):
         if parquet(path) is None:
-            if first_only:
+            if first_only and found:
                 return found
         elif path == store.players_path:
             try:

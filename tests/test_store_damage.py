@@ -349,14 +349,27 @@ def test_a_partition_folder_with_a_wrong_name_is_named(copy, capsys, name, kind)
     unchanged_except(before, snapshot(copy), "catalog")
 
 
-def test_an_unreadable_players_table_is_named(copy, capsys):
-    """Simulated by a directory in the file's place (the tests run as root)."""
-    path = copy / "players/players.parquet"
+@pytest.mark.parametrize(
+    "where",
+    [
+        "players/players.parquet",
+        "manifest/manifest.parquet",
+        "games/pool=standard/period=202502/part-2acdf0d36b3adefe.parquet",
+    ],
+)
+def test_an_unreadable_file_is_named(pristine, copy, capsys, where):
+    """Simulated by a directory in the file's place (the tests run as root). FIDE's
+    incremental rate reads the games' published ratings first (pipeline/observations.py)."""
+    path = copy / where
+    assert path.is_file()
     path.unlink()
     path.mkdir()
-    for args in (("rate", "--no-flow", "--system", "glicko2"), ("list", "--system", "fide")):
-        code, _, err = run(capsys, copy, *args)
-        refused(code, err, "players.parquet")
+    for args in (("rate", "--no-flow", "--system", "fide"), ("list", "--system", "fide")):
+        code, out, err = run(capsys, copy, *args)
+        if "games" in where and args[0] == "list":  # reads no games file: the right list
+            assert (code, out) == run(capsys, pristine[1], *args)[:2]
+            continue
+        refused(code, err, where.rsplit("/", 1)[-1], "a directory where a file belongs")
 
 
 def test_a_symlink_out_of_the_store_is_read_and_never_written_through(
