@@ -71,8 +71,19 @@ def repair_for(path: str | Path) -> str:
     return BACKUP
 
 
+def _unstaged(path: str | Path) -> Path:
+    """An ingest stages copies of the store's files in ``STORE/.pending/<batch>/``
+    (pipeline/journal.py): a damaged copy is named as the store's own file."""
+    parts = Path(path).parts
+    if ".pending" in parts:
+        at = parts.index(".pending")
+        return Path(*parts[:at], *parts[at + 2 :])
+    return Path(path)
+
+
 def damaged(path: str | Path, problem: str, repair: str | None = None) -> InputError:
     """The one-line error of a damaged store file: what is wrong and what repairs it."""
+    path = _unstaged(path)
     repair = repair or repair_for(path)
     return InputError(path, None, f"{problem}: the store is damaged; {repair}")
 

@@ -243,13 +243,14 @@ def check_pool(store: Store, pool: str, start: int | None = None, end: int | Non
 def has_published_ratings(store: Store) -> bool:
     """True when the players table gives at least one player a starting rating, or a
     game or players file gives a dated one (docs/observations.md)."""
-    import pyarrow.parquet as pq
-
+    from arpad.pipeline.integrity import open_parquet
     from arpad.pipeline.observations import has_observations
 
-    if store.players_path.exists():
+    if not store.players_path.exists():
+        store.read_players()  # deleted while games are stored: named (docs/store.md)
+    else:
         # One column, not the whole table (the engine reads the players again anyway).
-        with pq.ParquetFile(store.players_path) as file:
+        with open_parquet(store.players_path) as file:
             if "rating" in file.schema_arrow.names:
                 ratings = file.read(columns=["rating"]).column("rating")
                 if ratings.null_count < len(ratings):

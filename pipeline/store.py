@@ -889,9 +889,16 @@ class Store:
         notebook's "interrupt kernel") left the folder empty until the next run, and a
         list of that period had "no rated player" (docs/api.md "In a notebook")."""
         base = self._system_pool(self.ratings_dir, system, pool)
-        return sorted(
-            _period_of(p) for p in self._subdirs(base) if (p / "part-0.parquet").is_file()
-        )
+        out = []
+        for p in self._subdirs(base):
+            part = p / "part-0.parquet"
+            if part.is_file():
+                out.append(_period_of(p))
+            elif part.exists():  # a directory in its place: not "no rated period"
+                from arpad.pipeline.integrity import damaged
+
+                raise damaged(part, "a directory where a Parquet file belongs")
+        return sorted(out)
 
     def rated(self) -> list[tuple[str, str]]:
         """(system, pool) pairs that have at least one stored ratings period."""

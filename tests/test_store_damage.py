@@ -333,12 +333,15 @@ def test_a_stale_lock_file_does_not_block(copy, capsys, pid):
 
 
 @pytest.mark.parametrize("name", ["period=2024-13", "period=abc"])
-@pytest.mark.parametrize("kind", ["games", "ratings"])
+@pytest.mark.parametrize("kind", ["games", "games-sql", "ratings"])
 def test_a_partition_folder_with_a_wrong_name_is_named(copy, capsys, name, kind):
-    if kind == "games":
+    """A copy of a period folder under a wrong name: ``sql`` counted its games twice."""
+    if kind.startswith("games"):
         base = copy / "games/pool=standard"
         shutil.copytree(games_file(copy).parent, base / name)
         args = ("rate", "--no-flow", "--system", "glicko2", "--full")
+        if kind == "games-sql":
+            args = ("sql", "select count(*) as n from games")
     else:
         base = copy / "ratings/system=fide/pool=standard"
         shutil.copytree(ratings_file(copy).parent, base / name)
@@ -369,7 +372,7 @@ def test_an_unreadable_file_is_named(pristine, copy, capsys, where):
         if "games" in where and args[0] == "list":  # reads no games file: the right list
             assert (code, out) == run(capsys, pristine[1], *args)[:2]
             continue
-        refused(code, err, where.rsplit("/", 1)[-1], "a directory where a file belongs")
+        refused(code, err, where.rsplit("/", 1)[-1], "a directory where a")
 
 
 def test_a_symlink_out_of_the_store_is_read_and_never_written_through(
@@ -445,3 +448,14 @@ def test_the_api_raises_the_same_one_line_errors(pristine, copy):
     rewrite(ratings_file(copy), lambda t: t.drop_columns(["status"]))
     with pytest.raises(arpad.InputError, match="no column 'status'"):
         store.list("fide")
+
+
+def test_a_directory_in_place_of_the_latest_ratings_file_is_not_an_older_list(copy, capsys):
+    """``list`` showed the period before as the latest list, ``diff`` every published
+    player as removed."""
+    path = ratings_file(copy)
+    path.unlink()
+    path.mkdir()
+    for args in (("list", "--system", "fide"), ("diff", "--published", "202503")):
+        code, _, err = run(capsys, copy, *args)
+        refused(code, err, "period=202503/part-0.parquet", "--full")
