@@ -202,7 +202,8 @@ def problems(store, first_only: bool = False) -> list[Problem]:
             continue  # the lock, staged ingests (finished by the next writer), exports
         if path.is_symlink():
             target = path.resolve()
-            if root.resolve() not in target.parents:
+            # a note for ``arpad check``; never the cause ``diagnose`` names for an error
+            if not first_only and root.resolve() not in target.parents:
                 if add(path, f"a symlink to {target}, outside the store", "read, never written"):
                     return found
             continue
@@ -227,7 +228,9 @@ def problems(store, first_only: bool = False) -> list[Problem]:
             if first_only and found:
                 return found
             continue
-        if keys is not None and "white_key" in file.schema_arrow.names:
+        # the ids of every game read: ``arpad check`` only, not ``diagnose`` (an error
+        # path, and keys never cause a DuckDB or Arrow error)
+        if keys is not None and not first_only and "white_key" in file.schema_arrow.names:
             if not _keys_agree(file, keys):
                 repair = f"{BACKUP} (players/keys.parquet or this file)"
                 if add(path, "its player keys disagree with players/keys.parquet", repair):
