@@ -268,9 +268,19 @@ def define_views(
     temporary: bool = False,
     sqls: dict[str, str] | None = None,
 ) -> None:
+    import duckdb
+
     kind = "TEMP VIEW" if temporary else "VIEW"
     for name, sql in (sqls or _view_sqls(store)).items():
-        con.execute(f"CREATE OR REPLACE {kind} {name} AS {sql}")
+        try:
+            con.execute(f"CREATE OR REPLACE {kind} {name} AS {sql}")
+        except duckdb.Error:  # a damaged file under the view's glob: name it (the API too)
+            from arpad.pipeline.integrity import diagnose
+
+            named = diagnose(store)
+            if named is None:
+                raise
+            raise named from None
 
 
 def connect(store: Store) -> duckdb.DuckDBPyConnection:

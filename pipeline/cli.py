@@ -255,6 +255,28 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+def _damaged_store(args, exc: BaseException):
+    """A DuckDB, Arrow or OS error reading the store: the damaged file that caused it, named
+    with its repair (pipeline/integrity.py ``diagnose``), else None. Only on this error
+    path are the store's files checked."""
+    from_files = False
+    seen = exc
+    while seen is not None and not from_files:
+        from_files = isinstance(seen, OSError) or type(seen).__module__.split(".")[0] in (
+            "duckdb",
+            "_duckdb",
+            "pyarrow",
+        )
+        seen = seen.__cause__ or seen.__context__
+    store = vars(args).get("store")
+    if not from_files or not store:
+        return None
+    from arpad.pipeline.integrity import diagnose
+    from arpad.pipeline.store import Store
+
+    return diagnose(Store(store))
+
+
 def _resolve_store(args) -> None:
     """``--store`` given before the command (``arpad --store S ingest F``) is the
     command's ``--store``; given on both sides with different values it is refused.
@@ -355,7 +377,7 @@ def _main(argv: list[str] | None) -> int:
         )
         return EXIT_BAD_INPUT
     except (ValueError, FileNotFoundError) as exc:
-        print(f"arpad: error: {exc}", file=sys.stderr)
+        print(f"arpad: error: {_damaged_store(args, exc) or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: one line, no traceback (docs/cli.md)
         return _interrupted(exc)
@@ -382,6 +404,9 @@ def _main(argv: list[str] | None) -> int:
                 where = os.path.dirname(where) or "."
             why = denied.strerror or str(denied)
             print(f"arpad: error: {where}: {why} (the store is as before)", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        if (named := _damaged_store(args, exc)) is not None:  # a file not as arpad wrote it
+            print(f"arpad: error: {named}", file=sys.stderr)
             return EXIT_BAD_INPUT
         traceback.print_exc()
         print("arpad: internal error (exit 1)", file=sys.stderr)

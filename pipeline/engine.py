@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from arpad.pipeline import catalog, checkpoints, observations, sharding
 from arpad.pipeline import keys as player_keys
 from arpad.pipeline.game_reports import write_game_report
+from arpad.pipeline.integrity import open_games
 from arpad.pipeline.performance import fill_performance, performance_job
 from arpad.pipeline.store import Store
 from arpad.pipeline.systems import get_system
@@ -264,7 +264,7 @@ def id_array(player_id) -> pa.Array:
 
 
 def _read_game_file(path: str) -> pa.Table:
-    file = pq.ParquetFile(path)  # one file: no dataset layer (nor its pandas import)
+    file = open_games(path)  # pq.ParquetFile, damaged files named (pipeline/integrity.py)
     present = set(file.schema_arrow.names)
     table = file.read(columns=[c for c in GAME_COLUMNS if c in present])
     cols = {}
@@ -344,7 +344,7 @@ def _read_game_file_dense(path, player_ids, aliases, dense_of_key, read_events=T
     """One games file as (white, black) dense indices (-1: not a player of the run),
     score (float64), rated (bool) and event ids (an Arrow string array; all null
     without ``read_events``)."""
-    file = pq.ParquetFile(path)  # one file: no dataset layer (nor its pandas import)
+    file = open_games(path)  # pq.ParquetFile, damaged files named (pipeline/integrity.py)
     present = set(file.schema_arrow.names)
     if not read_events:
         present.discard("event_id")

@@ -30,6 +30,7 @@ from arpad.pipeline import (
     identity,
     incremental,
     journal,
+    keys,
     names,
     observations,
     probable_duplicates,
@@ -252,6 +253,7 @@ def ingest_file(
     if head is not None and (replace or old_batches):
         # Corrections and --replace compare the whole file with the store: read whole.
         raw, head = read_any(path, fmt=fmt, mapping=mapping, kind=kind), None
+    keys.refuse_lost_dictionary(store.keys_path)  # docs/store.md "A damaged store"
     staged = journal.StagedStore(store, batch)
 
     player_quarantine = None

@@ -260,13 +260,14 @@ def check_pool(store: Store, pool: str, start: int | None = None, end: int | Non
 def has_published_ratings(store: Store) -> bool:
     """True when the players table gives at least one player a starting rating, or a
     game or players file gives a dated one (docs/observations.md)."""
-    import pyarrow.parquet as pq
-
+    from arpad.pipeline.integrity import open_parquet
     from arpad.pipeline.observations import has_observations
 
-    if store.players_path.exists():
+    if not store.players_path.exists():
+        store.read_players()  # deleted while games are stored: named (docs/store.md)
+    else:
         # One column, not the whole table (the engine reads the players again anyway).
-        with pq.ParquetFile(store.players_path) as file:
+        with open_parquet(store.players_path) as file:
             if "rating" in file.schema_arrow.names:
                 ratings = file.read(columns=["rating"]).column("rating")
                 if ratings.null_count < len(ratings):
@@ -318,8 +319,10 @@ def plan_rate(req: RateRequest) -> int | None:
 def rate_periods(req: RateRequest, start: int | None, progress: Progress | None = None):
     """Step: rate ``req.pool`` with ``req.system`` from ``start`` (resumable after a
     crash, pipeline/resume.py). Inside a Dask task, player shards go to the same cluster."""
+    from arpad.pipeline.integrity import check_batches
     from arpad.pipeline.resume import rate_resumable
 
+    check_batches(Store(req.store))  # a games source deleted by hand: named, not rated as empty
     summary = rate_resumable(
         Store(req.store),
         req.system,

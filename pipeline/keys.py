@@ -148,3 +148,27 @@ def dense_of_keys(
     ids = resolve_aliases(key_ids, aliases if len(key_ids) else None)
     dense = pc.fill_null(pc.index_in(ids, value_set=player_ids), -1)
     return dense.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+
+
+def refuse_lost_dictionary(path: Path) -> None:
+    """No dictionary, but stored games files carry keys: it was deleted (or half a backup
+    restored). New keys would start at 0 again and give the old files' keys to other
+    players, so the ingest is refused (docs/store.md "A damaged store"). Only the files'
+    footers are read, and only when the dictionary is missing."""
+    import pyarrow.parquet as pq
+
+    from arpad.pipeline.integrity import BACKUP, damaged
+
+    if Path(path).exists():
+        return
+    for game_file in (Path(path).parent.parent / "games").glob("pool=*/period=*/part-*.parquet"):
+        try:
+            keyed = "white_key" in pq.read_schema(game_file).names
+        except (OSError, pa.ArrowException):
+            continue  # a damaged games file is named where it is read
+        if keyed:
+            raise damaged(
+                path,
+                f"missing, but games files carry player keys ({game_file.name})",
+                BACKUP + " (a new dictionary would give the stored keys to other players)",
+            )

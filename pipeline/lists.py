@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 from arpad.pipeline import catalog, output, periods
+from arpad.pipeline.integrity import check_ratings_file
 from arpad.pipeline.store import atomic_write_text
 
 
@@ -111,6 +112,8 @@ def list_frame(
                 f"no {system}/{pool} list for period {period} "
                 f"(rated periods: {rated[0]}..{rated[-1]}, {len(rated)} in all)"
             )
+        # the listed period's file checked (its footer): without ``status`` it listed nobody
+        check_ratings_file(store.rating_partition(system, pool, period) / "part-0.parquet")
         frame = catalog.query_frame(con, LIST_SQL, [system, pool, period])
     finally:
         con.close()

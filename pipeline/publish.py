@@ -190,10 +190,13 @@ def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFram
     ``period`` differs from the current one (or who is on only one of them), with
     published, revised, change and ``games_*`` (their games in periods <=
     ``period`` added, removed or given another result since the publication)."""
+    from arpad.pipeline.integrity import damaged, published_problems
     from arpad.pipeline.lists import list_frame
 
     manifest = read_manifest(store, system, pool, period)
     folder = store.published_partition(system, pool, period)
+    for name, problem in published_problems(folder):  # compared with a list edited by hand?
+        raise damaged(folder / name, problem)
     frozen = pl.read_parquet(folder / FILES["parquet"])
     # Whole-number lists (FIDE, USCF, …; docs/lists.md) are compared in whole numbers.
     whole = frozen["rating"].dtype.is_integer()

@@ -116,6 +116,15 @@ def _base_view(reader, con, store: Store, name: str) -> str:
             "SELECT file FROM glob(?) ORDER BY file", [str(root / pattern)]
         ).fetchall()
     ]
+    # DuckDB's glob skips a directory in a file's place: the query would count without it
+    # and reads a folder ``period=abc`` put there by hand as a partition of its own
+    from arpad.pipeline.integrity import damaged, period_of
+
+    for path in root.glob(pattern):
+        if path.is_dir():
+            raise damaged(path, "a directory where a Parquet file belongs")
+        if path.parent.name.startswith("period="):
+            period_of(path.parent)
     if not files:
         return catalog._empty_select(schema)
     # Exactly the catalog's read_parquet call (catalog._view_sql): same columns and types.

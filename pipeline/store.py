@@ -88,7 +88,9 @@ def read_parquet_file(path: str | os.PathLike) -> pa.Table:
     """One Parquet file as a table. ``pq.ParquetFile`` rather than ``pq.read_table``:
     the latter goes through ``pyarrow.dataset``, whose import (pandas with it, when
     installed) costs more than a small command's whole work (docs/runners.md)."""
-    with pq.ParquetFile(path) as f:
+    from arpad.pipeline.integrity import open_parquet
+
+    with open_parquet(path) as f:  # a damaged file: one line naming it (docs/store.md)
         return f.read()
 
 
@@ -561,6 +563,14 @@ def _finish_interrupted_ingests(root: Path) -> None:
             catalog.refresh(store)
 
 
+def _period_of(folder: Path) -> int:
+    """A ``period=N`` folder's period; a folder of another name (``period=2024-13``, put
+    there by hand) is named in a one-line error instead of an int() ValueError."""
+    from arpad.pipeline.integrity import period_of
+
+    return period_of(folder)
+
+
 def _casts(column, to: pa.DataType) -> bool:
     try:
         column.cast(to)
@@ -612,11 +622,7 @@ class Store:
         (pipeline/publish.py), so a folder without it is a publication killed half-way,
         not a published list (the next ``publish`` writes it)."""
         base = self._system_pool(self.published_dir, system, pool)
-        return sorted(
-            int(p.name.split("=", 1)[1])
-            for p in self._subdirs(base)
-            if (p / "manifest.json").is_file()
-        )
+        return sorted(_period_of(p) for p in self._subdirs(base) if (p / "manifest.json").is_file())
 
     @property
     def catalog_path(self) -> Path:
@@ -657,7 +663,11 @@ class Store:
         files: list[Path] = []
         for pl in pools:
             base = self.games_dir / f"pool={pl}"
-            parts = [base / f"period={period}"] if period is not None else self._subdirs(base)
+            parts = (
+                [base / f"period={period}"]
+                if period is not None
+                else [p for p in self._subdirs(base) if _period_of(p)]
+            )
             for part in parts:
                 files.extend(sorted(part.glob("part-*.parquet")))
         return files
@@ -667,7 +677,7 @@ class Store:
         out = []
         for part in self._subdirs(self.games_dir / f"pool={names.pool(pool)}"):
             if any(part.glob("part-*.parquet")):
-                out.append(int(part.name.split("=", 1)[1]))
+                out.append(_period_of(part))
         return sorted(out)
 
     def pools(self) -> list[str]:
@@ -710,7 +720,7 @@ class Store:
         touched = []
         for path in self.games_dir.glob(f"pool=*/period=*/part-{names.batch(batch)}.parquet"):
             pool = path.parent.parent.name.split("=", 1)[1]
-            period = int(path.parent.name.split("=", 1)[1])
+            period = _period_of(path.parent)
             self.remove_file(path)
             touched.append((pool, period))
         return touched
@@ -724,9 +734,25 @@ class Store:
 
     # -- players -----------------------------------------------------------------
     def read_players(self) -> pa.Table:
+        """The players table. Missing while games are stored (every games ingest writes
+        it), or with a player_id twice (a list showed every such player twice), it is a
+        damaged store: one line naming it (docs/store.md "A damaged store")."""
+        from arpad.pipeline.integrity import BACKUP, damaged
+
         if not self.players_path.exists():
+            if self.players_path.is_symlink() or any(self.games_dir.glob("pool=*/period=*/*")):
+                raise damaged(self.players_path, "missing while games are stored", BACKUP)
             return schemas.empty(schemas.PLAYERS)
-        return schemas.conform(read_parquet_file(self.players_path), schemas.PLAYERS)
+        table = schemas.conform(read_parquet_file(self.players_path), schemas.PLAYERS)
+        ids = table.column("player_id").combine_chunks()
+        # arpad writes the table sorted by id: strictly increasing ids are unique (3 ms at
+        # 500k players; counting distinct ids took ~200 ms, once per run on the rate path)
+        increasing = len(ids) < 2 or pc.all(pc.less(ids[:-1], ids[1:])).as_py()
+        if not increasing and pc.count_distinct(ids).as_py() != len(ids):
+            counts = pc.value_counts(ids)
+            twice = counts.filter(pc.greater(counts.field("counts"), 1))[0]["values"]
+            raise damaged(self.players_path, f"player_id {twice.as_py()!r} appears twice", BACKUP)
+        return table
 
     def write_players(self, players: pa.Table) -> None:
         atomic_write_parquet(
@@ -863,11 +889,16 @@ class Store:
         notebook's "interrupt kernel") left the folder empty until the next run, and a
         list of that period had "no rated player" (docs/api.md "In a notebook")."""
         base = self._system_pool(self.ratings_dir, system, pool)
-        return sorted(
-            int(p.name.split("=", 1)[1])
-            for p in self._subdirs(base)
-            if (p / "part-0.parquet").is_file()
-        )
+        out = []
+        for p in self._subdirs(base):
+            part = p / "part-0.parquet"
+            if part.is_file():
+                out.append(_period_of(p))
+            elif part.exists():  # a directory in its place: not "no rated period"
+                from arpad.pipeline.integrity import damaged
+
+                raise damaged(part, "a directory where a Parquet file belongs")
+        return sorted(out)
 
     def rated(self) -> list[tuple[str, str]]:
         """(system, pool) pairs that have at least one stored ratings period."""
@@ -911,9 +942,7 @@ class Store:
 
     def state_periods(self, system: str, pool: str) -> list[int]:
         base = self._system_pool(self.state_dir, system, pool)
-        return sorted(
-            int(p.name.split("=", 1)[1]) for p in self._subdirs(base) if (p / "meta.json").exists()
-        )
+        return sorted(_period_of(p) for p in self._subdirs(base) if (p / "meta.json").exists())
 
     def read_state(self, system: str, pool: str, period: int) -> tuple[dict[str, pa.Table], dict]:
         base = self.state_partition(system, pool, period)

@@ -1,0 +1,350 @@
+"""A damaged store: files that are not what arpad wrote (docs/store.md "A damaged store:
+what was tried").
+
+A store lives for years; people copy it, edit files by hand, restore half a backup,
+open files with other tools. What arpad promises is one line naming the damaged file,
+what is wrong with it and the command that repairs it (exit 2), never a traceback or a
+silent wrong answer, and nothing else of the store changed.
+
+* ``open_parquet``: every Parquet file arpad opens by itself is opened here (the store's
+  ``read_parquet_file`` and the engine's games reads): a file that is not Parquet (cut
+  short, replaced by a CSV, a directory, unreadable) and a file without a column arpad
+  needs, or with a column of another type, raise ``InputError`` naming it. The check of
+  the columns reads only the footer the open has read anyway (no extra I/O).
+* ``problems``: every file of a store checked (``arpad check``); also what the CLI asks
+  when a DuckDB or Arrow error escaped a command (``diagnose``), so a damaged file read
+  through the catalog's views is named too. Only on that error path: a complete store
+  pays nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from arpad.pipeline import schemas
+from arpad.pipeline.errors import InputError
+
+BACKUP = "restore it from a backup"
+
+
+def _required(schema: pa.Schema, also: tuple[str, ...] = ()) -> pa.Schema:
+    """The fields every arpad version wrote: the schema's non-nullable ones (and ``also``)."""
+    return pa.schema([f for f in schema if not f.nullable or f.name in also])
+
+
+# Columns a file of each kind must have (with a compatible type); other columns of the
+# schema, when present, must have a compatible type too. An extra column is allowed.
+GAMES_REQUIRED = _required(schemas.GAMES_FILE)
+RATINGS_REQUIRED = _required(schemas.RATINGS_FILE, ("rating_after",))
+
+
+def _family(t: pa.DataType) -> str:
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return "text"
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_null(t):
+        return "number"
+    if pa.types.is_boolean(t):
+        return "bool"
+    if pa.types.is_temporal(t):
+        return "date"
+    return str(t)
+
+
+def repair_for(path: str | Path) -> str:
+    """What to do about a damaged file, from where it lies in the store."""
+    parts = Path(path).parts
+    values = dict(p.split("=", 1) for p in parts if "=" in p and not p.startswith("."))
+    system, pool = values.get("system"), values.get("pool", "standard")
+    if system and ("ratings" in parts or "state" in parts):
+        return f"arpad rate --system {system} --pool {pool} --full rewrites it"
+    if "published" in parts:
+        return "a published list is frozen: " + BACKUP
+    return BACKUP
+
+
+def _unstaged(path: str | Path) -> Path:
+    """An ingest stages copies of the store's files in ``STORE/.pending/<batch>/``
+    (pipeline/journal.py): a damaged copy is named as the store's own file."""
+    parts = Path(path).parts
+    if ".pending" in parts:
+        at = parts.index(".pending")
+        return Path(*parts[:at], *parts[at + 2 :])
+    return Path(path)
+
+
+def damaged(path: str | Path, problem: str, repair: str | None = None) -> InputError:
+    """The one-line error of a damaged store file: what is wrong and what repairs it."""
+    path = _unstaged(path)
+    repair = repair or repair_for(path)
+    return InputError(path, None, f"{problem}: the store is damaged; {repair}")
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:160]
+
+
+def schema_problem(schema: pa.Schema, required: pa.Schema, expected: pa.Schema) -> str | None:
+    """A missing required column, or a column whose type is not the schema's."""
+    names = set(schema.names)
+    for field in required:
+        if field.name not in names:
+            return f"no column {field.name!r}"
+    for field in expected:
+        if field.name in names:
+            have = schema.field(field.name).type
+            if _family(have) != _family(field.type):
+                return f"column {field.name!r} is {have}, not {field.type}"
+    return None
+
+
+def open_parquet(
+    path: str | Path, required: pa.Schema | None = None, expected: pa.Schema | None = None
+) -> pq.ParquetFile:
+    """``pq.ParquetFile(path)``, or ``InputError`` naming a damaged file. A file that does
+    not exist raises FileNotFoundError as before (callers test for it)."""
+    try:
+        file = pq.ParquetFile(path)
+    except FileNotFoundError:
+        raise
+    except (OSError, pa.ArrowException) as exc:
+        if isinstance(exc, IsADirectoryError) or Path(path).is_dir():
+            raise damaged(path, "a directory where a Parquet file belongs") from None
+        raise damaged(path, f"not a readable Parquet file ({_short(exc)})") from None
+    if required is not None:
+        problem = schema_problem(file.schema_arrow, required, expected or required)
+        if problem is not None:
+            file.close()
+            raise damaged(path, problem)
+    return file
+
+
+def open_games(path: str | Path) -> pq.ParquetFile:
+    """A games partition file, checked (its footer only) to hold the columns every
+    arpad version wrote: without ``rated`` a rate counted none of its games."""
+    return open_parquet(path, GAMES_REQUIRED, schemas.GAMES_FILE)
+
+
+def check_ratings_file(path: str | Path) -> None:
+    """A ratings partition file's footer checked: without ``status`` a list showed nobody."""
+    open_parquet(path, RATINGS_REQUIRED, schemas.RATINGS_FILE).close()
+
+
+# -- every file of a store ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str  # relative to the store root
+    problem: str
+    repair: str
+
+    def line(self) -> str:
+        return f"{self.path}: {self.problem}; {self.repair}"
+
+
+PERIOD = re.compile(r"^period=[1-9][0-9]{0,5}$")
+
+
+def _period_ok(name: str) -> bool:
+    """A period folder's name as arpad writes it: ``period=N``, N an integer in 1..999999
+    (pipeline/names.py; whether N is a possible month is not the folder's business)."""
+    return PERIOD.match(name) is not None
+
+
+def bad_period_folder(path: Path) -> InputError:
+    return damaged(
+        path,
+        "not a period folder (period=N, N in 1..999999)",
+        "rename or remove the folder (arpad never writes such a name)",
+    )
+
+
+def period_of(path: Path) -> int:
+    """The period of a ``period=N`` folder; ``InputError`` naming a folder of another name."""
+    if not _period_ok(path.name):
+        raise bad_period_folder(path)
+    return int(path.name.split("=", 1)[1])
+
+
+def problems(store, first_only: bool = False) -> list[Problem]:
+    """Every damaged file of ``store`` (a ``Store``), in path order."""
+    from arpad.pipeline import keys as player_keys
+
+    root = store.root
+    found: list[Problem] = []
+
+    def add(path: Path, problem: str, repair: str | None = None) -> bool:
+        found.append(Problem(str(path.relative_to(root)), problem, repair or repair_for(path)))
+        return first_only
+
+    def parquet(path: Path, required=None, expected=None) -> pq.ParquetFile | None:
+        if path.is_dir():
+            return None  # reported by the walk above
+        try:
+            return open_parquet(path, required, expected)
+        except InputError as exc:
+            add(path, exc.problem.split(": the store is damaged", 1)[0])
+            return None
+
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if rel.parts[0].startswith(".") or rel.parts[0] == "exports":
+            continue  # the lock, staged ingests (finished by the next writer), exports
+        if path.is_symlink():
+            target = path.resolve()
+            # a note for ``arpad check``; never the cause ``diagnose`` names for an error
+            if not first_only and root.resolve() not in target.parents:
+                if add(path, f"a symlink to {target}, outside the store", "read, never written"):
+                    return found
+            continue
+        if path.is_dir() and path.name.startswith("period=") and not _period_ok(path.name):
+            if add(path, "not a period folder", "rename or remove the folder"):
+                return found
+        if path.is_dir() and path.suffix in (".parquet", ".json", ".duckdb"):
+            # an unreadable file (arpad writes no folder of that name)
+            if add(path, "a directory where a file belongs"):
+                return found
+
+    keys = None
+    if store.keys_path.exists():
+        try:
+            keys = player_keys.read_keys(store.keys_path)
+        except (InputError, ValueError) as exc:
+            if add(store.keys_path, " ".join(str(exc).split())[-200:]):
+                return found
+    for path in store.games_dir.glob("pool=*/period=*/part-*.parquet"):
+        file = parquet(path, GAMES_REQUIRED, schemas.GAMES_FILE)
+        if file is None:
+            if first_only and found:
+                return found
+            continue
+        # the ids of every game read: ``arpad check`` only, not ``diagnose`` (an error
+        # path, and keys never cause a DuckDB or Arrow error)
+        if keys is not None and not first_only and "white_key" in file.schema_arrow.names:
+            if not _keys_agree(file, keys):
+                repair = f"{BACKUP} (players/keys.parquet or this file)"
+                if add(path, "its player keys disagree with players/keys.parquet", repair):
+                    return found
+    try:
+        missing = missing_batches(store)
+    except InputError as exc:
+        missing = []
+        if add(store.manifest_path, exc.problem):
+            return found
+    for batch, source, accepted in missing:
+        problem = f"no file part-{batch}.parquet ({source}, {accepted} games) in the games folder"
+        if add(store.manifest_path, problem, BACKUP + " (the games file)"):
+            return found
+    for path in store.ratings_dir.glob("system=*/pool=*/period=*/part-0.parquet"):
+        if parquet(path, RATINGS_REQUIRED, schemas.RATINGS_FILE) is None and first_only and found:
+            return found
+    for path in store.state_dir.glob("system=*/pool=*/period=*/*.parquet"):
+        if parquet(path) is None and first_only and found:
+            return found
+    for path in sorted(store.players_path.parent.glob("*.parquet")):
+        if parquet(path) is None:
+            if first_only and found:
+                return found
+        elif path == store.players_path:
+            try:
+                store.read_players()
+            except InputError as exc:
+                if add(path, exc.problem.split(": the store is damaged", 1)[0]):
+                    return found
+    for path in store.published_dir.glob("system=*/pool=*/period=*/manifest.json"):
+        for name, problem in published_problems(path.parent):
+            if add(path.parent / name, problem, repair_for(path)):
+                return found
+    return sorted(found, key=lambda p: p.path)
+
+
+def _keys_agree(file: pq.ParquetFile, keys: pa.Array) -> bool:
+    """Every game's ids are the dictionary's ids of its keys."""
+    import pyarrow.compute as pc
+
+    table = file.read(columns=["white_id", "black_id", "white_key", "black_key"])
+    for ids, key in (("white_id", "white_key"), ("black_id", "black_key")):
+        k = table.column(key)
+        if k.null_count:
+            continue
+        if len(k) and pc.max(k).as_py() >= len(keys):
+            return False
+        if not pc.all(pc.equal(keys.take(k.combine_chunks()), table.column(ids))).as_py():
+            return False
+    return True
+
+
+def published_problems(folder: Path) -> list[tuple[str, str]]:
+    """(file name, problem) of every file of a published list whose sha256 differs from
+    its ``manifest.json`` (or that is gone)."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    out = []
+    for name, digest in sorted(manifest.get("files", {}).items()):
+        path = folder / name
+        if not path.is_file():
+            out.append((name, "missing from a published list"))
+        elif hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+            out.append(
+                (name, "edited since it was published (its sha256 differs from manifest.json)")
+            )
+    return out
+
+
+def diagnose(store) -> InputError | None:
+    """The first damaged file of ``store``, as the error to show, or None. Called when a
+    DuckDB or Arrow error escaped a command: the views read the store's files by glob, so
+    their errors may not say which file is damaged (or say it as a stack of text)."""
+    try:
+        if not store.root.is_dir():
+            return None
+        found = problems(store, first_only=True)
+    except Exception:  # the diagnosis must never hide the original error
+        return None
+    if not found:
+        return None
+    p = found[0]
+    return InputError(store.root / p.path, None, f"{p.problem}: the store is damaged; {p.repair}")
+
+
+def missing_batches(store) -> list[tuple[str, str, int]]:
+    """(batch, source, accepted games) of each games source of the manifest with stored
+    games but no games file left (deleted by hand, half a backup restored). A store where
+    ``ingest --replace`` was ever used is not checked: replacing every game of another
+    source's file deletes that file, and the manifest keeps its count."""
+    if not store.manifest_path.is_file():
+        return []
+    manifest = store.read_manifest()
+    if "replace" in store.read_history().column("action").to_pylist():
+        return []
+    present = {p.stem.removeprefix("part-") for p in store.games_dir.glob("pool=*/period=*/*")}
+    columns = (manifest.column(c).to_pylist() for c in ("batch", "kind", "accepted", "source"))
+    return [
+        (batch, source, accepted)
+        for batch, kind, accepted, source in zip(*columns)
+        if kind == "games" and accepted and batch not in present
+    ]
+
+
+def check_batches(store) -> None:
+    """Before a rate: a games source whose files are all gone would be rated as if it had
+    no games (a silent wrong answer); refused naming it. One manifest read and one listing
+    of the games files' names: nothing per game."""
+    missing = missing_batches(store)
+    if missing:
+        batch, source, accepted = missing[0]
+        raise damaged(
+            store.games_dir,
+            f"no file part-{batch}.parquet ({source}, {accepted} games; "
+            f"{store.manifest_path.name} lists it)",
+            BACKUP + " (the games folder; arpad check lists every damaged file)",
+        )
