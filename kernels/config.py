@@ -26,6 +26,13 @@ PARALLEL_MIN_WORK = 4_000_000
 _SERIAL_TWINS: dict[int, object] = {}
 
 
+def jit_enabled() -> bool:
+    """False under ``NUMBA_DISABLE_JIT=1`` (kernel bodies run as plain Python)."""
+    from numba.core import config
+
+    return not config.DISABLE_JIT
+
+
 def jit(func):
     """Compile a serial kernel with the project-wide flags."""
     return njit(**JIT_OPTIONS)(func)
@@ -57,4 +64,4 @@ def by_work(kernel, work: int, threshold: int = PARALLEL_MIN_WORK):
     return _SERIAL_TWINS.get(id(kernel), kernel)
 
 
-__all__ = ["PARALLEL_MIN_WORK", "by_work", "jit", "jit_parallel", "prange"]
+__all__ = ["PARALLEL_MIN_WORK", "by_work", "jit", "jit_enabled", "jit_parallel", "prange"]

@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from arpad.pipeline import catalog, checkpoints, observations, sharding
+from arpad.pipeline import catalog, checkpoints, observations, sharding, warm
 from arpad.pipeline import keys as player_keys
 from arpad.pipeline.game_reports import write_game_report
 from arpad.pipeline.integrity import open_games
@@ -646,6 +646,24 @@ def rate(
     sys_ = get_system(system)
     # Unknown fields, NaN and out-of-range values of --set are refused before any work.
     apply_overrides(rules if rules is not None else sys_.rules_type(), overrides or {})
+    # The system's kernels are loaded on a thread while the run reads its players, keys
+    # and checkpoint (pipeline/warm.py ``beside``); joined before the first step.
+    loading = warm.beside([system])
+    try:
+        return _rate(
+            store, system, sys_, pool, start, end, rules, overrides, progress,
+            refresh_catalog, checkpoint_meta, shards, shard_map, checkpoint_every,
+            resumed, loading,
+        )  # fmt: skip
+    finally:
+        if loading is not None:
+            loading.join()
+
+
+def _rate(
+    store, system, sys_, pool, start, end, rules, overrides, progress, refresh_catalog,
+    checkpoint_meta, shards, shard_map, checkpoint_every, resumed, loading,
+) -> RateSummary:  # fmt: skip
     summary = RateSummary(system, pool)
     if shards and shards > 1:
         if sharding.is_shardable(sys_):
@@ -698,6 +716,8 @@ def rate(
         )
     # Sparse checkpoints: the periods between the checkpoint and ``start``, state only,
     # with the rules of the run that wrote them (pipeline/checkpoints.py).
+    if loading is not None:
+        loading.join()
     if previous is not None:
         replay_for = checkpoints.replay_rules(sys_, pool, meta, rules_picker, rules_for)
         for period in [p for p in all_periods if previous < p < walk[0]] if walk else []:

@@ -105,6 +105,31 @@ def start(systems, modules=()) -> threading.Thread:
     return _thread
 
 
+def beside(systems) -> threading.Thread | None:
+    """Load ``systems``' kernels on a thread of their own while the caller prepares a
+    run (the engine: players, keys, the first period's read), and return it to be
+    joined before the first period, or None when there is nothing to load
+    (``NUMBA_DISABLE_JIT``, or ``ARPAD_LOAD_BESIDE=0``). Numba's first cached-kernel
+    load of a process (its typing and target contexts, ~0.2 s of CPU) holds the GIL,
+    but Parquet decoding does not, so the two overlap (docs/runners.md "Start-up").
+    The tiny rating runs only serial kernels, so it never launches Numba's threads
+    beside the caller's; a failure is ignored (the run then loads what it needs)."""
+    from arpad.kernels.config import jit_enabled
+
+    if not jit_enabled() or os.environ.get("ARPAD_LOAD_BESIDE", "1") == "0":
+        return None
+
+    def load() -> None:
+        try:
+            _tiny_ratings(list(systems))
+        except Exception as exc:  # the run loads what it needs itself
+            log.debug("arpad: kernel load beside the run failed: %s", exc)
+
+    thread = threading.Thread(target=load, name="arpad-load", daemon=True)
+    thread.start()
+    return thread
+
+
 def wait() -> None:
     """Block until this process's warm-up (if any) has finished."""
     if _thread is not None:

@@ -76,3 +76,51 @@ def test_rate_loads_only_the_kernels_it_calls(tmp_path):
         modules = {Path(f).name.split(".")[0] for f in files}
         assert modules, proc.stdout
         assert modules <= {"csr", own, "performance", "expected", "rounding"}, modules
+
+
+def _ratings_rows(root: Path) -> dict[str, list]:
+    import pyarrow.parquet as pq
+
+    out = {}
+    for f in sorted((root / "ratings").rglob("*.parquet")):
+        t = pq.read_table(f).drop_columns(["run_id"])
+        out[str(f.relative_to(root))] = t.to_pylist()
+    return out
+
+
+def test_kernels_loaded_beside_the_run_change_no_rating(tmp_path):
+    """The kernels' load on a thread beside the run's preparation (pipeline/warm.py
+    ``beside``) gives the same ratings as a run that loads them on its own thread."""
+    root = _store(tmp_path)
+    results = {}
+    for beside in ("1", "0"):
+        for system in ("elo", "fide", "glicko2"):
+            subprocess.run(
+                [ARPAD, "rate", "--system", system, "--store", str(root), "--full"],
+                check=True,
+                capture_output=True,
+                env=_env(ARPAD_LOAD_BESIDE=beside, ARPAD_NO_FLOW="1"),
+            )
+        results[beside] = _ratings_rows(root)
+    assert results["1"] and results["1"] == results["0"]
+
+
+def test_no_kernel_load_beside_without_jit_or_when_switched_off():
+    code = (
+        "from arpad.pipeline import warm\n"
+        "t = warm.beside(['elo'])\n"
+        "print('none' if t is None else 'thread')\n"
+        "t is None or t.join()\n"
+    )
+    outputs = {}
+    for name, extra in {
+        "default": {},
+        "off": {"ARPAD_LOAD_BESIDE": "0"},
+        "nojit": {"NUMBA_DISABLE_JIT": "1"},
+    }.items():
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=_env(**extra)
+        )
+        assert proc.returncode == 0, proc.stderr
+        outputs[name] = proc.stdout.strip()
+    assert outputs == {"default": "thread", "off": "none", "nojit": "none"}
