@@ -71,6 +71,33 @@ class RateSummary:
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
+    def __repr__(self) -> str:
+        """One line, as a notebook shows it: the periods as a span and the rule
+        versions by name, not one entry per period (``to_dict`` has every field)."""
+        parts = [f"system={self.system!r}", f"pool={self.pool!r}"]
+        if self.periods:
+            first, last = self.periods[0], self.periods[-1]
+            span = str(first) if first == last else f"{first}..{last}"
+            parts.append(f"periods={span} ({len(self.periods)})")
+        else:
+            parts.append("periods=none")
+        parts += [f"games={self.games:,}", f"rows_written={self.rows_written:,}"]
+        parts.append(f"seconds={self.total_seconds:.2f}")
+        if self.rules:
+            parts.append("rules=" + ", ".join(dict.fromkeys(self.rules)))
+        if self.shards != 1:
+            parts.append(f"shards={self.shards}")
+        for name, value in (
+            ("resumed_after", self.resumed_after),
+            ("incremental_from", self.incremental_from),
+            ("skipped", self.skipped),
+        ):
+            if value is not None:
+                parts.append(f"{name}={value!r}")
+        if self.replayed:
+            parts.append(f"replayed={len(self.replayed)} period(s)")
+        return f"RateSummary({', '.join(parts)})"
+
 
 def player_info(players: pa.Table) -> PlayerInfo:
     """Dense arrays of the players table (sorted by player_id)."""

@@ -104,3 +104,25 @@ def test_a_list_given_to_rate_names_reconstruct(games, tmp_path):
 def test_reconstruct_of_a_path_with_no_store(tmp_path):
     with pytest.raises(FileNotFoundError, match="no store at"):
         arpad.Store(tmp_path / "typo").reconstruct("elo")
+
+
+def test_a_rate_summary_reads_in_one_line():
+    """A notebook shows a run's summary in one line: the periods as a span, each rule
+    version once (100 periods printed 100 rule names before)."""
+    from arpad.pipeline.engine import RateSummary
+
+    summary = RateSummary(
+        "elo",
+        "standard",
+        periods=list(range(1, 101)),
+        games=65053,
+        rows_written=354530,
+        rules=["EloRules"] * 100,
+    )
+    text = repr(summary)
+    assert "\n" not in text and len(text) < 200
+    assert "periods=1..100 (100)" in text and "games=65,053" in text
+    assert text.count("EloRules") == 1
+    summary.skipped = "no games"
+    assert "skipped='no games'" in repr(summary)
+    assert summary.to_dict()["periods"] == list(range(1, 101))  # every field kept there
