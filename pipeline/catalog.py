@@ -197,24 +197,23 @@ def _sql_str(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+# Arrow type -> the DuckDB type of a typed NULL standing for a column no file holds
+# (first match; float32 before the other floats, anything else text).
+_SQL_TYPES = (
+    (pa.types.is_string, "VARCHAR"),
+    (pa.types.is_int32, "INTEGER"),
+    (pa.types.is_int64, "BIGINT"),
+    (pa.types.is_float32, "FLOAT"),
+    (pa.types.is_floating, "DOUBLE"),
+    (pa.types.is_boolean, "BOOLEAN"),
+    (pa.types.is_date, "DATE"),
+)
+
+
 def _sql_type(t: pa.DataType) -> str:
-    if pa.types.is_string(t):
-        return "VARCHAR"
-    if pa.types.is_int32(t):
-        return "INTEGER"
-    if pa.types.is_int64(t):
-        return "BIGINT"
-    if pa.types.is_float32(t):
-        return "FLOAT"
-    if pa.types.is_floating(t):
-        return "DOUBLE"
-    if pa.types.is_boolean(t):
-        return "BOOLEAN"
-    if pa.types.is_date(t):
-        return "DATE"
     if pa.types.is_timestamp(t):
         return "TIMESTAMPTZ" if t.tz else "TIMESTAMP"
-    return "VARCHAR"
+    return next((name for test, name in _SQL_TYPES if test(t)), "VARCHAR")
 
 
 def _nulls(fields) -> list[str]:
