@@ -277,16 +277,42 @@ def numba_threads_per_worker(workers: int, cores: int | None = None) -> int:
 
 
 def local_cluster_kwargs(workers: int) -> dict:
-    """A ``distributed.LocalCluster`` of ``workers`` processes within the thread budget."""
+    """A ``distributed.LocalCluster`` of ``workers`` processes within the thread budget.
+
+    The scheduler's HTTP server (which Dask starts even without a dashboard) listens on
+    a free port of 127.0.0.1: on its default, 8787, a second cluster on the machine (two
+    commands with ``--workers`` at once) printed "Port 8787 is already in use"
+    (docs/runners.md "Runners attacked, round 3")."""
     threads = numba_threads_per_worker(workers)
     return {
         "n_workers": workers,
         "threads_per_worker": 1,
         "processes": True,
         "dashboard_address": None,
+        "scheduler_kwargs": {"dashboard": False, "dashboard_address": "127.0.0.1:0"},
         "silence_logs": logging.WARNING,
         "env": {"NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": "1"},
     }
+
+
+def local_workers(workers: int) -> int:
+    """The number of local worker processes to start for ``--workers N``: N, but not more
+    than this machine's cores (a note on stderr says so). Each worker is a process of
+    its own (imports, Numba cache, memory) and the thread budget gives each at least one
+    core: ``--workers 64`` on 2 cores spawned 64 processes, thrashed for minutes and
+    ended in "the local Dask cluster did not start" (docs/runners.md "Runners attacked,
+    round 3")."""
+    import sys
+
+    cores = local_cores()
+    if workers <= cores:
+        return workers
+    print(
+        f"arpad: note: --workers {workers} on a machine with {cores} cores: "
+        f"starting {cores} worker processes",
+        file=sys.stderr,
+    )
+    return cores
 
 
 # Dask's nannies start every worker with MALLOC_TRIM_THRESHOLD_=65536
@@ -318,6 +344,35 @@ def check_scale_out(cluster: str | None, workers: int | None) -> None:
         )
 
 
+def probe_scheduler(cluster: str, timeout: float = 5.0) -> None:
+    """A one-line ValueError at once when nothing listens at ``cluster``'s host and port
+    (a closed port, a host that does not resolve). Dask's own connect retries a refused
+    connection until its timeout (20 s) before it says so (docs/runners.md "Runners
+    attacked, round 3"). Addresses other than tcp:// and tls:// are left to Dask."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if not cluster.startswith(("tcp://", "tls://")):
+        return
+    try:
+        parts = urlsplit(cluster)
+        host, port = parts.hostname, parts.port
+    except ValueError as exc:
+        raise ValueError(f"--cluster {cluster}: {exc}") from None
+    if not host or port is None:
+        raise ValueError(
+            f"--cluster takes a scheduler address like tcp://HOST:PORT, got {cluster!r}"
+        )
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ValueError(
+            f"cannot reach the Dask scheduler at {cluster}: {why} "
+            "(is `dask scheduler` running there?)"
+        ) from None
+
+
 @contextlib.contextmanager
 def dask_client(cluster: str | None = None, workers: int | None = None) -> Iterator[Any]:
     """A ``distributed.Client`` on ``cluster`` or on a local cluster of ``workers``
@@ -330,6 +385,7 @@ def dask_client(cluster: str | None = None, workers: int | None = None) -> Itera
 
     logging.getLogger("distributed").setLevel(logging.WARNING)
     if cluster:
+        probe_scheduler(cluster)
         try:
             client = Client(cluster, timeout="20s")
         except OSError as exc:
@@ -444,7 +500,7 @@ def in_process(
         with dask_client(cluster, None) as client:
             yield InProcess(client) if client is not None else LOCAL
         return
-    local = LocalDask(workers, warm, warm_modules)
+    local = LocalDask(local_workers(workers), warm, warm_modules)
     try:
         yield InProcess(starting=local)
     except BaseException:
