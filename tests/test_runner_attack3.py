@@ -226,7 +226,7 @@ def differing_files(a: Path, b: Path) -> list[str]:
         if isinstance(value, dict):
             return {
                 k: scrub(v) for k, v in value.items()
-                if k not in ("run", "started_at", "finished_at", "run_id", "at")
+                if k not in ("run", "run_id", "at") and not k.endswith("_at")
             }  # fmt: skip
         if isinstance(value, list):
             return [scrub(v) for v in value if not (isinstance(v, str) and len(v) == 32)]
