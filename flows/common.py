@@ -38,12 +38,29 @@ def require_server(timeout: float = 10.0) -> str:
     try:
         response = httpx.get(url.rstrip("/") + "/health", timeout=timeout)
         response.raise_for_status()
+        version = httpx.get(url.rstrip("/") + "/admin/version", timeout=timeout)
     except (httpx.HTTPError, OSError) as exc:
         raise ValueError(
             f"no Prefect server answers at PREFECT_API_URL={url} ({type(exc).__name__}); "
             "start one with `prefect server start`"
         ) from None
+    # Something else that answers /health (another service's API, a web server with a
+    # file of that name) made Prefect fail later with a traceback and exit 1: a Prefect
+    # server says `true` there and gives its version as a JSON string.
+    if not (_json(response) is True and version.is_success and isinstance(_json(version), str)):
+        raise ValueError(
+            f"PREFECT_API_URL={url} answers, but not as a Prefect server's API (GET /health "
+            f"gave {response.text[:40]!r}): point it at `prefect server start`'s URL, "
+            "ending in /api"
+        )
     return url
+
+
+def _json(response):
+    try:
+        return response.json()
+    except ValueError:
+        return None
 
 
 def dask_task_runner(cluster: str | None = None, workers: int | None = None):

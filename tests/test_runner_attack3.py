@@ -293,3 +293,52 @@ def test_a_tracked_month_equals_the_month_in_process_file_by_file(tmp_path, pref
         ["arpad", "job:recalculate", "system:glicko2"],
     ]
     assert all(r.state.is_completed() for r in mine)
+
+
+@pytest.fixture
+def web_server(tmp_path):
+    """A plain ``python -m http.server`` (not Prefect) serving ``tmp_path/web``."""
+    import functools
+    import http.server
+    import threading
+
+    root = tmp_path / "web"
+    (root / "api").mkdir(parents=True)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield root, f"http://127.0.0.1:{server.server_address[1]}/api"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_prefect_api_url_at_something_that_is_not_prefect(
+    tmp_path, web_server, capsys, monkeypatch
+):
+    """PREFECT_API_URL at a plain web server: one line either way. A server that answers
+    /health with 200 (here a file of that name, as another service's health check would)
+    passed the check and Prefect then failed with "Failed to reach API", a traceback and
+    exit 1."""
+    kaggle_games(tmp_path)
+    store = str(tmp_path / "s")
+    ingest = ["ingest", str(tmp_path / "g.csv"), "--mapping", "kaggle2010", "--store", store]
+    assert main([*ingest, "--no-flow"]) == 0
+    root, url = web_server
+    monkeypatch.setenv("PREFECT_API_URL", url)
+    capsys.readouterr()
+    for health, said in ((None, "no Prefect server answers"), ("ok\n", "not as a Prefect"),
+                         ("true\n", "not as a Prefect")):  # fmt: skip
+        if health is not None:
+            (root / "api" / "health").write_text(health)
+        assert main(["rate", "--system", "elo", "--store", store]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and said in err and f"PREFECT_API_URL={url}" in err, err
+    assert not [p for p in (Path(store) / "ratings").rglob("*") if p.is_file()]
