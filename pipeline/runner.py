@@ -183,7 +183,7 @@ def submit_ready(client, units: Sequence[tuple], after: Sequence[Sequence[int] |
         busy += 1
     for future in running:
         j = index[future.key]
-        out[j] = future.result()
+        out[j] = unit_result(client, future)
         busy -= 1
         for k in dependents[j]:
             waiting[k] -= 1
@@ -195,6 +195,48 @@ def submit_ready(client, units: Sequence[tuple], after: Sequence[Sequence[int] |
     if any(waiting):
         raise ValueError("map_then: a unit needs one that never ran")
     return out
+
+
+def unit_result(client, future):
+    """A unit's value; when the client has lost its scheduler (stopped or killed during
+    the run), a one-line ValueError instead of Dask's cancelled-future traceback and an
+    internal error: the units that finished wrote their folders and recorded nothing
+    half done (a rating run resumes; docs/runners.md "Runners attacked, round 3")."""
+    from distributed.client import FutureCancelledError
+    from distributed.utils import CancelledError
+
+    try:
+        return future.result()
+    except (CancelledError, OSError) as exc:
+        lost = isinstance(exc, OSError) or client.status != "running"
+        if isinstance(exc, FutureCancelledError):
+            lost = lost or exc.reason == "scheduler-connection-lost"
+        if not lost:
+            raise
+        address = getattr(client.scheduler, "address", None) or "the scheduler"
+        raise ValueError(
+            f"lost the Dask scheduler at {address} during the run ({type(exc).__name__}): "
+            "the units that finished are stored; run the command again (rating runs "
+            "resume where they stopped)"
+        ) from None
+
+
+#: How long ``--cluster`` waits for a scheduler without workers to get one.
+NO_WORKERS_WAIT = 60.0
+
+
+def wait_for_a_worker(client, address: str) -> None:
+    """A scheduler with no worker would keep the units pending for ever: wait up to
+    ``NO_WORKERS_WAIT`` seconds for one, else a one-line ValueError."""
+    if client.nthreads():
+        return
+    try:
+        client.wait_for_workers(1, timeout=NO_WORKERS_WAIT)
+    except TimeoutError:
+        raise ValueError(
+            f"the Dask scheduler at {address} has no workers (waited {NO_WORKERS_WAIT:g} s): "
+            f"start some with `dask worker {address}`"
+        ) from None
 
 
 def _names(fn: Callable, count: int, names: Sequence[str] | None) -> list[str]:
@@ -391,6 +433,7 @@ def dask_client(cluster: str | None = None, workers: int | None = None) -> Itera
         except OSError as exc:
             raise ValueError(f"cannot reach the Dask scheduler at {cluster}: {exc}") from None
         with client:
+            wait_for_a_worker(client, cluster)
             yield client
         return
     with start_local_cluster(workers) as local, Client(local) as client:

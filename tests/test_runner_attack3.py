@@ -342,3 +342,81 @@ def test_prefect_api_url_at_something_that_is_not_prefect(
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and said in err and f"PREFECT_API_URL={url}" in err, err
     assert not [p for p in (Path(store) / "ratings").rglob("*") if p.is_file()]
+
+
+# -- a Dask scheduler that has no workers, or dies mid-run ----------------------------------
+
+
+@pytest.fixture
+def scheduler(tmp_path):
+    """A real ``dask scheduler`` process on a free port (no workers): its address and
+    a function starting one ``dask worker`` on it; everything stopped at the end."""
+    import signal
+    import time
+
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = str(Path(sys.executable).with_name("dask"))
+    env = plain_env(NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    log = open(tmp_path / "dask.log", "w")
+    procs = []
+
+    def start(*args):
+        out = subprocess.STDOUT
+        procs.append(subprocess.Popen([dask, *args], env=env, stdout=log, stderr=out,
+                                      start_new_session=True))  # fmt: skip
+        return procs[-1]
+
+    start("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            assert time.monotonic() < deadline, (tmp_path / "dask.log").read_text()
+            time.sleep(0.3)
+
+    def add_worker():
+        return start("worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard",
+                     "--local-directory", str(tmp_path / "dask-worker"))  # fmt: skip
+
+    try:
+        yield address, procs[0], add_worker
+    finally:
+        for proc in reversed(procs):
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        log.close()
+
+
+@pytest.mark.once
+def test_a_scheduler_without_workers_then_one_that_dies_mid_run(tmp_path, scheduler, monkeypatch):
+    """`--cluster` to a scheduler without workers waited for ever (the units stayed
+    pending); now it waits NO_WORKERS_WAIT seconds for one, then says so in one line.
+    A scheduler stopped while units run ended in Dask's FutureCancelledError traceback
+    and "internal error (exit 1)"; now one line saying the finished units are stored."""
+    import threading
+    import time
+
+    from distributed import Client
+
+    from arpad.pipeline import runner
+
+    address, scheduler_proc, add_worker = scheduler
+    monkeypatch.setattr(runner, "NO_WORKERS_WAIT", 1.0)
+    with pytest.raises(ValueError, match=r"has no workers \(waited 1 s\): start some with"):
+        with runner.in_process(address, None):
+            pass
+    add_worker()
+    with Client(address, timeout="30s") as client:
+        client.wait_for_workers(1, timeout=120)
+    threading.Timer(3.0, scheduler_proc.terminate).start()
+    start = time.monotonic()
+    with pytest.raises(ValueError) as info:
+        with runner.in_process(address, None) as here:
+            here.map(time.sleep, [(60,), (60,), (60,)])
+    text = str(info.value)
+    assert "\n" not in text and f"lost the Dask scheduler at {address} during the run" in text
+    assert time.monotonic() - start < 60  # not after the units' 60 s
