@@ -334,6 +334,8 @@ def local_cluster_kwargs(workers: int) -> dict:
         "scheduler_kwargs": {"dashboard": False, "dashboard_address": "127.0.0.1:0"},
         "silence_logs": logging.WARNING,
         "env": {"NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": "1"},
+        # Ctrl-C is the command's to handle: the workers ignore SIGINT
+        "preload": ["arpad.pipeline.worker_signals"],
     }
 
 
@@ -456,7 +458,7 @@ class LocalDask:
         if systems or modules:
             env = local_cluster_kwargs(workers)["env"]
             extra = {
-                "preload": ["arpad.pipeline.warm"],
+                "preload": [*local_cluster_kwargs(workers)["preload"], "arpad.pipeline.warm"],
                 "env": {**env, **warm_env(systems, modules)},
             }
         self._extra = extra

@@ -420,3 +420,53 @@ def test_a_scheduler_without_workers_then_one_that_dies_mid_run(tmp_path, schedu
     text = str(info.value)
     assert "\n" not in text and f"lost the Dask scheduler at {address} during the run" in text
     assert time.monotonic() - start < 60  # not after the units' 60 s
+
+
+# -- Ctrl-C during a reconstruction on local workers ----------------------------------------
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.once
+def test_ctrl_c_on_local_workers_leaves_no_process_and_a_rerun_completes(tmp_path):
+    """Ctrl-C (SIGINT to the whole foreground group, as a terminal sends it) during
+    `reconstruct --workers 2`: each worker printed its own KeyboardInterrupt traceback
+    above arpad's one line; now the workers ignore SIGINT and the command closes them.
+    No process of the command is left, and the same command again completes with the
+    ratings of an uninterrupted run."""
+    import signal
+    import time
+
+    systems = ["reconstruct", "--systems", "elo,glicko2,whr"]
+    stores = {}
+    for label in ("whole", "cut"):
+        store = str(tmp_path / label)
+        ingest = [ARPAD, "ingest", str(KAGGLE), "--mapping", "kaggle2010", "--store", store]
+        assert subprocess.run(ingest, env=plain_env(), capture_output=True).returncode == 0
+        stores[label] = store
+    assert subprocess.run([ARPAD, *systems, "--store", stores["whole"]], env=plain_env(),
+                          capture_output=True).returncode == 0  # fmt: skip
+    proc = subprocess.Popen(
+        [ARPAD, *systems, "--store", stores["cut"], "--workers", "2"], env=plain_env(),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    time.sleep(4.0)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.strip().splitlines()[-1].startswith("arpad: interrupted (Ctrl-C)")
+    deadline = time.monotonic() + 30
+    while _group_alive(proc.pid):  # every worker and helper of the command has gone
+        assert time.monotonic() < deadline, "a process of the interrupted command is left"
+        time.sleep(0.2)
+    again = subprocess.run([ARPAD, *systems, "--store", stores["cut"], "--workers", "2"],
+                           env=plain_env(), capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert differing_files(Path(stores["whole"]), Path(stores["cut"])) == []
