@@ -184,6 +184,12 @@ def submit_ready(client, units: Sequence[tuple], after: Sequence[Sequence[int] |
     for future in running:
         j = index[future.key]
         out[j] = unit_result(client, future)
+        # Let the scheduler forget the unit now: a future still held while the next one
+        # is awaited made Dask run a finished unit again when its worker died (a whole
+        # rating run repeated beside this process's own steps; docs/runners.md "Runners
+        # attacked, round 3").
+        future.release()
+        del future
         busy -= 1
         for k in dependents[j]:
             waiting[k] -= 1

@@ -470,3 +470,53 @@ def test_ctrl_c_on_local_workers_leaves_no_process_and_a_rerun_completes(tmp_pat
                            env=plain_env(), capture_output=True, text=True, timeout=300)  # fmt: skip
     assert again.returncode == 0, again.stderr[-3000:]
     assert differing_files(Path(stores["whole"]), Path(stores["cut"])) == []
+
+
+# -- a worker lost after its unit finished ---------------------------------------------------
+
+
+def _mark(path: str, label: str, seconds: float = 0.0):
+    """A unit: append ``label pid`` to ``path`` (each execution is counted), then wait."""
+    import time
+
+    with open(path, "a") as fh:
+        fh.write(f"{label} {os.getpid()}\n")
+    time.sleep(seconds)
+    return label
+
+
+@pytest.mark.once
+def test_a_worker_lost_after_its_unit_finished_does_not_run_it_again(tmp_path):
+    """A local worker killed (as by the OOM killer) after its unit had finished: Dask ran
+    that finished unit again on another worker, because the runner still held its
+    future while it waited for the next one — for a reconstruction, a second whole
+    rating run of that system beside the command's own recording step (its run then
+    missing from the store's record of runs). The runner now releases each future once
+    its value is taken: every unit runs once."""
+    import signal
+    import threading
+    import time
+
+    from arpad.pipeline.runner import in_process
+
+    log = tmp_path / "runs.log"
+
+    def kill_the_quick_unit_worker():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            lines = log.read_text().splitlines() if log.exists() else []
+            quick = [line for line in lines if line.startswith("quick ")]
+            if quick:
+                time.sleep(1.0)  # its value is back with the runner by now
+                os.kill(int(quick[0].split()[1]), signal.SIGKILL)
+                return
+            time.sleep(0.1)
+
+    with in_process(None, 2) as runner:
+        killer = threading.Thread(target=kill_the_quick_unit_worker, daemon=True)
+        killer.start()
+        out = runner.map(_mark, [(str(log), "slow", 8.0), (str(log), "quick", 0.0)])
+        killer.join()
+        time.sleep(3.0)  # time for a recomputation on the restarted worker
+        assert out == ["slow", "quick"]
+        assert [line.split()[0] for line in log.read_text().splitlines()].count("quick") == 1
