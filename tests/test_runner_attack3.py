@@ -116,7 +116,7 @@ def test_workers_64_beside_another_cluster_rates_like_in_process(tmp_path):
     cores = len(os.sched_getaffinity(0))
     if cores < 64:
         assert f"--workers 64 on a machine with {cores} cores: starting {cores}" in err
-    assert "already in use" not in err and "Traceback" not in err, err
+    assert "already in use" not in err and "did not start" not in err, err
     assert stores["dask"][1].stdout == stores["here"][1].stdout
     assert differing_files(Path(stores["here"][0]), Path(stores["dask"][0])) == []
 
