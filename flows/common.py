@@ -10,7 +10,12 @@ from __future__ import annotations
 import logging
 import os
 
-from arpad.pipeline.runner import check_scale_out, local_cluster_kwargs
+from arpad.pipeline.runner import (
+    check_scale_out,
+    local_cluster_kwargs,
+    local_workers,
+    probe_scheduler,
+)
 
 SERVER_HINT = (
     "Prefect needs a server: set PREFECT_API_URL (e.g. start one with "
@@ -33,12 +38,29 @@ def require_server(timeout: float = 10.0) -> str:
     try:
         response = httpx.get(url.rstrip("/") + "/health", timeout=timeout)
         response.raise_for_status()
+        version = httpx.get(url.rstrip("/") + "/admin/version", timeout=timeout)
     except (httpx.HTTPError, OSError) as exc:
         raise ValueError(
             f"no Prefect server answers at PREFECT_API_URL={url} ({type(exc).__name__}); "
             "start one with `prefect server start`"
         ) from None
+    # Something else that answers /health (another service's API, a web server with a
+    # file of that name) made Prefect fail later with a traceback and exit 1: a Prefect
+    # server says `true` there and gives its version as a JSON string.
+    if not (_json(response) is True and version.is_success and isinstance(_json(version), str)):
+        raise ValueError(
+            f"PREFECT_API_URL={url} answers, but not as a Prefect server's API (GET /health "
+            f"gave {response.text[:40]!r}): point it at `prefect server start`'s URL, "
+            "ending in /api"
+        )
     return url
+
+
+def _json(response):
+    try:
+        return response.json()
+    except ValueError:
+        return None
 
 
 def dask_task_runner(cluster: str | None = None, workers: int | None = None):
@@ -50,17 +72,31 @@ def dask_task_runner(cluster: str | None = None, workers: int | None = None):
     from prefect_dask import DaskTaskRunner
 
     if cluster:
+        probe_scheduler(cluster)
         return DaskTaskRunner(address=cluster)
     return DaskTaskRunner(
-        cluster_class="distributed.LocalCluster", cluster_kwargs=local_cluster_kwargs(workers)
+        cluster_class="distributed.LocalCluster",
+        cluster_kwargs=local_cluster_kwargs(local_workers(workers)),
     )
+
+
+def env_workers() -> int | None:
+    """``ARPAD_WORKERS`` of a deployment's run, or None; a value that is not a whole
+    number is a one-line ValueError naming the variable."""
+    text = os.environ.get("ARPAD_WORKERS") or ""
+    try:
+        return int(text) if text.strip() else None
+    except ValueError:
+        raise ValueError(
+            f"ARPAD_WORKERS={text!r}: takes a whole number of worker processes"
+        ) from None
 
 
 def configured(flow_obj, cluster: str | None = None, workers: int | None = None):
     """``flow_obj`` with a Dask task runner when ``cluster``/``workers`` (or the
     ``ARPAD_CLUSTER``/``ARPAD_WORKERS`` environment of a deployment) ask for one."""
     cluster = cluster or os.environ.get("ARPAD_CLUSTER") or None
-    workers = workers or int(os.environ.get("ARPAD_WORKERS") or 0) or None
+    workers = workers or env_workers()
     runner = dask_task_runner(cluster, workers)
     if runner is None:
         return flow_obj
@@ -69,7 +105,54 @@ def configured(flow_obj, cluster: str | None = None, workers: int | None = None)
     return flow_obj.with_options(task_runner=runner)
 
 
+def run_name(flow_name: str, parameters: dict) -> str:
+    """What a flow run did, as its name: the job, then its systems and pools and the
+    store's folder name (``rate-glicko2-standard-store``, ``ingest-games.csv-store``).
+    Prefect's own names (``effective-horse``) said nothing of what ran."""
+    parts = [flow_name]
+    for key in ("system", "systems", "pool", "pools"):
+        value = parameters.get(key)
+        if value:
+            parts.append(",".join(value) if isinstance(value, list) else str(value))
+    files = parameters.get("files") or []
+    if files:
+        parts.append(os.path.basename(files[0]) + (f"+{len(files) - 1}" if len(files) > 1 else ""))
+    if parameters.get("store"):
+        parts.append(os.path.basename(os.path.normpath(parameters["store"])))
+    elif parameters.get("dataset"):
+        parts.append(str(parameters["dataset"]))
+    # Prefect formats a run name with the parameters: braces stay literal.
+    return "-".join(parts).replace("{", "(").replace("}", ")")[:200]
+
+
+def run_tags(flow_name: str, parameters: dict) -> list[str]:
+    """Tags of a flow run: ``arpad``, the job, and each system named (``system:elo``)."""
+    systems = parameters.get("systems") or (
+        [parameters["system"]] if parameters.get("system") else []
+    )
+    return ["arpad", f"job:{flow_name}", *(f"system:{s}" for s in systems)]
+
+
 def run_flow(flow_obj, cluster: str | None = None, workers: int | None = None, **parameters):
-    """Run ``flow_obj`` against the configured server (checked first)."""
-    require_server()
-    return configured(flow_obj, cluster, workers)(**parameters)
+    """Run ``flow_obj`` against the configured server (checked first), named and tagged
+    after what it runs. A server that stops answering during the run is a one-line
+    ValueError (what the run finished is in the store; a rating run resumes), not
+    Prefect's traceback and an internal error (docs/runners.md "Runners attacked,
+    round 3")."""
+    import httpx
+    from prefect import tags
+
+    url = require_server()
+    flow_obj = configured(flow_obj, cluster, workers).with_options(
+        flow_run_name=run_name(flow_obj.name, parameters)
+    )
+    try:
+        with tags(*run_tags(flow_obj.name, parameters)):
+            return flow_obj(**parameters)
+    except httpx.HTTPError as exc:
+        raise ValueError(
+            f"the Prefect server at PREFECT_API_URL={url} stopped answering during the "
+            f"flow run ({type(exc).__name__}); the store holds what the run finished (a "
+            "rating run resumes where it stopped): run the command again when the server "
+            "is back, or with --no-flow"
+        ) from None

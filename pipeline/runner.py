@@ -183,7 +183,13 @@ def submit_ready(client, units: Sequence[tuple], after: Sequence[Sequence[int] |
         busy += 1
     for future in running:
         j = index[future.key]
-        out[j] = future.result()
+        out[j] = unit_result(client, future)
+        # Let the scheduler forget the unit now: a future still held while the next one
+        # is awaited made Dask run a finished unit again when its worker died (a whole
+        # rating run repeated beside this process's own steps; docs/runners.md "Runners
+        # attacked, round 3").
+        future.release()
+        del future
         busy -= 1
         for k in dependents[j]:
             waiting[k] -= 1
@@ -195,6 +201,48 @@ def submit_ready(client, units: Sequence[tuple], after: Sequence[Sequence[int] |
     if any(waiting):
         raise ValueError("map_then: a unit needs one that never ran")
     return out
+
+
+def unit_result(client, future):
+    """A unit's value; when the client has lost its scheduler (stopped or killed during
+    the run), a one-line ValueError instead of Dask's cancelled-future traceback and an
+    internal error: the units that finished wrote their folders and recorded nothing
+    half done (a rating run resumes; docs/runners.md "Runners attacked, round 3")."""
+    from distributed.client import FutureCancelledError
+    from distributed.utils import CancelledError
+
+    try:
+        return future.result()
+    except (CancelledError, OSError) as exc:
+        lost = isinstance(exc, OSError) or client.status != "running"
+        if isinstance(exc, FutureCancelledError):
+            lost = lost or exc.reason == "scheduler-connection-lost"
+        if not lost:
+            raise
+        address = getattr(client.scheduler, "address", None) or "the scheduler"
+        raise ValueError(
+            f"lost the Dask scheduler at {address} during the run ({type(exc).__name__}): "
+            "the units that finished are stored; run the command again (rating runs "
+            "resume where they stopped)"
+        ) from None
+
+
+#: How long ``--cluster`` waits for a scheduler without workers to get one.
+NO_WORKERS_WAIT = 60.0
+
+
+def wait_for_a_worker(client, address: str) -> None:
+    """A scheduler with no worker would keep the units pending for ever: wait up to
+    ``NO_WORKERS_WAIT`` seconds for one, else a one-line ValueError."""
+    if client.nthreads():
+        return
+    try:
+        client.wait_for_workers(1, timeout=NO_WORKERS_WAIT)
+    except TimeoutError:
+        raise ValueError(
+            f"the Dask scheduler at {address} has no workers (waited {NO_WORKERS_WAIT:g} s): "
+            f"start some with `dask worker {address}`"
+        ) from None
 
 
 def _names(fn: Callable, count: int, names: Sequence[str] | None) -> list[str]:
@@ -277,16 +325,44 @@ def numba_threads_per_worker(workers: int, cores: int | None = None) -> int:
 
 
 def local_cluster_kwargs(workers: int) -> dict:
-    """A ``distributed.LocalCluster`` of ``workers`` processes within the thread budget."""
+    """A ``distributed.LocalCluster`` of ``workers`` processes within the thread budget.
+
+    The scheduler's HTTP server (which Dask starts even without a dashboard) listens on
+    a free port of 127.0.0.1: on its default, 8787, a second cluster on the machine (two
+    commands with ``--workers`` at once) printed "Port 8787 is already in use"
+    (docs/runners.md "Runners attacked, round 3")."""
     threads = numba_threads_per_worker(workers)
     return {
         "n_workers": workers,
         "threads_per_worker": 1,
         "processes": True,
         "dashboard_address": None,
+        "scheduler_kwargs": {"dashboard": False, "dashboard_address": "127.0.0.1:0"},
         "silence_logs": logging.WARNING,
         "env": {"NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": "1"},
+        # Ctrl-C is the command's to handle: the workers ignore SIGINT
+        "preload": ["arpad.pipeline.worker_signals"],
     }
+
+
+def local_workers(workers: int) -> int:
+    """The number of local worker processes to start for ``--workers N``: N, but not more
+    than this machine's cores (a note on stderr says so). Each worker is a process of
+    its own (imports, Numba cache, memory) and the thread budget gives each at least one
+    core: ``--workers 64`` on 2 cores spawned 64 processes, thrashed for minutes and
+    ended in "the local Dask cluster did not start" (docs/runners.md "Runners attacked,
+    round 3")."""
+    import sys
+
+    cores = local_cores()
+    if workers <= cores:
+        return workers
+    print(
+        f"arpad: note: --workers {workers} on a machine with {cores} cores: "
+        f"starting {cores} worker processes",
+        file=sys.stderr,
+    )
+    return cores
 
 
 # Dask's nannies start every worker with MALLOC_TRIM_THRESHOLD_=65536
@@ -318,6 +394,35 @@ def check_scale_out(cluster: str | None, workers: int | None) -> None:
         )
 
 
+def probe_scheduler(cluster: str, timeout: float = 5.0) -> None:
+    """A one-line ValueError at once when nothing listens at ``cluster``'s host and port
+    (a closed port, a host that does not resolve). Dask's own connect retries a refused
+    connection until its timeout (20 s) before it says so (docs/runners.md "Runners
+    attacked, round 3"). Addresses other than tcp:// and tls:// are left to Dask."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if not cluster.startswith(("tcp://", "tls://")):
+        return
+    try:
+        parts = urlsplit(cluster)
+        host, port = parts.hostname, parts.port
+    except ValueError as exc:
+        raise ValueError(f"--cluster {cluster}: {exc}") from None
+    if not host or port is None:
+        raise ValueError(
+            f"--cluster takes a scheduler address like tcp://HOST:PORT, got {cluster!r}"
+        )
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ValueError(
+            f"cannot reach the Dask scheduler at {cluster}: {why} "
+            "(is `dask scheduler` running there?)"
+        ) from None
+
+
 @contextlib.contextmanager
 def dask_client(cluster: str | None = None, workers: int | None = None) -> Iterator[Any]:
     """A ``distributed.Client`` on ``cluster`` or on a local cluster of ``workers``
@@ -330,11 +435,13 @@ def dask_client(cluster: str | None = None, workers: int | None = None) -> Itera
 
     logging.getLogger("distributed").setLevel(logging.WARNING)
     if cluster:
+        probe_scheduler(cluster)
         try:
             client = Client(cluster, timeout="20s")
         except OSError as exc:
             raise ValueError(f"cannot reach the Dask scheduler at {cluster}: {exc}") from None
         with client:
+            wait_for_a_worker(client, cluster)
             yield client
         return
     with start_local_cluster(workers) as local, Client(local) as client:
@@ -357,7 +464,7 @@ class LocalDask:
         if systems or modules:
             env = local_cluster_kwargs(workers)["env"]
             extra = {
-                "preload": ["arpad.pipeline.warm"],
+                "preload": [*local_cluster_kwargs(workers)["preload"], "arpad.pipeline.warm"],
                 "env": {**env, **warm_env(systems, modules)},
             }
         self._extra = extra
@@ -444,7 +551,7 @@ def in_process(
         with dask_client(cluster, None) as client:
             yield InProcess(client) if client is not None else LOCAL
         return
-    local = LocalDask(workers, warm, warm_modules)
+    local = LocalDask(local_workers(workers), warm, warm_modules)
     try:
         yield InProcess(starting=local)
     except BaseException:

@@ -61,8 +61,11 @@ def add_cluster(parser: argparse.ArgumentParser, writes_store: bool = True) -> N
     )
     parser.add_argument(
         "--workers",
-        type=int,
-        default=int(os.environ.get("ARPAD_WORKERS") or 0) or None,
+        type=worker_count,
+        # A string default is converted by ``type`` when this command is parsed: a bad
+        # ARPAD_WORKERS is that command's one-line usage error, not a traceback of every
+        # command at start-up (docs/runners.md "Runners attacked, round 3").
+        default=FromEnv(os.environ["ARPAD_WORKERS"]) if os.environ.get("ARPAD_WORKERS") else None,
         metavar="N",
         help="run the job's independent units on a local Dask cluster of N worker processes",
     )
@@ -75,6 +78,22 @@ def add_cluster(parser: argparse.ArgumentParser, writes_store: bool = True) -> N
         metavar="SECONDS",
         help="if another run is writing to the store, wait up to SECONDS for it (default: exit)",
     )
+
+
+class FromEnv(str):
+    """An option's default taken from the environment (named so in its error)."""
+
+
+def worker_count(text: str) -> int:
+    """``--workers N`` (or ``ARPAD_WORKERS``): a whole number; its range is checked with
+    the request (``runner.check_scale_out``)."""
+    try:
+        return int(text)
+    except ValueError:
+        given = f"ARPAD_WORKERS={text!r}" if isinstance(text, FromEnv) else repr(text)
+        raise argparse.ArgumentTypeError(
+            f"takes a whole number of worker processes, got {given}"
+        ) from None
 
 
 def run_job(args, job: str, request, progress=None, log=None):
