@@ -425,12 +425,16 @@ def rate_all(
     )
 
 
-def reconstruct(req: ReconstructRequest, runner: Runner = LOCAL) -> list:
+def reconstruct(
+    req: ReconstructRequest, runner: Runner = LOCAL, progress: Progress | None = None
+) -> list:
     """Rate every requested system over every requested pool from the first period.
 
     A system that needs published starting ratings the store does not have is skipped
     with its reason (a summary with ``skipped``); when every system is skipped, the
-    reconstruction is refused (exit 2)."""
+    reconstruction is refused (exit 2). ``progress`` is called after each period of each
+    system/pool, as ``rate``'s, when the units run one after the other in this process
+    (``rate_all``)."""
     from arpad.pipeline.engine import RateSummary
     from arpad.pipeline.systems import get_system, system_names
 
@@ -459,7 +463,7 @@ def reconstruct(req: ReconstructRequest, runner: Runner = LOCAL) -> list:
             for system in systems
             if system not in cannot
         ]
-        summaries = rate_all(runner, reqs, [None] * len(reqs)) + skipped
+        summaries = rate_all(runner, reqs, [None] * len(reqs), progress) + skipped
         runner.release()  # no more units: a local cluster may close meanwhile
         for r in reqs:
             runner.step(record_rate, r, None, name=f"record-{r.system}-{r.pool}", io=True)

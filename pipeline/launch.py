@@ -24,7 +24,7 @@ JOBS = {
     "whatif": (jobs.whatif, "analysis:whatif_flow"),
     "backtest": (jobs.backtest, "analysis:backtest_flow"),
 }
-TAKES_PROGRESS = {"rate", "recalculate"}
+TAKES_PROGRESS = {"rate", "recalculate", "reconstruct"}
 
 
 def warm_up(job: str, request) -> tuple[list[str], list[str]]:

@@ -126,3 +126,19 @@ def test_a_rate_summary_reads_in_one_line():
     summary.skipped = "no games"
     assert "skipped='no games'" in repr(summary)
     assert summary.to_dict()["periods"] == list(range(1, 101))  # every field kept there
+
+
+def test_reconstruct_reports_progress_per_period_of_each_unit(games, tmp_path):
+    """``progress`` as ``Store.rate``'s: one call per rated period of each system/pool, in
+    process; (done, total) count that unit's periods and the games add up to the store's."""
+    store = _store(tmp_path / "s", games)
+    calls = []
+    summaries = store.reconstruct(SYSTEMS, progress=lambda *a: calls.append(a))
+    periods = len(summaries[0].periods)
+    assert len(calls) == periods * len(SYSTEMS)
+    for unit in range(len(SYSTEMS)):
+        part = calls[unit * periods : (unit + 1) * periods]
+        assert [(d, t) for d, t, _ in part] == [(i, periods) for i in range(1, periods + 1)]
+        assert sum(g for _, _, g in part) == summaries[unit].games
+    with pytest.raises(TypeError, match="progress: a function"):
+        store.reconstruct("elo", progress="yes")

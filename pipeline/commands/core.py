@@ -287,7 +287,7 @@ def cmd_reconstruct(args) -> int:
         parse_sets(args.set),
         args.wait,
     )
-    for summary in run_job(args, "reconstruct", request):
+    for summary in run_job(args, "reconstruct", request, progress=Progress("reconstruct")):
         print_rate_summary(summary)
     return 0
 

@@ -482,7 +482,7 @@ INGEST_PARAMETERS = (
 STORE_RATE_PARAMETERS = (
     "system", "pool", "start", "end", "rules", "full", "shards", "wait", "progress",
 )  # fmt: skip
-RECONSTRUCT_PARAMETERS = ("systems", "pools", "wait", *RUN_KEYWORDS)
+RECONSTRUCT_PARAMETERS = ("systems", "pools", "wait", "progress", *RUN_KEYWORDS)
 CARD_PARAMETERS = ("player", "period", "pool", "rules")
 
 
@@ -494,6 +494,13 @@ def launch_job(job: str, request, flow, cluster, workers, progress=None):
     workers = _args.whole(workers, "workers", "workers")
     _interrupt.for_run(flow, cluster, workers)
     return launch.run(job, request, flow=flow, cluster=cluster, workers=workers, progress=progress)
+
+
+def _check_progress(progress) -> None:
+    if progress is not None and not callable(progress):
+        raise TypeError(
+            f"progress: a function progress(done, total, games), got {type(progress).__name__}"
+        )
 
 
 class Store:
@@ -636,20 +643,23 @@ class Store:
         request = RateRequest(
             str(self.path), system, pool, start, end, rules, overrides, full, shards, wait
         )
-        if progress is not None and not callable(progress):
-            raise TypeError(
-                f"progress: a function progress(done, total, games), got {type(progress).__name__}"
-            )
+        _check_progress(progress)
         return self._run("rate", request, progress=progress, **how)
 
-    def reconstruct(self, systems=None, *, pools=None, wait: float = 0.0, **settings):
+    def reconstruct(
+        self, systems=None, *, pools=None, wait: float = 0.0, progress=None, **settings
+    ):
         """Rate ``systems`` (a name or a list; default: every system) over ``pools``
         (default: every pool of the store) from the first period, as ``arpad
         reconstruct`` does; returns the run summaries, one per system and pool. The
         systems are independent units: ``workers=2`` (a local Dask cluster) or
         ``cluster="tcp://…"`` rates them side by side. A system that needs published
         starting ratings the store lacks is skipped with its reason (``.skipped``).
-        Other keywords are rule fields for every system (``k=24``). Returns a list of
+        Other keywords are rule fields for every system (``k=24``). ``progress``: called
+        after each rated period of each system/pool as ``progress(done, total, games)``,
+        ``done``/``total`` counting that unit's periods (they start again at 1 for the next
+        unit), when the units run one after the other in this process; with ``workers``
+        or ``cluster`` the units run elsewhere and it is not called. Returns a list of
         ``RateSummary`` (``.system``, ``.pool``, ``.periods``, ``.skipped``). Every system
         skipped, an unknown system or rule field: ``ValueError``; a parameter misspelt
         (``system=``): ``TypeError``; no store at the path: ``FileNotFoundError``."""
@@ -663,7 +673,8 @@ class Store:
         overrides = {k: str(v) for k, v in settings.items()}
         request = ReconstructRequest(str(self.path), systems, pools, overrides, wait)
         self._existing  # noqa: B018 (a path with no store: one line, before any cluster starts)
-        return self._run("reconstruct", request, **how)
+        _check_progress(progress)
+        return self._run("reconstruct", request, progress=progress, **how)
 
     @_interrupt.reading
     def list(
