@@ -128,6 +128,11 @@ def rate_resumable(
     if journal and journal.get("status") == "running" and journal.get("fingerprint") == fp:
         run = journal["run"]
         resumed_after = _completed_prefix(store, system, pool, walk, run)
+        if walk and resumed_after == walk[-1] and sys_.revises_history(rules_for(walk[-1])):
+            # A system whose reports the run's end rewrites (WHR, retroactive) writes that
+            # rewrite after its last checkpoint: a run killed inside it has the checkpoint
+            # but not every file. Its last period is rated again, which rewrites them all.
+            resumed_after = walk[-2] if len(walk) > 1 else None
     else:
         run = uuid.uuid4().hex
         journal = {

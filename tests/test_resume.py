@@ -194,6 +194,41 @@ def test_every_period_checkpoints_killed_and_restarted_equal_uninterrupted(
     assert_same(snapshot(store, "ratings", "state"), reference_every_period)
 
 
+@pytest.mark.parametrize("kill", ["ratings:5", "ratings:31"])
+def test_whr_killed_while_rewriting_its_reports_then_restarted(
+    kill, rated_base, tmp_path_factory, tmp_path
+):
+    """WHR (retroactive) rewrites every period's report at the run's end, after its last
+    checkpoint. Killed inside that rewrite (after 4 of its 30 files, or after all but
+    the journal's close), the run left the last checkpoint and the restart said "no
+    periods to rate", keeping the half-rewritten files (found by the runners' Ctrl-C test
+    of 2026-12-01). The restart now rates the last period again, which rewrites them
+    all: every file equals an uninterrupted run's."""
+    want_store = Store(tmp_path_factory.mktemp("whr_ref") / "store")
+    shutil.copytree(rated_base.root, want_store.root)
+    resume.rate_resumable(want_store, "whr")
+    want = snapshot(want_store, "ratings", "state")
+    store = copy_of(rated_base, tmp_path)
+    proc = run_arpad(["rate", "--no-flow", "--store", str(store.root), "--system", "whr"], kill)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL, err.decode()
+    summary = resume.rate_resumable(store, "whr")
+    assert summary.resumed_after == PERIODS - 1
+    assert summary.periods == [PERIODS]
+    got = snapshot(store, "ratings", "state")
+    assert len(want) > PERIODS
+    assert sorted(got) == sorted(want)
+    for name, table in want.items():  # WHR's state holds NaN (no rating yet): NaN == NaN
+        assert _rows(got[name]) == _rows(table), name
+
+
+def _rows(table) -> list:
+    return [
+        {k: "NaN" if isinstance(v, float) and v != v else v for k, v in row.items()}
+        for row in table.to_pylist()
+    ]
+
+
 def test_old_store_killed_while_thinning_its_checkpoints(
     rated_base, reference, reference_every_period, tmp_path
 ):
