@@ -11,7 +11,7 @@ export PREFECT_HOME ?= $(CURDIR)/.prefect
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_LOGGING_LEVEL ?= WARNING
 
-.PHONY: demo test lint format bench clean
+.PHONY: demo test lint format bench clean aot
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,10 +19,15 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test,bench]'
 	touch $@
 
-demo: $(BIN)/.installed
+# The rating kernels compiled ahead of time (kernels/aot.py; a no-op when current, and
+# a note, not a failure, when it cannot build: the JIT then compiles them).
+aot: $(BIN)/.installed
+	@$(BIN)/python -m arpad.pipeline.aot
+
+demo: aot
 	$(BIN)/arpad demo
 
-test: $(BIN)/.installed
+test: aot
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@# Browser tests (marker browser) need Debian's chromium and chromium-driver (docs/site.md).
@@ -39,8 +44,8 @@ lint:
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-bench: $(BIN)/.installed
+bench: aot
 	$(BIN)/python benchmarks/bench_rate.py
 
 clean:
-	rm -rf $(VENV) .prefect arpad-store arpad-demo .pytest_cache
+	rm -rf $(VENV) .prefect arpad-store arpad-demo .pytest_cache kernels/_aot

@@ -50,6 +50,8 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-backtest", action="store_true")
     args = ap.parse_args(argv)
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "ARPAD_NO_FLOW")}
+    # the kernels compiled ahead of time, as `make` leaves them (docs/developing.md)
+    subprocess.run([sys.executable, "-m", "arpad.pipeline.aot"], check=True, env=env)
     load = os.getloadavg()[0]
     variants = {"in process": [], "1 worker": ["--workers", "1"], "2 workers": ["--workers", "2"]}
     times: dict[str, dict[str, list[float]]] = {

@@ -256,6 +256,9 @@ def main(argv: list[str] | None = None) -> dict:
     arpad = str(Path(sys.executable).with_name("arpad"))
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env["ARPAD_NO_FLOW"] = "1"
+    # With the kernels compiled ahead of time (compile_package builds them, as `make`
+    # does); the same commands with ARPAD_AOT=0 (the JIT alone) run beside for a delta.
+    env_jit = {**env, "ARPAD_AOT": "0"}
 
     spec = SyntheticSpec(players=a.players, periods=a.periods, games_per_period=a.games)
     shutil.rmtree(a.work, ignore_errors=True)
@@ -276,7 +279,8 @@ def main(argv: list[str] | None = None) -> dict:
     # Issue 15 item 1: ingest against a bare polars read of the same games file.
     bare = [sys.executable, "-c", "import sys, polars; polars.read_parquet(sys.argv[1])"]
     bare.append(str(a.work / "games.parquet"))
-    names = ("polars read", "ingest", "R elo", "arpad elo", "R fide", "arpad fide")
+    names = ("polars read", "ingest", "R elo", "arpad elo", "R fide", "arpad fide",
+             "arpad elo (JIT)", "arpad fide (JIT)")  # fmt: skip
     times: dict[str, list[float]] = {k: [] for k in names}
     rss: dict[str, list[float]] = {"polars read": [], "ingest": []}
     diffs = []
@@ -293,6 +297,9 @@ def main(argv: list[str] | None = None) -> dict:
             pairs = [pairs[1], pairs[0], pairs[3], pairs[2]]
         for name, cmd in pairs:
             times[name].append(run(cmd, env, a.work))
+        jit = [("arpad elo (JIT)", rate_cmd("elo")), ("arpad fide (JIT)", rate_cmd("fide"))]
+        for name, cmd in jit if rep % 2 else jit[::-1]:
+            times[name].append(run(cmd, env_jit, a.work))
         diffs.append(elo_difference(Store(store_dir), a.work / "r_elo.bin", inputs["players"]))
         line = ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times.items())
         print(f"repeat {rep + 1}: {line}; max |arpad elo - R elo| {diffs[-1]:.2e}", flush=True)
@@ -346,13 +353,14 @@ def finish(a, spec, inputs, times, diffs, version, load_at_start, rss=None) -> d
         "elo_equal": max(diffs) <= TOLERANCE,
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"{a.tag}.json").write_text(json.dumps(result, indent=2) + "\n")
     m = result["machine"]
     rows = [
         ("R PlayerRatings `elo()`, whole Rscript", "R elo", ""),
         ("`arpad rate --system elo --no-flow`", "arpad elo", "elo"),
         ("R PlayerRatings `fide()`, whole Rscript", "R fide", ""),
         ("`arpad rate --system fide --no-flow`", "arpad fide", "fide"),
+        ("`arpad rate --system elo --no-flow`, `ARPAD_AOT=0` (JIT only)", "arpad elo (JIT)", ""),
+        ("`arpad rate --system fide --no-flow`, `ARPAD_AOT=0` (JIT only)", "arpad fide (JIT)", ""),
         ("`arpad ingest --no-flow` (games + players Parquet)", "ingest", None),
         ("bare `polars.read_parquet` of the games file, whole process", "polars read", None),
     ]
@@ -375,6 +383,20 @@ def finish(a, spec, inputs, times, diffs, version, load_at_start, rss=None) -> d
         else:
             extra = " | "
         md.append(f"| {label} | {med[key]:.2f} | {games / med[key]:,.0f} | {extra} |")
+    if times.get("arpad elo (JIT)"):
+        aot = {
+            s: statistics.median(
+                j / k for j, k in zip(times[f"arpad {s} (JIT)"], times[f"arpad {s}"])
+            )
+            for s in ("elo", "fide")
+        }
+        result["jit_only_over_aot"] = aot
+        md += [
+            "",
+            "Kernels compiled ahead of time (docs/developing.md): the same `rate` with "
+            f"`ARPAD_AOT=0` took {aot['elo']:.2f}x (elo) and {aot['fide']:.2f}x (fide) the "
+            "time with them (same-run medians of the per-repeat ratios).",
+        ]
     if ingest_ratio is not None:
         met = ingest_ratio <= 3.0 and ingest_rss <= 1.0
         md += [
@@ -398,6 +420,7 @@ def finish(a, spec, inputs, times, diffs, version, load_at_start, rss=None) -> d
         "`--games 50000` for a quick run).",
     ]
     (RESULTS / f"{a.tag}.md").write_text("\n".join(md) + "\n")
+    (RESULTS / f"{a.tag}.json").write_text(json.dumps(result, indent=2) + "\n")
     print("\n".join(md))
     return result
 

@@ -109,14 +109,18 @@ def beside(systems) -> threading.Thread | None:
     """Load ``systems``' kernels on a thread of their own while the caller prepares a
     run (the engine: players, keys, the first period's read), and return it to be
     joined before the first period, or None when there is nothing to load
-    (``NUMBA_DISABLE_JIT``, or ``ARPAD_LOAD_BESIDE=0``). Numba's first cached-kernel
+    (``NUMBA_DISABLE_JIT``, ``ARPAD_LOAD_BESIDE=0``, or the kernels compiled ahead of
+    time, kernels/aot.py: every system's run then imports no Numba). Numba's first cached-kernel
     load of a process (its typing and target contexts, ~0.2 s of CPU) holds the GIL,
     but Parquet decoding does not, so the two overlap (docs/runners.md "Start-up").
     The tiny rating runs only serial kernels, so it never launches Numba's threads
     beside the caller's; a failure is ignored (the run then loads what it needs)."""
+    from arpad.kernels import aot
     from arpad.kernels.config import jit_enabled
 
     if not jit_enabled() or os.environ.get("ARPAD_LOAD_BESIDE", "1") == "0":
+        return None
+    if aot.current():  # the kernels are compiled ahead of time: nothing to load
         return None
 
     def load() -> None:

@@ -12,6 +12,9 @@ from arpad.pipeline.systems.base import RatingSystem
 
 REPO = Path(__file__).resolve().parents[1]
 KERNEL_IMPORTS = {"numpy", "numba", "math", "typing", "kernels"}
+# The compilation machinery beside the kernels (when and how they are compiled, Numba on
+# first need, the ahead-of-time module): the standard library too, but no data plane.
+MACHINERY = {"config.py", "aot.py"}
 
 
 def top_module(name: str) -> str:
@@ -33,8 +36,21 @@ def imported_modules(path: Path) -> set[str]:
 
 def test_kernels_import_only_numpy_numba_and_kernels():
     for path in sorted((REPO / "kernels").glob("*.py")):
+        if path.name in MACHINERY:
+            continue
         extra = imported_modules(path) - KERNEL_IMPORTS
         assert not extra, f"{path.name} imports {sorted(extra)}: kernels are pure array code"
+
+
+def test_the_compilation_machinery_imports_no_data_plane():
+    """kernels/config.py and kernels/aot.py: the standard library, NumPy, Numba (and its
+    llvmlite) only; never the pipeline, polars, pyarrow, DuckDB or Prefect."""
+    import sys
+
+    allowed = KERNEL_IMPORTS | {"llvmlite", "__future__"} | set(sys.stdlib_module_names)
+    for name in sorted(MACHINERY):
+        extra = imported_modules(REPO / "kernels" / name) - allowed
+        assert not extra, f"{name} imports {sorted(extra)}"
 
 
 def test_numba_flags_are_decided_in_one_place():

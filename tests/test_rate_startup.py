@@ -63,13 +63,15 @@ def test_rating_elo_imports_only_its_system_and_no_polars(tmp_path):
 
 
 def test_rate_loads_only_the_kernels_it_calls(tmp_path):
+    """Under the JIT (``ARPAD_AOT=0``; with the ahead-of-time module, tests/test_aot.py,
+    no Numba kernel is loaded at all)."""
     root = _store(tmp_path)
     for system, own in (("elo", "elo"), ("fide", "fide")):
         proc = subprocess.run(
             [ARPAD, "rate", "--system", system, "--store", str(root), "--full"],
             capture_output=True,
             text=True,
-            env=_env(NUMBA_DEBUG_CACHE="1"),
+            env=_env(NUMBA_DEBUG_CACHE="1", ARPAD_AOT="0"),
         )
         assert proc.returncode == 0, proc.stderr
         files = re.findall(r"\[cache\] \w+ (?:loaded from|saved to) '([^']+)'", proc.stdout)
@@ -99,13 +101,17 @@ def test_kernels_loaded_beside_the_run_change_no_rating(tmp_path):
                 [ARPAD, "rate", "--system", system, "--store", str(root), "--full"],
                 check=True,
                 capture_output=True,
-                env=_env(ARPAD_LOAD_BESIDE=beside, ARPAD_NO_FLOW="1"),
+                env=_env(ARPAD_LOAD_BESIDE=beside, ARPAD_NO_FLOW="1", ARPAD_AOT="0"),
             )
         results[beside] = _ratings_rows(root)
     assert results["1"] and results["1"] == results["0"]
 
 
 def test_no_kernel_load_beside_without_jit_or_when_switched_off():
+    """The load runs under the JIT; not without it, when switched off, or when the kernels
+    are compiled ahead of time (kernels/aot.py: nothing to load)."""
+    build = [sys.executable, "-m", "arpad.pipeline.aot"]
+    subprocess.run(build, check=True, capture_output=True, env=_env())
     code = (
         "from arpad.pipeline import warm\n"
         "t = warm.beside(['elo'])\n"
@@ -114,13 +120,14 @@ def test_no_kernel_load_beside_without_jit_or_when_switched_off():
     )
     outputs = {}
     for name, extra in {
-        "default": {},
-        "off": {"ARPAD_LOAD_BESIDE": "0"},
+        "jit": {"ARPAD_AOT": "0"},
+        "off": {"ARPAD_LOAD_BESIDE": "0", "ARPAD_AOT": "0"},
         "nojit": {"NUMBA_DISABLE_JIT": "1"},
+        "aot": {},
     }.items():
         proc = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, env=_env(**extra)
         )
         assert proc.returncode == 0, proc.stderr
         outputs[name] = proc.stdout.strip()
-    assert outputs == {"default": "thread", "off": "none", "nojit": "none"}
+    assert outputs == {"jit": "thread", "off": "none", "nojit": "none", "aot": "none"}
