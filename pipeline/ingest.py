@@ -601,7 +601,10 @@ def _replace_store_games(
 
 
 # Columns that say what a game is (not where it was read from).
-GAME_CONTENT = [f.name for f in schemas.GAMES if f.name not in ("source", "ingest_batch")]
+# The moves' digest is left out: a correction of a move changes no rating.
+GAME_CONTENT = [
+    f.name for f in schemas.GAMES if f.name not in ("source", "ingest_batch", "moves_digest")
+]
 
 
 def _changed_partitions(

@@ -1,0 +1,222 @@
+"""A historian's sources, round 4 (docs/pgn-trf.md "Historian's sources, round 4"):
+one game of London 1851 in two collections with incomplete dates (a move digest
+tells it is one game), then the Python API as a historian's notebook uses it.
+References: the real files, a second store built from one file only, python-chess's
+reading of the moves, and hand-made files whose answer is known."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from arpad.pipeline.cli import main
+from arpad.pipeline.pgn import read_pgn
+from tests.test_historian_attack import sql
+from tests.test_historian_attack3 import ratings, split_games
+
+LONDON = "London1851.pgn"
+
+
+def game(moves: str, white="Anderssen, Adolf", black="Staunton, Howard", result="1-0", **tags):
+    head = {"Event": "X", "Site": "London", "Date": "1851.??.??", "Round": "?"}
+    head.update(tags)
+    head.update(White=white, Black=black, Result=result)
+    text = "".join(f'[{k} "{v}"]\n' for k, v in head.items())
+    return f"{text}\n{moves} {result}\n\n"
+
+
+def digests(tmp_path: Path, *texts: str) -> list[int | None]:
+    path = tmp_path / "d.pgn"
+    path.write_text("".join(texts), encoding="utf-8")
+    return read_pgn(path).frame.get_column("moves_digest").to_list()
+
+
+# -- defect 1: incomplete dates across collections ---------------------------------------
+
+
+def test_move_digest_ignores_notation_comments_variations_and_layout(tmp_path):
+    plain = "1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5 4.O-O Nf6 5.d4 exd4 6.Re1+ Kf8"
+    same = [
+        plain,
+        # spaces after move numbers, black's move numbers, zeros for castling
+        "1. e4 e5 2. Nf3 Nc6 3. Bc4 3... Bc5 4. 0-0 Nf6 5. d4 exd4 6. Re1+ Kf8",
+        # comments, NAGs, annotation marks, a nested variation, a ; comment, lines
+        "1.e4 {the king's pawn} e5 $1 2.Nf3! Nc6 (2...d6 3.d4 (3.Bc4 Be7) exd4)\n"
+        "3.Bc4 Bc5 4.O-O!? ; castles\nNf6 5.d4 exd4 6.Re1 Kf8",
+        # check mark left out, capture mark left out, lower-case castling
+        "1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5 4.o-o Nf6 5.d4 ed4 6.Re1 Kf8",
+        # a comment spanning lines
+        "1.e4 e5 {a long\ncomment (with a paren) over\nthree lines} 2.Nf3 Nc6 3.Bc4 Bc5 "
+        "4.O-O Nf6 5.d4 exd4 6.Re1+ Kf8",
+    ]
+    other = [
+        "1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5 4.O-O Nf6 5.d4 exd4 6.Re1+ Kg8",  # last move differs
+        "1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5 4.O-O-O Nf6 5.d4 exd4 6.Re1+ Kf8",  # long castling
+        "1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5 4.O-O Nf6 5.d4 exd4",  # shorter
+    ]
+    got = digests(tmp_path, *(game(m) for m in same + other))
+    assert len(set(got[: len(same)])) == 1 and got[0] is not None
+    assert len(set(got)) == 1 + len(other)
+    # a forfeit (no moves) has no digest; the result does not enter it
+    assert digests(tmp_path, game(""), game(plain, result="0-1"))[0] is None
+    assert digests(tmp_path, game(plain, result="0-1"))[0] == got[0]
+
+
+def test_move_digest_agrees_with_python_chess_main_line(shared_data, tmp_path):
+    """Every game of London1851.pgn re-written from python-chess's main line in
+    another layout (move numbers spaced, one move per line, 0-0) has the digest of
+    the real file's game."""
+    import io
+
+    import chess.pgn
+
+    real = shared_data / "pgn" / LONDON
+    text = real.read_text(encoding="utf-8")
+    ours = read_pgn(real).frame.get_column("moves_digest").to_list()
+    rewritten = []
+    stream = io.StringIO(text)
+    while (g := chess.pgn.read_game(stream)) is not None:
+        board = g.board()
+        sans = []
+        for move in g.mainline_moves():
+            san = board.san(move).replace("O", "0")
+            sans.append(f"{board.fullmove_number}. {san}" if board.turn else san)
+            board.push(move)
+        rewritten.append(game("\n".join(sans), result=g.headers["Result"]))
+    assert len(rewritten) == len(ours) == 251
+    assert digests(tmp_path, *rewritten) == ours
+    assert None not in ours
+
+
+def respell4(text: str, k: int) -> str:
+    """London 1851 as another collection gives it: Site and Round spelt otherwise,
+    the month known for some games, the moves with spaced numbers, 0-0 castling, no
+    check marks, a comment and a NAG."""
+    text = text.replace('[Site "London"]', '[Site "London ENG"]')
+    text = text.replace('[Round "?"]', f'[Round "{k + 1}"]')
+    if k % 2 == 0:
+        text = text.replace('[Date "1851.??.??"]', '[Date "1851.07.??"]')
+    head, _, moves = text.partition("\n\n")
+    moves = re.sub(r"(\d+)\.(?=\S)", r"\1. ", moves).replace("+", "")
+    moves = re.sub(r"O-O(-O)?", lambda m: m[0].replace("O", "0"), moves)
+    moves = moves.replace(" e5 ", " e5 {the classical reply} $1 ", 1)
+    return f"{head}\n\n{moves}"
+
+
+@pytest.fixture(scope="module")
+def london(shared_data, tmp_path_factory):
+    """London1851.pgn, and a second collection holding 30 of its games re-spelt,
+    one of them with a move changed (another game), one as a forfeit (no moves):
+    ingested together (store A), and London1851.pgn alone (store L)."""
+    tmp = tmp_path_factory.mktemp("london")
+    real = shared_data / "pgn" / LONDON
+    games = split_games(real.read_text(encoding="utf-8"))
+    chosen = list(range(0, 240, 8))
+    other = [respell4(games[i], n) for n, i in enumerate(chosen)]
+    # the last chosen game with one move changed: another game, not a copy
+    changed = other[-1]
+    head, _, moves = changed.partition("\n\n")
+    first = re.search(r"\b2\. (\S+)", moves)
+    other[-1] = head + "\n\n" + moves[: first.start(1)] + "a3" + moves[first.end(1) :]
+    # the one before as a header-only forfeit: without moves, today's rule (no date)
+    head, _, _ = other[-2].partition("\n\n")
+    result = re.search(r'\[Result "([^"]+)"\]', head)[1]
+    other[-2] = f"{head}\n\n{result}\n"
+    second = tmp / "Anderssen_collection.pgn"
+    second.write_text("\n".join(other) + "\n", encoding="utf-8")
+    a, lo = tmp / "A", tmp / "L"
+    code = main(["ingest", str(real), "--store", str(a), "--no-flow"])
+    assert code == 0
+    code2 = main(["ingest", str(second), "--store", str(a), "--no-flow"])
+    main(["ingest", str(real), "--store", str(lo), "--no-flow"])
+    for store in (a, lo):
+        assert main(["rate", "--store", str(store), "--system", "elo", "--no-flow"]) == 0
+    return a, lo, code2, len(chosen)
+
+
+def test_london_1851_respelt_with_incomplete_dates_counts_once(london):
+    a, lo, code, n = london
+    assert code == 2  # rows were quarantined
+    q = sql(a, "SELECT reason, detail FROM quarantine WHERE reason = 'probable_duplicate'")
+    assert q.height == n - 2  # all but the changed game and the forfeit
+    details = q.get_column("detail").to_list()
+    assert all("same White, Black, result and moves" in d for d in details)
+    assert any("1851.07.?? and 1851.??.??" in d for d in details)
+    assert any("1851.??.?? and 1851.??.??" in d for d in details)
+    games = sql(a, "SELECT count(*) AS n FROM games").item()
+    assert games == 251 + 2  # London 1851, the changed game and the forfeit
+    # the rated games are London's plus the changed one (the forfeit is not rated)
+    rated = sql(a, "SELECT count(*) FROM games WHERE rated").item()
+    assert rated == sql(lo, "SELECT count(*) FROM games WHERE rated").item() + 1
+
+
+def test_london_players_not_in_the_changed_game_rate_as_london_alone(london):
+    a, lo, _, _ = london
+    alone = ratings(lo, "elo")
+    both = ratings(a, "elo")
+    stored = sql(a, "SELECT white_id, black_id FROM games WHERE source LIKE 'Anderssen%'")
+    touched = {x for row in stored.iter_rows() for x in row}
+    # players of the second file: their own ids; London's players by name
+    assert all(p.startswith("Anderssen_collection.pgn:") for p in touched)
+    for player, rating in alone.items():
+        assert both[player] == pytest.approx(rating, abs=1e-9), player
+
+
+def test_complete_dates_keep_the_round_3_rule(tmp_path):
+    """Two games of one complete date between the same players with the same result:
+    still probable duplicates when their moves differ (a transcription slip), and
+    the stored game with the same moves is the one named."""
+    s = tmp_path / "s"
+    one = tmp_path / "one.pgn"
+    one.write_text(
+        game("1.e4 e5 2.Nf3 Nc6", Date="1851.07.01", Round="1")
+        + game("1.d4 d5 2.c4 e6", Date="1851.07.01", Round="2"),
+        encoding="utf-8",
+    )
+    two = tmp_path / "two.pgn"
+    two.write_text(game("1. d4 d5 2. c4 e6", Date="1851.07.01", Round="b"), encoding="utf-8")
+    assert main(["ingest", str(one), "--store", str(s), "--no-flow"]) == 0
+    assert main(["ingest", str(two), "--store", str(s), "--no-flow"]) == 2
+    detail = sql(s, "SELECT detail FROM quarantine").item()
+    assert "stored from one.pgn:" in detail and "and moves" in detail
+    line = int(re.search(r"one\.pgn:(\d+)", detail)[1])
+    assert line > 8  # the second game of one.pgn, whose moves are the same
+
+
+def test_year_only_games_with_other_moves_are_other_games(tmp_path):
+    """Capablanca-Marshall 1909: many year-only draws between them; a second file with
+    the same players, year and result but other moves adds games."""
+    s = tmp_path / "s"
+    one = tmp_path / "one.pgn"
+    one.write_text(game("1.e4 e5 2.Nf3 Nc6", result="1/2-1/2"), encoding="utf-8")
+    two = tmp_path / "two.pgn"
+    two.write_text(
+        game("1.d4 d5", result="1/2-1/2", Date="1851.03.??")
+        + game("1.e4 e5 2.Nf3 Nc6", result="1/2-1/2", Date="1852.??.??")  # another year
+        + game("1.e4 e5 2.Nf3 Nc6", result="1-0", Date="1851.03.??"),  # another result
+        encoding="utf-8",
+    )
+    assert main(["ingest", str(one), "--store", str(s), "--no-flow"]) == 0
+    assert main(["ingest", str(two), "--store", str(s), "--no-flow"]) == 0
+    assert sql(s, "SELECT count(*) FROM games").item() == 4
+
+
+def test_months_that_disagree_are_other_games(tmp_path):
+    s = tmp_path / "s"
+    one = tmp_path / "one.pgn"
+    one.write_text(game("1.e4 e5", Date="1851.07.??"), encoding="utf-8")
+    two = tmp_path / "two.pgn"
+    two.write_text(
+        game("1.e4 e5", Date="1851.08.??")
+        + game("1.e4 e5", Date="1851.08.03")
+        + game("1.e4 e5", Date="1851.07.03"),  # a day of that month: the copy
+        encoding="utf-8",
+    )
+    assert main(["ingest", str(one), "--store", str(s), "--no-flow"]) == 0
+    assert main(["ingest", str(two), "--store", str(s), "--no-flow"]) == 2
+    q = sql(s, "SELECT line, detail FROM quarantine")
+    assert q.height == 1 and "1851.07.03 and 1851.07.??" in q.item(0, "detail")
+    assert sql(s, "SELECT count(*) FROM games").item() == 3
+    assert q.get_column("line").to_list() == [21]  # the third game
