@@ -14,13 +14,19 @@ sources only (the CSV/Parquet bulk path is not touched):
     duplicate: quarantined ``probable_duplicate``, naming the other game's id and
     file:line, unless the user keeps them (``--keep-probable-duplicates``).
 
+    or: a PGN game with moves whose White, Black, result and moves' digest (its
+    main-line moves in a normal form, kernels/pgn_scan.py) equal those of a stored
+    game of another source file, and whose date agrees with that game's where both
+    are known (``1851.??.??`` and ``1851.07.??``; ``1851.07.??`` and ``1851.07.03``)
+
 A side is "equal" when the two ids are equal (after merges, docs/identity.md) or the
 two names are equal up to case, blanks and punctuation ("Capablanca, Jose Raul" and
 "capablanca,  jose raul."). Matching is one for one: two games of one day between
 the same players with the same result in one file (a match played twice a day) match
-at most two stored games, the first with the first. Games of one file are never
-compared with each other, and games dated only to the month or year are not compared
-(a year holds many games between two masters).
+at most two stored games, the first with the first (a stored game with the same
+moves first). Games of one file are never compared with each other, and games dated
+only to the month or year are compared by their moves only (a year holds many games
+between two masters; docs/pgn-trf.md "Move digest").
 """
 
 from __future__ import annotations
@@ -311,7 +317,8 @@ def _one_for_one(pairs: pl.DataFrame) -> dict[int, int]:
 def note(n: int) -> str:
     """The ingest summary's line on the probable duplicates of a file."""
     return (
-        f"{n} game(s) with the date, players and result of a game of another file: "
+        f"{n} game(s) with the players, result and date (or moves and a date that "
+        "agrees) of a game of another file: "
         f"quarantined as probable_duplicate ({KEEP_OPTION} stores them; docs/pgn-trf.md)"
     )
 

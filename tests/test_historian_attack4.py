@@ -220,3 +220,45 @@ def test_months_that_disagree_are_other_games(tmp_path):
     assert q.height == 1 and "1851.07.03 and 1851.07.??" in q.item(0, "detail")
     assert sql(s, "SELECT count(*) FROM games").item() == 3
     assert q.get_column("line").to_list() == [21]  # the third game
+
+
+# -- round 4 in a notebook: the Python API on the real TRF and PGN files ---------------
+
+
+@pytest.fixture(scope="module")
+def trf_store(shared_data, tmp_path_factory):
+    """The five real TRF files in one store, rated with FIDE (standard and blitz)."""
+    import arpad
+
+    store = arpad.Store(tmp_path_factory.mktemp("trf") / "S")
+    store.ingest(sorted(str(p) for p in (shared_data / "trf").glob("*.trf")))
+    store.rate("fide")
+    store.rate("fide", pool="blitz")
+    return store
+
+
+POOL_CALLS = {
+    "list": lambda s, p: s.list("fide", pool=p),
+    "history": lambda s, p: s.history("Vasquez", system="fide", pool=p),
+    "era": lambda s, p: s.era("fide", pool=p),
+    "card": lambda s, p: s.card("Vasquez", pool=p),
+    "audit": lambda s, p: s.audit("3400042", system="fide", pool=p),
+    "plot_history": lambda s, p: s.plot_history("Vasquez", system="fide", pool=p),
+}
+
+
+@pytest.mark.parametrize("call", sorted(POOL_CALLS))
+def test_a_pool_that_is_no_pool_is_named_as_such(trf_store, call):
+    """`pool="rapd"` said "no ratings for system fide pool rapd; run arpad rate first"
+    (a notebook then rates again, in vain); `"Blitz"` got a hint from some calls only."""
+    with pytest.raises(ValueError) as err:
+        POOL_CALLS[call](trf_store, "rapd")
+    assert str(err.value) == "pool: 'rapd' is not one of standard, rapid, blitz"
+    with pytest.raises(ValueError, match=r"did you mean 'blitz'\?"):
+        POOL_CALLS[call](trf_store, "Blitz")
+
+
+def test_blitz_pool_calls_work(trf_store):
+    top = trf_store.list("fide", pool="blitz", top=3)
+    assert top.height == 3 and top["rank"].to_list()[0] == 1
+    assert trf_store.era("fide", pool="blitz").get_column("year").unique().to_list() == [2020]

@@ -469,6 +469,19 @@ def _system(system) -> str:
     return system
 
 
+def _pool(pool) -> str:
+    """``pool`` checked before a store is read: one of the pools, else a one-line
+    ValueError naming them (and the near one: ``'Blitz'`` is ``'blitz'``); a pool
+    that is no pool was "no ratings …: run arpad rate first" (docs/api.md)."""
+    from arpad.pipeline import schemas
+
+    if isinstance(pool, str) and pool in schemas.POOLS:
+        return pool
+    near = [p for p in schemas.POOLS if isinstance(pool, str) and p == pool.strip().lower()]
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}{hint}")
+
+
 RUN_KEYWORDS = ("flow", "cluster", "workers")
 INGEST_PARAMETERS = (
     "files",
@@ -684,7 +697,7 @@ class Store:
             raise ValueError("give period or date, not both")
         top = _args.whole(top, "top", "players")
         period = _args.period(period, "period")
-        frame, _ = rating_list(self._existing, _system(system), pool, period, top, date)
+        frame, _ = rating_list(self._existing, _system(system), _pool(pool), period, top, date)
         return frame
 
     @_interrupt.reading
@@ -696,7 +709,7 @@ class Store:
         so are ratings made stale by a later correction or merge (docs/lists.md)."""
         from arpad.pipeline.publish import freeze
 
-        return freeze(self._existing, _system(system), pool, _args.period(period, "period"))
+        return freeze(self._existing, _system(system), _pool(pool), _args.period(period, "period"))
 
     @_interrupt.reading
     def diff(
@@ -708,7 +721,7 @@ class Store:
         ``ValueError`` listing the published ones."""
         from arpad.pipeline.publish import diff
 
-        return diff(self._existing, _system(system), pool, _args.period(period, "period"))
+        return diff(self._existing, _system(system), _pool(pool), _args.period(period, "period"))
 
     @_interrupt.reading
     def site(self, out: str | Path, *, system: str | None = None, pools=None):
@@ -732,7 +745,7 @@ class Store:
         (``recorded_at``, ``action``, ``source``, …). No such player: ``ValueError``."""
         from arpad.pipeline.audit import audit
 
-        return audit(self._existing, _args.player(player), _system(system), pool)
+        return audit(self._existing, _args.player(player), _system(system), _pool(pool))
 
     @_interrupt.reading
     def history(
@@ -745,7 +758,7 @@ class Store:
         ``TypeError`` for a list of players (``plot_history`` takes several)."""
         from arpad.pipeline.history import rating_history
 
-        return rating_history(self._existing, _args.player(player), _system(system), pool)
+        return rating_history(self._existing, _args.player(player), _system(system), _pool(pool))
 
     @_interrupt.reading
     def era(
@@ -759,7 +772,7 @@ class Store:
         from arpad.pipeline.era import era_table
 
         return era_table(
-            self._existing, _system(system), pool, _args.whole(top, "top", "players"), by
+            self._existing, _system(system), _pool(pool), _args.whole(top, "top", "players"), by
         )
 
     def plot_history(self, players: list[str] | str, system: str = "fide", pool: str = "standard"):
@@ -771,7 +784,7 @@ class Store:
         _interrupt.ready("matplotlib.figure")
         from arpad.pipeline.plots import history_figure
 
-        return history_figure(self._existing, _args.players(players), _system(system), pool)
+        return history_figure(self._existing, _args.players(players), _system(system), _pool(pool))
 
     @_interrupt.interruptible
     def card(
@@ -792,6 +805,7 @@ class Store:
         settings = _args.rule_values(settings, get_system("fide"))
         rules = _args.rules_object(rules, get_system("fide"))
         period = _args.period(period, "period")
+        pool = _pool(pool)
         if period is None:
             period = latest_period(self._existing, pool)
         player = one_player(self._existing, _args.player(player), "fide", pool)
