@@ -262,3 +262,91 @@ def test_blitz_pool_calls_work(trf_store):
     top = trf_store.list("fide", pool="blitz", top=3)
     assert top.height == 3 and top["rank"].to_list()[0] == 1
     assert trf_store.era("fide", pool="blitz").get_column("year").unique().to_list() == [2020]
+
+
+KARL_MALA = "fide_example1_karl_mala_2005.trf"
+
+
+def naive_trf_event(path: Path) -> tuple[int, list[float]]:
+    """(players, ratings) of a TRF16 file read by hand: every 001 player with at least
+    one round against an opponent (forfeits included: a paired player took part), and
+    the ratings (columns 49-52) of those who have one."""
+    players, ratings = 0, []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("001"):
+            continue
+        rounds = [line[k : k + 10] for k in range(91, len(line), 10)]
+        if not any(r[:4].strip() not in ("", "0000") for r in rounds):
+            continue
+        players += 1
+        rating = line[48:52].strip()
+        if rating and int(rating) > 0:
+            ratings.append(float(rating))
+    return players, ratings
+
+
+def test_category_of_a_trf_file_and_of_the_store_in_a_notebook(shared_data, trf_store):
+    """`arpad category` had no Python API: a historian had to leave the notebook."""
+    import arpad
+    from arpad.kernels.rounding import round_half_up
+
+    path = shared_data / "trf" / KARL_MALA
+    players, ratings = naive_trf_event(path)
+    table = arpad.category(path)
+    assert table.height == 1
+    row = table.row(0, named=True)
+    assert row["players"] == players and row["rated_players"] == len(ratings)
+    assert row["average"] == pytest.approx(sum(ratings) / len(ratings), abs=1e-9)
+    rounded = int(round_half_up(sum(ratings) / len(ratings)))
+    assert row["average_rounded"] == rounded
+    assert row["category"] == max(0, -(-(rounded - 2250) // 25))  # below category 1: 0
+    stored = arpad.category(trf_store, event=row["event_id"])
+    assert stored.to_dicts() == table.to_dicts()
+    assert arpad.category(trf_store).height == 5  # the five events of the five files
+    # one average: FIDE's bands (docs/legacy-systems.md "Categories")
+    assert [arpad.category(average=a) for a in (2250, 2251, 2275, 2276, 2300.5)] == [0, 1, 1, 2, 3]
+    assert arpad.category(average=2076, women=True) == 2
+
+
+def test_norm_check_of_a_trf_player_in_a_notebook(shared_data, capsys):
+    import arpad
+
+    path = shared_data / "trf" / KARL_MALA
+    check = arpad.norm(path, "Vasquez", "GM")  # by surname, as `arpad norm` takes it
+    assert check.player == "3400042" and check.title == "GM"
+    # his 001 line: seven games played, 6 points (the other rounds unplayed)
+    line = next(x for x in path.read_text().splitlines() if "Vasquez" in x)
+    assert float(line[80:84]) == check.score == 6.0
+    assert check.games == 7 and check.verdict == "not achieved" and "games" in check.failed
+    shown = repr(check)
+    assert "\n" not in shown and "verdict='not achieved'" in shown and "games=7" in shown
+    assert main(["norm", str(path), "--player", "Vasquez", "--title", "GM"]) == 0
+    assert str(check) == capsys.readouterr().out.rstrip("\n")
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda p: __import__("arpad").norm(p, "Vasquez", "GMX"), ValueError,
+         "title: 'GMX' is not one of GM, IM, WGM, WIM"),
+        (lambda p: __import__("arpad").norm(p, "Nobody", "GM"), ValueError,
+         f"no rated games of player 'Nobody' in {KARL_MALA}"),
+        (lambda p: __import__("arpad").norm(p.with_name("nope.trf"), "x", "GM"),
+         FileNotFoundError, "norm: no such file: "),
+        (lambda p: __import__("arpad").norm(None, "x", "GM"), TypeError,
+         "norm: a games file path (str or os.PathLike), got NoneType"),
+        (lambda p: __import__("arpad").category(p, average=2300), ValueError,
+         "category takes a games file or a Store, or average=R (one of them)"),
+        (lambda p: __import__("arpad").category(p, event="Nope"), ValueError,
+         "no games of event 'Nope' in the file"),
+        (lambda p: __import__("arpad").category(average="2300"), TypeError,
+         "average: a rating (a number), got '2300'"),
+        (lambda p: __import__("arpad").category(p, women="yes"), TypeError,
+         "women: True or False, got 'yes'"),
+    ],
+)  # fmt: skip
+def test_tournament_calls_fail_with_one_line(shared_data, call, error, message):
+    with pytest.raises(error) as err:
+        call(shared_data / "trf" / KARL_MALA)
+    text = str(err.value)
+    assert "\n" not in text and text.startswith(message)
