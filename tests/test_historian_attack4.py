@@ -350,3 +350,62 @@ def test_tournament_calls_fail_with_one_line(shared_data, call, error, message):
         call(shared_data / "trf" / KARL_MALA)
     text = str(err.value)
     assert "\n" not in text and text.startswith(message)
+
+
+TWO_MONTHS = """[Event "E"]
+[Site "X"]
+[Date "{date}"]
+[Round "{r}"]
+[White "{w}"]
+[Black "{b}"]
+[Result "{res}"]
+[WhiteElo "{we}"]
+[BlackElo "{be}"]
+
+1. e4 e5 {res}
+
+"""
+
+
+def test_the_closing_month_of_a_two_monthly_list_reports_the_score_of_both(tmp_path):
+    """FIDE 2009-07 (two-monthly lists): the row of the closing month says its games,
+    score and expected score cover both months (docs/fide-history.md). Its score and
+    expected score were 0 (the pending sums were zeroed before the row was made),
+    with or without games in the closing month; the change was right."""
+    import arpad
+
+    games = [
+        ("2010.03.05", "A, A", "B, B", "1-0", 2400, 2300),
+        ("2010.03.06", "B, B", "A, A", "1/2-1/2", 2300, 2400),
+        ("2010.04.07", "A, A", "C, C", "0-1", 2400, 2200),
+    ]
+    for name, played in (("march.pgn", games[:2]), ("both.pgn", games)):
+        path = tmp_path / name
+        path.write_text(
+            "".join(
+                TWO_MONTHS.format(date=d, r=k + 1, w=w, b=b, res=res, we=we, be=be)
+                for k, (d, w, b, res, we, be) in enumerate(played)
+            ),
+            encoding="utf-8",
+        )
+        store = arpad.Store(tmp_path / name.replace(".pgn", ""))
+        store.ingest(path)
+        store.rate("fide", rules="2010-03")
+        row = store.sql(
+            "SELECT games, score, expected, change FROM ratings WHERE period = 201004 "
+            "AND player_id = ?",
+            f"{name}:A, A",
+        ).row(0, named=True)
+        # naive: FIDE table 8.1.2, D = 100 → PD 0.64; D = 200 → 0.76 (2400 vs 2200)
+        expected = [0.64, 0.64] + ([0.76] if played is games else [])
+        score = [1.0, 0.5] + ([0.0] if played is games else [])
+        assert row["games"] == len(score)
+        assert row["score"] == sum(score)
+        assert row["expected"] == pytest.approx(sum(expected), abs=1e-9)
+        # K 10 (2400): ΔR summed, rounded half away from zero
+        dr = sum(s - e for s, e in zip(score, expected))
+        assert row["change"] == round_half_away(10 * dr)
+
+
+def round_half_away(x: float) -> int:
+    return int(x + 0.5) if x >= 0 else -int(-x + 0.5)
