@@ -409,3 +409,26 @@ def test_the_closing_month_of_a_two_monthly_list_reports_the_score_of_both(tmp_p
 
 def round_half_away(x: float) -> int:
     return int(x + 0.5) if x >= 0 else -int(-x + 0.5)
+
+
+GROS = "open_gros_2010_after_r4.trf"
+
+
+def test_a_trf_name_without_comma_is_found_by_its_surname(shared_data, trf_store):
+    """Spanish TRF files write "Lakunza Oyarbide Juan Carlos" (surnames first, no
+    comma): "Lakunza" found nobody (the name was read as surname "Carlos"), in
+    `history`, `card` and `arpad.norm`."""
+    import arpad
+
+    path = shared_data / "trf" / GROS
+    line = next(x for x in path.read_text().splitlines() if "Lakunza" in x)
+    fide_id = line[57:68].strip()
+    assert fide_id == "2201836"
+    for spec in ("Lakunza", "lakunza oyarbide", "Lakunza Oyarbide Juan Carlos"):
+        assert arpad.norm(path, spec, "IM").player == fide_id
+    by_name = trf_store.history("Lakunza", system="fide")
+    assert by_name.equals(trf_store.history(fide_id, system="fide"))
+    assert trf_store.card("Lakunza").player_id == fide_id
+    # a surname two players of the file share (two "Garcia …") is refused, naming them
+    with pytest.raises(ValueError, match="'Garcia' matches 2 players"):
+        arpad.norm(path, "Garcia", "IM")
