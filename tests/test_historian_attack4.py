@@ -432,3 +432,17 @@ def test_a_trf_name_without_comma_is_found_by_its_surname(shared_data, trf_store
     # a surname two players of the file share (two "Garcia …") is refused, naming them
     with pytest.raises(ValueError, match="'Garcia' matches 2 players"):
         arpad.norm(path, "Garcia", "IM")
+
+
+def test_a_list_on_a_date_given_as_a_pandas_timestamp(trf_store):
+    """`list(date=datetime.date(...))` worked, a pandas Timestamp (a datetime) was
+    "Timestamp('2005-07-31 00:00:00') is not a date"."""
+    import datetime
+
+    import pandas as pd
+
+    want = trf_store.list("fide", date="2005-07-31")
+    assert trf_store.list("fide", date=datetime.date(2005, 7, 31)).equals(want)
+    assert trf_store.list("fide", date=pd.Timestamp("2005-07-31")).equals(want)
+    assert trf_store.list("fide", date=datetime.datetime(2005, 7, 31, 18, 30)).equals(want)
+    assert want.height > 0

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 from pathlib import Path
 from typing import Any
@@ -766,6 +767,8 @@ class Store:
 
         if date is not None and period is not None:
             raise ValueError("give period or date, not both")
+        if isinstance(date, datetime.datetime):  # a pandas Timestamp too: its day
+            date = date.date()
         top = _args.whole(top, "top", "players")
         period = _args.period(period, "period")
         frame, _ = rating_list(self._existing, _system(system), _pool(pool), period, top, date)
