@@ -446,3 +446,29 @@ def test_a_list_on_a_date_given_as_a_pandas_timestamp(trf_store):
     assert trf_store.list("fide", date=pd.Timestamp("2005-07-31")).equals(want)
     assert trf_store.list("fide", date=datetime.datetime(2005, 7, 31, 18, 30)).equals(want)
     assert want.height > 0
+
+
+def test_capablanca_year_only_copies_count_once_and_his_1909_draws_stay(shared_data, tmp_path):
+    """Round 3 left it documented: a re-spelt copy of Capablanca.pgn (every game dated
+    to the year) counted twice. Now each copy is a probable duplicate of its own game
+    (same moves), and the year's many Capablanca-Marshall draws stay apart."""
+    import arpad
+
+    real = shared_data / "pgn" / "Capablanca.pgn"
+    games = split_games(real.read_text(encoding="utf-8"))
+    copy = tmp_path / "capablanca_other_db.pgn"
+    copy.write_text(
+        "\n".join(g.replace('[Site "', '[Site "X ') for g in games[:100]) + "\n", encoding="utf-8"
+    )
+    store = arpad.Store(tmp_path / "S")
+    first = store.ingest(real).files[0]
+    second = store.ingest(copy).files[0]
+    assert second.accepted == 0 and second.reasons == {"probable_duplicate": 100}
+    # each copy names its own game: the line of the copy's original in the real file
+    text = real.read_text(encoding="utf-8")
+    starts = [1 + text[: text.find(g)].count("\n") for g in games[:100]]
+    named = store.sql(
+        "SELECT detail FROM quarantine WHERE reason = 'probable_duplicate' ORDER BY line"
+    )["detail"].to_list()
+    assert [int(re.search(r"stored from Capablanca\.pgn:(\d+)", d)[1]) for d in named] == starts
+    assert store.sql("SELECT count(*) FROM games").item() == first.accepted
