@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arpad.pipeline.cli import main
 from arpad.pipeline.pgn import read_pgn
@@ -472,3 +474,62 @@ def test_capablanca_year_only_copies_count_once_and_his_1909_draws_stay(shared_d
     )["detail"].to_list()
     assert [int(re.search(r"stored from Capablanca\.pgn:(\d+)", d)[1]) for d in named] == starts
     assert store.sql("SELECT count(*) FROM games").item() == first.accepted
+
+
+SAN = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "O-O", "O-O-O", "exd5", "Qxf7+", "e8=Q", "Kh1"]
+
+
+def _written(moves: list[str], style: int, cut: list[bool], notes: list[bool]) -> str:
+    """``moves`` as one of the ways collections write them."""
+    out = []
+    for k, m in enumerate(moves):
+        if style & 1:
+            m = m.replace("O", "0")
+        if style & 2:
+            m = m.replace("+", "").replace("x", "")
+        if style & 4 and k % 2 == 1:
+            out.append(f"{k // 2 + 1}...")
+        if k % 2 == 0:
+            out.append(f"{k // 2 + 1}." if style & 8 else f"{k // 2 + 1}.{m}")
+        if k % 2 == 1 or style & 8:
+            out.append(m)
+        if notes[k % len(notes)]:
+            out.append("{a note (with a variation 1.d4)} $2 (3. Kh2 Kh7)")
+        if cut[k % len(cut)]:
+            out.append("\n")
+    return " ".join(out).replace(" \n ", "\n")
+
+
+@given(
+    moves=st.lists(st.sampled_from(SAN), min_size=1, max_size=30),
+    style=st.integers(0, 15),
+    cut=st.lists(st.booleans(), min_size=1, max_size=5),
+    notes=st.lists(st.booleans(), min_size=1, max_size=5),
+    other=st.integers(0, len(SAN) - 1),
+)
+@settings(max_examples=60, deadline=None)
+def test_property_the_digest_is_the_moves_not_their_writing(
+    tmp_path_factory, moves, style, cut, notes, other
+):
+    """However a collection writes the moves (0-0, no check or capture marks, Black's
+    move numbers, numbers apart from the moves, comments, NAGs, variations, line
+    breaks), the digest is the plain main line's; another move in one place is
+    another digest."""
+    tmp = tmp_path_factory.mktemp("digest")
+    plain = " ".join(moves)
+    changed = list(moves)
+    k = len(moves) // 2
+    changed[k] = SAN[other] if SAN[other] != moves[k] else "h3"
+    got = digests(
+        tmp,
+        game(plain),
+        game(_written(moves, style, cut, notes)),
+        game(" ".join(changed)),
+    )
+    assert got[0] is not None and got[1] == got[0]
+    if _normal(changed[k]) != _normal(moves[k]):
+        assert got[2] != got[0]
+
+
+def _normal(san: str) -> str:
+    return san.replace("x", "").replace("+", "").replace("=", "")
