@@ -269,8 +269,10 @@ def drop_probable_duplicates(
         other_id, other_source, oy, om, od, omoves = where[matched[i]]
         y, m, d, moves, date = mine[i]
         if date is not None and od is not None and (y, m, d) == (oy, om, od):
-            same = "same date, White, Black and result" + (
-                " and moves" if moves is not None and moves == omoves else ""
+            same = (
+                "same date, White, Black, result and moves"
+                if moves is not None and moves == omoves
+                else "same date, White, Black and result"
             )
         else:
             same = (
