@@ -533,3 +533,13 @@ def test_property_the_digest_is_the_moves_not_their_writing(
 
 def _normal(san: str) -> str:
     return san.replace("x", "").replace("+", "").replace("=", "")
+
+
+def test_card_with_a_system_keyword(trf_store):
+    """`store.card("Vasquez", system="elo")` (as `history` takes it) was "unknown rule
+    field 'system' for FideRules (known: …)" with some forty field names."""
+    want = trf_store.card("Vasquez")
+    assert trf_store.card("Vasquez", system="fide").to_dict() == want.to_dict()
+    with pytest.raises(ValueError) as err:
+        trf_store.card("Vasquez", system="elo")
+    assert str(err.value) == "system: the rating card is FIDE's (system='fide' or none)"

@@ -875,7 +875,11 @@ class Store:
         from arpad.pipeline.lookup import one_player
         from arpad.pipeline.systems import get_system
 
-        _args.check_keywords("card", settings, get_system("fide"), CARD_PARAMETERS)
+        fide = get_system("fide")
+        if "system" in settings:  # history(..., system=...) beside it: the card is FIDE's
+            if _args.system_name(settings.pop("system")) != fide.name:
+                raise ValueError("system: the rating card is FIDE's (system='fide' or none)")
+        _args.check_keywords("card", settings, fide, CARD_PARAMETERS)
         settings = _args.rule_values(settings, get_system("fide"))
         rules = _args.rules_object(rules, get_system("fide"))
         period = _args.period(period, "period")
