@@ -543,3 +543,21 @@ def test_card_with_a_system_keyword(trf_store):
     with pytest.raises(ValueError) as err:
         trf_store.card("Vasquez", system="elo")
     assert str(err.value) == "system: the rating card is FIDE's (system='fide' or none)"
+
+
+def test_an_ingest_report_prints_as_a_short_table(shared_data, tmp_path):
+    """`store.ingest(files)` as a cell's last line printed the whole dataclass on one
+    line: every example and note of every file (several thousand characters)."""
+    import arpad
+
+    store = arpad.Store(tmp_path / "S")
+    files = [shared_data / "pgn" / n for n in ("Capablanca.pgn", "London1851.pgn")]
+    report = store.ingest(files)
+    lines = repr(report).splitlines()
+    assert len(lines) == 3 and all(len(x) < 160 for x in lines)
+    assert lines[0].startswith("IngestReport(") and "quarantined=1" in lines[0]
+    capa = report.files[0]
+    assert f"rows={capa.rows:,}" in lines[1] and "'unfinished_game': 1" in lines[1]
+    assert capa.examples and capa.to_dict()["examples"] == capa.examples  # still there
+    again = repr(store.ingest(files[1]))
+    assert "skipped: identical content" in again.splitlines()[1]
