@@ -15,8 +15,13 @@ import numpy as np
 
 from arpad.kernels.config import jit
 
-# CASE: 1 when a wanted tag name was written in another case (`[white`)
-LINE, BAD, MOVE, MARKER, LAST, CASE, VALUES = 0, 1, 2, 3, 4, 6, 7
+# CASE: 1 when a wanted tag name was written in another case (`[white`); DIGEST: the
+# moves' digest (``NO_MOVES``: none), DEPTH: the open variations ``(`` at the line's end
+LINE, BAD, MOVE, MARKER, LAST, CASE, DIGEST, DEPTH, VALUES = 0, 1, 2, 3, 4, 6, 7, 8, 9
+# FNV-1a, 64 bits, as signed int64 (Numba's integer arithmetic wraps): the offset
+# basis 14695981039346656037 is the digest of a movetext without a move.
+NO_MOVES = np.int64(-3750763034362895579)
+_FNV_PRIME = np.int64(1099511628211)
 MARKERS = (None, "1-0", "0-1", "1/2-1/2", "*")  # codes 0..4 of the MARKER column
 _HALF = np.frombuffer(b"1/2-1/2", np.uint8)
 _BYTE_KIND = np.zeros(256, np.uint8)  # 1: ends a line (LF, CR); 2: opens or ends a comment; 3: ]
@@ -76,35 +81,147 @@ _ws_fwd = jit(_ws_fwd)
 _ws_back = jit(_ws_back)
 
 
+# Byte classes of the movetext walk (``_movetext_line``).
+_SEP, _LETTER, _DIGIT, _MARK, _DOT, _DASH, _OPEN, _CLOSE, _BRACE, _SEMI, _NOMOVE, _EOL = range(12)
+_MOVE_KIND = np.full(256, _MARK, np.uint8)  # other bytes (+ # ! ? x : = and non-ASCII): dropped
+_MOVE_KIND[:33] = _SEP
+_MOVE_KIND[65:91] = _LETTER
+_MOVE_KIND[97:123] = _LETTER
+_MOVE_KIND[120] = _MARK  # x, the capture mark
+_MOVE_KIND[48:58] = _DIGIT
+_MOVE_KIND[46] = _DOT
+_MOVE_KIND[45] = _DASH
+_MOVE_KIND[40] = _OPEN
+_MOVE_KIND[41] = _CLOSE
+_MOVE_KIND[123] = _BRACE
+_MOVE_KIND[59] = _SEMI
+_MOVE_KIND[[10, 13]] = _EOL
+# a line starting with a letter or a digit is movetext (no tag, blank or % line):
+# _scan reads it in one walk with its moves
+_MOVETEXT_START = np.zeros(256, np.bool_)
+_MOVETEXT_START[48:58] = True
+_MOVETEXT_START[65:91] = True
+_MOVETEXT_START[97:123] = True
+_MOVE_KIND[[36, 42, 47]] = _NOMOVE  # $ (a NAG), * (a result), / (1/2-1/2)
+# token states: before a move (or after its number), a move number, castling as
+# 0-0, a move, no move (a result, a NAG, a null move "--")
+_START, _NUMBER, _ZEROS, _MOVE, _DEAD = range(5)
+
+
 @jit
-def _outside_comments(buf, a, b, in_comment):
-    """(move, end, open) of the movetext line ``buf[a:b]`` read outside its comments,
-    given whether a ``{`` comment is open at its start: ``move`` is 1 if a letter (a
-    move) stands outside the comments, ``end`` is the index after the last byte of
-    text outside them (``a``: the line is only comments), and ``open`` whether a
-    ``{`` comment is still open after the line (``_scan`` then looks ahead).
+def _movetext_line(buf, a, b, in_comment, depth, h):
+    """(move, end, open, depth, h, stop, brace) of the movetext line starting at
+    ``buf[a]`` and ending before ``b`` or at its first line break (``stop``: where it
+    ended), read outside its comments, given whether a ``{`` comment is open at its
+    start: ``move`` is 1 if a letter (a move) stands outside the comments, ``end`` is
+    the index after the last byte of text outside them (``a``: the line is only
+    comments), ``open`` whether a ``{`` comment is still open after the line (``_scan``
+    then looks ahead), ``h`` the moves' digest extended by the line's main-line moves:
+    tokens outside comments and outside variations (``( )``, nested; ``depth`` of
+    them open at the line's start and after it), ``brace`` whether the line holds
+    ``{``, ``}`` or ``;``.
 
     Braces do not nest, and ``;`` outside a brace comment comments out the rest of
     the line. A comment left open at the end of a line continues (and a
     ``[Tag "..."]`` line inside it is comment text) only if a ``}`` follows before
     any ``{``; otherwise it never closes, and is taken to end with its line, so that
-    one stray ``{`` cannot turn the rest of the file into a comment."""
+    one stray ``{`` cannot turn the rest of the file into a comment.
+
+    A move in its normal form (docs/pgn-trf.md "Move digest"): a move number
+    (``12.``, ``12...``, also glued to the move: ``12.e4``), a result (``1-0``,
+    ``1/2-1/2``, ``*``), a NAG (``$1``) and a null move (``--``) are no move;
+    castling is ``O-O``/``O-O-O`` however written (``0-0``, ``o-o``); the marks ``+ #
+    ! ? x : = .`` and non-ASCII bytes are dropped (``Nxe5+!`` is ``Ne5``, ``e8=Q`` is
+    ``e8Q``). The digest is FNV-1a over the moves, each ended by one blank."""
     move = 0
     end = a
-    for q in range(a, b):
+    brace = False
+    skip = False  # after a ; comment
+    state = _START
+    th = h  # the digest with the token read so far: kept if it is a move
+    zeros = 0
+    q = a
+    while q < b:
         c = buf[q]
-        if in_comment:
+        if in_comment or skip:
+            if c == 10 or c == 13:
+                break
             if c == 125:
+                brace = True
                 in_comment = False
-        elif c == 123:
-            in_comment = True
-        elif c == 59:
-            break
-        elif c > 32:
+            q += 1
+            continue
+        k = _MOVE_KIND[c]
+        if k == _LETTER:
+            move = 1
             end = q + 1
-            if (c >= 65 and c <= 90) or (c >= 97 and c <= 122):
+            if state != _DEAD:
+                if state == _ZEROS:
+                    state = _DEAD
+                else:
+                    state = _MOVE
+                    th = (th ^ (79 if c == 111 else c)) * _FNV_PRIME  # o-o is O-O
+        elif k == _DIGIT:
+            end = q + 1
+            if state == _START:
+                state = _NUMBER
+                zeros = 1 if c == 48 else -1  # a lone 0 may be castling
+            elif state == _NUMBER:
+                zeros = -1
+            elif state == _MOVE:
+                th = (th ^ c) * _FNV_PRIME
+            elif state == _ZEROS:
+                if c == 48:
+                    zeros += 1
+                    th = (th ^ 79) * _FNV_PRIME
+                else:
+                    state = _DEAD  # 0-1
+        elif k == _DOT:
+            end = q + 1
+            if state == _NUMBER:
+                state = _START
+        elif k == _DASH:
+            end = q + 1
+            if state == _MOVE or state == _ZEROS:
+                th = (th ^ 45) * _FNV_PRIME
+            elif state == _NUMBER and zeros == 1:
+                state = _ZEROS
+                th = (((th ^ 79) * _FNV_PRIME) ^ 45) * _FNV_PRIME
+            else:
+                state = _DEAD
+        elif k == _MARK:
+            end = q + 1
+            if c == 120:  # x counts as a letter (a move is there)
                 move = 1
-    return move, end, in_comment
+            elif c == 125:
+                brace = True
+        elif k == _NOMOVE:
+            end = q + 1
+            state = _DEAD
+        else:  # the token ends
+            if depth == 0 and (state == _MOVE or (state == _ZEROS and zeros >= 2)):
+                h = (th ^ 32) * _FNV_PRIME
+            th = h
+            state = _START
+            if k == _EOL:
+                break
+            if k == _BRACE:
+                brace = True
+                in_comment = True
+            elif k == _SEMI:
+                brace = True
+                skip = True
+            elif k == _OPEN:
+                depth += 1
+                end = q + 1
+            elif k == _CLOSE:
+                if depth > 0:
+                    depth -= 1
+                end = q + 1
+        q += 1
+    if depth == 0 and (state == _MOVE or (state == _ZEROS and zeros >= 2)):
+        h = (th ^ 32) * _FNV_PRIME
+    return move, end, in_comment, depth, h, q, brace
 
 
 @jit
@@ -263,6 +380,40 @@ def _scan(buf, names, name_len):
     in_comment = False  # inside a { } comment that runs over several lines
     brace_at = -1  # _next_brace's last answer
     while i <= n:
+        if g > 0 and not in_comment and i < n and _MOVETEXT_START[buf[i]]:
+            # a movetext line (it starts with a letter or digit): split, read outside
+            # its comments and its moves digested in one walk
+            row = games[g - 1]
+            move, end, in_comment, row[DEPTH], row[DIGEST], j, brace = _movetext_line(
+                buf, i, n, False, row[DEPTH], row[DIGEST]
+            )
+            line += 1
+            if j < n:
+                nxt = j + 2 if (buf[j] == 13 and j + 1 < n and buf[j + 1] == 10) else j + 1
+            else:
+                nxt = n + 1
+            a = i
+            b = j
+            i = nxt
+            while b > a:
+                w = _ws_back(buf, b, a)
+                if w == 0:
+                    break
+                b -= w
+            prev_tag = False
+            if move:
+                row[MOVE] = 1
+            if not brace:
+                row[LAST] = a
+                row[LAST + 1] = b
+                continue
+            if in_comment:
+                brace_at = _next_brace(buf, j, brace_at)
+                in_comment = brace_at < n and buf[brace_at] == 125
+            if end > a:
+                row[LAST] = a
+                row[LAST + 1] = end
+            continue
         j = i
         brace = False  # the line holds {, } or ;: comments to follow
         closes = 0  # ']' on the line
@@ -312,13 +463,16 @@ def _scan(buf, names, name_len):
                 pre_n += 1
                 continue
             row = games[g - 1]
-            if not (brace or in_comment):  # no comment on this line: its text ends at b
-                if row[MOVE] != 1:
-                    row[MOVE] = _outside_comments(buf, a, b, False)[0]
+            was_open = in_comment
+            move, end, in_comment, row[DEPTH], row[DIGEST], _, _ = _movetext_line(
+                buf, a, b, in_comment, row[DEPTH], row[DIGEST]
+            )
+            if not (brace or was_open):  # no comment on this line: its text ends at b
+                if move:
+                    row[MOVE] = 1
                 row[LAST] = a
                 row[LAST + 1] = b
                 continue
-            move, end, in_comment = _outside_comments(buf, a, b, in_comment)
             if in_comment:
                 brace_at = _next_brace(buf, j, brace_at)
                 in_comment = brace_at < n and buf[brace_at] == 125
@@ -349,6 +503,8 @@ def _scan(buf, names, name_len):
             games[g, LINE] = line
             games[g, MOVE] = 0
             games[g, MARKER] = 0
+            games[g, DIGEST] = NO_MOVES
+            games[g, DEPTH] = 0
             g += 1
         prev_tag = True
         seen_event = seen_event or event

@@ -78,11 +78,39 @@ class FileReport:
     def to_dict(self) -> dict:
         return dict(self.__dict__)
 
+    def __repr__(self) -> str:
+        """One line, as a notebook shows it (the attributes and ``to_dict`` keep every
+        field; docs/api.md): the file, its counts, the reasons, why it was skipped."""
+        if self.skipped:
+            return f"FileReport({self.source!r}, skipped: {self.skipped})"
+        parts = [
+            f"{self.source!r}",
+            f"rows={self.rows:,}",
+            f"accepted={self.accepted:,}",
+            f"quarantined={self.quarantined:,}",
+        ]
+        if self.reasons:
+            parts.append(f"reasons={self.reasons}")
+        if self.players_read:
+            parts.append(f"players={self.players_accepted:,}/{self.players_read:,}")
+        if self.replaced:
+            parts.append("replaced=True")
+        return f"FileReport({', '.join(parts)})"
+
 
 @dataclass
 class IngestReport:
     files: list[FileReport]
     store: str
+
+    def __repr__(self) -> str:
+        """The totals, then one line per file (docs/api.md): the whole dataclass, every
+        example and note of every file, was one line of several thousand characters."""
+        head = (
+            f"IngestReport(store={self.store!r}, files={len(self.files)}, rows={self.rows:,}, "
+            f"accepted={self.accepted:,}, quarantined={self.quarantined:,})"
+        )
+        return "\n".join([head, *(f"  {f!r}" for f in self.files)])
 
     @property
     def quarantined(self) -> int:
@@ -601,7 +629,10 @@ def _replace_store_games(
 
 
 # Columns that say what a game is (not where it was read from).
-GAME_CONTENT = [f.name for f in schemas.GAMES if f.name not in ("source", "ingest_batch")]
+# The moves' digest is left out: a correction of a move changes no rating.
+GAME_CONTENT = [
+    f.name for f in schemas.GAMES if f.name not in ("source", "ingest_batch", "moves_digest")
+]
 
 
 def _changed_partitions(

@@ -147,6 +147,15 @@ def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:
         key = loose(normalise_name(text))
         if key[0]:
             exact = [p for p, n in names.items() if _compatible(*key, n, loose)]
+    if not exact:
+        # "Lakunza" of a TRF's "Lakunza Oyarbide Juan Carlos" (surnames first, no
+        # comma: read as the surname "carlos"): the name's first words
+        lead = _words(text)
+        exact = [
+            p
+            for p, n in names.items()
+            if lead and n and "," not in n and _words(n)[: len(lead)] == lead
+        ]
     if len(exact) == 1:
         return exact[0]
     if not exact:
@@ -169,6 +178,16 @@ def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:
     raise ValueError(
         f"{spec!r} matches {len(exact)} players: {listed}{more}; give an id or a fuller name"
     )
+
+
+def _words(name: str) -> list[str]:
+    """The words of a name, lower case, accents and punctuation removed."""
+    import re
+    import unicodedata
+
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    return [w for w in re.split(r"[^a-z0-9]+", text) if w]
 
 
 def _bare(name: tuple[str, tuple[str, ...]]) -> tuple[str, tuple[str, ...]]:

@@ -8,7 +8,8 @@ Python object per line). Tag values become Polars string
 columns cut from the bytes; the per-game rules below are Polars expressions over
 one row per game (target ≥ 200k games/s, benchmarks/bench_pgn.py). Per game we read the Seven Tag Roster plus
 WhiteElo/BlackElo, WhiteFideId/BlackFideId, WhiteTitle/BlackTitle, TimeControl
-EventDate, Variant and FEN, and whether the movetext holds at least one move.
+EventDate, Variant and FEN, whether the movetext holds at least one move, and a
+digest of its main-line moves (``moves_digest``; docs/pgn-trf.md "Move digest").
 
 Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
 
@@ -359,11 +360,13 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     from arpad.kernels.pgn_scan import (
         BAD,
         CASE,
+        DIGEST,
         LAST,
         LINE,
         MARKER,
         MARKERS,
         MOVE,
+        NO_MOVES,
         VALUES,
         scan_pgn,
     )
@@ -435,6 +438,8 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
             .then(pl.col("_bad_tag_line"))
             .alias("_bad_tag_line"),
             pl.Series("_has_move", move == 1),
+            # the moves' digest (kernels/pgn_scan.py; docs/pgn-trf.md "Move digest")
+            pl.Series("_moves", rows[:, DIGEST]),
             pl.Series("_movetext", rows[:, LAST] >= 0),
             pl.Series("_marker", marker).replace_strict(
                 dict(enumerate(MARKERS)), return_dtype=pl.String
@@ -451,7 +456,10 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
                 "Round",
             ).alias("_raw")
         )
-        .with_columns(pl.col("Result").str.strip_chars())
+        .with_columns(
+            pl.col("Result").str.strip_chars(),
+            pl.when(pl.col("_moves") != int(NO_MOVES)).then(pl.col("_moves")).alias("_moves"),
+        )
         # one spelling per name: "Réti" composed (NFC) or decomposed (NFD, as macOS
         # tools write it) is the same player and the same game key
         .with_columns(*([] if raw_bytes.isascii() else [pl.col(*KEY_TAGS).str.normalize("NFC")]))
@@ -538,6 +546,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         pl.col("Event").alias("event_id"),
         elo("WhiteElo").alias("white_rating"),
         elo("BlackElo").alias("black_rating"),
+        pl.col("_moves").alias("moves_digest"),
         "_line",
         "_raw",
     ).sort("_line")

@@ -14,13 +14,19 @@ sources only (the CSV/Parquet bulk path is not touched):
     duplicate: quarantined ``probable_duplicate``, naming the other game's id and
     file:line, unless the user keeps them (``--keep-probable-duplicates``).
 
+    or: a PGN game with moves whose White, Black, result and moves' digest (its
+    main-line moves in a normal form, kernels/pgn_scan.py) equal those of a stored
+    game of another source file, and whose date agrees with that game's where both
+    are known (``1851.??.??`` and ``1851.07.??``; ``1851.07.??`` and ``1851.07.03``)
+
 A side is "equal" when the two ids are equal (after merges, docs/identity.md) or the
 two names are equal up to case, blanks and punctuation ("Capablanca, Jose Raul" and
 "capablanca,  jose raul."). Matching is one for one: two games of one day between
 the same players with the same result in one file (a match played twice a day) match
-at most two stored games, the first with the first. Games of one file are never
-compared with each other, and games dated only to the month or year are not compared
-(a year holds many games between two masters).
+at most two stored games, the first with the first (a stored game with the same
+moves first). Games of one file are never compared with each other, and games dated
+only to the month or year are compared by their moves only (a year holds many games
+between two masters; docs/pgn-trf.md "Move digest").
 """
 
 from __future__ import annotations
@@ -40,6 +46,10 @@ FORMATS = ("pgn", "trf")
 KEEP_OPTION = "--keep-probable-duplicates"
 
 _STORED = ["game_id", "date", "white_id", "black_id", "score", "source"]
+_INCOMING = [
+    *("date", "period", "pool", "white_id", "black_id", "score"),
+    *("date_precision", "moves_digest"),
+]
 
 
 def _name_key(col: str) -> pl.Expr:
@@ -79,6 +89,84 @@ def _sides(frame: pl.DataFrame, names: pl.DataFrame, aliases: dict[str, str]) ->
     return out
 
 
+def _parts(y: pl.Expr, m: pl.Expr, d: pl.Expr) -> list[pl.Expr]:
+    return [
+        y.cast(pl.Int32).alias("_y"),
+        m.cast(pl.Int32).alias("_m"),
+        d.cast(pl.Int32).alias("_d"),
+    ]
+
+
+def _known_parts(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with the known parts of each game's date: ``_y``, ``_m``, ``_d`` (null:
+    unknown). A full date gives all three; a game without one its period's year, and
+    its month unless ``date_precision`` says ``year`` (docs/pgn-trf.md "Move digest")."""
+    date, period = pl.col("date"), pl.col("period")
+    year_only = pl.col("date_precision") == "year"
+    return frame.with_columns(
+        _parts(
+            pl.when(date.is_not_null()).then(date.dt.year()).otherwise(period // 100),
+            pl.when(date.is_not_null())
+            .then(date.dt.month())
+            .when(year_only.fill_null(False))
+            .then(None)
+            .otherwise(period % 100),
+            date.dt.day(),
+        )
+    )
+
+
+def _date_text(y, m, d) -> str:
+    """``1851.07.??``: a date's known parts as PGN writes them."""
+    return f"{y:04d}.{f'{m:02d}' if m else '??'}.{f'{d:02d}' if d else '??'}"
+
+
+def _wanted(incoming: pl.DataFrame) -> set[tuple[str, int]]:
+    """(pool, period) of the stored games an incoming game can duplicate: its own
+    period for a complete date; with moves, every period where a game of a compatible
+    date is stored (a year-only game: the whole year; a month: that month and the
+    year's year-only games, in December or, this year, the latest valid month)."""
+    from arpad.pipeline import periods
+
+    last = periods.last_month()
+    wanted: set[tuple[str, int]] = set()
+    dated = incoming.filter(pl.col("date").is_not_null()).select("pool", "period").unique()
+    wanted.update((pool, int(period)) for pool, period in dated.iter_rows())
+    moved = incoming.filter(pl.col("moves_digest").is_not_null()).select("pool", "_y", "_m")
+    for pool, y, m in moved.unique().iter_rows():
+        months = range(1, 13) if m is None else (m, 12)
+        wanted.update((pool, y * 100 + k) for k in months)
+        if last // 100 == y:
+            wanted.add((pool, last))
+    return wanted
+
+
+def _stored(store: Store, wanted: set[tuple[str, int]], ignore: set[str]) -> pl.DataFrame | None:
+    """The stored games of the ``wanted`` partitions (files of ``ignore`` left out),
+    with their pool, period, precision and moves' digest (null in files written
+    before those columns)."""
+    frames = []
+    for pool in sorted({pool for pool, _ in wanted}):
+        for f in sorted(store.game_files(pool)):
+            period = int(f.parent.name.split("=", 1)[1])
+            if (pool, period) not in wanted or f.name in ignore:
+                continue
+            table = read_parquet_file(f)
+            frame = pl.from_arrow(table.select(_STORED))
+            extra = [
+                pl.from_arrow(table.column(c)).alias(c)
+                if c in table.column_names
+                else pl.lit(None, dtype=dtype).alias(c)
+                for c, dtype in (("date_precision", pl.String), ("moves_digest", pl.Int64))
+            ]
+            frames.append(
+                frame.with_columns(*extra, pool=pl.lit(pool), period=pl.lit(period, dtype=pl.Int32))
+            )
+    if not frames:
+        return None
+    return pl.concat(frames, how="vertical_relaxed")
+
+
 def drop_probable_duplicates(
     store: Store,
     v: Validated,
@@ -92,60 +180,84 @@ def drop_probable_duplicates(
     games = v.accepted
     if games.num_rows == 0:
         return v, 0
-    incoming = pl.from_arrow(
-        games.select(["date", "period", "pool", "white_id", "black_id", "score"])
+    incoming = pl.from_arrow(schemas.conform(games, schemas.GAMES).select(_INCOMING))
+    incoming = _known_parts(incoming.with_row_index("_i")).filter(
+        pl.col("date").is_not_null() | pl.col("moves_digest").is_not_null()
     )
-    incoming = incoming.with_row_index("_i").filter(pl.col("date").is_not_null())
     if incoming.height == 0:
         return v, 0
     ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
-    parts = incoming.select("pool", "period").unique().sort("pool", "period").iter_rows()
-    files = [
-        (pool, f)
-        for pool, period in parts
-        for f in store.game_files(pool, period)
-        if f.name not in ignore
-    ]
-    if not files:
+    stored = _stored(store, _wanted(incoming), ignore)
+    if stored is None:
         return v, 0
-    stored = pl.concat(
-        [
-            pl.from_arrow(read_parquet_file(f).select(_STORED)).with_columns(pool=pl.lit(pool))
-            for pool, f in files
-        ],
-        how="vertical_relaxed",
-    ).filter(
-        pl.col("date").is_in(incoming.get_column("date").unique().implode())
-        # a stored game under the id of an incoming one is that game (--replace
-        # replaces it; otherwise the copy is already duplicate_game_id)
-        & ~pl.col("game_id").is_in(pl.Series(games.column("game_id")).implode())
+    # a stored game under the id of an incoming one is that game (--replace replaces
+    # it; otherwise the copy is already duplicate_game_id)
+    stored = stored.filter(
+        ~pl.col("game_id").is_in(pl.Series(games.column("game_id")).implode())
+        & (
+            pl.col("date").is_in(incoming.get_column("date").drop_nulls().unique().implode())
+            | pl.col("moves_digest").is_not_null()
+        )
     )
     if stored.height == 0:
         return v, 0
     names = _names(store, players)
     aliases = identity.alias_map(store)
     inc = _sides(incoming, names, aliases)
-    old = _sides(stored.with_row_index("_s"), names, aliases)
+    old = _known_parts(_sides(stored.with_row_index("_s"), names, aliases))
     # Equi-joins only (a day of a big tournament holds thousands of games): each side
-    # equal by id or by name, the four combinations.
-    pairs = pl.concat(
-        [
-            inc.select("_i", "date", "pool", "score", w, b)
-            .join(
-                old.select("_s", "date", "pool", "score", w, b),
-                on=["date", "pool", "score", w, b],
-            )
-            .select("_i", "_s")
-            for w in ("_w", "_wn")
-            for b in ("_b", "_bn")
-        ]
-    ).unique()
+    # equal by id or by name, the four combinations. By date: complete dates equal;
+    # by moves: the same moves' digest and year, then months and days that agree
+    # where both are known.
+    by_date = [
+        inc.filter(pl.col("date").is_not_null())
+        .select("_i", "date", "pool", "score", w, b)
+        .join(old.select("_s", "date", "pool", "score", w, b), on=["date", "pool", "score", w, b])
+        .select("_i", "_s")
+        for w in ("_w", "_wn")
+        for b in ("_b", "_bn")
+    ]
+    keys = ["pool", "score", "moves_digest", "_y"]
+    compatible = (
+        pl.col("_m").is_null() | pl.col("_m_old").is_null() | (pl.col("_m") == pl.col("_m_old"))
+    ) & (pl.col("_d").is_null() | pl.col("_d_old").is_null() | (pl.col("_d") == pl.col("_d_old")))
+    by_moves = [
+        inc.filter(pl.col("moves_digest").is_not_null())
+        .select("_i", *keys, "_m", "_d", w, b)
+        .join(
+            old.filter(pl.col("moves_digest").is_not_null()).select("_s", *keys, "_m", "_d", w, b),
+            on=[*keys, w, b],
+            suffix="_old",
+        )
+        .filter(compatible)
+        .select("_i", "_s")
+        for w in ("_w", "_wn")
+        for b in ("_b", "_bn")
+    ]
+    pairs = pl.concat([*by_date, *by_moves]).unique()
     if pairs.height == 0:
         return v, 0
-    matched = _one_for_one(pairs.select("_i", "_s"))
+    # the same moves first: of two stored games of one day, the copy is the one
+    # with its moves
+    digests = pairs.join(inc.select("_i", pl.col("moves_digest").alias("_mi")), on="_i").join(
+        old.select("_s", pl.col("moves_digest").alias("_ms")), on="_s"
+    )
+    pairs = digests.with_columns(
+        (pl.col("_mi") == pl.col("_ms")).fill_null(False).alias("_same")
+    ).select("_i", "_s", "_same")
+    matched = _one_for_one(pairs)
     if not matched:
         return v, 0
-    where = dict(zip(old.get_column("_s").to_list(), old.select("game_id", "source").iter_rows()))
+    where = {
+        row[0]: row[1:]
+        for row in old.select(
+            "_s", "game_id", "source", "_y", "_m", "_d", "moves_digest"
+        ).iter_rows()
+    }
+    mine = {
+        row[0]: row[1:]
+        for row in inc.select("_i", "_y", "_m", "_d", "moves_digest", "date").iter_rows()
+    }
     index = sorted(matched)
     dups = games.take(pa.array(index, pa.int64()))
     keep = pc.invert(
@@ -154,11 +266,22 @@ def drop_probable_duplicates(
     sources = dups.column("source").to_pylist()
     details = []
     for i in index:
-        other_id, other_source = where[matched[i]]
+        other_id, other_source, oy, om, od, omoves = where[matched[i]]
+        y, m, d, moves, date = mine[i]
+        if date is not None and od is not None and (y, m, d) == (oy, om, od):
+            same = (
+                "same date, White, Black, result and moves"
+                if moves is not None and moves == omoves
+                else "same date, White, Black and result"
+            )
+        else:
+            same = (
+                f"same White, Black, result and moves; dates {_date_text(y, m, d)} and "
+                f"{_date_text(oy, om, od)} agree where both are known"
+            )
         details.append(
-            f"probable duplicate of game {other_id} stored from {other_source} (same date, "
-            f"White, Black and result; Event/Site/Round spelt differently): "
-            f"{KEEP_OPTION} keeps it"
+            f"probable duplicate of game {other_id} stored from {other_source} ({same}; "
+            f"Event/Site/Round spelt differently): {KEEP_OPTION} keeps it"
         )
     rows = pa.table(
         {
@@ -181,10 +304,11 @@ def drop_probable_duplicates(
 
 def _one_for_one(pairs: pl.DataFrame) -> dict[int, int]:
     """Incoming row -> the stored row it duplicates, each stored row used once: incoming
-    rows in file order take the first stored row (in stored order) still free."""
+    rows in file order take the first stored row still free, those with the same
+    moves (``_same``) first, then in stored order."""
     used: set[int] = set()
     out: dict[int, int] = {}
-    ordered = pairs.sort("_i", "_s")
+    ordered = pairs.sort(["_i", "_same", "_s"], descending=[False, True, False])
     for i, s in zip(ordered.get_column("_i").to_list(), ordered.get_column("_s").to_list()):
         if i not in out and s not in used:
             used.add(s)
@@ -195,7 +319,8 @@ def _one_for_one(pairs: pl.DataFrame) -> dict[int, int]:
 def note(n: int) -> str:
     """The ingest summary's line on the probable duplicates of a file."""
     return (
-        f"{n} game(s) with the date, players and result of a game of another file: "
+        f"{n} game(s) with the players, result and date (or moves and a date that "
+        "agrees) of a game of another file: "
         f"quarantined as probable_duplicate ({KEEP_OPTION} stores them; docs/pgn-trf.md)"
     )
 

@@ -32,6 +32,10 @@ GAMES = pa.schema(
         # the source's own period). Year-only games are rated in the year's last month
         # (docs/pgn-trf.md "Imprecise dates").
         pa.field("date_precision", pa.string()),
+        # A digest of a PGN game's main-line moves (null: no moves, or not a PGN
+        # source); compares copies of one game in two collections (docs/pgn-trf.md
+        # "Move digest"). Not part of a game's content for re-sent games/corrections.
+        pa.field("moves_digest", pa.int64()),
     ]
 )
 

@@ -85,6 +85,7 @@ def period_games(spec: SyntheticSpec, period: int, rng: np.random.Generator) -> 
             "white_rating": pa.nulls(g, pa.float64()),
             "black_rating": pa.nulls(g, pa.float64()),
             "date_precision": pa.nulls(g, pa.string()),
+            "moves_digest": pa.nulls(g, pa.int64()),
             # Player keys (docs/store.md "Player keys"): player i has key i here.
             "white_key": white.astype(np.int32),
             "black_key": black.astype(np.int32),

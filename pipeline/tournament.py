@@ -193,6 +193,23 @@ class NormCheck:
     # (name, True = ok / False = fails / None = not checked (no data), detail with the numbers)
     conditions: list[tuple[str, bool | None, str]] = field(default_factory=list)
     counts_as: int = 0  # games the norm counts for (at most 13)
+    opponents_given: list[float] = field(default_factory=list)  # as given (NaN: unrated)
+    player: str | None = None  # the player checked, when read from a games file
+
+    def __repr__(self) -> str:
+        """One line for a notebook (docs/api.md "Tournaments"); ``str()`` the check
+        condition by condition, as ``arpad norm`` prints it."""
+        fails = f", fails={self.failed}" if self.failed else ""
+        return (
+            f"NormCheck(player={self.player!r}, title={self.title!r}, games={self.games}, "
+            f"score={self.score:g}, percent={self.percent}, average={self.average}, "
+            f"performance={self.performance}, verdict={self.verdict!r}{fails})"
+        )
+
+    def __str__(self) -> str:
+        from arpad.pipeline.tournament_files import norm_lines
+
+        return "\n".join(norm_lines(self, self.player or "player"))
 
     @property
     def achieved(self) -> bool:
@@ -403,6 +420,7 @@ def norm_check(
         performance=rp,
         conditions=conditions,
         counts_as=min(n, rules.max_counted_games),
+        opponents_given=opp.tolist(),
     )
 
 

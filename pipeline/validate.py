@@ -88,6 +88,14 @@ def _precision(frame: pl.DataFrame) -> pl.Expr:
     return pl.when(given.is_in(schemas.DATE_PRECISIONS)).then(given).alias("date_precision")
 
 
+def _moves(schema) -> pl.Expr:
+    """``moves_digest`` where the reader gives one (an integer column: PGN), else null
+    (docs/pgn-trf.md "Move digest")."""
+    if "moves_digest" in schema and schema["moves_digest"].is_integer():
+        return pl.col("moves_digest").cast(pl.Int64)
+    return pl.lit(None, dtype=pl.Int64).alias("moves_digest")
+
+
 def _empty(expr: pl.Expr) -> pl.Expr:
     return expr.is_null() | (expr == "")
 
@@ -140,7 +148,7 @@ def validate_games(
     whole file."""
     # Only the columns validation reads: an unknown column named like one of its helper
     # columns ("_before", a Parquet file's) would be read in its place.
-    own = {*GAME_COLUMNS, "date_precision", "_line", "_raw"}
+    own = {*GAME_COLUMNS, "date_precision", "moves_digest", "_line", "_raw"}
     f = raw.frame.select([c for c in raw.frame.columns if c in own])
     missing = [pl.lit(None, dtype=pl.String).alias(c) for c in GAME_COLUMNS if c not in f.columns]
     # Typed Parquet/Arrow columns (readers.typed_game_columns) are validated as typed
@@ -461,6 +469,7 @@ def validate_games(
         pl.col("_wr").alias("white_rating"),
         pl.col("_br").alias("black_rating"),
         _precision(f),
+        _moves(schema),
     ).collect()
     quarantine = _quarantine_rows(raw, bad, source, batch)
     return Validated(

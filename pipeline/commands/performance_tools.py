@@ -6,24 +6,17 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from arpad.pipeline import output
 from arpad.pipeline.commands.common import require_store
 from arpad.pipeline.conversions import ECF_ERAS, SCALES, convert
 from arpad.pipeline.tournament import (
-    CATEGORY_SCHEMA,
     DEFAULT_CLASS_TABLE,
     NORMS,
     RATING_CLASSES,
-    category_rows,
     fide_category,
     norm_check,
-    opponent_ratings,
-    player_facts,
     rating_class,
-    roster_ratings,
     store_event_categories,
 )
 
@@ -144,49 +137,22 @@ def _split(text: str | None) -> list | None:
     return [None if t.strip() in ("-", "", "none") else t.strip() for t in text.split(",")]
 
 
-def _player_by_name(args, raw) -> str:
-    """``--player`` that is no id with games in the file: a name matched among the
-    file's players as ``arpad history`` matches names (pipeline/lookup.py), with a note."""
-    from arpad.pipeline.lookup import NoMatch, match_name
-
-    missing = ValueError(f"no rated games of player {args.player!r} in {args.file}")
-    players = getattr(raw, "players", None)
-    if players is None or "name" not in players.columns:
-        raise missing
-    names = dict(zip(players["player_id"].to_list(), players["name"].to_list(), strict=True))
-    try:
-        found = match_name(args.player, names, str(args.file))
-    except NoMatch:
-        raise missing from None
-    print(f"arpad: note: {args.player} is the name of {found} ({names[found]})", file=sys.stderr)
-    return found
-
-
 def cmd_norm(args) -> int:
+    from arpad.pipeline.tournament_files import file_norm, load, norm_lines
+
     if args.file:
         if not args.player:
             raise ValueError("norm FILE needs --player ID")
-        from arpad.pipeline.performance import read_games_file, read_players_file
-
-        games, quarantine, raw = read_games_file(Path(args.file))
-        if quarantine.num_rows:
-            print(f"{args.file}: {quarantine.num_rows} rows left out", file=sys.stderr)
-        roster = read_players_file(Path(args.players)) if args.players else None
-        if args.event is not None:
-            games = games.filter(pc.equal(games.column("event_id"), args.event))
-        ids: list[str] = []
-        player = args.player
-        opponents, score = opponent_ratings(games, roster, player, ids)
-        if not opponents:
-            player = _player_by_name(args, raw)
-            opponents, score = opponent_ratings(games, roster, player, ids)
-        who = player
-        titles_by_id, feds_by_id = player_facts(roster, getattr(raw, "players", None))
-        # No title (federation) anywhere in the data: the condition is not checked
-        # rather than failed; otherwise a missing entry is an untitled opponent.
-        titles = [titles_by_id.get(o) for o in ids] if titles_by_id else None
-        federations = [feds_by_id.get(o) for o in ids] if feds_by_id else None
-        federation = args.federation or feds_by_id.get(player)
+        notes: list[str] = []
+        games, roster, raw = load(args.file, args.players, notes=notes)
+        check = file_norm(
+            games, roster, raw, args.player, args.title, str(args.file), args.event,
+            args.federation, notes,
+        )  # fmt: skip
+        for note in notes:
+            print(note if note.startswith(str(args.file)) else f"arpad: note: {note}",
+                  file=sys.stderr)  # fmt: skip
+        who = check.player
     else:
         if args.opponents is None or args.score is None:
             raise ValueError("norm needs FILE --player ID, or --opponents R1,R2,… --score S")
@@ -194,41 +160,16 @@ def cmd_norm(args) -> int:
             np.nan if t.strip() in ("-", "", "unrated") else float(t)
             for t in args.opponents.split(",")
         ]
-        score, who = args.score, "player"
-        titles, federations = _split(args.titles), _split(args.federations)
-        federation = args.federation
-    check = norm_check(
-        opponents,
-        score,
-        args.title,
-        opponent_titles=titles,
-        opponent_federations=federations,
-        federation=federation,
-    )
-    raised = (
-        ", ".join(
-            f"#{i + 1} ({'unrated' if np.isnan(opponents[i]) else f'{opponents[i]:g}'}"
-            f" → {check.opponents_used[i]:g})"
-            for i in check.raised
+        check = norm_check(
+            opponents,
+            args.score,
+            args.title,
+            opponent_titles=_split(args.titles),
+            opponent_federations=_split(args.federations),
+            federation=args.federation,
         )
-        or "none"
-    )
-    print(
-        f"{who}: {check.title} norm check, {check.games} games, {check.score:g} points "
-        f"({check.percent} %), opponents raised to the floor: {raised}"
-    )
-    mark = {True: "ok  ", False: "FAIL", None: "n/a "}
-    for name, ok, detail in check.conditions:
-        print(f"  {mark[ok]} {name:<14} {detail}")
-    if check.achieved:
-        print(f"  {check.title} norm: achieved, counts as {check.counts_as} games")
-    elif check.failed:
-        print(f"  {check.title} norm: not achieved (fails: {', '.join(check.failed)})")
-    else:
-        print(
-            f"  {check.title} norm: undecided, the rating conditions are met "
-            f"(not checked: {', '.join(check.unchecked)})"
-        )
+        who = "player"
+    print("\n".join(norm_lines(check, who)))
     return 0
 
 
@@ -244,32 +185,13 @@ def cmd_category(args) -> int:
         return 0
     if not args.file:
         raise ValueError("category needs FILE, --store S or --average R")
-    games, roster = _load(args.file, args.players)
-    if args.event is not None:
-        games = games.filter(pc.equal(games.column("event_id"), args.event))
-    listed = roster_ratings(roster)
-    events: dict[str, dict[str, float | None]] = {}
-    for row in games.to_pylist():
-        event = row.get("event_id") or ""
-        players = events.setdefault(event, {})
-        for side in ("white", "black"):
-            # the games' rating first (as --store and `arpad performance`), else the
-            # players file's; a player's first stated rating in the event is kept
-            pid = row[f"{side}_id"]
-            rating = row.get(f"{side}_rating")
-            if players.get(pid) is None:
-                players[pid] = rating
-    for players in events.values():
-        for pid, rating in players.items():
-            if rating is None:
-                players[pid] = listed.get(pid)
-    summary = []
-    for event, players in sorted(events.items()):
-        ratings = [r for r in players.values() if r is not None]
-        average = float(np.mean(ratings)) if ratings else None
-        summary.append((event or None, len(players), len(ratings), average))
-    rows = category_rows(summary, women=args.women)
-    output.render(pa.Table.from_pylist(rows, schema=CATEGORY_SCHEMA), args.fmt)
+    from arpad.pipeline.tournament_files import file_categories, load
+
+    notes: list[str] = []
+    games, roster, _ = load(args.file, args.players, notes=notes)
+    for note in notes:
+        print(note, file=sys.stderr)
+    output.render(file_categories(games, roster, args.event, women=args.women), args.fmt)
     return 0
 
 

@@ -490,7 +490,10 @@ class FideSystem(RatingSystem):
             closing = periods.month_index(games.period) == close
             if closing:
                 m = pending["pending_games"].astype(np.int32)
-                s2, e100 = pending["pending_score2"], pending["pending_expected100"]
+                # copies: the pending arrays are zeroed below (the row kept a score
+                # and an expected score of 0 while its games and change were right)
+                s2 = pending["pending_score2"].copy()
+                e100 = pending["pending_expected100"].copy()
                 k_used = np.where(m > 0, _k_capped(pending["pending_k"], m, rules), 0)
                 change = _pending_change(pending, rules.k_times_games_max)
                 for name in PENDING:

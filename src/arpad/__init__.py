@@ -32,6 +32,8 @@ _API = (
     "backtest",
     "whatif",
     "WhatIf",
+    "category",
+    "norm",
 )
 __all__ = [*_API, "__version__"]
 

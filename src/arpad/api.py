@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 from pathlib import Path
 from typing import Any
@@ -413,6 +414,77 @@ def _draw_model(draws):
     return DrawModel.from_draw_rate(float(draws))
 
 
+def _games_file(path, what: str) -> Path:
+    """A games file argument (str or os.PathLike, ``~`` expanded): a one-line
+    TypeError for anything else, FileNotFoundError when it is not there."""
+    if isinstance(path, bool) or not isinstance(path, str | os.PathLike):
+        raise TypeError(
+            f"{what}: a games file path (str or os.PathLike), got {type(path).__name__}"
+        )
+    out = Path(os.path.expanduser(path))
+    if not out.is_file():
+        raise FileNotFoundError(f"{what}: no such file: {out}")
+    return out
+
+
+def category(source=None, *, average=None, event=None, women: bool = False, players=None):
+    """FIDE tournament category (docs/legacy-systems.md "Categories"), as ``arpad
+    category``: of each event of a games file (PGN, TRF, CSV, … ``source`` a path;
+    ``players`` a players file for ratings the games do not state) or of a ``Store``'s
+    games, a polars DataFrame (``event_id``, ``players``, ``rated_players``,
+    ``average``, ``average_rounded``, ``category``; null category for an event
+    without rated players); ``event`` one event only. Of one ``average`` rating: the
+    category, an int. ``TypeError`` for a source that is neither, ``ValueError`` for
+    both or neither, an event with no games."""
+    from arpad.pipeline.tournament import fide_category, store_event_categories
+    from arpad.pipeline.tournament_files import file_categories, load
+
+    if not isinstance(women, bool):
+        raise TypeError(f"women: True or False, got {women!r}")
+    if event is not None and not isinstance(event, str):
+        raise TypeError(f"event: an event name (str), got {type(event).__name__}")
+    if (source is None) == (average is None):
+        raise ValueError("category takes a games file or a Store, or average=R (one of them)")
+    if average is not None:
+        if isinstance(average, bool) or not isinstance(average, int | float | np.number):
+            raise TypeError(f"average: a rating (a number), got {average!r}")
+        return fide_category(float(average), women=women)
+    if isinstance(source, Store):
+        if players is not None:
+            raise ValueError("players: only with a games file (a Store has its players)")
+        return pl.from_arrow(store_event_categories(source._existing, event, women=women))
+    path = _games_file(source, "category")
+    roster = _games_file(players, "players") if players is not None else None
+    games, roster, _ = load(path, roster)
+    return pl.from_arrow(file_categories(games, roster, event, women=women))
+
+
+def norm(file, player, title: str, *, players=None, event=None, federation=None):
+    """Title-norm check of ``player`` (an id or a name of the file's players) in a games
+    file (docs/legacy-systems.md "Title-norm check"), as ``arpad norm FILE --player
+    ID --title T``. Returns the ``NormCheck``: one line in a notebook (games, score,
+    Ra, Rp, verdict), ``print(check)`` condition by condition as the command prints
+    it; ``.conditions``, ``.verdict``, ``.achieved``, ``.failed``, ``.opponents_used``.
+    ``players``: a players file (ratings, titles, federations); ``event`` one event of
+    the file; ``federation`` the player's, when the file does not say. ``ValueError``
+    for an unknown title, a player with no rated game in the file (or a name matching
+    several), ``TypeError`` for a file that is no path."""
+    from arpad.pipeline.tournament import NORMS
+    from arpad.pipeline.tournament_files import file_norm, load
+
+    path = _games_file(file, "norm")
+    if not isinstance(title, str) or title.upper() not in NORMS:
+        raise ValueError(f"title: {title!r} is not one of {', '.join(NORMS)}")
+    if isinstance(player, bool) or not isinstance(player, str | int):
+        raise TypeError(f"player: one player id or name (str), got {type(player).__name__}")
+    for name, value in (("event", event), ("federation", federation)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name}: a str, got {type(value).__name__}")
+    roster = _games_file(players, "players") if players is not None else None
+    games, roster, raw = load(path, roster)
+    return file_norm(games, roster, raw, str(player), title, path.name, event, federation)
+
+
 def fit_draws(predicted, score: str = "score"):
     """Returns the draw model (``arpad.DrawModel``) that best explains played games: ``predicted``
     is ``predict``'s output for games already played (ratings from before them) with
@@ -467,6 +539,19 @@ def _system(system) -> str:
 
     jobs._check_systems([_args.system_name(system)])
     return system
+
+
+def _pool(pool) -> str:
+    """``pool`` checked before a store is read: one of the pools, else a one-line
+    ValueError naming them (and the near one: ``'Blitz'`` is ``'blitz'``); a pool
+    that is no pool was "no ratings …: run arpad rate first" (docs/api.md)."""
+    from arpad.pipeline import schemas
+
+    if isinstance(pool, str) and pool in schemas.POOLS:
+        return pool
+    near = [p for p in schemas.POOLS if isinstance(pool, str) and p == pool.strip().lower()]
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}{hint}")
 
 
 RUN_KEYWORDS = ("flow", "cluster", "workers")
@@ -693,9 +778,11 @@ class Store:
 
         if date is not None and period is not None:
             raise ValueError("give period or date, not both")
+        if isinstance(date, datetime.datetime):  # a pandas Timestamp too: its day
+            date = date.date()
         top = _args.whole(top, "top", "players")
         period = _args.period(period, "period")
-        frame, _ = rating_list(self._existing, _system(system), pool, period, top, date)
+        frame, _ = rating_list(self._existing, _system(system), _pool(pool), period, top, date)
         return frame
 
     @_interrupt.reading
@@ -707,7 +794,7 @@ class Store:
         so are ratings made stale by a later correction or merge (docs/lists.md)."""
         from arpad.pipeline.publish import freeze
 
-        return freeze(self._existing, _system(system), pool, _args.period(period, "period"))
+        return freeze(self._existing, _system(system), _pool(pool), _args.period(period, "period"))
 
     @_interrupt.reading
     def diff(
@@ -719,7 +806,7 @@ class Store:
         ``ValueError`` listing the published ones."""
         from arpad.pipeline.publish import diff
 
-        return diff(self._existing, _system(system), pool, _args.period(period, "period"))
+        return diff(self._existing, _system(system), _pool(pool), _args.period(period, "period"))
 
     @_interrupt.reading
     def site(self, out: str | Path, *, system: str | None = None, pools=None):
@@ -743,7 +830,7 @@ class Store:
         (``recorded_at``, ``action``, ``source``, …). No such player: ``ValueError``."""
         from arpad.pipeline.audit import audit
 
-        return audit(self._existing, _args.player(player), _system(system), pool)
+        return audit(self._existing, _args.player(player), _system(system), _pool(pool))
 
     @_interrupt.reading
     def history(
@@ -756,7 +843,7 @@ class Store:
         ``TypeError`` for a list of players (``plot_history`` takes several)."""
         from arpad.pipeline.history import rating_history
 
-        return rating_history(self._existing, _args.player(player), _system(system), pool)
+        return rating_history(self._existing, _args.player(player), _system(system), _pool(pool))
 
     @_interrupt.reading
     def era(
@@ -770,7 +857,7 @@ class Store:
         from arpad.pipeline.era import era_table
 
         return era_table(
-            self._existing, _system(system), pool, _args.whole(top, "top", "players"), by
+            self._existing, _system(system), _pool(pool), _args.whole(top, "top", "players"), by
         )
 
     def plot_history(self, players: list[str] | str, system: str = "fide", pool: str = "standard"):
@@ -782,7 +869,7 @@ class Store:
         _interrupt.ready("matplotlib.figure")
         from arpad.pipeline.plots import history_figure
 
-        return history_figure(self._existing, _args.players(players), _system(system), pool)
+        return history_figure(self._existing, _args.players(players), _system(system), _pool(pool))
 
     @_interrupt.interruptible
     def card(
@@ -799,10 +886,15 @@ class Store:
         from arpad.pipeline.lookup import one_player
         from arpad.pipeline.systems import get_system
 
-        _args.check_keywords("card", settings, get_system("fide"), CARD_PARAMETERS)
+        fide = get_system("fide")
+        if "system" in settings:  # history(..., system=...) beside it: the card is FIDE's
+            if _args.system_name(settings.pop("system")) != fide.name:
+                raise ValueError("system: the rating card is FIDE's (system='fide' or none)")
+        _args.check_keywords("card", settings, fide, CARD_PARAMETERS)
         settings = _args.rule_values(settings, get_system("fide"))
         rules = _args.rules_object(rules, get_system("fide"))
         period = _args.period(period, "period")
+        pool = _pool(pool)
         if period is None:
             period = latest_period(self._existing, pool)
         player = one_player(self._existing, _args.player(player), "fide", pool)
