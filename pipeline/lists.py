@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from arpad.pipeline import catalog, output, periods
+from arpad.pipeline import catalog, list_text, output, periods
 from arpad.pipeline.integrity import check_ratings_file
 from arpad.pipeline.store import atomic_write_text
 
@@ -137,12 +137,13 @@ def list_frame(
     )
     integer = sys_.integer_ratings
     frame = frame.with_columns(
-        _whole(frame["rating"]) if integer else frame["rating"].round(1),
+        _whole(frame["rating"]) if integer else list_text.tenths(frame["rating"]),
         _whole(frame["k"]) if _all_whole(frame["k"]) else frame["k"],
-        frame["rank"].cast(pl.Int64),
         frame["games"].cast(pl.Int64),
         frame["birth_year"].cast(pl.Int64),
-    ).select(LIST_COLUMNS)
+    )
+    # ranked and ordered on the rating as published, ties by name (docs/lists.md)
+    frame = list_text.order_and_rank(frame, sys_.lower_is_better).select(LIST_COLUMNS)
     if top:
         frame = frame.head(top)
     return frame, period
@@ -231,7 +232,7 @@ def _cell(value, width: int, column: str) -> str:
             f"fide-txt: player id {text!r} is longer than {width - 1} characters "
             "(use --format csv or fide-xml)"
         )
-    return text[: width - 1].ljust(width)  # a cut keeps one space before the next column
+    return list_text.fit(text, width)  # by display width; a cut keeps one space after it
 
 
 def fide_txt(frame: pl.DataFrame, period: int) -> str:

@@ -1,0 +1,110 @@
+"""How a published list reads: display width in the fixed-width files, one-decimal
+rounding, and the order and rank of players with the same published rating
+(docs/lists.md "Published files checked, round 4").
+
+* **Display width.** A fixed-width file is read by eye in a terminal or an editor,
+  where a CJK character takes two columns and a combining accent none. Fields are
+  padded and cut by display width (Unicode East Asian Width ``W``/``F`` is 2,
+  combining marks and format characters 0, everything else 1), so the column after a
+  name starts at the same screen column on every line.
+* **Bidirectional controls** (U+202A..U+202E, U+2066..U+2069) are dropped from the
+  fixed-width fields: an unterminated right-to-left override in a name would show the
+  rest of its line (federation, rating) reversed in an editor.
+* **One decimal** is rounded half away from zero (FIDE's rounding, kernels/rounding.py)
+  on the value times ten: 1500.25 -> 1500.3, 1500.35 -> 1500.4, -0.05 -> -0.1
+  (Polars' ``round`` rounds half to even and binary-exact: 1500.25 -> 1500.2).
+* **Ties.** Players are ordered by the published (rounded) rating, then by name
+  (``name_key``: accents removed, case folded), then by the name as written, then by
+  id; players with the same published rating share a rank (``1, 1, 3``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import numpy as np
+import polars as pl
+
+# Bidirectional embedding, override and isolate controls (Unicode UAX #9).
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def char_width(ch: str) -> int:
+    """Screen columns of one character: 2 for East Asian wide/full-width, 0 for
+    combining marks and format characters (zero-width joiner, bidi marks), else 1."""
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """Screen columns of ``text`` (``char_width`` summed)."""
+    if text.isascii():
+        return len(text)
+    return sum(char_width(ch) for ch in text)
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` (bidi controls dropped) cut to at most ``width - 1`` screen columns, so
+    one space always separates it from the next field, then padded with spaces to
+    exactly ``width`` columns. A wide character that would not fit is left out whole."""
+    if text.isascii() and len(text) < width:
+        return text.ljust(width)
+    text = _BIDI_CONTROLS.sub("", text)
+    kept: list[str] = []
+    used = 0
+    for ch in text:
+        w = char_width(ch)
+        if used + w > width - 1:
+            break
+        kept.append(ch)
+        used += w
+    return "".join(kept) + " " * (width - used)
+
+
+def name_key(name: str | None) -> str:
+    """The alphabetical key of a name: accents removed (NFKD without combining marks)
+    and case folded, so ``de Boer`` sorts beside ``Bauer`` and ``Öztürk`` beside
+    ``Ozols`` instead of after ``Z`` (Python and Polars compare code points)."""
+    if not name:
+        return ""
+    decomposed = unicodedata.normalize("NFKD", name)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+def tenths(col: pl.Series) -> pl.Series:
+    """``col`` rounded to one decimal, half away from zero on the value times ten."""
+    from arpad.kernels.rounding import round_half_away_array
+
+    values = col.cast(pl.Float64).to_numpy()
+    mask = np.isnan(values)
+    rounded = round_half_away_array(np.nan_to_num(values) * 10.0) / 10.0
+    return pl.Series(col.name, rounded, dtype=pl.Float64).scatter(np.flatnonzero(mask), None)
+
+
+def order_and_rank(frame: pl.DataFrame, lower_is_better: bool) -> pl.DataFrame:
+    """``frame`` (a list with ``rating`` already rounded as published, ``name``,
+    ``player_id``, ``status``) in list order: the active players by rating (ascending
+    when lower is better), then name, then id, ranked ``min`` on the published rating
+    (equal ratings share a rank); then the inactive players in the same order, without
+    a rank."""
+    inactive = pl.col("status") == "inactive"
+    keyed = frame.with_columns(
+        pl.Series("_key", [name_key(n) for n in frame["name"].to_list()], dtype=pl.String),
+        inactive.fill_null(False).alias("_inactive"),
+    )
+    keyed = keyed.sort(
+        ["_inactive", "rating", "_key", "name", "player_id"],
+        descending=[False, not lower_is_better, False, False, False],
+        nulls_last=True,
+    )
+    rank = (
+        pl.col("rating")
+        .rank("min", descending=not lower_is_better)
+        .over("_inactive")
+        .cast(pl.Int64)
+    )
+    return keyed.with_columns(
+        pl.when(pl.col("_inactive")).then(None).otherwise(rank).alias("rank")
+    ).drop("_key", "_inactive")
