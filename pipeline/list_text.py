@@ -20,6 +20,7 @@ rounding, and the order and rank of players with the same published rating
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -30,6 +31,7 @@ import polars as pl
 _BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
+@functools.cache
 def char_width(ch: str) -> int:
     """Screen columns of one character: 2 for East Asian wide/full-width, 0 for
     combining marks and format characters (zero-width joiner, bidi marks), else 1."""
@@ -52,10 +54,12 @@ def fit(text: str, width: int) -> str:
     if text.isascii() and len(text) < width:
         return text.ljust(width)
     text = _BIDI_CONTROLS.sub("", text)
+    widths = list(map(char_width, text))
+    if sum(widths) < width:  # fits: only the padding differs from len()
+        return text + " " * (width - sum(widths))
     kept: list[str] = []
     used = 0
-    for ch in text:
-        w = char_width(ch)
+    for ch, w in zip(text, widths, strict=True):
         if used + w > width - 1:
             break
         kept.append(ch)
@@ -69,6 +73,8 @@ def name_key(name: str | None) -> str:
     ``Ozols`` instead of after ``Z`` (Python and Polars compare code points)."""
     if not name:
         return ""
+    if name.isascii():
+        return name.lower()
     decomposed = unicodedata.normalize("NFKD", name)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 
@@ -108,3 +114,30 @@ def order_and_rank(frame: pl.DataFrame, lower_is_better: bool) -> pl.DataFrame:
     return keyed.with_columns(
         pl.when(pl.col("_inactive")).then(None).otherwise(rank).alias("rank")
     ).drop("_key", "_inactive")
+
+
+def xml_list(rows, elements, clean) -> str:
+    """``<playerslist><player>…</player>…</playerslist>`` written directly, byte for
+    byte what ``xml.etree.ElementTree`` writes after ``ET.indent(root, space="")``
+    (one element per line, ``<e />`` for an unknown or empty value, text escaped as
+    ElementTree escapes it: ``&``, ``<``, ``>``), several times faster on 200k players.
+    ``rows``: dicts; ``elements``: (element, column) pairs; ``clean``: the text of a
+    value (characters XML 1.0 does not allow already replaced)."""
+    head = "<?xml version='1.0' encoding='utf-8'?>\n"
+    parts = []
+    append = parts.append
+    for row in rows:
+        append("<player>")
+        for element, column in elements:
+            value = row[column]
+            text = "" if value is None else clean(value)
+            if not text:
+                append(f"<{element} />")
+                continue
+            if "&" in text or "<" in text or ">" in text:
+                text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            append(f"<{element}>{text}</{element}>")
+        append("</player>")
+    if not parts:
+        return head + "<playerslist />\n"
+    return head + "<playerslist>\n" + "\n".join(parts) + "\n</playerslist>\n"

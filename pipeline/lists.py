@@ -13,9 +13,7 @@ whole numbers (``RatingSystem.integer_ratings``).
 from __future__ import annotations
 
 import calendar
-import io
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
@@ -232,7 +230,9 @@ def _cell(value, width: int, column: str) -> str:
             f"fide-txt: player id {text!r} is longer than {width - 1} characters "
             "(use --format csv or fide-xml)"
         )
-    return list_text.fit(text, width)  # by display width; a cut keeps one space after it
+    if text.isascii():  # one column a character
+        return text[: width - 1].ljust(width)  # a cut keeps one space before the next column
+    return list_text.fit(text, width)  # by screen columns (CJK, combining marks)
 
 
 def fide_txt(frame: pl.DataFrame, period: int) -> str:
@@ -278,17 +278,10 @@ def fide_xml(frame: pl.DataFrame, elements=FIDE_XML_ELEMENTS) -> str:
     """``<playerslist><player><fideid>…</player>…</playerslist>``, one element per
     (element, column) of ``elements`` in FIDE's order; an unknown value is an empty
     element."""
-    root = ET.Element("playerslist")
-    for row in frame.iter_rows(named=True):
-        player = ET.SubElement(root, "player")
-        for element, column in elements:
-            value = row[column]
-            text = None if value is None else _NOT_XML.sub(" ", str(value))
-            ET.SubElement(player, element).text = text
-    ET.indent(root, space="")
-    buf = io.BytesIO()
-    ET.ElementTree(root).write(buf, encoding="utf-8", xml_declaration=True)
-    return buf.getvalue().decode("utf-8") + "\n"
+    # written as strings: ElementTree's output byte for byte, without its tree (list_text)
+    return list_text.xml_list(
+        frame.iter_rows(named=True), elements, lambda v: _NOT_XML.sub(" ", str(v))
+    )
 
 
 def write_list(
