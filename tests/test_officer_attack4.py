@@ -84,16 +84,17 @@ def _csv_cell(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def build(root: Path) -> Path:
-    """A FIDE store of the names above, January 2024 rated; returns the store root."""
+def build(root: Path, reverse: bool = False) -> Path:
+    """A FIDE store of the names above, January 2024 rated (``reverse``: the players
+    and games files written in the opposite order); returns the store root."""
     root.mkdir(parents=True, exist_ok=True)
     lines = ["player_id,name,federation,sex,birth_year,title,rating,rated_games"]
-    for pid, name in NAMES.items():
+    for pid, name in sorted(NAMES.items(), reverse=reverse):
         sex = "F" if pid in ("1001", "1006") else "M"
         title = "GM" if pid == "1003" else ""
         lines.append(f"{pid},{_csv_cell(name)},GER,{sex},1990,{title},{RATINGS[pid]},100")
     (root / "players.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    games = ["date,white_id,black_id,score", *(",".join(g) for g in GAMES)]
+    games = ["date,white_id,black_id,score", *(",".join(g) for g in GAMES[:: -1 if reverse else 1])]
     (root / "games.csv").write_text("\n".join(games) + "\n")
     s = ["--store", str(root / "store")]
     assert main(["ingest", "--no-flow", str(root / "games.csv"), "--players",
@@ -359,20 +360,25 @@ def _digests(folder: Path) -> dict[str, str]:
     return {
         p.name: hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(folder.iterdir())
-        if p.name != "manifest.json"
+        if p.name.startswith("list.")
     }
 
 
 def test_the_same_list_published_twice_gives_the_same_bytes(published, tmp_path):
-    """Two stores built from the same files publish byte-identical list files (the
-    manifest differs only in ``published_at`` and the run ids)."""
-    store = build(tmp_path / "again")
+    """Two stores built from the same players and games, given in the opposite order,
+    publish byte-identical list files (the manifest differs only in ``published_at``
+    and the run ids)."""
+    store = build(tmp_path / "again", reverse=True)
     assert main(["publish", "--store", str(store)]) == 0
     again = Store(store).published_partition("fide", "standard", 202401)
     assert _digests(again) == _digests(published)
+    assert len(_digests(published)) == 5  # txt, xml, csv, json, parquet
     first = json.loads((published / "manifest.json").read_text())
     second = json.loads((again / "manifest.json").read_text())
-    assert first["files"] == second["files"]
+    lists = {name: digest for name, digest in first["files"].items() if name.startswith("list.")}
+    assert lists == {n: d for n, d in second["files"].items() if n.startswith("list.")}
+    # games.parquet differs: a CSV game without a game_id is named by its file and line
+    assert first["files"]["games.parquet"] != second["files"]["games.parquet"]
 
 
 # -- the combined file ----------------------------------------------------------------------
