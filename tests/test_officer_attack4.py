@@ -466,3 +466,44 @@ def test_xml_writer_is_elementtrees_output_byte_for_byte(count):
     assert fide_xml(frame) == _elementtree_xml(frame.iter_rows(named=True), FIDE_XML_ELEMENTS)
     parsed = ET.fromstring(fide_xml(frame).encode("utf-8"))
     assert len(parsed) == count
+
+
+@pytest.mark.parametrize("lower_is_better", [False, True])
+def test_order_and_rank_against_a_naive_ranking(lower_is_better):
+    """``order_and_rank`` against a naive walk: active players first, by rating (ascending
+    when lower is better, Ingo), then name key, name, id; a rank is 1 + the number of
+    active players with a better published rating; inactive players have none."""
+    import random
+
+    import polars as pl
+
+    from arpad.pipeline.list_text import order_and_rank
+
+    rng = random.Random(4)
+    names = ["Öztürk", "Ozols", "de Boer", "Bauer", "bauer", "王", None, "Zeller"]
+    rows = [
+        {
+            "player_id": f"{i:04d}",
+            "name": rng.choice(names),
+            "rating": float(rng.choice([1500, 1510, 1490, 1500.5])),
+            "status": rng.choice(["rated", "rated", "new", "inactive"]),
+        }
+        for i in range(200)
+    ]
+    frame = pl.DataFrame(rows, schema={"player_id": pl.String, "name": pl.String,
+                                       "rating": pl.Float64, "status": pl.String})  # fmt: skip
+    out = order_and_rank(frame, lower_is_better).to_dicts()
+    sign = 1 if lower_is_better else -1
+
+    def key(r):
+        inactive = r["status"] == "inactive"
+        return (inactive, sign * r["rating"], name_key(r["name"]), r["name"] or "", r["player_id"])
+
+    assert [r["player_id"] for r in out] == [r["player_id"] for r in sorted(rows, key=key)]
+    active = [r for r in rows if r["status"] != "inactive"]
+    for r in out:
+        if r["status"] == "inactive":
+            assert r["rank"] is None
+        else:
+            better = sum(sign * a["rating"] < sign * r["rating"] for a in active)
+            assert r["rank"] == 1 + better
