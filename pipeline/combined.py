@@ -151,12 +151,12 @@ def combined_frame(store, system: str, period: int | None = None, top: int | Non
 def combined_txt(frame: pl.DataFrame) -> str:
     """The combined fixed-width file: header line, one line per player; ratings are
     whole numbers (rounded half away from zero for systems that keep decimals)."""
-    frame = frame.with_columns(lists._whole(frame[f"{pool}_rating"]) for pool, _ in COMBINED_POOLS)
+    whole = [f"{pool}_{f}" for pool, _ in COMBINED_POOLS for f in ("rating", "k")]
+    frame = frame.with_columns(lists._whole(frame[c]) for c in whole if frame[c].dtype.is_float())
     head = "".join(h.ljust(w) for h, _, _, w in COMBINED_TXT_LAYOUT).rstrip()
     lines = [head]
     for row in frame.iter_rows(named=True):
-        cells = (lists._cell(row[c], w, c) for _, c, _, w in COMBINED_TXT_LAYOUT)
-        lines.append("".join(cells).rstrip())
+        lines.append(lists.txt_line(row, COMBINED_TXT_LAYOUT))
     return "\n".join(lines) + "\n"
 
 

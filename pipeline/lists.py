@@ -223,12 +223,22 @@ def fide_txt_problem(ids) -> str | None:
 _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def _cell(value, width: int, column: str) -> str:
+class TooWideError(ValueError):
+    """A number longer than its fixed-width column (cutting it would write another
+    number): the file is refused, as for an id that does not fit (docs/lists.md)."""
+
+
+def _cell(value, width: int, column: str, header: str | None = None) -> str:
     text = "" if value is None else _BREAKS.sub(" ", str(value))
     if column == "player_id" and len(text) >= width:
         raise ValueError(
             f"fide-txt: player id {text!r} is longer than {width - 1} characters "
             "(use --format csv or fide-xml)"
+        )
+    if isinstance(value, int | float) and len(text) >= width:
+        raise TooWideError(
+            f"{header or column} {text} does not fit its {width - 1}-character column "
+            "(use --format csv, json or fide-xml)"
         )
     if text.isascii():  # one column a character
         return text[: width - 1].ljust(width)  # a cut keeps one space before the next column
@@ -239,14 +249,25 @@ def fide_txt(frame: pl.DataFrame, period: int) -> str:
     """FIDE's fixed-width list file: the header line, then one line per player; ratings
     are whole numbers (rounded half away from zero for systems that keep decimals: the
     column has no room for them, as in the combined file)."""
-    if frame["rating"].dtype.is_float():
-        frame = frame.with_columns(_whole(frame["rating"]))
+    # whole numbers in the file: a decimal rating, and a decimal K (USCF's), rounded
+    frame = frame.with_columns(
+        _whole(frame[c]) for c in ("rating", "k") if frame[c].dtype.is_float()
+    )
     head = "".join((h or rating_header(period)).ljust(w) for h, _, _, w in FIDE_TXT_LAYOUT)
     head = head.rstrip()
     lines = [head]
     for row in frame.iter_rows(named=True):
-        lines.append("".join(_cell(row[c], w, c) for _, c, _, w in FIDE_TXT_LAYOUT).rstrip())
+        lines.append(txt_line(row, FIDE_TXT_LAYOUT, rating_header(period)))
     return "\n".join(lines) + "\n"
+
+
+def txt_line(row: dict, layout, rating: str = "rating") -> str:
+    """One player's fixed-width line; a number too wide for its column is refused with
+    the player's id (``TooWideError``)."""
+    try:
+        return "".join(_cell(row[c], w, c, h or rating) for h, c, _, w in layout).rstrip()
+    except TooWideError as exc:
+        raise TooWideError(f"fide-txt: player {row['player_id']}: {exc}") from None
 
 
 # -- FIDE XML (docs/lists.md "FIDE XML") -----------------------------------------------

@@ -507,3 +507,56 @@ def test_order_and_rank_against_a_naive_ranking(lower_is_better):
         else:
             better = sum(sign * a["rating"] < sign * r["rating"] for a in active)
             assert r["rank"] == 1 + better
+
+
+# -- numbers wider than their column --------------------------------------------------------
+
+
+def test_a_number_too_wide_for_its_column_is_refused_not_cut(tmp_path, capsys):
+    """Defect: 1,000 games in a period were written as ``100`` in the 4-wide Gms column
+    (cut to keep one space before K): a wrong number with nothing to say so. Now
+    ``list --format fide-txt`` is exit 2 naming the player, the column and the value,
+    and ``publish`` writes the other files and says why list.txt is not written."""
+    (tmp_path / "players.csv").write_text("player_id,name,rating\n5001,Busy,1500\n5002,Also,1500\n")
+    games = ["date,white_id,black_id,score"]
+    games += [f"2024-01-{1 + i % 28:02d},5001,5002,{i % 2}" for i in range(1000)]
+    (tmp_path / "games.csv").write_text("\n".join(games) + "\n")
+    s = ["--store", str(tmp_path / "store")]
+    assert main(["ingest", "--no-flow", str(tmp_path / "games.csv"), "--players",
+                 str(tmp_path / "players.csv"), *s]) == 0  # fmt: skip
+    assert main(["rate", "--no-flow", "--system", "elo", *s]) == 0
+    capsys.readouterr()
+    assert main(["list", "--system", "elo", "--format", "csv", *s]) == 0
+    rows = list(csv.DictReader(capsys.readouterr().out.splitlines()))
+    assert {r["games"] for r in rows} == {"1000"}
+    assert main(["list", "--system", "elo", "--format", "fide-txt", *s]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "player 500" in err and "Gms 1000 does not fit" in err and len(err.splitlines()) == 1
+    assert main(["publish", "--system", "elo", *s]) == 0
+    out = capsys.readouterr().out
+    assert "not written: list.txt" in out and "1000" in out
+    folder = Store(tmp_path / "store").published_partition("elo", "standard", 202401)
+    assert not (folder / "list.txt").exists()
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert "list.txt" in manifest["skipped"] and "list.csv" in manifest["files"]
+
+
+def test_fixed_width_numbers_are_whole_and_refused_when_too_wide():
+    """A decimal K (US Chess: 800/(N' + m)) was cut to its first characters (``23.46``
+    -> ``23``, ``7.5`` -> ``7.``); it is now rounded half away from zero like a decimal
+    rating. A K of 200 (a new US Chess player) does not fit FIDE's 3-wide K column
+    (two digits and the space before B-day): refused, with the player."""
+    import polars as pl
+
+    from arpad.pipeline.lists import LIST_COLUMNS, TooWideError, fide_txt
+
+    def frame(k):
+        row = dict.fromkeys(LIST_COLUMNS)
+        row.update(player_id="7001", name="Newcomer", rating=1234.5, games=4, k=k)
+        return pl.DataFrame([row], schema_overrides={"rating": pl.Float64, "k": pl.Float64})
+
+    line = fide_txt(frame(23.46), 202401).splitlines()[1].ljust(136)  # lines are rstripped
+    assert line[113:119] == "1235  " and line[119:123] == "4   " and line[123:126] == "23 "
+    assert fide_txt(frame(7.5), 202401).splitlines()[1][123:] == "8"
+    with pytest.raises(TooWideError, match="player 7001: K 200 does not fit"):
+        fide_txt(frame(200.0), 202401)
