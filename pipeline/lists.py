@@ -230,12 +230,12 @@ class TooWideError(ValueError):
 
 def _cell(value, width: int, column: str, header: str | None = None) -> str:
     text = "" if value is None else _BREAKS.sub(" ", str(value))
-    if column == "player_id" and len(text) >= width:
+    if len(text) >= width and column == "player_id":
         raise ValueError(
             f"fide-txt: player id {text!r} is longer than {width - 1} characters "
             "(use --format csv or fide-xml)"
         )
-    if isinstance(value, int | float) and len(text) >= width:
+    if len(text) >= width and isinstance(value, (int, float)):
         raise TooWideError(
             f"{header or column} {text} does not fit its {width - 1}-character column "
             "(use --format csv, json or fide-xml)"
