@@ -153,11 +153,7 @@ def combined_txt(frame: pl.DataFrame) -> str:
     whole numbers (rounded half away from zero for systems that keep decimals)."""
     whole = [f"{pool}_{f}" for pool, _ in COMBINED_POOLS for f in ("rating", "k")]
     frame = frame.with_columns(lists._whole(frame[c]) for c in whole if frame[c].dtype.is_float())
-    head = "".join(h.ljust(w) for h, _, _, w in COMBINED_TXT_LAYOUT).rstrip()
-    lines = [head]
-    for row in frame.iter_rows(named=True):
-        lines.append(lists.txt_line(row, COMBINED_TXT_LAYOUT))
-    return "\n".join(lines) + "\n"
+    return lists.txt_file(frame, COMBINED_TXT_LAYOUT)
 
 
 def combined_xml(frame: pl.DataFrame) -> str:

@@ -141,3 +141,36 @@ def xml_list(rows, elements, clean) -> str:
     if not parts:
         return head + "<playerslist />\n"
     return head + "<playerslist>\n" + "\n".join(parts) + "\n</playerslist>\n"
+
+
+# Control characters and Unicode line separators (lists._BREAKS), in Rust regex syntax
+# to find the values that need it without a Python call per value.
+_BREAKS_RUST = r"[\x00-\x1F\x7F-\x{9F}\x{2028}\x{2029}]"
+
+
+def fixed_width_lines(frame: pl.DataFrame, layout, breaks, too_wide) -> list[str]:
+    """The fixed-width lines of ``frame`` (no header), column by column: each value as
+    text (control characters replaced by ``breaks``, a compiled pattern), cut and padded
+    by ``fit`` (ASCII: one column a character), the line's trailing spaces removed.
+    ``layout``: (header, column, start, width); ``too_wide(header, column, text, row)``
+    is called for an id or a number as long as its field (it raises)."""
+    columns = []
+    for header, column, _, width in layout:
+        series = frame[column]
+        if series.dtype == pl.String:
+            values = series.to_list()
+            dirty = series.str.contains(_BREAKS_RUST).fill_null(False).to_list()
+            texts = [
+                "" if v is None else (breaks.sub(" ", v) if d else v)
+                for v, d in zip(values, dirty, strict=True)
+            ]
+        else:
+            texts = ["" if v is None else str(v) for v in series.to_list()]
+        numeric = series.dtype.is_numeric()
+        if column == "player_id" or numeric:
+            for i, text in enumerate(texts):
+                if len(text) >= width:
+                    too_wide(header, column, text, i)
+        cut = width - 1
+        columns.append([t[:cut].ljust(width) if t.isascii() else fit(t, width) for t in texts])
+    return ["".join(parts).rstrip() for parts in zip(*columns, strict=True)]

@@ -228,23 +228,6 @@ class TooWideError(ValueError):
     number): the file is refused, as for an id that does not fit (docs/lists.md)."""
 
 
-def _cell(value, width: int, column: str, header: str | None = None) -> str:
-    text = "" if value is None else _BREAKS.sub(" ", str(value))
-    if len(text) >= width and column == "player_id":
-        raise ValueError(
-            f"fide-txt: player id {text!r} is longer than {width - 1} characters "
-            "(use --format csv or fide-xml)"
-        )
-    if len(text) >= width and isinstance(value, (int, float)):
-        raise TooWideError(
-            f"{header or column} {text} does not fit its {width - 1}-character column "
-            "(use --format csv, json or fide-xml)"
-        )
-    if text.isascii():  # one column a character
-        return text[: width - 1].ljust(width)  # a cut keeps one space before the next column
-    return list_text.fit(text, width)  # by screen columns (CJK, combining marks)
-
-
 def fide_txt(frame: pl.DataFrame, period: int) -> str:
     """FIDE's fixed-width list file: the header line, then one line per player; ratings
     are whole numbers (rounded half away from zero for systems that keep decimals: the
@@ -253,21 +236,30 @@ def fide_txt(frame: pl.DataFrame, period: int) -> str:
     frame = frame.with_columns(
         _whole(frame[c]) for c in ("rating", "k") if frame[c].dtype.is_float()
     )
-    head = "".join((h or rating_header(period)).ljust(w) for h, _, _, w in FIDE_TXT_LAYOUT)
-    head = head.rstrip()
-    lines = [head]
-    for row in frame.iter_rows(named=True):
-        lines.append(txt_line(row, FIDE_TXT_LAYOUT, rating_header(period)))
-    return "\n".join(lines) + "\n"
+    layout = [(h or rating_header(period), c, s, w) for h, c, s, w in FIDE_TXT_LAYOUT]
+    return txt_file(frame, layout)
 
 
-def txt_line(row: dict, layout, rating: str = "rating") -> str:
-    """One player's fixed-width line; a number too wide for its column is refused with
-    the player's id (``TooWideError``)."""
-    try:
-        return "".join(_cell(row[c], w, c, h or rating) for h, c, _, w in layout).rstrip()
-    except TooWideError as exc:
-        raise TooWideError(f"fide-txt: player {row['player_id']}: {exc}") from None
+def txt_file(frame: pl.DataFrame, layout) -> str:
+    """A fixed-width file of ``frame`` in ``layout`` ((header, column, start, width)):
+    the header line, then one line per player (list_text.fixed_width_lines)."""
+    head = "".join(h.ljust(w) for h, _, _, w in layout).rstrip()
+    ids = frame["player_id"]
+
+    def too_wide(header, column, text, i):
+        width = next(w for _, c, _, w in layout if c == column)
+        if column == "player_id":
+            raise ValueError(
+                f"fide-txt: player id {text!r} is longer than {width - 1} characters "
+                "(use --format csv or fide-xml)"
+            )
+        raise TooWideError(
+            f"fide-txt: player {ids[i]}: {header} {text} does not fit its "
+            f"{width - 1}-character column (use --format csv, json or fide-xml)"
+        )
+
+    lines = list_text.fixed_width_lines(frame, layout, _BREAKS, too_wide)
+    return "\n".join([head, *lines]) + "\n"
 
 
 # -- FIDE XML (docs/lists.md "FIDE XML") -----------------------------------------------
