@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from arpad.pipeline import lists
+from arpad.pipeline import list_text, lists
 
 # The pools of the combined file, in FIDE's order, with the header prefix of each.
 COMBINED_POOLS = (("standard", "S"), ("rapid", "R"), ("blitz", "B"))
@@ -51,13 +51,13 @@ TABLE_COLUMNS = (
 # (lists.FIDE_TXT_LAYOUT), then rating 6, games 4, K 3 per pool, B-day 6, Flag 4.
 COMBINED_TXT_LAYOUT = (
     *lists.FIDE_TXT_LAYOUT[: lists.FIDE_TXT_PLAYER_FIELDS],
-    ("SRtg", "standard_rating", 113, 6),
+    ("SRtng", "standard_rating", 113, 6),
     ("SGm", "standard_games", 119, 4),
     ("SK", "standard_k", 123, 3),
-    ("RRtg", "rapid_rating", 126, 6),
+    ("RRtng", "rapid_rating", 126, 6),
     ("RGm", "rapid_games", 132, 4),
-    ("RK", "rapid_k", 136, 3),
-    ("BRtg", "blitz_rating", 139, 6),
+    ("Rk", "rapid_k", 136, 3),
+    ("BRtng", "blitz_rating", 139, 6),
     ("BGm", "blitz_games", 145, 4),
     ("BK", "blitz_k", 149, 3),
     ("B-day", "birth_year", 152, 6),
@@ -139,7 +139,10 @@ def combined_frame(store, system: str, period: int | None = None, top: int | Non
         .replace("", None)
         .alias("flag")
     )
-    out = out.sort(pl.col("name").fill_null(""), "player_id").select(COMBINED_COLUMNS)
+    # alphabetical: accents removed and case folded, then as written, then id (list_text)
+    key = pl.Series("_key", [list_text.name_key(n) for n in out["name"].to_list()], pl.String)
+    out = out.with_columns(key).sort("_key", pl.col("name").fill_null(""), "player_id")
+    out = out.select(COMBINED_COLUMNS)
     if top:
         out = out.head(top)
     return out, period
@@ -148,13 +151,9 @@ def combined_frame(store, system: str, period: int | None = None, top: int | Non
 def combined_txt(frame: pl.DataFrame) -> str:
     """The combined fixed-width file: header line, one line per player; ratings are
     whole numbers (rounded half away from zero for systems that keep decimals)."""
-    frame = frame.with_columns(lists._whole(frame[f"{pool}_rating"]) for pool, _ in COMBINED_POOLS)
-    head = "".join(h.ljust(w) for h, _, _, w in COMBINED_TXT_LAYOUT).rstrip()
-    lines = [head]
-    for row in frame.iter_rows(named=True):
-        cells = (lists._cell(row[c], w, c) for _, c, _, w in COMBINED_TXT_LAYOUT)
-        lines.append("".join(cells).rstrip())
-    return "\n".join(lines) + "\n"
+    whole = [f"{pool}_{f}" for pool, _ in COMBINED_POOLS for f in ("rating", "k")]
+    frame = frame.with_columns(lists._whole(frame[c]) for c in whole if frame[c].dtype.is_float())
+    return lists.txt_file(frame, COMBINED_TXT_LAYOUT)
 
 
 def combined_xml(frame: pl.DataFrame) -> str:

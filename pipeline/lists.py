@@ -13,16 +13,14 @@ whole numbers (``RatingSystem.integer_ratings``).
 from __future__ import annotations
 
 import calendar
-import io
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from arpad.pipeline import catalog, output, periods
+from arpad.pipeline import catalog, list_text, output, periods
 from arpad.pipeline.integrity import check_ratings_file
 from arpad.pipeline.store import atomic_write_text
 
@@ -137,12 +135,13 @@ def list_frame(
     )
     integer = sys_.integer_ratings
     frame = frame.with_columns(
-        _whole(frame["rating"]) if integer else frame["rating"].round(1),
+        _whole(frame["rating"]) if integer else list_text.tenths(frame["rating"]),
         _whole(frame["k"]) if _all_whole(frame["k"]) else frame["k"],
-        frame["rank"].cast(pl.Int64),
         frame["games"].cast(pl.Int64),
         frame["birth_year"].cast(pl.Int64),
-    ).select(LIST_COLUMNS)
+    )
+    # ranked and ordered on the rating as published, ties by name (docs/lists.md)
+    frame = list_text.order_and_rank(frame, sys_.lower_is_better).select(LIST_COLUMNS)
     if top:
         frame = frame.head(top)
     return frame, period
@@ -224,28 +223,43 @@ def fide_txt_problem(ids) -> str | None:
 _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def _cell(value, width: int, column: str) -> str:
-    text = "" if value is None else _BREAKS.sub(" ", str(value))
-    if column == "player_id" and len(text) >= width:
-        raise ValueError(
-            f"fide-txt: player id {text!r} is longer than {width - 1} characters "
-            "(use --format csv or fide-xml)"
-        )
-    return text[: width - 1].ljust(width)  # a cut keeps one space before the next column
+class TooWideError(ValueError):
+    """A number longer than its fixed-width column (cutting it would write another
+    number): the file is refused, as for an id that does not fit (docs/lists.md)."""
 
 
 def fide_txt(frame: pl.DataFrame, period: int) -> str:
     """FIDE's fixed-width list file: the header line, then one line per player; ratings
     are whole numbers (rounded half away from zero for systems that keep decimals: the
     column has no room for them, as in the combined file)."""
-    if frame["rating"].dtype.is_float():
-        frame = frame.with_columns(_whole(frame["rating"]))
-    head = "".join((h or rating_header(period)).ljust(w) for h, _, _, w in FIDE_TXT_LAYOUT)
-    head = head.rstrip()
-    lines = [head]
-    for row in frame.iter_rows(named=True):
-        lines.append("".join(_cell(row[c], w, c) for _, c, _, w in FIDE_TXT_LAYOUT).rstrip())
-    return "\n".join(lines) + "\n"
+    # whole numbers in the file: a decimal rating, and a decimal K (USCF's), rounded
+    frame = frame.with_columns(
+        _whole(frame[c]) for c in ("rating", "k") if frame[c].dtype.is_float()
+    )
+    layout = [(h or rating_header(period), c, s, w) for h, c, s, w in FIDE_TXT_LAYOUT]
+    return txt_file(frame, layout)
+
+
+def txt_file(frame: pl.DataFrame, layout) -> str:
+    """A fixed-width file of ``frame`` in ``layout`` ((header, column, start, width)):
+    the header line, then one line per player (list_text.fixed_width_lines)."""
+    head = "".join(h.ljust(w) for h, _, _, w in layout).rstrip()
+    ids = frame["player_id"]
+
+    def too_wide(header, column, text, i):
+        width = next(w for _, c, _, w in layout if c == column)
+        if column == "player_id":
+            raise ValueError(
+                f"fide-txt: player id {text!r} is longer than {width - 1} characters "
+                "(use --format csv or fide-xml)"
+            )
+        raise TooWideError(
+            f"fide-txt: player {ids[i]}: {header} {text} does not fit its "
+            f"{width - 1}-character column (use --format csv, json or fide-xml)"
+        )
+
+    lines = list_text.fixed_width_lines(frame, layout, _BREAKS, too_wide)
+    return "\n".join([head, *lines]) + "\n"
 
 
 # -- FIDE XML (docs/lists.md "FIDE XML") -----------------------------------------------
@@ -277,17 +291,10 @@ def fide_xml(frame: pl.DataFrame, elements=FIDE_XML_ELEMENTS) -> str:
     """``<playerslist><player><fideid>…</player>…</playerslist>``, one element per
     (element, column) of ``elements`` in FIDE's order; an unknown value is an empty
     element."""
-    root = ET.Element("playerslist")
-    for row in frame.iter_rows(named=True):
-        player = ET.SubElement(root, "player")
-        for element, column in elements:
-            value = row[column]
-            text = None if value is None else _NOT_XML.sub(" ", str(value))
-            ET.SubElement(player, element).text = text
-    ET.indent(root, space="")
-    buf = io.BytesIO()
-    ET.ElementTree(root).write(buf, encoding="utf-8", xml_declaration=True)
-    return buf.getvalue().decode("utf-8") + "\n"
+    # written as strings: ElementTree's output byte for byte, without its tree (list_text)
+    return list_text.xml_list(
+        frame.iter_rows(named=True), elements, lambda v: _NOT_XML.sub(" ", str(v))
+    )
 
 
 def write_list(

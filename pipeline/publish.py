@@ -110,7 +110,7 @@ def out_of_date(store: Store, system: str, pool: str, period: int) -> str | None
 def publish(store: Store, system: str, pool: str = "standard", period: int | None = None) -> dict:
     """Freeze the list of ``period`` (default: the latest rated); returns the manifest.
     The caller holds the store's writer lock."""
-    from arpad.pipeline.lists import fide_txt_problem, list_frame, write_list
+    from arpad.pipeline.lists import TooWideError, fide_txt_problem, list_frame, write_list
 
     frame, period = list_frame(store, system, pool, period)
     folder = store.published_partition(system, pool, period)
@@ -130,7 +130,11 @@ def publish(store: Store, system: str, pool: str = "standard", period: int | Non
         if fmt == "fide-txt" and fixed_width:
             skipped[name] = fixed_width
             continue
-        write_list(frame, period, fmt, str(folder / name), root=store.root)
+        try:
+            write_list(frame, period, fmt, str(folder / name), root=store.root)
+        except TooWideError as exc:  # a number wider than its column (docs/lists.md)
+            skipped[name] = str(exc)
+            continue
         written.append(name)
     if len(combined.rated_pools(store, system)) > 1:
         both, _ = combined.combined_frame(store, system, period)
@@ -138,8 +142,11 @@ def publish(store: Store, system: str, pool: str = "standard", period: int | Non
         if problem:
             skipped[COMBINED] = problem
         else:
-            combined.write_combined(both, "fide-txt", str(folder / COMBINED), root=store.root)
-            written.append(COMBINED)
+            try:
+                combined.write_combined(both, "fide-txt", str(folder / COMBINED), root=store.root)
+                written.append(COMBINED)
+            except TooWideError as exc:
+                skipped[COMBINED] = str(exc)
     con = catalog.connect(store)
     try:
         games = catalog.query_arrow(con, GAMES_SQL, [pool, period])

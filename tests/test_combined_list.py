@@ -28,19 +28,20 @@ LAYOUT = [
     ("WTit", 89, 5),
     ("OTit", 94, 15),
     ("FOA", 109, 4),
-    ("SRtg", 113, 6),
+    ("SRtng", 113, 6),
     ("SGm", 119, 4),
     ("SK", 123, 3),
-    ("RRtg", 126, 6),
+    ("RRtng", 126, 6),
     ("RGm", 132, 4),
-    ("RK", 136, 3),
-    ("BRtg", 139, 6),
+    ("Rk", 136, 3),
+    ("BRtng", 139, 6),
     ("BGm", 145, 4),
     ("BK", 149, 3),
     ("B-day", 152, 6),
     ("Flag", 158, 4),
 ]
 POOLS = {"standard": "S", "rapid": "R", "blitz": "B"}
+K_HEADER = {"S": "SK", "R": "Rk", "B": "BK"}  # FIDE's header line writes Rk
 LISTED = ("rated", "new", "provisional", "inactive")
 
 
@@ -129,12 +130,12 @@ def test_combined_txt_round_trip_against_each_pools_ratings(three_pools, tmp_pat
         for pool, prefix in POOLS.items():
             r = per_pool[pool].get(row["ID Number"])
             if r is None:
-                assert row[f"{prefix}Rtg"] is None and row[f"{prefix}Gm"] is None
+                assert row[f"{prefix}Rtng"] is None and row[f"{prefix}Gm"] is None
                 continue
             statuses.append(r["status"])
-            assert row[f"{prefix}Rtg"] == str(int(r["rating_after"]))  # whole numbers
+            assert row[f"{prefix}Rtng"] == str(int(r["rating_after"]))  # whole numbers
             assert int(row[f"{prefix}Gm"]) == r["games"]
-            assert row[f"{prefix}K"] == (None if r["k"] is None else str(int(r["k"])))
+            assert row[K_HEADER[prefix]] == (None if r["k"] is None else str(int(r["k"])))
         woman = "w" if p["sex"] == "F" else ""
         inactive = "i" if all(s == "inactive" for s in statuses) else ""
         assert row["Flag"] == ((woman + inactive) or None)
