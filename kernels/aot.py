@@ -132,6 +132,8 @@ def _type_key(ty) -> tuple | None:
     import numpy as np
     from numba.core import types
 
+    if isinstance(ty, types.Literal):  # compiled for one constant: no call types this
+        return None
     if isinstance(ty, types.Array):
         dtype = np.dtype(str(ty.dtype)) if not isinstance(ty.dtype, types.Boolean) else np.bool_
         return ("a", np.dtype(dtype).str, ty.ndim, ty.layout, bool(ty.mutable), bool(ty.aligned))

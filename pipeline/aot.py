@@ -3,7 +3,8 @@
 
 The build runs the kernels under the JIT with the argument types of real runs: a
 tiny game set rated with every system through the engine's in-memory walk and
-through a store (ingest of a small CSV and a players file, then ``rate``). A build
+through a store (ingest of a small CSV, a small PGN file and a players file, then
+``rate``). A build
 that fails (no C compiler, say) prints why and exits 0: the JIT still works."""
 
 from __future__ import annotations
@@ -14,6 +15,29 @@ import time
 from pathlib import Path
 
 GAMES = [("a", "b", 1), ("b", "c", 0.5), ("c", "a", 0), ("a", "d", 1), ("d", "b", 0)]
+# two games with tags, comments, a variation and a NAG: the PGN scan's kernels
+PGN = """[Event "Aot"]
+[Site "?"]
+[Date "2024.02.03"]
+[Round "1"]
+[White "Anna, A"]
+[Black "Boris, B"]
+[Result "1-0"]
+[WhiteElo "2000"]
+
+1. e4 {a comment} e5 (1... c5 2. Nf3) 2. Nf3 $1 Nc6 3. O-O 1-0
+
+[Event "Aot"]
+[Site "?"]
+[Date "2024.??.??"]
+[Round "2"]
+[White "Boris, B"]
+[Black "Anna, A"]
+[Result "1/2-1/2"]
+
+1. d4 d5 ; rest of line
+2. c4 1/2-1/2
+"""
 
 
 def exercise(systems=None) -> None:
@@ -35,8 +59,10 @@ def exercise(systems=None) -> None:
         games.write_text("\n".join(rows) + "\n")
         players = Path(tmp) / "players.csv"
         players.write_text("player_id,rating\na,2000\nb,1900\nc,1800\n")
+        pgn = Path(tmp) / "games.pgn"
+        pgn.write_text(PGN)
         store = Store(Path(tmp) / "store")
-        ingest_files(store, [games], players=[players])
+        ingest_files(store, [games, pgn], players=[players])
         for system in systems:
             try:
                 engine.rate(store, system, "standard", refresh_catalog=False)
