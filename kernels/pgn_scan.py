@@ -109,6 +109,15 @@ _START, _NUMBER, _ZEROS, _MOVE, _DEAD = range(5)
 
 
 @jit
+def _after_line(buf, j, n):
+    """The first byte of the next line, for a line whose text ends at ``j`` (at its CR
+    LF, LF or CR, or at the end ``n``: then ``n + 1``)."""
+    if j < n:
+        return j + 2 if (buf[j] == 13 and j + 1 < n and buf[j + 1] == 10) else j + 1
+    return n + 1
+
+
+@jit
 def _movetext_line(buf, a, b, in_comment, depth, h):
     """(move, end, open, depth, h, stop, brace) of the movetext line starting at
     ``buf[a]`` and ending before ``b`` or at its first line break (``stop``: where it
@@ -388,13 +397,7 @@ def _scan(buf, names, name_len):
                 buf, i, n, False, row[DEPTH], row[DIGEST]
             )
             line += 1
-            if j < n:
-                nxt = j + 2 if (buf[j] == 13 and j + 1 < n and buf[j + 1] == 10) else j + 1
-            else:
-                nxt = n + 1
-            a = i
-            b = j
-            i = nxt
+            a, b, i = i, j, _after_line(buf, j, n)
             while b > a:
                 w = _ws_back(buf, b, a)
                 if w == 0:
@@ -428,13 +431,7 @@ def _scan(buf, names, name_len):
                     closes += 1
             j += 1
         line += 1
-        if j < n:
-            nxt = j + 2 if (buf[j] == 13 and j + 1 < n and buf[j + 1] == 10) else j + 1
-        else:
-            nxt = n + 1
-        a = i
-        b = j
-        i = nxt
+        a, b, i = i, j, _after_line(buf, j, n)
         while a < b:
             w = _ws_fwd(buf, a, b)
             if w == 0 and b - a >= 3 and buf[a] == 0xEF and buf[a + 1] == 0xBB:

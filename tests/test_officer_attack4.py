@@ -22,22 +22,8 @@ from arpad.pipeline.cli import main
 from arpad.pipeline.list_text import display_width, fit, name_key, tenths
 from arpad.pipeline.store import Store
 
-# docs/lists.md "FIDE TXT": (column, 0-based start, width) in screen columns
-TXT_LAYOUT = [
-    ("ID Number", 0, 15),
-    ("Name", 15, 61),
-    ("Fed", 76, 4),
-    ("Sex", 80, 4),
-    ("Tit", 84, 5),
-    ("WTit", 89, 5),
-    ("OTit", 94, 15),
-    ("FOA", 109, 4),
-    ("Rating", 113, 6),
-    ("Gms", 119, 4),
-    ("K", 123, 3),
-    ("B-day", 126, 6),
-    ("Flag", 132, 4),
-]
+# docs/lists.md "FIDE TXT": (column, 0-based start, width), in screen columns here
+from tests.test_lists import TXT_LAYOUT
 
 LONG_CJK = "龍" * 40  # 80 screen columns: longer than the 60 the Name field shows
 NAMES = {
