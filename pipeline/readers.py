@@ -1007,10 +1007,12 @@ def _zip_of_csv(path: Path) -> bool:
     """A ``.zip`` holding CSV members and no PGN (else it is read as PGN)."""
     import zipfile
 
+    from arpad.pipeline.archives import ZIP_ERRORS
+
     try:
         with zipfile.ZipFile(path) as zf:
             names = [n.lower() for n in zf.namelist()]
-    except (zipfile.BadZipFile, OSError, ValueError):
+    except ZIP_ERRORS:  # damaged, or a newer zip version than Python reads
         return False  # the PGN reader names the problem
     return not any(n.endswith(".pgn") for n in names) and any(n.endswith(".csv") for n in names)
 

@@ -494,3 +494,88 @@ def test_one_hostile_field_in_a_valid_file(template, capsys, source, line, field
     i = 1 + line % max(1, len(lines) - 2)  # a row, not the header
     lines[i] = _replace_field(lines[i], field, value.encode())
     check_one(template, source, b"\n".join(lines), mode, False, capsys)
+
+
+def naive_rating(text: str) -> float | str | None:
+    """What a rating field means, written out: blank is no rating; a decimal number
+    (sign, digits, a point, an exponent; blanks around it) in 0..3500 is that rating;
+    anything else is a bad rating ("bad")."""
+    t = text.strip(" ")
+    if not t:
+        return None
+    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", t):
+        return "bad"
+    value = float(t)
+    return value if 0 <= value <= 3500 else "bad"
+
+
+NUMBERISH = st.one_of(
+    st.sampled_from(HOSTILE[:16]),
+    st.text(alphabet="0123456789+-.eE _", max_size=9),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.integers(-(10**30), 10**30).map(str),
+)
+
+
+@FUZZ
+@given(value=NUMBERISH, black=st.booleans())
+def test_a_rating_field_is_stored_as_written_or_quarantined(template, capsys, value, black):
+    """A naive reference for the stated ratings of a CSV: the generated text is stored as
+    its number, or (not a number in 0..3500) the row is quarantined as bad_rating; the
+    other rows are stored as written."""
+    column = "black_rating" if black else "white_rating"
+    lines = CANONICAL_CSV.decode().splitlines()
+    fields = lines[2].split(",")
+    fields[6 if black else 5] = value
+    if "," in value or '"' in value or "\n" in value or "\r" in value:
+        return  # not one field of a CSV line
+    lines[2] = ",".join(fields)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "r.csv"
+        path.write_text("\n".join(lines) + "\n")
+        store = Path(tmp) / "store"
+        shutil.copytree(template, store)
+        code = main(["ingest", "--no-flow", "--store", str(store), str(path)])
+        err = capsys.readouterr().err
+        assert code in (0, 2) and "Traceback" not in err, err
+        entry = _manifest(store)[-1]
+        assert entry["source"].endswith("r.csv"), err
+        files = [f for f in Store(store).game_files() if f.name == f"part-{entry['batch']}.parquet"]
+        stored = {
+            r["game_id"]: r[column]
+            for f in files
+            for r in pq.read_table(f, columns=["game_id", column]).to_pylist()
+        }
+        want = naive_rating(value)
+        expected = {"f1": [2100.0, 2000.0], "f3": [1900.0, None], "f4": [None, 2050.0]}
+        for game, pair in expected.items():
+            assert stored[game] == pair[1 if black else 0], (game, stored)
+        if want == "bad":
+            assert "f2" not in stored, (value, stored)
+            q = pq.read_table(Store(store).quarantine_dir / f"batch={entry['batch']}")
+            assert q.column("reason").to_pylist() == ["bad_rating"], value
+            assert q.column("line").to_pylist() == [3]
+        else:
+            assert stored["f2"] == want, (value, stored["f2"])
+
+
+# -- defects found, each a minimal regression test ----------------------------------------------
+
+
+def test_a_zip_of_a_newer_version_than_python_reads_is_refused_in_one_line(tmp_path, capsys):
+    """Found by the generator (a byte order mark inserted before a zip, two columns
+    swapped): a central directory entry whose "version needed to extract" is above what
+    Python's zipfile reads (6.3) raised NotImplementedError from the format detection
+    of a ``.zip`` (``_zip_of_csv``): a traceback and exit 1."""
+    data = bytearray(_zip({"games.csv": CANONICAL_CSV}))
+    central = data.index(b"PK\x01\x02")
+    data[central + 6 : central + 8] = (239).to_bytes(2, "little")  # version 23.9
+    path = tmp_path / "new.zip"
+    path.write_bytes(bytes(data))
+    store = tmp_path / "store"
+    code = main(["ingest", "--no-flow", "--store", str(store), str(path)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith("arpad: error: ") and "new.zip" in line, err
+    assert not store.exists() or not list(store.rglob("*.parquet"))
