@@ -103,7 +103,7 @@ DELOITTE = _lines(BUNDLED / "deloitte_fide_2011" / "test_solution.csv", 8)
 DELOITTE_PLAYERS = _lines(BUNDLED / "deloitte_fide_2011" / "initial_ratings.csv", 8)
 
 # name -> (file name, its inner text, how it is packed, extra command-line arguments,
-# is it a players file, the CSV separator when every line but the header is one row)
+# is it a players file)
 SOURCES: dict[str, tuple[str, bytes, str, tuple[str, ...], bool]] = {
     "csv": ("fz.csv", CANONICAL_CSV, "", (), False),
     "csv-kaggle2010": ("fz.csv", KAGGLE, "", ("--mapping", "kaggle2010"), False),
@@ -341,10 +341,10 @@ def ingest_call(
     _, _, _, extra, is_players = SOURCES[source]
     mapping = extra[1] if extra else None
     files = [] if is_players else [path]
-    if mode == "beside":
+    if mode.startswith("beside"):
         beside = path.with_name("beside.csv")
         beside.write_bytes(VALID_BESIDE)
-        files.append(beside)
+        files.insert(0 if mode == "beside-first" else len(files), beside)
     if api and mode != "correction":  # the API has no ``source``: corrections by the CLI
         import arpad
 
@@ -365,11 +365,19 @@ def ingest_call(
     return code, err, sum(map(int, described))
 
 
-MODES = st.sampled_from(["new", "new", "correction", "beside"])
+MODES = st.sampled_from(["new", "new", "correction", "beside", "beside-first"])
 
 
 def _key(row: dict) -> tuple:
     return (row["source"], row["sha256"])
+
+
+def one_line_naming(err: str, name: str, mode: str) -> None:
+    """The refusal: one line ``arpad: error: …`` naming the file, the last on stderr."""
+    lines = [x for x in err.splitlines() if x.strip()]
+    error = [x for x in lines if x.startswith("arpad: error: ")]
+    assert len(error) == 1 and error[0] == lines[-1], err
+    assert name in error[0] or (mode.startswith("beside") and "beside.csv" in error[0]), err
 
 
 def check_one(
@@ -404,16 +412,15 @@ def check_one(
         after = snapshot(store)
         manifest = _manifest(store)
         if manifest == manifest_before:
-            # refused as a whole: one line naming the file, the store untouched (the
-            # catalog, a cache of views rebuilt from the files, may be refreshed)
-            assert code == 2, err
-            lines = [x for x in err.splitlines() if x.strip()]
-            error = [x for x in lines if x.startswith("arpad: error: ")]
-            assert len(error) == 1 and error[0] == lines[-1], err
-            assert name in error[0] or (mode == "beside" and "beside.csv" in error[0]), err
+            # refused as a whole (or the bytes of a stored file: "identical content",
+            # exit 0): the store untouched (but the catalog, a cache of views rebuilt
+            # from the files, which may be refreshed)
             assert {k: v for k, v in after.items() if not k.startswith("catalog")} == {
                 k: v for k, v in before.items() if not k.startswith("catalog")
             }
+            if code == 0:
+                return
+            one_line_naming(err, name, mode)
             return
         # nothing already stored changes (but the corrected source's own games)
         old = {_key(r) for r in manifest_before}
@@ -429,10 +436,14 @@ def check_one(
             if key.startswith(("games", "quarantine")) and not any(b in key for b in gone_batches):
                 assert after.get(key) == digest, key
         new = [r for r in manifest if _key(r) not in old]
-        if mode == "beside":
+        if mode.startswith("beside"):
             assert any(r["source"].endswith("beside.csv") for r in new), new
             new = [r for r in new if not r["source"].endswith("beside.csv")]
-        if not new:  # identical content already stored (a mutation that changed nothing)
+        if not new:
+            # the beside file stored before the mutated one was refused (each file of a
+            # command is its own transition), or identical content already stored
+            if code == 2:
+                one_line_naming(err, name, mode)
             return
         (entry,) = new
         assert entry["accepted"] + entry["quarantined"] == entry["rows"], entry
