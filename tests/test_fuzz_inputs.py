@@ -116,6 +116,8 @@ SOURCES: dict[str, tuple[str, bytes, str, tuple[str, ...], bool]] = {
     "csv.gz": ("fz.csv.gz", CANONICAL_CSV, "gz", (), False),
     "pgn.zip": ("fz.zip", PGN, "zip", (), False),
     "csv.zip": ("fz.zip", CANONICAL_CSV, "zip", (), False),
+    "players.gz": ("pl.csv.gz", DELOITTE_PLAYERS, "gz", (), True),
+    "players.zip": ("pl.zip", CANONICAL_PLAYERS, "zip", (), True),
 }
 
 
@@ -458,7 +460,7 @@ def check_one(
                 inner = gzip.decompress(data)
             except Exception:
                 inner = None
-        if fmt in (None, "csv") and (name.endswith(".csv") or name.endswith(".csv.gz")):
+        if fmt in (None, "csv") and name.endswith((".csv", ".csv.gz")):
             if inner is not None and inner[:2] not in (b"\xff\xfe", b"\xfe\xff"):
                 want = naive_csv_rows(inner)
                 if want is not None:
