@@ -28,12 +28,14 @@ minimal regression test at the end of the file.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import io
 import os
 import re
 import shutil
+import signal
 import tempfile
 import zipfile
 from pathlib import Path
@@ -374,6 +376,25 @@ def _key(row: dict) -> tuple:
     return (row["source"], row["sha256"])
 
 
+HANG_SECONDS = 120  # a file of a few kB ingests in well under a second
+
+
+@contextlib.contextmanager
+def no_hang(seconds: int):
+    """A hang is a failure, not a stuck test run: SIGALRM interrupts the call."""
+
+    def hung(signum, frame):
+        raise AssertionError(f"the ingest did not end within {seconds} s: a hang")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def one_line_naming(err: str, name: str, mode: str) -> None:
     """The refusal: one line ``arpad: error: …`` naming the file, the last on stderr."""
     lines = [x for x in err.splitlines() if x.strip()]
@@ -403,7 +424,8 @@ def check_one(
         cwd = os.getcwd()
         os.chdir(work)
         try:
-            code, err, described = ingest_call(store, path, source, mode, api, capsys, fmt)
+            with no_hang(HANG_SECONDS):
+                code, err, described = ingest_call(store, path, source, mode, api, capsys, fmt)
         finally:
             os.chdir(cwd)
 
