@@ -1042,6 +1042,12 @@ def check_input_file(path: Path) -> None:
         raise InputError(path, None, "is a directory: name the files in it (e.g. DIR/*.pgn)")
     if not path.is_file():
         raise InputError(path, None, "is not a regular file (a device, a pipe or a socket)")
+    try:  # the name is recorded (source, label, quarantine rows) as UTF-8 text
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            path, None, "the file's name is not valid UTF-8 (the store records it): rename it"
+        ) from None
     try:
         with open(path, "rb") as fh:
             fh.read(1)

@@ -611,3 +611,32 @@ def test_a_zip_of_a_newer_version_than_python_reads_is_refused_in_one_line(tmp_p
     (line,) = err.strip().splitlines()
     assert line.startswith("arpad: error: ") and "new.zip" in line, err
     assert not store.exists() or not list(store.rglob("*.parquet"))
+
+
+def test_a_file_name_that_is_not_utf8_is_refused_in_one_line(tmp_path, capsys):
+    """Found while generating names for the files: a name whose bytes are not UTF-8
+    (``b"\\xff\\xfe.csv"``, as a Latin-1 or Windows machine writes "ÿþ.csv") reached the
+    manifest lookup as a str holding surrogate escapes, which Arrow cannot compare
+    (``TypeError: Got unexpected argument type <class 'str'>``): a traceback and exit 1.
+    It is refused before anything is read, naming the file, as the CLI and the API."""
+    if os.name != "posix":
+        pytest.skip("byte file names are a POSIX matter")  # pragma: no cover
+    name = os.fsdecode(b"\xff\xfe.csv")
+    path = tmp_path / name
+    path.write_bytes(CANONICAL_CSV)
+    store = tmp_path / "store"
+    code = main(["ingest", "--no-flow", "--store", str(store), str(path)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith("arpad: error: ") and "not valid UTF-8" in line, err
+    assert "\\xff\\xfe.csv" in line  # its bytes shown, so the line prints anywhere
+    assert not store.exists() or not list(store.rglob("*.parquet"))
+    import arpad
+
+    with pytest.raises(InputError, match="not valid UTF-8"):
+        arpad.Store(store).ingest([path])
+    # the same bytes under a UTF-8 name are stored
+    good = tmp_path / "good.csv"
+    good.write_bytes(CANONICAL_CSV)
+    assert main(["ingest", "--no-flow", "--store", str(store), str(good)]) == 0
