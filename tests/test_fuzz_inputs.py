@@ -46,7 +46,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arpad.pipeline.cli import main
-from arpad.pipeline.errors import InputError
+from arpad.pipeline.errors import InputError, _printable
 from arpad.pipeline.store import Store
 from tests.conftest import BUNDLED, SHARED
 
@@ -244,6 +244,18 @@ def mutate(data: bytes, ops: list[tuple]) -> bytes:
     return data
 
 
+NAME_PREFIXES = [
+    "with space ",
+    "new\nline ",
+    "tab\t",
+    os.fsdecode(b"\xff\xfe"),  # not UTF-8: refused (see the regression test below)
+    "Re\u0301ti ",  # decomposed
+    "-dash ",
+    "x" * 200,
+    "semi;colon,comma ",
+    'quote"s ',
+]
+
 OPS = st.lists(
     st.tuples(
         st.sampled_from(["flip", "truncate", "insert", "duplicate", "delete", "field", "swap"]),
@@ -400,13 +412,21 @@ def one_line_naming(err: str, name: str, mode: str) -> None:
     lines = [x for x in err.splitlines() if x.strip()]
     error = [x for x in lines if x.startswith("arpad: error: ")]
     assert len(error) == 1 and error[0] == lines[-1], err
-    assert name in error[0] or (mode.startswith("beside") and "beside.csv" in error[0]), err
+    shown = _printable(name).replace("\n", "\\n").replace("\r", "\\r")
+    assert shown in error[0] or (mode.startswith("beside") and "beside.csv" in error[0]), err
 
 
 def check_one(
-    template: Path, source: str, data: bytes, mode: str, api: bool, capsys, fmt: str | None = None
+    template: Path,
+    source: str,
+    data: bytes,
+    mode: str,
+    api: bool,
+    capsys,
+    fmt: str | None = None,
+    prefix: str = "",
 ) -> None:
-    name = SOURCES[source][0]
+    name = prefix + SOURCES[source][0]
     if mode == "correction" and correcting(source) is None:
         mode = "new"
     with tempfile.TemporaryDirectory() as tmp:
@@ -497,17 +517,21 @@ def check_one(
     mode=MODES,
     api=st.booleans(),
     fmt=st.sampled_from([None, None, None, None, "csv", "pgn", "trf", "parquet"]),
+    prefix=st.sampled_from(["", "", "", *NAME_PREFIXES]),
 )
-def test_mutated_real_files_keep_the_promise(template, capsys, source, ops, inside, mode, api, fmt):
+def test_mutated_real_files_keep_the_promise(
+    template, capsys, source, ops, inside, mode, api, fmt, prefix
+):
     """Mutations of each reader's valid file, applied to the text inside an archive or
     to the archive's own bytes; sometimes read with a ``--format`` of its own or another
-    reader's."""
+    reader's, and under a hostile name (a line break, bytes that are not UTF-8, 200
+    characters, a leading dash, a decomposed accent)."""
     _, inner, how, _, _ = SOURCES[source]
     if how and not inside:
         data = mutate(pack(how, inner), ops)
     else:
         data = pack(how, mutate(inner, ops))
-    check_one(template, source, data, mode, api, capsys, fmt)
+    check_one(template, source, data, mode, api, capsys, fmt, prefix)
 
 
 @FUZZ
