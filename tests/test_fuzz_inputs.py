@@ -638,7 +638,7 @@ def test_a_zip_of_a_newer_version_than_python_reads_is_refused_in_one_line(tmp_p
 
 
 def test_a_file_name_that_is_not_utf8_is_refused_in_one_line(tmp_path, capsys):
-    """Found while generating names for the files: a name whose bytes are not UTF-8
+    """Found by hand while choosing hostile names for the generator: a name whose bytes are not UTF-8
     (``b"\\xff\\xfe.csv"``, as a Latin-1 or Windows machine writes "ÿþ.csv") reached the
     manifest lookup as a str holding surrogate escapes, which Arrow cannot compare
     (``TypeError: Got unexpected argument type <class 'str'>``): a traceback and exit 1.
