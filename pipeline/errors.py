@@ -10,6 +10,16 @@ NOT_WRITABLE_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 _DISK_FULL_TEXTS = ("no space left on device", "disk quota exceeded", "[errno 28]", "[errno 122]")
 
 
+def _printable(name: str) -> str:
+    """A file name as UTF-8 text: bytes that are not UTF-8 (surrogate escapes, as Python
+    decodes such a name) shown as ``\\xff``, so the message can be printed anywhere."""
+    try:
+        raw = name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
 class InputError(Exception):
     """Bad input: the message names the file, the line and the problem."""
 
@@ -18,7 +28,7 @@ class InputError(Exception):
         self.line = line
         # one line, always: a library's message may hold line breaks
         self.problem = " ".join(str(problem).splitlines())
-        shown = self.path.replace("\n", "\\n").replace("\r", "\\r")  # one line, always
+        shown = _printable(self.path).replace("\n", "\\n").replace("\r", "\\r")  # one line
         where = f"{shown}:{line}" if line is not None else shown
         super().__init__(f"{where}: {self.problem}")
 

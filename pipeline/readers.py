@@ -1007,10 +1007,12 @@ def _zip_of_csv(path: Path) -> bool:
     """A ``.zip`` holding CSV members and no PGN (else it is read as PGN)."""
     import zipfile
 
+    from arpad.pipeline.archives import ZIP_ERRORS
+
     try:
         with zipfile.ZipFile(path) as zf:
             names = [n.lower() for n in zf.namelist()]
-    except (zipfile.BadZipFile, OSError, ValueError):
+    except ZIP_ERRORS:  # damaged, or a newer zip version than Python reads
         return False  # the PGN reader names the problem
     return not any(n.endswith(".pgn") for n in names) and any(n.endswith(".csv") for n in names)
 
@@ -1040,6 +1042,12 @@ def check_input_file(path: Path) -> None:
         raise InputError(path, None, "is a directory: name the files in it (e.g. DIR/*.pgn)")
     if not path.is_file():
         raise InputError(path, None, "is not a regular file (a device, a pipe or a socket)")
+    try:  # the name is recorded (source, label, quarantine rows) as UTF-8 text
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            path, None, "the file's name is not valid UTF-8 (the store records it): rename it"
+        ) from None
     try:
         with open(path, "rb") as fh:
             fh.read(1)
