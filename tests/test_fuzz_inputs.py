@@ -49,6 +49,7 @@ from arpad.pipeline.cli import main
 from arpad.pipeline.errors import InputError, _printable
 from arpad.pipeline.store import Store
 from tests.conftest import BUNDLED, SHARED
+from tests.test_hostile_input import _mutate
 
 EXAMPLES = int(os.environ.get("ARPAD_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(
@@ -198,23 +199,8 @@ def _replace_field(line: bytes, index: int, value: bytes) -> bytes:
 
 def mutate(data: bytes, ops: list[tuple]) -> bytes:
     for op, a, b in ops:
-        n = len(data)
-        if op == "flip" and n:
-            i = a % n
-            data = data[:i] + bytes([data[i] ^ (b % 255 + 1)]) + data[i + 1 :]
-        elif op == "truncate":
-            data = data[: a % (n + 1)]
-        elif op == "insert":
-            i = a % (n + 1)
-            data = data[:i] + INSERTS[b % len(INSERTS)] + data[i:]
-        elif op in ("duplicate", "delete"):
-            lines = data.split(b"\n")
-            i = a % len(lines)
-            if op == "duplicate":
-                lines.insert(i, lines[i])
-            else:
-                del lines[i]
-            data = b"\n".join(lines)
+        if op in ("flip", "truncate", "insert", "duplicate", "delete"):  # the byte and line ops
+            data = _mutate(data, [(op, a, b)], INSERTS)
         elif op == "field":
             lines = data.split(b"\n")
             i = a % len(lines)

@@ -536,7 +536,9 @@ INSERTS = [b"\x00", b'"', b"\xef\xbb\xbf", b"\r", b"\n", b",", b"{", b"}", b"[",
 INSERTS += [b"\xc2\xb2", b"  ", b"\t"]  # '²' (a digit to str.isdigit), blanks, a tab
 
 
-def _mutate(data: bytes, ops: list[tuple]) -> bytes:
+def _mutate(data: bytes, ops: list[tuple], inserts: list[bytes] = INSERTS) -> bytes:
+    """``data`` with ``ops`` applied in turn (tests/test_fuzz_inputs.py uses it too, with
+    its own ``inserts``)."""
     for op, a, b in ops:
         n = len(data)
         if op == "flip" and n:
@@ -546,7 +548,7 @@ def _mutate(data: bytes, ops: list[tuple]) -> bytes:
             data = data[: a % (n + 1)]
         elif op == "insert":
             i = a % (n + 1)
-            data = data[:i] + INSERTS[b % len(INSERTS)] + data[i:]
+            data = data[:i] + inserts[b % len(inserts)] + data[i:]
         elif op in ("duplicate", "delete"):
             lines = data.split(b"\n")
             i = a % len(lines)
