@@ -24,10 +24,13 @@ NO_MOVES = np.int64(-3750763034362895579)
 _FNV_PRIME = np.int64(1099511628211)
 MARKERS = (None, "1-0", "0-1", "1/2-1/2", "*")  # codes 0..4 of the MARKER column
 _HALF = np.frombuffer(b"1/2-1/2", np.uint8)
-_BYTE_KIND = np.zeros(256, np.uint8)  # 1: ends a line (LF, CR); 2: opens or ends a comment; 3: ]
+_BYTE_KIND = np.zeros(256, np.uint8)  # 1: ends a line (LF, CR); 2: ]
 _BYTE_KIND[[10, 13]] = 1
-_BYTE_KIND[[123, 125, 59]] = 2
-_BYTE_KIND[93] = 3
+_BYTE_KIND[93] = 2
+# printable ASCII (33-126): no White_Space and no part of a longer character, so the
+# blanks' checks at a line's ends need no call for it
+_PRINTABLE = np.zeros(256, np.bool_)
+_PRINTABLE[33:127] = True
 
 
 def _ws_fwd(buf, i, end):
@@ -81,14 +84,18 @@ _ws_fwd = jit(_ws_fwd)
 _ws_back = jit(_ws_back)
 
 
-# Byte classes of the movetext walk (``_movetext_line``).
-_SEP, _LETTER, _DIGIT, _MARK, _DOT, _DASH, _OPEN, _CLOSE, _BRACE, _SEMI, _NOMOVE, _EOL = range(12)
-_MOVE_KIND = np.full(256, _MARK, np.uint8)  # other bytes (+ # ! ? x : = and non-ASCII): dropped
+# Byte classes of the movetext walk (``_movetext``): the token bytes first
+# (_LETTER .. _RBRACE), then the bytes that end a token.
+(_LETTER, _ZERO, _DIGIT, _DOT, _DASH, _NOMOVE, _MARK, _CAPTURE, _RBRACE) = range(9)
+_SEP, _OPEN, _CLOSE, _BRACE, _SEMI, _EOL = range(9, 15)
+_MOVE_KIND = np.full(256, _MARK, np.uint8)  # other bytes (+ # ! ? : = and non-ASCII): dropped
 _MOVE_KIND[:33] = _SEP
 _MOVE_KIND[65:91] = _LETTER
 _MOVE_KIND[97:123] = _LETTER
-_MOVE_KIND[120] = _MARK  # x, the capture mark
-_MOVE_KIND[48:58] = _DIGIT
+_MOVE_KIND[120] = _CAPTURE  # x, the capture mark: dropped, but a move is there
+_MOVE_KIND[125] = _RBRACE  # }: dropped, but the line holds a comment's end
+_MOVE_KIND[48] = _ZERO
+_MOVE_KIND[49:58] = _DIGIT
 _MOVE_KIND[46] = _DOT
 _MOVE_KIND[45] = _DASH
 _MOVE_KIND[40] = _OPEN
@@ -96,39 +103,68 @@ _MOVE_KIND[41] = _CLOSE
 _MOVE_KIND[123] = _BRACE
 _MOVE_KIND[59] = _SEMI
 _MOVE_KIND[[10, 13]] = _EOL
+_MOVE_KIND[[36, 42, 47]] = _NOMOVE  # $ (a NAG), * (a result), / (1/2-1/2)
 # a line starting with a letter or a digit is movetext (no tag, blank or % line):
 # _scan reads it in one walk with its moves
 _MOVETEXT_START = np.zeros(256, np.bool_)
 _MOVETEXT_START[48:58] = True
 _MOVETEXT_START[65:91] = True
 _MOVETEXT_START[97:123] = True
-_MOVE_KIND[[36, 42, 47]] = _NOMOVE  # $ (a NAG), * (a result), / (1/2-1/2)
-# token states: before a move (or after its number), a move number, castling as
-# 0-0, a move, no move (a result, a NAG, a null move "--")
-_START, _NUMBER, _ZEROS, _MOVE, _DEAD = range(5)
+# Token states: before a move (or after its number), a move number that is a lone 0
+# (castling may follow) or another number, castling as 0- and as 0-0 (or longer), a
+# move, no move (a result, a NAG, a null move "--"). A token is a move when it ends
+# in _MOVE or _CASTLED.
+_START, _NUMBER_0, _NUMBER, _ZEROS, _CASTLED, _MOVE, _DEAD = range(7)
+# _NEXT[state, class]: the state after a token byte. _HASH[state, class]: what the byte
+# adds to the digest: 0 nothing, 1 the byte (o as O), 2 "O" (a castling 0), 3 "O-"
+# (the dash after a lone 0).
+_NEXT = np.empty((7, 9), np.uint8)
+_HASH = np.zeros((7, 9), np.uint8)
+for _s in range(7):
+    _NEXT[_s, :] = _s  # marks (+ x } ...) change nothing
+    _NEXT[_s, _NOMOVE] = _DEAD
+    _NEXT[_s, _LETTER] = _MOVE
+    _HASH[_s, _LETTER] = 1
+    _NEXT[_s, _DASH] = _DEAD
+_NEXT[_START, [_ZERO, _DIGIT]] = (_NUMBER_0, _NUMBER)
+_NEXT[[_NUMBER_0, _NUMBER], _DOT] = _START
+_NEXT[[_NUMBER_0, _NUMBER], _ZERO] = _NUMBER
+_NEXT[[_NUMBER_0, _NUMBER], _DIGIT] = _NUMBER
+_NEXT[_NUMBER_0, _DASH] = _ZEROS
+_HASH[_NUMBER_0, _DASH] = 3
+for _s in (_ZEROS, _CASTLED):
+    _NEXT[_s, [_LETTER, _DIGIT]] = _DEAD
+    _HASH[_s, _LETTER] = 0
+    _NEXT[_s, _ZERO] = _CASTLED
+    _HASH[_s, _ZERO] = 2
+    _NEXT[_s, _DASH] = _s
+    _HASH[_s, _DASH] = 1
+_NEXT[_MOVE, [_ZERO, _DIGIT, _DASH]] = _MOVE
+_HASH[_MOVE, [_ZERO, _DIGIT, _DASH]] = 1
+_NEXT[_DEAD, :] = _DEAD
+_HASH[_DEAD, :] = 0
+_TOKEN_MOVE = np.zeros(256, np.bool_)  # a letter or x: a move is there
+_TOKEN_MOVE[65:91] = True
+_TOKEN_MOVE[97:123] = True
+_HASH_BYTE = np.arange(256, dtype=np.int64)  # what a byte adds to the digest: o as O
+_HASH_BYTE[111] = 79
 
 
 @jit
-def _after_line(buf, j, n):
-    """The first byte of the next line, for a line whose text ends at ``j`` (at its CR
-    LF, LF or CR, or at the end ``n``: then ``n + 1``)."""
-    if j < n:
-        return j + 2 if (buf[j] == 13 and j + 1 < n and buf[j + 1] == 10) else j + 1
-    return n + 1
+def _movetext(buf, i, b, in_comment, games, r, brace_at, more):
+    """Read the movetext line starting at ``buf[i]`` (ending before ``b`` or at its first
+    line break) into game row ``r`` of ``games``, and, with ``more``, the lines after it
+    while each starts with a letter or a digit and no comment is open: a line in one
+    walk, outside its comments, given whether a ``{`` comment is open at its start.
+    Returns (next, lines, open, brace_at): the first byte of the line after the last
+    one read, how many were read, whether a ``{`` comment is still open after the
+    last, and ``_next_brace``'s last answer.
 
-
-@jit
-def _movetext_line(buf, a, b, in_comment, depth, h):
-    """(move, end, open, depth, h, stop, brace) of the movetext line starting at
-    ``buf[a]`` and ending before ``b`` or at its first line break (``stop``: where it
-    ended), read outside its comments, given whether a ``{`` comment is open at its
-    start: ``move`` is 1 if a letter (a move) stands outside the comments, ``end`` is
-    the index after the last byte of text outside them (``a``: the line is only
-    comments), ``open`` whether a ``{`` comment is still open after the line (``_scan``
-    then looks ahead), ``h`` the moves' digest extended by the line's main-line moves:
-    tokens outside comments and outside variations (``( )``, nested; ``depth`` of
-    them open at the line's start and after it), ``brace`` whether the line holds
-    ``{``, ``}`` or ``;``.
+    Per line, the row gets ``MOVE`` 1 if a letter (a move) stands outside the comments;
+    ``LAST`` the line's byte range up to the end of its text outside them (a line that
+    is only comments is not where the termination marker is); ``DIGEST`` the moves'
+    digest extended by the line's main-line moves: tokens outside comments and outside
+    variations (``( )``, nested; ``DEPTH`` of them open).
 
     Braces do not nest, and ``;`` outside a brace comment comments out the rest of
     the line. A comment left open at the end of a line continues (and a
@@ -141,74 +177,51 @@ def _movetext_line(buf, a, b, in_comment, depth, h):
     ``1/2-1/2``, ``*``), a NAG (``$1``) and a null move (``--``) are no move;
     castling is ``O-O``/``O-O-O`` however written (``0-0``, ``o-o``); the marks ``+ #
     ! ? x : = .`` and non-ASCII bytes are dropped (``Nxe5+!`` is ``Ne5``, ``e8=Q`` is
-    ``e8Q``). The digest is FNV-1a over the moves, each ended by one blank."""
-    move = 0
-    end = a
-    brace = False
-    skip = False  # after a ; comment
-    state = _START
-    th = h  # the digest with the token read so far: kept if it is a move
-    zeros = 0
-    q = a
-    while q < b:
-        c = buf[q]
-        if in_comment or skip:
-            if c == 10 or c == 13:
-                break
-            if c == 125:
-                brace = True
-                in_comment = False
-            q += 1
-            continue
-        k = _MOVE_KIND[c]
-        if k == _LETTER:
-            move = 1
-            end = q + 1
-            if state != _DEAD:
-                if state == _ZEROS:
-                    state = _DEAD
-                else:
-                    state = _MOVE
-                    th = (th ^ (79 if c == 111 else c)) * _FNV_PRIME  # o-o is O-O
-        elif k == _DIGIT:
-            end = q + 1
-            if state == _START:
-                state = _NUMBER
-                zeros = 1 if c == 48 else -1  # a lone 0 may be castling
-            elif state == _NUMBER:
-                zeros = -1
-            elif state == _MOVE:
-                th = (th ^ c) * _FNV_PRIME
-            elif state == _ZEROS:
-                if c == 48:
-                    zeros += 1
-                    th = (th ^ 79) * _FNV_PRIME
-                else:
-                    state = _DEAD  # 0-1
-        elif k == _DOT:
-            end = q + 1
-            if state == _NUMBER:
-                state = _START
-        elif k == _DASH:
-            end = q + 1
-            if state == _MOVE or state == _ZEROS:
-                th = (th ^ 45) * _FNV_PRIME
-            elif state == _NUMBER and zeros == 1:
-                state = _ZEROS
-                th = (((th ^ 79) * _FNV_PRIME) ^ 45) * _FNV_PRIME
-            else:
-                state = _DEAD
-        elif k == _MARK:
-            end = q + 1
-            if c == 120:  # x counts as a letter (a move is there)
-                move = 1
-            elif c == 125:
-                brace = True
-        elif k == _NOMOVE:
-            end = q + 1
-            state = _DEAD
-        else:  # the token ends
-            if depth == 0 and (state == _MOVE or (state == _ZEROS and zeros >= 2)):
+    ``e8Q``). The digest is FNV-1a over the moves, each ended by one blank.
+
+    One call reads a game's run of lines (not one call per line): each call of a
+    function taking an array costs atomic reference-count updates (``_scan``)."""
+    n = buf.size
+    depth = games[r, DEPTH]
+    h = games[r, DIGEST]
+    lines = 0
+    while True:
+        a = i
+        was_open = in_comment
+        move = 0
+        end = a
+        brace = False
+        skip = False  # after a ; comment
+        state = _START
+        th = h  # the digest with the token read so far: kept if it is a move
+        q = a
+        while q < b:
+            c = buf[q]
+            if in_comment or skip:
+                if c == 10 or c == 13:
+                    break
+                if c == 125:
+                    brace = True
+                    in_comment = False
+                q += 1
+                continue
+            k = _MOVE_KIND[c]
+            if k < _SEP:  # a token byte: the tables say what it does (no branch per class)
+                end = q + 1
+                if _TOKEN_MOVE[c] or k == _CAPTURE:
+                    move = 1
+                how = _HASH[state, k]
+                if how != 0:
+                    th = (th ^ (_HASH_BYTE[c] if how == 1 else 79)) * _FNV_PRIME
+                    if how == 3:
+                        th = (th ^ 45) * _FNV_PRIME
+                state = _NEXT[state, k]
+                if k == _RBRACE:
+                    brace = True
+                q += 1
+                continue
+            # the token ends
+            if depth == 0 and (state == _MOVE or state == _CASTLED):
                 h = (th ^ 32) * _FNV_PRIME
             th = h
             state = _START
@@ -227,10 +240,35 @@ def _movetext_line(buf, a, b, in_comment, depth, h):
                 if depth > 0:
                     depth -= 1
                 end = q + 1
-        q += 1
-    if depth == 0 and (state == _MOVE or (state == _ZEROS and zeros >= 2)):
-        h = (th ^ 32) * _FNV_PRIME
-    return move, end, in_comment, depth, h, q, brace
+            q += 1
+        if depth == 0 and (state == _MOVE or state == _CASTLED):
+            h = (th ^ 32) * _FNV_PRIME
+        lines += 1
+        j = q
+        # the next line: after the line's CR LF, LF or CR (n + 1 at the end)
+        i = j + 2 if (j + 1 < n and buf[j] == 13 and buf[j + 1] == 10) else j + 1
+        while j > a and not _PRINTABLE[buf[j - 1]]:
+            w = _ws_back(buf, j, a)
+            if w == 0:
+                break
+            j -= w
+        if move:
+            games[r, MOVE] = 1
+        if not (brace or was_open):  # no comment on this line: its text ends at j
+            games[r, LAST] = a
+            games[r, LAST + 1] = j
+        else:
+            if in_comment:
+                brace_at = _next_brace(buf, q, brace_at)
+                in_comment = brace_at < n and buf[brace_at] == 125
+            if end > a:
+                games[r, LAST] = a
+                games[r, LAST + 1] = end
+        if not more or in_comment or i >= n or not _MOVETEXT_START[buf[i]]:
+            break
+    games[r, DEPTH] = depth
+    games[r, DIGEST] = h
+    return i, lines, in_comment, brace_at
 
 
 @jit
@@ -290,41 +328,22 @@ def _skip_ws(buf, c, b):
 
 
 @jit
-def _keep_value(buf, key, klen, start, end, row, names, name_len):
-    """Record ``buf[start:end]`` as the value of the tag whose name is ``buf[key:key +
-    klen]`` when that name is wanted (``names``) and has no value yet (the first counts)."""
-    for k in range(names.shape[0]):
-        if name_len[k] == klen:
-            same = True
-            folded = False
-            for m in range(klen):
-                # ASCII case folded (| 32): `[white "…"]` is White (docs/pgn-trf.md);
-                # the wanted names are letters, which no other byte folds onto
-                if buf[key + m] | 32 != names[k, m] | 32:
-                    same = False
-                    break
-                folded = folded or buf[key + m] != names[k, m]
-            if same:
-                if folded:
-                    row[CASE] = 1
-                if row[VALUES + 2 * k] < 0:
-                    row[VALUES + 2 * k] = start
-                    row[VALUES + 2 * k + 1] = end
-                return
-
-
-@jit
-def _tag_pairs(buf, a, b, row, names, name_len):
-    """Parse the tag pairs ``[Key "value"]`` of the stripped line ``buf[a:b]`` into
-    ``row`` (the first value of each wanted name counts); False if the line is
-    malformed. The key runs to White_Space or '"'; the value ends at the first '"'
-    followed (after White_Space) by ']' and then by the end of the line or the next
-    '[': so a value may hold unescaped quotes, and one line may hold several pairs."""
+def _tag_pairs(buf, a, b):
+    """The tag pairs ``[Key "value"]`` of the stripped line ``buf[a:b]``: (pairs, count,
+    well-formed), ``pairs[i]`` the key's start and length and the value's start and end
+    of the i-th pair, in line order, up to the first malformed one. The key starts
+    after the ``[`` and any White_Space (the PGN Standard's tokens may stand apart,
+    §8.1.1: ``[ White "Réti" ]``) and runs to White_Space or '"'; the value ends at the first '"' followed (after White_Space) by
+    ']' and then by the end of the line or the next '[': so a value may hold unescaped
+    quotes, and one line may hold several pairs."""
+    pairs = np.empty(((b - a) // 4 + 1, 4), np.int64)  # a pair takes at least 4 bytes
+    count = 0
     p = a
     while p < b:
         if buf[p] != 91:
-            return False
-        s = p + 1
+            return pairs, count, False
+        k0 = _skip_ws(buf, p + 1, b)
+        s = k0
         while s < b:
             x = buf[s]
             if x == 34 or x == 32 or (x >= 9 and x <= 13):
@@ -333,8 +352,8 @@ def _tag_pairs(buf, a, b, row, names, name_len):
                 break
             s += 1
         c = _skip_ws(buf, s, b)
-        if s == p + 1 or c >= b or buf[c] != 34:
-            return False
+        if s == k0 or c >= b or buf[c] != 34:
+            return pairs, count, False
         end = -1
         nxt = b
         q = c + 1
@@ -349,10 +368,14 @@ def _tag_pairs(buf, a, b, row, names, name_len):
                         break
             q += 1
         if end < 0:
-            return False
-        _keep_value(buf, p + 1, s - p - 1, c + 1, end, row, names, name_len)
+            return pairs, count, False
+        pairs[count, 0] = k0
+        pairs[count, 1] = s - k0
+        pairs[count, 2] = c + 1
+        pairs[count, 3] = end
+        count += 1
         p = nxt
-    return True
+    return pairs, count, True
 
 
 @jit
@@ -370,7 +393,13 @@ def _scan(buf, names, name_len):
     holding text outside comments (up to the end of that text) and of the first
     value of each wanted tag) and ``pre``: lines of text
     before the first tag, the first one's line and byte range, the first kept line
-    and the number of tag lines."""
+    and the number of tag lines.
+
+    Speed: on the common path no helper that takes an array is called per line (the
+    next-line step, the blanks' checks and the keeping of a tag's value are written
+    here, and the game's row is indexed, not viewed): each such call costs a pair of
+    atomic reference-count updates (Numba's NRT), which took half the scan's time on
+    KingBase (docs/pgn-trf.md "Reading speed")."""
     n = buf.size
     ntag = names.shape[0]
     width = VALUES + 2 * ntag
@@ -388,51 +417,30 @@ def _scan(buf, names, name_len):
     i = 0
     in_comment = False  # inside a { } comment that runs over several lines
     brace_at = -1  # _next_brace's last answer
+    pairs = np.empty((1, 4), np.int64)  # a tag line's pairs (key, key length, value range)
     while i <= n:
         if g > 0 and not in_comment and i < n and _MOVETEXT_START[buf[i]]:
             # a movetext line (it starts with a letter or digit): split, read outside
             # its comments and its moves digested in one walk
-            row = games[g - 1]
-            move, end, in_comment, row[DEPTH], row[DIGEST], j, brace = _movetext_line(
-                buf, i, n, False, row[DEPTH], row[DIGEST]
+            i, lines, in_comment, brace_at = _movetext(
+                buf, i, n, False, games, g - 1, brace_at, True
             )
-            line += 1
-            a, b, i = i, j, _after_line(buf, j, n)
-            while b > a:
-                w = _ws_back(buf, b, a)
-                if w == 0:
-                    break
-                b -= w
+            line += lines
             prev_tag = False
-            if move:
-                row[MOVE] = 1
-            if not brace:
-                row[LAST] = a
-                row[LAST + 1] = b
-                continue
-            if in_comment:
-                brace_at = _next_brace(buf, j, brace_at)
-                in_comment = brace_at < n and buf[brace_at] == 125
-            if end > a:
-                row[LAST] = a
-                row[LAST + 1] = end
             continue
         j = i
-        brace = False  # the line holds {, } or ;: comments to follow
         closes = 0  # ']' on the line
         while j < n:
             k = _BYTE_KIND[buf[j]]  # one look-up per byte
             if k != 0:
                 if k == 1:
                     break
-                if k == 2:
-                    brace = True
-                else:
-                    closes += 1
+                closes += 1
             j += 1
         line += 1
-        a, b, i = i, j, _after_line(buf, j, n)
-        while a < b:
+        a, b = i, j
+        i = j + 2 if (j + 1 < n and buf[j] == 13 and buf[j + 1] == 10) else j + 1
+        while a < b and not _PRINTABLE[buf[a]]:
             w = _ws_fwd(buf, a, b)
             if w == 0 and b - a >= 3 and buf[a] == 0xEF and buf[a + 1] == 0xBB:
                 # a byte-order mark inside the file (files joined with cat, each with
@@ -441,7 +449,7 @@ def _scan(buf, names, name_len):
             if w == 0:
                 break
             a += w
-        while b > a:
+        while b > a and not _PRINTABLE[buf[b - 1]]:
             w = _ws_back(buf, b, a)
             if w == 0:
                 break
@@ -459,25 +467,9 @@ def _scan(buf, names, name_len):
                     pre_b = b
                 pre_n += 1
                 continue
-            row = games[g - 1]
-            was_open = in_comment
-            move, end, in_comment, row[DEPTH], row[DIGEST], _, _ = _movetext_line(
-                buf, a, b, in_comment, row[DEPTH], row[DIGEST]
+            _, _, in_comment, brace_at = _movetext(
+                buf, a, b, in_comment, games, g - 1, brace_at, False
             )
-            if not (brace or was_open):  # no comment on this line: its text ends at b
-                if move:
-                    row[MOVE] = 1
-                row[LAST] = a
-                row[LAST + 1] = b
-                continue
-            if in_comment:
-                brace_at = _next_brace(buf, j, brace_at)
-                in_comment = brace_at < n and buf[brace_at] == 125
-            if move:
-                row[MOVE] = 1
-            if end > a:  # a line that is only comments is not where the marker is
-                row[LAST] = a
-                row[LAST + 1] = end
             continue
         event = (
             b - a >= 7
@@ -506,7 +498,7 @@ def _scan(buf, names, name_len):
         prev_tag = True
         seen_event = seen_event or event
         nt += 1
-        row = games[g - 1]
+        r = g - 1
         # [Key "value"]: with one ']' on the line (export format), the key runs to the
         # first blank and the value, after White_Space, starts with '"' and ends with
         # '"]'. Any other line goes to _tag_pairs (several pairs on a line, blanks
@@ -514,12 +506,42 @@ def _scan(buf, names, name_len):
         s = a + 1
         while s < b and buf[s] != 32:
             s += 1
-        c = _skip_ws(buf, s + 1, b) if s < b else b
+        c = b
+        if s < b:
+            c = s + 1 if (s + 1 >= b or buf[s + 1] == 34) else _skip_ws(buf, s + 1, b)
         if closes == 1 and b - c >= 3 and buf[c] == 34 and buf[b - 2] == 34 and buf[b - 1] == 93:
-            _keep_value(buf, a + 1, s - a - 1, c + 1, b - 2, row, names, name_len)
-        elif not _tag_pairs(buf, a, b, row, names, name_len):
-            if row[BAD] < 0:
-                row[BAD] = line
+            pairs[0, 0] = a + 1
+            pairs[0, 1] = s - a - 1
+            pairs[0, 2] = c + 1
+            pairs[0, 3] = b - 2
+            count = 1
+        else:
+            pairs, count, ok = _tag_pairs(buf, a, b)
+            if not ok and games[r, BAD] < 0:
+                games[r, BAD] = line
+        # each pair's value is kept when its name is wanted and has no value yet (the
+        # first counts)
+        for p in range(count):
+            key, klen = pairs[p, 0], pairs[p, 1]
+            for k in range(ntag):
+                if name_len[k] != klen:
+                    continue
+                same = True
+                folded = False
+                for m in range(klen):
+                    # ASCII case folded (| 32): `[white "…"]` is White (docs/pgn-trf.md);
+                    # the wanted names are letters, which no other byte folds onto
+                    if buf[key + m] | 32 != names[k, m] | 32:
+                        same = False
+                        break
+                    folded = folded or buf[key + m] != names[k, m]
+                if same:
+                    if folded:
+                        games[r, CASE] = 1
+                    if games[r, VALUES + 2 * k] < 0:
+                        games[r, VALUES + 2 * k] = pairs[p, 2]
+                        games[r, VALUES + 2 * k + 1] = pairs[p, 3]
+                    break
     if g > 0:
         _close_game(buf, games[g - 1])
     pre = np.array([pre_n, pre_line, pre_a, pre_b, first_kept, nt], np.int64)

@@ -251,12 +251,17 @@ def _date_and_period(col: str) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     return date, period, precision
 
 
-def _strings(buf: np.ndarray, games: np.ndarray, col0: int, ncol: int) -> list[pl.Series]:
+def _strings(
+    buf: np.ndarray, games: np.ndarray, col0: int, ncol: int
+) -> tuple[list[pl.Series], np.ndarray]:
     """String columns of the byte ranges (start, end) in columns ``col0, col0 + 2, ...``
-    of ``games`` (valid UTF-8 cut at character bounds); null where start < 0."""
+    of ``games`` (valid UTF-8 cut at character bounds; null where start < 0), and each
+    column's bytes (``ncol`` views, in order)."""
     from arpad.kernels.pgn_scan import gather_ranges
 
     data, off = gather_ranges(buf, games, col0, ncol)
+    g = games.shape[0]
+    columns = [data[off[k * g] : off[(k + 1) * g]] for k in range(ncol)]
     valid = games[:, col0 : col0 + 2 * ncol : 2].T.ravel() >= 0
     arr = pa.LargeStringArray.from_buffers(
         valid.size,
@@ -266,8 +271,7 @@ def _strings(buf: np.ndarray, games: np.ndarray, col0: int, ncol: int) -> list[p
         int(valid.size - valid.sum()),
     )
     series = pl.from_arrow(arr)
-    g = games.shape[0]
-    return [series.slice(k * g, g) for k in range(ncol)]
+    return [series.slice(k * g, g) for k in range(ncol)], columns
 
 
 def _utf8(data: bytes, path: Path, notes: list[str], first_line: int = 1, what: str = "") -> bytes:
@@ -404,10 +408,18 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
 
     # Per game: the first value of each tag (backslash escapes undone), as string
     # columns cut from the file's bytes.
+    series, column_bytes = _strings(buf, rows, VALUES, len(TAGS))
     games = pl.DataFrame(
         [pl.Series("_line", rows[:, LINE])]
-        + [s.alias(t) for s, t in zip(_strings(buf, rows, VALUES, len(TAGS)), TAGS)]
+        + [s.alias(t) for s, t in zip(series, TAGS)]
         + [pl.Series("_bad_tag_line", rows[:, BAD])]
+    )
+    # The key tags' bytes say cheaply whether a name can need NFC or a run of blanks
+    # made one (a few ms, against ~0.1 s for the string checks on every game)
+    key_bytes = [column_bytes[TAGS.index(t)] for t in KEY_TAGS]
+    key_ascii = all(not (b >= 128).any() for b in key_bytes)
+    key_blank_runs = any(
+        (b == 9).any() or ((b[:-1] == 32) & (b[1:] == 32)).any() for b in key_bytes
     )
 
     def unescape(col: str) -> pl.Expr:
@@ -462,7 +474,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         )
         # one spelling per name: "Réti" composed (NFC) or decomposed (NFD, as macOS
         # tools write it) is the same player and the same game key
-        .with_columns(*([] if raw_bytes.isascii() else [pl.col(*KEY_TAGS).str.normalize("NFC")]))
+        .with_columns(*([] if key_ascii else [pl.col(*KEY_TAGS).str.normalize("NFC")]))
         .with_columns((bad_tag | truncated | mismatch).alias("_bad"))
         .collect()
     )
@@ -474,7 +486,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     header_only = truncated & ~pl.col("_movetext")
     if _odd_dates(games):  # the rewrite costs ~10% of a read: only files that need it
         games = games.with_columns(_dates_as_written())
-    if _blanks_inside(games, KEY_TAGS):
+    if key_blank_runs and _blanks_inside(games, KEY_TAGS):
         games = games.with_columns(pl.col(*KEY_TAGS).str.replace_all(r"[ \t]+", " "))
     bad = games.filter(pl.col("_bad")).with_columns(
         pl.when(bad_tag)
