@@ -84,6 +84,40 @@ def spreadsheet_safe(frame):
     )
 
 
+def blank_missing(frame: pl.DataFrame, max_rows: int, options: dict) -> pl.DataFrame:
+    """``frame`` as a table prints it, with every missing value an empty cell instead of
+    polars' ``null`` (docs/lists.md "Empty cells in tables"). Text columns: null → "".
+    Numbers, dates, times and booleans become text: polars' own text of each value
+    (printed with ``options``, one cell per line), "" for a missing one; the table hides
+    the column types, so only the empty cells change. Only the first and last
+    ``max_rows + 1`` rows are kept when there are more: a table of ``max_rows`` rows
+    shows no other, and formatting a million values to show fifty would be slow. Lists
+    and structs are left as they are (polars may print them on several lines)."""
+    import polars as pl
+
+    if max_rows >= 0 and frame.height > 2 * (max_rows + 1):
+        frame = pl.concat([frame.head(max_rows + 1), frame.tail(max_rows + 1)])
+    columns = []
+    for name, dtype in frame.schema.items():
+        column = frame[name]
+        if column.null_count() == 0 or dtype.is_nested():
+            columns.append(column)
+        elif dtype == pl.Null:
+            columns.append(pl.Series(name, [""] * frame.height, dtype=pl.String))
+        elif dtype in (pl.String, pl.Categorical, pl.Enum):
+            columns.append(column.cast(pl.String).fill_null(""))
+        elif dtype.is_numeric() or dtype.is_temporal() or dtype == pl.Boolean:
+            with pl.Config(
+                tbl_rows=-1, tbl_formatting="NOTHING", tbl_hide_column_names=True, **options
+            ):
+                lines = str(column.to_frame()).splitlines()
+            texts = ["" if v is None else t.strip() for v, t in zip(column, lines, strict=True)]
+            columns.append(pl.Series(name, texts, dtype=pl.String))
+        else:  # binary, objects: as polars prints them
+            columns.append(column)
+    return pl.DataFrame(columns)
+
+
 def render(
     table: pa.Table | pl.DataFrame,
     fmt: str = "table",
@@ -122,18 +156,17 @@ def render(
         frame.write_json(buf)
         text = buf.getvalue() + "\n"
     elif fmt == "table":
-        import polars as pl
-
-        with pl.Config(
-            tbl_rows=max_rows,
-            tbl_cols=-1,
-            tbl_width_chars=160,
-            tbl_hide_dataframe_shape=True,
-            tbl_hide_column_data_types=True,
-            fmt_str_lengths=40,
-            float_precision=float_precision,
-        ):
-            text = str(frame) + "\n"
+        options = {
+            "tbl_cols": -1,
+            "tbl_width_chars": 160,
+            "tbl_hide_dataframe_shape": True,
+            "tbl_hide_column_data_types": True,
+            "fmt_str_lengths": 40,
+            "float_precision": float_precision,
+        }
+        shown = blank_missing(frame, max_rows, options)
+        with pl.Config(tbl_rows=max_rows, **options):
+            text = str(shown) + "\n"
     elif fmt == "txt":
         text = fixed_width(frame)
     else:

@@ -46,6 +46,12 @@ FORMATS = ("pgn", "trf")
 KEEP_OPTION = "--keep-probable-duplicates"
 
 _STORED = ["game_id", "date", "white_id", "black_id", "score", "source"]
+# Compared too, but null in files written before they existed (docs/pgn-trf.md "Move digest").
+_LATER = {"date_precision": pl.String, "moves_digest": pl.Int64}
+# What a stored games file must hold for the check (the one-line error of a damaged
+# file otherwise), and the types of those columns and of ``_LATER``'s.
+_REQUIRED = pa.schema([schemas.GAMES_FILE.field(c) for c in _STORED])
+_EXPECTED = pa.schema([schemas.GAMES_FILE.field(c) for c in (*_STORED, *_LATER)])
 _INCOMING = [
     *("date", "period", "pool", "white_id", "black_id", "score"),
     *("date_precision", "moves_digest"),
@@ -144,23 +150,24 @@ def _wanted(incoming: pl.DataFrame) -> set[tuple[str, int]]:
 def _stored(store: Store, wanted: set[tuple[str, int]], ignore: set[str]) -> pl.DataFrame | None:
     """The stored games of the ``wanted`` partitions (files of ``ignore`` left out),
     with their pool, period, precision and moves' digest (null in files written
-    before those columns)."""
+    before those columns). Only those columns are read from each file (docs/pgn-trf.md
+    "What the check reads")."""
     frames = []
     for pool in sorted({pool for pool, _ in wanted}):
         for f in sorted(store.game_files(pool)):
             period = int(f.parent.name.split("=", 1)[1])
             if (pool, period) not in wanted or f.name in ignore:
                 continue
-            table = read_parquet_file(f)
-            frame = pl.from_arrow(table.select(_STORED))
-            extra = [
-                pl.from_arrow(table.column(c)).alias(c)
-                if c in table.column_names
-                else pl.lit(None, dtype=dtype).alias(c)
-                for c, dtype in (("date_precision", pl.String), ("moves_digest", pl.Int64))
+            frame = pl.from_arrow(read_parquet_file(f, [*_STORED, *_LATER], _REQUIRED, _EXPECTED))
+            absent = [
+                pl.lit(None, dtype=dtype).alias(c)
+                for c, dtype in _LATER.items()
+                if c not in frame.columns
             ]
             frames.append(
-                frame.with_columns(*extra, pool=pl.lit(pool), period=pl.lit(period, dtype=pl.Int32))
+                frame.with_columns(
+                    *absent, pool=pl.lit(pool), period=pl.lit(period, dtype=pl.Int32)
+                ).select(*_STORED, *_LATER, "pool", "period")
             )
     if not frames:
         return None

@@ -25,7 +25,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -84,14 +84,28 @@ HISTORY = pa.schema(
 )
 
 
-def read_parquet_file(path: str | os.PathLike) -> pa.Table:
+def read_parquet_file(
+    path: str | os.PathLike,
+    columns: Sequence[str] | None = None,
+    required: pa.Schema | None = None,
+    expected: pa.Schema | None = None,
+) -> pa.Table:
     """One Parquet file as a table. ``pq.ParquetFile`` rather than ``pq.read_table``:
     the latter goes through ``pyarrow.dataset``, whose import (pandas with it, when
-    installed) costs more than a small command's whole work (docs/runners.md)."""
+    installed) costs more than a small command's whole work (docs/runners.md).
+
+    ``columns``: only those (in that order), leaving out any the file does not have
+    (one written before a column was added); the others are not read from disk.
+    ``required``/``expected``: columns the file must have, and the types of those and
+    of ``expected``'s present ones, checked on the footer (``integrity.open_parquet``)."""
     from arpad.pipeline.integrity import open_parquet
 
-    with open_parquet(path) as f:  # a damaged file: one line naming it (docs/store.md)
-        return f.read()
+    # a damaged file: one line naming it (docs/store.md)
+    with open_parquet(path, required, expected) as f:
+        if columns is None:
+            return f.read()
+        present = set(f.schema_arrow.names)
+        return f.read(columns=[c for c in columns if c in present])
 
 
 def inside(root: str | os.PathLike, path: str | os.PathLike) -> Path:
