@@ -54,7 +54,7 @@ def write(games, layout: int, end: str) -> str:
         body = [" ".join(moves)] if layout & 8 else moves
         if layout & 16:
             body = ["{a note before the moves}", *body]
-        parts.append(end.join(x + tail for x in lines + [""] + body) + end)
+        parts.append(end.join(x + tail for x in [*lines, "", *body]) + end)
     return end.join(parts)
 
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from arpad.pipeline import output
 from arpad.pipeline.cli import main
 from arpad.pipeline.lists import TABLE_COLUMNS
+from tests.test_officer_attack4 import _elo_store
 
 
 def table_cells(text: str) -> list[list[str]]:
@@ -33,18 +34,8 @@ def table_cells(text: str) -> list[list[str]]:
 
 def _store_without_titles(root: Path) -> Path:
     """An Elo store whose players file has no federation or title column; Echo and
-    Foxtrot play no game in January 2024 (inactive: no rank, no K)."""
-    root.mkdir(parents=True, exist_ok=True)
-    players = "player_id,name,rating\n2001,Bravo,1500.04\n2002,Alpha,1499.96\n"
-    players += "2003,Charlie,1500\n2004,Delta,1500\n2005,Echo,1500.25\n2006,Foxtrot,1499.95\n"
-    (root / "players.csv").write_text(players)
-    games = "date,white_id,black_id,score\n2024-01-05,2001,2003,1\n2024-01-06,2002,2004,1\n"
-    (root / "games.csv").write_text(games)
-    s = ["--store", str(root / "store")]
-    assert main(["ingest", "--no-flow", str(root / "games.csv"), "--players",
-                 str(root / "players.csv"), *s]) == 0  # fmt: skip
-    assert main(["rate", "--no-flow", "--system", "elo", *s]) == 0
-    return root / "store"
+    Foxtrot play no game in January 2024 (inactive: no rank, no K): officer round 4's."""
+    return _elo_store(root)
 
 
 def _list(store: Path, fmt: str, capsys) -> str:
