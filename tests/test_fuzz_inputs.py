@@ -21,6 +21,12 @@ limits" is checked on whatever comes out:
 * nothing already stored changes: every file of the store's games and quarantine
   before the call is byte-identical after it, and the manifest's earlier entries too.
 
+Parquet games files (a real one built from the Kaggle 2010 games) are damaged at the
+byte level, ingested in a worker process (a PyArrow abort must not take the test run
+down), and mutated at the value level: hostile values in one cell, the same values in
+other Arrow types, columns duplicated, missing or extra; every row not touched is
+stored as the CSV of the same games stores it.
+
 The examples are derandomized (the same on every run); ``ARPAD_FUZZ_EXAMPLES`` raises
 their number and ``ARPAD_FUZZ_RANDOM=1`` draws new ones, for a longer local search. The defects found this way each have a
 minimal regression test at the end of the file.
@@ -797,17 +803,42 @@ def _with(table: pa.Table, name: str, column: pa.Array) -> pa.Table:
     return table.append_column(name, column)
 
 
-def _one_value(name: str, value, kind: pa.DataType, row: int, n: int) -> pa.Array:
+def _one_value(name: str, value, kind: pa.DataType, row: int, n: int) -> tuple[pa.Array, bool]:
     """The column ``name`` of the Kaggle table (or nulls, for a new column) as ``kind``,
-    with ``value`` in ``row`` (0-based)."""
-    if name in KAGGLE_TABLE.column_names:
-        values = KAGGLE_TABLE.column(name).to_pylist()
-        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
-            values = [str(v) for v in values]
-    else:
+    with ``value`` in ``row`` (0-based), and whether the other rows changed too: a type
+    that cannot hold the column's values (a bool or date period, a decimal score) holds
+    them cast (the period 1 as the date 1970-01-02), or null where it cannot."""
+    if name not in KAGGLE_TABLE.column_names:
         values = [None] * n
+        values[row] = value
+        return pa.array(values, kind), False
+    column = KAGGLE_TABLE.column(name)
+    values = column.to_pylist()
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        values = [str(v) for v in values]
     values[row] = value
-    return pa.array(values, kind)
+    # numbers stay the same numbers, text the same text; any other type (a bool, a date:
+    # pyarrow takes the period 1 as the day 1970-01-02) changes every row
+    same = any(
+        test(kind)
+        for test in (pa.types.is_integer, pa.types.is_floating, pa.types.is_decimal,
+                     pa.types.is_string, pa.types.is_large_string)
+    )  # fmt: skip
+    try:
+        made = pa.array(values, kind)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        pass
+    else:
+        if not same:
+            return made, True
+        held = made.to_pylist()  # (pyarrow puts a score 0.5 into an int64 column as 0)
+        return made, any(held[i] != values[i] for i in range(n) if i != row)
+    try:
+        others = column.cast(kind, safe=False).to_pylist()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        others = [None] * n
+    others[row] = value
+    return pa.array(others, kind), True
 
 
 # One hostile value in one cell: (Arrow type, value). The column takes that type.
@@ -850,10 +881,14 @@ CELL_COLUMNS = ["period", "white_id", "black_id", "score", "date", "game_id", "e
                 "white_rating", "black_rating", "rated", "pool", "result"]  # fmt: skip
 
 
-def _cell(table: pa.Table, name: str, kind: pa.DataType, value, row: int) -> pa.Table:
+def _cell(table: pa.Table, name: str, kind: pa.DataType, value, row: int) -> tuple[pa.Table, bool]:
+    """``table`` with the cell given ``value`` of ``kind``; and whether the column's
+    other values changed with it (``_one_value``)."""
+    plain = kind.value_type if pa.types.is_dictionary(kind) else kind
+    column, all_rows = _one_value(name, value, plain, row, table.num_rows)
     if pa.types.is_dictionary(kind):
-        return _with(table, name, _one_value(name, value, kind.value_type, row, table.num_rows))
-    return _with(table, name, _one_value(name, value, kind, row, table.num_rows))
+        column = column.dictionary_encode()
+    return _with(table, name, column), all_rows
 
 
 # A whole column of the same values in another type: the same games (docs/ingest.md
@@ -957,8 +992,9 @@ def test_one_hostile_value_in_a_parquet_file(
     kind, value = cell
     if dictionary and not pa.types.is_timestamp(kind) and not pa.types.is_date64(kind):
         kind = pa.dictionary(pa.int32(), kind)
-    table = _cell(KAGGLE_TABLE, name, kind, value, row)
-    check_parquet_values(template, capsys, table, mode, api, touched={row + 1}, refusable=True)
+    table, all_rows = _cell(KAGGLE_TABLE, name, kind, value, row)
+    touched = set(range(1, table.num_rows + 1)) if all_rows else {row + 1}
+    check_parquet_values(template, capsys, table, mode, api, touched=touched, refusable=True)
 
 
 @FUZZ_PARQUET
