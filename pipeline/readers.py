@@ -534,7 +534,7 @@ def raw_from_arrow(
     table = table.rename_columns(names)
     try:
         table = pa.table([_as_text(col) for col in table.columns], names=table.column_names)
-        table = _timestamps_as_dates(table, row_kind, path)
+        table = _past_the_calendar_as_text(_timestamps_as_dates(table, row_kind, path))
         frame = pl.from_arrow(table)
         if isinstance(frame, pl.Series):
             frame = frame.to_frame()
@@ -743,6 +743,27 @@ def _timestamps_as_dates(table: pa.Table, kind: str, path: Path | None = None) -
         else:
             days = column.cast(pa.date32())
         table = table.set_column(table.column_names.index(name), name, days)
+    return table
+
+
+def _past_the_calendar_as_text(table: pa.Table) -> pa.Table:
+    """Date and timestamp columns other than the dates (``_timestamps_as_dates``) with a
+    value outside the years 1..9999 as text: such a value as pyarrow's ``<value out of
+    range: N>`` (N the number the file stores), the others as polars prints them.
+    polars panics when it prints such a value (``invalid or out-of-range datetime``), a
+    traceback, so those columns must reach it as text (docs/ingest.md "Generated
+    hostile inputs": a date in a ``game_id``)."""
+    for i, column in enumerate(table.columns):
+        kind = column.type
+        if not (pa.types.is_timestamp(kind) or pa.types.is_date(kind)):
+            continue
+        outside = _outside_the_calendar(column)
+        if not pc.any(outside).as_py():
+            continue
+        within = pc.if_else(outside, pa.scalar(None, kind), column)
+        shown = pl.Series(within).cast(pl.String).to_arrow().cast(pa.string())
+        text = pc.if_else(outside, column.cast(pa.string()), shown)
+        table = table.set_column(i, table.schema.field(i).name, text)
     return table
 
 

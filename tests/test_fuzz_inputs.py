@@ -21,6 +21,12 @@ limits" is checked on whatever comes out:
 * nothing already stored changes: every file of the store's games and quarantine
   before the call is byte-identical after it, and the manifest's earlier entries too.
 
+Parquet games files (a real one built from the Kaggle 2010 games) are damaged at the
+byte level, ingested in a worker process (a PyArrow abort must not take the test run
+down), and mutated at the value level: hostile values in one cell, the same values in
+other Arrow types, columns duplicated, missing or extra; every row not touched is
+stored as the CSV of the same games stores it.
+
 The examples are derandomized (the same on every run); ``ARPAD_FUZZ_EXAMPLES`` raises
 their number and ``ARPAD_FUZZ_RANDOM=1`` draws new ones, for a longer local search. The defects found this way each have a
 minimal regression test at the end of the file.
@@ -32,14 +38,20 @@ import contextlib
 import gzip
 import hashlib
 import io
+import math
+import multiprocessing
 import os
 import re
 import shutil
 import signal
 import tempfile
 import zipfile
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from decimal import Decimal
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -47,6 +59,7 @@ from hypothesis import strategies as st
 
 from arpad.pipeline.cli import main
 from arpad.pipeline.errors import InputError, _printable
+from arpad.pipeline.reasons import Reason
 from arpad.pipeline.store import Store
 from tests.conftest import BUNDLED, SHARED
 from tests.test_hostile_input import _mutate
@@ -122,6 +135,45 @@ SOURCES: dict[str, tuple[str, bytes, str, tuple[str, ...], bool]] = {
     "players.gz": ("pl.csv.gz", DELOITTE_PLAYERS, "gz", (), True),
     "players.zip": ("pl.zip", CANONICAL_PLAYERS, "zip", (), True),
 }
+
+
+def kaggle_parquet_table(n: int = 12) -> pa.Table:
+    """``n`` games of the Kaggle 2010 training file (every 300th row: months 1..10) as
+    a canonical games table as pandas or polars would write it: ``period``,
+    ``white_id`` and ``black_id`` as int64, ``score`` as float64."""
+    lines = (SHARED / "kaggle2010_elo_vs_rest" / "training_data.csv").read_text().splitlines()
+    rows = [line.split(",") for line in lines[1::300][:n]]
+    return pa.table(
+        {
+            "period": pa.array([int(r[0]) for r in rows], pa.int64()),
+            "white_id": pa.array([int(r[1]) for r in rows], pa.int64()),
+            "black_id": pa.array([int(r[2]) for r in rows], pa.int64()),
+            "score": pa.array([float(r[3]) for r in rows], pa.float64()),
+        }
+    )
+
+
+def parquet_bytes(table: pa.Table, **write) -> bytes:
+    out = io.BytesIO()
+    pq.write_table(table, out, **write)
+    return out.getvalue()
+
+
+KAGGLE_TABLE = kaggle_parquet_table()
+# The Parquet games files: as pyarrow writes them by default (Snappy, dictionary
+# pages), and uncompressed without dictionaries (a byte flip there changes values
+# rather than breaking the decompression).
+PARQUET_SOURCES: dict[str, tuple[str, bytes, str, tuple[str, ...], bool]] = {
+    "parquet": ("fz.parquet", parquet_bytes(KAGGLE_TABLE), "", (), False),
+    "parquet-plain": (
+        "fz.parquet",
+        parquet_bytes(KAGGLE_TABLE, compression="none", use_dictionary=False),
+        "",
+        (),
+        False,
+    ),
+}
+ALL_SOURCES = {**SOURCES, **PARQUET_SOURCES}
 
 
 def pack(how: str, inner: bytes, name: str = "games") -> bytes:
@@ -325,10 +377,10 @@ def naive_csv_rows(data: bytes) -> int | None:
 def correcting(source: str) -> str | None:
     """The base source a file of this kind corrects (players files are merged, not
     corrected by ``--source``)."""
-    if SOURCES[source][4]:
+    if ALL_SOURCES[source][4]:
         return None
-    name = SOURCES[source][0]
-    inner = SOURCES[source][1]
+    name = ALL_SOURCES[source][0]
+    inner = ALL_SOURCES[source][1]
     if name.endswith(".trf"):
         return "base-trf"
     return "base-pgn" if inner.lstrip().startswith(b"[") else "base-csv"
@@ -340,7 +392,7 @@ def ingest_call(
     """One ingest through the command line or the API: (exit code, error text, player
     lines of a games file quarantined). ``mode``: "new" (a new source), "correction"
     (``--source`` of a stored file), "beside" (with a valid file in the same command)."""
-    _, _, _, extra, is_players = SOURCES[source]
+    _, _, _, extra, is_players = ALL_SOURCES[source]
     mapping = extra[1] if extra else None
     files = [] if is_players else [path]
     if mode.startswith("beside"):
@@ -393,6 +445,51 @@ def no_hang(seconds: int):
         signal.signal(signal.SIGALRM, previous)
 
 
+def isolated_ingest(
+    store: Path, path: Path, source: str, mode: str, api: bool, fmt: str | None, work: Path
+) -> tuple[int, str, int]:
+    """``ingest_call`` in a worker process: in ``work``, its output captured."""
+    out, err = io.StringIO(), io.StringIO()
+
+    class Captured:
+        def readouterr(self) -> tuple[str, str]:
+            return out.getvalue(), err.getvalue()
+
+    os.chdir(work)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        return ingest_call(store, path, source, mode, api, Captured(), fmt)
+
+
+class Isolated:
+    """One spawned worker process that runs ingests: an abort of PyArrow's C++ code (a
+    damaged Parquet file can raise a C++ exception PyArrow does not turn into a Python
+    one) ends the worker, not the test run, and is reported as the failure it is; the
+    next call starts a new worker."""
+
+    def __init__(self) -> None:
+        self.pool: ProcessPoolExecutor | None = None
+
+    def call(self, fn, *args):
+        if self.pool is None:
+            context = multiprocessing.get_context("spawn")
+            self.pool = ProcessPoolExecutor(1, mp_context=context)
+        try:
+            return self.pool.submit(fn, *args).result(timeout=HANG_SECONDS)
+        except BrokenProcessPool:
+            self.close()
+            raise AssertionError("the ingest process died (an abort or a crash)") from None
+        except TimeoutError:
+            self.close()
+            raise AssertionError(f"the ingest did not end within {HANG_SECONDS} s") from None
+
+    def close(self) -> None:
+        if self.pool is not None:
+            for proc in list(getattr(self.pool, "_processes", {}).values()):
+                proc.kill()
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
 def one_line_naming(err: str, name: str, mode: str) -> None:
     """The refusal: one line ``arpad: error: …`` naming the file, the last on stderr."""
     lines = [x for x in err.splitlines() if x.strip()]
@@ -411,8 +508,14 @@ def check_one(
     capsys,
     fmt: str | None = None,
     prefix: str = "",
+    isolated: Isolated | None = None,
+    then=None,
 ) -> None:
-    name = prefix + SOURCES[source][0]
+    """Ingest ``data`` as the file of ``source`` into a copy of ``template`` and check
+    the promise. ``isolated``: the ingest runs in that worker process (a damaged
+    Parquet file could abort PyArrow). ``then(store, entry, code, err)``: further checks
+    of an accepted file, on the store after it."""
+    name = prefix + ALL_SOURCES[source][0]
     if mode == "correction" and correcting(source) is None:
         mode = "new"
     with tempfile.TemporaryDirectory() as tmp:
@@ -430,8 +533,13 @@ def check_one(
         cwd = os.getcwd()
         os.chdir(work)
         try:
-            with no_hang(HANG_SECONDS):
-                code, err, described = ingest_call(store, path, source, mode, api, capsys, fmt)
+            if isolated is not None:
+                code, err, described = isolated.call(
+                    isolated_ingest, store, path, source, mode, api, fmt, work
+                )
+            else:
+                with no_hang(HANG_SECONDS):
+                    code, err, described = ingest_call(store, path, source, mode, api, capsys, fmt)
         finally:
             os.chdir(cwd)
 
@@ -481,7 +589,9 @@ def check_one(
         assert _quarantine(store, entry["batch"]) == entry["quarantined"] + described, entry
         if entry["kind"] == "games":
             assert _stored_games(store, entry["batch"]) == entry["accepted"], entry
-        how = SOURCES[source][2]
+        if then is not None:
+            then(store, entry, code, err)
+        how = ALL_SOURCES[source][2]
         inner = data
         if how == "gz":
             try:
@@ -601,6 +711,342 @@ def test_a_rating_field_is_stored_as_written_or_quarantined(template, capsys, va
             assert stored["f2"] == want, (value, stored["f2"])
 
 
+# -- Parquet games files -------------------------------------------------------------------------
+
+PARQUET_EXAMPLES = int(os.environ.get("ARPAD_FUZZ_EXAMPLES", "25"))
+FUZZ_PARQUET = settings(FUZZ, max_examples=PARQUET_EXAMPLES)
+
+
+@pytest.fixture(scope="module")
+def isolated():
+    worker = Isolated()
+    yield worker
+    worker.close()
+
+
+PARQUET_OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["flip", "flip", "truncate", "insert", "zero", "copy"]),
+        st.integers(0, 100_000),
+        st.integers(0, 100_000),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+def mutate_bytes(data: bytes, ops: list[tuple]) -> bytes:
+    """Byte-level damage: flips, truncation and inserted bytes (``_mutate``), a run of
+    up to 16 bytes zeroed, and a run of up to 16 bytes copied over another place (a
+    torn write, a block of another file)."""
+    for op, a, b in ops:
+        n = len(data)
+        if op in ("flip", "truncate", "insert"):
+            data = _mutate(data, [(op, a, b)], INSERTS)
+        elif op == "zero" and n:
+            i = a % n
+            data = data[:i] + bytes(min(1 + b % 16, n - i)) + data[i + 1 + b % 16 :]
+        elif op == "copy" and n:
+            i, j, k = a % n, b % n, 1 + (a ^ b) % 16
+            run = data[j : j + k]
+            data = data[:i] + run + data[i + len(run) :]
+    return data
+
+
+def stored_rows(store: Path, batch: str) -> dict[int, tuple]:
+    """The games a batch stored, by the row of the file they came from: (period,
+    white_id, black_id, score)."""
+    out = {}
+    for f in Store(store).game_files():
+        if f.name != f"part-{batch}.parquet":
+            continue
+        period = int(f.parent.name.split("=", 1)[1])
+        for r in pq.read_table(f, columns=["source", "white_id", "black_id", "score"]).to_pylist():
+            row = int(r["source"].rsplit(":", 1)[1])
+            out[row] = (period, r["white_id"], r["black_id"], r["score"])
+    return out
+
+
+def quarantined_rows(store: Path, batch: str) -> list[dict]:
+    q = Store(store).quarantine_dir / f"batch={batch}"
+    return pq.read_table(q).to_pylist() if q.exists() and any(q.rglob("*.parquet")) else []
+
+
+# The rows of the file as a CSV of the same values would store them (the naive reference).
+KAGGLE_ROWS = {
+    i: (r["period"], str(r["white_id"]), str(r["black_id"]), r["score"])
+    for i, r in enumerate(KAGGLE_TABLE.to_pylist(), 1)
+}
+
+
+@FUZZ_PARQUET
+@given(
+    source=st.sampled_from(sorted(PARQUET_SOURCES)),
+    ops=PARQUET_OPS,
+    mode=MODES,
+    api=st.booleans(),
+)
+def test_damaged_parquet_bytes_keep_the_promise(isolated, template, source, ops, mode, api):
+    """A real Parquet games file (Kaggle 2010 games) damaged at the byte level, ingested
+    by the CLI or the API in a worker process: usually unreadable, then refused in one
+    line naming the file (exit 2, the store unchanged); when PyArrow still reads it,
+    every row it gives is stored or quarantined, and nothing stored changes. A worker
+    that dies (a PyArrow abort) fails the example."""
+    data = mutate_bytes(PARQUET_SOURCES[source][1], ops)
+    check_one(template, source, data, mode, api, None, isolated=isolated)
+
+
+def _with(table: pa.Table, name: str, column: pa.Array) -> pa.Table:
+    """``table`` with the column ``name`` replaced (or appended)."""
+    if name in table.column_names:
+        return table.set_column(table.column_names.index(name), name, column)
+    return table.append_column(name, column)
+
+
+def _one_value(name: str, value, kind: pa.DataType, row: int, n: int) -> tuple[pa.Array, bool]:
+    """The column ``name`` of the Kaggle table (or nulls, for a new column) as ``kind``,
+    with ``value`` in ``row`` (0-based), and whether the other rows changed too: a type
+    that cannot hold the column's values (a bool or date period, a decimal score) holds
+    them cast (the period 1 as the date 1970-01-02), or null where it cannot."""
+    if name not in KAGGLE_TABLE.column_names:
+        values = [None] * n
+        values[row] = value
+        return pa.array(values, kind), False
+    column = KAGGLE_TABLE.column(name)
+    values = column.to_pylist()
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        values = [str(v) for v in values]
+    values[row] = value
+    # numbers stay the same numbers, text the same text; any other type (a bool, a date:
+    # pyarrow takes the period 1 as the day 1970-01-02) changes every row
+    same = any(
+        test(kind)
+        for test in (pa.types.is_integer, pa.types.is_floating, pa.types.is_decimal,
+                     pa.types.is_string, pa.types.is_large_string)
+    )  # fmt: skip
+    try:
+        made = pa.array(values, kind)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        pass
+    else:
+        if not same:
+            return made, True
+        held = made.to_pylist()  # (pyarrow puts a score 0.5 into an int64 column as 0)
+        return made, any(held[i] != values[i] for i in range(n) if i != row)
+    try:
+        others = column.cast(kind, safe=False).to_pylist()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        others = [None] * n
+    others[row] = value
+    return pa.array(others, kind), True
+
+
+# One hostile value in one cell: (Arrow type, value). The column takes that type.
+CELL_VALUES = [
+    (pa.int64(), None),
+    (pa.int64(), 2**63 - 1),
+    (pa.int64(), -(2**63)),
+    (pa.uint64(), 2**64 - 1),
+    (pa.int64(), 0),
+    (pa.int64(), -1),
+    (pa.float64(), math.nan),
+    (pa.float64(), math.inf),
+    (pa.float64(), -math.inf),
+    (pa.float64(), 1e308),
+    (pa.float64(), -0.0),
+    (pa.float64(), 0.1),
+    (pa.float64(), 2.0**53),
+    (pa.float32(), 0.5),
+    (pa.string(), ""),
+    (pa.string(), " "),
+    (pa.string(), "X" * 10_000),
+    (pa.string(), "line\nbreak"),
+    (pa.string(), "\u00bd"),
+    (pa.string(), "NaN"),
+    (pa.string(), "\u202e73"),
+    (pa.large_string(), "1e309"),
+    (pa.bool_(), True),
+    (pa.date32(), 2**31 - 1),
+    (pa.date32(), -(2**31)),
+    (pa.date32(), 2_932_896),  # 9999-12-31
+    (pa.date64(), 2**62),
+    (pa.timestamp("ms"), 2**62),
+    (pa.timestamp("ms"), -(2**63)),
+    (pa.timestamp("us", tz="Asia/Tokyo"), 2**62),
+    (pa.timestamp("ns"), -(2**63) + 1),
+    (pa.decimal128(38, 0), Decimal(10**37)),
+    (pa.decimal256(76, 0), Decimal(10**70)),
+]
+CELL_COLUMNS = ["period", "white_id", "black_id", "score", "date", "game_id", "event_id",
+                "white_rating", "black_rating", "rated", "pool", "result"]  # fmt: skip
+
+
+def _cell(table: pa.Table, name: str, kind: pa.DataType, value, row: int) -> tuple[pa.Table, bool]:
+    """``table`` with the cell given ``value`` of ``kind``; and whether the column's
+    other values changed with it (``_one_value``)."""
+    plain = kind.value_type if pa.types.is_dictionary(kind) else kind
+    column, all_rows = _one_value(name, value, plain, row, table.num_rows)
+    if pa.types.is_dictionary(kind):
+        column = column.dictionary_encode()
+    return _with(table, name, column), all_rows
+
+
+# A whole column of the same values in another type: the same games (docs/ingest.md
+# "Typed columns": a file gives what a CSV of the same values gives).
+def _as_type(name: str, kind: pa.DataType) -> pa.Array:
+    values = KAGGLE_TABLE.column(name)
+    if pa.types.is_dictionary(kind):
+        return values.cast(kind.value_type).dictionary_encode().combine_chunks()
+    if pa.types.is_string_view(kind):
+        return values.cast(pa.string()).cast(kind)
+    return values.cast(kind)
+
+
+SAME_VALUES = {
+    "period": [pa.int8(), pa.uint16(), pa.int32(), pa.uint64(), pa.float64(), pa.string(),
+               pa.large_string(), pa.dictionary(pa.int8(), pa.string()),
+               pa.dictionary(pa.int32(), pa.int64())],
+    "white_id": [pa.int16(), pa.uint64(), pa.float64(), pa.string(), pa.large_string(),
+                 pa.string_view(), pa.dictionary(pa.int32(), pa.string()),
+                 pa.dictionary(pa.int8(), pa.int64()), pa.decimal128(20, 0)],
+    "score": [pa.float32(), pa.float16(), pa.string(), pa.large_string(),
+              pa.dictionary(pa.int8(), pa.float64()), pa.decimal128(3, 1)],
+}  # fmt: skip
+SAME_VALUES["black_id"] = SAME_VALUES["white_id"]
+
+TABLE_CHANGES = ["duplicate", "duplicate-case", "missing", "extra-nested", "extra-text",
+                 "reordered", "row-groups", "no-rows", "null-type"]  # fmt: skip
+REQUIRED = ("period", "white_id", "black_id", "score")
+
+
+def _table_change(change: str, name: str) -> pa.Table:
+    t = KAGGLE_TABLE
+    if change == "duplicate":
+        return pa.Table.from_arrays([*t.columns, t.column(name)], [*t.column_names, name])
+    if change == "duplicate-case":
+        return pa.Table.from_arrays([*t.columns, t.column(name)], [*t.column_names, name.upper()])
+    if change == "missing":
+        return t.drop_columns([name])
+    if change == "extra-nested":
+        return t.append_column("moves", pa.array([[1, 2]] * t.num_rows))
+    if change == "extra-text":
+        return t.append_column("site", pa.array(["Kaggle"] * t.num_rows))
+    if change == "reordered":
+        return t.select(list(reversed(t.column_names)))
+    if change == "no-rows":
+        return t.slice(0, 0)
+    if change == "null-type":
+        return _with(t, name, pa.nulls(t.num_rows))
+    return t  # "row-groups": written with one row per row group
+
+
+def check_parquet_values(
+    template, capsys, table, mode, api, *, touched: set[int], refusable: bool, **write
+) -> None:
+    """Ingest ``table`` written as Parquet and check, beyond ``check_one``: every row not
+    in ``touched`` (1-based) is stored as the CSV of the Kaggle rows stores it; a
+    touched row is stored or quarantined at its own row with a reason code and a
+    detail; a refusal happens only where ``refusable``."""
+    outcome = {}
+
+    def then(store, entry, code, err):
+        outcome["accepted"] = True
+        stored = stored_rows(store, entry["batch"])
+        quarantined = quarantined_rows(store, entry["batch"])
+        for row, want in KAGGLE_ROWS.items():
+            if row > table.num_rows:
+                continue
+            if row not in touched:
+                assert stored.get(row) == want, (row, stored.get(row), want, quarantined)
+        codes = {r.value for r in Reason}
+        for q in quarantined:
+            assert q["line"] in touched, q
+            assert q["reason"] in codes and q["detail"], q
+        assert set(stored) | {q["line"] for q in quarantined} == set(range(1, table.num_rows + 1))
+
+    data = parquet_bytes(table, **write)
+    check_one(template, "parquet", data, mode, api, capsys, then=then)
+    if not refusable:
+        assert outcome.get("accepted"), "refused as a whole"
+
+
+@FUZZ_PARQUET
+@given(
+    name=st.sampled_from(CELL_COLUMNS),
+    cell=st.sampled_from(CELL_VALUES),
+    row=st.integers(0, len(KAGGLE_ROWS) - 1),
+    dictionary=st.booleans(),
+    mode=MODES,
+    api=st.booleans(),
+)
+def test_one_hostile_value_in_a_parquet_file(
+    template, capsys, name, cell, row, dictionary, mode, api
+):
+    """One cell of the real Parquet file given a hostile value (a null, huge or negative
+    integers, NaN and ±inf, 1e308, dates and timestamps past any calendar, 10,000
+    characters, a line break, a right-to-left mark, 40-digit decimals), its column typed
+    to hold it (dictionary-encoded or not), in a column arpad reads (period, ids, score)
+    or an optional one (date, game_id, event_id, ratings, rated, pool, result): the
+    other rows are stored as written; the row is stored or quarantined with its reason,
+    or the file is refused in one line naming it."""
+    kind, value = cell
+    if dictionary and not pa.types.is_timestamp(kind) and not pa.types.is_date64(kind):
+        kind = pa.dictionary(pa.int32(), kind)
+    table, all_rows = _cell(KAGGLE_TABLE, name, kind, value, row)
+    touched = set(range(1, table.num_rows + 1)) if all_rows else {row + 1}
+    check_parquet_values(template, capsys, table, mode, api, touched=touched, refusable=True)
+
+
+@FUZZ_PARQUET
+@given(
+    name=st.sampled_from(sorted(SAME_VALUES)),
+    index=st.integers(0, 100),
+    mode=MODES,
+    api=st.booleans(),
+)
+def test_the_same_values_in_another_arrow_type_are_the_same_games(
+    template, capsys, name, index, mode, api
+):
+    """A column of the real file written in another Arrow type holding the same values
+    (int8 and uint64 periods, int16 and float64 ids, large_string, string_view,
+    dictionary-encoded strings and integers, a float32 or decimal score): every game is
+    stored as the CSV of the same values stores it, nothing quarantined."""
+    kinds = SAME_VALUES[name]
+    table = _with(KAGGLE_TABLE, name, _as_type(name, kinds[index % len(kinds)]))
+    check_parquet_values(template, capsys, table, mode, api, touched=set(), refusable=False)
+
+
+@FUZZ_PARQUET
+@given(
+    change=st.sampled_from(TABLE_CHANGES),
+    name=st.sampled_from(REQUIRED),
+    mode=MODES,
+    api=st.booleans(),
+)
+def test_parquet_columns_duplicated_missing_or_extra(template, capsys, change, name, mode, api):
+    """Columns of the real file duplicated (exactly, or in another case), missing, of
+    the null type, in reverse order, with extra columns (a nested list, text), the rows
+    in one row group each, or no rows: refused in one line naming the file where a
+    column arpad needs is duplicated or missing, else every row stored as written (the
+    null-type column's rows quarantined with their reason)."""
+    table = _table_change(change, name)
+    write = {"row_group_size": 1} if change == "row-groups" else {}
+    refusable = change in ("duplicate", "duplicate-case", "missing")
+    touched = set(range(1, table.num_rows + 1)) if change == "null-type" else set()
+    check_parquet_values(
+        template, capsys, table, mode, api, touched=touched, refusable=refusable, **write
+    )
+    if refusable:
+        # a needed column twice or not at all: never stored
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "fz.parquet"
+            path.write_bytes(parquet_bytes(table))
+            code = main(["ingest", "--no-flow", "--store", str(Path(tmp) / "s"), str(path)])
+            err = capsys.readouterr().err
+            assert code == 2 and len(err.strip().splitlines()) == 1, err
+            assert "fz.parquet" in err and name in err.lower(), err
+
+
 # -- defects found, each a minimal regression test ----------------------------------------------
 
 
@@ -650,3 +1096,51 @@ def test_a_file_name_that_is_not_utf8_is_refused_in_one_line(tmp_path, capsys):
     good = tmp_path / "good.csv"
     good.write_bytes(CANONICAL_CSV)
     assert main(["ingest", "--no-flow", "--store", str(store), str(good)]) == 0
+
+
+def test_dates_past_the_calendar_in_any_column_are_their_text_not_a_panic(tmp_path, capsys):
+    """Found by the Parquet generator (``test_one_hostile_value_in_a_parquet_file``): a
+    date or timestamp outside the years 1..9999 in a column other than ``date`` (a
+    ``game_id``, an id, a rating written as a date by mistake) made polars panic while
+    reading the column as text (``PanicException: invalid or out-of-range datetime``): a
+    traceback and exit 1, through the CLI and the API. Such a value is now the text
+    ``<value out of range: N>``, N the number the file stores, as the ``date`` column
+    already read it, and the row is validated as that text. (A date64 is stored in
+    Parquet as days: pyarrow writes 2**62 ms as the day count 1836388031, wrapped to 32
+    bits, and that is the number the file holds.)"""
+    n = KAGGLE_TABLE.num_rows
+    big = 2**62
+    table = KAGGLE_TABLE.append_column("game_id", pa.array([2**31 - 1] + [None] * (n - 1), pa.int32()).cast(pa.date32()))  # fmt: skip
+    table = table.append_column("event_id", pa.array([None, big] + [None] * (n - 2), pa.timestamp("ms")))  # fmt: skip
+    table = table.append_column("white_rating", pa.array([None] * 2 + [big] + [None] * (n - 3), pa.date64()))  # fmt: skip
+    table = table.append_column("date", pa.array([None] * 3 + [big] + [None] * (n - 4), pa.date64()))  # fmt: skip
+    path = tmp_path / "far.parquet"
+    pq.write_table(table, path)
+    store = tmp_path / "store"
+    code = main(["ingest", "--no-flow", "--store", str(store), str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err
+    (entry,) = _manifest(store)
+    assert (entry["rows"], entry["accepted"], entry["quarantined"]) == (n, n - 2, 2)
+    quarantined = {q["line"]: (q["reason"], q["detail"]) for q in quarantined_rows(store, entry["batch"])}  # fmt: skip
+    days = pq.read_table(path).column("date").cast(pa.int32())[3].as_py()  # as written
+    assert days == 1836388031
+    assert quarantined == {
+        3: ("bad_rating", f"white_rating <value out of range: {days}> is not a rating in 0..3500"),
+        4: ("bad_date", f"date <value out of range: {days}> is not a valid YYYY-MM-DD date"),
+    }
+    games = {
+        int(r["source"].rsplit(":", 1)[1]): r
+        for f in Store(store).game_files()
+        for r in pq.read_table(f).to_pylist()
+    }
+    assert games[1]["game_id"] == "<value out of range: 2147483647>"
+    assert games[2]["event_id"] == f"<value out of range: {big}>"
+    stored = stored_rows(store, entry["batch"])
+    assert {row: stored[row] for row in stored} == {
+        row: want for row, want in KAGGLE_ROWS.items() if row not in (3, 4)
+    }
+    import arpad
+
+    report = arpad.Store(tmp_path / "api").ingest([path])
+    assert [(f.accepted, f.quarantined) for f in report.files] == [(n - 2, 2)]
