@@ -62,13 +62,8 @@ def _group_by_player(white, black, score, n_players):
     return offsets, opponent, own_score, is_white, game
 
 
-def group_by_player(
-    white: np.ndarray, black: np.ndarray, score: np.ndarray, n_players: int
-) -> PlayerGames:
-    """CSR of the period's games by player. ``white``/``black`` are dense indices."""
-    white = np.ascontiguousarray(white, dtype=np.int32)
-    black = np.ascontiguousarray(black, dtype=np.int32)
-    score = np.ascontiguousarray(score, dtype=np.float64)
+def check_games(white: np.ndarray, black: np.ndarray, score: np.ndarray, n_players: int) -> None:
+    """Refuse game arrays that the grouping or a per-game kernel could not index safely."""
     if not (white.shape == black.shape == score.shape) or white.ndim != 1:
         raise ValueError("white, black and score must be 1-D arrays of one length")
     if white.size >= 2**31:  # game indices are int32
@@ -77,4 +72,14 @@ def group_by_player(
         min(white.min(), black.min()) < 0 or max(white.max(), black.max()) >= n_players
     ):
         raise ValueError("player index out of range")
+
+
+def group_by_player(
+    white: np.ndarray, black: np.ndarray, score: np.ndarray, n_players: int
+) -> PlayerGames:
+    """CSR of the period's games by player. ``white``/``black`` are dense indices."""
+    white = np.ascontiguousarray(white, dtype=np.int32)
+    black = np.ascontiguousarray(black, dtype=np.int32)
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    check_games(white, black, score, n_players)
     return PlayerGames(*_group_by_player(white, black, score, np.int64(n_players)))

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arpad.kernels.config import by_work, jit_parallel, prange
+from arpad.kernels.config import by_work, jit, jit_parallel, prange
 from arpad.kernels.expected import logistic
 
 
@@ -74,6 +74,68 @@ def _elo_period_powers(rating, offsets, opponent, own_score, is_white, k, advant
         expected[p] = e
         after[p] = rating[p] + k * (s - e)
     return games, score, expected, after
+
+
+@jit
+def _elo_period_games(rating, white, black, score, k, advantage, scale, centre):
+    """``_elo_period_powers`` walking the games in input order instead of the grouping:
+    each player's expectation and score are summed over the same games in the same
+    order with the same expressions (White's side of a game before Black's), so the
+    results are those of the grouped kernel to the bit, without the counting sort."""
+    n = rating.shape[0]
+    games = np.zeros(n, dtype=np.int32)
+    total = np.zeros(n, dtype=np.float64)
+    expected = np.zeros(n, dtype=np.float64)
+    power = np.empty(n, dtype=np.float64)
+    for p in range(n):
+        power[p] = 10.0 ** ((rating[p] - centre) / scale)
+    up = 10.0 ** (advantage / scale)
+    for g in range(white.shape[0]):
+        w = white[g]
+        b = black[g]
+        mine = power[w] * up
+        expected[w] += mine / (mine + power[b])
+        total[w] += score[g]
+        games[w] += 1
+        mine = power[b] / up
+        expected[b] += mine / (mine + power[w])
+        total[b] += 1.0 - score[g]
+        games[b] += 1
+    after = rating.copy()
+    for p in range(n):
+        after[p] = rating[p] + k * (total[p] - expected[p])
+    return games, total, expected, after
+
+
+def elo_period_games(
+    rating: np.ndarray,
+    white: np.ndarray,
+    black: np.ndarray,
+    score: np.ndarray,
+    k: float,
+    white_advantage: float = 0.0,
+    scale: float = 400.0,
+) -> EloPeriodResult | None:
+    """``elo_period`` from the period's games as they are (dense player indices of White
+    and Black, White's score), equal to it to the bit; None when the ratings' spread
+    needs the per-game ``pow`` (then group the games and call ``elo_period``)."""
+    rating = np.ascontiguousarray(rating, dtype=np.float64)
+    white = np.ascontiguousarray(white, dtype=np.int32)
+    black = np.ascontiguousarray(black, dtype=np.int32)
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    if not (white.shape == black.shape == score.shape) or white.ndim != 1:
+        raise ValueError("white, black and score must be 1-D arrays of one length")
+    n = rating.shape[0]
+    if white.size and (min(white.min(), black.min()) < 0 or max(white.max(), black.max()) >= n):
+        raise ValueError("player index out of range")
+    centre = _power_centre(rating, float(white_advantage), float(scale))
+    if centre is None:
+        return None
+    return EloPeriodResult(
+        *_elo_period_games(
+            rating, white, black, score, float(k), float(white_advantage), float(scale), centre
+        )
+    )
 
 
 def elo_period(

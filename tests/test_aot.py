@@ -172,6 +172,50 @@ def test_argument_keys_follow_numbas_typeof():
     assert aot.argument_key(((1, 2),)) is None
 
 
+@pytest.mark.once  # (the second pass runs with NUMBA_DISABLE_JIT=1: no compiled module)
+def test_compiled_exports_release_the_gil(built):
+    """A compiled export runs without the GIL, as the JIT's ``nogil`` kernels do: the
+    engine's performance column runs on a thread beside the engine's own kernels and
+    the writer (docs/developing.md "Kernels ahead of time"). While a worker thread is
+    inside a long CSR call, this thread keeps running Python; an export holding the
+    GIL would stop it for the whole call (no Python runs in between)."""
+    import threading
+    import time
+
+    assert aot.enabled(), "ARPAD_AOT=0 or NUMBA_DISABLE_JIT=1: no compiled module to check"
+    rng = np.random.default_rng(3)
+    n, g = 100_000, 3_000_000
+    white = rng.integers(0, n, g).astype(np.int32)
+    black = rng.integers(0, n, g).astype(np.int32)
+    score = rng.choice([0.0, 0.5, 1.0], g)
+    args = (white, black, score, np.int64(n))
+    assert aot.argument_key(args) in aot.exports_of(csr._group_by_player)
+    csr._group_by_player(*args)  # loaded
+    inside = threading.Event()
+    done = threading.Event()
+    span = []
+
+    def worker():
+        inside.set()
+        t0 = time.perf_counter()
+        for _ in range(3):
+            csr._group_by_player(*args)
+        span.append(time.perf_counter() - t0)
+        done.set()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    inside.wait()
+    beats = []
+    while not done.is_set():
+        beats.append(time.perf_counter())
+    thread.join()
+    gaps = np.diff(beats) if len(beats) > 1 else np.array([span[0]])
+    # Held, the longest gap is a whole call (a third of the span); released, this thread
+    # only waits for the interpreter's switch interval (5 ms) and the scheduler.
+    assert gaps.max() < span[0] / 6, (gaps.max(), span[0])
+
+
 def test_a_module_built_from_other_sources_is_not_used(built, tmp_path, monkeypatch):
     stamp = dict(built, digest="0" * 64)
     fake = tmp_path / "stamp.json"

@@ -88,6 +88,76 @@ def test_elo_powers_serial_and_parallel_are_identical():
         assert np.array_equal(a, b)
 
 
+@pytest.mark.parametrize("advantage", [0.0, 35.0])
+def test_elo_from_the_games_in_input_order_equals_the_grouped_step_to_the_bit(advantage):
+    # The engine's Elo step walks the games as read, without the grouping by player
+    # (pipeline/systems/elo.py): the same sums in the same order, so the same bits,
+    # players without games and a game against oneself included.
+    rating, white, black, score = _games(13, 400, 5000)
+    white[7] = black[7]  # (refused at ingest; the kernel must still agree)
+    rating[:20] = np.nan_to_num(rating[:20])
+    g = group_by_player(white, black, score, rating.size + 30)
+    rating = np.concatenate([rating, np.full(30, 1500.0)])  # 30 players without games
+    grouped = elo.elo_period(rating, g.offsets, g.opponent, g.score, g.is_white, 20.0, advantage)
+    walked = elo.elo_period_games(rating, white, black, score, 20.0, advantage)
+    for a, b in zip(grouped, walked):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    want = naive_elo(rating, white, black, score, 20.0, advantage)
+    np.testing.assert_allclose(walked.rating_after, want, rtol=0, atol=1e-9)
+
+
+def test_elo_from_the_games_defers_to_the_grouping_when_powers_would_overflow():
+    rating, white, black, score = _games(9, 50, 400)
+    rating[0], rating[1] = 400.0 * 300, -400.0 * 300
+    assert elo.elo_period_games(rating, white, black, score, 20.0) is None
+    with pytest.raises(ValueError, match="out of range"):
+        elo.elo_period_games(rating[:10], white, black, score, 20.0)
+
+
+def test_the_elo_system_rates_without_grouping_the_games():
+    # The CSR grouping is built on first use only (PeriodGames.grouped): an Elo step
+    # never asks for it, the performance column does, once, and gets the kernel's own.
+    from arpad.pipeline.systems import get_system
+    from arpad.pipeline.systems.base import PeriodGames
+
+    rating, white, black, score = _games(17, 300, 3000)
+    sys_ = get_system("elo")
+    rules = sys_.rules_type()
+    games = PeriodGames.build(1, white, black, score, rating.size)
+    state = sys_.initial_state(_info(rating), rules)
+    _, report = sys_.step(state, games, rules)
+    assert games._grouped is None
+    want = naive_elo(rating, white, black, score, rules.k)
+    np.testing.assert_allclose(report.columns["rating_after"], want, rtol=0, atol=1e-9)
+    first = games.grouped()
+    assert games.grouped() is first
+    ref = group_by_player(white, black, score, rating.size)
+    for a, b in zip(first, ref):
+        assert np.array_equal(a, b)
+    import pickle
+
+    again = pickle.loads(pickle.dumps(games))
+    assert np.array_equal(again.offsets, ref.offsets)
+
+
+def _info(rating):
+    from arpad.pipeline.systems.base import PlayerInfo
+
+    n = rating.size
+    nan = np.full(n, np.nan)
+    return PlayerInfo(
+        player_id=np.array([f"p{i}" for i in range(n)], dtype=object),
+        rating=rating,
+        rated_games=np.full(n, -1),
+        peak_rating=nan,
+        birth_year=np.full(n, -1),
+        rd=nan,
+        volatility=nan,
+        grade=nan,
+        sex=np.full(n, None, dtype=object),
+    )
+
+
 def bisection_performance(opponents, target, extra=None):
     """The true performance on the logistic curve by plain bisection (to 1e-9 points)."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
+import threading
 import types
 import typing
 from dataclasses import dataclass, field
@@ -46,7 +47,13 @@ class PlayerInfo:
 
 @dataclass
 class PeriodGames:
-    """One period's rated games of one pool, with the CSR grouping by player."""
+    """One period's rated games of one pool, with the CSR grouping by player.
+
+    The grouping (``offsets``, ``opponent``, ``own_score``, ``is_white``, ``game``) is
+    built on first use, once, under a lock: a system whose step and performance column
+    walk the games in input order (Elo, ``elo_period_games``) never needs it, and the
+    counting sort of a 500k-game period is ~35 ms of CPU (docs/developing.md "The
+    engine")."""
 
     period: int
     previous_period: int | None  # the period walked before this one (None = first)
@@ -57,11 +64,8 @@ class PeriodGames:
     black: np.ndarray  # int32[g]
     score: np.ndarray  # float64[g], White's score
     event: np.ndarray  # int32[g], dense event index, -1 = unknown
-    offsets: np.ndarray  # int64[n + 1]
-    opponent: np.ndarray  # int32[2g]
-    own_score: np.ndarray  # float64[2g]
-    is_white: np.ndarray  # bool[2g]
-    game: np.ndarray  # int32[2g]
+    _grouped: Any = field(default=None, repr=False, compare=False)
+    _lock: Any = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
     def build(
@@ -74,15 +78,16 @@ class PeriodGames:
         event: np.ndarray | None = None,
         previous_period: int | None = None,
     ) -> PeriodGames:
-        """A period's games from flat arrays: the CSR grouping, elapsed months and year."""
-        from arpad.kernels.csr import group_by_player
+        """A period's games from flat arrays: elapsed months and year (the CSR grouping
+        by player follows on first use)."""
+        from arpad.kernels.csr import check_games
 
         white = np.ascontiguousarray(white, dtype=np.int32)
         black = np.ascontiguousarray(black, dtype=np.int32)
         score = np.ascontiguousarray(score, dtype=np.float64)
+        check_games(white, black, score, n_players)
         if event is None:
             event = np.full(white.shape[0], -1, dtype=np.int32)
-        grouped = group_by_player(white, black, score, n_players)
         elapsed = 1
         if previous_period is not None:
             elapsed = max(1, periods.months_between(previous_period, period))
@@ -96,12 +101,51 @@ class PeriodGames:
             black=black,
             score=score,
             event=np.ascontiguousarray(event, dtype=np.int32),
-            offsets=grouped.offsets,
-            opponent=grouped.opponent,
-            own_score=grouped.score,
-            is_white=grouped.is_white,
-            game=grouped.game,
         )
+
+    def grouped(self):
+        """The CSR grouping by player (kernels/csr.py ``PlayerGames``), built once."""
+        grouped = self._grouped
+        if grouped is None:
+            with self._lock:
+                grouped = self._grouped
+                if grouped is None:
+                    from arpad.kernels.csr import PlayerGames, _group_by_player
+
+                    # (the arrays were checked by ``build``)
+                    n = np.int64(self.n_players)
+                    grouped = PlayerGames(*_group_by_player(self.white, self.black, self.score, n))
+                    self._grouped = grouped
+        return grouped
+
+    def __getstate__(self) -> dict:  # pickled to Dask workers: a lock is not
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    @property
+    def offsets(self) -> np.ndarray:  # int64[n + 1]
+        return self.grouped().offsets
+
+    @property
+    def opponent(self) -> np.ndarray:  # int32[2g]
+        return self.grouped().opponent
+
+    @property
+    def own_score(self) -> np.ndarray:  # float64[2g]
+        return self.grouped().score
+
+    @property
+    def is_white(self) -> np.ndarray:  # bool[2g]
+        return self.grouped().is_white
+
+    @property
+    def game(self) -> np.ndarray:  # int32[2g]
+        return self.grouped().game
 
     def subset(self, keep: np.ndarray) -> PeriodGames:
         """The same period with only the games where ``keep`` is true (regrouped)."""

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from arpad.kernels.elo import elo_period
+from arpad.kernels.elo import elo_period, elo_period_games
 from arpad.pipeline.systems import register
 from arpad.pipeline.systems.base import (
     INACTIVE,
@@ -65,16 +65,23 @@ class EloSystem(RatingSystem):
 
     def step(self, state: State, games: PeriodGames, rules: EloRules) -> tuple[State, Report]:
         s = state.players
-        res = elo_period(
-            s["rating"],
-            games.offsets,
-            games.opponent,
-            games.own_score,
-            games.is_white,
-            rules.k,
-            rules.white_advantage,
-            rules.scale,
-        )
+        # The games in input order, no grouping (the same sums to the bit); the grouping
+        # and a per-game pow when the ratings' spread is too wide for powers.
+        res = elo_period_games(
+            s["rating"], games.white, games.black, games.score,
+            rules.k, rules.white_advantage, rules.scale,
+        )  # fmt: skip
+        if res is None:
+            res = elo_period(
+                s["rating"],
+                games.offsets,
+                games.opponent,
+                games.own_score,
+                games.is_white,
+                rules.k,
+                rules.white_advantage,
+                rules.scale,
+            )
         played = res.games > 0
         known = s["known"] | played
         status = np.where(known, INACTIVE, NOT_REPORTED).astype(np.int8)
