@@ -19,7 +19,8 @@ Numba otherwise (docs/developing.md "Kernels ahead of time").
   Numba's ``typeof`` would (dtype, dimensions, layout, writeable, aligned; Python
   ``int``/``float``/``bool``), and only an exact match is sent there.
 * **Never stale.** The module's stamp holds a digest of every kernel source file, the
-  Python, NumPy and Numba versions and the CPU; a change to any of them (an edited
+  build's exercise (pipeline/aot.py), the Python, NumPy and Numba versions and the CPU;
+  a change to any of them (an edited
   kernel) leaves the module unused until the next build. ``ARPAD_AOT=0`` turns it off;
   ``NUMBA_DISABLE_JIT=1`` does too (kernel bodies then run as Python).
 * **Which types.** The build (``python -m arpad.pipeline.aot``) rates a tiny game set
@@ -73,7 +74,7 @@ def _cpu() -> str:
 
 def source_digest() -> str:
     """Digest of what the compiled code depends on: every kernel source file, the
-    Python, NumPy and Numba versions, and the CPU."""
+    build's exercise, the Python, NumPy and Numba versions, and the CPU."""
     import numpy as np
 
     h = hashlib.sha256()
@@ -84,6 +85,9 @@ def source_digest() -> str:
         h.update(path.read_bytes())
     h.update(f"{sys.version}|{np.__version__}|{_numba_version()}|{_cpu()}".encode())
     h.update(f"build {BUILD}".encode())
+    exercise = HERE.parent / "pipeline" / "aot.py"  # which calls give the signatures
+    if exercise.is_file():
+        h.update(exercise.read_bytes())
     return h.hexdigest()
 
 

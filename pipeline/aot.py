@@ -3,8 +3,8 @@
 
 The build runs the kernels under the JIT with the argument types of real runs: a
 tiny game set rated with every system through the engine's in-memory walk and
-through a store (ingest of a small CSV, a small PGN file and a players file, then
-``rate``). A build
+through a store (ingest of a small CSV, a small PGN file and a players file, a
+small Parquet file streamed as large ones are, then ``rate``). A build
 that fails (no C compiler, say) prints why and exits 0: the JIT still works."""
 
 from __future__ import annotations
@@ -63,11 +63,42 @@ def exercise(systems=None) -> None:
         pgn.write_text(PGN)
         store = Store(Path(tmp) / "store")
         ingest_files(store, [games, pgn], players=[players])
+        # A Parquet games file of typed columns, streamed (pipeline/stream_ingest.py),
+        # with the compiled content digest that real files take from 100k rows, and
+        # keys looked up against a dictionary the CSV filled (kernels/strings.py).
+        _ingest_parquet(store, Path(tmp) / "games.parquet")
         for system in systems:
             try:
                 engine.rate(store, system, "standard", refresh_catalog=False)
             except ValueError:
                 pass  # a system this tiny store cannot rate
+
+
+def _ingest_parquet(store, path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from arpad.pipeline import digest
+    from arpad.pipeline.ingest import ingest_files
+
+    white, black, score = zip(*GAMES)
+    n = len(GAMES)
+    table = pa.table(
+        {
+            "game_id": [f"pq{i}" for i in range(n)],
+            "period": pa.array([202404] * n, pa.int32()),
+            "white_id": list(white),
+            "black_id": list(black),
+            "score": pa.array(score, pa.float32()),
+        }
+    )
+    pq.write_table(table, path)
+    compiled_from = digest.COMPILED_FROM
+    digest.COMPILED_FROM = 0
+    try:
+        ingest_files(store, [path])
+    finally:
+        digest.COMPILED_FROM = compiled_from
 
 
 def main(argv=None) -> int:

@@ -26,6 +26,62 @@ KEYS = pa.schema(
 )
 
 
+def _buffers(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(int32 offsets, uint8 data) of a string array, read in place (kernels/strings.py)."""
+    _, offsets, data = strings.buffers()
+    offsets = np.frombuffer(offsets, dtype=np.int32)[
+        strings.offset : strings.offset + len(strings) + 1
+    ]
+    data = np.frombuffer(data if data is not None else b"", dtype=np.uint8)
+    return offsets, data
+
+
+class StringIndex:
+    """Exact lookups of strings in ``value_set`` (an Arrow string array):
+    ``index_in(values)`` equals ``pyarrow.compute.index_in(values, value_set)`` with -1
+    for null, but the set's hash table is built once and kept (kernels/strings.py).
+    Nulls on either side, or two set strings sharing a 64-bit hash, take
+    ``index_in`` itself."""
+
+    def __init__(self, value_set: pa.Array) -> None:
+        from arpad.kernels.strings import _build, _hashes
+
+        value_set = _plain_strings(value_set)
+        self.value_set = value_set  # keeps the buffers alive
+        self._table = None  # (slot hashes, slots); None: every lookup by index_in
+        if not value_set.null_count:
+            self._offsets, self._data = _buffers(value_set)
+            hashes = _hashes(self._offsets, self._data)
+            bits = max(4, int(2 * max(len(value_set), 1) - 1).bit_length())  # half full
+            slot_hash, slot, ok = _build(hashes, self._offsets, self._data, np.int64(bits))
+            if ok:
+                self._table = (slot_hash, slot)
+
+    def index_in(self, values) -> np.ndarray:
+        """int32 index in the set of every value, -1 when absent (or null)."""
+        from arpad.kernels.strings import _hashes, _lookup, _verify
+
+        values = _plain_strings(values)
+        if self._table is not None and not values.null_count:
+            offsets, data = _buffers(values)
+            found = _lookup(*self._table, _hashes(offsets, data))
+            if _verify(found, self._offsets, self._data, offsets, data):
+                return found
+        found = pc.index_in(values, value_set=self.value_set, skip_nulls=True)
+        return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int32)
+
+
+def _plain_strings(values) -> pa.Array:
+    """One ``string`` (int32 offsets) array of ``values`` (chunked, large or dictionary)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    if values.type != pa.string():
+        values = values.cast(pa.string())
+    if isinstance(values, pa.DictionaryArray):  # (cast above turned it into strings)
+        values = values.dictionary_decode()
+    return values
+
+
 def read_keys(path) -> pa.Array:
     """The ids in key order (the id of key k is element k); empty without a file."""
     from arpad.pipeline.store import read_parquet_file
@@ -58,6 +114,7 @@ class KeyDictionary:
     def __init__(self, path):
         self.ids = read_keys(path)
         self.grown = False
+        self._index: StringIndex | None = None  # of ``ids``, rebuilt when they grow
 
     def keys(self, white, black) -> tuple[pa.Array, pa.Array]:
         """Keys of ``white`` and ``black`` (int32), adding the ids not held yet in order
@@ -74,12 +131,13 @@ class KeyDictionary:
         # probed once per id); ids already held — all of them after the first slices of
         # a file, usually — need nothing else (docs/store.md "Player keys").
         if len(self.ids):
-            found = pc.index_in(both, value_set=self.ids)
-            if found.null_count == 0:
-                both_keys = found.cast(pa.int32())
-                return both_keys.slice(0, n), both_keys.slice(n)
-            keys = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int32)
+            if self._index is None:
+                self._index = StringIndex(self.ids)
+            keys = self._index.index_in(both)
             missing = keys < 0
+            if not missing.any():
+                both_keys = pa.array(keys)
+                return both_keys.slice(0, n), both_keys.slice(n)
         else:
             keys = np.full(2 * n, -1, np.int32)
             missing = np.ones(2 * n, dtype=bool)
@@ -98,6 +156,7 @@ class KeyDictionary:
         keys[position] = len(self.ids) + fresh
         self.ids = pa.concat_arrays([self.ids, new]) if len(self.ids) else new
         self.grown = True
+        self._index = None
         both_keys = pa.array(keys)
         return both_keys.slice(0, n), both_keys.slice(n)
 
@@ -146,8 +205,7 @@ def dense_of_keys(
     ids (dense index = position); ``aliases`` (duplicate, keep): a merged duplicate's
     key maps to the kept player's index (docs/identity.md)."""
     ids = resolve_aliases(key_ids, aliases if len(key_ids) else None)
-    dense = pc.fill_null(pc.index_in(ids, value_set=player_ids), -1)
-    return dense.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    return StringIndex(player_ids).index_in(ids)
 
 
 def refuse_lost_dictionary(path: Path) -> None:
