@@ -141,6 +141,17 @@ def materialize() -> None:
         _materialized = True
 
 
+def read_only(a):
+    """A read-only view of the array ``a``. A kernel's inputs passed through it have one
+    type whether they are views of Arrow or polars buffers (read-only) or NumPy copies
+    (writeable), so that the export compiled ahead of time is the one called
+    (kernels/aot.py matches the writeable flag too: a copy once sent the 6M-game
+    ingest's digest pass to the JIT, Numba imported and the pass compiled)."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def jit(func) -> Kernel:
     """A serial kernel with the project-wide flags."""
     return Kernel(func, JIT_OPTIONS)

@@ -7,7 +7,7 @@ is several times faster once loaded.
 
 import numpy as np
 
-from arpad.kernels.config import jit
+from arpad.kernels.config import jit, read_only
 
 
 @jit
@@ -96,15 +96,15 @@ def row_hashes(numbers, texts, weights, seed, prime, null_tag) -> np.ndarray:
     seed, prime, null_tag = np.uint64(seed), np.uint64(prime), np.uint64(null_tag)
     with np.errstate(over="ignore"):  # wrapping uint64 arithmetic (NUMBA_DISABLE_JIT runs)
         for values, valid in numbers:
-            values = np.ascontiguousarray(values, np.int64).view(np.uint64)
-            valid = np.ascontiguousarray(valid, np.bool_)
+            values = read_only(np.ascontiguousarray(values, np.int64).view(np.uint64))
+            valid = read_only(np.ascontiguousarray(valid, np.bool_))
             if values.shape != (n,) or valid.shape != (n,):
                 raise ValueError("every column must have one value per row")
             _add_numbers(values, valid, np.uint64(next(weights)), seed, null_tag, out)
         for data, offsets, valid in texts:
-            data = np.ascontiguousarray(data, np.uint8)
-            offsets = np.ascontiguousarray(offsets, np.int64)
-            valid = np.ascontiguousarray(valid, np.bool_)
+            data = read_only(np.ascontiguousarray(data, np.uint8))
+            offsets = read_only(np.ascontiguousarray(offsets, np.int64))
+            valid = read_only(np.ascontiguousarray(valid, np.bool_))
             if offsets.shape != (n + 1,) or valid.shape != (n,):
                 raise ValueError("offsets must have one entry more than valid")
             if n and (offsets[0] < 0 or offsets[-1] > data.shape[0]):

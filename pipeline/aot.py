@@ -78,7 +78,7 @@ def _ingest_parquet(store, path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from arpad.pipeline import digest
+    from arpad.pipeline import digest, stream_ingest
     from arpad.pipeline.ingest import ingest_files
 
     white, black, score = zip(*GAMES)
@@ -93,12 +93,14 @@ def _ingest_parquet(store, path: Path) -> None:
         }
     )
     pq.write_table(table, path)
-    compiled_from = digest.COMPILED_FROM
-    digest.COMPILED_FROM = 0
+    # (in slices of 2 rows: the second slice's ids are looked up among the first's,
+    # kernels/idset.py)
+    compiled_from, batch_rows = digest.COMPILED_FROM, stream_ingest.BATCH_ROWS
+    digest.COMPILED_FROM, stream_ingest.BATCH_ROWS = 0, 2
     try:
         ingest_files(store, [path])
     finally:
-        digest.COMPILED_FROM = compiled_from
+        digest.COMPILED_FROM, stream_ingest.BATCH_ROWS = compiled_from, batch_rows
 
 
 def main(argv=None) -> int:

@@ -51,7 +51,8 @@ class StringIndex:
         self._table = None  # (slot hashes, slots); None: every lookup by index_in
         if not value_set.null_count:
             self._offsets, self._data = _buffers(value_set)
-            hashes = _hashes(self._offsets, self._data)
+            with np.errstate(over="ignore"):  # wrapping uint64 (NUMBA_DISABLE_JIT runs)
+                hashes = _hashes(self._offsets, self._data)
             bits = max(4, int(2 * max(len(value_set), 1) - 1).bit_length())  # half full
             slot_hash, slot, ok = _build(hashes, self._offsets, self._data, np.int64(bits))
             if ok:
@@ -64,7 +65,8 @@ class StringIndex:
         values = _plain_strings(values)
         if self._table is not None and not values.null_count:
             offsets, data = _buffers(values)
-            found = _lookup(*self._table, _hashes(offsets, data))
+            with np.errstate(over="ignore"):
+                found = _lookup(*self._table, _hashes(offsets, data))
             if _verify(found, self._offsets, self._data, offsets, data):
                 return found
         found = pc.index_in(values, value_set=self.value_set, skip_nulls=True)

@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from arpad.kernels.config import read_only
 from arpad.pipeline import catalog, keys, readers, schemas
 from arpad.pipeline.digest import COMPILED_FROM, ContentDigest, digest_v1, warm_up
 from arpad.pipeline.reasons import Reason
@@ -48,6 +49,9 @@ from arpad.pipeline.validate import Validated, validate_games
 # smaller slices re-use it instead of faulting fresh pages, at a lower peak
 # (docs/ingest.md "Large Parquet files").
 BATCH_ROWS = 250_000
+# Game ids a streamed ingest reserves room for at most before it has seen them (the
+# file's footer count, up to this; more grow by doubling): SeenIds.
+PRESIZE_MAX = 1 << 25
 MAX_OPEN_WRITERS = 64  # partition files open at once; more are written as segments
 # Parquet dictionary encoding for the text columns with few distinct values only: an
 # open writer keeps the dictionary of every encoded column (~16 MB per writer with
@@ -77,43 +81,79 @@ def streamable(path: Path, fmt: str | None, mapping: str | None, kind: str | Non
 class SeenIds:
     """The game ids accepted so far, slice by slice, as two 64-bit hashes of each id
     (polars' hash with two seeds, used inside this process only) and its line:
-    24 bytes per game whatever the ids. A false duplicate needs both hashes of two
-    different ids to agree (odds about n**2 / 2**129: below 1e-22 for 10**8 games)."""
+    24 bytes per game whatever the ids, plus a table of 4-byte slots at most ~70 %
+    full (kernels/idset.py), found in one probe per id. ``expected``: the number of
+    rows the file holds (its Parquet footer's count), so that the arrays are sized
+    once; without it they double as they fill. A false duplicate needs both hashes of
+    two different ids to agree (odds about n**2 / 2**129: below 1e-22 for 10**8
+    games)."""
 
     SEEDS = (0x5EED, 0xC0FFEE)
 
-    def __init__(self) -> None:
-        self.seen = pl.DataFrame(schema={"_h1": pl.UInt64, "_h2": pl.UInt64, "_before": pl.Int64})
-        self._last: tuple[pl.Series, pl.DataFrame] | None = None
+    def __init__(self, expected: int = 0) -> None:
+        self.count = 0
+        self.first = self.second = self.value = None
+        # (a footer's count is only a hint: the arrays grow past it, and a count beyond
+        # any real file does not reserve more; np.zeros takes memory only where written)
+        self._reserve(min(max(int(expected), 1024), PRESIZE_MAX))
+        self._last: tuple[pl.Series, tuple[np.ndarray, np.ndarray]] | None = None
 
-    def _hashes(self, ids: pl.Series) -> pl.DataFrame:
+    def _reserve(self, capacity: int) -> None:
+        """Room for ``capacity`` entries (the arrays copied, the table rebuilt)."""
+        from arpad.kernels.idset import _index
+
+        def grown(old, dtype):
+            new = np.zeros(capacity, dtype)
+            if old is not None:
+                new[: self.count] = old[: self.count]
+            return new
+
+        self.first = grown(self.first, np.uint64)
+        self.second = grown(self.second, np.uint64)
+        self.value = grown(self.value, np.int64)
+        self.slot = np.zeros(1 << max(10, int(capacity / 0.7).bit_length()), np.int32)
+        _index(self.slot, self.first, 0, self.count)
+
+    def _hashes(self, ids: pl.Series) -> tuple[np.ndarray, np.ndarray]:
         if self._last is not None and self._last[0] is ids:
             return self._last[1]  # the slice's ids hashed once for first_lines and add
-        hashes = pl.DataFrame(
-            {"_h1": ids.hash(seed=self.SEEDS[0]), "_h2": ids.hash(seed=self.SEEDS[1])}
+        hashes = tuple(
+            read_only(np.ascontiguousarray(ids.hash(seed=seed).to_numpy(), np.uint64))
+            for seed in self.SEEDS
         )
         self._last = (ids, hashes)
         return hashes
 
     def first_lines(self, ids: pl.Series) -> pl.DataFrame:
+        from arpad.kernels.idset import _find
+
         found = pl.DataFrame(schema={"_game_id": pl.String, "_before": pl.Int64})
-        if not self.seen.height or not len(ids):
+        if not self.count or not len(ids):
             return found
-        hashes = self._hashes(ids).with_columns(ids.alias("_game_id"))
-        # The slice's hashes as the set, every id seen so far probed against it: a set
-        # of one slice is built per slice, never one of the whole file.
-        near = self.seen.get_column("_h1").is_in(hashes.get_column("_h1").implode())
-        if not near.any():
+        first, second = self._hashes(ids)
+        before = _find(self.slot, self.first, self.second, self.value, first, second)
+        hit = before >= 0
+        if not hit.any():
             return found
-        hit = self.seen.filter(near).join(hashes, on=["_h1", "_h2"], how="inner")
-        return hit.select("_game_id", "_before").unique("_game_id", keep="first")
+        frame = pl.DataFrame({"_game_id": ids.filter(pl.Series(hit)), "_before": before[hit]})
+        return frame.unique("_game_id", keep="first", maintain_order=True)
 
     def add(self, ids: pl.Series, lines: pl.Series) -> None:
+        from arpad.kernels.idset import _index
+
         if not len(ids):
             return
-        part = self._hashes(ids).with_columns(lines.cast(pl.Int64).alias("_before"))
+        first, second = self._hashes(ids)
         self._last = None
-        self.seen = self.seen.vstack(part)  # chunks appended, nothing copied
+        n = len(first)
+        if self.count + n > len(self.first):
+            self._reserve(max(2 * len(self.first), self.count + n))
+        stop = self.count + n
+        self.first[self.count : stop] = first
+        self.second[self.count : stop] = second
+        self.value[self.count : stop] = lines.cast(pl.Int64).to_numpy()
+        _index(self.slot, self.first, self.count, stop)
+        self.count = stop
 
 
 class PartitionWriters:
@@ -466,7 +506,7 @@ def _slices(store: Store, head, source: str, batch: str, batch_rows: int, blank=
     ``blank`` (a one-item list) counts the blank rows skipped."""
     from arpad.pipeline.ingest import _drop_store_duplicates
 
-    seen = SeenIds()
+    seen = SeenIds(_rows(head.path))
     for raw in readers.iter_parquet(head.path, batch_rows, head.mapping, head.kind):
         if blank is not None:
             blank[0] += raw.blank

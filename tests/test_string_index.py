@@ -104,3 +104,54 @@ def test_the_key_dictionary_grows_and_finds_its_new_ids(tmp_path):
     w, b = dictionary.keys(pa.array(["d"]), pa.array(["b"]))  # all held: the kept table
     assert (w.to_pylist(), b.to_pylist()) == ([3], [1])
     assert dictionary.ids.to_pylist() == ["a", "b", "c", "d"]
+
+
+# -- the game ids of earlier slices (stream_ingest.SeenIds, kernels/idset.py) -----------
+def _first_lines_naive(earlier: dict, ids: list) -> dict:
+    return {i: earlier[i] for i in ids if i in earlier}
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    slices=st.lists(st.lists(st.text(alphabet="abc", max_size=3), max_size=30), max_size=6),
+    expected=st.integers(0, 40),
+)
+def test_seen_ids_find_the_first_line_of_every_id_of_an_earlier_slice(slices, expected):
+    """Each slice's ids looked up among the ids added from earlier slices (its first
+    line each, the line counting on across slices), then the slice's new ids added, as
+    validate_games does; equal to a dict of first lines."""
+    import polars as pl
+
+    from arpad.pipeline.stream_ingest import SeenIds
+
+    seen = SeenIds(expected)
+    earlier: dict = {}
+    line = 1
+    for ids in slices:
+        got = seen.first_lines(pl.Series(ids, dtype=pl.String))
+        assert dict(zip(got["_game_id"], got["_before"])) == _first_lines_naive(earlier, ids)
+        assert got["_game_id"].n_unique() == got.height
+        new = {}
+        for offset, i in enumerate(ids):
+            if i not in earlier and i not in new:
+                new[i] = line + offset
+        seen.add(pl.Series(list(new), dtype=pl.String), pl.Series(list(new.values())))
+        earlier.update(new)
+        line += len(ids)
+    assert seen.count == len(earlier)
+
+
+def test_seen_ids_grow_past_the_footers_count():
+    import polars as pl
+
+    from arpad.pipeline.stream_ingest import SeenIds
+
+    seen = SeenIds(expected=10)  # a footer that says 10 rows
+    for k in range(5):
+        ids = pl.Series([f"g{k}-{i}" for i in range(1000)])
+        assert seen.first_lines(ids).height == 0
+        seen.add(ids, pl.Series(range(k * 1000 + 1, k * 1000 + 1001)))
+    assert seen.count == 5000 and len(seen.first) >= 5000
+    assert (seen.slot != 0).sum() == 5000 and (seen.slot != 0).mean() <= 0.7
+    got = seen.first_lines(pl.Series(["g0-0", "g4-999", "g9-0"]))
+    assert dict(zip(got["_game_id"], got["_before"])) == {"g0-0": 1, "g4-999": 5000}
