@@ -36,6 +36,17 @@ def _buffers(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return offsets, data
 
 
+# Under NUMBA_DISABLE_JIT the kernels run as Python, ~30 µs a string: past this many
+# strings on either side the lookups go to ``pyarrow.compute.index_in`` (same answers).
+PYTHON_MAX = 2_000
+
+
+def _compiled_or_small(n: int) -> bool:
+    from arpad.kernels.config import jit_enabled
+
+    return n <= PYTHON_MAX or jit_enabled()
+
+
 class StringIndex:
     """Exact lookups of strings in ``value_set`` (an Arrow string array):
     ``index_in(values)`` equals ``pyarrow.compute.index_in(values, value_set)`` with -1
@@ -49,7 +60,7 @@ class StringIndex:
         value_set = _plain_strings(value_set)
         self.value_set = value_set  # keeps the buffers alive
         self._table = None  # (slot hashes, slots); None: every lookup by index_in
-        if not value_set.null_count:
+        if not value_set.null_count and _compiled_or_small(len(value_set)):
             self._offsets, self._data = _buffers(value_set)
             with np.errstate(over="ignore"):  # wrapping uint64 (NUMBA_DISABLE_JIT runs)
                 hashes = _hashes(self._offsets, self._data)
@@ -63,7 +74,7 @@ class StringIndex:
         from arpad.kernels.strings import _hashes, _lookup, _verify
 
         values = _plain_strings(values)
-        if self._table is not None and not values.null_count:
+        if self._table is not None and not values.null_count and _compiled_or_small(len(values)):
             offsets, data = _buffers(values)
             with np.errstate(over="ignore"):
                 found = _lookup(*self._table, _hashes(offsets, data))

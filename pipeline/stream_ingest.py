@@ -91,7 +91,7 @@ class SeenIds:
     SEEDS = (0x5EED, 0xC0FFEE)
 
     def __init__(self, expected: int = 0) -> None:
-        self.count = 0
+        self.count = self.indexed = 0  # entries added; of them, in the table
         self.first = self.second = self.value = None
         # (a footer's count is only a hint: the arrays grow past it, and a count beyond
         # any real file does not reserve more; np.zeros takes memory only where written)
@@ -112,7 +112,16 @@ class SeenIds:
         self.second = grown(self.second, np.uint64)
         self.value = grown(self.value, np.int64)
         self.slot = np.zeros(1 << max(10, int(capacity / 0.7).bit_length()), np.int32)
-        _index(self.slot, self.first, 0, self.count)
+        _index(self.slot, self.first, 0, self.indexed)
+
+    def _index_added(self) -> None:
+        """The entries added since the last lookup put into the table: a file's last
+        slice (its only one, for most files) is never indexed."""
+        from arpad.kernels.idset import _index
+
+        if self.indexed < self.count:
+            _index(self.slot, self.first, self.indexed, self.count)
+            self.indexed = self.count
 
     def _hashes(self, ids: pl.Series) -> tuple[np.ndarray, np.ndarray]:
         if self._last is not None and self._last[0] is ids:
@@ -130,6 +139,7 @@ class SeenIds:
         found = pl.DataFrame(schema={"_game_id": pl.String, "_before": pl.Int64})
         if not self.count or not len(ids):
             return found
+        self._index_added()
         first, second = self._hashes(ids)
         before = _find(self.slot, self.first, self.second, self.value, first, second)
         hit = before >= 0
@@ -139,8 +149,6 @@ class SeenIds:
         return frame.unique("_game_id", keep="first", maintain_order=True)
 
     def add(self, ids: pl.Series, lines: pl.Series) -> None:
-        from arpad.kernels.idset import _index
-
         if not len(ids):
             return
         first, second = self._hashes(ids)
@@ -152,7 +160,6 @@ class SeenIds:
         self.first[self.count : stop] = first
         self.second[self.count : stop] = second
         self.value[self.count : stop] = lines.cast(pl.Int64).to_numpy()
-        _index(self.slot, self.first, self.count, stop)
         self.count = stop
 
 
