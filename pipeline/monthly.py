@@ -369,7 +369,7 @@ def markdown(summary: RecalculateSummary) -> str:
                 )
             lines.append("")
     if summary.exports:
-        lines += ["Published lists:", "", *(f"- `{p}`" for p in summary.exports), ""]
+        lines += ["Published lists:", "", *(f"- `STORE/{p}`" for p in summary.exports), ""]
     for key, frozen in summary.published.items():
         if not frozen:
             continue

@@ -146,6 +146,10 @@ def test_summary_markdown_names_counts_and_movers(month_files, tmp_path):
     players = {r["player_id"] for r in _rows(store, "elo") if r["games"] > 0}
     assert summary.players_rated["elo/standard"] == len(players)
     assert f"**{len(players):,} players rated**" in text
+    # the exported lists are named inside the store, as the report's other paths are
+    for path in summary.exports:
+        assert (store.root / path).is_file()
+        assert f"- `STORE/{path}`" in text
 
 
 def _rows(store: Store, system: str) -> list[dict]:
