@@ -238,8 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     _prepare_environment()
     lean = False
     if argv is None:  # the console process itself (pipeline/lean.py)
-        from arpad.pipeline.lean import hide_unneeded_modules
+        from arpad.pipeline.lean import hide_unneeded_modules, single_threaded_blas
 
+        single_threaded_blas()
         lean = hide_unneeded_modules(sys.argv[1:])
         import signal
 

@@ -67,6 +67,24 @@ RETURN_FREED_MEMORY = {
 }
 
 
+# NumPy's OpenBLAS starts a thread per core when NumPy loads, and such a thread spins
+# (``blas_thread_server``) for a while after its start and after every BLAS call: 2.3 %
+# of the CPU samples of an ``arpad rate`` on the 6M-game store, on a core the run's own
+# threads (write-behind, performance column) want. arpad's only BLAS calls are the
+# backtest's and the draw model's fits of 3-4 columns, for which one thread is as
+# fast. Set for the console process before anything imports NumPy (Dask workers get
+# ``OMP_NUM_THREADS=1``, which OpenBLAS reads too); a value already set wins.
+SINGLE_THREADED_BLAS = {"OPENBLAS_NUM_THREADS": "1"}
+
+
+def single_threaded_blas() -> None:
+    """``SINGLE_THREADED_BLAS`` into the environment unless set (or NumPy loaded)."""
+    if "numpy" in sys.modules:
+        return
+    for name, value in SINGLE_THREADED_BLAS.items():
+        os.environ.setdefault(name, value)
+
+
 # cffi: Numba's typing imports it, when installed, to type CFFI functions, which no
 # arpad kernel calls (cffi and pycparser: ~0.05 s of each process; Numba runs without).
 HIDDEN = ("pandas", "cffi")
