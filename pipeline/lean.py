@@ -78,9 +78,7 @@ SINGLE_THREADED_BLAS = {"OPENBLAS_NUM_THREADS": "1"}
 
 
 def single_threaded_blas() -> None:
-    """``SINGLE_THREADED_BLAS`` into the environment unless set (or NumPy loaded)."""
-    if "numpy" in sys.modules:
-        return
+    """``SINGLE_THREADED_BLAS`` into the environment, where not set already."""
     for name, value in SINGLE_THREADED_BLAS.items():
         os.environ.setdefault(name, value)
 
