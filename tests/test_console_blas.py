@@ -41,6 +41,8 @@ def _run(argv: str, **env) -> tuple[str, int]:
 def test_console_process_sets_one_blas_thread_unless_the_user_did():
     value, threads = _run("")  # main() with no argv: the console process
     assert value == "1"
+    # the console's pool is the one a user gets by setting the variable to 1
+    assert threads == _run("", OPENBLAS_NUM_THREADS="1")[1]
     assert _run("", OPENBLAS_NUM_THREADS="2")[0] == "2"
     # main(argv) inside another program: nothing set, OpenBLAS's own pool (a thread per
     # core: never fewer threads than the console's one).
