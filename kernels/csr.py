@@ -62,6 +62,35 @@ def _group_by_player(white, black, score, n_players):
     return offsets, opponent, own_score, is_white, game
 
 
+@jit
+def _group_opponents(white, black, score, n_players):
+    """``_group_by_player``'s offsets, opponents and own scores alone, in the same order
+    (a stable counting sort): what a per-player loop over opponents needs (the engine's
+    performance column). Scattering two outputs in one pass costs ~5 ms at 500k games
+    against ~19 ms for the five of the full grouping (docs/developing.md "The engine")."""
+    n_games = white.shape[0]
+    counts = np.zeros(n_players + 1, dtype=np.int64)
+    for g in range(n_games):
+        counts[white[g] + 1] += 1
+        counts[black[g] + 1] += 1
+    offsets = np.cumsum(counts)
+    fill = offsets[:-1].copy()
+    opponent = np.empty(2 * n_games, dtype=np.int32)
+    own_score = np.empty(2 * n_games, dtype=np.float64)
+    for g in range(n_games):
+        w = white[g]
+        b = black[g]
+        j = fill[w]
+        fill[w] = j + 1
+        opponent[j] = b
+        own_score[j] = score[g]
+        j = fill[b]
+        fill[b] = j + 1
+        opponent[j] = w
+        own_score[j] = 1.0 - score[g]
+    return offsets, opponent, own_score
+
+
 def check_games(white: np.ndarray, black: np.ndarray, score: np.ndarray, n_players: int) -> None:
     """Refuse game arrays that the grouping or a per-game kernel could not index safely."""
     if not (white.shape == black.shape == score.shape) or white.ndim != 1:

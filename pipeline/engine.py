@@ -703,8 +703,11 @@ def _rate(
     if aliases is not None:  # a merged duplicate is not a player of its own
         players = players.filter(pc.invert(pc.is_in(players.column("player_id"), aliases[0])))
     info = player_info(players)
+    ids = id_array(info.player_id)
+    # One hash table of the run's player ids, for the observations' ids and the keys'.
+    index = player_keys.StringIndex(ids)
     # Ratings PGN/TRF files gave are dated observations, not undated seeds (docs/observations.md).
-    info.rating = observations.undated_ratings(store, info.player_id, info.rating)
+    info.rating = observations.undated_ratings(store, ids, info.rating, index)
     n = info.n
     rules_for = rules_picker(sys_, pool, rules, overrides)
     all_periods = run_periods(store, sys_, pool, rules_for)
@@ -730,7 +733,6 @@ def _rate(
     # absorbs every period but the last: no refit, no file, only the games kept (and the
     # checkpoints); ``history_reports`` then writes every period (docs/whr.md).
     absorbing = bool(walk) and sys_.revises_history(rules_for(walk[-1]))
-    ids = id_array(info.player_id)
     run = (checkpoint_meta or {}).get("run")
     seeds = observations.Observations.empty()
     if sys_.seeds_from_observations:
@@ -739,7 +741,7 @@ def _rate(
     dense_of_key = None
     if store.keys_path.exists():
         dense_of_key = player_keys.dense_of_keys(
-            player_keys.read_keys(store.keys_path), ids, aliases
+            player_keys.read_keys(store.keys_path), ids, aliases, index
         )
     # Sparse checkpoints: the periods between the checkpoint and ``start``, state only,
     # with the rules of the run that wrote them (pipeline/checkpoints.py).
@@ -767,6 +769,8 @@ def _rate(
         )
         return PeriodGames.build(period, white, black, score, n, event, before)
 
+    if refresh_catalog and walk:
+        catalog.import_beside(store)  # the catalog's rebuild at the end, when foreseen
     writer = WriteBehind()
     reader = ReadAhead(load)
     try:

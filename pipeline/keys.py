@@ -210,15 +210,19 @@ def resolve_aliases(ids, aliases: tuple[pa.Array, pa.Array] | None):
 
 
 def dense_of_keys(
-    key_ids: pa.Array, player_ids: pa.Array, aliases: tuple[pa.Array, pa.Array] | None
+    key_ids: pa.Array,
+    player_ids: pa.Array,
+    aliases: tuple[pa.Array, pa.Array] | None,
+    index: StringIndex | None = None,
 ) -> np.ndarray:
     """key -> dense player index (-1: not in the players table), built once per run.
 
     ``key_ids``: the dictionary's ids in key order; ``player_ids``: the run's player
     ids (dense index = position); ``aliases`` (duplicate, keep): a merged duplicate's
-    key maps to the kept player's index (docs/identity.md)."""
+    key maps to the kept player's index (docs/identity.md). ``index``: a
+    ``StringIndex`` of ``player_ids`` already built (the engine's), else one is built."""
     ids = resolve_aliases(key_ids, aliases if len(key_ids) else None)
-    return StringIndex(player_ids).index_in(ids)
+    return (index if index is not None else StringIndex(player_ids)).index_in(ids)
 
 
 def refuse_lost_dictionary(path: Path) -> None:

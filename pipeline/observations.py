@@ -180,14 +180,17 @@ def pool_observations(
     return Observations(player[first], period[first], rating[first])
 
 
-def undated_ratings(store: Store, player_ids, rating: np.ndarray) -> np.ndarray:
+def undated_ratings(store: Store, player_ids, rating: np.ndarray, index=None) -> np.ndarray:
     """The players table's ratings (dense order of ``player_ids``) that count as undated
     starting ratings: those of players a players file gave a rating; NaN for the others,
     whose rating came from a PGN/TRF file and is dated (``pool_observations``). A store
     without identity observations (written without sources) keeps every rating.
 
     Read with pyarrow alone (three columns of the observations file; no polars import
-    on the ``rate`` path, docs/runners.md "Start-up")."""
+    on the ``rate`` path, docs/runners.md "Start-up"). The observations' ids are looked
+    up in ``index``, a ``keys.StringIndex`` of ``player_ids`` (the engine's, shared with
+    the player keys; built here when None): ``pyarrow.compute.unique`` and ``is_in`` of
+    200k ids took ~0.15 s of every run's start (docs/benchmarks.md)."""
     path = observations_path(store)
     if not path.exists():
         return rating
@@ -197,9 +200,15 @@ def undated_ratings(store: Store, player_ids, rating: np.ndarray) -> np.ndarray:
     undated = pc.is_valid(obs.column("rating"))
     if "period" in obs.column_names:  # files written before dated players files lack it
         undated = pc.and_(undated, pc.is_null(obs.column("period")))
-    given = pc.unique(obs.column("player_id").filter(undated).combine_chunks())
-    ids = player_ids if isinstance(player_ids, pa.Array) else pa.array(player_ids, pa.string())
-    mask = pc.is_in(ids, value_set=given.cast(pa.string())).to_numpy(zero_copy_only=False)
+    given = obs.column("player_id").filter(undated)
+    if index is None:
+        from arpad.pipeline.keys import StringIndex
+
+        ids = player_ids if isinstance(player_ids, pa.Array) else pa.array(player_ids, pa.string())
+        index = StringIndex(ids)
+    found = index.index_in(given)  # -1: not a player of the run (or a null id)
+    mask = np.zeros(len(rating), dtype=np.bool_)
+    mask[found[found >= 0]] = True
     return np.where(mask, rating, np.nan)
 
 

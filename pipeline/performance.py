@@ -75,16 +75,18 @@ def performance_job(
 
     def compute() -> np.ndarray:
         # Opponents' ratings are read by index inside the kernel: no per-game gather, and
-        # the logistic curve's 10^(R/400) once per player (kernels/performance.py).
+        # the logistic curve's 10^(R/400) once per player (kernels/performance.py). The
+        # grouping is the light one of opponents and scores unless the step built it all.
+        offsets, opponent, own_score = games.opponents()
         res = performance_period(
-            games.offsets,
+            offsets,
             rating,
-            games.own_score,
+            own_score,
             rating,
             table,
             curve,
             with_true=column == "true",
-            opponent=games.opponent,
+            opponent=opponent,
         )
         return getattr(res, column)
 

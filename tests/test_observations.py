@@ -296,3 +296,43 @@ def test_fide_rates_a_csv_store_whose_only_ratings_are_the_games(tmp_path):
     jan, feb = rows(root, "fide", 200501), rows(root, "fide", 200502)
     assert jan["A"]["rating_before"] == 2400 and jan["B"]["rating_before"] == 2300
     assert feb["A"]["rating_before"] == jan["A"]["rating_after"]  # not re-seeded (no tag)
+
+
+def test_undated_ratings_equal_a_naive_set_of_the_players_files_ids(tmp_path):
+    # observations.undated_ratings looks the observations' ids up in the run's string
+    # index (the engine shares it with the player keys): the same answer as a Python
+    # set of the ids whose row has a rating and no period — duplicates, nulls, ids of
+    # no player and dated rows included — with or without an index passed in.
+    import pyarrow.parquet as pq
+
+    from arpad.pipeline.keys import StringIndex
+
+    store = Store(tmp_path / "S")
+    path = observations.observations_path(store)
+    path.parent.mkdir(parents=True)
+    rng = np.random.default_rng(7)
+    players = [f"P{i:04d}" for i in range(3000)]
+    rows = 5000
+    ids = [players[i] if i < 3000 else f"X{i}" for i in rng.integers(0, 3400, rows)]
+    ids[5] = None
+    rating = [float(r) if r % 7 else None for r in rng.integers(1000, 2800, rows)]
+    period = [int(p) if p % 3 == 0 else None for p in rng.integers(0, 60, rows)]
+    table = pa.table(
+        {
+            "player_id": pa.array(ids, pa.large_string()),
+            "rating": pa.array(rating, pa.float64()),
+            "period": pa.array(period, pa.int32()),
+        }
+    )
+    pq.write_table(table, path)
+    given = {
+        i for i, r, p in zip(ids, rating, period) if i is not None and r is not None and p is None
+    }
+    start = np.arange(3000, dtype=np.float64) + 1000.0
+    want = np.array([s if pid in given else np.nan for pid, s in zip(players, start)])
+    ids_arrow = pa.array(players, pa.string())
+    with_index = observations.undated_ratings(store, ids_arrow, start, StringIndex(ids_arrow))
+    without = observations.undated_ratings(store, np.array(players, dtype=object), start)
+    assert 0 < np.isnan(want).sum() < 3000
+    np.testing.assert_array_equal(with_index, want)
+    np.testing.assert_array_equal(without, want)

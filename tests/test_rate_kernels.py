@@ -140,6 +140,55 @@ def test_the_elo_system_rates_without_grouping_the_games():
     assert np.array_equal(again.offsets, ref.offsets)
 
 
+def test_the_light_grouping_lists_the_full_groupings_opponents_and_scores():
+    # PeriodGames.opponents (the performance column's grouping): the same offsets,
+    # opponents and own scores as the full counting sort, entry for entry, a game
+    # against oneself and players without games included.
+    from arpad.kernels.csr import _group_opponents
+    from arpad.pipeline.systems.base import PeriodGames
+
+    for seed, n, g in ((3, 40, 0), (5, 1, 7), (11, 300, 4000), (19, 5000, 900)):
+        rng = np.random.default_rng(seed)
+        white = rng.integers(0, n, g).astype(np.int32)
+        black = rng.integers(0, n, g).astype(np.int32)  # white == black now and then
+        score = rng.choice([0.0, 0.5, 1.0], g)
+        ref = group_by_player(white, black, score, n + 3)
+        light = _group_opponents(white, black, score, np.int64(n + 3))
+        for a, b in zip(light, (ref.offsets, ref.opponent, ref.score)):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        games = PeriodGames.build(1, white, black, score, n + 3)
+        got = games.opponents()
+        assert games._grouped is None and games.opponents() is got
+        for a, b in zip(got, light):
+            assert np.array_equal(a, b)
+        full = games.grouped()  # built later: opponents() now hands out its arrays
+        assert all(
+            a is b for a, b in zip(games.opponents(), (full.offsets, full.opponent, full.score))
+        )
+
+
+def test_the_elo_performance_column_groups_only_opponents_and_scores():
+    # The engine's performance column of an Elo period: the light grouping, and the
+    # values of the kernel on the full one.
+    from arpad.pipeline.performance import performance_job
+    from arpad.pipeline.systems import get_system
+    from arpad.pipeline.systems.base import PeriodGames
+
+    rating, white, black, score = _games(23, 400, 5000)
+    sys_ = get_system("elo")
+    rules = sys_.rules_type()
+    games = PeriodGames.build(1, white, black, score, rating.size)
+    _, report = sys_.step(sys_.initial_state(_info(rating), rules), games, rules)
+    column = performance_job(sys_, report, games)()
+    assert games._grouped is None and games._opponents is not None
+    g = group_by_player(white, black, score, rating.size)
+    before = np.asarray(report.columns["rating_before"], dtype=np.float64)
+    want = performance.performance_period(
+        g.offsets, before, g.score, before, dp_by_percent(), "logistic", opponent=g.opponent
+    ).true
+    assert np.array_equal(column, want, equal_nan=True)
+
+
 def _info(rating):
     from arpad.pipeline.systems.base import PlayerInfo
 

@@ -126,3 +126,33 @@ def test_every_in_process_console_command_keeps_pandas_out(tmp_path):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_duckdb_is_imported_beside_a_run_only_when_the_catalog_will_be_rebuilt(tmp_path):
+    # catalog.import_beside (docs/store.md "Catalog"): a store without ratings files
+    # (its first rate adds the ratings view's first file: a rebuild) gets DuckDB
+    # imported on a thread; once rated, with a current catalog, nothing is started.
+    root = _store(tmp_path)
+    code = (
+        "import sys\n"
+        "from arpad.pipeline import catalog\n"
+        "from arpad.pipeline.store import Store\n"
+        f"thread = catalog.import_beside(Store({str(root)!r}))\n"
+        "if thread is not None:\n"
+        "    thread.join()\n"
+        "print(thread is not None, 'duckdb' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+
+    def beside() -> str:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.strip().splitlines()[-1]
+
+    assert beside() == "True True"
+    from arpad.pipeline.cli import main
+
+    assert main(["rate", "--system", "elo", "--store", str(root), "--no-flow"]) == 0
+    assert beside() == "False False"
+    (root / "catalog.duckdb").unlink()  # no catalog: rebuilt at the end of any run
+    assert beside() == "True True"

@@ -65,6 +65,7 @@ class PeriodGames:
     score: np.ndarray  # float64[g], White's score
     event: np.ndarray  # int32[g], dense event index, -1 = unknown
     _grouped: Any = field(default=None, repr=False, compare=False)
+    _opponents: Any = field(default=None, repr=False, compare=False)
     _lock: Any = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
@@ -117,6 +118,28 @@ class PeriodGames:
                     grouped = PlayerGames(*_group_by_player(self.white, self.black, self.score, n))
                     self._grouped = grouped
         return grouped
+
+    def opponents(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(``offsets``, ``opponent``, ``own_score``) of the grouping by player: the full
+        grouping's when it is built, else a lighter one of these three alone, built once
+        (kernels/csr.py ``_group_opponents``; same arrays, a third of the cost). The
+        performance column needs no more, and for Elo nothing else groups the games."""
+        grouped = self._grouped
+        if grouped is not None:
+            return grouped.offsets, grouped.opponent, grouped.score
+        slim = self._opponents
+        if slim is None:
+            with self._lock:
+                grouped, slim = self._grouped, self._opponents
+                if grouped is not None:
+                    return grouped.offsets, grouped.opponent, grouped.score
+                if slim is None:
+                    from arpad.kernels.csr import _group_opponents
+
+                    n = np.int64(self.n_players)
+                    slim = _group_opponents(self.white, self.black, self.score, n)
+                    self._opponents = slim
+        return slim
 
     def __getstate__(self) -> dict:  # pickled to Dask workers: a lock is not
         state = self.__dict__.copy()
