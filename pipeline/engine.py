@@ -653,6 +653,7 @@ def rate(
     shard_map: Callable | None = None,
     checkpoint_every: int | None = None,
     resumed: bool = False,
+    catalog_ahead: bool = False,
 ) -> RateSummary:
     """Rate ``pool`` with ``system`` over the store's periods in [start, end].
 
@@ -668,7 +669,9 @@ def rate(
     ``shards`` > 1 computes each period's step in that many player shards
     (pipeline/sharding.py; same results) when the system is shardable, else
     unsharded (logged); ``shard_map`` runs the shards (default: on Dask inside a
-    Dask task, else one after the other).
+    Dask task, else one after the other). ``catalog_ahead``: the caller refreshes the
+    catalog after the run (``refresh_catalog`` here, or a job's step), so a rebuild it is
+    bound to do starts once the first ratings file is written (``catalog.RefreshAhead``).
     """
     sys_ = get_system(system)
     # Unknown fields, NaN and out-of-range values of --set are refused before any work.
@@ -680,7 +683,7 @@ def rate(
         return _rate(
             store, system, sys_, pool, start, end, rules, overrides, progress,
             refresh_catalog, checkpoint_meta, shards, shard_map, checkpoint_every,
-            resumed, loading,
+            resumed, loading, catalog_ahead,
         )  # fmt: skip
     finally:
         if loading is not None:
@@ -689,7 +692,7 @@ def rate(
 
 def _rate(
     store, system, sys_, pool, start, end, rules, overrides, progress, refresh_catalog,
-    checkpoint_meta, shards, shard_map, checkpoint_every, resumed, loading,
+    checkpoint_meta, shards, shard_map, checkpoint_every, resumed, loading, catalog_ahead=False,
 ) -> RateSummary:  # fmt: skip
     summary = RateSummary(system, pool)
     if shards and shards > 1:
@@ -769,8 +772,8 @@ def _rate(
         )
         return PeriodGames.build(period, white, black, score, n, event, before)
 
-    if refresh_catalog and walk:
-        catalog.import_beside(store)  # the catalog's rebuild at the end, when foreseen
+    # The first run of a store rebuilds the catalog beside its later periods.
+    ahead = catalog.RefreshAhead(store, enabled=(refresh_catalog or catalog_ahead) and bool(walk))
     writer = WriteBehind()
     reader = ReadAhead(load)
     try:
@@ -811,7 +814,7 @@ def _rate(
             if job is not None:
                 keep = report.status != NOT_REPORTED
                 finish = _late_performance(writer.side(job), None if keep.all() else keep.copy())
-            writer.submit(store.ratings_writer(system, pool, period, table, finish))
+            writer.submit(ahead.wrap(store.ratings_writer(system, pool, period, table, finish)))
             write_game_report(store, system, pool, period, report, ids)
             meta = {
                 "system": system,
@@ -837,7 +840,10 @@ def _rate(
                 progress(i + 1, len(walk), int(white.size))
     finally:
         reader.close()
-        writer.close()  # every file written (or the first failure raised) before going on
+        try:
+            writer.close()  # every file written (or the first failure raised) before going on
+        finally:
+            ahead.join()  # no catalog write left running past the run
     # Periods in range that no longer hold games (e.g. after a correction) lose their reports.
     for p in store.rating_periods(system, pool):
         in_range = (start is None or p >= start) and (end is None or p <= end)

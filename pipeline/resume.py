@@ -105,6 +105,7 @@ def rate_resumable(
     shards: int | None = None,
     shard_map: Callable | None = None,
     checkpoint_every: int | None = None,
+    catalog_ahead: bool = False,
 ) -> engine.RateSummary:
     """``engine.rate`` that resumes an interrupted run of the same inputs.
 
@@ -173,6 +174,7 @@ def rate_resumable(
         shard_map=shard_map,
         checkpoint_every=checkpoint_every,  # nor are the checkpoints' periods
         resumed=resumed_after is not None,
+        catalog_ahead=refresh_catalog or catalog_ahead,
     )
     summary.resumed_after = resumed_after
     # The uninterrupted run's clean-up over the whole requested range.

@@ -128,31 +128,48 @@ def test_every_in_process_console_command_keeps_pandas_out(tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
-def test_duckdb_is_imported_beside_a_run_only_when_the_catalog_will_be_rebuilt(tmp_path):
-    # catalog.import_beside (docs/store.md "Catalog"): a store without ratings files
-    # (its first rate adds the ratings view's first file: a rebuild) gets DuckDB
-    # imported on a thread; once rated, with a current catalog, nothing is started.
+def test_the_first_rate_of_a_store_rebuilds_the_catalog_ahead_and_ends_with_it_current(tmp_path):
+    # catalog.RefreshAhead (docs/store.md "Catalog"): a store without ratings files gets
+    # its catalog rebuilt on a thread once the run's first ratings file is written; the
+    # run's own refresh then finds it current, and its views see every period's file.
+    import threading
+
+    from arpad.pipeline import catalog, engine
+
     root = _store(tmp_path)
-    code = (
-        "import sys\n"
-        "from arpad.pipeline import catalog\n"
-        "from arpad.pipeline.store import Store\n"
-        f"thread = catalog.import_beside(Store({str(root)!r}))\n"
-        "if thread is not None:\n"
-        "    thread.join()\n"
-        "print(thread is not None, 'duckdb' in sys.modules)\n"
+    store = Store(root)
+    assert catalog.rebuild_foreseen(store)
+    threads = []
+    start = catalog.RefreshAhead._start
+
+    def spy(self):  # called after every ratings file: one thread at most per run
+        start(self)
+        if self._thread not in threads:
+            threads.append(self._thread)
+
+    try:
+        catalog.RefreshAhead._start = spy
+        summary = engine.rate(store, "elo")
+    finally:
+        catalog.RefreshAhead._start = start
+    assert len(threads) == 1 and isinstance(threads[0], threading.Thread)
+    assert not threads[0].is_alive()  # joined before the run returned
+    assert not catalog.rebuild_foreseen(store)
+    definition = catalog._definition(store, catalog._view_sqls(store))
+    assert catalog._current(store, definition)
+    with catalog.connect_readonly(store) as con:
+        got = con.execute("SELECT count(DISTINCT period), count(*) FROM ratings").fetchone()
+    rows = sum(
+        pq.read_metadata(store.rating_partition("elo", "standard", p) / "part-0.parquet").num_rows
+        for p in summary.periods
     )
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-
-    def beside() -> str:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-        assert proc.returncode == 0, proc.stderr
-        return proc.stdout.strip().splitlines()[-1]
-
-    assert beside() == "True True"
-    from arpad.pipeline.cli import main
-
-    assert main(["rate", "--system", "elo", "--store", str(root), "--no-flow"]) == 0
-    assert beside() == "False False"
-    (root / "catalog.duckdb").unlink()  # no catalog: rebuilt at the end of any run
-    assert beside() == "True True"
+    assert got == (len(summary.periods), rows) and rows > 0
+    # A second run on the rated store: nothing foreseen, no thread.
+    try:
+        catalog.RefreshAhead._start = spy
+        engine.rate(store, "elo")
+    finally:
+        catalog.RefreshAhead._start = start
+    assert len(threads) == 1
+    (root / "catalog.duckdb").unlink()  # no catalog: any run's end rebuilds it
+    assert catalog.rebuild_foreseen(store)
