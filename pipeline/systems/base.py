@@ -187,7 +187,7 @@ class PeriodGames:
         return int(self.white.shape[0])
 
     def games_per_player(self) -> np.ndarray:
-        return np.diff(self.offsets)
+        return np.diff(self.opponents()[0])
 
 
 @dataclass

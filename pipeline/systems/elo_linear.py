@@ -64,9 +64,7 @@ class EloLinearSystem(RatingSystem):
 
     def step(self, state: State, games: PeriodGames, rules: EloLinearRules):
         s = state.players
-        res = elo_linear_period(
-            s["rating"], games.offsets, games.opponent, games.own_score, rules.k, rules.c
-        )
+        res = elo_linear_period(s["rating"], *games.opponents(), rules.k, rules.c)
         after = res.rating_after
         if rules.round_result:
             after = round_half_away_array(after)

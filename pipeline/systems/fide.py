@@ -456,13 +456,16 @@ class FideSystem(RatingSystem):
         kb = k_base(rules, rating, rated_games, peak, s["birth_year"], games.year)
         if two_monthly:
             kb = np.where(pending["pending_games"] > 0, pending["pending_k"], kb)
+        # The grouping's offsets, opponents and scores alone unless the events need the
+        # full one (``PeriodGames.opponents``: the same order either way).
+        offsets, opponent, own_score = games.opponents()
         res = fide_period(
             rating,
             is_rated,
             kb,
-            games.offsets,
-            games.opponent,
-            games.own_score,
+            offsets,
+            opponent,
+            own_score,
             pd_high_by_diff(),
             cap=rules.diff_cap,
             exempt_from=rules.cap_exempt_from,
