@@ -692,7 +692,7 @@ def rate(
 
 def _rate(
     store, system, sys_, pool, start, end, rules, overrides, progress, refresh_catalog,
-    checkpoint_meta, shards, shard_map, checkpoint_every, resumed, loading, catalog_ahead=False,
+    checkpoint_meta, shards, shard_map, checkpoint_every, resumed, loading, catalog_ahead,
 ) -> RateSummary:  # fmt: skip
     summary = RateSummary(system, pool)
     if shards and shards > 1:

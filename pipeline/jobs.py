@@ -29,7 +29,7 @@ from pathlib import Path
 
 from arpad.pipeline import catalog, incremental, names
 from arpad.pipeline.errors import InputError
-from arpad.pipeline.runner import LOCAL, Runner, Stage, map_by_cost
+from arpad.pipeline.runner import LOCAL, Runner, Stage, map_by_cost, on_dask_worker
 from arpad.pipeline.store import Store
 
 Progress = Callable[[int, int, int], None]
@@ -335,24 +335,12 @@ def rate_periods(req: RateRequest, start: int | None, progress: Progress | None 
         refresh_catalog=False,
         # Every job refreshes the catalog after its units; the client's own run may
         # start that rebuild early (not a Dask worker: it has no say in the store).
-        catalog_ahead=not _on_dask_worker(),
+        catalog_ahead=not on_dask_worker(),
         shards=req.shards,
         checkpoint_every=req.checkpoint_every,
     )
     summary.incremental_from = start if req.start is None else None
     return summary
-
-
-def _on_dask_worker() -> bool:
-    """``runner.on_dask_worker`` without importing Dask where it is not loaded (a console
-    ``arpad rate`` never imports it)."""
-    import sys
-
-    if "distributed" not in sys.modules:
-        return False
-    from arpad.pipeline.runner import on_dask_worker
-
-    return on_dask_worker()
 
 
 def record_rate(req: RateRequest, start: int | None) -> None:

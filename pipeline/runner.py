@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -352,7 +353,6 @@ def local_workers(workers: int) -> int:
     core: ``--workers 64`` on 2 cores spawned 64 processes, thrashed for minutes and
     ended in "the local Dask cluster did not start" (docs/runners.md "Runners attacked,
     round 3")."""
-    import sys
 
     cores = local_cores()
     if workers <= cores:
@@ -520,7 +520,6 @@ def unguarded_main_hint() -> str:
     starts a cluster again inside each worker, and code piped on stdin cannot be
     imported at all. Empty for a main module with a guard (``arpad`` itself) or none
     (a notebook, ``python -c``)."""
-    import sys
 
     main = sys.modules.get("__main__")
     path = vars(main).get("__file__") if main is not None else None
@@ -561,7 +560,10 @@ def in_process(
 
 
 def on_dask_worker() -> bool:
-    """True inside a task running on a Dask worker."""
+    """True inside a task running on a Dask worker. A process that has not loaded Dask
+    is none, and is not made to import it (a console ``arpad rate`` never does)."""
+    if "distributed" not in sys.modules:
+        return False
     try:
         from distributed import get_worker
     except ImportError:  # pragma: no cover - distributed is a dependency

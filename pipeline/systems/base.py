@@ -124,22 +124,16 @@ class PeriodGames:
         grouping's when it is built, else a lighter one of these three alone, built once
         (kernels/csr.py ``_group_opponents``; same arrays, a third of the cost). The
         performance column needs no more, and for Elo nothing else groups the games."""
-        grouped = self._grouped
-        if grouped is not None:
-            return grouped.offsets, grouped.opponent, grouped.score
-        slim = self._opponents
-        if slim is None:
-            with self._lock:
-                grouped, slim = self._grouped, self._opponents
-                if grouped is not None:
-                    return grouped.offsets, grouped.opponent, grouped.score
-                if slim is None:
-                    from arpad.kernels.csr import _group_opponents
+        with self._lock:  # the same lock as ``grouped``: each is built once
+            grouped = self._grouped
+            if grouped is not None:
+                return grouped.offsets, grouped.opponent, grouped.score
+            if self._opponents is None:
+                from arpad.kernels.csr import _group_opponents
 
-                    n = np.int64(self.n_players)
-                    slim = _group_opponents(self.white, self.black, self.score, n)
-                    self._opponents = slim
-        return slim
+                n = np.int64(self.n_players)
+                self._opponents = _group_opponents(self.white, self.black, self.score, n)
+            return self._opponents
 
     def __getstate__(self) -> dict:  # pickled to Dask workers: a lock is not
         state = self.__dict__.copy()
