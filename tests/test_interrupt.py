@@ -243,13 +243,29 @@ def test_interrupt_then_rate_again_in_a_running_loop(template, tmp_path, sigint_
 
 
 def test_interrupt_during_a_dask_backtest_leaves_no_worker_and_the_next_call_works(
-    bundled_data, sigint_raises
+    bundled_data, sigint_raises, monkeypatch
 ):
-    """``workers=2``: the interrupt lands while the cell waits for the cluster's units;
-    the local cluster is closed (no worker process left), and the next call, on a new
-    cluster, gives the in-process values."""
+    """``workers=2``: the interrupt lands while the cell waits for the cluster's units
+    (sent when the first unit's value is back, the others still out: a timer of a fixed
+    6 s fired after the whole backtest had finished on a quiet machine); the local
+    cluster is closed (no worker process left), and the next call, on a new cluster,
+    gives the in-process values."""
     import psutil
     from polars.testing import assert_frame_equal
+
+    from arpad.pipeline import runner
+
+    real_result = runner.unit_result
+    sent = threading.Event()
+
+    def first_value_then_interrupt(client, future):
+        value = real_result(client, future)
+        if not sent.is_set():
+            sent.set()
+            os.kill(os.getpid(), signal.SIGINT)
+        return value
+
+    monkeypatch.setattr(runner, "unit_result", first_value_then_interrupt)
 
     def workers() -> list:
         return [
@@ -260,17 +276,14 @@ def test_interrupt_during_a_dask_backtest_leaves_no_worker_and_the_next_call_wor
         ]
 
     before = {p.pid for p in workers()}
-    timer = threading.Timer(6.0, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
     finished = False
     try:
         arpad.backtest("kaggle2010", "all", data_dir=bundled_data, workers=2)
         finished = True
-        time.sleep(7.0)
     except KeyboardInterrupt:
         pass
-    timer.join()
-    assert not finished, "the backtest of every system finished within 6 s"
+    assert sent.is_set() and not finished, "the backtest ran to its end"
+    monkeypatch.setattr(runner, "unit_result", real_result)
     deadline = time.monotonic() + 30
     while {p.pid for p in workers()} - before and time.monotonic() < deadline:
         time.sleep(0.5)
