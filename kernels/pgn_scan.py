@@ -11,6 +11,8 @@ termination marker is the last text outside them (PGN Standard §8.2.5, §8.2.6;
 docs/pgn-trf.md).
 """
 
+import itertools
+
 import numpy as np
 
 from arpad.kernels.config import jit
@@ -379,8 +381,12 @@ def _tag_pairs(buf, a, b):
 
 
 @jit
-def _scan(buf, names, name_len):
-    """One pass over the UTF-8 bytes of a PGN file (the rules of ``read_pgn``).
+def _scan(buf, start, stop, names, name_len):
+    """One pass over the UTF-8 bytes ``buf[start:stop]`` of a PGN file (the rules of
+    ``read_pgn``); ``start`` and ``stop`` are line starts (or the file's ends), and the
+    part is read as if it began the file, except that line numbers count from 1 at
+    ``start`` and byte positions stay the file's (``scan_pgn`` reads a large file in
+    parts on several threads and joins them, docs/pgn-trf.md "Reading speed").
 
     Lines end at LF, CRLF or CR; each is stripped of White_Space (and of byte-order
     marks at its start); blank lines and
@@ -393,7 +399,9 @@ def _scan(buf, names, name_len):
     holding text outside comments (up to the end of that text) and of the first
     value of each wanted tag) and ``pre``: lines of text
     before the first tag, the first one's line and byte range, the first kept line
-    and the number of tag lines.
+    and the number of tag lines; then the state at ``stop`` (a ``{`` comment open,
+    the last kept line a tag line, the current game's tags hold an ``[Event`` line,
+    the number of lines read).
 
     Speed: on the common path no helper that takes an array is called per line (the
     next-line step, the blanks' checks and the keeping of a tag's value are written
@@ -403,7 +411,7 @@ def _scan(buf, names, name_len):
     n = buf.size
     ntag = names.shape[0]
     width = VALUES + 2 * ntag
-    games = np.empty((n // 2048 + 16, width), np.int64)
+    games = np.empty(((stop - start) // 2048 + 16, width), np.int64)
     nt = 0
     g = 0
     prev_tag = False
@@ -414,11 +422,14 @@ def _scan(buf, names, name_len):
     pre_b = 0
     first_kept = -1
     line = 0
-    i = 0
+    i = start
+    # the file's end is read as one more (empty) line, as a file ending without a
+    # line break needs; a part that stops at a line start stops before it
+    last = stop if stop < n else n + 1
     in_comment = False  # inside a { } comment that runs over several lines
     brace_at = -1  # _next_brace's last answer
     pairs = np.empty((1, 4), np.int64)  # a tag line's pairs (key, key length, value range)
-    while i <= n:
+    while i < last:
         if g > 0 and not in_comment and i < n and _MOVETEXT_START[buf[i]]:
             # a movetext line (it starts with a letter or digit): split, read outside
             # its comments and its moves digested in one walk
@@ -544,7 +555,10 @@ def _scan(buf, names, name_len):
                     break
     if g > 0:
         _close_game(buf, games[g - 1])
-    pre = np.array([pre_n, pre_line, pre_a, pre_b, first_kept, nt], np.int64)
+    pre = np.array(
+        [pre_n, pre_line, pre_a, pre_b, first_kept, nt, in_comment, prev_tag, seen_event, line],
+        np.int64,
+    )
     return games[:g], pre
 
 
@@ -573,13 +587,100 @@ def _gather(buf, games, col0, ncol):
     return out, off
 
 
-def scan_pgn(buf: np.ndarray, names: np.ndarray, name_len: np.ndarray):
-    """(games, preamble) of the PGN bytes ``buf``; see ``_scan``."""
+# A file of at least this many bytes is read in parts side by side (``scan_pgn``).
+PARALLEL_MIN_BYTES = 8 << 20
+_EVENT_LINE = b"\n[Event "
+
+
+def split_points(buf: np.ndarray, parts: int) -> list[int]:
+    """Where ``scan_pgn`` may cut ``buf`` into about ``parts`` parts of equal size: the
+    first ``[Event `` line start (after a LF) at or after each equal share, in order,
+    each once (fewer parts when the file has fewer such lines)."""
+    size = buf.size
+    cuts: list[int] = []
+    for k in range(1, parts):
+        at = _find(buf, _EVENT_LINE, max(k * size // parts - 1, cuts[-1] if cuts else 0))
+        if at < 0:
+            break
+        if not cuts or at + 1 > cuts[-1]:
+            cuts.append(at + 1)
+    return cuts
+
+
+def _find(buf: np.ndarray, needle: bytes, start: int, window: int = 1 << 20) -> int:
+    """The first index of ``needle`` in ``buf`` at or after ``start`` (-1: none), searched
+    a window at a time (no copy of the whole file)."""
+    while start < buf.size:
+        at = buf[start : start + window + len(needle) - 1].tobytes().find(needle)
+        if at >= 0:
+            return start + at
+        start += window
+    return -1
+
+
+def _joined(buf, names, name_len, cuts):
+    """The scan of ``buf`` read in the parts between ``cuts``, side by side on threads (the
+    compiled scan releases the GIL), joined; None when a part's start was not where a
+    game starts in a reading from the file's start (a ``{`` comment open across it, or
+    the ``[Event`` line in the tags of a game before it): the caller reads it whole.
+    Every part but the first begins with an ``[Event`` line, so it begins a game exactly
+    when the part before it ends outside a comment and with a movetext line, or inside
+    tags that already hold an ``[Event`` line (``_scan``'s rule)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    bounds = [0, *cuts, buf.size]
+    spans = list(itertools.pairwise(bounds))
+    with ThreadPoolExecutor(len(spans) - 1, thread_name_prefix="arpad-pgn-scan") as pool:
+        later = [pool.submit(_scan, buf, a, b, names, name_len) for a, b in spans[1:]]
+        results = [_scan(buf, spans[0][0], spans[0][1], names, name_len)]
+        results += [f.result() for f in later]
+    games, pres = zip(*results)
+    for pre in pres[:-1]:
+        in_comment, prev_tag, seen_event = pre[6], pre[7], pre[8]
+        if in_comment or (prev_tag and not seen_event):
+            return None
+    if pres[0][4] < 0:  # no kept line before the first cut: the first tag line is later
+        return None
+    offset = 0
+    for part, pre in zip(games, pres):
+        if offset:
+            for col in (LINE, BAD):
+                given = part[:, col] >= 0
+                part[given, col] += offset
+        offset += int(pre[9])
+    first = pres[0]
+    pre = np.array(
+        [first[0], first[1], first[2], first[3], first[4], sum(int(p[5]) for p in pres)],
+        np.int64,
+    )
+    return np.concatenate(games), pre
+
+
+def scan_pgn(buf: np.ndarray, names: np.ndarray, name_len: np.ndarray, parts: int | None = None):
+    """(games, preamble) of the PGN bytes ``buf``; see ``_scan``. A file of
+    ``PARALLEL_MIN_BYTES`` or more is read in ``parts`` parts (default: this machine's
+    cores) cut at ``[Event`` lines, side by side, and joined to the same result as one
+    reading (a part whose start is not a game's start sends the file to one reading)."""
     if buf.dtype != np.uint8 or buf.ndim != 1:
         raise ValueError("buf must be a 1-D uint8 array")
     if names.dtype != np.uint8 or names.ndim != 2 or name_len.shape != (names.shape[0],):
         raise ValueError("names must be a 2-D uint8 array with one length per row")
-    return _scan(buf, names, np.ascontiguousarray(name_len, dtype=np.int64))
+    name_len = np.ascontiguousarray(name_len, dtype=np.int64)
+    if parts is None:
+        parts = _cores() if buf.size >= PARALLEL_MIN_BYTES else 1
+    cuts = split_points(buf, parts) if parts > 1 else []
+    if cuts:
+        joined = _joined(buf, names, name_len, cuts)
+        if joined is not None:
+            return joined
+    games, pre = _scan(buf, 0, buf.size, names, name_len)
+    return games, pre[:6]
+
+
+def _cores() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def gather_ranges(buf: np.ndarray, games: np.ndarray, col0: int, ncol: int):

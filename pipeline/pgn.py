@@ -262,7 +262,8 @@ def _strings(
     data, off = gather_ranges(buf, games, col0, ncol)
     g = games.shape[0]
     columns = [data[off[k * g] : off[(k + 1) * g]] for k in range(ncol)]
-    valid = games[:, col0 : col0 + 2 * ncol : 2].T.ravel() >= 0
+    # compared row by row, then transposed (a column-wise walk of the wide rows is slow)
+    valid = np.ascontiguousarray((games[:, col0 : col0 + 2 * ncol : 2] >= 0).T).ravel()
     arr = pa.LargeStringArray.from_buffers(
         valid.size,
         pa.py_buffer(off),
