@@ -479,6 +479,9 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         .with_columns((bad_tag | truncated | mismatch).alias("_bad"))
         .collect()
     )
+    # The file's bytes and the scan's rows are in the frame now: let them go before the
+    # steps below build their columns (read_pgn of a 220 MB file peaked at 1.04 GB, 0.66 now)
+    del raw_bytes, buf, rows, move, marker, series, column_bytes, key_bytes
     # A Result tag that is no code of the standard (`0-0`, a double loss; `1/2`) says
     # what is wrong even when the movetext then ends without a marker (it ends with
     # that same text): unknown_result, not "file truncated?" (docs/pgn-trf.md)
