@@ -25,7 +25,7 @@ from pathlib import Path
 
 import chess.pgn
 
-from arpad.kernels import pgn_scan
+from arpad.pipeline import pgn
 from arpad.pipeline.pgn import read_pgn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,15 +67,15 @@ def main(argv=None) -> int:
         size_mb = path.stat().st_size / 1e6
         read_pgn(path)  # warm-up (imports, kernel compilation or cache load, regexes)
         load_start = os.getloadavg()[0]
-        default_min = pgn_scan.PARALLEL_MIN_BYTES
+        default_min = pgn.PARALLEL_MIN_BYTES
         samples: dict[str, list[tuple[float, float]]] = {"parts": [], "one": []}
         for _ in range(args.repeats):  # alternated: the default, then one part
             for label, floor in (("parts", default_min), ("one", 1 << 62)):
-                pgn_scan.PARALLEL_MIN_BYTES = floor
+                pgn.PARALLEL_MIN_BYTES = floor
                 try:
                     wall, cpu, raw = timed(lambda: read_pgn(path), 1)
                 finally:
-                    pgn_scan.PARALLEL_MIN_BYTES = default_min
+                    pgn.PARALLEL_MIN_BYTES = default_min
                 samples[label].append((wall, cpu))
         ours = statistics.median(w for w, _ in samples["parts"])
         ours_cpu = statistics.median(c for _, c in samples["parts"])

@@ -11,8 +11,6 @@ termination marker is the last text outside them (PGN Standard §8.2.5, §8.2.6;
 docs/pgn-trf.md).
 """
 
-import itertools
-
 import numpy as np
 
 from arpad.kernels.config import jit
@@ -385,8 +383,8 @@ def _scan(buf, start, stop, names, name_len):
     """One pass over the UTF-8 bytes ``buf[start:stop]`` of a PGN file (the rules of
     ``read_pgn``); ``start`` and ``stop`` are line starts (or the file's ends), and the
     part is read as if it began the file, except that line numbers count from 1 at
-    ``start`` and byte positions stay the file's (``scan_pgn`` reads a large file in
-    parts on several threads and joins them, docs/pgn-trf.md "Reading speed").
+    ``start`` and byte positions stay the file's (pipeline/pgn.py reads a large file
+    in parts on several threads and joins them, docs/pgn-trf.md "Reading speed").
 
     Lines end at LF, CRLF or CR; each is stripped of White_Space (and of byte-order
     marks at its start); blank lines and
@@ -587,100 +585,20 @@ def _gather(buf, games, col0, ncol):
     return out, off
 
 
-# A file of at least this many bytes is read in parts side by side (``scan_pgn``).
-PARALLEL_MIN_BYTES = 8 << 20
-_EVENT_LINE = b"\n[Event "
-
-
-def split_points(buf: np.ndarray, parts: int) -> list[int]:
-    """Where ``scan_pgn`` may cut ``buf`` into about ``parts`` parts of equal size: the
-    first ``[Event `` line start (after a LF) at or after each equal share, in order,
-    each once (fewer parts when the file has fewer such lines)."""
-    size = buf.size
-    cuts: list[int] = []
-    for k in range(1, parts):
-        at = _find(buf, _EVENT_LINE, max(k * size // parts - 1, cuts[-1] if cuts else 0))
-        if at < 0:
-            break
-        if not cuts or at + 1 > cuts[-1]:
-            cuts.append(at + 1)
-    return cuts
-
-
-def _find(buf: np.ndarray, needle: bytes, start: int, window: int = 1 << 20) -> int:
-    """The first index of ``needle`` in ``buf`` at or after ``start`` (-1: none), searched
-    a window at a time (no copy of the whole file)."""
-    while start < buf.size:
-        at = buf[start : start + window + len(needle) - 1].tobytes().find(needle)
-        if at >= 0:
-            return start + at
-        start += window
-    return -1
-
-
-def _joined(buf, names, name_len, cuts):
-    """The scan of ``buf`` read in the parts between ``cuts``, side by side on threads (the
-    compiled scan releases the GIL), joined; None when a part's start was not where a
-    game starts in a reading from the file's start (a ``{`` comment open across it, or
-    the ``[Event`` line in the tags of a game before it): the caller reads it whole.
-    Every part but the first begins with an ``[Event`` line, so it begins a game exactly
-    when the part before it ends outside a comment and with a movetext line, or inside
-    tags that already hold an ``[Event`` line (``_scan``'s rule)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    bounds = [0, *cuts, buf.size]
-    spans = list(itertools.pairwise(bounds))
-    with ThreadPoolExecutor(len(spans) - 1, thread_name_prefix="arpad-pgn-scan") as pool:
-        later = [pool.submit(_scan, buf, a, b, names, name_len) for a, b in spans[1:]]
-        results = [_scan(buf, spans[0][0], spans[0][1], names, name_len)]
-        results += [f.result() for f in later]
-    games, pres = zip(*results)
-    for pre in pres[:-1]:
-        in_comment, prev_tag, seen_event = pre[6], pre[7], pre[8]
-        if in_comment or (prev_tag and not seen_event):
-            return None
-    if pres[0][4] < 0:  # no kept line before the first cut: the first tag line is later
-        return None
-    offset = 0
-    for part, pre in zip(games, pres):
-        if offset:
-            for col in (LINE, BAD):
-                given = part[:, col] >= 0
-                part[given, col] += offset
-        offset += int(pre[9])
-    first = pres[0]
-    pre = np.array(
-        [first[0], first[1], first[2], first[3], first[4], sum(int(p[5]) for p in pres)],
-        np.int64,
-    )
-    return np.concatenate(games), pre
-
-
-def scan_pgn(buf: np.ndarray, names: np.ndarray, name_len: np.ndarray, parts: int | None = None):
-    """(games, preamble) of the PGN bytes ``buf``; see ``_scan``. A file of
-    ``PARALLEL_MIN_BYTES`` or more is read in ``parts`` parts (default: this machine's
-    cores) cut at ``[Event`` lines, side by side, and joined to the same result as one
-    reading (a part whose start is not a game's start sends the file to one reading)."""
+def scan_pgn(
+    buf: np.ndarray, names: np.ndarray, name_len: np.ndarray, start: int = 0, stop: int = -1
+):
+    """(games, state) of the PGN bytes ``buf[start:stop]`` (``stop`` -1: the file's end);
+    see ``_scan``. ``state`` holds ``_scan``'s ten numbers: the preamble's six, then the
+    state at ``stop`` (pipeline/pgn.py reads a large file in parts with it)."""
     if buf.dtype != np.uint8 or buf.ndim != 1:
         raise ValueError("buf must be a 1-D uint8 array")
     if names.dtype != np.uint8 or names.ndim != 2 or name_len.shape != (names.shape[0],):
         raise ValueError("names must be a 2-D uint8 array with one length per row")
-    name_len = np.ascontiguousarray(name_len, dtype=np.int64)
-    if parts is None:
-        parts = _cores() if buf.size >= PARALLEL_MIN_BYTES else 1
-    cuts = split_points(buf, parts) if parts > 1 else []
-    if cuts:
-        joined = _joined(buf, names, name_len, cuts)
-        if joined is not None:
-            return joined
-    games, pre = _scan(buf, 0, buf.size, names, name_len)
-    return games, pre[:6]
-
-
-def _cores() -> int:
-    import os
-
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    stop = buf.size if stop < 0 else stop
+    if not 0 <= start <= stop <= buf.size:
+        raise ValueError(f"a part {start}..{stop} outside the {buf.size} bytes")
+    return _scan(buf, int(start), int(stop), names, np.ascontiguousarray(name_len, np.int64))
 
 
 def gather_ranges(buf: np.ndarray, games: np.ndarray, col0: int, ncol: int):

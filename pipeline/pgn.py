@@ -43,6 +43,7 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
 from __future__ import annotations
 
 import codecs
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -359,6 +360,93 @@ def game_key() -> pl.Expr:
     return pl.when(known.fill_null(False)).then(key).otherwise(None)
 
 
+# A file of at least this many bytes is scanned in parts side by side (``scan``).
+PARALLEL_MIN_BYTES = 8 << 20
+_EVENT_LINE = b"\n[Event "
+
+
+def scan(buf: np.ndarray, parts: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(games, preamble) of the PGN bytes ``buf`` (kernels/pgn_scan.py ``_scan``). A file
+    of ``PARALLEL_MIN_BYTES`` or more is scanned in ``parts`` parts (default: one per
+    core) cut at ``[Event`` lines, side by side, and joined to what one reading gives;
+    where a part's start is not a game's start in that reading, the file is scanned
+    whole (docs/pgn-trf.md "Reading speed")."""
+    from arpad.kernels.pgn_scan import scan_pgn
+    from arpad.pipeline.runner import local_cores
+
+    if parts is None:
+        parts = local_cores() if buf.size >= PARALLEL_MIN_BYTES else 1
+    cuts = split_points(buf, parts) if parts > 1 else []
+    if cuts:
+        joined = _joined(buf, cuts)
+        if joined is not None:
+            return joined
+    games, state = scan_pgn(buf, _TAG_NAMES, _TAG_LEN)
+    return games, state[:6]
+
+
+def split_points(buf: np.ndarray, parts: int) -> list[int]:
+    """Where ``scan`` may cut ``buf`` into about ``parts`` parts of equal size: the first
+    ``[Event `` line start (after a LF) at or after each equal share, in order, each
+    once (fewer parts when the file has fewer such lines)."""
+    size = buf.size
+    cuts: list[int] = []
+    for k in range(1, parts):
+        at = _find(buf, _EVENT_LINE, max(k * size // parts - 1, cuts[-1] if cuts else 0))
+        if at < 0:
+            break
+        if not cuts or at + 1 > cuts[-1]:
+            cuts.append(at + 1)
+    return cuts
+
+
+def _find(buf: np.ndarray, needle: bytes, start: int, window: int = 1 << 20) -> int:
+    """The first index of ``needle`` in ``buf`` at or after ``start`` (-1: none), searched
+    a window at a time (no copy of the whole file)."""
+    while start < buf.size:
+        at = buf[start : start + window + len(needle) - 1].tobytes().find(needle)
+        if at >= 0:
+            return start + at
+        start += window
+    return -1
+
+
+def _joined(buf: np.ndarray, cuts: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The scan of ``buf`` in the parts between ``cuts``, side by side on threads (the
+    compiled scan releases the GIL), joined; None when a part's start was not where a
+    game starts in a reading from the file's start (a ``{`` comment open across it, or
+    the ``[Event`` line in the tags of a game before it): the caller reads it whole.
+    Every part but the first begins with an ``[Event`` line, so it begins a game exactly
+    when the part before it ends outside a comment and with a movetext line, or inside
+    tags that already hold an ``[Event`` line (``_scan``'s rule)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from arpad.kernels.pgn_scan import BAD, LINE, scan_pgn
+
+    spans = list(itertools.pairwise([0, *cuts, buf.size]))
+    with ThreadPoolExecutor(len(spans) - 1, thread_name_prefix="arpad-pgn-scan") as pool:
+        later = [pool.submit(scan_pgn, buf, _TAG_NAMES, _TAG_LEN, a, b) for a, b in spans[1:]]
+        results = [scan_pgn(buf, _TAG_NAMES, _TAG_LEN, *spans[0])]
+        results += [f.result() for f in later]
+    games, states = zip(*results)
+    for state in states[:-1]:
+        in_comment, prev_tag, seen_event = state[6], state[7], state[8]
+        if in_comment or (prev_tag and not seen_event):
+            return None
+    if states[0][4] < 0:  # no kept line before the first cut: the first tag line is later
+        return None
+    offset = 0
+    for part, state in zip(games, states):
+        if offset:
+            for col in (LINE, BAD):
+                given = part[:, col] >= 0
+                part[given, col] += offset
+        offset += int(state[9])
+    first = states[0]
+    pre = np.array([*first[:5], sum(int(s[5]) for s in states)], np.int64)
+    return np.concatenate(games), pre
+
+
 def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
     # The compiled scan (and Numba) loads with the first PGN file read, not with
     # every command that registers the reader (docs/runners.md "Start-up").
@@ -373,7 +461,6 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         MOVE,
         NO_MOVES,
         VALUES,
-        scan_pgn,
     )
 
     if kind == "players":
@@ -384,7 +471,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, "empty file: no PGN games")
     source = path.name
     buf = np.frombuffer(raw_bytes, np.uint8)
-    rows, pre = scan_pgn(buf, _TAG_NAMES, _TAG_LEN)
+    rows, pre = scan(buf)
     pre_n, pre_line, pre_a, pre_b, first_kept, n_tag_lines = (int(x) for x in pre)
     if n_tag_lines == 0:
         first = first_kept if first_kept > 0 else 1

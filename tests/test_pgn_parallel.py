@@ -1,4 +1,4 @@
-"""A large PGN file is scanned in parts side by side (kernels/pgn_scan.py ``scan_pgn``,
+"""A large PGN file is scanned in parts side by side (pipeline/pgn.py ``scan``,
 docs/pgn-trf.md "Reading speed"): the joined result must be the one reading from
 the file's start gives, byte position for byte position and line for line.
 
@@ -17,14 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arpad.kernels import pgn_scan
-from arpad.pipeline import pgn
+from arpad.pipeline import pgn, runner
 from arpad.pipeline.pgn import read_pgn
 from tests.test_pgn_scan_layouts import LONDON, games_of, write
 
 
-def scan(data: bytes, parts: int):
-    buf = np.frombuffer(data, np.uint8)
-    return pgn_scan.scan_pgn(buf, pgn._TAG_NAMES, pgn._TAG_LEN, parts=parts)
+def scan(data: bytes, parts: int | None):
+    return pgn.scan(np.frombuffer(data, np.uint8), parts)
 
 
 def assert_same(data: bytes, parts: int) -> None:
@@ -37,9 +36,8 @@ def assert_same(data: bytes, parts: int) -> None:
 
 def joined_or_none(data: bytes, parts: int):
     buf = np.frombuffer(data, np.uint8)
-    cuts = pgn_scan.split_points(buf, parts)
-    name_len = np.ascontiguousarray(pgn._TAG_LEN, dtype=np.int64)
-    return cuts, pgn_scan._joined(buf, pgn._TAG_NAMES, name_len, cuts) if cuts else None
+    cuts = pgn.split_points(buf, parts)
+    return cuts, pgn._joined(buf, cuts) if cuts else None
 
 
 @pytest.mark.parametrize("layout", [0, 5, 8, 16, 31])
@@ -160,12 +158,12 @@ def test_generated_files_scan_alike_in_parts(data, parts):
 def test_read_pgn_in_parts_equals_one_reading(shared_data, tmp_path, monkeypatch):
     path = tmp_path / "kb.pgn"
     path.write_bytes((shared_data / "pgn" / "kingbase_kb1.pgn").read_bytes())
-    monkeypatch.setattr(pgn_scan, "PARALLEL_MIN_BYTES", 1 << 62)
+    monkeypatch.setattr(pgn, "PARALLEL_MIN_BYTES", 1 << 62)
     whole = read_pgn(path)
-    monkeypatch.setattr(pgn_scan, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(pgn, "PARALLEL_MIN_BYTES", 1)
     calls = []
-    real = pgn_scan._joined
-    monkeypatch.setattr(pgn_scan, "_joined", lambda *a: calls.append(a[3]) or real(*a))
+    real = pgn._joined
+    monkeypatch.setattr(pgn, "_joined", lambda *a: calls.append(a[1]) or real(*a))
     parted = read_pgn(path)
     assert calls and calls[0]  # the file was cut
     assert parted.frame.equals(whole.frame)
@@ -177,32 +175,32 @@ def test_read_pgn_in_parts_equals_one_reading(shared_data, tmp_path, monkeypatch
 def test_split_points_are_event_line_starts(shared_data):
     data = (shared_data / "pgn" / "kingbase_kb1.pgn").read_bytes()
     buf = np.frombuffer(data, np.uint8)
-    cuts = pgn_scan.split_points(buf, 5)
+    cuts = pgn.split_points(buf, 5)
     assert len(cuts) == 4 and cuts == sorted(set(cuts))
     for cut in cuts:
         assert data[cut - 1 : cut + 7] == b"\n[Event "
     # a file without such a line is not cut
-    assert pgn_scan.split_points(np.frombuffer(b"1. e4 e5 1-0\n" * 100, np.uint8), 4) == []
+    assert pgn.split_points(np.frombuffer(b"1. e4 e5 1-0\n" * 100, np.uint8), 4) == []
 
 
 def test_find_crosses_its_windows():
     data = b"x" * 100 + b"\n[Event " + b"y" * 10
     buf = np.frombuffer(data, np.uint8)
     for window in (1, 3, 7, 50, 101, 1000):
-        assert pgn_scan._find(buf, b"\n[Event ", 0, window) == 100
-    assert pgn_scan._find(buf, b"\n[Event ", 101, 7) == -1
+        assert pgn._find(buf, b"\n[Event ", 0, window) == 100
+    assert pgn._find(buf, b"\n[Event ", 101, 7) == -1
 
 
 def test_parallel_min_bytes_decides_the_default(monkeypatch):
     data = ('[Event "E"]\n[White "a"]\n[Black "b"]\n\n1. e4 1-0\n\n' * 50).encode()
     seen = []
-    real = pgn_scan._joined
-    monkeypatch.setattr(pgn_scan, "_joined", lambda *a: seen.append(1) or real(*a))
-    monkeypatch.setattr(pgn_scan, "_cores", lambda: 2)
-    monkeypatch.setattr(pgn_scan, "PARALLEL_MIN_BYTES", len(data) + 1)
+    real = pgn._joined
+    monkeypatch.setattr(pgn, "_joined", lambda *a: seen.append(1) or real(*a))
+    monkeypatch.setattr(runner, "local_cores", lambda: 2)
+    monkeypatch.setattr(pgn, "PARALLEL_MIN_BYTES", len(data) + 1)
     scan(data, None)
     assert seen == []
-    monkeypatch.setattr(pgn_scan, "PARALLEL_MIN_BYTES", len(data))
+    monkeypatch.setattr(pgn, "PARALLEL_MIN_BYTES", len(data))
     scan(data, None)
     assert seen == [1]
 
@@ -210,3 +208,6 @@ def test_parallel_min_bytes_decides_the_default(monkeypatch):
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="uint8"):
         pgn_scan.scan_pgn(np.zeros(3, np.int64), pgn._TAG_NAMES, pgn._TAG_LEN)
+    buf = np.frombuffer(b"[Event ", np.uint8)
+    with pytest.raises(ValueError, match="outside"):
+        pgn_scan.scan_pgn(buf, pgn._TAG_NAMES, pgn._TAG_LEN, 3, 99)
