@@ -387,16 +387,15 @@ def scan(buf: np.ndarray, parts: int | None = None) -> tuple[np.ndarray, np.ndar
 
 def split_points(buf: np.ndarray, parts: int) -> list[int]:
     """Where ``scan`` may cut ``buf`` into about ``parts`` parts of equal size: the first
-    ``[Event `` line start (after a LF) at or after each equal share, in order, each
-    once (fewer parts when the file has fewer such lines)."""
-    size = buf.size
+    ``[Event `` line start (after a LF) after each equal share and after the cut before
+    it (fewer parts when the file has fewer such lines)."""
     cuts: list[int] = []
     for k in range(1, parts):
-        at = _find(buf, _EVENT_LINE, max(k * size // parts - 1, cuts[-1] if cuts else 0))
+        # searched from the last cut at the latest: its '[' cannot start the next match
+        at = _find(buf, _EVENT_LINE, max(k * buf.size // parts - 1, cuts[-1] if cuts else 0))
         if at < 0:
             break
-        if not cuts or at + 1 > cuts[-1]:
-            cuts.append(at + 1)
+        cuts.append(at + 1)
     return cuts
 
 
