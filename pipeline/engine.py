@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import time
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +42,9 @@ from arpad.pipeline.systems.base import (
     Report,
     State,
     apply_overrides,
+    check_rule_value,
     check_rules,
+    parse_rule_value,
 )
 
 log = logging.getLogger(__name__)
@@ -140,10 +143,76 @@ def resolve_rules(system_name: str, spec: str | None, pool: str = "standard") ->
     system = get_system(system_name)
     path = Path(spec)
     if path.suffix == ".json" or path.exists():
-        values = json.loads(path.read_text())
-        base = system.rules_type()
-        return check_rules(dataclasses.replace(base, **values))
+        return rules_from_file(system.rules_type(), path)
     return system.rules_at(spec, pool=pool)
+
+
+def rules_from_file(base: Any, path: Path) -> Any:
+    """``--rules FILE.json``: ``base`` with the file's fields (a JSON object of field
+    names and values). Each value is read as ``--set`` reads it (a JSON number, string,
+    true/false, or null where the field may be empty) and checked against the field's
+    range; anything else is refused with the file and the field named (exit 2)."""
+    from arpad.pipeline.errors import InputError
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, None, f"cannot read the rules file: {exc}") from None
+    try:
+        values = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            path, exc.lineno, f"not valid JSON: {exc.msg} (column {exc.colno})"
+        ) from None
+    if not isinstance(values, dict):
+        raise InputError(
+            path,
+            None,
+            f'a rules file holds one JSON object of rule fields (e.g. {{"k": 20}}), '
+            f"not a {type(values).__name__}",
+        )
+    fields = {f.name for f in dataclasses.fields(base)}
+    hints = typing.get_type_hints(type(base))
+    changes = {}
+    for key, value in values.items():
+        if key not in fields:
+            known = ", ".join(sorted(fields))
+            raise InputError(
+                path, None, f"unknown rule field {key!r} for {type(base).__name__} (known: {known})"
+            )
+        try:
+            changes[key] = _json_rule_value(value, hints[key], key)
+            check_rule_value(type(base), key, changes[key])
+        except ValueError as exc:
+            raise InputError(path, None, str(exc)) from None
+    try:
+        return check_rules(dataclasses.replace(base, **changes))
+    except (TypeError, ValueError) as exc:  # a rules type's own checks across fields
+        raise InputError(path, None, str(exc)) from None
+
+
+def _json_rule_value(value: Any, hint: Any, key: str) -> Any:
+    """A JSON value for the rule field ``key`` of type ``hint`` (see ``rules_from_file``)."""
+    if isinstance(value, str):
+        return parse_rule_value(value, hint, key)  # as --set key=value reads it
+    args = typing.get_args(hint)
+    optional = type(None) in args
+    kind = next((a for a in args if a is not type(None)), hint)
+    if value is None:
+        if optional:
+            return None
+        raise ValueError(f"rule {key}: null is not allowed (a {kind.__name__} is needed)")
+    if kind is bool and isinstance(value, bool):
+        return value
+    if kind is int and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if kind is int and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if kind is str and isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise ValueError(f"rule {key}: cannot read {json.dumps(value)} as {kind.__name__}")
 
 
 def check_overrides(system_name: str, overrides: dict[str, str] | None) -> None:

@@ -208,10 +208,11 @@ def test_rate_refuses_bad_overrides_before_any_work(tmp_path):
 
 def test_rules_file_values_are_range_checked(tmp_path):
     from arpad.pipeline.engine import resolve_rules
+    from arpad.pipeline.errors import InputError
 
     path = tmp_path / "rules.json"
     path.write_text('{"k": -5}')
-    with pytest.raises(ValueError, match=r"rule k=-5: out of range"):
+    with pytest.raises(InputError, match=r"rules.json: rule k=-5.0: out of range"):
         resolve_rules("elo", str(path))
 
 

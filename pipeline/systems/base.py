@@ -451,12 +451,14 @@ def apply_overrides(rules: Any, overrides: dict[str, str]) -> Any:
             raise ValueError(
                 f"unknown rule field {key!r} for {type(rules).__name__} (known: {known})"
             )
-        changes[key] = _parse_value(text, hints[key], key)
+        changes[key] = parse_rule_value(text, hints[key], key)
         check_rule_value(type(rules), key, changes[key])
     return dataclasses.replace(rules, **changes)
 
 
-def _parse_value(text: str, hint: Any, key: str) -> Any:
+def parse_rule_value(text: str, hint: Any, key: str) -> Any:
+    """A rule value given as text (``--set key=value``, a string in a rules file) read as
+    the field's type ``hint``; one-line ValueError when it cannot be."""
     if not isinstance(text, str):
         return text
     origin = typing.get_origin(hint)
