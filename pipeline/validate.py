@@ -6,6 +6,7 @@ Reason codes: ``pipeline.reasons.Reason`` (table in docs/ingest.md).
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -126,8 +127,42 @@ def _failing_detail(checks: list[tuple[pl.Expr, str, pl.Expr]]) -> pl.Expr:
     return detail
 
 
+# A result written as two scores around a separator, as pairing programs and
+# spreadsheets export them: "1 - 0", "1:0", "0–1" (en dash), "½:½", "0,5-0,5".
+_SIDE = r"(1|0|½|1/2|0[.,]5)"
+_PAIR = rf"^{_SIDE}\s*[-–—:]\s*{_SIDE}$"
+# A score written with decimals: "1.0", "0.50", "0,5", "1.00".
+_DECIMAL = r"^(1[.,]0+|0[.,]0+|0[.,]50*)$"
+
+
+def _result_key(result: pl.Expr) -> pl.Expr:
+    """A result code as ``RESULTS`` spells it: lower case, the two scores of a pair
+    joined by "-" (``1:0``, ``1 - 0``, ``1–0`` are ``1-0``; ``0,5`` is ``0.5``), and a
+    score with decimals (``1.0``, ``0.50``) as ``1``, ``0.5`` (docs/ingest.md "Result
+    codes"). Anything else is looked up as written (forfeit codes such as ``+:-``)."""
+    key = result.str.to_lowercase()
+    pair = key.str.contains(_PAIR)
+    joined = key.str.replace(_PAIR, "$1-$2").str.replace_all("0,5", "0.5")
+    decimal = key.str.contains(_DECIMAL)
+    number = (
+        pl.when(key.str.replace(",", ".").cast(pl.Float64, strict=False) == 0.5)
+        .then(pl.lit("0.5"))
+        .otherwise(key.str.slice(0, 1))
+    )
+    return pl.when(pair).then(joined).when(decimal).then(number).otherwise(key)
+
+
+# A date followed by a time of day, as a spreadsheet or ``DataFrame.to_csv`` writes a
+# timestamp: "2025-01-10 09:00:00", "2025-01-10T09:00", with a zone "…+09:00" or "…Z".
+# The game's date is the date as written (the players' local date: docs/ingest.md).
+_TIME_OF_DAY = (
+    r"^(\d{4}[-./]\d{1,2}[-./]\d{1,2})[ T]([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?"
+    r"(Z|[+-]\d{2}(:?\d{2})?)?$"
+)
+
+
 def _parse_date(expr: pl.Expr) -> pl.Expr:
-    normal = expr.str.replace_all(r"[./]", "-")
+    normal = expr.str.replace(_TIME_OF_DAY, "$1").str.replace_all(r"[./]", "-")
     return normal.str.strptime(pl.Date, "%Y-%m-%d", strict=False)
 
 
@@ -175,7 +210,7 @@ def validate_games(
         literal: nothing parsed for nothing (a typed Parquet file has few columns)."""
         return pl.lit(None, dtype=dtype) if name in absent else expr
 
-    result_key = pl.col("result").str.to_lowercase()
+    result_key = _result_key(pl.col("result"))
     lf = lf.with_columns(
         or_absent(
             "result",
@@ -256,6 +291,8 @@ def validate_games(
     # next month's period is for lists prepared ahead, not for games not played yet
     # (docs/operations.md "The officer's month, round 3").
     today, last_day = periods.latest_game_date()
+    this_month = today.year * 100 + today.month
+    precision = _text("date_precision", f)
     given = pl.col("period")
     month_shaped = parsed(
         "period",
@@ -355,9 +392,38 @@ def validate_games(
             ),
         ),
         (
+            # A date known to the month or the year only (PGN "2027.01.??", "2027.??.??")
+            # whose month or year has not begun: not played yet, as a full date after
+            # today (its period alone may be next month's, valid for a list).
+            pl.col("_period_given").is_not_null()
+            & (
+                ((precision == "month") & (pl.col("_period_given") > this_month))
+                | ((precision == "year") & (pl.col("_period_given") // 100 > today.year))
+            ).fill_null(False),
+            Reason.PERIOD_OUT_OF_RANGE,
+            pl.format(
+                f"date known to the {{}} only, period {{}}: that {{}} has not begun (today is "
+                f"{today.isoformat()}, UTC): not played yet (a typo in the year?)",
+                precision,
+                pl.col("period"),
+                precision,
+            ),
+        ),
+        (
             pl.col("_period_given").is_not_null() & ~given_possible,
             Reason.PERIOD_OUT_OF_RANGE,
-            pl.format(f"period {{}} is outside the valid {valid_range}", pl.col("period")),
+            pl.when(month_shaped.fill_null(False) & (pl.col("_period_given") < periods.FIRST_MONTH))
+            .then(
+                pl.format(
+                    f"period {{}} is before {periods.FIRST_MONTH // 100}-"
+                    f"{periods.FIRST_MONTH % 100:02d}, the first month arpad rates (outside "
+                    f"the valid {valid_range})",
+                    pl.col("period"),
+                )
+            )
+            .otherwise(
+                pl.format(f"period {{}} is outside the valid {valid_range}", pl.col("period"))
+            ),
         ),
         (
             pl.col("_period_given").is_not_null()
@@ -505,6 +571,21 @@ def _quarantine_rows(raw: RawTable, bad: pl.DataFrame, source: str, batch: str) 
     return schemas.conform(rows.to_arrow(), schemas.QUARANTINE)
 
 
+# The spellings of a player's sex read from players files (FIDE's lists: M, F; its TRF:
+# m, w). "" stands for unknown; anything else is refused (the list's "w" flag and the
+# women's titles depend on it).
+SEXES = {
+    **dict.fromkeys(("m", "male", "man", "men", "h", "homme", "masculin"), "M"),
+    **dict.fromkeys(("f", "female", "w", "woman", "women", "femme", "féminin"), "F"),
+    **dict.fromkeys(("?", "-", "u", "unknown"), ""),
+}
+
+
+def _sex(sex: pl.Expr) -> pl.Expr:
+    """``M``, ``F``, "" (unknown) or null (not read: refused) of a sex field."""
+    return sex.str.to_lowercase().replace_strict(SEXES, default=None, return_dtype=pl.String)
+
+
 def capped_raw(raw: pl.Expr) -> pl.Expr:
     """The quarantine keeps at most ``RAW_TEXT_CAP`` characters of a row's text."""
     too_long = raw.str.len_chars() > RAW_TEXT_CAP
@@ -528,9 +609,13 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
     f = f.with_columns(
         *[pl.col(c).cast(pl.Float64, strict=False).alias(f"_{c}") for c in PLAYER_NUMERIC],
         _parse_date(pl.col("birth_date")).alias("_birth_date"),
+        _sex(pl.col("sex")).alias("_sex"),
     )
+    # No one on a list was born after today (a typo in the year: K 40 for a junior).
+    today = periods.latest_game_date()[0]
+    numeric = {**PLAYER_NUMERIC, "birth_year": (PLAYER_NUMERIC["birth_year"][0], today.year)}
     checks = [(pl.col("player_id").is_null(), Reason.EMPTY_PLAYER_ID, pl.lit("player_id is empty"))]
-    for c, (lo, hi) in PLAYER_NUMERIC.items():
+    for c, (lo, hi) in numeric.items():
         checks.append(
             (
                 pl.col(c).is_not_null()
@@ -539,13 +624,31 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
                 pl.format(f"{c} {{}} is not a number in {lo:g}..{hi:g}", pl.col(c)),
             )
         )
-    checks.append(
+    first_birth = dt.date(int(numeric["birth_year"][0]), 1, 1)
+    checks += [
         (
             pl.col("birth_date").is_not_null() & pl.col("_birth_date").is_null(),
             Reason.BAD_PLAYER_FIELD,
             pl.format("birth_date {} is not a valid date", pl.col("birth_date")),
-        )
-    )
+        ),
+        (
+            ~pl.col("_birth_date").is_between(first_birth, today).fill_null(True),
+            Reason.BAD_PLAYER_FIELD,
+            pl.format(
+                f"birth_date {{}} is not in {first_birth.isoformat()}..{today.isoformat()}",
+                pl.col("birth_date"),
+            ),
+        ),
+        (
+            pl.col("sex").is_not_null() & pl.col("_sex").is_null(),
+            Reason.BAD_PLAYER_FIELD,
+            pl.format(
+                "sex {} is neither M nor F (read: m, male, man; f, female, w, woman; "
+                "empty or ? when unknown)",
+                pl.col("sex"),
+            ),
+        ),
+    ]
     reason, detail = _first_failure(checks)
     f = f.with_columns(reason.alias("_reason"), detail.alias("_detail"))
     f = f.with_columns(pl.col("_reason").is_null().alias("_ok"))
@@ -568,7 +671,7 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
         "player_id",
         "name",
         "federation",
-        "sex",
+        pl.when(pl.col("_sex") != "").then(pl.col("_sex")).alias("sex"),
         pl.col("_birth_date").alias("birth_date"),
         pl.coalesce(
             pl.col("_birth_year").cast(pl.Int32), pl.col("_birth_date").dt.year().cast(pl.Int32)
