@@ -242,7 +242,19 @@ def ingest_file(
     )
     if again:
         batch = probable_duplicates.kept_batch(batch)
-    if same.num_rows and not again:
+    # The same bytes from another source identity (--source NAME, another path) after an
+    # ingest that quarantined conflicting results: the correction of that source it
+    # was meant to be (docs/ingest.md "Conflicting results"). The earlier ingest of
+    # these bytes is undone with it.
+    recorrect = (
+        same.num_rows > 0
+        and not again
+        and (same.column("source_key")[0].as_py() or same.column("source")[0].as_py()) != key
+        and _quarantined_conflicts(store, same.column("batch")[0].as_py())
+    )
+    if recorrect:
+        batch = f"{same.column('batch')[0].as_py()}c"
+    if same.num_rows and not again and not recorrect:
         prior = same.column("source")[0].as_py()
         report = FileReport(
             str(path), prior, same.column("kind")[0].as_py(), same.column("format")[0].as_py()
@@ -272,6 +284,9 @@ def ingest_file(
     )
     previous = manifest.filter(previous_mask)
     source = _label(manifest, previous, path, key, explicit)
+    if recorrect:  # the earlier ingest of these bytes goes too
+        previous_mask = pc.or_(previous_mask, pc.equal(manifest["sha256"], digest))
+        previous = manifest.filter(previous_mask)
     if explicit and raw.format in probable_duplicates.FORMATS:
         raw = probable_duplicates.scoped_by_source(raw, path.name, source)
     report = FileReport(str(path), source, raw.kind, raw.format, notes=list(raw.notes))
@@ -336,6 +351,16 @@ def ingest_file(
         content = content_digest(validated.accepted)
         before = validated.accepted
         validated, resent = _drop_content_duplicates(store, validated, batch, old_batches)
+        validated, conflicts = stream_ingest.drop_conflicting_results(
+            store, before, validated, batch, old_batches
+        )
+        if conflicts:
+            report.notes.append(
+                f"{conflicts} game(s) with the date and players of a game stored from "
+                "another file but another result: not applied (quarantined as "
+                "conflicting_result; a correction of a file is ingested with --source "
+                "naming it)"
+            )
         if raw.format in probable_duplicates.FORMATS and not keep_probable_duplicates:
             validated, probable = probable_duplicates.drop_probable_duplicates(
                 store, validated, batch, old_batches, raw.players
@@ -352,7 +377,7 @@ def ingest_file(
         for old in old_batches:
             staged.remove_batch_games(old)
             report.replaced = True
-        if again:  # the quarantined copies are stored now: their rows go
+        if again or recorrect:  # the quarantined copies are stored now: their rows go
             probable_duplicates.drop_quarantine(staged, old_batches)
         report.partitions = staged.write_games(validated.accepted, batch)
         journal.crash_point("correction:staged-games")
@@ -432,6 +457,15 @@ def ingest_files(
         source=source,
     )
     return jobs.ingest(request)
+
+
+def _quarantined_conflicts(store: Store, batch: str) -> bool:
+    """True when the ingest ``batch`` quarantined games as ``conflicting_result``."""
+    path = store.quarantine_dir / f"batch={batch}" / "part-0.parquet"
+    if not path.exists():
+        return False
+    reasons = read_parquet_file(path).column("reason")
+    return bool(pc.any(pc.equal(reasons, Reason.CONFLICTING_RESULT.value)).as_py())
 
 
 def _other_result(where: str, stored, incoming) -> str:

@@ -72,6 +72,12 @@ class Reason(str, Enum):
         "in their colours, result, and round where both name one), under another id or none: "
         'a re-sent file (see "Re-sent games")',
     )
+    CONFLICTING_RESULT = (
+        "conflicting_result",
+        "has the date/period, players in their colours (and round where both name one) of a "
+        "game already stored from another file, with another result: a correction sent under "
+        'another name, not applied (see "Conflicting results")',
+    )
     PROBABLE_DUPLICATE = (
         "probable_duplicate",
         "(PGN, TRF) has the complete date, White, Black and result of a game stored from "

@@ -494,6 +494,140 @@ def drop_content_duplicates(
     return kept, n, prior
 
 
+def drop_conflicting_results(
+    store: Store,
+    before: pa.Table,
+    v: Validated,
+    batch: str,
+    replaced_batches: list[str] | tuple[str, ...] = (),
+) -> tuple[Validated, int]:
+    """Quarantine (``conflicting_result``) the games of a file read whole that have the
+    pool, period, date and players in their colours of a game another source stored
+    (and its round where both name one), with another result: a correction sent under
+    another name (docs/ingest.md "Conflicting results"). Stored both, the game would be
+    rated twice, once with each result. ``before``: the file's accepted games before
+    its re-sent games left (``v.accepted`` is what is left). Counting is one for one,
+    as for re-sent games: a stored game that one of the file's re-sent rows stands for
+    is used up, so the same pairing twice on one day, once re-sent and once new, is a
+    new game. Ids a file vouches for (its ``game_id`` column, TRF pairings) tell games
+    apart, as for re-sent games. Returns the games left and how many were quarantined."""
+    games = v.accepted
+    if games.num_rows == 0:
+        return v, 0
+    ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
+    keys_ = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
+    parts = set(zip(keys_.column("pool").to_pylist(), keys_.column("period").to_pylist()))
+    files = [
+        str(f)
+        for pool, period in sorted(parts)
+        for f in store.game_files(pool, period)
+        if f.name not in ignore
+    ]
+    if not files:
+        return v, 0
+    kept = pc.is_in(before.column("source"), value_set=games.column("source"))
+    incoming = (
+        before.select(["game_id", *CONTENT_COLUMNS, "source"])
+        .append_column("_i", pa.array(range(before.num_rows), pa.int64()))
+        .append_column("kept", kept)
+    )
+    con = duckdb.connect()
+    try:
+        con.register("incoming", incoming)
+        con.execute(
+            f"""
+            CREATE TEMP TABLE s2 AS
+            SELECT *, {_ID_KIND.format(t="s")} AS kind, {_ROUND.format(t="s")} AS rnd FROM (
+                SELECT game_id, source, pool, CAST(period AS INTEGER) AS period, date,
+                       white_id, black_id, score
+                FROM read_parquet(?, hive_partitioning = true, hive_types_autocast = false)
+            ) s
+            """,
+            [files],
+        )
+        con.execute(
+            f"""
+            CREATE TEMP TABLE i2 AS
+            SELECT *, {_ID_KIND.format(t="incoming")} AS kind,
+                   {_ROUND.format(t="incoming")} AS rnd FROM incoming
+            """
+        )
+        pair = (
+            "i2.pool = s2.pool AND i2.period = s2.period "
+            "AND i2.date IS NOT DISTINCT FROM s2.date "
+            "AND i2.white_id = s2.white_id AND i2.black_id = s2.black_id "
+            "AND (i2.rnd IS NULL OR s2.rnd IS NULL OR i2.rnd = s2.rnd) "
+            "AND NOT (i2.kind = s2.kind AND i2.kind IN ('source', 'trf') "
+            "AND i2.game_id <> s2.game_id) "
+            "AND s2.game_id NOT IN (SELECT game_id FROM incoming)"
+        )
+        hit = catalog.query_arrow(
+            con,
+            f"""
+            WITH other AS (  -- per kept row: the stored games it may correct
+                SELECT i2._i, min(s2.source) AS first, min(s2.score) AS was
+                FROM i2 JOIN s2 ON {pair} AND i2.score <> s2.score
+                WHERE i2.kept GROUP BY i2._i
+            ),
+            stored AS (  -- per kept row: the stored games of its pairing and day
+                SELECT i2._i, count(*) AS n FROM i2 JOIN s2 ON {pair}
+                WHERE i2.kept GROUP BY i2._i
+            ),
+            used AS (  -- per kept row: the file's re-sent rows of its pairing and day
+                SELECT k._i, count(d._i) AS n FROM i2 k LEFT JOIN i2 d
+                  ON NOT d.kept AND d.pool = k.pool AND d.period = k.period
+                 AND d.date IS NOT DISTINCT FROM k.date
+                 AND d.white_id = k.white_id AND d.black_id = k.black_id
+                WHERE k.kept GROUP BY k._i
+            ),
+            ranked AS (
+                SELECT _i, row_number() OVER (
+                    PARTITION BY pool, period, date, white_id, black_id ORDER BY _i) AS k
+                FROM i2 WHERE kept
+            )
+            SELECT i2.source, o.first, o.was, i2.score FROM other o
+            JOIN stored s USING (_i) JOIN used u USING (_i) JOIN ranked r USING (_i)
+            JOIN i2 USING (_i)
+            WHERE r.k <= s.n - u.n ORDER BY _i
+            """,
+        )
+    finally:
+        con.close()
+    if hit.num_rows == 0:
+        return v, 0
+    is_hit = pc.is_in(games.column("source"), value_set=hit.column("source"))
+    details = []
+    for first, was, now in zip(
+        hit.column("first").to_pylist(),
+        hit.column("was").to_pylist(),
+        hit.column("score").to_pylist(),
+    ):
+        other = first.rsplit(":", 1)[0]
+        details.append(
+            f"date, players and colours of the game stored from {first}, with White's "
+            f"score {float(was):g} there, {float(now):g} here: not applied (to correct "
+            f"{other}, ingest the file with --source {other!r}, or from {other}'s own "
+            "path; another game that day needs a game_id or round; docs/ingest.md)"
+        )
+    rows = pa.table(
+        {
+            "source": [s.rsplit(":", 1)[0] for s in hit.column("source").to_pylist()],
+            "line": [int(s.rsplit(":", 1)[1]) for s in hit.column("source").to_pylist()],
+            "reason": [Reason.CONFLICTING_RESULT.value] * hit.num_rows,
+            "detail": details,
+            "raw": [None] * hit.num_rows,
+            "ingest_batch": [batch] * hit.num_rows,
+        },
+        schema=schemas.QUARANTINE,
+    )
+    left = Validated(
+        games.filter(pc.invert(is_hit)),
+        pa.concat_tables([v.quarantine, rows]).sort_by("line"),
+        v.rows_read,
+    )
+    return left, hit.num_rows
+
+
 @dataclass
 class Streamed:
     """What a streamed games file left in the staging area."""
