@@ -55,6 +55,7 @@ class RecalculateSummary:
     exports: list[str] = field(default_factory=list)
     # "system/pool" -> the frozen list and the revisions of the previous one (``freeze``)
     published: dict[str, dict] = field(default_factory=dict)
+    unread: list[str] = field(default_factory=list)  # inbox subfolders not read (``unread``)
 
     @property
     def games_ingested(self) -> int:
@@ -76,6 +77,24 @@ def inbox_files(inbox: Path) -> tuple[list[Path], list[Path]]:
         return sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith("."))
 
     return waiting(inbox / "players"), waiting(inbox)
+
+
+# Folders of the inbox that are its own: players files, and where files go when taken.
+OWN_FOLDERS = ("players", PROCESSED, REJECTED)
+
+
+def unread_folders(inbox: Path) -> list[str]:
+    """The inbox's other subfolders: their files are not read (only the inbox's top
+    level and ``players/`` are), which the summary says, so that a file dropped into a
+    folder of its own is not thought ingested (the officer's attack, 2026-12-03)."""
+    inbox = Path(inbox)
+    if not inbox.is_dir():
+        return []
+    return sorted(
+        p.name
+        for p in inbox.iterdir()
+        if p.is_dir() and p.name not in OWN_FOLDERS and not p.name.startswith(".")
+    )
 
 
 def rejected(path: Path, kind: str | None, exc: Exception) -> dict:
@@ -333,6 +352,13 @@ def markdown(summary: RecalculateSummary) -> str:
         f"**{summary.quarantined:,} rows quarantined**.",
         "",
     ]
+    if summary.unread:
+        folders = ", ".join(f"`{name}/`" for name in summary.unread)
+        lines += [
+            f"Not read: the inbox folder(s) {folders} (files are read from the inbox itself "
+            "and from `players/`; move them there).",
+            "",
+        ]
     if summary.files:
         lines += ["| file | kind | accepted | quarantined | outcome |", "|---|---|---:|---:|---|"]
         for f in summary.files:

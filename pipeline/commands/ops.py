@@ -80,6 +80,12 @@ def cmd_recalculate(args) -> int:
     rejected = [f for f in summary.files if f["outcome"] == monthly.REJECTED]
     for f in rejected:
         print(f"{f['path']}: rejected: {f['detail']}", file=sys.stderr)
+    for name in summary.unread:
+        folder = Path(args.inbox) / name
+        print(
+            f"{folder}: not read: a folder (files are read from the inbox and its players/)",
+            file=sys.stderr,
+        )
     return 2 if rejected or summary.quarantined else 0
 
 
