@@ -13,7 +13,10 @@ each walked period (``RatingSystem.seed``), so that:
   (so it is newer than the system's last update of that player), which makes a run
   from a checkpoint equal to a full run;
 * within one period a player's first observation counts (the rating in force when
-  the period began).
+  the period began);
+* an event's stated ratings are its starting ratings (``event_start_ratings``): a TRF
+  states one rating per player for the whole tournament, so a round in the next month
+  does not re-seed the player with it.
 
 The players table's ``rating`` is an undated starting rating ("as of the first
 period") only when a players file gave it (``identity`` observations with a rating);
@@ -75,9 +78,10 @@ class Observations:
         return keep, rating[first]
 
 
-def _file_observations(path: str, period: int) -> pa.Table | None:
+def _file_observations(path: str, period: int, events: bool = False) -> pa.Table | None:
     """(player_id, period, rating) of one game file, in file order; None when the file
-    carries no rating (Parquet statistics: no read of the columns)."""
+    carries no rating (Parquet statistics: no read of the columns). With ``events``,
+    also each row's ``event`` and ``file`` keys (``event_keys``)."""
     file = pq.ParquetFile(path)
     names = file.schema_arrow.names
     if not all(c in names for _, c in RATING_COLUMNS):
@@ -100,19 +104,127 @@ def _file_observations(path: str, period: int) -> pa.Table | None:
             break
     if nulls == 2 * meta.num_rows:
         return None
-    table = file.read(columns=[c for pair in RATING_COLUMNS for c in pair])
+    event_cols = [c for c in EVENT_COLUMNS if c in names] if events else []
+    table = file.read(columns=[c for pair in RATING_COLUMNS for c in pair] + event_cols)
+    keys = event_keys(table) if events else None
     parts = []
     for id_col, rating_col in RATING_COLUMNS:
-        part = pa.table(
-            {
-                "player_id": table.column(id_col).cast(pa.string()),
-                "rating": table.column(rating_col).cast(pa.float64()),
-                "order": pa.array(np.arange(table.num_rows, dtype=np.int64)),
-            }
-        )
+        columns = {
+            "player_id": table.column(id_col).cast(pa.string()),
+            "rating": table.column(rating_col).cast(pa.float64()),
+            "order": pa.array(np.arange(table.num_rows, dtype=np.int64)),
+        }
+        if keys is not None:
+            columns["event"], columns["source_file"] = keys
+        part = pa.table(columns)
         parts.append(part.filter(pc.is_valid(part.column("rating"))))
     out = pa.concat_tables(parts)
     return out.append_column("period", pa.array(np.full(out.num_rows, period, np.int64)))
+
+
+# -- an event's stated ratings are its starting ratings ---------------------------------
+EVENT_COLUMNS = ("game_id", "source", "event_id")
+# A TRF game id: ``trf:<012 name>|<start date>:r<round>:<low>-<high>`` (pipeline/trf.py).
+_TRF_ROUND = r":r[0-9]+:[0-9]+-[0-9]+$"
+
+
+def event_keys(games: pa.Table) -> tuple[pa.Array, pa.Array]:
+    """(event, file) of each game: the event whose stated ratings it repeats, and the
+    file it came from (``source`` without its ``:line``). The event of a TRF game is its
+    tournament (012 name and start date, from the game id: the TRF sent after round 4
+    and the final TRF are one event); of any other game, its file and ``event_id``
+    (null without an event id: such a game's ratings are each its own statement)."""
+    n = games.num_rows
+    names = games.column_names
+
+    def column(name: str) -> pa.Array:
+        if name not in names:
+            return pa.nulls(n, pa.string())
+        return games.column(name).combine_chunks().cast(pa.string())
+
+    game_id, source, event_id = (column(c) for c in EVENT_COLUMNS)
+    source_file = pc.replace_substring_regex(source, pattern=r":[^:]*$", replacement="")
+    scope = pc.replace_substring_regex(game_id, pattern=_TRF_ROUND, replacement="")
+    is_trf = pc.fill_null(
+        pc.and_(pc.starts_with(game_id, "trf:"), pc.not_equal(scope, game_id)), False
+    )
+    # "\x1f" (the unit separator) joins the two: no file or event name is expected to hold it.
+    in_file = pc.binary_join_element_wise(source_file, event_id, "\x1f")
+    return pc.if_else(is_trf, scope, in_file), source_file
+
+
+def _codes(values) -> np.ndarray:
+    """Dense int64 codes of a string array; -1 for null."""
+    values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    codes = pc.index_in(values, value_set=pc.unique(values))
+    return pc.fill_null(codes, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _month_indices(period: np.ndarray) -> np.ndarray:
+    """``periods.month_index`` of an array of periods."""
+    calendar = (period // 100 >= periods.FIRST_MONTH // 100) & (period // 100 <= 2999)
+    calendar &= (period % 100 >= 1) & (period % 100 <= 12)
+    return np.where(calendar, (period // 100) * 12 + period % 100 - 1, period)
+
+
+def event_start_ratings(
+    event: np.ndarray, in_file: np.ndarray, player: np.ndarray, period: np.ndarray, rating
+) -> tuple[np.ndarray, np.ndarray]:
+    """(keep, period) of stated ratings given in counting order (period, file, row):
+    an event's stated ratings are the ratings the players started it with
+    (docs/observations.md "Events across a month boundary").
+
+    ``event`` and ``in_file`` are int codes (-1: the rating belongs to no event) of the
+    game's event and of (event, file) (``event_keys``). Per player and event:
+
+    * a stated rating equal to his previous one in the event is not a new observation
+      (dropped): a TRF's 001 rating is stated again on every round's game, and a round
+      in the next month would re-seed the player with the tournament's starting rating,
+      erasing the month before;
+    * his first stated rating in a file is dated at the first period of the file's games
+      of the event, counting months without a gap (the tournament's first month: a
+      player whose first round is on 1 November started the tournament of 31 October
+      with it). Only the file's own periods: ingesting or correcting the file marks
+      that period stale, so a run from a checkpoint still equals a full run;
+    * a different later rating is the source's new statement and stays at its period.
+    """
+    period = np.array(period, dtype=np.int64, copy=True)
+    keep = np.ones(period.shape[0], dtype=np.bool_)
+    rows = np.flatnonzero(event >= 0)
+    if rows.size == 0:
+        return keep, period
+    ev, fi, who, per = event[rows], in_file[rows], player[rows], period[rows]
+    stated = np.asarray(rating, dtype=np.float64)[rows]
+
+    # Runs of consecutive months of each (event, file): their first period. One int64
+    # key per pair and stable argsorts (np.unique(axis=0) and lexsort were ~3x slower).
+    months = _month_indices(per)
+    span = int(months.max()) + 1
+    pairs, inverse = np.unique(fi * span + months, return_inverse=True)
+    pair_file, pair_month = pairs // span, pairs % span
+    new_run = np.ones(pairs.shape[0], dtype=np.bool_)
+    new_run[1:] = (pair_file[1:] != pair_file[:-1]) | (pair_month[1:] - pair_month[:-1] > 1)
+    first = np.maximum.accumulate(np.where(new_run, np.arange(pairs.shape[0]), 0))
+    inverse = inverse.reshape(-1)
+    pair_period = np.empty(pairs.shape[0], dtype=np.int64)
+    pair_period[inverse] = per
+    run_start = pair_period[first][inverse]
+    # Per (event, player) in counting order: drop repeats of the previous rating.
+    players = int(who.max()) + 1
+    order = np.argsort(ev * players + who, kind="stable")
+    same = np.zeros(rows.size, dtype=np.bool_)
+    same[1:] = (ev[order][1:] == ev[order][:-1]) & (who[order][1:] == who[order][:-1])
+    repeat = np.zeros(rows.size, dtype=np.bool_)
+    repeat[order[1:]] = same[1:] & (stated[order][1:] == stated[order][:-1])
+    # Per (event, file, player): the first one moves to its run's first period.
+    order = np.argsort(fi * players + who, kind="stable")
+    starts = np.ones(rows.size, dtype=np.bool_)
+    starts[1:] = (fi[order][1:] != fi[order][:-1]) | (who[order][1:] != who[order][:-1])
+    opening = np.zeros(rows.size, dtype=np.bool_)
+    opening[order] = starts
+    keep[rows] = ~repeat
+    period[rows] = np.where(opening & ~repeat, run_start, per)
+    return keep, period
 
 
 def has_observations(store: Store) -> bool:
@@ -148,14 +260,20 @@ def pool_observations(
         n = given.num_rows
         tables.append(
             given.append_column("order", pa.array(np.arange(n, dtype=np.int64)))
+            .append_column("event", pa.nulls(n, pa.string()))
+            .append_column("source_file", pa.nulls(n, pa.string()))
             .append_column("file", pa.array(np.full(n, -1)))
-            .select(["player_id", "rating", "order", "period", "file"])
+            .select(["player_id", "rating", "order", "event", "source_file", "period", "file"])
         )
-    for period in store.periods(pool):
-        for rank, f in enumerate(sorted(str(p) for p in store.game_files(pool, period))):
-            t = _file_observations(f, period)
-            if t is not None and t.num_rows:
-                tables.append(t.append_column("file", pa.array(np.full(t.num_rows, rank))))
+    # Files ranked in (period, name) order: an observation moved to its event's first
+    # period (event_start_ratings) keeps its file's place after that period's files.
+    files = [
+        (period, str(p)) for period in store.periods(pool) for p in store.game_files(pool, period)
+    ]
+    for rank, (period, f) in enumerate(sorted(files)):
+        t = _file_observations(f, period, events=True)
+        if t is not None and t.num_rows:
+            tables.append(t.append_column("file", pa.array(np.full(t.num_rows, rank))))
     if not tables:
         return Observations.empty()
     obs = pa.concat_tables(tables)
@@ -173,6 +291,16 @@ def pool_observations(
     player = obs.column("dense").to_numpy().astype(np.int64)
     period = obs.column("period").to_numpy().astype(np.int64)
     rating = obs.column("rating").to_numpy().astype(np.float64)
+    file = obs.column("file").to_numpy().astype(np.int64)
+    row = obs.column("order").to_numpy().astype(np.int64)
+    event = obs.column("event")
+    in_file = pc.binary_join_element_wise(event, obs.column("source_file"), "\x1f")
+    kept, period = event_start_ratings(_codes(event), _codes(in_file), player, period, rating)
+    player, period, rating, file, row = (a[kept] for a in (player, period, rating, file, row))
+    counting = np.lexsort((row, file, period))
+    player, period, rating = player[counting], period[counting], rating[counting]
+    if player.size == 0:
+        return Observations.empty()
     # First observation per (player, period): stable order of (period, file, row).
     key = period * (int(player.max()) + 1) + player
     _, first = np.unique(key, return_index=True)

@@ -25,26 +25,57 @@ from arpad.pipeline.store import Store
 
 def _stated(games: pa.Table) -> pl.DataFrame:
     """(pool, period, player_id, rating) of every rating the games state (1..3500, as
-    observations are read), one row per player and period: the first, as it counts."""
+    observations are read), one row per player and period: the first, as it counts. An
+    event's repeated starting rating is stated once, at the event's first period
+    (``observations.event_start_ratings``), as the engine reads it."""
+    from arpad.pipeline import observations
+
     cols = ["pool", "period", "white_id", "black_id", "white_rating", "black_rating"]
     if games.num_rows == 0 or any(c not in games.column_names for c in cols):
         return pl.DataFrame()
-    frame = pl.from_arrow(games.select(cols))
+    event, source_file = observations.event_keys(games)
+    frame = pl.from_arrow(games.select(cols)).with_columns(
+        pl.Series("event", event.to_pylist(), pl.String),
+        pl.Series("source_file", source_file.to_pylist(), pl.String),
+    )
     sides = [
         frame.select(
             "pool",
             "period",
             pl.col(f"{side}_id").alias("player_id"),
             pl.col(f"{side}_rating").cast(pl.Float64).alias("rating"),
+            # Events are per pool, as the engine reads one pool at a time.
+            pl.concat_str("pool", "event", separator="\x1f").alias("event"),
+            pl.concat_str("pool", "event", "source_file", separator="\x1f").alias("in_file"),
         )
         for side in ("white", "black")
     ]
-    both = pl.concat(sides).with_row_index("order")
+    both = (
+        pl.concat(sides)
+        .with_row_index("order")
+        .filter(pl.col("rating").is_between(1, 3500))
+        .sort("period", "order")
+    )
+    if both.is_empty():
+        return both.select("pool", "period", "player_id", "rating")
+    codes = [
+        both.get_column(c).cast(pl.Categorical).to_physical().cast(pl.Int64).fill_null(-1)
+        for c in ("event", "in_file")
+    ]
+    player = both.get_column("player_id").cast(pl.Categorical).to_physical().cast(pl.Int64)
+    keep, period = observations.event_start_ratings(
+        codes[0].to_numpy(),
+        codes[1].to_numpy(),
+        player.to_numpy(),
+        both.get_column("period").to_numpy(),
+        both.get_column("rating").to_numpy(),
+    )
     return (
-        both.filter(pl.col("rating").is_between(1, 3500))
-        .sort("order")
+        both.with_columns(pl.Series("period", period).cast(both.schema["period"]))
+        .filter(pl.Series(keep))
+        .sort("period", "order")
         .unique(["pool", "period", "player_id"], keep="first", maintain_order=True)
-        .drop("order")
+        .select("pool", "period", "player_id", "rating")
     )
 
 
