@@ -1,21 +1,24 @@
 """Legacy ECF grading (Clarke system, 1958–2020) as docs/legacy-systems.md describes.
 
-The engine walks months; ECF grades per cycle. The state keeps the current
-cycle's games; a period that closes a cycle (``cycle_end_months``) publishes
-the grades, every other period reports *interim* grades of the cycle so far
-(status ``provisional``) and leaves the published grades unchanged. Formula:
-``kernels.ecf``; decisions: docs/legacy-systems.md.
+The engine walks the stored periods (months with games); ECF grades per cycle.
+The state keeps the current cycle's games and the period that ends it; a period
+that closes a cycle (``cycle_end_months``) publishes the grades, every other
+period reports *interim* grades of the cycle so far (status ``provisional``)
+and leaves the published grades unchanged. A cycle whose closing period has no
+games closes at the first walked period past its end, with that cycle's games
+only (``EcfRules.cycle_end``). Formula: ``kernels.ecf``; decisions:
+docs/legacy-systems.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
 from arpad.kernels.csr import group_by_player
-from arpad.kernels.ecf import ecf_cycle
+from arpad.kernels.ecf import EcfCycleResult, ecf_cycle
 from arpad.kernels.rounding import round_half_away_array
 from arpad.pipeline import periods
 from arpad.pipeline.systems import register
@@ -76,6 +79,21 @@ class EcfRules:
             return period % 100 in self.end_months()
         return self.abstract_cycle_periods > 0 and period % self.abstract_cycle_periods == 0
 
+    def cycle_end(self, period: int) -> int | None:
+        """The period that closes the cycle holding ``period``: the first closing month
+        on or after it (185112 → 185205 under the annual season to May), for abstract
+        periods the next multiple of ``abstract_cycle_periods``; None when no period
+        closes a cycle (no end months, or ``abstract_cycle_periods`` 0)."""
+        if periods.is_calendar(period):
+            months = sorted(m for m in self.end_months() if 1 <= m <= 12)
+            if not months:
+                return None
+            year, month = divmod(period, 100)
+            later = [m for m in months if m >= month]
+            return year * 100 + later[0] if later else (year + 1) * 100 + months[0]
+        n = self.abstract_cycle_periods
+        return -(-period // n) * n if n > 0 else None
+
 
 ECF_ANNUAL = EcfRules(
     name="ECF annual (1958-2010/11)",
@@ -99,6 +117,40 @@ def _empty_cycle() -> dict[str, np.ndarray]:
         "score": np.empty(0, dtype=np.float64),
         "period": np.empty(0, dtype=np.int64),
     }
+
+
+def _no_cycle_open() -> dict[str, np.ndarray]:
+    # The open cycle's first period and the period that closes it (-1: none closes it).
+    return {"period": np.empty(0, np.int64), "end": np.empty(0, np.int64)}
+
+
+def _cycle_opened(period: int, rules: EcfRules) -> dict[str, np.ndarray]:
+    end = rules.cycle_end(period)
+    return {
+        "period": np.array([period], np.int64),
+        "end": np.array([-1 if end is None else end], np.int64),
+    }
+
+
+def _period_entries(games: PeriodGames) -> dict[str, np.ndarray]:
+    """The period's games as cycle entries (White row, then Black row, per game)."""
+    g = games.n_games
+    player = np.empty(2 * g, dtype=np.int64)
+    player[0::2] = games.white
+    player[1::2] = games.black
+    score = np.empty(2 * g, dtype=np.float64)
+    score[0::2] = games.score
+    score[1::2] = 1.0 - games.score
+    return {"player": player, "score": score, "period": np.full(2 * g, games.period, np.int64)}
+
+
+class _GradedCycle(NamedTuple):
+    """One cycle's grades for every player (``EcfSystem._grade``)."""
+
+    res: EcfCycleResult
+    published: np.ndarray  # float64[n]: the grade as published (rounded when the rules say so)
+    played: np.ndarray  # bool[n]: the player has games in the cycle
+    games: dict[str, np.ndarray]  # the per-game report's columns (entries in CSR order)
 
 
 class EcfSystem(RatingSystem):
@@ -129,45 +181,60 @@ class EcfSystem(RatingSystem):
                 "grade": players.grade.astype(np.float64).copy(),
                 "birth_year": players.birth_year.astype(np.int64),
             },
-            tables={"cycle": _empty_cycle(), "cycle_start": {"period": np.empty(0, np.int64)}},
+            tables={"cycle": _empty_cycle(), "cycle_start": _no_cycle_open()},
         )
 
     def step(self, state: State, games: PeriodGames, rules: EcfRules) -> tuple[State, Report]:
-        n = games.n_players
-        grade = state.players["grade"]
+        """Add the period's games to the open cycle; publish the cycle at its closing
+        period. A cycle still open past its end (its closing period had no games) is
+        published here first, from its own games; this period's games open the next
+        cycle, published here too when this period closes it."""
         cycle = state.tables.get("cycle", _empty_cycle())
-        start_period = state.tables.get("cycle_start", {}).get("period", np.empty(0, np.int64))
-        if start_period.size == 0:
-            start_period = np.array([games.period], dtype=np.int64)
+        opened = state.tables.get("cycle_start", _no_cycle_open())
+        entries = _period_entries(games)
+        if opened["period"].size == 0:
+            cycle, opened = entries, _cycle_opened(games.period, rules)
+        elif _past_end(opened, games.period, rules):
+            return self._step_after_stale_cycle(state, games, rules, cycle, opened, entries)
+        else:
+            cycle = {k: np.concatenate([cycle[k], entries[k]]) for k in cycle}
+        graded = self._grade(state, games.n_players, cycle, int(opened["period"][0]), rules)
+        if rules.closes_cycle(games.period):
+            return self._published(state, [graded])
+        return self._interim(state, graded, cycle, opened)
 
-        # Append this period's games to the cycle (White row, then Black row, per game).
-        g = games.n_games
-        add_player = np.empty(2 * g, dtype=np.int64)
-        add_player[0::2] = games.white
-        add_player[1::2] = games.black
-        add_score = np.empty(2 * g, dtype=np.float64)
-        add_score[0::2] = games.score
-        add_score[1::2] = 1.0 - games.score
-        cycle = {
-            "player": np.concatenate([cycle["player"], add_player]),
-            "score": np.concatenate([cycle["score"], add_score]),
-            "period": np.concatenate([cycle["period"], np.full(2 * g, games.period, np.int64)]),
-        }
+    def _step_after_stale_cycle(self, state, games, rules, cycle, opened, entries):
+        stale = self._grade(state, games.n_players, cycle, int(opened["period"][0]), rules)
+        grade = np.where(stale.played, stale.published, state.players["grade"])
+        after_stale = State(players={**state.players, "grade": grade}, tables=state.tables)
+        if not rules.closes_cycle(games.period):
+            published, report = self._published(state, [stale])
+            tables = {"cycle": entries, "cycle_start": _cycle_opened(games.period, rules)}
+            return State(players=published.players, tables=tables), report
+        # This period also closes the cycle its own games open: both are published
+        # here, each graded from its own games, the second with the first's grades.
+        current = self._grade(after_stale, games.n_players, entries, games.period, rules)
+        return self._published(state, [stale, current])
+
+    def _grade(self, state: State, n: int, cycle, start: int, rules: EcfRules) -> _GradedCycle:
+        """The grades of the cycle that started in period ``start`` from its ``cycle``
+        entries, the previous grades being the state's."""
+        grade = state.players["grade"]
         white, black = cycle["player"][0::2], cycle["player"][1::2]
         grouped = group_by_player(white, black, cycle["score"][0::2], n)
         played = np.diff(grouped.offsets) > 0
 
         junior = np.zeros(n, dtype=bool)
-        start_year = periods.year_of(int(start_period[0]))
+        start_year = periods.year_of(start)
         birth = state.players["birth_year"]
         if start_year is not None:
             junior = (birth > 0) & (start_year - birth < rules.junior_age)
         estimated = played & (junior | np.isnan(grade))
-        start = self._starting_estimates(grade, grouped, rules)
+        first_guess = self._starting_estimates(grade, grouped, rules)
         res = ecf_cycle(
             grade,
             estimated,
-            start,
+            first_guess,
             grouped.offsets,
             grouped.opponent,
             grouped.score,
@@ -181,54 +248,87 @@ class EcfSystem(RatingSystem):
         published = res.published
         if rules.round_published:
             published = np.where(np.isnan(published), np.nan, round_half_away_array(published))
+        entry_player = np.repeat(np.arange(n), np.diff(grouped.offsets))
+        per_game = {
+            "player": entry_player,
+            "opponent": grouped.opponent.astype(np.int64),
+            "game_period": cycle["period"][0::2][grouped.game],
+            "score": grouped.score,
+            "opponent_grade": res.opponent_grade,
+            "points": res.points,
+            "estimated": estimated[entry_player],
+        }
+        return _GradedCycle(res, published, played, per_game)
 
-        closes = rules.closes_cycle(games.period)
-        status = np.full(n, NOT_REPORTED, dtype=np.int8)
-        has_grade = ~np.isnan(grade)
-        if closes:
-            status[has_grade] = INACTIVE
-            status[played & has_grade] = RATED
-            status[played & ~has_grade] = NEW
-            rating_after = np.where(played, published, grade)
-        else:
-            status[played] = PROVISIONAL
-            rating_after = np.where(played, published, np.nan)
+    @staticmethod
+    def _interim(state: State, graded: _GradedCycle, cycle, opened) -> tuple[State, Report]:
+        """A period inside the cycle: interim grades (``provisional``), nothing published."""
+        grade = state.players["grade"]
+        res, played = graded.res, graded.played
+        status = np.full(grade.shape[0], NOT_REPORTED, dtype=np.int8)
+        status[played] = PROVISIONAL
         report = Report(
             columns={
                 "rating_before": grade,
-                "rating_after": rating_after,
+                "rating_after": np.where(played, graded.published, np.nan),
                 "games": res.games,
                 "score": res.score,
-                "change": np.where(played & has_grade, rating_after - grade, np.nan),
+                "change": np.full(grade.shape[0], np.nan),
                 "performance": res.performance,
             },
             status=status,
+            extra={"iterations": res.iterations, "converged": res.converged, "closes_cycle": False},
+        )
+        tables = {"cycle": cycle, "cycle_start": opened}
+        return State(players=dict(state.players), tables=tables), report
+
+    @staticmethod
+    def _published(state: State, cycles: list[_GradedCycle]) -> tuple[State, Report]:
+        """The period that publishes ``cycles`` (one, or a stale cycle and then this
+        period's own, graded in that order): the row has the grade after them, the
+        games, score and mean points of both, and the per-game report of both."""
+        grade = state.players["grade"]
+        n = grade.shape[0]
+        after = grade.copy()
+        played = np.zeros(n, dtype=bool)
+        games = np.zeros(n, dtype=np.int64)
+        score = np.zeros(n, dtype=np.float64)
+        points = np.zeros(n, dtype=np.float64)
+        for c in cycles:
+            after = np.where(c.played, c.published, after)
+            played |= c.played
+            games += c.res.games
+            score += c.res.score
+            points += np.where(c.played, c.res.performance * c.res.games, 0.0)
+        has_grade = ~np.isnan(grade)
+        status = np.full(n, NOT_REPORTED, dtype=np.int8)
+        status[has_grade] = INACTIVE
+        status[played & has_grade] = RATED
+        status[played & ~has_grade] = NEW
+        columns = {
+            "rating_before": grade,
+            "rating_after": after,
+            "games": cycles[0].res.games,
+            "score": cycles[0].res.score,
+            "change": np.where(played & has_grade, after - grade, np.nan),
+            "performance": cycles[0].res.performance,
+        }
+        if len(cycles) > 1:
+            columns["games"] = games.astype(cycles[0].res.games.dtype)
+            columns["score"] = score
+            columns["performance"] = np.where(played, points / np.maximum(games, 1), np.nan)
+        report = Report(
+            columns=columns,
+            status=status,
             extra={
-                "iterations": res.iterations,
-                "converged": res.converged,
-                "closes_cycle": closes,
+                "iterations": sum(c.res.iterations for c in cycles),
+                "converged": all(c.res.converged for c in cycles),
+                "closes_cycle": True,
+                "games": {k: np.concatenate([c.games[k] for c in cycles]) for k in cycles[0].games},
             },
         )
-        if closes:
-            entry_player = np.repeat(np.arange(n), np.diff(grouped.offsets))
-            report.extra["games"] = {
-                "player": entry_player,
-                "opponent": grouped.opponent.astype(np.int64),
-                "game_period": cycle["period"][0::2][grouped.game],
-                "score": grouped.score,
-                "opponent_grade": res.opponent_grade,
-                "points": res.points,
-                "estimated": estimated[entry_player],
-            }
-            new_grade = np.where(played, published, grade)
-            new_tables = {"cycle": _empty_cycle(), "cycle_start": {"period": np.empty(0, np.int64)}}
-        else:
-            new_grade = grade
-            new_tables = {"cycle": cycle, "cycle_start": {"period": start_period}}
-        new_state = State(
-            players={"grade": new_grade, "birth_year": state.players["birth_year"]},
-            tables=new_tables,
-        )
+        tables = {"cycle": _empty_cycle(), "cycle_start": _no_cycle_open()}
+        new_state = State(players={**state.players, "grade": after}, tables=tables)
         return new_state, report
 
     @staticmethod
@@ -242,6 +342,19 @@ class EcfSystem(RatingSystem):
         counts = np.bincount(entry_player[known], minlength=n)
         mean_opp = np.where(counts > 0, sums / np.maximum(counts, 1), rules.default_grade)
         return np.where(np.isnan(grade), mean_opp, grade)
+
+
+def _past_end(opened: dict[str, np.ndarray], period: int, rules: EcfRules) -> bool:
+    """True when ``period`` is past the end of the open cycle: its closing period was
+    not walked (no games then), so the cycle is published before ``period``'s games.
+    The end was fixed when the cycle opened (the rules then); a checkpoint written
+    before it was kept has it from ``period``'s rules."""
+    if "end" in opened and opened["end"].size:
+        end = int(opened["end"][0])
+    else:
+        found = rules.cycle_end(int(opened["period"][0]))
+        end = -1 if found is None else found
+    return end >= 0 and period > end
 
 
 register(EcfSystem())
