@@ -312,6 +312,8 @@ def ingest_file(
         if merged.changed or dated:
             incremental.mark_all_stale(staged)
             stale = "all"
+        if merged.rerated and not dated:
+            report.notes.extend(_rebased_note(store, merged.rerated))
         min_period = None
     elif head is not None:
         streamed = stream_ingest.store_games(store, staged, head, source, batch)
@@ -459,6 +461,36 @@ def ingest_files(
     return jobs.ingest(request)
 
 
+def _rebased_note(store: Store, rerated: list[tuple[str, float, float]]) -> list[str]:
+    """The note for an undated players file that changes stored players' ratings in a
+    store already rated: an undated rating is the rating as of the first period, so the
+    next ``rate`` recomputes every period from it, published months included — not
+    what a monthly rating list means (found by the officer's attack, 2026-12-03)."""
+    if not any(store._subdirs(store.ratings_dir)):
+        return []  # nothing rated yet: the file only sets the start
+    published = sorted(
+        {
+            p
+            for system_dir in store._subdirs(store.published_dir)
+            for pool_dir in store._subdirs(system_dir)
+            for p in store.published_periods(
+                system_dir.name.split("=", 1)[-1], pool_dir.name.split("=", 1)[-1]
+            )
+        }
+    )
+    shown = "; ".join(f"{pid}: {was:g} -> {now:g}" for pid, was, now in rerated[:3])
+    more = f" and {len(rerated) - 3} more" if len(rerated) > 3 else ""
+    lists = (
+        f", the published lists of {published[0]}..{published[-1]} included" if published else ""
+    )
+    return [
+        f"{len(rerated)} player(s) whose undated starting rating changes ({shown}{more}): an "
+        f"undated rating counts as of the first period, so the next rate recomputes every "
+        f"period from it{lists}. A rating list of a month is ingested with a date column "
+        "(docs/observations.md)"
+    ]
+
+
 def _quarantined_conflicts(store: Store, batch: str) -> bool:
     """True when the ingest ``batch`` quarantined games as ``conflicting_result``."""
     path = store.quarantine_dir / f"batch={batch}" / "part-0.parquet"
@@ -535,6 +567,8 @@ def _drop_store_duplicates(
 class MergeResult:
     added: int
     changed: bool  # a player already stored got a different value in a state field
+    # (player_id, stored rating, new rating) of stored players whose rating changed
+    rerated: list[tuple[str, float, float]] = field(default_factory=list)
 
 
 # Fields the rating systems read as a player's starting state (engine.player_info).
@@ -563,6 +597,7 @@ def _merge_players(
     existing = pl.from_arrow(store.read_players())
     new = pl.from_arrow(schemas.conform(incoming, schemas.PLAYERS))
     changed = False
+    rerated: list[tuple[str, float, float]] = []
     if existing.height == 0 and new.get_column("player_id").n_unique() == new.height:
         # one row per player, nothing to merge (a first players file)
         merged = pl.concat([existing, new], how="vertical_relaxed")
@@ -586,10 +621,18 @@ def _merge_players(
                 .sort("player_id")
             )
             changed = not before.equals(after)
+            if changed:
+                moved = before.select("player_id", pl.col("rating").alias("was")).join(
+                    after.select("player_id", "rating"), on="player_id"
+                )
+                moved = moved.filter(
+                    pl.col("was").is_not_null() & (pl.col("was") != pl.col("rating"))
+                )
+                rerated = list(moved.iter_rows())
     store.write_players(merged.sort("player_id").to_arrow())
     if source is not None:
         identity.record_observations(store, new, source, state=state, dated=dated)
-    return MergeResult(merged.height - existing.height, changed)
+    return MergeResult(merged.height - existing.height, changed, rerated)
 
 
 def _add_game_players(
