@@ -359,3 +359,63 @@ def whr_variance(
         float(white_advantage),
         float(scale),
     )
+
+
+@jit
+def _player_components(white, black, n_players):
+    # union-find with path halving; the root of a set is its smallest player
+    parent = np.arange(n_players)
+    for i in range(white.shape[0]):
+        a = white[i]
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        b = black[i]
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        if a < b:
+            parent[b] = a
+        elif b < a:
+            parent[a] = b
+    label = np.full(n_players, -1, dtype=np.int64)
+    n_components = 0
+    for p in range(n_players):
+        root = p
+        while parent[root] != root:
+            root = parent[root]
+        if label[root] < 0:
+            label[root] = n_components
+            n_components += 1
+        label[p] = label[root]
+    return label, n_components
+
+
+class PlayerComponents(NamedTuple):
+    label: np.ndarray  # int64[n_players], component of each player (0 = the first player's)
+    n_components: int
+
+
+def player_components(white: np.ndarray, black: np.ndarray, n_players: int) -> PlayerComponents:
+    """Connected components of the game graph: players are linked when they met in a game.
+
+    Components are numbered in the order of their smallest player; a player without a game
+    is a component of their own. Two components have no game between them, so the data say
+    nothing about their relative level: only the priors place each one (docs/whr.md).
+    """
+    white = np.asarray(white)
+    black = np.asarray(black)
+    if white.shape != black.shape or white.ndim != 1:
+        raise ValueError("white and black need one entry per game")
+    if white.dtype.kind not in "iu" or black.dtype.kind not in "iu":
+        raise ValueError("white and black must be integer player indices")
+    if white.size and (
+        min(white.min(), black.min()) < 0 or max(white.max(), black.max()) >= n_players
+    ):
+        raise ValueError("player index out of range 0..n_players-1")
+    label, n = _player_components(
+        np.ascontiguousarray(white, dtype=np.int64),
+        np.ascontiguousarray(black, dtype=np.int64),
+        int(n_players),
+    )
+    return PlayerComponents(label, int(n))

@@ -22,7 +22,7 @@ from typing import ClassVar
 import numpy as np
 
 from arpad.kernels.csr import group_by_player
-from arpad.kernels.whr import whr_fit, whr_variance
+from arpad.kernels.whr import player_components, whr_fit, whr_variance
 from arpad.pipeline import periods
 from arpad.pipeline.systems import register
 from arpad.pipeline.systems.base import (
@@ -96,6 +96,31 @@ def _empty_nodes() -> dict[str, np.ndarray]:
         "month": np.empty(0, dtype=np.int64),
         "rating": np.empty(0, dtype=np.float64),
     }
+
+
+def _level_groups(white: np.ndarray, black: np.ndarray, prior_given: np.ndarray) -> np.ndarray:
+    """The group that fixes each player's level, for the opponent-anchored prior's re-centring.
+
+    Players of two components of the game graph never met: nothing in the games relates
+    their levels, so a component without a starting rating is a group of its own (it sits
+    at ``initial_rating``, whatever else is rated beside it). Components with a starting
+    rating are tied to the players file's one scale: they form one group (-1), the pool
+    as before (docs/whr.md "Components").
+    """
+    component = player_components(white, black, prior_given.shape[0]).label
+    on_the_scale = np.zeros(int(component.max(initial=-1)) + 1, dtype=bool)
+    on_the_scale[component[prior_given]] = True
+    return np.where(on_the_scale[component], -1, component)
+
+
+def _group_mean(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Mean of ``values`` over each entry's group, one value per entry."""
+    groups, index = np.unique(group, return_inverse=True)
+    if groups.size <= 1:
+        # one pool: np.mean (pairwise sum) as before, so its ratings stay bit-for-bit
+        return np.full(values.shape, values.mean() if values.size else 0.0)
+    total = np.bincount(index, weights=values, minlength=groups.size)
+    return (total / np.bincount(index, minlength=groups.size))[index]
 
 
 class WhrSystem(RatingSystem):
@@ -196,14 +221,18 @@ class WhrSystem(RatingSystem):
         # Opponent-anchored prior (the idea of Sismanis's Elo++): a player without a starting
         # rating is expected to be about as strong as the opponents they meet.
         anchored = has_nodes & ~s["prior_given"]
+        if rules.opponent_prior_passes > 0:
+            level = _level_groups(
+                node_player[white_node], node_player[black_node], s["prior_given"]
+            )[anchored]
         for _ in range(rules.opponent_prior_passes):
             opp_node = np.concatenate([black_node, white_node])
             own_player = node_player[np.concatenate([white_node, black_node])]
             total = np.bincount(own_player, weights=res.rating[opp_node], minlength=n)
             count = np.bincount(own_player, minlength=n)
             opp_mean = total[anchored] / count[anchored]
-            # keep the pool's level where the priors put it: only relative strength moves
-            shift = s["prior_mean"][anchored].mean() - opp_mean.mean() if opp_mean.size else 0.0
+            # keep each group's level where the priors put it: only relative strength moves
+            shift = _group_mean(s["prior_mean"][anchored], level) - _group_mean(opp_mean, level)
             prior_mean[anchored] = opp_mean + shift
             res = self._fit_once(
                 res.rating,
