@@ -43,7 +43,7 @@ def latest_state(ratings: pl.DataFrame) -> pl.DataFrame:
         ratings = ratings.sort("period").unique("player_id", keep="last", maintain_order=True)
     rd_col = next((c for c in ("rd", "rd_after") if c in ratings.columns), None)
     return ratings.select(
-        pl.col("player_id").cast(pl.String),
+        pl.col("player_id").cast(pl.String).str.strip_chars(),
         pl.col(rating_col).cast(pl.Float64).alias("rating"),
         (pl.col(rd_col) if rd_col else pl.lit(None)).cast(pl.Float64).alias("rd"),
     )
@@ -95,12 +95,26 @@ def store_state(store, system: str, pool: str, period: int | None) -> tuple[pl.D
 
 
 def check_pairings(pairs: pl.DataFrame) -> pl.DataFrame:
+    """The pairings with ``white_id``/``black_id`` as text stripped of surrounding
+    whitespace, as ``rate`` and ``arpad ingest`` read ids (``  73 `` is player ``73``:
+    ``arpad predict`` gave it no rating while ``arpad.predict`` did). A player paired
+    with himself is a ValueError naming the row (1 = the first pairing), as ``rate``
+    refuses ``self_play`` (it predicted 0.5)."""
     missing = [c for c in ("white_id", "black_id") if c not in pairs.columns]
     if missing:
         raise ValueError(f"pairings need columns white_id and black_id (missing {missing})")
-    return pairs.with_columns(
-        pl.col("white_id").cast(pl.String), pl.col("black_id").cast(pl.String)
+    pairs = pairs.with_columns(
+        pl.col("white_id").cast(pl.String).str.strip_chars(),
+        pl.col("black_id").cast(pl.String).str.strip_chars(),
     )
+    same = (pairs["white_id"] == pairs["black_id"]).fill_null(False)
+    if same.any():
+        row = int(same.arg_true()[0])
+        raise ValueError(
+            f"pairings row {row + 1}: self_play: player {pairs['white_id'][row]} plays "
+            f"himself ({int(same.sum())} such row(s)); remove them"
+        )
+    return pairs
 
 
 # The columns predict_pairings adds (and its temporary RD columns).

@@ -232,10 +232,125 @@ def run_readonly_sql(store: Store, query: str, params, allow_files=()) -> pl.Dat
     try:
         con = connect_locked(store, allow_files, temp_directory=spill)
         try:
-            return catalog.query_frame(con, query, list(params or []) or None)
+            table = catalog.query_arrow(con, query, list(params or []) or None)
         except duckdb.Error as exc:
             raise ValueError(f"SQL error: {_one_line(exc)}") from None
         finally:
             con.close()
     finally:
         shutil.rmtree(spill, ignore_errors=True)
+    return result_frame(table)
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """Column names made unique as DuckDB's Python client does (``.pl()``, ``.df()``):
+    compared without case, a repeated name gets ``_1``, ``_2``, … (the next number not
+    taken), so ``r.player_id, p.player_id`` are ``player_id`` and ``player_id_1``.
+    polars refuses two columns of one name (it was an internal error)."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        low = name.lower()
+        if low not in seen:
+            seen[low] = 1
+            out.append(name)
+            continue
+        number = seen[low]
+        while f"{name}_{number}".lower() in seen:
+            number += 1
+        seen[low] = number + 1
+        new = f"{name}_{number}"
+        seen[new.lower()] = 1
+        out.append(new)
+    return out
+
+
+def _unheld(kind: pa.DataType) -> bool:
+    """A type polars cannot hold (INTERVAL, UNION, DuckDB's opaque BIGNUM), also inside a
+    list, array, map or struct (polars panics on an interval in a list)."""
+    if pa.types.is_interval(kind) or pa.types.is_union(kind):
+        return True
+    if isinstance(kind, pa.ExtensionType) or isinstance(kind, pa.BaseExtensionType):
+        return True
+    if isinstance(kind, pa.ListType | pa.LargeListType | pa.FixedSizeListType):
+        return _unheld(kind.value_type)
+    if isinstance(kind, pa.MapType):
+        return _unheld(kind.key_type) or _unheld(kind.item_type)
+    if isinstance(kind, pa.StructType):
+        return any(_unheld(kind.field(i).type) for i in range(kind.num_fields))
+    return False
+
+
+# chrono, which polars prints dates with, stops near year 262,000 (it panicked on
+# DuckDB's 'infinity'::DATE); days from 1970 past this are shown as DuckDB's text
+CALENDAR_DAYS = 95_000_000
+PER_DAY = {"s": 86_400, "ms": 86_400_000, "us": 86_400_000_000, "ns": 86_400_000_000_000}
+
+
+def _beyond_calendar(column: pa.ChunkedArray) -> bool:
+    """A date or timestamp column with a value polars cannot print (``infinity``)."""
+    kind = column.type
+    if pa.types.is_date32(kind):
+        per_day = 1
+    elif pa.types.is_date64(kind):
+        per_day = PER_DAY["ms"]
+    elif pa.types.is_timestamp(kind):
+        per_day = PER_DAY[kind.unit]
+    else:
+        return False
+    import pyarrow.compute as pc
+
+    bounds = pc.min_max(column.cast(pa.int32() if per_day == 1 else pa.int64()))
+    low, high = bounds["min"].as_py(), bounds["max"].as_py()
+    limit = CALENDAR_DAYS * per_day
+    return low is not None and (low < -limit or high > limit)
+
+
+def result_frame(table: pa.Table) -> pl.DataFrame:
+    """A query's Arrow result as a polars DataFrame: repeated column names made unique
+    (``unique_names``) and columns of a type polars cannot hold (INTERVAL, UNION,
+    BIGNUM, or a list/struct of them) as DuckDB's own text of them (``CAST(… AS
+    VARCHAR)``: ``1 day``, ``[1 day, NULL]``). Anything polars still refuses is a
+    one-line ValueError asking for a CAST in the query (docs/cli.md "arpad sql")."""
+    names = unique_names(table.column_names)
+    if names != table.column_names:
+        table = table.rename_columns(names)
+    unheld = [
+        i
+        for i, field in enumerate(table.schema)
+        if _unheld(field.type) or _beyond_calendar(table.column(i))
+    ]
+    if unheld:
+        table = _as_text(table, unheld)
+    try:
+        return pl.from_arrow(table)
+    except BaseException as exc:  # polars panics (pyo3 PanicException) on some types
+        if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+            raise
+        kinds = ", ".join(f"{f.name} ({f.type})" for f in table.schema)
+        raise ValueError(
+            f"the result has a column of a type arpad cannot return ({kinds}; "
+            f"{_one_line(exc)[:200]}): CAST it in the query, e.g. CAST(x AS VARCHAR)"
+        ) from None
+
+
+def _as_text(table: pa.Table, columns: list[int]) -> pa.Table:
+    """``columns`` of ``table`` replaced by DuckDB's VARCHAR text of them (a throwaway
+    connection that can open no file and sees only these columns)."""
+    part = pa.table({f"c{i}": table.column(i) for i in columns})
+    con = duckdb.connect(":memory:", config=dict(LOCKED_CONFIG))
+    try:
+        con.register("_arpad_result", part)
+        texts = ", ".join(f"CAST(c{i} AS VARCHAR) AS c{i}" for i in columns)
+        text = catalog.query_arrow(con, f"SELECT {texts} FROM _arpad_result")
+    except duckdb.Error as exc:
+        names = ", ".join(table.column_names[i] for i in columns)
+        raise ValueError(
+            f"the column(s) {names} cannot be returned as they are ({_one_line(exc)}): "
+            "CAST them in the query, e.g. CAST(x AS VARCHAR)"
+        ) from None
+    finally:
+        con.close()
+    for i in columns:
+        table = table.set_column(i, table.schema.field(i).name, text.column(f"c{i}"))
+    return table

@@ -17,7 +17,9 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,44 @@ def __getattr__(name: str):
 
         return WhatIf
     raise AttributeError(f"module 'arpad.api' has no attribute {name!r}")
+
+
+# The commands' advice in the errors the pipeline raises, as a Python caller follows it.
+API_ADVICE = (
+    (re.compile(r"run arpad rate --system (\S+) first"), r"call store.rate('\1') first"),
+    (re.compile(r"run arpad rate first"), "call store.rate(system) first"),
+    (
+        re.compile(r"\(arpad rate --system (\S+) --pool (\S+) first\)"),
+        r"(call store.rate('\1', pool='\2') first)",
+    ),
+    (re.compile(r"use --format \(([^)]*)\)"), r"pass fmt= (\1)"),
+    (re.compile(r"use --format (\w+)"), r"pass fmt='\1'"),
+)
+
+
+def _api_advice(function):
+    """``function`` with the commands' advice in its ValueError/InputError messages put in
+    the API's words (``run arpad rate first`` → ``call store.rate(system) first``, ``use
+    --format pgn`` → ``pass fmt='pgn'``); other errors pass as they are."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (ValueError, InputError) as exc:
+            if type(exc) not in (ValueError, InputError):
+                raise
+            text = exc.problem if isinstance(exc, InputError) else str(exc)
+            new = text
+            for pattern, words in API_ADVICE:
+                new = pattern.sub(words, new)
+            if new == text:
+                raise
+            if isinstance(exc, InputError):
+                raise InputError(exc.path, exc.line, new) from None
+            raise ValueError(new) from None
+
+    return wrapper
 
 
 def systems() -> list[str]:
@@ -101,7 +141,7 @@ def _in_memory(data, what: str) -> pa.Table:
     raise TypeError(f"{what}: {_args.TABLE_KINDS}, got {type(data).__name__}")
 
 
-def _validated(data, kind: str, mapping: str | None, errors: str):
+def _validated(data, kind: str, mapping: str | None, errors: str, fmt: str | None = None):
     from arpad.pipeline.readers import raw_from_arrow
     from arpad.pipeline.validate import validate_games, validate_players
 
@@ -117,7 +157,7 @@ def _validated(data, kind: str, mapping: str | None, errors: str):
                 "arpad.Store(PATH).rate(system) and read its ratings with .ratings(system)",
             )
         name = str(data)
-        raw = read_any(Path(data).expanduser(), mapping=mapping, kind=kind)
+        raw = read_any(Path(data).expanduser(), fmt=fmt, mapping=mapping, kind=kind)
     else:
         name = f"<{kind} DataFrame>"
         table = _tables.extra_columns_as_text(_arrow(data, kind))
@@ -167,6 +207,7 @@ def _period_arrays(games: pa.Table, player_id: np.ndarray):
     return out
 
 
+@_api_advice
 @_interrupt.interruptible
 def rate(
     games,
@@ -174,9 +215,10 @@ def rate(
     players=None,
     rules=None,
     *,
-    pool: str = "standard",
+    pool: str | None = None,
     mapping: str | None = None,
     errors: str = "raise",
+    fmt: str | None = None,
     **settings: Any,
 ) -> pl.DataFrame:
     """Rate in-memory games with one system; one row per player per period.
@@ -193,7 +235,9 @@ def rate(
     ``"2014-07"``, or a JSON file) or a rules object; ``settings`` are rule
     fields (``k=24``, ``tau=0.5``). Rows that fail validation raise
     ``InputError`` (``errors="skip"`` rates without them). Only ``pool``'s
-    games are rated. Nothing is written to disk.
+    games are rated (default ``"standard"``; games given, none of them standard and
+    ``pool`` not given: a ``ValueError`` naming the pools they have). ``fmt`` (``"pgn"``, ``"csv"``, …): the format of a games file
+    whose name does not say it, as ``arpad ingest --format``. Nothing is written to disk.
 
     Returns a polars DataFrame, one row per player per period, sorted by period and
     player: every column of the ``ratings`` view in its order (``system``, ``pool``,
@@ -210,17 +254,22 @@ def rate(
 
     if errors not in ("raise", "skip"):
         raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
+    if "format" in settings:  # Store.ingest's name for it: not a rule field to drop
+        raise TypeError("rate() got an unexpected keyword argument 'format' (did you mean fmt=?)")
+    if fmt is not None and not isinstance(games, str | os.PathLike):
+        raise TypeError(f"fmt: only for a games file (a path), got {type(games).__name__}")
     jobs._check_systems([_args.system_name(system)])
     _args.check_keywords("rate", settings, get_system(system), RATE_PARAMETERS)
     settings = _args.rule_values(settings, get_system(system))
     rules = _args.rules_object(rules, get_system(system))
+    named_pool, pool = pool is not None, "standard" if pool is None else pool
     if pool not in schemas.POOLS:
         raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}")
-    game_table = _validated(games, "games", mapping, errors)
+    game_table = _validated(games, "games", mapping, errors, fmt)
     player_table = _validated(players, "players", None, errors) if players is not None else None
     _check_observations(get_system(system), game_table)
     _check_starting_ratings(get_system(system), player_table)
-    game_table = game_table.filter(pa.compute.equal(game_table.column("pool"), pool))
+    game_table = _of_pool(game_table, pool, named_pool)
     overrides = {k: v for k, v in settings.items()}
     resolved = rules
     if isinstance(rules, str | Path):
@@ -251,6 +300,22 @@ def rate(
     )
     names = [*view.columns, *(c for c in out.columns if c not in view.columns)]
     return out.select(names).sort(["period", "player_id"])
+
+
+def _of_pool(games: pa.Table, pool: str, named: bool) -> pa.Table:
+    """The games of ``pool``. Games given, none of them in the default pool (``pool`` not
+    ``named``): the ValueError of ``Store.rate`` and ``arpad rate``, naming the pools the
+    games have (it was an empty result without a word, e.g. a Lichess bullet TRF, all
+    blitz, rated as standard). A pool named by the caller without games, no games at all
+    or none left after ``errors="skip"`` stay an empty result (docs/api.md "Arguments")."""
+    of_pool = games.filter(pa.compute.equal(games.column("pool"), pool))
+    if games.num_rows and not of_pool.num_rows and not named:
+        known = sorted(set(games.column("pool").to_pylist()) - {None})
+        raise ValueError(
+            f"no games stored in pool {pool!r} (pools in the games: {', '.join(known)}): "
+            f"pass pool={known[0]!r} to rate them"
+        )
+    return of_pool
 
 
 def _check_observations(system, games: pa.Table) -> None:
@@ -284,8 +349,8 @@ def _check_starting_ratings(system, players: pa.Table | None) -> None:
         )
 
 
-RATE_PARAMETERS = ("games", "system", "players", "rules", "pool", "mapping", "errors")
-PREDICT_PARAMETERS = ("ratings", "pairings", "system", "rules", "draws")
+RATE_PARAMETERS = ("games", "system", "players", "rules", "pool", "mapping", "errors", "fmt")
+PREDICT_PARAMETERS = ("ratings", "pairings", "system", "rules", "draws", "mapping")
 
 
 def _empty_result() -> pl.DataFrame:
@@ -297,9 +362,17 @@ def _empty_result() -> pl.DataFrame:
     )
 
 
+@_api_advice
 @_interrupt.interruptible
 def predict(
-    ratings, pairings, system: str = "fide", rules=None, draws=None, **settings: Any
+    ratings,
+    pairings,
+    system: str = "fide",
+    rules=None,
+    draws=None,
+    *,
+    mapping: str | None = None,
+    **settings: Any,
 ) -> pl.DataFrame:
     """Expected scores of new pairings from a rating state (pipeline/predict.py).
 
@@ -310,7 +383,10 @@ def predict(
     (with a ``period`` column: per player and period, the latest counting) and, for
     Glicko systems, ``rd`` (or ``rd_after``; required). A ``system`` column naming
     several systems: the rows of ``system`` are used. ``pairings``: ``white_id`` and
-    ``black_id`` (other columns are kept). Returns the pairings with
+    ``black_id`` (other columns are kept), or the columns of a named games ``mapping``
+    (``kaggle2010``: ``White Player #``, ``Black Player #``; renamed as ``rate`` renames
+    them, e.g. ``Score`` to ``score``). A store folder's path is that store. A player
+    paired with himself is a ``ValueError`` naming the row. Returns the pairings with
     ``white_rating``, ``black_rating`` and ``expected`` (White's expected score, by
     the system's own formula; columns of these names are replaced); unknown players
     give nulls. Mistakes are one-line errors (docs/api.md "Arguments").
@@ -333,6 +409,8 @@ def predict(
     _args.check_keywords("predict", settings, get_system(system), PREDICT_PARAMETERS)
     settings = _args.rule_values(settings, get_system(system))
     rules = _args.rules_object(rules, get_system(system))
+    if _is_store_folder(ratings):  # a store's folder is that store (as whatif takes it)
+        ratings = Store(ratings)
     if isinstance(ratings, Store):  # as `arpad predict --store S`: its latest ratings
         from arpad.pipeline.predict import store_state
 
@@ -349,7 +427,7 @@ def predict(
             "rd_after column (Store.list has none: use Store.ratings or rate's result)"
         )
     state = _finite(latest_state(frame), get_system(system).expected_uses_rd)
-    pairs = _whole_ids(pl.from_arrow(_arrow(pairings, "pairings")))
+    pairs = _whole_ids(_mapped(pl.from_arrow(_arrow(pairings, "pairings")), mapping))
     if rules is not None and not isinstance(rules, str | os.PathLike):
         base = rules
     else:
@@ -358,6 +436,46 @@ def predict(
         base = get_system(system).rules_type()
     rules_obj = engine.apply_overrides(base, settings)
     return predict_pairings(state, pairs, system, rules_obj, _draw_model(draws))
+
+
+def _is_store_folder(path) -> bool:
+    if not isinstance(path, str | os.PathLike):
+        return False
+    from arpad.pipeline.store import Store as _Store
+
+    folder = Path(path).expanduser()
+    return folder.is_dir() and _Store(folder).exists()
+
+
+def _mapped(pairs: pl.DataFrame, mapping: str | None) -> pl.DataFrame:
+    """The pairings' columns renamed by the games ``mapping`` as ``rate`` renames a
+    games file's (pipeline/readers.py ``MAPPINGS``); the columns of the mapping that the
+    pairings lack (a cross-validation file without ``Score``) are not needed."""
+    from arpad.pipeline.readers import MAPPINGS
+
+    if mapping is None:
+        if {"white_id", "black_id"} & set(pairs.columns):
+            return pairs
+        for name, known in MAPPINGS.items():  # the Kaggle file as it is: name the mapping
+            sides = [k for k, v in known.rename.items() if v in ("white_id", "black_id")]
+            if known.kind == "games" and set(sides) <= set(pairs.columns):
+                raise ValueError(
+                    f"pairings: no white_id and black_id, but {', '.join(sides)}: pass "
+                    f"mapping={name!r}"
+                )
+        return pairs
+
+    games = [name for name, m in MAPPINGS.items() if m.kind == "games"]
+    if not isinstance(mapping, str) or mapping not in games:
+        raise ValueError(f"mapping: {mapping!r} is not one of {', '.join(games)}")
+    rename = {k: v for k, v in MAPPINGS[mapping].rename.items() if k in pairs.columns}
+    if not {"white_id", "black_id"} <= set(rename.values()):
+        raise ValueError(
+            f"pairings: mapping {mapping!r} reads the columns "
+            f"{', '.join(MAPPINGS[mapping].rename)}; these pairings have "
+            f"{', '.join(pairs.columns)}"
+        )
+    return pairs.drop([v for v in rename.values() if v in pairs.columns]).rename(rename)
 
 
 def _finite(state: pl.DataFrame, uses_rd: bool) -> pl.DataFrame:
@@ -631,6 +749,7 @@ class Store:
         except StoreBusyError as exc:  # the command's advice, in the API's words
             raise StoreBusyError(str(exc).replace("--wait SECONDS", "wait=SECONDS")) from None
 
+    @_api_advice
     def ingest(
         self,
         files,
@@ -757,10 +876,15 @@ class Store:
         _interrupt.for_rating(systems=systems or [])
         overrides = {k: str(v) for k, v in settings.items()}
         request = ReconstructRequest(str(self.path), systems, pools, overrides, wait)
-        self._existing  # noqa: B018 (a path with no store: one line, before any cluster starts)
+        store = self._existing  # a path with no store: one line, before any cluster starts
+        if pools is None and not store.pools():  # as Store.rate says (it returned [])
+            from arpad.pipeline.jobs import check_pool
+
+            check_pool(store, "standard")
         _check_progress(progress)
         return self._run("reconstruct", request, progress=progress, **how)
 
+    @_api_advice
     @_interrupt.reading
     def list(
         self, system: str = "fide", *, pool: str = "standard", period: int | None = None,
@@ -785,6 +909,7 @@ class Store:
         frame, _ = rating_list(self._existing, _system(system), _pool(pool), period, top, date)
         return frame
 
+    @_api_advice
     @_interrupt.reading
     def publish(
         self, system: str = "fide", *, pool: str = "standard", period: int | None = None
@@ -796,6 +921,7 @@ class Store:
 
         return freeze(self._existing, _system(system), _pool(pool), _args.period(period, "period"))
 
+    @_api_advice
     @_interrupt.reading
     def diff(
         self, period: int, system: str = "fide", *, pool: str = "standard"
@@ -808,6 +934,7 @@ class Store:
 
         return diff(self._existing, _system(system), _pool(pool), _args.period(period, "period"))
 
+    @_api_advice
     @_interrupt.reading
     def site(self, out: str | Path, *, system: str | None = None, pools=None):
         """Write the static HTML site of the published lists into ``out`` (``arpad
@@ -819,6 +946,7 @@ class Store:
             pools = [pools]
         return build_site(self._existing, out, system, list(pools) if pools else None)
 
+    @_api_advice
     @_interrupt.reading
     def audit(
         self, player: str, system: str = "fide", pool: str = "standard"
@@ -832,6 +960,7 @@ class Store:
 
         return audit(self._existing, _args.player(player), _system(system), _pool(pool))
 
+    @_api_advice
     @_interrupt.reading
     def history(
         self, player: str | int, system: str = "fide", pool: str = "standard"
@@ -845,6 +974,7 @@ class Store:
 
         return rating_history(self._existing, _args.player(player), _system(system), _pool(pool))
 
+    @_api_advice
     @_interrupt.reading
     def era(
         self, system: str = "fide", *, pool: str = "standard", top: int = 10, by: str = "year"
@@ -860,6 +990,7 @@ class Store:
             self._existing, _system(system), _pool(pool), _args.whole(top, "top", "players"), by
         )
 
+    @_api_advice
     def plot_history(self, players: list[str] | str, system: str = "fide", pool: str = "standard"):
         """(figure, axes): a ``matplotlib.figure.Figure`` and its ``Axes``, the players'
         ratings on one dated axis, ±2·RD bands where the system keeps an RD; ``players``
@@ -871,6 +1002,7 @@ class Store:
 
         return history_figure(self._existing, _args.players(players), _system(system), _pool(pool))
 
+    @_api_advice
     @_interrupt.interruptible
     def card(
         self, player: str, period: int | None = None, pool: str = "standard", rules=None, **settings
@@ -915,6 +1047,7 @@ class Store:
 
         return run_readonly_sql(self._existing, query, _args.sql_parameters(params))
 
+    @_api_advice
     @_interrupt.reading
     def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
         """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view, its
