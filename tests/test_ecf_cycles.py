@@ -73,7 +73,9 @@ def test_year_only_periods_grade_each_season_on_its_own(tmp_path):
         ],
     )
     summary = rate(store, "ecf")
-    assert summary.periods == [185112, 185212, 185312, 185412]
+    # ... and 185505, the close of the last season, walked without games (its end has
+    # passed): the store's last season is published too.
+    assert summary.periods == [185112, 185212, 185312, 185412, 185505]
     # 185112: the 1851/52 season so far (interim).
     assert rows(store, 185112) == {
         "a": ("provisional", 151, 1),
@@ -104,12 +106,21 @@ def test_year_only_periods_grade_each_season_on_its_own(tmp_path):
         "b": ("rated", 129, 1),
         "c": ("inactive", 104, 0),
     }
+    # 185505: the 1854/55 season (b beat c), published at its own close.
+    # b: c counts as 104, win → 154; (154 + 29·129)/30 = 129.83 → 130
+    # c: b counts as 129, loss → 79; (79 + 29·104)/30 = 103.17 → 103
+    assert rows(store, 185505) == {
+        "a": ("inactive", 147, 0),
+        "b": ("rated", 130, 1),
+        "c": ("rated", 103, 1),
+    }
     # Each publication's per-game report holds its own season's games only.
     report = game_report(store)
     assert {(p, g) for p, _, g, _ in report} == {
         (185212, 185112),
         (185312, 185212),
         (185412, 185312),
+        (185505, 185412),
     }
     assert [(pl, pts) for p, pl, _, pts in report if p == 185312] == [("a", 61.0), ("c", 191.0)]
 
@@ -141,10 +152,19 @@ def test_a_gap_over_the_closing_month_closes_at_the_next_stored_period(tmp_path)
         "b": ("inactive", 128, 0),
         "c": ("rated", 104, 1),
     }
+    # 202506 closes January–June 2025 (over: walked without games), a drew b in 202501:
+    # a: b counts as 128, draw → 128; (128 + 29·148)/30 = 147.33 → 147
+    # b: a counts as 148, draw → 148; (148 + 29·128)/30 = 128.67 → 129
+    assert rows(store, 202506) == {
+        "a": ("rated", 147, 1),
+        "b": ("rated", 129, 1),
+        "c": ("inactive", 104, 0),
+    }
     assert {(p, g) for p, _, g, _ in game_report(store)} == {
         (202409, 202401),
         (202409, 202403),
         (202501, 202409),
+        (202506, 202501),
     }
 
 

@@ -184,6 +184,21 @@ class EcfSystem(RatingSystem):
             tables={"cycle": _empty_cycle(), "cycle_start": _no_cycle_open()},
         )
 
+    def closing_periods(self, last: int, rules: EcfRules) -> list[int]:
+        """The period that closes ``last``'s cycle, when ``last`` is not it and it is
+        over (a calendar month before the current one; an abstract period always): the
+        run walks it without games, so that the store's last season is published
+        (year-only dated games sit in December: 1941's season closes in 194205, and
+        without this walk the last list showed the season before; docs/legacy-systems.md
+        "A closing month without games")."""
+        end = rules.cycle_end(last)
+        if end is None or end <= last:
+            return []
+        if periods.is_calendar(end):
+            today = periods.latest_game_date()[0]
+            return [end] if end < today.year * 100 + today.month else []
+        return [end] if periods.is_valid(end) else []
+
     def step(self, state: State, games: PeriodGames, rules: EcfRules) -> tuple[State, Report]:
         """Add the period's games to the open cycle; publish the cycle at its closing
         period. A cycle still open past its end (its closing period had no games) is
