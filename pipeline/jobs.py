@@ -443,7 +443,9 @@ def reconstruct(
 
     store = _existing_store(req.store)
     with store.writer_lock("arpad reconstruct", wait=req.wait):
-        pools = req.pools or store.pools()
+        # No pool named and none stored: refused as `rate` refuses it (it exited 0 with
+        # nothing done).
+        pools = req.pools or store.pools() or ["standard"]
         for pool in pools:
             check_pool(store, pool)
         systems = list(req.systems or system_names())

@@ -163,6 +163,23 @@ def test_reconstruct_of_an_empty_store_raises_as_rate(tmp_path):
     assert str(by_rate.value) == "no games stored in pool 'standard' (pools in the store: none)"
 
 
+def test_the_reconstruct_command_on_an_empty_store_exits_2_as_rate(tmp_path, capsys):
+    header = tmp_path / "h.csv"
+    header.write_text("date,white_id,black_id,result\n")
+    store = str(tmp_path / "S")
+    assert main(["ingest", str(header), "--store", store, "--no-flow"]) == 0
+    capsys.readouterr()
+    assert main(["reconstruct", "--store", store, "--systems", "elo", "--no-flow"]) == 2
+    by_reconstruct = capsys.readouterr().err.strip().splitlines()[-1]
+    assert main(["rate", "--store", store, "--system", "elo", "--no-flow"]) == 2
+    by_rate = capsys.readouterr().err.strip().splitlines()[-1]
+    assert (
+        by_reconstruct
+        == by_rate
+        == ("arpad: error: no games stored in pool 'standard' (pools in the store: none)")
+    )
+
+
 # -- 3. arpad predict strips ids as arpad.predict does ----------------------------------------
 
 
