@@ -466,7 +466,42 @@ class WhrSystem(RatingSystem):
                 extra={"white_advantage": fit.white_advantage},
             )
             previous, previous_rd = rating, rd
+        self._fill_performance(out, sides, n, months, walked)
         return out
+
+    def _fill_performance(self, out: dict, sides: dict, n: int, months: list, walked) -> None:
+        """Each revised report's performance column: the true logistic performance of
+        the period's games (docs/legacy-systems.md), against the opponents' ratings as
+        re-estimated for that month (``rating_after``: in the retroactive view the rating
+        a player had then; ``rating_before`` is the previous period's and is NaN on a
+        first appearance). It was left empty (the analyst's attack, 2026-12-03)."""
+        from arpad.pipeline.performance import fill_performance
+
+        month_of_side = sides["month"]
+        for period, month in zip(walked, months):
+            at = np.flatnonzero(month_of_side == month)
+            if not at.size:
+                continue
+            white_rows = at[sides["is_white"][at]]
+            black_rows = at[~sides["is_white"][at]]
+            # the two sides of a game were added in one order (absorb): game ids align
+            order_w = np.argsort(sides["game"][white_rows], kind="stable")
+            order_b = np.argsort(sides["game"][black_rows], kind="stable")
+            white_rows, black_rows = white_rows[order_w], black_rows[order_b]
+            games = PeriodGames.build(
+                period,
+                sides["player"][white_rows],
+                sides["player"][black_rows],
+                sides["score"][white_rows],
+                n,
+            )
+            report = out[period]
+            view = Report(
+                columns={"rating_before": report.columns["rating_after"]}, status=report.status
+            )
+            fill_performance(self, view, games)
+            if "performance" in view.columns:
+                report.columns["performance"] = view.columns["performance"]
 
 
 register(WhrSystem())
