@@ -16,8 +16,13 @@ import numpy as np
 from arpad.kernels.config import jit
 
 # CASE: 1 when a wanted tag name was written in another case (`[white`); DIGEST: the
-# moves' digest (``NO_MOVES``: none), DEPTH: the open variations ``(`` at the line's end
-LINE, BAD, MOVE, MARKER, LAST, CASE, DIGEST, DEPTH, VALUES = 0, 1, 2, 3, 4, 6, 7, 8, 9
+# moves' digest (``NO_MOVES``: none), DEPTH: the open variations ``(`` at the line's end.
+# REPEAT: the line of the game's first wanted tag given again with another value
+# (``[White "A5"]`` then ``[White "Z5"]``; -1: none), REPEAT_FIRST the line of that
+# tag's first (kept) value, REPEAT_TAG its index in ``names``, REPEAT_VALUE (2 columns)
+# the byte range of the other value.
+LINE, BAD, MOVE, MARKER, LAST, CASE, DIGEST, DEPTH = 0, 1, 2, 3, 4, 6, 7, 8
+REPEAT, REPEAT_FIRST, REPEAT_TAG, REPEAT_VALUE, VALUES = 9, 10, 11, 12, 14
 # FNV-1a, 64 bits, as signed int64 (Numba's integer arithmetic wraps): the offset
 # basis 14695981039346656037 is the digest of a movetext without a move.
 NO_MOVES = np.int64(-3750763034362895579)
@@ -306,6 +311,38 @@ def _next_brace(buf, j, cached):
 
 
 @jit
+def _same_value(buf, a0, a1, b0, b1):
+    """True when the tag values ``buf[a0:a1]`` and ``buf[b0:b1]`` are equal but for
+    blanks (space, TAB) at their ends: a tag repeated with its own value is harmless."""
+    while a0 < a1 and (buf[a0] == 32 or buf[a0] == 9):
+        a0 += 1
+    while a1 > a0 and (buf[a1 - 1] == 32 or buf[a1 - 1] == 9):
+        a1 -= 1
+    while b0 < b1 and (buf[b0] == 32 or buf[b0] == 9):
+        b0 += 1
+    while b1 > b0 and (buf[b1 - 1] == 32 or buf[b1 - 1] == 9):
+        b1 -= 1
+    if a1 - a0 != b1 - b0:
+        return False
+    for q in range(a1 - a0):
+        if buf[a0 + q] != buf[b0 + q]:
+            return False
+    return True
+
+
+@jit
+def _lines_between(buf, a, b):
+    """Line ends (LF, CRLF or a lone CR) in ``buf[a:b]``."""
+    count = 0
+    for q in range(a, b):
+        if buf[q] == 10:
+            count += 1
+        elif buf[q] == 13 and not (q + 1 < b and buf[q + 1] == 10):
+            count += 1
+    return count
+
+
+@jit
 def _close_game(buf, row):
     if row[LAST] >= 0:
         row[MARKER] = _line_marker(buf, row[LAST], row[LAST + 1])
@@ -394,8 +431,9 @@ def _scan(buf, start, stop, names, name_len):
     so an Event tag after the others is the same game's). Returns one row per game
     (layout ``LINE`` ... ``VALUES``: first line, first malformed tag line, has a
     move outside comments, termination marker, byte range of the last movetext line
-    holding text outside comments (up to the end of that text) and of the first
-    value of each wanted tag) and ``pre``: lines of text
+    holding text outside comments (up to the end of that text), the first wanted tag
+    given again with another value (its lines, index and other value) and the byte
+    range of the first value of each wanted tag) and ``pre``: lines of text
     before the first tag, the first one's line and byte range, the first kept line
     and the number of tag lines; then the state at ``stop`` (a ``{`` comment open,
     the last kept line a tag line, the current game's tags hold an ``[Event`` line,
@@ -547,9 +585,20 @@ def _scan(buf, start, stop, names, name_len):
                 if same:
                     if folded:
                         games[r, CASE] = 1
-                    if games[r, VALUES + 2 * k] < 0:
+                    first = games[r, VALUES + 2 * k]
+                    if first < 0:
                         games[r, VALUES + 2 * k] = pairs[p, 2]
                         games[r, VALUES + 2 * k + 1] = pairs[p, 3]
+                    elif games[r, REPEAT] < 0 and not _same_value(
+                        buf, first, games[r, VALUES + 2 * k + 1], pairs[p, 2], pairs[p, 3]
+                    ):
+                        # the same tag again with another value: the first is kept, and
+                        # the game is quarantined naming both lines (pipeline/pgn.py)
+                        games[r, REPEAT] = line
+                        games[r, REPEAT_FIRST] = line - _lines_between(buf, first, a)
+                        games[r, REPEAT_TAG] = k
+                        games[r, REPEAT_VALUE] = pairs[p, 2]
+                        games[r, REPEAT_VALUE + 1] = pairs[p, 3]
                     break
     if g > 0:
         _close_game(buf, games[g - 1])

@@ -38,12 +38,16 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
   ``[Event`` line when the section already holds one (a header-only game).
 * A game without a termination marker at the end of its movetext is
   ``truncated_game``; a Result tag that contradicts the marker is ``result_mismatch``.
+* A tag of ``TAGS`` given twice in one tag section with different values is
+  ``malformed_row`` naming both lines (``_repeated_tags``); the same value again is
+  harmless.
 """
 
 from __future__ import annotations
 
 import codecs
 import itertools
+import re
 from pathlib import Path
 
 import numpy as np
@@ -420,7 +424,7 @@ def _joined(buf: np.ndarray, cuts: list[int]) -> tuple[np.ndarray, np.ndarray] |
     tags that already hold an ``[Event`` line (``_scan``'s rule)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from arpad.kernels.pgn_scan import BAD, LINE, scan_pgn
+    from arpad.kernels.pgn_scan import BAD, LINE, REPEAT, REPEAT_FIRST, scan_pgn
 
     spans = list(itertools.pairwise([0, *cuts, buf.size]))
     with ThreadPoolExecutor(len(spans) - 1, thread_name_prefix="arpad-pgn-scan") as pool:
@@ -437,13 +441,37 @@ def _joined(buf: np.ndarray, cuts: list[int]) -> tuple[np.ndarray, np.ndarray] |
     offset = 0
     for part, state in zip(games, states):
         if offset:
-            for col in (LINE, BAD):
+            for col in (LINE, BAD, REPEAT, REPEAT_FIRST):
                 given = part[:, col] >= 0
                 part[given, col] += offset
         offset += int(state[9])
     first = states[0]
     pre = np.array([*first[:5], sum(int(s[5]) for s in states)], np.int64)
     return np.concatenate(games), pre
+
+
+def _repeated_tags(buf: np.ndarray, rows: np.ndarray) -> pl.Expr | pl.Series:
+    """``_repeat_detail`` per game: for a game whose wanted tag is given twice with
+    different values (the scan's REPEAT columns), "tag White given twice with different
+    values ('A5' on line 3, 'Z5' on line 5)"; else null. Both values as written (blanks
+    at their ends dropped, backslash escapes undone)."""
+    from arpad.kernels.pgn_scan import REPEAT, REPEAT_FIRST, REPEAT_TAG, REPEAT_VALUE, VALUES
+
+    at = np.flatnonzero(rows[:, REPEAT] >= 0)
+    if not at.size:  # the common case: no column to build
+        return pl.lit(None, dtype=pl.String).alias("_repeat_detail")
+    detail: list[str | None] = [None] * rows.shape[0]
+    for r in at.tolist():
+        k = int(rows[r, REPEAT_TAG])
+        values = []
+        for col in (VALUES + 2 * k, REPEAT_VALUE):
+            raw = bytes(buf[rows[r, col] : rows[r, col + 1]]).decode("utf-8", errors="replace")
+            values.append(re.sub(r'\\([\\"])', r"\1", raw.strip(" \t")))
+        detail[r] = (
+            f"tag {TAGS[k]} given twice with different values ({values[0]!r} on line "
+            f"{int(rows[r, REPEAT_FIRST])}, {values[1]!r} on line {int(rows[r, REPEAT])})"
+        )
+    return pl.Series("_repeat_detail", detail, dtype=pl.String)
 
 
 def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
@@ -501,6 +529,10 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         + [s.alias(t) for s, t in zip(series, TAGS)]
         + [pl.Series("_bad_tag_line", rows[:, BAD])]
     )
+    # A wanted tag given twice with different values (`[White "A5"]`, later `[White
+    # "Z5"]`): which one is the game's is not known, so the game is quarantined naming
+    # both lines (the scan keeps the first value; python-chess would keep the last).
+    games = games.with_columns(_repeated_tags(buf, rows))
     # The key tags' bytes say cheaply whether a name can need NFC or a run of blanks
     # made one (a few ms, against ~0.1 s for the string checks on every game)
     key_bytes = [column_bytes[TAGS.index(t)] for t in KEY_TAGS]
@@ -523,6 +555,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     move = rows[:, MOVE]
     marker = rows[:, MARKER]
     bad_tag = pl.col("_bad_tag_line").is_not_null()
+    repeated = pl.col("_repeat_detail").is_not_null()
     truncated = pl.col("_marker").is_null()
     mismatch = (
         pl.col("Result").is_not_null()
@@ -562,7 +595,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         # one spelling per name: "Réti" composed (NFC) or decomposed (NFD, as macOS
         # tools write it) is the same player and the same game key
         .with_columns(*([] if key_ascii else [pl.col(*KEY_TAGS).str.normalize("NFC")]))
-        .with_columns((bad_tag | truncated | mismatch).alias("_bad"))
+        .with_columns((bad_tag | repeated | truncated | mismatch).alias("_bad"))
         .collect()
     )
     # The file's bytes and the scan's rows are in the frame now: let them go before the
@@ -579,7 +612,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     if key_blank_runs and _blanks_inside(games, KEY_TAGS):
         games = games.with_columns(pl.col(*KEY_TAGS).str.replace_all(r"[ \t]+", " "))
     bad = games.filter(pl.col("_bad")).with_columns(
-        pl.when(bad_tag)
+        pl.when(bad_tag | repeated)
         .then(pl.lit(Reason.MALFORMED_ROW))
         .when(header_only)
         .then(pl.lit(Reason.TRUNCATED_GAME))
@@ -591,6 +624,8 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         .alias("_reason"),
         pl.when(bad_tag)
         .then(pl.format('malformed tag line {} (expected [Tag "value"])', "_bad_tag_line"))
+        .when(repeated)
+        .then(pl.col("_repeat_detail"))
         .when(header_only)
         .then(pl.lit("tags without movetext (no moves, no termination marker)"))
         .when(odd)

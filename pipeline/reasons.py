@@ -29,7 +29,8 @@ class Reason(str, Enum):
         "malformed_row",
         "has a different number of fields than the header, opens a quote that is never closed "
         "(or runs over several lines into a row of the wrong width), or holds a field longer "
-        "than 131072 characters; PGN: a malformed tag line or text before the first tag; "
+        "than 131072 characters; PGN: a malformed tag line, text before the first tag, or a "
+        "tag arpad reads given twice with different values; "
         "TRF: an unreadable rank or round",
     )
     EMPTY_PLAYER_ID = "empty_player_id", "has no white or black id (players file: no player_id)"

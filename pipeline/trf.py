@@ -23,6 +23,9 @@ Decisions where the format leaves room (docs/pgn-trf.md):
 * Pool: blitz/bullet/rapid/standard named in 092, 122 or 012, else a
   ``N+M``/``N Plus M`` (minutes + seconds) time control there, else standard.
 * Player id: the FIDE id (columns 58–68) when non-zero, else ``<file>#<rank>``.
+* The points column (81–84) is compared with the sum of the line's results
+  (``points_note``): a note names the players whose totals differ (a mis-keyed
+  result?); nothing is quarantined for it.
 """
 
 from __future__ import annotations
@@ -54,6 +57,28 @@ TITLES = {
     "wf": "WFM",
     "wc": "WCM",
 }
+# Tournament points per result code of a round block (FIDE Handbook C.04 Annex 2, TRF16;
+# docs/pgn-trf.md "Points column"): wins (played, forfeit, under one move) 1, draws ½,
+# losses 0; byes H ½, F 1, U 1 (a pairing-allocated bye scores a win, C.04.1), Z and
+# blank 0. A 162 record (TRF-2026 draft: "W 3.0 D 1.0 L 0.0 …") can change them.
+POINTS = {"1": 1.0, "+": 1.0, "W": 1.0, "=": 0.5, "D": 0.5, "H": 0.5, "F": 1.0, "U": 1.0}
+# codes of a 162 record's "<code> <points>" pairs -> the result codes they score
+SCORING_CODES = {
+    "W": "1W+",
+    "D": "=D",
+    "L": "0L-",
+    "FW": "+",
+    "FL": "-",
+    "HB": "H",
+    "HPB": "H",
+    "FB": "F",
+    "FPB": "F",
+    "PAB": "U",
+    "U": "U",
+    "ZB": "Z",
+    "ZPB": "Z",
+}
+POINTS_EXAMPLES = 3  # players named in the points note
 MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
 MONTHS.update({"mai": 5, "okt": 10, "dez": 12, "mrz": 3, "mär": 3})
 
@@ -162,6 +187,100 @@ def _birth(text: str) -> tuple[str | None, str | None]:
     return t, None
 
 
+def _scoring(header: dict[str, str]) -> dict[str, float]:
+    """Points per result code: ``POINTS``, changed by the ``<code> <points>`` pairs of a
+    162 record (scoring system, TRF-2026 draft) where it gives them."""
+    points = dict(POINTS)
+    for code, value in re.findall(r"\b([A-Za-z]{1,3})\s+(\d+(?:[.,]\d+)?)", header.get("162", "")):
+        for result in SCORING_CODES.get(code.upper(), ""):
+            points[result] = float(value.replace(",", "."))
+    return points
+
+
+def _acceleration(lines: list[str]) -> dict[int, list[float]]:
+    """Virtual points per round of each starting rank, from ``XXA NNNN p1 p2 …`` lines
+    (the JaVaFo form, as in the Gros 2010 file); other XXA forms give nothing."""
+    out: dict[int, list[float]] = {}
+    for line in lines:
+        parts = line[3:].split()
+        if len(parts) >= 2 and _digits(parts[0]):
+            try:
+                out[int(parts[0])] = [float(x) for x in parts[1:]]
+            except ValueError:
+                continue
+    return out
+
+
+def _points(x: float) -> str:
+    return f"{x:.1f}" if round(x, 1) == x else f"{x:g}"
+
+
+def points_note(
+    players: list[_Player], header: dict[str, str], accelerated: list[str]
+) -> str | None:
+    """A note naming the players whose points (columns 81-84) differ from the sum of
+    their results, the usual sign of a mis-keyed result; None when all agree.
+
+    Each round block the line holds counts (``_scoring``); a file sent after round 4
+    holds 4 rounds and is compared on them. Also accepted as agreeing: the total
+    without the byes of rounds after the last one with a result (a pre-announced bye
+    a program may or may not have added yet) and the total with the XXA acceleration
+    points of the rounds held (some programs print them in the column). When most
+    players differ the column follows another scoring system (a 3/1/0 event): one
+    note says it is not compared, instead of a false note per player."""
+    scoring = _scoring(header)
+    accel = _acceleration(accelerated)
+    per_player = []
+    last_played = 0
+    for p in players:
+        stated_text = cols(p.line, 81, 84).strip().replace(",", ".")
+        try:
+            stated = float(stated_text)
+        except ValueError:
+            continue  # no points given (or not a number): nothing to compare
+        results = []
+        body = p.line[BLOCK_START - 1 :]
+        for r in range(0, len(body), BLOCK_WIDTH):
+            block = body[r : r + 8].ljust(8)
+            opponent, result = block[0:4].strip(), block[7].upper()
+            results.append((opponent not in ("", "0000"), result))
+            if opponent not in ("", "0000") and result != " ":
+                last_played = max(last_played, r // BLOCK_WIDTH + 1)
+        per_player.append((p, stated, results))
+    if not per_player:
+        return None
+    differ = []
+    for p, stated, results in per_player:
+        total = sum(scoring.get(result, 0.0) for _, result in results)
+        announced = sum(
+            scoring.get(result, 0.0)
+            for r, (paired, result) in enumerate(results, 1)
+            if r > last_played and not paired
+        )
+        extra = sum(accel.get(p.rank, [])[: len(results)])
+        accepted = {total, total - announced, total + extra, total - announced + extra}
+        if not any(abs(stated - x) < 1e-9 for x in accepted):
+            differ.append((p, stated, total))
+    if not differ:
+        return None
+    if len(differ) >= 3 and 2 * len(differ) > len(per_player):
+        return (
+            f"the points on the 001 lines of {len(differ)} of {len(per_player)} players differ "
+            "from their results counted 1/½/0 (another scoring system, e.g. 3/1/0? a 162 "
+            "record can give it): points not compared"
+        )
+    examples = ", ".join(
+        f"#{p.rank} {cols(p.line, 15, 47).strip()!r}: {_points(stated)} stated, "
+        f"{_points(total)} from the rounds"
+        for p, stated, total in differ[:POINTS_EXAMPLES]
+    )
+    more = f", {len(differ) - POINTS_EXAMPLES} more" if len(differ) > POINTS_EXAMPLES else ""
+    return (
+        f"{len(differ)} player(s) whose points on the 001 line differ from their results "
+        f"({examples}{more}): a mis-keyed result?"
+    )
+
+
 def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
     if kind == "players":
         raise InputError(path, None, "a TRF file holds a tournament, not a players list")
@@ -179,12 +298,16 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     by_id: dict[str, _Player] = {}
     rejected: list[str] = []  # 001 lines whose blocks cannot be read at all
     player_rows = []
+    accelerated: list[str] = []  # XXA lines (acceleration), for the points check
     for no, line in enumerate(pgn.split_lines(text), 1):
         if not line.strip():
             continue
         code = line[:3]
         if code == "132":
             dates_line = line
+            continue
+        if code == "XXA":
+            accelerated.append(line)
             continue
         if code != "001":
             if re.fullmatch(r"\d{3}", code):
@@ -285,6 +408,9 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
         )
     if not players and not problems:
         raise InputError(path, 1, "no player records (001 lines): not a TRF file")
+    # The points column against the rounds: a note, not a quarantine (the results are the data)
+    if note := points_note(list(players.values()), header, accelerated):
+        notes.append(note)
 
     def blocks_of(line: str) -> int:
         body = line[BLOCK_START - 1 :]
