@@ -669,11 +669,45 @@ def _add_game_players(
     missing = pc.filter(ids, pc.invert(pc.is_in(ids, value_set=existing.column("player_id"))))
     if len(missing) == 0:
         return 0, quarantine
+    report.notes.extend(_ids_that_are_names(existing, missing))
     added = pa.table({"player_id": missing, "source": pa.nulls(len(missing), pa.string())})
     added = schemas.conform(added, schemas.PLAYERS)
     combined = pa.concat_tables([existing, added]).sort_by("player_id")
     store.write_players(combined)
     return len(missing), quarantine
+
+
+def _ids_that_are_names(players: pa.Table, new_ids) -> list[str]:
+    """The note for new player ids that are the names of stored players: a file that
+    names the players (``White,Black`` holding "Smith, John") instead of giving their ids
+    makes new, unrated players, and their games never count for the players meant (the
+    officer's attack, 2026-12-03). Names compared without case and outer spaces."""
+    named = players.filter(pc.is_valid(players.column("name")))
+    if not named.num_rows or not len(new_ids):
+        return []
+
+    def key(values) -> pa.Array:
+        return pc.utf8_lower(pc.utf8_trim_whitespace(values))
+
+    hit = pc.is_in(key(new_ids), value_set=key(named.column("name")))
+    if not pc.any(hit).as_py():
+        return []
+    found = pc.filter(new_ids, hit).to_pylist()
+    found_keys = key(pa.array(found, pa.string())).to_pylist()
+    by_name: dict[str, list[str]] = {}
+    names = key(named.column("name")).to_pylist()
+    for pid, name in zip(named.column("player_id").to_pylist(), names):
+        by_name.setdefault(name, []).append(pid)
+    shown = "; ".join(
+        f"{pid!r} is the name of {', '.join(by_name.get(k, [])[:3])}"
+        for pid, k in zip(found[:3], found_keys[:3])
+    )
+    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+    return [
+        f"{len(found)} new player id(s) that are the names of stored players ({shown}{more}): "
+        "the file names its players instead of giving their ids? Their games are rated "
+        "under these new, unrated ids. Give the ids (or arpad players merge ID NAME)"
+    ]
 
 
 def _replace_store_games(
