@@ -266,7 +266,10 @@ def merge(
     keep = spelt_as_stored(keep, known)
     duplicates = [spelt_as_stored(d, known) for d in duplicates]
     if keep in current:
-        raise ValueError(f"{keep} was merged into {current[keep]}; merge into {current[keep]}")
+        raise ValueError(
+            f"{keep} is itself merged into {current[keep]} (arpad players --merges); "
+            f"merge into {current[keep]}"
+        )
     for pid in (keep, *duplicates):
         if pid not in known:
             raise ValueError(f"unknown player id {pid!r} (arpad players lists the ids)")
@@ -339,27 +342,88 @@ def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tup
     return touched
 
 
-def read_mapping(path) -> list[tuple[str, str, str]]:
+NOTHING_MERGED = "nothing was merged"
+
+
+def read_mapping(path, store: Store | None = None) -> list[tuple[str, str, str]]:
     """A reviewed mapping file: CSV with columns ``keep,duplicate`` (``evidence`` and
-    ``score`` as written by ``identify`` are kept as the merge's reason)."""
+    ``score`` as written by ``identify`` are kept as the merge's reason), as (keep,
+    duplicate, reason) in file order. With ``store``, the rows are checked as ``merge``
+    would apply them one after another (``check_mapping``). Every error is an
+    ``InputError`` naming the file and its line, and says that nothing was merged."""
     import csv
 
     from arpad.pipeline.errors import InputError
 
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        if not reader.fieldnames or not {"keep", "duplicate"} <= set(reader.fieldnames):
-            raise InputError(path, 1, "a mapping file needs the columns keep,duplicate")
-        out = []
-        for line, row in enumerate(reader, start=2):
-            keep, dup = (row.get("keep") or "").strip(), (row.get("duplicate") or "").strip()
-            if not keep or not dup:
-                raise InputError(path, line, "empty keep or duplicate")
-            reason = f"mapping {path}"
-            if row.get("evidence"):
-                reason += f": {row['evidence']}"
-            out.append((keep, dup, reason))
+    def refuse(line, problem: str):
+        raise InputError(path, line, f"{problem}; {NOTHING_MERGED}")
+
+    out, lines = [], []
+    try:
+        # utf-8-sig: a spreadsheet saving CSV may put a byte-order mark before "keep"
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            reader = csv.DictReader(fh)
+            if not reader.fieldnames or not {"keep", "duplicate"} <= set(reader.fieldnames):
+                refuse(1, "a mapping file needs the columns keep,duplicate")
+            for row in reader:
+                line = reader.line_num  # the physical line: blank lines are skipped
+                keep = (row.get("keep") or "").strip()
+                dup = (row.get("duplicate") or "").strip()
+                if not keep or not dup:
+                    refuse(line, "empty keep or duplicate")
+                reason = f"mapping {path}"
+                if row.get("evidence"):
+                    reason += f": {row['evidence']}"
+                out.append((keep, dup, reason))
+                lines.append(line)
+    except UnicodeDecodeError:
+        refuse(None, "not UTF-8 text")
+    except csv.Error as exc:
+        refuse(None, f"not a CSV file ({exc})")
+    if not out:
+        refuse(None, "no keep,duplicate rows")
+    if store is not None:
+        check_mapping(store, path, [(n, k, d) for n, (k, d, _) in zip(lines, out, strict=True)])
     return out
+
+
+def check_mapping(store: Store, path, rows: list[tuple[int, str, str]]) -> None:
+    """Refuse a mapping whose (line, keep, duplicate) rows ``merge`` would refuse when
+    applied in order to ``store``: an unknown id, a player merged into himself, a keep
+    that is a duplicate (in the store or by an earlier line: a row reversing an earlier
+    one), a duplicate already merged. One ``InputError`` naming the file, the line and,
+    for a conflict, the earlier line; the store is not touched."""
+    from arpad.pipeline.errors import InputError
+
+    known = _known_ids(store)
+    current = alias_map(store)  # duplicate -> keep, as the rows are applied
+    # duplicate -> (line, keep) that merged it; line None: a merge in the store
+    origin: dict[str, tuple[int | None, str]] = {d: (None, k) for d, k in current.items()}
+
+    def why(pid: str) -> str:
+        line, keep = origin[pid]
+        if line is None:
+            return f"merged into {keep} in the store: arpad players --merges"
+        return f"line {line} merges {pid} into {keep}"
+
+    for line, keep, dup in rows:
+        keep, dup = spelt_as_stored(keep, known), spelt_as_stored(dup, known)
+        problem = None
+        unknown = [pid for pid in (keep, dup) if pid not in known]
+        if unknown:
+            problem = f"unknown player id {unknown[0]!r} (arpad players lists the ids)"
+        elif keep == dup:
+            problem = f"cannot merge {keep} into itself"
+        elif keep in current:
+            problem = f"cannot merge {dup} into {keep}: {keep} is a duplicate ({why(keep)})"
+        elif dup in current:
+            problem = f"cannot merge {dup} into {keep}: {dup} is already a duplicate ({why(dup)})"
+        if problem:
+            raise InputError(path, line, f"{problem}; {NOTHING_MERGED}")
+        # as ``merge``: ids merged into ``dup`` follow it to ``keep``
+        current = {d: (keep if k == dup else k) for d, k in current.items()}
+        current[dup] = keep
+        origin[dup] = (line, keep)
 
 
 # -- candidates (docs/identity.md "Candidates") ---------------------------------------------
@@ -386,15 +450,18 @@ def normalise_name(name: str | None) -> tuple[str, tuple[str, ...]]:
     With a comma the surname comes first; without one, the last word is the surname
     unless the first word is written in capitals ("LASKER Emanuel"). Cyrillic is
     transliterated first (pipeline/transliterate.py ``to_latin``): "Алехин, Александр"
-    gives ("alekhin", ("aleksandr",))."""
+    gives ("alekhin", ("aleksandr",)); letters without a decomposition are spelt out
+    (``fold_letters``: "Meßner" → "messner"). German ä ö ü lose their dots like any
+    accent ("Löwenthal" → "lowenthal"); "Loewenthal" stays "loewenthal" and meets it
+    through the phonetic key (docs/identity.md "Transliterations")."""
     import re
     import unicodedata
 
-    from arpad.pipeline.transliterate import to_latin
+    from arpad.pipeline.transliterate import fold_letters, to_latin
 
     if not name:
         return "", ()
-    text = unicodedata.normalize("NFKD", to_latin(name))
+    text = unicodedata.normalize("NFKD", fold_letters(to_latin(name)))
     text = "".join(c for c in text if not unicodedata.combining(c))
     if "," in text:
         surname, _, given = text.partition(",")
@@ -479,7 +546,11 @@ def candidates(store: Store) -> pl.DataFrame:
     abbreviation of the other, docs/identity.md) or one FIDE id under two ids; an
     abbreviated name compatible with two players whose full names differ ("Lasker, E"
     with both "Lasker, Emanuel" and "Lasker, Edward") is left out as ambiguous, and
-    different birth years or careers too far apart veto a pair."""
+    different birth years or careers too far apart veto a pair.
+
+    Each duplicate is proposed once, for the end of its chain of best keeps (no chains
+    in the alias table, ``merge``); the row's evidence and score are those of the pair
+    it shows (``_chain_row``)."""
     players = pl.from_arrow(store.read_players()).select("player_id", "name", "birth_year")
     merged = set(read_aliases(store).get_column("duplicate").to_list())
     players = players.filter(~pl.col("player_id").is_in(list(merged)))
@@ -508,17 +579,49 @@ def candidates(store: Store) -> pl.DataFrame:
     best = out.sort(["score", "keep"], descending=[True, False]).unique(
         "duplicate", keep="first", maintain_order=True
     )
-    parent = dict(zip(best["duplicate"], best["keep"], strict=True))
+    link = {d: (k, e, s) for k, d, e, s in best.iter_rows()}
+    direct = {frozenset((k, d)): (e, s) for k, d, e, s in out.iter_rows()}
+    proposed = [
+        row
+        for dup in best["duplicate"]
+        if (row := _chain_row(dup, link, direct, people, act)) is not None
+    ]
+    return pl.DataFrame(proposed, schema=schema, orient="row").sort(
+        ["score", "keep", "duplicate"], descending=[True, False, False]
+    )
 
-    def root(pid: str) -> str:
-        seen = {pid}
-        while pid in parent and parent[pid] not in seen:
-            pid = parent[pid]
-            seen.add(pid)
-        return pid
 
-    keeps = [root(k) for k in best["keep"]]
-    return best.with_columns(pl.Series("keep", keeps)).filter(pl.col("keep") != pl.col("duplicate"))
+def _chain_row(dup, link, direct, people, act) -> tuple | None:
+    """The row proposing ``dup`` for the end of its chain of best keeps, with the
+    evidence and score *of that pair*: its own when the two were scored directly, else
+    "linked through" the ids between them, each link's evidence, and the weakest link's
+    score; None when the two ends could not be one person (names, birth years, careers:
+    the vetoes of ``_score_pair``). ``link``: duplicate -> (its best keep, evidence,
+    score); ``direct``: every scored pair (as a frozenset) -> (evidence, score)."""
+    path = [dup]
+    while path[-1] in link and link[path[-1]][0] not in path:  # keeps outrank: no cycle
+        path.append(link[path[-1]][0])
+    keep = path[-1]
+    if len(path) == 2:
+        return keep, dup, *link[dup][1:]
+    if frozenset((keep, dup)) in direct:
+        return keep, dup, *direct[frozenset((keep, dup))]
+    if not (_names_compatible(keep, dup, people) and _plausible(keep, dup, people, act)):
+        return None
+    steps = [(link[d][0], d, *link[d][1:]) for d in path[:-1]]
+    evidence = " | ".join(f"{k} <- {d}: {e} ({s})" for k, d, e, s in steps)
+    return (
+        keep,
+        dup,
+        f"linked through {', '.join(path[1:-1])}: {evidence}",
+        min(s for *_, s in steps),
+    )
+
+
+def _names_compatible(a: str, b: str, people) -> bool:
+    """Given names that agree as normalised names or as transliteration keys."""
+    (sa, ga, _, _, ka), (sb, gb, _, _, kb) = people[a], people[b]
+    return (sa == sb and _given_match(ga, gb) is not None) or _given_match(ka, kb) is not None
 
 
 def _scoped(pid: str) -> bool:
@@ -586,9 +689,16 @@ def _score_pair(a, b, people, act, opponent_name, same_key) -> tuple | None:
         score += SCORE_BIRTH_YEAR
         evidence.append(f"birth year {ba}")
     xa, xb = act.get(a), act.get(b)
+    ga_n = xa["games"] if xa else 0
+    gb_n = xb["games"] if xb else 0
+    # keep a source's own id (FIDE or the CSV's) over a file-scoped one, then more games
+    rank_a = (not _scoped(a), ga_n, b)
+    rank_b = (not _scoped(b), gb_n, a)
+    keep, dup = (a, b) if rank_a >= rank_b else (b, a)
     if xa and xb:
         score += SCORE_OVERLAP
-        evidence.append(f"years {xa['first']}-{xa['last']} and {xb['first']}-{xb['last']}")
+        xk, xd = act[keep], act[dup]  # keep's years first, as the row shows the ids
+        evidence.append(f"years {xk['first']}-{xk['last']} and {xd['first']}-{xd['last']}")
         shared = {opponent_name.get(o) for o in xa["opponents"]} & {
             opponent_name.get(o) for o in xb["opponents"]
         }
@@ -598,10 +708,4 @@ def _score_pair(a, b, people, act, opponent_name, same_key) -> tuple | None:
             evidence.append(f"{len(shared)} shared opponent(s)")
     if score < PROPOSE_AT:
         return None
-    ga_n = xa["games"] if xa else 0
-    gb_n = xb["games"] if xb else 0
-    # keep a source's own id (FIDE or the CSV's) over a file-scoped one, then more games
-    rank_a = (not _scoped(a), ga_n, b)
-    rank_b = (not _scoped(b), gb_n, a)
-    keep, dup = (a, b) if rank_a >= rank_b else (b, a)
     return keep, dup, "; ".join(evidence), round(min(score, 1.0), 2)

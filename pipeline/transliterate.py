@@ -17,7 +17,8 @@ language's romanisation, meets the same person where no FIDE id ties them:
 
 The key is a matching device, not a spelling: "Alekhine", "Aljechin", "Alechin" and
 "Aljekhin" all give "alehin"; "Tchigorin", "Chigorin" and "Tschigorin" "higorin";
-"Nimzowitsch" and "Nimzovich" "nimzovih"; "Steinitz" stays "steinitz".
+"Nimzowitsch" and "Nimzovich" "nimzovih"; "Loewenthal" and "Löwenthal" (German ö
+written oe, normalised "lowenthal") "loventhal"; "Steinitz" stays "steinitz".
 """
 
 from __future__ import annotations
@@ -34,6 +35,15 @@ CYRILLIC = {
     "я": "ya", "і": "i", "ї": "i", "є": "ye", "ґ": "g", "ў": "u",
 }  # fmt: skip
 
+# Latin letters Unicode does not decompose into a base letter and an accent (so NFKD
+# leaves them, and ``normalise_name`` would break the word there): their usual ASCII
+# spelling. ß is always ss; æ, œ are the ligatures; ø is folded as ö is (to o).
+LATIN_LETTERS = {
+    "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O",
+    "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "ı": "i",
+}  # fmt: skip
+_LATIN_TABLE = str.maketrans(LATIN_LETTERS)
+
 _CONSONANT = "bcdfghjklmnpqrstvwxz"
 
 # (pattern, replacement), in order. Each folds spellings of one sound in the German,
@@ -48,6 +58,10 @@ RULES: tuple[tuple[str, str], ...] = (
     (r"(?:kh|ch)", "h"),  # Russian х: English kh, German ch (so ch and kh fold together)
     (r"[jy]", "i"),  # й/ы/ю/я: German j, English y, i
     (rf"([{_CONSONANT}])i(?=e)", r"\1"),  # German -je- after a consonant: Aljechin / Alekhin
+    # German ä ö ü written ae oe ue (Loewenthal / Löwenthal, Huebner / Hübner):
+    # normalise_name strips the accent (ö → o), the key drops the e. Only in the key:
+    # "oe" is also Dutch (Hoek) or English (Joel), so it never changes a normalised name.
+    (r"([aou])e", r"\1"),
     (r"ou", "u"),  # French ou = u
     (r"(.)\1+", r"\1"),  # doubled letters: -kii / -ki, -ff
     (rf"(?<=..[{_CONSONANT}])e$", ""),  # French final -e: Alekhine, Tchigorine
@@ -74,6 +88,12 @@ def to_latin(text: str) -> str:
         else:
             out.append(latin[:1].upper() + latin[1:])
     return "".join(out)
+
+
+def fold_letters(text: str) -> str:
+    """``text`` with each letter of ``LATIN_LETTERS`` spelt out ("Meßner" → "Messner",
+    "Michał" → "Michal"); other characters unchanged."""
+    return text.translate(_LATIN_TABLE)
 
 
 def phonetic_word(word: str) -> str:

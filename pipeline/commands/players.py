@@ -86,14 +86,26 @@ def cmd_merge(args) -> int:
     if args.mapping and args.ids:
         raise ValueError("give either KEEP DUPLICATE... or --mapping FILE, not both")
     if args.mapping:
-        pairs = identity.read_mapping(args.mapping)
+        # every row checked against the store first, so that an error names its line
+        pairs = identity.read_mapping(args.mapping, require_store(args))
     elif len(args.ids) >= 2:
-        pairs = [(args.ids[0], dup, args.reason) for dup in args.ids[1:]]
+        pairs = [(args.ids[0], dup, args.reason) for dup in dict.fromkeys(args.ids[1:])]
     else:
         raise ValueError("players merge needs KEEP DUPLICATE... or --mapping FILE")
-    stale = jobs.merge_players(jobs.MergeRequest(args.store, pairs, wait=args.wait))
+    stale = _all_or_nothing(jobs.MergeRequest(args.store, pairs, wait=args.wait), "merged")
     _report("merged", pairs, stale)
     return 0
+
+
+def _all_or_nothing(request, done: str):
+    """Run the merge or split job; a refusal says that nothing was done (the writer
+    lock's undo journal puts back the pairs applied before it)."""
+    from arpad.pipeline import jobs
+
+    try:
+        return jobs.merge_players(request)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; nothing was {done}") from exc
 
 
 def _report(done: str, pairs, stale) -> None:
@@ -106,7 +118,9 @@ def cmd_split(args) -> int:
     from arpad.pipeline import jobs
 
     pairs = [(args.keep, args.duplicate, args.reason)]
-    stale = jobs.merge_players(jobs.MergeRequest(args.store, pairs, split=True, wait=args.wait))
+    stale = _all_or_nothing(
+        jobs.MergeRequest(args.store, pairs, split=True, wait=args.wait), "split"
+    )
     _report("split", pairs, stale)
     return 0
 
