@@ -42,9 +42,9 @@ from arpad.pipeline.systems.base import (
     Report,
     State,
     apply_overrides,
-    check_rule_value,
     check_rules,
     parse_rule_value,
+    rule_changes,
 )
 
 log = logging.getLogger(__name__)
@@ -171,23 +171,10 @@ def rules_from_file(base: Any, path: Path) -> Any:
             f'a rules file holds one JSON object of rule fields (e.g. {{"k": 20}}), '
             f"not a {type(values).__name__}",
         )
-    fields = {f.name for f in dataclasses.fields(base)}
-    hints = typing.get_type_hints(type(base))
-    changes = {}
-    for key, value in values.items():
-        if key not in fields:
-            known = ", ".join(sorted(fields))
-            raise InputError(
-                path, None, f"unknown rule field {key!r} for {type(base).__name__} (known: {known})"
-            )
-        try:
-            changes[key] = _json_rule_value(value, hints[key], key)
-            check_rule_value(type(base), key, changes[key])
-        except ValueError as exc:
-            raise InputError(path, None, str(exc)) from None
     try:
+        changes = rule_changes(base, values, _json_rule_value)
         return check_rules(dataclasses.replace(base, **changes))
-    except (TypeError, ValueError) as exc:  # a rules type's own checks across fields
+    except (TypeError, ValueError) as exc:  # (TypeError: a rules type's own checks)
         raise InputError(path, None, str(exc)) from None
 
 

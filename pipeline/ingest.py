@@ -250,7 +250,9 @@ def ingest_file(
         same.num_rows > 0
         and not again
         and (same.column("source_key")[0].as_py() or same.column("source")[0].as_py()) != key
-        and _quarantined_conflicts(store, same.column("batch")[0].as_py())
+        and probable_duplicates.quarantined(
+            store, same.column("batch")[0].as_py(), Reason.CONFLICTING_RESULT
+        )
     )
     if recorrect:
         batch = f"{same.column('batch')[0].as_py()}c"
@@ -489,15 +491,6 @@ def _rebased_note(store: Store, rerated: list[tuple[str, float, float]]) -> list
         f"period from it{lists}. A rating list of a month is ingested with a date column "
         "(docs/observations.md)"
     ]
-
-
-def _quarantined_conflicts(store: Store, batch: str) -> bool:
-    """True when the ingest ``batch`` quarantined games as ``conflicting_result``."""
-    path = store.quarantine_dir / f"batch={batch}" / "part-0.parquet"
-    if not path.exists():
-        return False
-    reasons = read_parquet_file(path).column("reason")
-    return bool(pc.any(pc.equal(reasons, Reason.CONFLICTING_RESULT.value)).as_py())
 
 
 def _other_result(where: str, stored, incoming) -> str:

@@ -332,13 +332,14 @@ def note(n: int) -> str:
     )
 
 
-def quarantined(store: Store, batch: str) -> bool:
-    """True when the ingest ``batch`` quarantined probable duplicates."""
+def quarantined(store: Store, batch: str, reason: Reason = Reason.PROBABLE_DUPLICATE) -> bool:
+    """True when the ingest ``batch`` quarantined rows for ``reason`` (by default
+    probable duplicates)."""
     path = store.quarantine_dir / f"batch={batch}" / "part-0.parquet"
     if not path.exists():
         return False
     reasons = read_parquet_file(path).column("reason")
-    return bool(pc.any(pc.equal(reasons, Reason.PROBABLE_DUPLICATE.value)).as_py())
+    return bool(pc.any(pc.equal(reasons, reason.value)).as_py())
 
 
 def kept_batch(batch: str) -> str:

@@ -354,6 +354,43 @@ _KEY = "pool, period, date, white_id, black_id, score, rnd"
 _SAME_KEY = " AND ".join(f"{{a}}.{c} IS NOT DISTINCT FROM {{b}}.{c}" for c in [*_KEY.split(", ")])
 
 
+def _other_files(store: Store, games: pa.Table, batch: str, replaced_batches) -> list[str]:
+    """The stored game files of the pools and periods of ``games``, but those of
+    ``batch`` and of the ``replaced_batches`` (a correction's old version)."""
+    ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
+    keys_ = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
+    parts = set(zip(keys_.column("pool").to_pylist(), keys_.column("period").to_pylist()))
+    return [
+        str(f)
+        for pool, period in sorted(parts)
+        for f in store.game_files(pool, period)
+        if f.name not in ignore
+    ]
+
+
+def _stored_and_incoming(con, files: list[str]) -> None:
+    """Temp tables ``s2`` (the stored games of ``files``) and ``i2`` (the registered
+    ``incoming`` rows), each with its id kind and round (``_ID_KIND``, ``_ROUND``)."""
+    con.execute(
+        f"""
+        CREATE TEMP TABLE s2 AS
+        SELECT *, {_ID_KIND.format(t="s")} AS kind, {_ROUND.format(t="s")} AS rnd FROM (
+            SELECT game_id, source, pool, CAST(period AS INTEGER) AS period, date,
+                   white_id, black_id, score
+            FROM read_parquet(?, hive_partitioning = true, hive_types_autocast = false)
+        ) s
+        """,
+        [files],
+    )
+    con.execute(
+        f"""
+        CREATE TEMP TABLE i2 AS
+        SELECT *, {_ID_KIND.format(t="incoming")} AS kind,
+               {_ROUND.format(t="incoming")} AS rnd FROM incoming
+        """
+    )
+
+
 def quarantine_resent(v: Validated, dup: pa.Table, batch: str) -> tuple[Validated, int]:
     """``v`` without its re-sent games — rows ``dup["_i"]`` of the accepted games, each
     stored before from ``dup["first"]`` — which join its quarantine as
@@ -400,15 +437,7 @@ def drop_content_duplicates(
     games = v.accepted
     if games.num_rows == 0:
         return v, 0, prior
-    ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
-    keys_ = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
-    parts = set(zip(keys_.column("pool").to_pylist(), keys_.column("period").to_pylist()))
-    files = [
-        str(f)
-        for pool, period in sorted(parts)
-        for f in store.game_files(pool, period)
-        if f.name not in ignore
-    ]
+    files = _other_files(store, games, batch, replaced_batches)
     if not files:
         return v, 0, prior
     incoming = games.select(["game_id", *CONTENT_COLUMNS, "source"]).append_column(
@@ -418,24 +447,7 @@ def drop_content_duplicates(
     try:
         con.register("incoming", incoming)
         con.register("prior", _PRIOR.empty_table() if prior is None else prior)
-        con.execute(
-            f"""
-            CREATE TEMP TABLE s2 AS
-            SELECT *, {_ID_KIND.format(t="s")} AS kind, {_ROUND.format(t="s")} AS rnd FROM (
-                SELECT game_id, source, pool, CAST(period AS INTEGER) AS period, date,
-                       white_id, black_id, score
-                FROM read_parquet(?, hive_partitioning = true, hive_types_autocast = false)
-            ) s
-            """,
-            [files],
-        )
-        con.execute(
-            f"""
-            CREATE TEMP TABLE i2 AS
-            SELECT *, {_ID_KIND.format(t="incoming")} AS kind,
-                   {_ROUND.format(t="incoming")} AS rnd FROM incoming
-            """
-        )
+        _stored_and_incoming(con, files)
         dup = catalog.query_arrow(
             con,
             f"""
@@ -514,15 +526,7 @@ def drop_conflicting_results(
     games = v.accepted
     if games.num_rows == 0:
         return v, 0
-    ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
-    keys_ = games.select(["pool", "period"]).group_by(["pool", "period"]).aggregate([])
-    parts = set(zip(keys_.column("pool").to_pylist(), keys_.column("period").to_pylist()))
-    files = [
-        str(f)
-        for pool, period in sorted(parts)
-        for f in store.game_files(pool, period)
-        if f.name not in ignore
-    ]
+    files = _other_files(store, games, batch, replaced_batches)
     if not files:
         return v, 0
     kept = pc.is_in(before.column("source"), value_set=games.column("source"))
@@ -534,24 +538,7 @@ def drop_conflicting_results(
     con = duckdb.connect()
     try:
         con.register("incoming", incoming)
-        con.execute(
-            f"""
-            CREATE TEMP TABLE s2 AS
-            SELECT *, {_ID_KIND.format(t="s")} AS kind, {_ROUND.format(t="s")} AS rnd FROM (
-                SELECT game_id, source, pool, CAST(period AS INTEGER) AS period, date,
-                       white_id, black_id, score
-                FROM read_parquet(?, hive_partitioning = true, hive_types_autocast = false)
-            ) s
-            """,
-            [files],
-        )
-        con.execute(
-            f"""
-            CREATE TEMP TABLE i2 AS
-            SELECT *, {_ID_KIND.format(t="incoming")} AS kind,
-                   {_ROUND.format(t="incoming")} AS rnd FROM incoming
-            """
-        )
+        _stored_and_incoming(con, files)
         pair = (
             "i2.pool = s2.pool AND i2.period = s2.period "
             "AND i2.date IS NOT DISTINCT FROM s2.date "

@@ -14,6 +14,7 @@ import math
 import threading
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -442,18 +443,27 @@ def apply_overrides(rules: Any, overrides: dict[str, str]) -> Any:
     NaN, ±inf and values outside a field's declared range are refused."""
     if not overrides:
         return rules
-    fields = {f.name: f for f in dataclasses.fields(rules)}
+    return dataclasses.replace(rules, **rule_changes(rules, overrides, parse_rule_value))
+
+
+def rule_changes(
+    rules: Any, values: dict[str, Any], parse: Callable[[Any, Any, str], Any]
+) -> dict[str, Any]:
+    """``values`` as field changes of ``rules``: each name a field of the rules type,
+    each value read by ``parse(value, field type, name)`` and within the field's range
+    (one-line ValueError otherwise). ``--set`` reads text; a rules file JSON values."""
+    fields = {f.name for f in dataclasses.fields(rules)}
     hints = typing.get_type_hints(type(rules))
     changes = {}
-    for key, text in overrides.items():
+    for key, value in values.items():
         if key not in fields:
             known = ", ".join(sorted(fields))
             raise ValueError(
                 f"unknown rule field {key!r} for {type(rules).__name__} (known: {known})"
             )
-        changes[key] = parse_rule_value(text, hints[key], key)
+        changes[key] = parse(value, hints[key], key)
         check_rule_value(type(rules), key, changes[key])
-    return dataclasses.replace(rules, **changes)
+    return changes
 
 
 def parse_rule_value(text: str, hint: Any, key: str) -> Any:
