@@ -397,27 +397,38 @@ def quarantine_resent(v: Validated, dup: pa.Table, batch: str) -> tuple[Validate
     ``duplicate_game`` (docs/ingest.md "Re-sent games")."""
     games = v.accepted
     is_dup = pc.is_in(pa.array(range(games.num_rows), pa.int64()), value_set=dup.column("_i"))
-    dups = games.filter(is_dup)
+    details = [
+        f"same game (date, players, result, round) already stored from {first}"
+        for first in dup.column("first").to_pylist()
+    ]
+    return _quarantine_rows_of(v, is_dup, Reason.DUPLICATE_GAME, details, batch)
+
+
+def _quarantine_rows_of(
+    v: Validated, mask, reason: Reason, details: list[str], batch: str
+) -> tuple[Validated, int]:
+    """``v`` with its accepted games where ``mask`` moved to its quarantine, with
+    ``reason`` and one detail each (in their order); and how many moved."""
+    games = v.accepted
+    moved = games.filter(mask)
+    where = moved.column("source").to_pylist()
     rows = pa.table(
         {
-            "source": [s.rsplit(":", 1)[0] for s in dups.column("source").to_pylist()],
-            "line": [int(s.rsplit(":", 1)[1]) for s in dups.column("source").to_pylist()],
-            "reason": [Reason.DUPLICATE_GAME.value] * dups.num_rows,
-            "detail": [
-                f"same game (date, players, result, round) already stored from {first}"
-                for first in dup.column("first").to_pylist()
-            ],
-            "raw": [None] * dups.num_rows,
-            "ingest_batch": [batch] * dups.num_rows,
+            "source": [s.rsplit(":", 1)[0] for s in where],
+            "line": [int(s.rsplit(":", 1)[1]) for s in where],
+            "reason": [reason.value] * moved.num_rows,
+            "detail": details,
+            "raw": [None] * moved.num_rows,
+            "ingest_batch": [batch] * moved.num_rows,
         },
         schema=schemas.QUARANTINE,
     )
     kept = Validated(
-        games.filter(pc.invert(is_dup)),
+        games.filter(pc.invert(mask)),
         pa.concat_tables([v.quarantine, rows]).sort_by("line"),
         v.rows_read,
     )
-    return kept, dups.num_rows
+    return kept, moved.num_rows
 
 
 def drop_content_duplicates(
@@ -596,23 +607,7 @@ def drop_conflicting_results(
             f"{other}, ingest the file with --source {other!r}, or from {other}'s own "
             "path; another game that day needs a game_id or round; docs/ingest.md)"
         )
-    rows = pa.table(
-        {
-            "source": [s.rsplit(":", 1)[0] for s in hit.column("source").to_pylist()],
-            "line": [int(s.rsplit(":", 1)[1]) for s in hit.column("source").to_pylist()],
-            "reason": [Reason.CONFLICTING_RESULT.value] * hit.num_rows,
-            "detail": details,
-            "raw": [None] * hit.num_rows,
-            "ingest_batch": [batch] * hit.num_rows,
-        },
-        schema=schemas.QUARANTINE,
-    )
-    left = Validated(
-        games.filter(pc.invert(is_hit)),
-        pa.concat_tables([v.quarantine, rows]).sort_by("line"),
-        v.rows_read,
-    )
-    return left, hit.num_rows
+    return _quarantine_rows_of(v, is_hit, Reason.CONFLICTING_RESULT, details, batch)
 
 
 @dataclass
