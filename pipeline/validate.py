@@ -41,6 +41,15 @@ RESULTS = {
     "0-1f": (0.0, False),
 }
 UNFINISHED = {"*"}
+# Other words for a pool, as the TRF and PGN readers read an event's title (docs/ingest.md):
+# classical is standard, bullet and lightning are blitz ("" is the default, standard).
+POOL_WORDS = {
+    "": "standard",
+    "classical": "standard",
+    "classic": "standard",
+    "bullet": "blitz",
+    "lightning": "blitz",
+}
 MAX_RATING = 3500.0
 
 PLAYER_NUMERIC = {
@@ -250,11 +259,7 @@ def validate_games(
             pl.col("period").str.replace(r"^(\d{4})-(\d{2})$", "$1$2").cast(pl.Int32, strict=False),
             pl.col("period").cast(pl.Int32, strict=False),
         ).alias("_period_given"),
-        pl.col("pool")
-        .str.to_lowercase()
-        .fill_null("standard")
-        .replace("", "standard")
-        .alias("_pool"),
+        pl.col("pool").str.to_lowercase().fill_null("standard").replace(POOL_WORDS).alias("_pool"),
         or_absent(
             "white_rating", pl.col("white_rating").cast(pl.Float64, strict=False), pl.Float64
         ).alias("_wr"),

@@ -153,3 +153,25 @@ def test_sex_is_read_as_m_or_f(tmp_path):
     assert got == {"1": "M", "2": "F", "3": "F", "4": "F", "5": "F", "6": "M", "7": None, "8": None}
     assert v.quarantine.column("reason").to_pylist() == ["bad_player_field"] * 2
     assert v.quarantine.column("detail")[0].as_py().startswith("sex K is neither M nor F")
+
+
+@pytest.mark.parametrize(
+    ("pool", "stored"),
+    [
+        ("Classical", "standard"), ("classic", "standard"), ("", "standard"),
+        ("standard", "standard"), ("Bullet", "blitz"), ("lightning", "blitz"),
+        ("rapid", "rapid"), ("BLITZ", "blitz"),
+    ],
+)  # fmt: skip
+def test_pool_words_read_as_the_trf_and_pgn_readers_read_them(tmp_path, pool, stored):
+    path = tmp_path / "g.csv"
+    path.write_text(f"date,white_id,black_id,result,pool\n2024-03-02,A,B,1-0,{pool}\n")
+    v = validate_games(read_any(path), "g.csv", "b")
+    assert v.accepted.column("pool").to_pylist() == [stored]
+
+
+def test_an_unknown_pool_stays_refused(tmp_path):
+    path = tmp_path / "g.csv"
+    path.write_text("date,white_id,black_id,result,pool\n2024-03-02,A,B,1-0,chess960\n")
+    v = validate_games(read_any(path), "g.csv", "b")
+    assert v.quarantine.column("reason").to_pylist() == ["bad_pool"]
