@@ -354,6 +354,7 @@ def ingest_file(
             validated = _drop_store_duplicates(store, validated, batch, old_batches)
         content = content_digest(validated.accepted)
         before = validated.accepted
+        report.notes.extend(_repeated_rows_note(before))
         validated, resent = _drop_content_duplicates(store, validated, batch, old_batches)
         validated, conflicts = stream_ingest.drop_conflicting_results(
             store, before, validated, batch, old_batches
@@ -668,6 +669,31 @@ def _add_game_players(
     combined = pa.concat_tables([existing, added]).sort_by("player_id")
     store.write_players(combined)
     return len(missing), quarantine
+
+
+def _repeated_rows_note(games: pa.Table) -> list[str]:
+    """The note for rows of a file without game ids that repeat an earlier row exactly
+    (date, period, pool, players, result, rated, event): stored as games of their own —
+    a file may hold a pairing twice — but a row pasted twice is rated twice (the
+    officer's attack, 2026-12-03: five copies of one row, no word)."""
+    if not games.num_rows:
+        return []
+    derived = pc.equal(games.column("game_id"), games.column("source"))
+    rows = games.filter(pc.fill_null(derived, False))
+    if rows.num_rows < 2:
+        return []
+    cols = ["date", "period", "pool", "white_id", "black_id", "score", "rated", "event_id"]
+    frame = pl.from_arrow(rows.select([c for c in cols if c in rows.column_names]))
+    repeats = frame.height - frame.unique().height
+    if not repeats:
+        return []
+    first = frame.filter(frame.is_duplicated()).row(0, named=True)
+    return [
+        f"{repeats} row(s) repeat an earlier row of the file exactly (e.g. {first['date'] or first['period']} "
+        f"{first['white_id']}-{first['black_id']} {first['score']:g}): stored as games of "
+        "their own (a pairing may be played twice); if a row was pasted twice, remove it "
+        "and ingest the file again"
+    ]
 
 
 def _ids_that_are_names(players: pa.Table, new_ids) -> list[str]:

@@ -147,3 +147,26 @@ def test_a_correction_under_its_own_path_is_no_conflict(tmp_path, monkeypatch):
     assert _ingest(store, path) == 0
     assert [g[2] for g in _games(store) if g[:2] == ("1001", "1002")] == [0.0]
     assert _quarantine(store) == []
+
+
+def test_rows_repeated_inside_a_file_are_stored_and_named(tmp_path, monkeypatch, capsys):
+    """Two equal rows in one file are two games (the file says so, docs/ingest.md), and
+    the summary says so: a row pasted twice would be rated twice (the officer's attack
+    of 2026-12-03 had five copies of one row, with no word)."""
+    monkeypatch.chdir(tmp_path)
+    store = tmp_path / "S"
+    rows = [OCTOBER[0]] * 3 + [OCTOBER[1]]
+    capsys.readouterr()
+    assert _ingest(store, _write(tmp_path / "d.csv", rows)) == 0
+    out = capsys.readouterr().out
+    assert (
+        "note: 2 row(s) repeat an earlier row of the file exactly (e.g. 2026-10-03 1001-1002 1)"
+        in out
+    )
+    assert len(_games(store)) == 4
+    # rows with their own ids are not named: the ids say they are different games
+    header = "game_id,date,white_id,black_id,result"
+    ids = [f"G{i},{OCTOBER[0]}" for i in range(3)]
+    capsys.readouterr()
+    assert _ingest(tmp_path / "S2", _write(tmp_path / "e.csv", ids, header)) == 0
+    assert "repeat an earlier row" not in capsys.readouterr().out
