@@ -152,20 +152,20 @@ def rules_from_file(base: Any, path: Path) -> Any:
     names and values). Each value is read as ``--set`` reads it (a JSON number, string,
     true/false, or null where the field may be empty) and checked against the field's
     range; anything else is refused with the file and the field named (exit 2)."""
-    from arpad.pipeline.errors import InputError
+    from arpad.pipeline.errors import RulesFileError
 
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, None, f"cannot read the rules file: {exc}") from None
+        raise RulesFileError(path, None, f"cannot read the rules file: {exc}") from None
     try:
         values = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(
+        raise RulesFileError(
             path, exc.lineno, f"not valid JSON: {exc.msg} (column {exc.colno})"
         ) from None
     if not isinstance(values, dict):
-        raise InputError(
+        raise RulesFileError(
             path,
             None,
             f'a rules file holds one JSON object of rule fields (e.g. {{"k": 20}}), '
@@ -175,7 +175,7 @@ def rules_from_file(base: Any, path: Path) -> Any:
         changes = rule_changes(base, values, _json_rule_value)
         return check_rules(dataclasses.replace(base, **changes))
     except (TypeError, ValueError) as exc:  # (TypeError: a rules type's own checks)
-        raise InputError(path, None, str(exc)) from None
+        raise RulesFileError(path, None, str(exc)) from None
 
 
 def _json_rule_value(value: Any, hint: Any, key: str) -> Any:

@@ -37,6 +37,11 @@ class InputError(Exception):
         return (type(self), (self.path, self.line, self.problem))
 
 
+class RulesFileError(InputError, ValueError):
+    """A bad ``--rules FILE.json``: bad input naming the file (exit 2), and a ValueError
+    for the Python API's callers, as a bad rule value given as an argument is."""
+
+
 class StoreBusyError(Exception):
     """Another writer holds the store's lock."""
 
