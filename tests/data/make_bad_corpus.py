@@ -224,10 +224,10 @@ def cases() -> list[tuple[str, bytes, int, str, str]]:
     )
     csv_case(
         "csv_bad_pool.csv",
-        ["x1,2024-02-03,A,B,1-0,standard", "x3,2024-02-05,E,F,1-0,bullet"],
+        ["x1,2024-02-03,A,B,1-0,standard", "x3,2024-02-05,E,F,1-0,chess960"],
         3,
         "bad_pool",
-        "bullet",
+        "chess960",
         head="game_id,date,white_id,black_id,result,pool",
     )
     csv_case(
