@@ -26,7 +26,7 @@ CASES = [
     ("g9,,abc,a,b,1-0,,,,", "bad_period"),
     ("g10,2024-03-05,202404,a,b,1-0,,,,", "period_mismatch"),
     ("g11,,,a,b,1-0,,,,", "missing_period"),
-    ("g12,2024-03-05,,a,b,1-0,,bullet,,", "bad_pool"),
+    ("g12,2024-03-05,,a,b,1-0,,chess960,,", "bad_pool"),
     ("g13,2024-03-05,,a,b,1-0,,,maybe,", "bad_rated"),
     ("g14,2024-03-05,,a,b,1-0,,,,9999", "bad_rating"),
     ("g1,2024-03-06,,c,d,0-1,,,,", "duplicate_game_id"),
