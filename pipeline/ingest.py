@@ -469,18 +469,10 @@ def _rebased_note(store: Store, rerated: list[tuple[str, float, float]]) -> list
     store already rated: an undated rating is the rating as of the first period, so the
     next ``rate`` recomputes every period from it, published months included — not
     what a monthly rating list means (found by the officer's attack, 2026-12-03)."""
-    if not any(store._subdirs(store.ratings_dir)):
+    rated = store.rated()
+    if not rated:
         return []  # nothing rated yet: the file only sets the start
-    published = sorted(
-        {
-            p
-            for system_dir in store._subdirs(store.published_dir)
-            for pool_dir in store._subdirs(system_dir)
-            for p in store.published_periods(
-                system_dir.name.split("=", 1)[-1], pool_dir.name.split("=", 1)[-1]
-            )
-        }
-    )
+    published = sorted({p for system, pool in rated for p in store.published_periods(system, pool)})
     shown = "; ".join(f"{pid}: {was:g} -> {now:g}" for pid, was, now in rerated[:3])
     more = f" and {len(rerated) - 3} more" if len(rerated) > 3 else ""
     lists = (
