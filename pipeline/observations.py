@@ -386,7 +386,7 @@ def dated_players(raw, validated, source: str, batch: str):
 
     from arpad.pipeline import schemas
     from arpad.pipeline.reasons import Reason
-    from arpad.pipeline.validate import Validated, capped_raw
+    from arpad.pipeline.validate import POOL_WORDS, Validated, capped_raw
 
     frame = raw.frame.select(
         "_line",
@@ -396,6 +396,8 @@ def dated_players(raw, validated, source: str, batch: str):
         .str.strip_chars()
         .str.to_lowercase()
         .replace("", None)
+        # classical, bullet, lightning: as a games file reads them (validate.POOL_WORDS)
+        .replace({k: v for k, v in POOL_WORDS.items() if k})
         .alias("pool"),
     )
     frame = frame.with_columns(

@@ -578,15 +578,16 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
             ),
         )
         .with_columns(
+            # a missing tag is "?" (a null would make the whole text null)
             pl.format(
                 "{} - {} {} ({}, {}, round {})",
-                "White",
-                "Black",
-                "Result",
-                "Event",
-                "Date",
-                "Round",
-            ).alias("_raw")
+                *(
+                    pl.col(t).fill_null("?")
+                    for t in ("White", "Black", "Result", "Event", "Date", "Round")
+                ),
+            ).alias("_raw"),
+            pl.col("Date").alias("_date_tag"),
+            pl.col("EventDate").alias("_event_date_tag"),
         )
         .with_columns(
             pl.col("Result").str.strip_chars(),
@@ -662,6 +663,24 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         pl.when(date_known).then(precision).otherwise(eprecision).alias("date_precision"),
         pool.alias("pool"),
     )
+
+    # A game no tag places in time: quarantined here, where the tags as written can be
+    # named (validation would only say "neither date nor period given")
+    undated = games.filter(pl.col("date").is_null() & pl.col("period").is_null())
+    for row in undated.select("_line", "_date_tag", "_event_date_tag", "_raw").iter_rows():
+        written = [
+            f"{tag} tag {value.strip()!r}"
+            for tag, value in (("Date", row[1]), ("EventDate", row[2]))
+            if value is not None and value.strip()
+        ]
+        detail = (
+            f"{' and '.join(written)} give{'s' if len(written) == 1 else ''} no year: "
+            "the game cannot be placed in a period"
+            if written
+            else "no Date or EventDate tag: the game cannot be placed in a period"
+        )
+        problems.append((int(row[0]), Reason.MISSING_PERIOD, detail, row[3]))
+    games = games.filter(pl.col("date").is_not_null() | pl.col("period").is_not_null())
 
     def elo(col: str) -> pl.Expr:
         v = pl.col(col).str.strip_chars()

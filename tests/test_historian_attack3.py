@@ -605,3 +605,31 @@ def test_a_utf16_trf_is_read_as_its_utf8_twin(shared_data, tmp_path, encoding):
     a, b = read_trf(utf8), read_trf(other)
     assert a.frame.equals(b.frame) and a.players.equals(b.players)
     assert any("UTF-16" in n for n in b.notes)
+
+
+def test_an_undated_game_names_its_date_tags_and_keeps_its_text(tmp_path):
+    """A game whose Date tag has no year (`????.05.??`) and no EventDate is quarantined
+    as missing_period naming the tag as written, and every quarantined PGN game keeps
+    its tags in `raw`, a missing Event or Round written `?` (the text was empty: a null
+    tag made the whole text null)."""
+    path = tmp_path / "u.pgn"
+    path.write_text(
+        '[White "Anderssen, A."]\n[Black "Dufresne, J."]\n[Result "1-0"]\n\n1. e4 0-1\n\n'
+        '[White "Morphy, P."]\n[Black "Paulsen, L."]\n[Date "????.05.??"]\n'
+        '[Result "1-0"]\n\n1. e4 1-0\n\n'
+        '[White "Morphy, P."]\n[Black "Paulsen, L."]\n[Result "1-0"]\n\n1. d4 1-0\n'
+    )
+    store = tmp_path / "S"
+    assert main(["ingest", str(path), "--store", str(store)]) == 2
+    q = sql(store, "SELECT line, reason, detail, raw FROM quarantine ORDER BY line")
+    assert q["line"].to_list() == [1, 7, 14]
+    assert q["reason"].to_list() == ["result_mismatch", "missing_period", "missing_period"]
+    assert q["detail"][1] == (
+        "Date tag '????.05.??' gives no year: the game cannot be placed in a period"
+    )
+    assert q["detail"][2] == "no Date or EventDate tag: the game cannot be placed in a period"
+    assert q["raw"].to_list() == [
+        "Anderssen, A. - Dufresne, J. 1-0 (?, ?, round ?)",
+        "Morphy, P. - Paulsen, L. 1-0 (?, ????.05.??, round ?)",
+        "Morphy, P. - Paulsen, L. 1-0 (?, ?, round ?)",
+    ]

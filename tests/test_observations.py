@@ -227,7 +227,9 @@ def test_a_players_file_with_dates_gives_dated_observations(tmp_path):
         "B,Beta,2001-01-01,2400,\n"
         "C,Gamma,,2300,\n"
         "D,Delta,2001-13-01,2000,\n"
-        "E,Eve,2001-01-01,2000,bullet\n"
+        "E,Eve,2001-01-01,2000,chess960\n"
+        "F,Fay,2001-01-01,2100,Bullet\n"
+        "G,Gus,2001-01-01,2150,classical\n"
     )
     games = tmp_path / "games.csv"
     games.write_text(
@@ -250,6 +252,16 @@ def test_a_players_file_with_dates_gives_dated_observations(tmp_path):
     assert r2011["A"]["rating_before"] == 2600  # the 2010 row; the blitz row is ignored
     assert r2005["B"]["change"] < 0 and r2011["B"]["rating_before"] == 2400 + r2005["B"]["change"]
     assert "D" not in r2011 and "E" not in r2011
+    # the pool words a games file takes: bullet is blitz, classical is standard
+    from tests.test_historian_attack import sql
+
+    q = sql(root, "SELECT line, detail FROM quarantine ORDER BY line")
+    assert q["line"].to_list() == [7, 8]
+    assert q["detail"][1] == "pool chess960 is not one of standard, rapid, blitz"
+    blitz = observations.file_observations(Store(root), "blitz").to_pydict()
+    assert sorted(zip(blitz["player_id"], blitz["rating"])) == [("A", 2700), ("F", 2100)]
+    standard = observations.file_observations(Store(root), "standard").to_pydict()
+    assert ("G", 2150) in zip(standard["player_id"], standard["rating"])
     from arpad.pipeline import identity
 
     assert identity.conflicts(Store(root)).height == 0  # dated rows are not conflicts
