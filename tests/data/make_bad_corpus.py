@@ -519,7 +519,7 @@ def cases() -> list[tuple[str, bytes, int, str, str]]:
             (good + pgn(pgn_tags(Date="????.??.??"))).encode(),
             13,
             "missing_period",
-            "neither date",
+            "Date tag '????.??.??' gives no year",
         )
     )
     c.append(
