@@ -23,8 +23,22 @@ def ingest_flow(
     wait: float = 0.0,
     source: str | None = None,
     keep_probable_duplicates: bool = False,
+    pool: str | None = None,
+    ignore_stated_ratings: bool = False,
+    rate_moveless: bool = False,
 ):
     request = jobs.IngestRequest(
-        store, files, players or [], fmt, mapping, replace, wait, source, keep_probable_duplicates
+        store,
+        files,
+        players or [],
+        fmt,
+        mapping,
+        replace,
+        wait,
+        source,
+        keep_probable_duplicates,
+        pool,
+        ignore_stated_ratings,
+        rate_moveless,
     )
     return jobs.ingest(request, PrefectRunner())

@@ -203,7 +203,62 @@ def build_parser() -> argparse.ArgumentParser:
         if hasattr(module, "register"):
             module.register(sub)
     _case_insensitive_choices(parser)
+    _bounded_whole_numbers(parser)
     return parser
+
+
+# The range of each whole-number option: a value past its top is refused by the parser
+# with one line (``argument --top: 10**23 is out of range (1..1000000000)``), before it
+# can overflow a 64-bit integer inside polars or NumPy (``--top 10**23`` was an
+# OverflowError traceback) or be taken at its word (``rate --shards 10**23``). A value
+# under the bottom is refused here too, but for the options whose command says why in
+# its own words (``--top takes a positive number of players, got 0``). docs/cli.md
+# "Options".
+WHOLE_NUMBER_RANGES = {
+    "top": (1, 10**9),  # players in a list; more than the list holds is the whole list
+    "min_games": (1, 10**9),
+    "active": (1, 12_000),  # months: a thousand years
+    "shards": (1, 10_000),
+    "checkpoint_every": (1, 1_000_000),  # periods
+    "workers": (1, 1_000),  # local worker processes
+    "bins": (1, 10_000),
+    "seed": (0, 2**32 - 1),
+}
+DEFAULT_WHOLE_NUMBER_RANGE = (0, 10**9)
+LOW_CHECKED_BY_COMMAND = {"top", "min_games", "active", "shards", "checkpoint_every", "workers"}
+
+
+def _bounded(convert, low: int, high: int, check_low: bool):
+    """``convert`` (``int``, or an option's own whole-number type) refusing a value
+    above ``high`` (and below ``low`` when ``check_low``); argparse names the option in
+    front of the message."""
+
+    def whole_number(text):
+        value = convert(text)
+        if isinstance(value, int) and (value > high or (check_low and value < low)):
+            shown = str(text).strip()
+            shown = shown if len(shown) <= 40 else f"{shown[:20]}… ({len(shown)} characters)"
+            if type(text).__name__ == "FromEnv":  # ARPAD_WORKERS (commands/common.py)
+                shown = f"ARPAD_WORKERS={shown}"
+            raise argparse.ArgumentTypeError(f"{shown} is out of range ({low}..{high})")
+        return value
+
+    # argparse's "invalid int value: 'x'" names the type by its __name__
+    whole_number.__name__ = getattr(convert, "__name__", "int")
+    return whole_number
+
+
+def _bounded_whole_numbers(parser: argparse.ArgumentParser) -> None:
+    """Every option of type ``int`` (and ``--workers``'s ``worker_count``) gets its
+    range (``WHOLE_NUMBER_RANGES``)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                _bounded_whole_numbers(child)
+        elif action.type is int or getattr(action.type, "__name__", "") == "worker_count":
+            low, high = WHOLE_NUMBER_RANGES.get(action.dest, DEFAULT_WHOLE_NUMBER_RANGE)
+            check_low = action.dest not in LOW_CHECKED_BY_COMMAND
+            action.type = _bounded(action.type, low, high, check_low)
 
 
 def _case_insensitive_choices(parser: argparse.ArgumentParser) -> None:

@@ -66,6 +66,7 @@ class RateSummary:
     incremental_from: int | None = None  # the stale period an incremental run started at
     skipped: str | None = None  # why ``reconstruct`` did not rate this system/pool
     replayed: list[int] = field(default_factory=list)  # periods replayed from a checkpoint
+    self_play: int = 0  # games of a player against himself (merged ids) left unrated
 
     @property
     def total_seconds(self) -> float:
@@ -376,6 +377,7 @@ def load_period_games(
     aliases: tuple[pa.Array, pa.Array] | None = None,
     dense_of_key: np.ndarray | None = None,
     read_events: bool = True,
+    self_play: list[int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """White, black (dense), White's score and event index (-1 unknown) of a period's rated games.
 
@@ -408,6 +410,13 @@ def load_period_games(
     white, black = np.concatenate(whites), np.concatenate(blacks)
     score, rated = np.concatenate(scores), np.concatenate(rateds)
     keep = (white >= 0) & (black >= 0) & rated
+    # one player on both sides (ids that met, merged with --force; docs/identity.md):
+    # not rated, counted in ``self_play`` when given
+    own = keep & (white == black)
+    if own.any():
+        keep &= ~own
+        if self_play is not None:
+            self_play.append(int(own.sum()))
     event_ids = pa.chunked_array(events, type=pa.string())
     if not keep.all():
         white, black, score = white[keep], black[keep], score[keep]
@@ -508,9 +517,19 @@ def period_arrays(
 def run_periods(store: Store, sys_, pool: str, rules_for: Callable) -> list[int]:
     """The periods a run of ``pool`` walks: those with games, then any the system walks
     without games after the last one to publish what it still holds (``closing_periods``:
-    FIDE's two-monthly lists, docs/fide-history.md)."""
-    stored = store.periods(pool)
-    return stored + _closing_after(sys_, stored[-1], rules_for) if stored else stored
+    FIDE's two-monthly lists, docs/fide-history.md), and any the system walks without
+    games between them (``closing_periods_within``: ECF's season closes)."""
+    return walked_periods(sys_, store.periods(pool), rules_for)
+
+
+def walked_periods(sys_, stored: list[int], rules_for: Callable) -> list[int]:
+    """``stored`` (ascending periods with games) with the periods the system walks
+    without games: between them (``closing_periods_within``) and after the last."""
+    if not stored:
+        return stored
+    extra = sys_.closing_periods_within(stored, rules_for)
+    extra = [*extra, *_closing_after(sys_, stored[-1], rules_for)]
+    return sorted({*stored, *extra}) if extra else stored
 
 
 def _closing_after(sys_, last: int, rules_for: Callable) -> list[int]:
@@ -572,8 +591,10 @@ def rate_in_memory(
     if not periods:
         return {}
     empty = np.empty(0, dtype=np.int32)
-    closing = _closing_after(sys_, periods[-1][0], rules_for)  # as the store engine walks
+    stored = [p[0] for p in periods]
+    closing = set(walked_periods(sys_, stored, rules_for)) - set(stored)  # as a store run
     periods = [*periods, *((p, empty, empty, np.empty(0), empty) for p in closing)]
+    periods.sort(key=lambda p: p[0])
     state = sys_.initial_state(info, rules_for(periods[0][0]))
     previous: int | None = None
     out: dict[int, pa.Table] = {}
@@ -823,9 +844,11 @@ def _rate(
 
     def load(period: int, before: int | None) -> PeriodGames:
         files = [str(f) for f in store.game_files(pool, period)]
+        own: list[int] = []
         white, black, score, event = load_period_games(
-            files, ids, aliases, dense_of_key, sys_.uses_events
+            files, ids, aliases, dense_of_key, sys_.uses_events, own
         )
+        summary.self_play += sum(own)
         return PeriodGames.build(period, white, black, score, n, event, before)
 
     # The first run of a store rebuilds the catalog beside its later periods.

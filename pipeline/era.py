@@ -33,16 +33,25 @@ FROM ratings WHERE system = ? AND pool = ?
 
 
 def era_table(
-    store, system: str, pool: str = "standard", top: int = 10, by: str = "year"
+    store,
+    system: str,
+    pool: str = "standard",
+    top: int = 10,
+    by: str = "year",
+    min_games: int | None = None,
 ) -> pl.DataFrame:
     """Columns ``year`` (or ``decade``: 1880 for 1880–1889) then ``ERA_COLUMNS``; ``period``
-    is the period the rating is from, ``games`` the player's games in the year."""
+    is the period the rating is from, ``games`` the player's games in the year.
+    ``min_games``: only players with at least that many rated games in the year (decade),
+    ranked among themselves."""
     from arpad.pipeline.systems import get_system
 
     if by not in BY:
         raise ValueError(f"--by takes {' or '.join(BY)}, got {by!r}")
     if top < 1:
         raise ValueError(f"--top takes a positive number of players, got {top}")
+    if min_games is not None and min_games < 1:
+        raise ValueError(f"--min-games takes a positive number of games, got {min_games}")
     rated = get_system(system)
     con = catalog.connect(store)
     try:
@@ -61,6 +70,8 @@ def era_table(
     year = pl.col("period").replace_strict(years, return_dtype=pl.Int32)
     bucket = year if by == "year" else (year // 10) * 10
     rows = rows.with_columns(bucket.alias(by), pl.col("games").fill_null(0))
+    if rated.cumulative_interim_games:
+        rows = _games_of_each_period(rows)
     games = rows.group_by(by, "player_id").agg(pl.col("games").sum().cast(pl.Int64))
     listed = (
         rows.filter(pl.col("status").is_in(LISTED) & pl.col("rating").is_not_null())
@@ -68,7 +79,8 @@ def era_table(
         .group_by(by, "player_id")
         .agg(pl.col("rating").last(), pl.col("period").last())
     )
-    table = listed.join(games.filter(pl.col("games") > 0), on=[by, "player_id"], how="inner")
+    fewest = max(1, min_games or 1)  # active: at least one game (``--min-games``: more)
+    table = listed.join(games.filter(pl.col("games") >= fewest), on=[by, "player_id"])
     players = pl.from_arrow(store.read_players()).select("player_id", "name", "federation")
     table = table.join(players, on="player_id", how="left")
     order = pl.col("rating") if rated.lower_is_better else -pl.col("rating")
@@ -82,6 +94,21 @@ def era_table(
     else:
         table = table.with_columns(pl.col("rating").round(1))
     return table.select(by, *ERA_COLUMNS)
+
+
+def _games_of_each_period(rows: pl.DataFrame) -> pl.DataFrame:
+    """``games`` as the games played in each row's own period, each game once, for a
+    system whose ``provisional`` rows count the open cycle's games so far (ECF's interim
+    grades): a row's count less the player's previous row's when that one was interim
+    (the same cycle); after a row of another status (the cycle published) the count
+    starts again. The cycle's publication, in its closing month, then adds only that
+    month's games (none when the month is walked without games)."""
+    rows = rows.sort("player_id", "period")
+    before = pl.col("games").shift(1).over("player_id")
+    interim_before = (pl.col("status").shift(1).over("player_id") == "provisional").fill_null(False)
+    return rows.with_columns(
+        (pl.col("games") - pl.when(interim_before).then(before).otherwise(0)).alias("games")
+    )
 
 
 def _whole(col: pl.Series) -> pl.Series:

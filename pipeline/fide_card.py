@@ -103,6 +103,58 @@ _GAMES_SQL = _MONTH_GAMES.format(" AND (list_contains(?, white_id) OR list_conta
 _ALL_GAMES_SQL = _MONTH_GAMES.format("")
 
 
+def check_card(store: Store, system: str, pool: str = "standard", player: str = "PLAYER") -> None:
+    """Refuse a card the store cannot give before any player is looked up, naming what
+    it has: the card is FIDE's alone (K factors, the 400-point rule, the table of
+    expected scores; no other system has one), so another ``system``, or a store
+    without fide/``pool`` ratings, is a ``ValueError`` (exit 2) that names the systems
+    the store has rated and the commands that show a player's rows there (``history``,
+    ``audit``); a store without published ratings cannot be rated with fide at all,
+    and the message says so instead of sending the user to ``arpad rate --system fide``
+    (docs/cli.md "card")."""
+    fide = FideSystem.name
+    rated = store.rated()
+    others = [f"{s}/{p}" for s, p in rated if s != fide or p != pool]
+    other = next((s for s, p in rated if s != fide and p == pool), None)
+    other = other or next((s for s, p in rated if s != fide), None)
+    see = (
+        f"; for a player's {other} rows use arpad history {_quoted(player)} --system {other} "
+        f"(or arpad audit {_quoted(player)} --system {other})"
+        if other
+        else ""
+    )
+    has = (
+        f"this store has ratings of {', '.join(others)}" if others else "this store has no ratings"
+    )
+    if system != fide:
+        raise ValueError(
+            f"arpad card is FIDE's rating card only (the per-game breakdown of a FIDE rating "
+            f"change), not {system}'s; {has}{see}"
+        )
+    if store.rating_periods(fide, pool):
+        return
+    from arpad.pipeline.jobs import has_published_ratings
+
+    if not has_published_ratings(store):
+        why = (
+            "and fide cannot be rated here: it needs published starting ratings, which "
+            "neither the players table nor the games give (a historical store)"
+        )
+    else:
+        why = f"(arpad rate --system fide --pool {pool} gives them)"
+    raise ValueError(
+        f"no FIDE rating card: the card is FIDE's only and the store has no {fide}/{pool} "
+        f"ratings {why}; {has}{see}"
+    )
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a shell word (a name with blanks or a comma in quotes)."""
+    import shlex
+
+    return shlex.quote(text)
+
+
 def latest_period(store: Store, pool: str = "standard") -> int:
     """The card's default period: the latest period with stored FIDE ratings of ``pool``."""
     periods = store.rating_periods(FideSystem.name, pool)

@@ -6,8 +6,10 @@ columns 58–68, or a CSV's own ``player_id``), else an id scoped to the source
 different "Smith, J" in two files never merge by accident.
 
 The ``players`` table keeps, per column, the latest non-null value any source
-gave. What each source said is kept in ``STORE/players/observations.parquet``
-(one row per player and source; a corrected source replaces its rows), so that
+gave, except that a games file's description never overwrites a field a players
+file gave (``register_fields``; docs/ingest.md "The register wins"). What each
+source said is kept in ``STORE/players/observations.parquet`` (one row per player
+and source; a corrected source replaces its rows), so that
 disagreements stay visible: ``conflicts`` lists players whose sources give
 different values of a field that matters (birth year, and the starting state the
 rating systems read: rating, rated games, peak rating, rd, volatility, grade),
@@ -100,6 +102,25 @@ def record_observations(
     atomic_write_parquet(merged.to_arrow(), observations_path(store), store.root)
 
 
+def register_sources(store: Store) -> list[str]:
+    """The stored players files (the federation's register), from the manifest."""
+    manifest = store.read_manifest()
+    kinds = manifest.column("kind").to_pylist()
+    return [s for s, k in zip(manifest.column("source").to_pylist(), kinds) if k == "players"]
+
+
+def register_fields(store: Store, ids: pl.Series) -> pl.DataFrame:
+    """Per player of ``ids`` that a players file described: one Boolean column per field
+    of ``OBSERVED`` and ``OBSERVED_STATE``, True when a players file gave it a value
+    (docs/ingest.md "The register wins")."""
+    fields = (*OBSERVED, *OBSERVED_STATE)
+    obs = read_observations(store)
+    obs = obs.filter(
+        pl.col("source").is_in(register_sources(store)) & pl.col("player_id").is_in(ids.implode())
+    )
+    return obs.group_by("player_id").agg([pl.col(c).is_not_null().any() for c in fields])
+
+
 def conflicts(store: Store) -> pl.DataFrame:
     """Players whose sources disagree on a field of ``CONFLICT_FIELDS``: one row per
     (player, field, source) with the value that source gave, sorted by player, field,
@@ -127,9 +148,10 @@ def conflicts(store: Store) -> pl.DataFrame:
     return pl.concat(frames).sort("player_id", "field", "source")
 
 
-def conflict_notes(store: Store, source: str) -> list[str]:
+def conflict_notes(store: Store, source: str, register: bool = True) -> list[str]:
     """Ingest summary lines: per field, the players on whom ``source`` disagrees with
-    another source, with one example naming both files."""
+    another source, with one example naming both files. ``register``: ``source`` is a
+    players file (a games file never overwrites a players file's value)."""
     obs = read_observations(store).filter(pl.col("period").is_null())
     if not (obs.get_column("source") == source).any():
         return []  # the source said nothing about its players (a Parquet games file)
@@ -145,9 +167,12 @@ def conflict_notes(store: Store, source: str) -> list[str]:
         example = clash.filter((pl.col("field") == field) & (pl.col("player_id") == ids[0]))
         said = ", ".join(f"{v} in {s}" for s, v in example.select("source", "value").iter_rows())
         label = FIELD_LABELS.get(field, field)
+        rule = "the file ingested last wins"
+        if not register and set(example.get_column("source")) & set(register_sources(store)):
+            rule = "the players file's value is kept"  # docs/ingest.md "The register wins"
         notes.append(
             f"{len(ids)} player(s) whose {label} differs between sources "
-            f"(e.g. {ids[0]}: {said}; the file ingested last wins; arpad players --conflicts)"
+            f"(e.g. {ids[0]}: {said}; {rule}; arpad players --conflicts)"
         )
     return notes
 
@@ -480,6 +505,26 @@ def normalise_name(name: str | None) -> tuple[str, tuple[str, ...]]:
     return " ".join(clean(surname)), tuple(clean(given))
 
 
+# Forms of address a source may write before a name ("Owen, Rev. John", "Herr Max
+# Lange"): left out of identify's matching key, never out of the stored name.
+HONORIFICS = frozenset({"rev", "revd", "reverend", "mr", "dr", "herr", "sir"})
+
+
+def matching_name(name: str | None) -> tuple[str, tuple[str, ...]]:
+    """``normalise_name`` without the forms of address of ``HONORIFICS``: "Owen, Rev.
+    John" and "Rev. John Owen" give ("owen", ("john",)) as "Owen, John" does. In the
+    surname a word is left out only when another remains ("Sir" alone stays a name);
+    given names of forms of address only are no given names (they match nothing)."""
+    surname, given = normalise_name(name)
+    words = surname.split()
+    if len(words) > 1 and any(w in HONORIFICS for w in words):
+        kept = [w for w in words if w not in HONORIFICS]
+        surname = " ".join(kept) if kept else surname
+    if any(w in HONORIFICS for w in given):
+        given = tuple(w for w in given if w not in HONORIFICS)
+    return surname, given
+
+
 def _given_match(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
     """ "same" when equal, "abbreviated" when each word of the shorter is a prefix of
     the other's word in the same place ("em" of "emanuel", "e" of "edward"), else None.
@@ -538,9 +583,13 @@ def _activity(store: Store) -> pl.DataFrame:
     )
 
 
-def candidates(store: Store) -> pl.DataFrame:
+def candidates(store: Store, vetoed: list | None = None) -> pl.DataFrame:
     """Proposed merges with their evidence: one row per (keep, duplicate), the keep being
     the id with more games (then the smaller id), sorted by score, highest first.
+
+    Two ids that met in a game (after the merges in force) are two people: such a pair
+    is not proposed, and is appended to ``vetoed`` (keep, duplicate, evidence, score)
+    when a list is given (``arpad players identify`` names them in a note).
 
     A pair needs compatible names (same surname, given names equal or one the
     abbreviation of the other, docs/identity.md) or one FIDE id under two ids; an
@@ -555,9 +604,10 @@ def candidates(store: Store) -> pl.DataFrame:
     merged = set(read_aliases(store).get_column("duplicate").to_list())
     players = players.filter(~pl.col("player_id").is_in(list(merged)))
     act = {r["player_id"]: r for r in _activity(store).iter_rows(named=True)}
+    met = _met(act, alias_map(store))
     people = {}
     for pid, name, birth in players.iter_rows():
-        surname, given = normalise_name(name or pid.rsplit(":", 1)[-1])
+        surname, given = matching_name(name or pid.rsplit(":", 1)[-1])
         # (surname, given, birth year, phonetic surname, phonetic given names)
         people[pid] = (surname, given, birth, *phonetic_key(surname, given))
     opponent_name = {pid: (v[3], v[4][:1]) for pid, v in people.items()}
@@ -571,7 +621,10 @@ def candidates(store: Store) -> pl.DataFrame:
         for i, a in enumerate(ids):
             for b in ids[i + 1 :]:
                 row = _score_pair(a, b, people, act, opponent_name, ids)
-                if row is not None:
+                if row is not None and met(a, b):  # a player is not his own opponent
+                    if vetoed is not None:
+                        vetoed.append(row)
+                elif row is not None:
                     rows.append(row)
     schema = {"keep": pl.String, "duplicate": pl.String, "evidence": pl.String, "score": pl.Float64}
     out = pl.DataFrame(rows, schema=schema, orient="row")
@@ -584,14 +637,14 @@ def candidates(store: Store) -> pl.DataFrame:
     proposed = [
         row
         for dup in best["duplicate"]
-        if (row := _chain_row(dup, link, direct, people, act)) is not None
+        if (row := _chain_row(dup, link, direct, people, act, met)) is not None
     ]
     return pl.DataFrame(proposed, schema=schema, orient="row").sort(
         ["score", "keep", "duplicate"], descending=[True, False, False]
     )
 
 
-def _chain_row(dup, link, direct, people, act) -> tuple | None:
+def _chain_row(dup, link, direct, people, act, met=None) -> tuple | None:
     """The row proposing ``dup`` for the end of its chain of best keeps, with the
     evidence and score *of that pair*: its own when the two were scored directly, else
     "linked through" the ids between them, each link's evidence, and the weakest link's
@@ -608,6 +661,8 @@ def _chain_row(dup, link, direct, people, act) -> tuple | None:
         return keep, dup, *direct[frozenset((keep, dup))]
     if not (_names_compatible(keep, dup, people) and _plausible(keep, dup, people, act)):
         return None
+    if met is not None and met(keep, dup):  # the two ends played each other
+        return None
     steps = [(link[d][0], d, *link[d][1:]) for d in path[:-1]]
     evidence = " | ".join(f"{k} <- {d}: {e} ({s})" for k, d, e, s in steps)
     return (
@@ -615,6 +670,95 @@ def _chain_row(dup, link, direct, people, act) -> tuple | None:
         dup,
         f"linked through {', '.join(path[1:-1])}: {evidence}",
         min(s for *_, s in steps),
+    )
+
+
+def _met(act: dict, aliases: dict[str, str]):
+    """``met(a, b)``: True when ids ``a`` and ``b`` (ids after merges) played each other
+    in a stored game, counting the games of the ids merged into them. ``act``: per
+    stored id, its ``opponents`` (``_activity``)."""
+    ids_of: dict[str, list[str]] = {}
+    for dup, keep in aliases.items():
+        ids_of.setdefault(keep, []).append(dup)
+    seen: dict[str, set[str]] = {}
+
+    def opponents(pid: str) -> set[str]:
+        if pid not in seen:
+            seen[pid] = {
+                aliases.get(o, o)
+                for x in (pid, *ids_of.get(pid, ()))
+                if x in act
+                for o in act[x]["opponents"]
+            }
+        return seen[pid]
+
+    return lambda a, b: b in opponents(a)
+
+
+def merged_ids(current: dict[str, str], pairs) -> dict[str, str]:
+    """duplicate -> keep after applying ``pairs`` (keep, duplicate[, ...]) in order to the
+    merges ``current``, as ``merge`` applies them (ids merged into a duplicate follow it)."""
+    out = dict(current)
+    for keep, dup, *_ in pairs:
+        out = {d: (keep if k == dup else k) for d, k in out.items()}
+        out[dup] = keep
+    return out
+
+
+def self_play_games(store: Store, pairs) -> pl.DataFrame:
+    """The stored games that ``pairs`` (keep, duplicate[, reason]) would make a game of a
+    player against himself: both sides count as one id after the merges and did not
+    before. Columns ``game_id``, ``source`` (file:line), ``white_id``, ``black_id`` and
+    ``player`` (the id both count as), in store order."""
+    import pyarrow.parquet as pq
+
+    before = alias_map(store)
+    known = _known_ids(store)
+    pairs = [(spelt_as_stored(k, known), spelt_as_stored(d, known)) for k, d, *_ in pairs]
+    after = merged_ids(before, pairs)
+    # a game turns into self-play only when one of its sides changes the id it counts as
+    moved = sorted({d for d, k in after.items() if before.get(d) != k} | {k for k, _ in pairs})
+    cols = ["game_id", "source", "white_id", "black_id"]
+    frames = []
+    for pool in store.pools():
+        for f in store.game_files(pool):
+            t = pl.from_arrow(pq.read_table(f, columns=cols)).filter(
+                pl.col("white_id").is_in(moved) | pl.col("black_id").is_in(moved)
+            )
+            if t.height:
+                frames.append(t)
+    schema = {c: pl.String for c in (*cols, "player")}
+    if not frames:
+        return pl.DataFrame(schema=schema)
+
+    def canon(col: str, table: dict[str, str]) -> pl.Expr:
+        return pl.col(col).replace(table) if table else pl.col(col)
+
+    games = pl.concat(frames, how="vertical_relaxed").with_columns(
+        canon("white_id", after).alias("player")
+    )
+    return games.filter(
+        (pl.col("player") == canon("black_id", after))
+        & (canon("white_id", before) != canon("black_id", before))
+    ).select(list(schema))
+
+
+SELF_PLAY_SHOWN = 3  # games named in the refusal; the rest are counted
+
+
+def self_play_refusal(games: pl.DataFrame) -> str:
+    """The refusal of a merge that would make ``games`` (``self_play_games``) games of a
+    player against himself: the ids, and the games by source line and game id."""
+    shown = "; ".join(
+        f"{src} {w} - {b} (game {gid})"
+        for gid, src, w, b, _ in games.head(SELF_PLAY_SHOWN).iter_rows()
+    )
+    more = f" and {games.height - SELF_PLAY_SHOWN} more" if games.height > SELF_PLAY_SHOWN else ""
+    players = ", ".join(sorted(set(games.get_column("player").to_list())))
+    return (
+        f"the ids to merge into {players} met in {games.height} game(s): {shown}{more}; "
+        "two players who met are two people (--force merges anyway: those games are "
+        "then not rated)"
     )
 
 

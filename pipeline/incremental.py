@@ -36,10 +36,15 @@ def _path(store: Store, name: str) -> Path:
 
 
 def _read(store: Store, name: str) -> dict:
+    """``stale.json`` or ``rated.json``; a damaged one is a one-line error naming it and
+    its repair (``integrity.open_json``), not a bare JSON message."""
+    from arpad.pipeline.integrity import open_json, rated_problem, stale_problem
+
     path = _path(store, name)
     if not path.exists():
         return {}
-    data = json.loads(path.read_text())
+    check = stale_problem if name == "stale.json" else rated_problem
+    data = open_json(path, check)
     return {k: v for k, v in data.items() if "/" in k}  # ignore the old per-pool format
 
 
@@ -80,9 +85,12 @@ def interrupted(store: Store, system: str, pool: str) -> bool:
     its resume journal still says ``running`` (pipeline/resume.py). Asked by commands that
     hold the writer lock, so no run is going on: some periods may hold that run's ratings
     and others an earlier run's (other rules, ``--set``), until it is run again."""
-    from arpad.pipeline import resume
+    from arpad.pipeline.integrity import open_json
 
-    journal = resume.read_journal(store, system, pool)
+    path = store.journal_path(system, pool)  # (resume.read_journal's file, checked)
+    if not path.exists():
+        return False
+    journal = open_json(path)
     return bool(journal) and journal.get("status") == "running"
 
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from dataclasses import replace as _replace_fields
 from pathlib import Path
 
 import duckdb
@@ -205,6 +207,9 @@ def ingest_file(
     raw: RawTable | None = None,
     base: str | Path | None = None,
     keep_probable_duplicates: bool = False,
+    pool: str | None = None,
+    ignore_stated_ratings: bool = False,
+    rate_moveless: bool = False,
 ) -> FileReport:
     """Ingest one file (games or players) into the store. See module docstring.
 
@@ -216,6 +221,11 @@ def ingest_file(
     players and result of a game of another file are stored (default: quarantined,
     pipeline/probable_duplicates.py). ``raw``: the file already read by ``read_any`` (flows/ingest.py
     reads files in parallel on Dask workers, then stores them one after another).
+    ``pool``: every game of a games file goes to that pool, whatever the file says
+    (``--pool``). ``ignore_stated_ratings``: the ratings a games file states (TRF 001,
+    PGN ``WhiteElo``, ``white_rating``) are stored as null (``--ignore-stated-ratings``,
+    docs/observations.md). The same bytes from the same source with other such options
+    are stored again (a correction of that source).
 
     Nothing is written under a final name until the whole ingest is staged
     (pipeline/journal.py): a kill at any point leaves the store before or after it.
@@ -230,9 +240,20 @@ def ingest_file(
         names.source_name(source)
     key = source_identity(path, source, base)
     digest = sha256_file(path)
-    batch = digest[:16]
+    if pool is not None and pool not in ("standard", "rapid", "blitz"):
+        raise ValueError(f"pool: {pool!r} is not one of standard, rapid, blitz")
+    asked = _read_options(kind, pool, ignore_stated_ratings)
+    # --rate-moveless (PGN, pgn.rate_moveless): other rows too, so another batch id
+    asked += "m" if rate_moveless and kind != "players" else ""
+    batch = digest[:16] + asked
     manifest = store.read_manifest()
     same = manifest.filter(pc.equal(manifest["sha256"], digest))
+    # Which source the same bytes were ingested as, if they were.
+    same_key = (
+        (same.column("source_key")[0].as_py() or same.column("source")[0].as_py())
+        if same.num_rows
+        else None
+    )
     # The same bytes again with --keep-probable-duplicates, after an ingest that
     # quarantined some: stored again as a correction of that source, keeping them.
     again = (
@@ -246,17 +267,35 @@ def ingest_file(
     # ingest that quarantined conflicting results: the correction of that source it
     # was meant to be (docs/ingest.md "Conflicting results"). The earlier ingest of
     # these bytes is undone with it.
+    # The same bytes as a new version of a stored source other than the one they were
+    # ingested as (--source naming it, or its own path): the correction it was meant
+    # to be, even when they were tried under another name first (the officer's attack
+    # of 2026-12-03: a corrected TRF sent under a new name could never be applied).
+    # A content-identical skip is only for bytes stored as this same source.
     recorrect = (
         same.num_rows > 0
         and not again
-        and (same.column("source_key")[0].as_py() or same.column("source")[0].as_py()) != key
-        and probable_duplicates.quarantined(
-            store, same.column("batch")[0].as_py(), Reason.CONFLICTING_RESULT
+        and same_key != key
+        and (
+            _names_stored_source(manifest, key)
+            or probable_duplicates.quarantined(
+                store, same.column("batch")[0].as_py(), Reason.CONFLICTING_RESULT
+            )
         )
     )
     if recorrect:
         batch = f"{same.column('batch')[0].as_py()}c"
-    if same.num_rows and not again and not recorrect:
+    # The same bytes from the same source, read with other options (--pool,
+    # --ignore-stated-ratings): stored again as a correction of that source.
+    reread = (
+        same.num_rows > 0
+        and not again
+        and not recorrect
+        and same_key == key
+        and bool(asked)
+        and same.column("batch")[0].as_py() != batch
+    )
+    if same.num_rows and not again and not recorrect and not reread:
         prior = same.column("source")[0].as_py()
         report = FileReport(
             str(path), prior, same.column("kind")[0].as_py(), same.column("format")[0].as_py()
@@ -271,27 +310,48 @@ def ingest_file(
             # The bytes are known: --source/--replace cannot give them another meaning.
             report.skipped += (
                 " (--source and --replace do not apply to a file stored byte for byte: "
-                "send the correction as a new version of the source it corrects)"
+                "send the correction as a new version of the source it corrects"
+                f"{_label_hint(manifest, source) if explicit else ''})"
             )
         return report
 
     head = None  # a Parquet games file's header: the file is streamed (docs/ingest.md)
     if raw is None:
-        head = stream_ingest.streamable(path, fmt, mapping, kind)
+        # --pool and --ignore-stated-ratings change the rows: such a file is read whole
+        head = None if asked else stream_ingest.streamable(path, fmt, mapping, kind)
         raw = head or read_any(path, fmt=fmt, mapping=mapping, kind=kind)
+    if raw.kind == "games" and head is None:
+        raw = _as_asked(raw, pool, ignore_stated_ratings)
+        if rate_moveless:  # a PGN's games without moves rated (docs/pgn-trf.md)
+            from arpad.pipeline.pgn import rate_moveless as rated_moveless
+
+            raw = rated_moveless(raw)
     previous_mask = (
         pc.equal(manifest["sha256"], digest)
-        if again
+        if again or reread
         else _previous_entries(manifest, path, key, raw.kind, explicit)
     )
     previous = manifest.filter(previous_mask)
     source = _label(manifest, previous, path, key, explicit)
+    stored_source = previous.num_rows > 0  # a new version of a stored source
+    undone = None
     if recorrect:  # the earlier ingest of these bytes goes too
+        undone = same.slice(0, 1).to_pylist()[0]
         previous_mask = pc.or_(previous_mask, pc.equal(manifest["sha256"], digest))
         previous = manifest.filter(previous_mask)
     if explicit and raw.format in probable_duplicates.FORMATS:
         raw = probable_duplicates.scoped_by_source(raw, path.name, source)
     report = FileReport(str(path), source, raw.kind, raw.format, notes=list(raw.notes))
+    if explicit and not stored_source:
+        if hint := _label_hint(manifest, key):
+            report.notes.append(f"--source {key} names no stored source{hint}")
+    if undone is not None:
+        report.notes.append(
+            f"these bytes were ingested before as {undone['source_key'] or undone['source']} "
+            f"({undone['accepted']} games stored, {undone['quarantined']} quarantined): "
+            "that ingest is undone, the file is stored as "
+            + (f"the new version of {key}" if stored_source else f"the source {key}")
+        )
     report.not_stored = dict(raw.not_stored)
     report.accounting = dict(raw.accounting)
     old_batches = previous.column("batch").to_pylist()
@@ -307,6 +367,7 @@ def ingest_file(
     if raw.kind == "players":
         dated = observations.is_dated(raw)  # a date column: dated ratings (docs/observations.md)
         validated = validate_players(raw, source, batch, by_date=dated)
+        report.notes.extend(validated.notes)  # ratings of 0 read as unrated
         when = None
         if dated:
             validated, when = observations.dated_players(raw, validated, source, batch)
@@ -321,6 +382,7 @@ def ingest_file(
         streamed = stream_ingest.store_games(store, staged, head, source, batch)
         if streamed.blank:
             report.notes.append(f"{streamed.blank} blank row(s) skipped")
+        report.notes.extend(_conflict_note(streamed.quarantine, batch, manifest))
         validated = Validated(None, streamed.quarantine, streamed.rows_read)
         accepted = streamed.accepted
         content = streamed.content
@@ -356,16 +418,11 @@ def ingest_file(
         before = validated.accepted
         report.notes.extend(_repeated_rows_note(before))
         validated, resent = _drop_content_duplicates(store, validated, batch, old_batches)
-        validated, conflicts = stream_ingest.drop_conflicting_results(
+        validated, _ = stream_ingest.drop_conflicting_results(
             store, before, validated, batch, old_batches
         )
-        if conflicts:
-            report.notes.append(
-                f"{conflicts} game(s) with the date and players of a game stored from "
-                "another file but another result: not applied (quarantined as "
-                "conflicting_result; a correction of a file is ingested with --source "
-                "naming it)"
-            )
+        validated = _name_identities(validated, batch, manifest)
+        report.notes.extend(_conflict_note(validated.quarantine, batch, manifest))
         if raw.format in probable_duplicates.FORMATS and not keep_probable_duplicates:
             validated, probable = probable_duplicates.drop_probable_duplicates(
                 store, validated, batch, old_batches, raw.players
@@ -377,11 +434,14 @@ def ingest_file(
             report, manifest, previous_mask, content, resent, accepted, lambda: digest_v1(before)
         )
         changed = _changed_partitions(store, old_batches, validated.accepted)
-        if old_batches:
+        if old_batches and stored_source:
             report.correction = _correction_counts(store, old_batches, validated.accepted)
+            report.notes.extend(_shrunk_note(previous, source, validated.accepted.num_rows))
         for old in old_batches:
             staged.remove_batch_games(old)
-            report.replaced = True
+        # replaced the earlier version of this source (not: undid an ingest of these
+        # bytes under another name, which the notes say)
+        report.replaced = bool(old_batches) and stored_source
         if again or recorrect:  # the quarantined copies are stored now: their rows go
             probable_duplicates.drop_quarantine(staged, old_batches)
         report.partitions = staged.write_games(validated.accepted, batch)
@@ -402,7 +462,7 @@ def ingest_file(
         )
     if report.replaced_games:
         report.notes.append(f"--replace: {report.replaced_games} stored game(s) replaced")
-    report.notes.extend(identity.conflict_notes(staged, source))
+    report.notes.extend(identity.conflict_notes(staged, source, raw.kind == "players"))
     if raw.kind == "players" or raw.players is not None:  # names described: a mistyped id?
         report.notes.extend(namesake_notes(store.read_players(), staged.read_players()))
     if raw.kind == "games" and head is None:  # ratings stated unlike the list in force?
@@ -418,7 +478,7 @@ def ingest_file(
     assert report.accepted + report.quarantined == report.rows, "rows lost in validation"
     reasons = Counter(quarantine.column("reason").to_pylist())
     report.reasons = dict(sorted(reasons.items()))
-    q = quarantine.slice(0, 5).to_pylist()
+    q = _example_rows(quarantine).to_pylist()
     report.examples = [f"{path}:{r['line']}: {r['reason']}: {r['detail']}" for r in q]
 
     entry = pa.table(
@@ -447,7 +507,15 @@ def ingest_file(
 
 
 def ingest_files(
-    store: Store, paths, fmt=None, players=None, mapping=None, replace=False, source=None
+    store: Store,
+    paths,
+    fmt=None,
+    players=None,
+    mapping=None,
+    replace=False,
+    source=None,
+    pool=None,
+    ignore_stated_ratings=False,
 ) -> IngestReport:
     """The ingest job (pipeline/jobs.py) in this process: players files first, then games."""
     from arpad.pipeline import jobs
@@ -460,6 +528,8 @@ def ingest_files(
         mapping,
         replace,
         source=source,
+        pool=pool,
+        ignore_stated_ratings=ignore_stated_ratings,
     )
     return jobs.ingest(request)
 
@@ -486,17 +556,209 @@ def _rebased_note(store: Store, rerated: list[tuple[str, float, float]]) -> list
     ]
 
 
-def _other_result(where: str, stored, incoming) -> str:
+def _other_result(where: str, stored, incoming, identities: dict[str, str] | None = None) -> str:
     """A re-sent game id whose result differs is a correction sent under another name:
-    say so, and how to apply it (docs/ingest.md "Which file is which")."""
+    say so, and how to apply it (docs/ingest.md "Which file is which"). ``identities``:
+    label -> source identity (``_identities``): the hint gives the identity a
+    correction's ``--source`` must name, not the label its rows carry."""
     if stored is None or incoming is None or float(stored) == float(incoming):
         return ""
     first = where.rsplit(":", 1)[0]
+    ident = (identities or {}).get(first, first)
     return (
         f" with White's score {float(stored):g} there, {float(incoming):g} here: not applied "
-        f"(a correction of {first} is ingested with --source {first!r} or --replace, "
+        f"(a correction of {first} is ingested with --source {ident!r} or --replace, "
         "docs/ingest.md)"
     )
+
+
+def _identities(manifest: pa.Table) -> dict[str, str]:
+    """label -> source identity of every stored source: the label is the name its rows
+    carry (``games_nov.csv:3``), the identity what ``--source`` must give to correct it
+    (``in/games_nov.csv``; the officer's attack of 2026-12-03 followed a hint that gave
+    the label, and made a new source)."""
+    labels = manifest.column("source").to_pylist()
+    keys = manifest.column("source_key").to_pylist()
+    return {label: key or label for label, key in zip(labels, keys)}
+
+
+def _names_stored_source(manifest: pa.Table, key: str) -> bool:
+    """Whether ``key`` is the identity of a stored source (or the name of one ingested
+    before identities were recorded)."""
+    by_key = pc.fill_null(pc.equal(manifest["source_key"], key), False)
+    legacy = pc.and_(pc.is_null(manifest["source_key"]), pc.equal(manifest["source"], key))
+    return bool(pc.any(pc.or_(by_key, pc.fill_null(legacy, False))).as_py())
+
+
+def _label_hint(manifest: pa.Table, name: str) -> str:
+    """``--source NAME`` where NAME is not a stored identity but the label of a stored
+    source with another identity: say which identity corrects it."""
+    if _names_stored_source(manifest, name):
+        return ""
+    ident = _identities(manifest).get(name)
+    if ident is None or ident == name:
+        return ""
+    return (
+        f"; {name} is the name the rows of the stored source {ident} carry: to correct "
+        f"that source, --source {ident!r}"
+    )
+
+
+def _read_options(kind: str | None, pool: str | None, ignore_stated_ratings: bool) -> str:
+    """The batch id's suffix for a games file read with --pool or
+    --ignore-stated-ratings ("" without): the same bytes read otherwise are other rows."""
+    if kind == "players" or (pool is None and not ignore_stated_ratings):
+        return ""
+    text = f"pool={pool or ''};ignore_stated_ratings={int(ignore_stated_ratings)}"
+    return "o" + hashlib.sha256(text.encode()).hexdigest()[:6]
+
+
+_PGN_POOL_WORDS = {"blitz": r"blitz|bullet", "rapid": r"rapid"}  # pgn.event_pool
+
+
+def _pgn_pool_notes(frame: pl.DataFrame) -> list[str]:
+    """The summary's note for PGN games stored in a pool other than standard, and what
+    gave it (pgn.py: the TimeControl tag, else a word of the Event tag)."""
+    if "pool" not in frame.columns or not frame.height:
+        return []
+    odd = frame.filter(pl.col("pool").is_not_null() & (pl.col("pool") != "standard"))
+    out = []
+    for pool in sorted(set(odd.get_column("pool").to_list())):
+        games = odd.filter(pl.col("pool") == pool)
+        events = (
+            games.get_column("event_id").drop_nulls().unique(maintain_order=True).to_list()
+            if "event_id" in games.columns
+            else []
+        )
+        pattern = _PGN_POOL_WORDS.get(pool)
+        word = next(
+            (
+                (e, m.group(0))
+                for e in events
+                if pattern and (m := re.search(pattern, e, re.IGNORECASE))
+            ),
+            None,
+        )
+        origin = "the TimeControl tag" + (
+            f", or without one the word {word[1]!r} in the Event tag {word[0]!r}" if word else ""
+        )
+        out.append(
+            f"pool {pool} for {games.height} of {frame.height} game(s) ({origin}; pass "
+            "--pool standard to override)"
+        )
+    return out
+
+
+def _as_asked(raw: RawTable, pool: str | None, ignore_stated_ratings: bool) -> RawTable:
+    """A games file's rows as ``--pool`` and ``--ignore-stated-ratings`` ask, and the
+    summary's notes on its pool (docs/ingest.md "Pool and stated ratings")."""
+    notes = list(raw.notes)
+    if raw.format == "pgn":
+        notes += _pgn_pool_notes(raw.frame)
+    frame, players = raw.frame, raw.players
+    if pool is not None:
+        said = [n for n in notes if n.startswith("pool ") and "pass --pool" in n]
+        notes = [n for n in notes if n not in said]
+        alone = [n.split("; pass --pool", 1)[0] + ")" for n in said]
+        notes.append(
+            f"pool {pool} for every game (--pool {pool})"
+            + (f"; the file alone gives {'; '.join(alone)}" if alone else "")
+        )
+        frame = frame.with_columns(pl.lit(pool, pl.String).alias("pool"))
+    if ignore_stated_ratings:
+        cols = [c for c in ("white_rating", "black_rating") if c in frame.columns]
+        stated = sum(frame.get_column(c).drop_nulls().len() for c in cols)
+        frame = frame.with_columns(pl.lit(None, frame.schema[c]).alias(c) for c in cols)
+        if players is not None and "rating" in players.columns:
+            players = players.with_columns(pl.lit(None, players.schema["rating"]).alias("rating"))
+        notes.append(
+            f"--ignore-stated-ratings: {stated} rating(s) stated on the games not stored "
+            "(nor the players' ratings the file describes)"
+        )
+    return _replace_fields(raw, frame=frame, players=players, notes=notes)
+
+
+def _name_identities(v: Validated, batch: str, manifest: pa.Table) -> Validated:
+    """The hint of a ``conflicting_result`` row names the stored source's identity (what
+    ``--source`` must give), not the label its rows carry (stream_ingest writes the
+    label: ``--source 'games_nov.csv'`` for the source ``in/games_nov.csv``)."""
+    q = v.quarantine
+    mine = pc.and_(
+        pc.equal(q.column("reason"), Reason.CONFLICTING_RESULT),
+        pc.equal(q.column("ingest_batch"), batch),
+    )
+    if not pc.any(mine).as_py():
+        return v
+    identities = _identities(manifest)
+    details = []
+    for hit, detail in zip(mine.to_pylist(), q.column("detail").to_pylist()):
+        m = re.match(r"date, players and colours of the game stored from (.*):\d+, ", detail or "")
+        label = m.group(1) if hit and m else None
+        ident = identities.get(label, label)
+        if label is not None and ident != label:
+            detail = detail.replace(
+                f"--source {label!r}, or from {label}'s own path",
+                f"--source {ident!r}, or from its own path {ident}",
+            )
+        details.append(detail)
+    q = q.set_column(q.column_names.index("detail"), "detail", pa.array(details, pa.string()))
+    return Validated(v.accepted, q, v.rows_read)
+
+
+def _conflict_note(quarantine: pa.Table, batch: str, manifest: pa.Table) -> list[str]:
+    """The summary's note on games quarantined ``conflicting_result`` (by content or by
+    a game id another file stored with another result), naming the stored source's
+    identity to correct it with."""
+    mine = quarantine.filter(
+        pc.and_(
+            pc.equal(quarantine.column("reason"), Reason.CONFLICTING_RESULT),
+            pc.equal(quarantine.column("ingest_batch"), batch),
+        )
+    )
+    if not mine.num_rows:
+        return []
+    first = mine.column("detail")[0].as_py() or ""
+    m = re.search(r"stored from (.*?):\d+[, ]", first)
+    label = m.group(1) if m else None
+    ident = _identities(manifest).get(label, label)
+    how = (
+        f"to correct {ident}, ingest this file with --source {ident!r}: a new version "
+        "replaces all of that source's games, so send the complete corrected file"
+        if ident
+        else "a correction of a file is ingested with --source naming it"
+    )
+    return [
+        f"{mine.num_rows} game(s) with the date and players of a game stored from "
+        f"another file but another result: not applied (quarantined as conflicting_result; "
+        f"{how})"
+    ]
+
+
+def _shrunk_note(previous: pa.Table, label: str, now: int) -> list[str]:
+    """A new version of a source that holds less than half of its stored games: it
+    replaces the whole source (the officer's attack of 2026-12-03: a one-row
+    correction file sent with --source replaced a 15-game source with its one game)."""
+    stored = sum(previous.column("accepted").to_pylist())
+    if stored < 2 or now * 2 >= stored:
+        return []
+    return [
+        f"the new version of {label} holds {now} game(s) against {stored} stored: "
+        f"{stored - now} removed — a new version replaces the whole source; if this file "
+        "was meant as a correction of some of its games, send the complete file"
+    ]
+
+
+def _example_rows(quarantine: pa.Table, n: int = 5) -> pa.Table:
+    """The quarantine rows the summary shows: the first ``n`` in line order, but the
+    first row of every reason among them (a conflicting result was shown 6th, after
+    five duplicates, or not at all)."""
+    if quarantine.num_rows <= n:
+        return quarantine
+    reasons = pl.from_arrow(quarantine.select(["reason"])).with_row_index("_i")
+    firsts = reasons.group_by("reason").agg(pl.col("_i").min()).get_column("_i").to_list()
+    taken = set(firsts)
+    rest = [i for i in range(n + len(taken)) if i not in taken][: max(0, n - len(taken))]
+    return quarantine.take(sorted(taken | set(rest)))
 
 
 def _drop_store_duplicates(
@@ -512,7 +774,8 @@ def _drop_store_duplicates(
         con.register("incoming", v.accepted.select(["game_id"]))
         dup = catalog.query_arrow(
             con,
-            "SELECT s.game_id, min(s.source) AS source, min(s.score) AS score "
+            "SELECT s.game_id, min(s.source) AS source, min(s.score) AS score, "
+            "min(s.white_id) AS white_id, min(s.black_id) AS black_id, min(s.date) AS date "
             "FROM read_parquet(?) s "
             "SEMI JOIN incoming i ON s.game_id = i.game_id GROUP BY s.game_id",
             [files],
@@ -521,22 +784,46 @@ def _drop_store_duplicates(
         con.close()
     if dup.num_rows == 0:
         return v
-    where = dict(zip(dup.column("game_id").to_pylist(), dup.column("source").to_pylist()))
-    was = dict(zip(dup.column("game_id").to_pylist(), dup.column("score").to_pylist()))
+    ids = dup.column("game_id").to_pylist()
+    where = dict(zip(ids, dup.column("source").to_pylist()))
+    was = dict(zip(ids, dup.column("score").to_pylist()))
+    # The same game (players in their colours, date) with another result: a correction
+    # sent under another name (a TRF's ids name the pairing): conflicting_result, as
+    # for a game without an id (docs/ingest.md "Conflicting results").
+    game = dict(
+        zip(
+            ids,
+            zip(
+                dup.column("white_id").to_pylist(),
+                dup.column("black_id").to_pylist(),
+                dup.column("date").to_pylist(),
+            ),
+        )
+    )
+    identities = _identities(store.read_manifest())
     is_dup = pc.is_in(v.accepted["game_id"], value_set=dup.column("game_id"))
     dups = v.accepted.filter(is_dup)
     lines = [int(s.rsplit(":", 1)[1]) for s in dups.column("source").to_pylist()]
+    reasons, details = [], []
+    for g, new, white, black, date in zip(
+        dups.column("game_id").to_pylist(),
+        dups.column("score").to_pylist(),
+        dups.column("white_id").to_pylist(),
+        dups.column("black_id").to_pylist(),
+        dups.column("date").to_pylist(),
+    ):
+        other = _other_result(where[g], was[g], new, identities)
+        same_game = game[g] == (white, black, date)
+        reasons.append(
+            Reason.CONFLICTING_RESULT if other and same_game else Reason.DUPLICATE_GAME_ID
+        )
+        details.append(f"game_id {g} already stored from {where[g]}" + other)
     rows = pa.table(
         {
             "source": [s.rsplit(":", 1)[0] for s in dups.column("source").to_pylist()],
             "line": lines,
-            "reason": [Reason.DUPLICATE_GAME_ID] * dups.num_rows,
-            "detail": [
-                f"game_id {g} already stored from {where[g]}" + _other_result(where[g], was[g], new)
-                for g, new in zip(
-                    dups.column("game_id").to_pylist(), dups.column("score").to_pylist()
-                )
-            ],
+            "reason": reasons,
+            "detail": details,
             "raw": [None] * dups.num_rows,
             "ingest_batch": [batch] * dups.num_rows,
         },
@@ -555,6 +842,7 @@ class MergeResult:
     changed: bool  # a player already stored got a different value in a state field
     # (player_id, stored rating, new rating) of stored players whose rating changed
     rerated: list[tuple[str, float, float]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # a games file unlike the register
 
 
 # Fields the rating systems read as a player's starting state (engine.player_info).
@@ -579,11 +867,14 @@ def _merge_players(
 ) -> MergeResult:
     """Upsert players: for each column the latest non-null value wins. What ``source``
     said is recorded (identity.record_observations; ``state``: a players file, whose
-    ratings are compared with other players files')."""
+    ratings are compared with other players files'). A games file's description
+    (``source`` given, not ``state``) never overwrites a field a players file gave
+    (``_register_wins``, docs/ingest.md "The register wins")."""
     existing = pl.from_arrow(store.read_players())
     new = pl.from_arrow(schemas.conform(incoming, schemas.PLAYERS))
     changed = False
     rerated: list[tuple[str, float, float]] = []
+    notes: list[str] = []
     if existing.height == 0 and new.get_column("player_id").n_unique() == new.height:
         # one row per player, nothing to merge (a first players file)
         merged = pl.concat([existing, new], how="vertical_relaxed")
@@ -598,6 +889,8 @@ def _merge_players(
         grouped = both.group_by("player_id", maintain_order=True).agg(
             [pl.col(c).drop_nulls().last() for c in both.columns if c != "player_id"]
         )
+        if source is not None and not state and touched.height:
+            grouped, notes = _register_wins(store, touched, new, grouped)
         merged = pl.concat([existing.filter(~hit), grouped], how="vertical_relaxed")
         if touched.height:
             before = touched.select("player_id", *STATE_FIELDS).sort("player_id")
@@ -618,7 +911,67 @@ def _merge_players(
     store.write_players(merged.sort("player_id").to_arrow())
     if source is not None:
         identity.record_observations(store, new, source, state=state, dated=dated)
-    return MergeResult(merged.height - existing.height, changed, rerated)
+    return MergeResult(merged.height - existing.height, changed, rerated, notes)
+
+
+# Players fields the identity observations do not keep: a player a players file
+# described keeps the value he has; a games file may only fill an empty one.
+UNOBSERVED = ("birth_date", "w_title", "o_title", "foa_title")
+REGISTER_NOTE_FIELDS = ("name", "title", "federation")
+
+
+def _register_wins(
+    store: Store, touched: pl.DataFrame, new: pl.DataFrame, grouped: pl.DataFrame
+) -> tuple[pl.DataFrame, list[str]]:
+    """``grouped`` (the latest non-null values) with the stored value put back in every
+    field of ``touched`` (stored players) that a players file gave, and the note naming
+    players whose name, title or federation in ``new`` (a games file's description)
+    differs from the register's."""
+    given = identity.register_fields(store, touched.get_column("player_id"))
+    if given.height == 0:
+        return grouped, []
+    fields = [c for c in given.columns if c != "player_id"]
+    flags = given.rename({c: f"_given_{c}" for c in fields}).with_columns(
+        pl.lit(True).alias("_register")
+    )
+    old = touched.select(
+        "player_id", *[pl.col(c).alias(f"_old_{c}") for c in (*fields, *UNOBSERVED)]
+    ).join(flags, on="player_id", how="inner")
+    out = grouped.join(old, on="player_id", how="left", maintain_order="left")
+    keep = {c: pl.col(f"_given_{c}").fill_null(False) for c in fields}
+    keep |= {
+        c: pl.col("_register").fill_null(False) & pl.col(f"_old_{c}").is_not_null()
+        for c in UNOBSERVED
+    }
+    out = out.with_columns(
+        [
+            pl.when(k).then(pl.col(f"_old_{c}")).otherwise(pl.col(c)).alias(c)
+            for c, k in keep.items()
+        ]
+    ).select(grouped.columns)
+
+    clash: dict[str, list[str]] = {}
+    said = new.select("player_id", *REGISTER_NOTE_FIELDS).join(old, on="player_id", how="inner")
+    for row in said.iter_rows(named=True):
+        for c in REGISTER_NOTE_FIELDS:
+            here, kept = row[c], row[f"_old_{c}"]
+            if not row[f"_given_{c}"] or here is None or kept is None:
+                continue
+            if c == "name":
+                same = identity.normalise_name(here) == identity.normalise_name(kept)
+            else:
+                same = here.strip().upper() == kept.strip().upper()
+            if not same:
+                clash.setdefault(row["player_id"], []).append(
+                    f"{c} {here} here, {kept} in the register"
+                )
+    if not clash:
+        return out, []
+    example = "; ".join(f"{p}: {', '.join(d)}" for p, d in list(clash.items())[:2])
+    return out, [
+        f"{len(clash)} player(s) whose name, title or federation in the file differs from "
+        f"the players file's (the register's value is kept; e.g. {example})"
+    ]
 
 
 def _add_game_players(
@@ -645,7 +998,9 @@ def _add_game_players(
         report.players_quarantined = v.quarantine.num_rows
         assert report.players_accepted + report.players_quarantined == report.players_read
         quarantine = v.quarantine
-        if _merge_players(store, v.accepted, source).changed:
+        merged = _merge_players(store, v.accepted, source)
+        report.notes.extend(v.notes + merged.notes)
+        if merged.changed:
             incremental.mark_all_stale(store)
     existing = store.read_players()
     if ids is None:

@@ -64,10 +64,30 @@ def repair_for(path: str | Path) -> str:
     parts = Path(path).parts
     values = dict(p.split("=", 1) for p in parts if "=" in p and not p.startswith("."))
     system, pool = values.get("system"), values.get("pool", "standard")
+    if system and pool.endswith(".json") and "runs" in parts:  # runs/system=S/pool=P.json
+        pool = pool.removesuffix(".json")
+        return (
+            f"remove it and run arpad rate --system {system} --pool {pool} --full (it is "
+            f"the journal of the last rate, for resuming it), or {BACKUP}"
+        )
     if system and ("ratings" in parts or "state" in parts):
         return f"arpad rate --system {system} --pool {pool} --full rewrites it"
     if "published" in parts:
         return "a published list is frozen: " + BACKUP
+    if parts[-2:] == ("manifest", "stale.json"):
+        return (
+            f"{BACKUP}, or remove it and run arpad rate --system S --pool P --full for "
+            "every rated system and pool (it holds the periods corrections made stale)"
+        )
+    if parts[-2:] == ("manifest", "rated.json"):
+        return (
+            "remove it (the next arpad rate of each system and pool is then a full run; "
+            f"it holds the rules of the last runs), or {BACKUP}"
+        )
+    if parts[-1:] == ("store.json",):
+        return f"{BACKUP}, or remove it if this arpad wrote the store (it holds the store format)"
+    if "quarantine" in parts:
+        return f"{BACKUP}, or remove it (it holds only the rows an ingest rejected)"
     return BACKUP
 
 
@@ -128,6 +148,70 @@ def open_parquet(
     return file
 
 
+_JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number"}
+
+
+def open_json(path: str | Path, check=None, repair: str | None = None) -> dict:
+    """A JSON file of the store (``store.json``, ``manifest/stale.json``,
+    ``manifest/rated.json``, ``runs/…json``, a checkpoint's ``meta.json``, a published
+    list's ``manifest.json``), parsed: every one holds a JSON object. The one place arpad
+    reads them, so a damaged one (cut short, edited, a directory) is ``InputError``
+    naming it and its repair (``repair_for``), not a bare ``json`` message. ``check(data)``
+    returns a problem of the object's content, or None. A file that does not exist raises
+    FileNotFoundError (callers test for it)."""
+    try:
+        text = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise
+    except IsADirectoryError:
+        raise damaged(path, "a directory where a file belongs", repair) from None
+    except OSError as exc:
+        raise damaged(path, f"cannot be read ({exc.strerror or exc})", repair) from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, not UTF-8, too deep
+        raise damaged(path, f"not valid JSON ({_short(exc)})", repair) from None
+    if not isinstance(data, dict):
+        kind = "null" if data is None else _JSON_KINDS.get(type(data), type(data).__name__)
+        if isinstance(data, bool):
+            kind = "true/false"
+        raise damaged(path, f"not a JSON object ({kind})", repair)
+    problem = check(data) if check is not None else None
+    if problem is not None:
+        raise damaged(path, problem, repair)
+    return data
+
+
+def _number(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def stale_problem(data: dict) -> str | None:
+    """``manifest/stale.json``: ``{"system/pool": period}`` (pipeline/incremental.py)."""
+    for key, value in data.items():
+        if "/" in key and not (_number(value) and value >= 0):
+            return f"the stale mark of {key!r} is {json.dumps(value)[:40]}, not a period"
+    return None
+
+
+def rated_problem(data: dict) -> str | None:
+    """``manifest/rated.json``: ``{"system/pool": {"spec": {…}, "runs": [run ids]}}``."""
+    for key, value in data.items():
+        if "/" not in key:
+            continue
+        if not isinstance(value, dict) or not isinstance(value.get("runs", []), list):
+            return f"the entry of {key!r} is not {{spec, runs}}"
+    return None
+
+
+def published_problem(data: dict) -> str | None:
+    """A published list's ``manifest.json``: ``files`` maps each file to its sha256."""
+    files = data.get("files", {})
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        return "its 'files' is not a map of file names to sha256 digests"
+    return None
+
+
 def open_games(path: str | Path) -> pq.ParquetFile:
     """A games partition file, checked (its footer only) to hold the columns every
     arpad version wrote: without ``rated`` a rate counted none of its games."""
@@ -176,26 +260,62 @@ def period_of(path: Path) -> int:
     return int(path.name.split("=", 1)[1])
 
 
+def _parts(exc: InputError) -> tuple[str, str | None]:
+    """(problem, repair) of a damaged-file error: the repair is given once in a line."""
+    text = exc.problem
+    if ": the store is damaged; " in text:
+        problem, repair = text.split(": the store is damaged; ", 1)
+        return problem, repair
+    if f"; {BACKUP}" in text:  # ``read_manifest``'s own wording
+        return text.split(f"; {BACKUP}", 1)[0], BACKUP
+    return text, None
+
+
 def problems(store, first_only: bool = False) -> list[Problem]:
     """Every damaged file of ``store`` (a ``Store``), in path order."""
     from arpad.pipeline import keys as player_keys
+    from arpad.pipeline.store import STORE_FILE, format_problem
 
     root = store.root
     found: list[Problem] = []
+    opened: set[Path] = set()  # Parquet files checked by their kind's own check
 
     def add(path: Path, problem: str, repair: str | None = None) -> bool:
-        found.append(Problem(str(path.relative_to(root)), problem, repair or repair_for(path)))
+        try:
+            rel = str(Path(path).relative_to(root))
+        except ValueError:  # (an error naming the file otherwise)
+            rel = str(path)
+        found.append(Problem(rel, problem, repair or repair_for(path)))
         return first_only
 
+    def add_error(exc: InputError, path: Path | None = None) -> bool:
+        """An error of a read: its own file (``exc.path``) unless ``path`` is given."""
+        problem, repair = _parts(exc)
+        return add(path or _unstaged(exc.path), problem, repair)
+
     def parquet(path: Path, required=None, expected=None) -> pq.ParquetFile | None:
+        opened.add(path)
         if path.is_dir():
             return None  # reported by the walk above
         try:
             return open_parquet(path, required, expected)
         except InputError as exc:
-            add(path, exc.problem.split(": the store is damaged", 1)[0])
+            add_error(exc, path)
             return None
 
+    def json_file(path: Path, check=None) -> bool:
+        """A JSON file of the store checked (``open_json``); True to stop here."""
+        if path.is_dir():
+            return False  # reported by the walk above
+        try:
+            open_json(path, check)
+        except FileNotFoundError:
+            return False
+        except InputError as exc:
+            return add_error(exc, path)
+        return False
+
+    others: list[Path] = []  # every other Parquet file (quarantine, history, …)
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
         if rel.parts[0].startswith(".") or rel.parts[0] == "exports":
@@ -214,12 +334,20 @@ def problems(store, first_only: bool = False) -> list[Problem]:
             # an unreadable file (arpad writes no folder of that name)
             if add(path, "a directory where a file belongs"):
                 return found
+        elif path.suffix == ".parquet" and rel.parts[0] != "published":  # (sha256-checked)
+            others.append(path)
 
+    if json_file(root / STORE_FILE, format_problem):
+        return found
     keys = None
     if store.keys_path.exists():
+        opened.add(store.keys_path)
         try:
             keys = player_keys.read_keys(store.keys_path)
-        except (InputError, ValueError) as exc:
+        except InputError as exc:
+            if add_error(exc, store.keys_path):
+                return found
+        except ValueError as exc:
             if add(store.keys_path, " ".join(str(exc).split())[-200:]):
                 return found
     for path in store.games_dir.glob("pool=*/period=*/part-*.parquet"):
@@ -235,19 +363,26 @@ def problems(store, first_only: bool = False) -> list[Problem]:
                 repair = f"{BACKUP} (players/keys.parquet or this file)"
                 if add(path, "its player keys disagree with players/keys.parquet", repair):
                     return found
+    if store.manifest_path.is_file():  # (the history is read with it: missing_batches)
+        opened.update((store.manifest_path, store.history_path))
     try:
         missing = missing_batches(store)
-    except InputError as exc:
+    except InputError as exc:  # the manifest or the history: named as itself
         missing = []
-        if add(store.manifest_path, exc.problem):
+        if add_error(exc):
             return found
     for batch, source, accepted in missing:
         problem = f"no file part-{batch}.parquet ({source}, {accepted} games) in the games folder"
         if add(store.manifest_path, problem, BACKUP + " (the games file)"):
             return found
+    ratings = []
     for path in store.ratings_dir.glob("system=*/pool=*/period=*/part-0.parquet"):
-        if parquet(path, RATINGS_REQUIRED, schemas.RATINGS_FILE) is None and first_only and found:
+        file = parquet(path, RATINGS_REQUIRED, schemas.RATINGS_FILE)
+        if file is None and first_only and found:
             return found
+        if file is not None:
+            file.close()
+            ratings.append(path)
     for path in store.state_dir.glob("system=*/pool=*/period=*/*.parquet"):
         if parquet(path) is None and first_only and found:
             return found
@@ -259,13 +394,60 @@ def problems(store, first_only: bool = False) -> list[Problem]:
             try:
                 store.read_players()
             except InputError as exc:
-                if add(path, exc.problem.split(": the store is damaged", 1)[0]):
+                if add_error(exc, path):
                     return found
-    for path in store.published_dir.glob("system=*/pool=*/period=*/manifest.json"):
-        for name, problem in published_problems(path.parent):
+    for path in others:  # the quarantine, and any Parquet file no check above read
+        if path not in opened and parquet(path) is None and first_only and found:
+            return found
+    for path in sorted(store.published_dir.glob("system=*/pool=*/period=*/manifest.json")):
+        try:
+            listed = published_problems(path.parent)
+        except InputError as exc:
+            listed = []
+            if add_error(exc, path):
+                return found
+        for name, problem in listed:
             if add(path.parent / name, problem, repair_for(path)):
                 return found
+    for name, check in (("stale.json", stale_problem), ("rated.json", rated_problem)):
+        if json_file(store.manifest_path.parent / name, check):
+            return found
+    for path in sorted((root / "runs").glob("system=*/pool=*.json")):
+        if json_file(path):
+            return found
+    for path in sorted(store.state_dir.glob("system=*/pool=*/period=*/meta.json")):
+        if json_file(path):
+            return found
+    for path in ratings:  # last: it reads a column of every ratings file
+        unknown = _unknown_statuses(path)
+        if unknown and add(path, f"status {unknown!r} is not one of {', '.join(STATUSES)}"):
+            return found
     return sorted(found, key=lambda p: p.path)
+
+
+STATUSES = schemas.RATING_STATUSES  # docs/schemas.md: the values of a ratings row's status
+
+
+def _unknown_statuses(path: Path) -> str | None:
+    """The first status of a ratings file that is not a documented one (None if none). Read
+    as a dictionary (the engine writes the column as a dictionary of exactly those values):
+    only the dictionary is compared unless it holds another value, so no string is
+    decoded per row (~15 ms a 500k-player file)."""
+    import pyarrow.compute as pc
+
+    try:
+        with pq.ParquetFile(path, read_dictionary=["status"]) as file:
+            column = file.read(columns=["status"]).column("status")
+    except (OSError, pa.ArrowException):
+        return None  # its footer read: a damaged page is DuckDB's to name
+    for chunk in column.chunks:
+        values = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
+        if not pc.all(pc.is_in(values.drop_null(), pa.array(STATUSES))).as_py():
+            used = pc.unique(chunk.dictionary_decode() if values is not chunk else chunk)
+            for value in used.drop_null().to_pylist():
+                if value not in STATUSES:
+                    return value
+    return None
 
 
 def _keys_agree(file: pq.ParquetFile, keys: pa.Array) -> bool:
@@ -287,7 +469,7 @@ def _keys_agree(file: pq.ParquetFile, keys: pa.Array) -> bool:
 def published_problems(folder: Path) -> list[tuple[str, str]]:
     """(file name, problem) of every file of a published list whose sha256 differs from
     its ``manifest.json`` (or that is gone)."""
-    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest = open_json(folder / "manifest.json", published_problem)
     out = []
     for name, digest in sorted(manifest.get("files", {}).items()):
         path = folder / name
@@ -338,7 +520,12 @@ def missing_batches(store) -> list[tuple[str, str, int]]:
 def check_batches(store) -> None:
     """Before a rate: a games source whose files are all gone would be rated as if it had
     no games (a silent wrong answer); refused naming it. One manifest read and one listing
-    of the games files' names: nothing per game."""
+    of the games files' names: nothing per game. The run journals (``runs/…json``, a few
+    bytes each), which the resumable run reads first (pipeline/resume.py), are parsed
+    here too, so a damaged one is named with its repair."""
+    for path in sorted((store.root / "runs").glob("system=*/pool=*.json")):
+        if not path.is_dir():
+            open_json(path)
     missing = missing_batches(store)
     if missing:
         batch, source, accepted = missing[0]

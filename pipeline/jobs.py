@@ -74,6 +74,9 @@ class IngestRequest:
     wait: float = 0.0
     source: str | None = None  # --source NAME: the one games file's source identity
     keep_probable_duplicates: bool = False  # PGN/TRF (docs/pgn-trf.md "Probable duplicates")
+    pool: str | None = None  # --pool: every game of the games files in this pool
+    ignore_stated_ratings: bool = False  # --ignore-stated-ratings (docs/observations.md)
+    rate_moveless: bool = False  # --rate-moveless: PGN games without moves rated (pgn-trf.md)
 
     def __post_init__(self):
         self.store = _absolute(self.store)
@@ -83,6 +86,8 @@ class IngestRequest:
             if len(self.files) != 1:
                 raise ValueError("--source names one games file; give exactly one")
         self.players = [str(p) for p in self.players]
+        if self.pool is not None and self.pool not in ("standard", "rapid", "blitz"):
+            raise ValueError(f"--pool: {self.pool!r} is not one of standard, rapid, blitz")
         _check_wait(self.wait)
         from arpad.pipeline.readers import check_input_file
         from arpad.pipeline.store import check_store_path
@@ -115,6 +120,9 @@ def store_file(
     replace: bool,
     source: str | None = None,
     keep_probable_duplicates: bool = False,
+    pool: str | None = None,
+    ignore_stated_ratings: bool = False,
+    rate_moveless: bool = False,
 ):
     """Step: validate one file and store it (manifest, partitions, players, quarantine),
     as one atomic transition (pipeline/journal.py)."""
@@ -131,6 +139,9 @@ def store_file(
         replace=replace,
         source=source,
         keep_probable_duplicates=keep_probable_duplicates,
+        pool=pool,
+        ignore_stated_ratings=ignore_stated_ratings,
+        rate_moveless=rate_moveless,
     )
 
 
@@ -190,6 +201,9 @@ def ingest(req: IngestRequest, runner: Runner = LOCAL):
                     req.replace,
                     req.source,
                     req.keep_probable_duplicates,
+                    req.pool,
+                    req.ignore_stated_ratings,
+                    req.rate_moveless,
                     name=f"ingest-{Path(path).name}",
                     io=True,
                 )
@@ -659,6 +673,10 @@ class MergeRequest:
     pairs: list[tuple[str, str, str]]
     split: bool = False
     wait: float = 0.0
+    # --force: merge ids that met in a game (those games are then not rated)
+    force: bool = False
+    # filled by merge_players: the games a forced merge made self-play (identity.self_play_games)
+    self_play: object = None
 
     def __post_init__(self):
         self.store = _absolute(self.store)
@@ -676,6 +694,11 @@ def merge_players(req: MergeRequest, runner: Runner = LOCAL) -> list[tuple[str, 
     label = "split" if req.split else "merge"
     touched: list[tuple[str, int]] = []
     with store.writer_lock(f"arpad players {label}", wait=req.wait):
+        if not req.split:
+            # two ids that met in a game are two people (docs/identity.md "Self-play")
+            req.self_play = identity.self_play_games(store, req.pairs)
+            if req.self_play.height and not req.force:
+                raise ValueError(identity.self_play_refusal(req.self_play))
         for keep, dup, reason in req.pairs:
             if req.split:
                 touched += identity.split(store, keep, dup, reason)

@@ -216,6 +216,49 @@ def apply(store: Store, stage: Path, plan: dict) -> None:
         stage.parent.rmdir()  # STORE/.pending exists only while an ingest is under way
 
 
+def read_plan(store: Store, path: Path) -> dict:
+    """A staged ingest's ``plan.json``, checked: a JSON object of ``moves`` ([step,
+    staged, final] each) and ``deletes``, every path inside the store (a plan edited to
+    name ``../x`` would move or delete a file outside it). Damaged: ``InputError`` naming
+    it (the plan is written atomically, so only another hand or tool damages it)."""
+    from arpad.pipeline.errors import InputError
+    from arpad.pipeline.store import inside
+
+    def refuse(problem: str) -> InputError:
+        return InputError(
+            path,
+            None,
+            f"{problem}: the plan of an interrupted ingest; the store is damaged; "
+            "restore the store from a backup",
+        )
+
+    try:
+        plan = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:
+        raise refuse(f"not a readable JSON file ({' '.join(str(exc).split())[:120]})") from None
+    moves = plan.get("moves") if isinstance(plan, dict) else None
+    deletes = plan.get("deletes") if isinstance(plan, dict) else None
+    if not isinstance(moves, list) or not isinstance(deletes, list):
+        raise refuse("not an ingest plan (moves and deletes)")
+    steps = {step for step, _ in _ORDER}
+    for move in moves:
+        if not (
+            isinstance(move, list)
+            and len(move) == 3
+            and all(isinstance(m, str) for m in move)
+            and move[0] in steps
+        ):
+            raise refuse(f"not an ingest plan (a move {json.dumps(move)[:60]})")
+    for rel in [*(m[i] for m in moves for i in (1, 2)), *deletes]:
+        try:
+            if not isinstance(rel, str) or not rel or Path(rel).is_absolute():
+                raise ValueError(rel)
+            inside(store.root, store.root / rel)
+        except ValueError:
+            raise refuse(f"a path outside the store ({json.dumps(rel)[:60]})") from None
+    return plan
+
+
 def recover(store: Store) -> list[str]:
     """Finish (or undo) the ingests a killed process left in ``STORE/.pending``.
 
@@ -227,7 +270,7 @@ def recover(store: Store) -> list[str]:
     for stage in sorted(p for p in base.iterdir() if p.is_dir()):
         plan_path = stage / PLAN
         if plan_path.exists():
-            apply(store, stage, json.loads(plan_path.read_text()))
+            apply(store, stage, read_plan(store, plan_path))
             done.append(f"completed the interrupted ingest of batch {stage.name}")
         else:
             shutil.rmtree(stage, ignore_errors=True)

@@ -13,6 +13,7 @@ whole numbers (``RatingSystem.integer_ratings``).
 from __future__ import annotations
 
 import calendar
+import datetime as dt
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -86,12 +87,23 @@ def flag(sex: str | None, status: str | None) -> str | None:
 
 
 def list_frame(
-    store, system: str, pool: str, period: int | None, top: int | None = None, date=None
+    store,
+    system: str,
+    pool: str,
+    period: int | None,
+    top: int | None = None,
+    date=None,
+    min_games: int | None = None,
+    in_force=None,
 ):
     """(frame, period): the list of ``period`` (default: the latest rated one) in
     ``LIST_COLUMNS``; with ``date`` ('1886', '1886-03', '1886-03-15') the list as it
-    stood on that date (``periods.period_at``). Raises ValueError for a period that has
-    no list and ``EmptyListError`` for a list without any rated player."""
+    stood on that date (``periods.period_at``); with ``in_force`` ('2026-12-01',
+    '2026-12') the list in force on that day (``period_in_force``, FIDE's list date).
+    ``top``: the first ``top`` ranked (active) players only; ``min_games``: only players
+    with at least that many rated games in periods up to the list's (``total_games``),
+    ranked again. Raises ValueError for a period that has no list and
+    ``EmptyListError`` for a list without any rated player."""
     from arpad.pipeline.systems import get_system
 
     sys_ = get_system(system)  # an unknown system name is its own one-line error
@@ -103,6 +115,8 @@ def list_frame(
             raise store.no_ratings(system, pool)
         if date is not None:
             period = periods.period_at(date, rated, f"the {system}/{pool} list")
+        elif in_force is not None:
+            period = period_in_force(in_force, rated, f"the {system}/{pool} list")
         elif period is None:
             period = rated[-1]
         elif period not in rated:
@@ -122,7 +136,18 @@ def list_frame(
             "where the system's rules have it)"
         )
     players = pl.from_arrow(store.read_players()).select("player_id", *PLAYER_FIELDS)
-    frame = frame.join(players, on="player_id", how="left")
+    frame = frame.join(players, on="player_id", how="left").with_columns(women_title())
+    if min_games is not None:
+        totals = total_games(store, system, pool, period)
+        frame = frame.join(totals, on="player_id", how="left").filter(
+            pl.col("_total").fill_null(0) >= min_games
+        )
+        frame = frame.drop("_total")
+        if frame.height == 0:
+            raise EmptyListError(
+                f"the {system}/{pool} list for period {period} has no player with at least "
+                f"{min_games} rated game(s) up to it (lower --min-games)"
+            )
     woman = pl.col("sex").str.strip_chars().str.to_uppercase().is_in(["F", "W"]).fill_null(False)
     inactive = pl.col("status") == "inactive"
     frame = frame.with_columns(
@@ -143,13 +168,115 @@ def list_frame(
     # ranked and ordered on the rating as published, ties by name (docs/lists.md)
     frame = list_text.order_and_rank(frame, sys_.lower_is_better).select(LIST_COLUMNS)
     if top:
-        frame = frame.head(top)
+        frame = top_ranked(frame, top)
     return frame, period
 
 
-def rating_list(store, system: str, pool: str, period: int | None, top: int | None, date=None):
+def top_ranked(frame: pl.DataFrame, top: int) -> pl.DataFrame:
+    """The first ``top`` ranked players of a list in list order: the inactive players
+    (no rank) are not in a top list, as on FIDE's (docs/lists.md "--top"). A ``top``
+    past the list's length is the whole list (``head`` overflowed on one past 2**64)."""
+    ranked = frame.filter(pl.col("rank").is_not_null())
+    return ranked.head(min(top, ranked.height))
+
+
+# FIDE's women's titles: on FIDE's lists a woman's women's title is in both Tit and WTit.
+WOMEN_TITLES = ("WGM", "WIM", "WFM", "WCM")
+
+
+def women_title() -> pl.Expr:
+    """``w_title`` as given, else the women's title in ``title`` (``WGM`` … ``WCM``,
+    any case), so a players file's ``title`` column fills both fields as a TRF does
+    (docs/lists.md "What a list holds")."""
+    title = pl.col("title").str.strip_chars().str.to_uppercase()
+    blank = pl.col("w_title").is_null() | (pl.col("w_title").str.strip_chars() == "")
+    given = pl.when(title.is_in(WOMEN_TITLES)).then(title)
+    return pl.when(blank).then(given).otherwise(pl.col("w_title")).alias("w_title")
+
+
+_TOTAL_SQL = """
+SELECT player_id, period, games, status FROM ratings
+WHERE system = ? AND pool = ? AND period <= ?
+"""
+
+
+def total_games(store, system: str, pool: str, period: int) -> pl.DataFrame:
+    """(player_id, _total): each player's rated games in the periods up to and including
+    ``period`` (the games arpad rated; a players file's ``rated_games`` before the
+    store's first period is not counted), for ``--min-games`` (docs/lists.md)."""
+    from arpad.pipeline.systems import get_system
+
+    con = catalog.connect(store)
+    try:
+        rows = catalog.query_frame(con, _TOTAL_SQL, [system, pool, period])
+    finally:
+        con.close()
+    rows = rows.with_columns(pl.col("games").fill_null(0))
+    if get_system(system).cumulative_interim_games:
+        from arpad.pipeline.era import _games_of_each_period  # ECF's interim counts
+
+        rows = _games_of_each_period(rows)
+    return rows.group_by("player_id").agg(pl.col("games").sum().cast(pl.Int64).alias("_total"))
+
+
+def list_day(text) -> dt.date:
+    """The day ``--in-force`` names: '2026-12-01' that day, '2026-12' the first of the
+    month (FIDE's list of December 2026), '2026' 1 January; a ``datetime.date`` as is."""
+    if isinstance(text, dt.datetime):
+        return text.date()
+    if isinstance(text, dt.date):
+        return text
+    raw = str(text).strip()
+    m = re.fullmatch(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?", raw)
+    try:
+        if m:
+            return dt.date(int(m[1]), int(m[2] or 1), int(m[3] or 1))
+    except ValueError:
+        pass
+    raise periods.PeriodError(f"date {text!r} is not a date: give YYYY, YYYY-MM or YYYY-MM-DD")
+
+
+def list_date(period: int) -> dt.date | None:
+    """The day the list of ``period`` takes effect, FIDE's list date: the first day after
+    the rating period closes (period 202611, November's games: 1 December 2026). None
+    for abstract period numbers."""
+    day = periods.first_day(period)
+    if day is None:
+        return None
+    return dt.date(day.year + 1, 1, 1) if day.month == 12 else dt.date(day.year, day.month + 1, 1)
+
+
+def period_in_force(text, rated: list[int], what: str = "the list") -> int:
+    """The period whose list was in force on the day ``text`` names (``list_day``): the
+    latest of ``rated`` whose list date (``list_date``) is on or before it, i.e. the
+    latest rated period that had closed by then. ValueError (one line) without dated
+    periods or before the first list took effect."""
+    day = list_day(text)
+    dated = sorted((list_date(p), p) for p in rated if list_date(p) is not None)
+    if not dated:
+        raise periods.PeriodError(
+            f"{what} has no dated periods (period numbers only): give --period, not --in-force"
+        )
+    if day < dated[0][0]:
+        first = dated[0][1]
+        raise periods.PeriodError(
+            f"no list of {what} was in force on {day.isoformat()}: its first rated period "
+            f"{periods.period_label(first)} took effect on {dated[0][0].isoformat()}"
+        )
+    return max(p for start, p in dated if start <= day)
+
+
+def rating_list(
+    store,
+    system: str,
+    pool: str,
+    period: int | None,
+    top: int | None,
+    date=None,
+    min_games: int | None = None,
+):
     """(frame, period) for ``arpad list`` tables and the API: the ``TABLE_COLUMNS``."""
-    frame, period = list_frame(store, system, pool, period, top, date)
+    frame, period = list_frame(store, system, pool, period, top, date, min_games)
     return frame.select(TABLE_COLUMNS), period
 
 
@@ -171,7 +298,7 @@ def _all_whole(col: pl.Series) -> bool:
 
 # -- FIDE TXT (docs/lists.md "FIDE TXT") -----------------------------------------------
 # (header, list column, start, width): 0-based start; every field is left-aligned and
-# padded with spaces; the rating header is the list's month (e.g. NOV25).
+# padded with spaces; the rating header is the list's month, FIDE's list date (DEC25).
 FIDE_TXT_LAYOUT = (
     ("ID Number", "player_id", 0, 15),
     ("Name", "name", 15, 61),
@@ -195,9 +322,10 @@ FIDE_TXT_PLAYER_FIELDS = [column for _, column, _, _ in FIDE_TXT_LAYOUT].index("
 
 
 def rating_header(period: int) -> str:
-    """The rating column's header: the list month as FIDE writes it (``NOV25``);
-    ``Rtg`` for abstract periods."""
-    day = periods.first_day(period)
+    """The rating column's header: FIDE's name of the list, the month it takes effect
+    (``list_date``: period 202611, November's games, is ``DEC26``); ``Rtg`` for
+    abstract periods (docs/lists.md "Which month a list is")."""
+    day = list_date(period)
     if day is None:
         return "Rtg"
     return f"{calendar.month_abbr[day.month].upper()}{day.year % 100:02d}"

@@ -10,7 +10,8 @@ flows/recalculate.py).
    (stale marks of pipeline/incremental.py); nothing when it is up to date;
 3. recompute from there (resumable, pipeline/resume.py), then clear the marks;
 4. publish each system/pool's latest list to ``STORE/exports/`` (CSV and Parquet),
-   freeze it under ``STORE/published/`` (pipeline/publish.py) and diff the previous
+   freeze the latest finished month's list under ``STORE/published/``
+   (pipeline/publish.py; a month in progress is rated, not frozen) and diff the previous
    frozen list against the current ratings (the report's "Revisions");
 5. summarise: games ingested and quarantined, players rated, biggest movers.
 
@@ -258,19 +259,31 @@ def publish(store: Store, system: str, pool: str) -> list[str]:
 
 
 def freeze(store: Store, system: str, pool: str) -> dict:
-    """Freeze the latest period's list under ``STORE/published/`` (pipeline/publish.py;
-    a period already published is left as it is) and diff the latest list frozen
-    before this run against the current ratings: {period, previous, changed, rows,
-    corrections}."""
+    """Freeze the latest finished month's list under ``STORE/published/``
+    (pipeline/publish.py; a period already published is left as it is; a month in
+    progress is rated but not frozen, ``in_progress`` names it) and diff the latest list
+    frozen before this run against the current ratings: {period, in_progress, previous,
+    changed, rows, corrections}; ``period`` is None when no rated month is over."""
     from arpad.pipeline import publish
 
-    period = latest_period(store, system, pool)
-    if period is None:
+    rated = store.rating_periods(system, pool)
+    if not rated:
         return {}
+    day = publish.today()
+    finished = [p for p in rated if not publish.in_progress(p, day)]
+    period = finished[-1] if finished else None
     done = store.published_periods(system, pool)
-    if period not in done:
+    if period is not None and period not in done:
         publish.publish(store, system, pool, period)
-    out = {"period": period, "previous": None, "changed": 0, "rows": [], "corrections": 0}
+    out = {
+        "period": period,
+        "in_progress": rated[-1] if publish.in_progress(rated[-1], day) else None,
+        "today": day.isoformat(),
+        "previous": None,
+        "changed": 0,
+        "rows": [],
+        "corrections": 0,
+    }
     if done:  # the latest list frozen before this run (this period's, on a re-run)
         players, corrections = publish.diff(store, system, pool, done[-1])
         out.update(
@@ -339,7 +352,18 @@ def summarise(store: Store, summary: RecalculateSummary, rate_summaries: list, j
 
 
 def _num(value) -> str:
-    return "" if value is None else f"{value:,.0f}"
+    """A rating in the report: never with a thousands separator (``2512``, not ``2,512``)."""
+    return "" if value is None else f"{value:.0f}"
+
+
+def in_progress_note(system: str, pool: str, period: int, day: str | None) -> str:
+    """``publish.in_progress_note`` for the report (``day``: ISO date, default today)."""
+    import datetime as dt
+
+    from arpad.pipeline import publish
+
+    when = dt.date.fromisoformat(day) if day else None
+    return publish.in_progress_note(system, pool, period, when)
 
 
 def markdown(summary: RecalculateSummary) -> str:
@@ -391,7 +415,7 @@ def markdown(summary: RecalculateSummary) -> str:
             for m in movers:
                 lines.append(
                     f"| {m['player_id']} | {m['name'] or ''} | {_num(m['rating_before'])} | "
-                    f"{_num(m['rating_after'])} | {m['change']:+,.0f} | {m['games']} |"
+                    f"{_num(m['rating_after'])} | {m['change']:+.0f} | {m['games']} |"
                 )
             lines.append("")
     if summary.exports:
@@ -399,7 +423,12 @@ def markdown(summary: RecalculateSummary) -> str:
     for key, frozen in summary.published.items():
         if not frozen:
             continue
-        lines += [f"Frozen list {key} period {frozen['period']} (`STORE/published/`).", ""]
+        if frozen.get("in_progress") is not None:  # rated, not frozen (docs/lists.md)
+            system, pool = key.split("/", 1)
+            note = in_progress_note(system, pool, frozen["in_progress"], frozen.get("today"))
+            lines += [f"Not frozen: {note}.", ""]
+        if frozen["period"] is not None:
+            lines += [f"Frozen list {key} period {frozen['period']} (`STORE/published/`).", ""]
         if frozen["previous"] is None:
             continue
         lines += [
@@ -415,7 +444,7 @@ def markdown(summary: RecalculateSummary) -> str:
                 "|---|---|---:|---:|---:|---|",
             ]
             for r in frozen["rows"]:
-                change = "" if r["change"] is None else f"{r['change']:+,.0f}"
+                change = "" if r["change"] is None else f"{r['change']:+.0f}"
                 lines.append(
                     f"| {r['player_id']} | {r['name'] or ''} | {_num(r['published'])} | "
                     f"{_num(r['revised'])} | {change} | "

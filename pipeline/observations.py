@@ -18,9 +18,9 @@ each walked period (``RatingSystem.seed``), so that:
   states one rating per player for the whole tournament, so a round in the next month
   does not re-seed the player with it.
 
-The players table's ``rating`` is an undated starting rating ("as of the first
-period") only when a players file gave it (``identity`` observations with a rating);
-a rating a PGN or TRF file put there is dated and is not used as an undated seed
+A player's undated starting rating ("as of the first period") is the latest undated
+rating a players file gave him (``identity`` observations with a rating and no
+period); a rating a PGN or TRF file gave is dated and is never an undated seed
 (``undated_ratings``).
 """
 
@@ -309,13 +309,16 @@ def pool_observations(
 
 
 def undated_ratings(store: Store, player_ids, rating: np.ndarray, index=None) -> np.ndarray:
-    """The players table's ratings (dense order of ``player_ids``) that count as undated
-    starting ratings: those of players a players file gave a rating; NaN for the others,
-    whose rating came from a PGN/TRF file and is dated (``pool_observations``). A store
-    without identity observations (written without sources) keeps every rating.
+    """The undated starting ratings (dense order of ``player_ids``): per player, the
+    rating of the latest undated players-file row that gives one (manifest order of the
+    sources, then the line); NaN for the others, whose ratings came from PGN/TRF files
+    or dated rows (``pool_observations``). ``rating`` (the players table's) is returned
+    as it is by a store without identity observations (written without sources), and
+    used for the players rated by an observations file without sources.
 
-    Read with pyarrow alone (three columns of the observations file; no polars import
-    on the ``rate`` path, docs/runners.md "Start-up"). The observations' ids are looked
+    Read with pyarrow alone (five columns of the observations file, and the manifest;
+    no polars import on the ``rate`` path, docs/runners.md "Start-up"). The
+    observations' ids are looked
     up in ``index``, a ``keys.StringIndex`` of ``player_ids`` (the engine's, shared with
     the player keys; built here when None): ``pyarrow.compute.unique`` and ``is_in`` of
     200k ids took ~0.15 s of every run's start (docs/benchmarks.md)."""
@@ -324,20 +327,43 @@ def undated_ratings(store: Store, player_ids, rating: np.ndarray, index=None) ->
         return rating
     with pq.ParquetFile(path) as file:
         present = set(file.schema_arrow.names)
-        obs = file.read(columns=[c for c in ("player_id", "rating", "period") if c in present])
+        if "rating" not in present:  # written before ratings were kept per source
+            return rating
+        wanted = ("player_id", "source", "line", "rating", "period")
+        obs = file.read(columns=[c for c in wanted if c in present])
     undated = pc.is_valid(obs.column("rating"))
     if "period" in obs.column_names:  # files written before dated players files lack it
         undated = pc.and_(undated, pc.is_null(obs.column("period")))
-    given = obs.column("player_id").filter(undated)
+    obs = obs.filter(undated)
+    given = obs.column("player_id")
     if index is None:
         from arpad.pipeline.keys import StringIndex
 
         ids = player_ids if isinstance(player_ids, pa.Array) else pa.array(player_ids, pa.string())
         index = StringIndex(ids)
     found = index.index_in(given)  # -1: not a player of the run (or a null id)
-    mask = np.zeros(len(rating), dtype=np.bool_)
-    mask[found[found >= 0]] = True
-    return np.where(mask, rating, np.nan)
+    if "source" not in obs.column_names:
+        # No sources, so no ingest order: the players table's value of the players a
+        # players file rated (an observations file ingest did not write).
+        mask = np.zeros(len(rating), dtype=np.bool_)
+        mask[found[found >= 0]] = True
+        return np.where(mask, rating, np.nan)
+    # The rating of the players file ingested last (manifest order: a corrected file
+    # is the latest), its last row; never the players table's value, which other
+    # sources (a dated players file) may have written (docs/observations.md).
+    order = store.read_manifest().column("source")
+    position = pc.fill_null(pc.index_in(obs.column("source"), value_set=order), -1)
+    position = position.to_numpy(zero_copy_only=False)
+    line = np.zeros(obs.num_rows, dtype=np.int64)
+    if "line" in obs.column_names:
+        line = pc.fill_null(obs.column("line"), -1).to_numpy(zero_copy_only=False)
+    value = obs.column("rating").cast(pa.float64()).to_numpy(zero_copy_only=False)
+    ok = found >= 0
+    latest = np.lexsort((line[ok], position[ok]))[::-1]  # latest first
+    who, first = np.unique(found[ok][latest], return_index=True)
+    out = np.full(len(rating), np.nan, dtype=np.float64)
+    out[who] = value[ok][latest][first]
+    return out
 
 
 def seed_period(sys_, state, obs: Observations, previous: int | None, period: int, rules):

@@ -13,8 +13,10 @@ digest of its main-line moves (``moves_digest``; docs/pgn-trf.md "Move digest").
 
 Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
 
-* A game whose movetext is only a termination marker (``1-0``) was not played
-  (a forfeit): stored with ``rated = false``.
+* A game whose movetext is only a termination marker (``1-0``) is a forfeit or a
+  result whose moves were not kept: stored with ``rated = false`` (``rate_moveless``,
+  ``arpad ingest --rate-moveless``, rates them). Old databases' markers ``½-½``,
+  ``1:0``, ``0:1``, ``½:½`` are read as the standard's (``_old_markers``).
 * ``Date`` ``YYYY.MM.DD`` gives the date; ``YYYY.MM.??`` (or ``YYYY.MM``) the period
   ``YYYYMM``; ``YYYY.??.??`` (or ``YYYY.??``, ``YYYY``) the period ``YYYY12`` (the year's last month: no list of an
   earlier month holds a game that may have been played after it; in the current
@@ -46,6 +48,7 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import itertools
 import re
 from pathlib import Path
@@ -93,7 +96,8 @@ UNKNOWN_NAME = r"(?i)^(?:\?+|-+|n\.?\s*n\.?|amateur|unknown|anonymous)$"
 # Variant tag values that are chess itself (lichess writes "From Position" for a
 # standard game from a set-up position); any other variant (Chess960, Crazyhouse, …)
 # is stored with rated = false.
-CHESS_VARIANTS = ("", "?", "standard", "chess", "normal", "from position")
+# "Classical" is python-chess's name for standard chess (its Board.uci_variant aliases).
+CHESS_VARIANTS = ("", "?", "standard", "chess", "classical", "normal", "from position")
 # The initial position (FEN piece placement and side to move). A game from any other
 # position (an odds game of the 1850s, a study, a lichess "From Position" game) is
 # not a game between equals from the start: stored with rated = false.
@@ -188,19 +192,24 @@ def _year_end(year: pl.Expr) -> pl.Expr:
 
 def _odd_dates(games: pl.DataFrame) -> bool:
     """True when a Date or EventDate is written in a form ``_dates_as_written`` rewrites
-    (a zero month or day, a one-digit month or day, unknown digits of the year)."""
-    odd = r"^\s|\s$|^\d{4}\.(00|\d)(\.|$)|^\d{4}\.\d\d\.(00|\d)$|^\d{0,3}\?"
+    (a zero month or day, a one-digit month or day, unknown digits of the year, an ``x``
+    or a single ``?`` for unknown digits)."""
+    odd = (
+        r"^\s|\s$|^\d{4}\.(00|\d)(\.|$)|^\d{4}\.\d\d\.(00|\d)$|^\d{0,3}\?"
+        r"|^[\d?.]*[xX][\dxX?.]*$|\.\?(\.|$)|\.(\d\?|\?\d)(\.|$)"
+    )
     return any(games.get_column(c).str.contains(odd).any() for c in ("Date", "EventDate"))
 
 
 def _blanks_inside(games: pl.DataFrame, columns) -> bool:
-    """True when a value of ``columns`` holds a run of blanks or a tab: then runs of
-    blanks are made one ("Capablanca,  Jose Raul", a typist's double space, is the
+    """True when a value of ``columns`` holds a run of blanks, a tab or another Unicode
+    space (a no-break space, U+00A0): then runs of them are made one plain blank
+    ("Capablanca,  Jose Raul", a typist's double space, or "Morphy,\\u00a0Paul" is the
     player of "Capablanca, Jose Raul" and the same game key; docs/pgn-trf.md)."""
     return any(
         (
             games.get_column(c).str.contains("  ", literal=True)
-            | games.get_column(c).str.contains("\t", literal=True)
+            | games.get_column(c).str.contains(r"[\t\p{Zs}--\x20]")  # tab, no-break space…
         ).any()
         for c in columns
     )
@@ -211,11 +220,21 @@ def _dates_as_written() -> list[pl.Expr]:
     (docs/pgn-trf.md "Historian's sources, round 3"): a zero for an unknown month or
     day (``1851.00.00``, ``1851.07.00``) is ``??``; a one-digit month or day
     (``1851.7.3``) gets its leading zero; a year with unknown digits (``18??``) is an
-    unknown date (then EventDate places the game). The game key is built from the
-    result, so ``1851.7.3`` and ``1851.07.03`` are one game."""
+    unknown date (then EventDate places the game). An ``x``/``X`` or a single ``?`` is
+    an unknown digit or field as ``??`` is (``1858.07.xx``, ``1858.07.?``, ``1858.?.?``
+    are ``1858.07.??`` and ``1858.??.??``; ``18xx.??.??`` an unknown date; round 6). The
+    game key is built from the result, so ``1851.7.3`` and ``1851.07.03`` are one game."""
     out = []
     for col in ("Date", "EventDate"):
         d = pl.col(col).str.strip_chars()
+        unknown_digits = d.str.contains(r"^[\dxX?]{4}(\.[\dxX?]{1,2}){0,2}$")
+        d = pl.when(unknown_digits).then(d.str.replace_all("[xX]", "?")).otherwise(d)
+        d = d.str.replace(r"^([\d?]{4})\.\?(\.|$)", "$1.??$2")
+        d = d.str.replace(r"^([\d?]{4}\.\S+)\.\?$", "$1.??")
+        # a month or day with one digit known (1858.0?.??) says no more than ??
+        d = d.str.replace(r"^([\d?]{4})\.(\d\?|\?\d)\.", "$1.??.").str.replace(
+            r"^([\d?]{4}\.\S\S)\.(\d\?|\?\d)$", "$1.??"
+        )
         d = d.str.replace(r"^(\d{4})\.(\d)\.", "$1.0$2.").str.replace(
             r"^(\d{4}\.\d\d)\.(\d)$", "$1.0$2"
         )
@@ -537,8 +556,18 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     # made one (a few ms, against ~0.1 s for the string checks on every game)
     key_bytes = [column_bytes[TAGS.index(t)] for t in KEY_TAGS]
     key_ascii = all(not (b >= 128).any() for b in key_bytes)
-    key_blank_runs = any(
-        (b == 9).any() or ((b[:-1] == 32) & (b[1:] == 32)).any() for b in key_bytes
+    key_blank_runs = (
+        any((b == 9).any() or ((b[:-1] == 32) & (b[1:] == 32)).any() for b in key_bytes)
+        or (  # a Unicode space (no-break U+00A0; U+1680, U+2000-U+205F, U+3000: roughly)
+            not key_ascii
+            and any(
+                ((b[:-1] == 0xC2) & (b[1:] == 0xA0)).any()
+                or ((b[:-1] == 0xE2) & (b[1:] <= 0x81)).any()
+                or (b == 0xE1).any()
+                or (b == 0xE3).any()
+                for b in key_bytes
+            )
+        )
     )
 
     def unescape(col: str) -> pl.Expr:
@@ -553,7 +582,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     # Movetext (the kernel follows its comments): a move outside the comments, and
     # the termination marker ending the text outside them.
     move = rows[:, MOVE]
-    marker = rows[:, MARKER]
+    marker = _old_markers(buf, rows, rows[:, MARKER], notes)
     bad_tag = pl.col("_bad_tag_line").is_not_null()
     repeated = pl.col("_repeat_detail").is_not_null()
     truncated = pl.col("_marker").is_null()
@@ -590,7 +619,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
             pl.col("EventDate").alias("_event_date_tag"),
         )
         .with_columns(
-            pl.col("Result").str.strip_chars(),
+            pl.col("Result").str.strip_chars().replace(OLD_RESULTS),
             pl.when(pl.col("_moves") != int(NO_MOVES)).then(pl.col("_moves")).alias("_moves"),
         )
         # one spelling per name: "Réti" composed (NFC) or decomposed (NFD, as macOS
@@ -611,7 +640,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     if _odd_dates(games):  # the rewrite costs ~10% of a read: only files that need it
         games = games.with_columns(_dates_as_written())
     if key_blank_runs and _blanks_inside(games, KEY_TAGS):
-        games = games.with_columns(pl.col(*KEY_TAGS).str.replace_all(r"[ \t]+", " "))
+        games = games.with_columns(pl.col(*KEY_TAGS).str.replace_all(r"[\t\p{Zs}]+", " "))
     bad = games.filter(pl.col("_bad")).with_columns(
         pl.when(bad_tag | repeated)
         .then(pl.lit(Reason.MALFORMED_ROW))
@@ -650,6 +679,8 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         _map_unique("TimeControl", games, time_control_pool),
         _map_unique("Event", games, event_pool),
     )
+    # names and FIDE ids become player ids here: without invisible characters (readers.py)
+    games = readers.without_invisible(games, notes, INVISIBLE_TAGS)
     games = _identity(
         games.with_columns(pl.coalesce(pl.col("Result"), pl.col("_marker")).alias("Result")),
         source,
@@ -662,6 +693,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         pl.when(date_known).then(period).otherwise(eperiod).alias("period"),
         pl.when(date_known).then(precision).otherwise(eprecision).alias("date_precision"),
         pool.alias("pool"),
+        pl.when(date_known).then(pl.lit("Date")).otherwise(pl.lit("EventDate")).alias("_date_from"),
     )
 
     # A game no tag places in time: quarantined here, where the tags as written can be
@@ -681,6 +713,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         )
         problems.append((int(row[0]), Reason.MISSING_PERIOD, detail, row[3]))
     games = games.filter(pl.col("date").is_not_null() | pl.col("period").is_not_null())
+    games = _drop_bad_dates(games, problems)
 
     def elo(col: str) -> pl.Expr:
         v = pl.col(col).str.strip_chars()
@@ -705,11 +738,13 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         pl.col("_moves").alias("moves_digest"),
         "_line",
         "_raw",
+        # a game of chess rated but for its moves (``rate_moveless``; validation drops it)
+        (~pl.col("_has_move") & ~_variant() & ~_set_up()).alias(MOVELESS),
     ).sort("_line")
     players = _players(games, frame, source)
     not_played = games.filter(~pl.col("_has_move")).height
     if not_played:
-        notes.append(f"{not_played} game(s) without moves (forfeits): stored, not rated")
+        notes.append(_moveless_note(games.filter(~pl.col("_has_move")), rated=False))
     variants = games.filter(pl.col("_has_move") & _variant())["Variant"].str.strip_chars()
     if variants.len():
         names = ", ".join(sorted(set(variants.to_list())))
@@ -732,6 +767,103 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     return RawTable(path, "pgn", "games", frame, None, problems, notes, players)
 
 
+def _drop_bad_dates(games: pl.DataFrame, problems: list) -> pl.DataFrame:
+    """``games`` without those whose date is written in no form ``_date_and_period``
+    reads (``19.07.1858``) or is no calendar date (``1858.13.01``): quarantined
+    ``bad_date`` here, naming the tag it came from as written and the standard's form
+    (validation would say YYYY-MM-DD, a CSV's form)."""
+    day = pl.col("date").str.replace_all(r"[./]", "-")
+    wrong = (
+        pl.col("date").is_not_null() & day.str.strptime(pl.Date, "%Y-%m-%d", strict=False).is_null()
+    )
+    bad = games.filter(wrong)
+    if not bad.height:
+        return games
+    for row in bad.select(
+        "_line", "_date_from", "_date_tag", "_event_date_tag", "_raw"
+    ).iter_rows():
+        written = (row[2] if row[1] == "Date" else row[3]) or ""
+        detail = (
+            f"{row[1]} tag {written.strip()!r} is not a valid date in the PGN form YYYY.MM.DD "
+            "(?? for an unknown month or day: YYYY.MM.??, YYYY.??.??)"
+        )
+        problems.append((int(row[0]), Reason.BAD_DATE, detail, row[4]))
+    return games.filter(~wrong)
+
+
+MOVELESS = "_moveless"  # read_pgn's frame: the game would be rated but has no moves
+
+
+def _moveless_note(moveless: pl.DataFrame, rated: bool) -> str:
+    """The summary's note on games without moves: a forfeit or a result whose moves were
+    not kept (a crosstable) cannot be told apart in a PGN (docs/pgn-trf.md)."""
+    draws = moveless.filter(pl.col("Result") == "1/2-1/2").height
+    of_them = f", {draws} of them draws" if draws else ""
+    if rated:
+        return (
+            f"{moveless.height} game(s) without moves{of_them}: stored and rated "
+            "(--rate-moveless: results whose moves were not kept)"
+        )
+    return (
+        f"{moveless.height} game(s) without moves (a forfeit, or a result whose moves were "
+        f"not kept){of_them}: stored, not rated (--rate-moveless rates them)"
+    )
+
+
+def rate_moveless(raw: RawTable) -> RawTable:
+    """``arpad ingest --rate-moveless``: a PGN file's games without moves stored as rated
+    games (a historical collection's results whose moves were not kept: crosstables).
+    A game of another variant or from a set-up position stays unrated; other formats
+    are returned as they are (a TRF marks its forfeits). The note on them says so."""
+    if raw.format != "pgn" or MOVELESS not in raw.frame.columns:
+        return raw
+    moveless = raw.frame.filter(pl.col(MOVELESS))
+    if not moveless.height:
+        return raw
+    frame = raw.frame.with_columns(
+        pl.when(pl.col(MOVELESS)).then(None).otherwise(pl.col("rated")).alias("rated")
+    )
+    note = _moveless_note(moveless.rename({"result": "Result"}), rated=True)
+    notes = [note if re.match(r"\d+ game\(s\) without moves", n) else n for n in raw.notes]
+    return dataclasses.replace(raw, frame=frame, notes=notes)
+
+
+# Termination markers of old databases and print-era collections (``½-½``, ``1:0``):
+# read as the standard's marker they mean (docs/pgn-trf.md "Historian's sources, round
+# 6"); also as Result tag values. Code = the kernel's MARKER code (kernels/pgn_scan.py).
+OLD_MARKERS = {"½-½": 3, "½:½": 3, "1:0": 1, "0:1": 2}
+OLD_RESULTS = {"½-½": "1/2-1/2", "½:½": "1/2-1/2", "1:0": "1-0", "0:1": "0-1"}
+_OLD_MARKER_BYTES = [(k.encode(), v) for k, v in OLD_MARKERS.items()]
+
+
+def _old_markers(buf: np.ndarray, rows: np.ndarray, marker: np.ndarray, notes: list[str]):
+    """``marker`` (the scan's MARKER codes) with the games whose movetext ends with an old
+    database's marker (``OLD_MARKERS``, a word of its own) given the standard code it
+    means; a note counts them. Only games without a standard marker are looked at."""
+    from arpad.kernels.pgn_scan import LAST
+
+    todo = np.flatnonzero((marker == 0) & (rows[:, LAST] >= 0))
+    if not todo.size:
+        return marker
+    out = marker.copy()
+    found = 0
+    for r in todo:
+        a, b = int(rows[r, LAST]), int(rows[r, LAST + 1])
+        text = buf[max(a, b - 16) : b].tobytes().rstrip()
+        for word, code in _OLD_MARKER_BYTES:
+            at = len(text) - len(word)
+            if text.endswith(word) and (at == 0 or text[at - 1 : at] in b" \t.)}"):
+                out[r] = code
+                found += 1
+                break
+    if found:
+        notes.append(
+            f"{found} game(s) end with an old database's termination marker "
+            "(½-½, 1:0, 0:1, ½:½): read as 1/2-1/2, 1-0, 0-1"
+        )
+    return out
+
+
 def _variant() -> pl.Expr:
     """True for a game whose Variant tag names another game than chess (Chess960, …)."""
     v = pl.col("Variant").str.strip_chars().str.to_lowercase()
@@ -742,6 +874,10 @@ def _set_up() -> pl.Expr:
     """True for a game whose FEN tag is not the initial position."""
     v = pl.col("FEN").str.replace_all(r"\s+", " ").str.strip_chars()
     return v.is_not_null() & (v != "") & ~v.str.starts_with(INITIAL_POSITION)
+
+
+# The tags player ids and game ids are made of (``_identity``, ``game_key``).
+INVISIBLE_TAGS = ("White", "Black", "WhiteFideId", "BlackFideId", "Event", "Site", "Round")
 
 
 def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:

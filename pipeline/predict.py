@@ -94,6 +94,27 @@ def store_state(store, system: str, pool: str, period: int | None) -> tuple[pl.D
     return latest_state(frame), period
 
 
+def pairing_columns(pairs: pl.DataFrame) -> pl.DataFrame:
+    """The pairings' player columns under the names ``rate`` and ``arpad ingest`` read
+    them by (pipeline/readers.py ``column_name`` and ``tag_aliases``): ``White ID``,
+    ``WHITE_ID``, ``white-id`` and PGN's ``White``/``Black`` are ``white_id``/``black_id``
+    (predict said "missing ['white_id', 'black_id']" for them). Other columns keep
+    their names; a frame with ``white_id`` and ``black_id`` is left as it is. Used by
+    ``arpad.predict``; ``arpad predict`` keeps its documented ``white_id,black_id``
+    header (tests/test_predict.py refuses ``white,black``)."""
+    from arpad.pipeline.readers import column_name, tag_aliases
+
+    if {"white_id", "black_id"} <= set(pairs.columns):
+        return pairs
+    names = tag_aliases([column_name(c) for c in pairs.columns], [])
+    rename: dict[str, str] = {}
+    for old, new in zip(pairs.columns, names):
+        wanted = new in ("white_id", "black_id") and old != new
+        if wanted and new not in pairs.columns and new not in rename.values():
+            rename[old] = new
+    return pairs.rename(rename) if rename else pairs
+
+
 def check_pairings(pairs: pl.DataFrame) -> pl.DataFrame:
     """The pairings with ``white_id``/``black_id`` as text stripped of surrounding
     whitespace, as ``rate`` and ``arpad ingest`` read ids (``  73 `` is player ``73``:

@@ -76,23 +76,49 @@ def _names(store: Store, extra: pl.DataFrame | None) -> pl.DataFrame:
     )
 
 
-def _sides(frame: pl.DataFrame, names: pl.DataFrame, aliases: dict[str, str]) -> pl.DataFrame:
+def _keys_by_id(names: pl.DataFrame, aliases: dict[str, str]) -> pl.DataFrame:
+    """``_id`` (an id after merges) -> ``_keys``: the name keys of every id counted as it,
+    its own and those of the ids merged into it (docs/pgn-trf.md "Probable
+    duplicates": a merge only adds names a side is recognised by)."""
+    key = _name_key("name").alias("_key")
+    if not aliases:
+        return names.select(pl.col("player_id").alias("_id"), pl.concat_list(key).alias("_keys"))
+    return (
+        names.select(pl.col("player_id").replace(aliases).alias("_id"), key)
+        .group_by("_id")
+        .agg(pl.col("_key").unique().alias("_keys"))
+    )
+
+
+def _sides(frame: pl.DataFrame, keys: pl.DataFrame, aliases: dict[str, str]) -> pl.DataFrame:
     """``frame`` with the compared forms of both sides: ``_w``/``_b`` (id after merges)
-    and ``_wn``/``_bn`` (name key of that id — a merged "Lasker, Em." has the name of
-    the "Lasker, Emanuel" it was merged into — or the id when the name is unknown)."""
+    and ``_wn``/``_bn`` (a list: the name keys of every id counted as that one — a
+    stored game of "Lasker, Em." merged into "Lasker, Emanuel" answers to both names —
+    or the id when no name is known; ``_flat`` makes one row per key)."""
     out = frame
     for side, col in (("_w", "white_id"), ("_b", "black_id")):
         canon = pl.col(col).replace(aliases) if aliases else pl.col(col)
         out = out.with_columns(canon.alias(side)).join(
-            names.rename({"player_id": side, "name": f"{side}_name"}),
+            keys.rename({"_id": side, "_keys": f"{side}n"}),
             on=side,
             how="left",
             maintain_order="left",
         )
         out = out.with_columns(
-            pl.coalesce(_name_key(f"{side}_name"), pl.col(side)).alias(f"{side}n")
-        ).drop(f"{side}_name")
+            pl.when(pl.col(f"{side}n").is_null())
+            .then(pl.concat_list(pl.col(side)))
+            .otherwise(pl.col(f"{side}n"))
+            .alias(f"{side}n")
+        )
     return out
+
+
+def _flat(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with one row per name key of each side it holds (``_wn``, ``_bn``)."""
+    for col in ("_wn", "_bn"):
+        if col in frame.columns:
+            frame = frame.explode(col)
+    return frame
 
 
 def _parts(y: pl.Expr, m: pl.Expr, d: pl.Expr) -> list[pl.Expr]:
@@ -208,32 +234,35 @@ def drop_probable_duplicates(
     )
     if stored.height == 0:
         return v, 0
-    names = _names(store, players)
     aliases = identity.alias_map(store)
-    inc = _sides(incoming, names, aliases)
-    old = _known_parts(_sides(stored.with_row_index("_s"), names, aliases))
+    keys = _keys_by_id(_names(store, players), aliases)
+    inc = _sides(incoming, keys, aliases)
+    old = _known_parts(_sides(stored.with_row_index("_s"), keys, aliases))
     # Equi-joins only (a day of a big tournament holds thousands of games): each side
     # equal by id or by name, the four combinations. By date: complete dates equal;
     # by moves: the same moves' digest and year, then months and days that agree
     # where both are known.
     by_date = [
-        inc.filter(pl.col("date").is_not_null())
-        .select("_i", "date", "pool", "score", w, b)
-        .join(old.select("_s", "date", "pool", "score", w, b), on=["date", "pool", "score", w, b])
+        _flat(inc.filter(pl.col("date").is_not_null()).select("_i", "date", "pool", "score", w, b))
+        .join(
+            _flat(old.select("_s", "date", "pool", "score", w, b)),
+            on=["date", "pool", "score", w, b],
+        )
         .select("_i", "_s")
         for w in ("_w", "_wn")
         for b in ("_b", "_bn")
     ]
-    keys = ["pool", "score", "moves_digest", "_y"]
+    on = ["pool", "score", "moves_digest", "_y"]
     compatible = (
         pl.col("_m").is_null() | pl.col("_m_old").is_null() | (pl.col("_m") == pl.col("_m_old"))
     ) & (pl.col("_d").is_null() | pl.col("_d_old").is_null() | (pl.col("_d") == pl.col("_d_old")))
     by_moves = [
-        inc.filter(pl.col("moves_digest").is_not_null())
-        .select("_i", *keys, "_m", "_d", w, b)
+        _flat(inc.filter(pl.col("moves_digest").is_not_null()).select("_i", *on, "_m", "_d", w, b))
         .join(
-            old.filter(pl.col("moves_digest").is_not_null()).select("_s", *keys, "_m", "_d", w, b),
-            on=[*keys, w, b],
+            _flat(
+                old.filter(pl.col("moves_digest").is_not_null()).select("_s", *on, "_m", "_d", w, b)
+            ),
+            on=[*on, w, b],
             suffix="_old",
         )
         .filter(compatible)

@@ -73,6 +73,64 @@ class NotPublishedError(ValueError):
     """No published list of that period (bad input, exit 2)."""
 
 
+class MonthInProgressError(ValueError):
+    """The period is a month not over yet (bad input, exit 2): its list would be frozen
+    before the month's last games are in, and a frozen list is never revised."""
+
+
+def today() -> dt.date:
+    """Today's date, UTC (one function, so that tests can pin the day)."""
+    return dt.datetime.now(dt.timezone.utc).date()
+
+
+def in_progress(period: int, day: dt.date | None = None) -> bool:
+    """Whether ``period`` is a calendar month not finished on ``day`` (default: today,
+    UTC): the current month or a later one. Abstract period numbers have no dates and
+    are never in progress (docs/lists.md "Only finished months are frozen")."""
+    from arpad.pipeline import periods
+
+    day = day or today()
+    return periods.is_calendar(period) and period >= periods.period_of_date(day)
+
+
+def in_progress_note(system: str, pool: str, period: int, day: dt.date | None = None) -> str:
+    """The one line saying a month in progress was rated but not frozen."""
+    day = day or today()
+    return (
+        f"the {system}/{pool} list of period {period} is not published: the month is in "
+        f"progress (today is {day.isoformat()}, UTC); it is rated, and published once the "
+        "month is over"
+    )
+
+
+def period_to_publish(
+    store: Store, system: str, pool: str, period: int | None = None, force: bool = False
+) -> int:
+    """The period ``publish`` freezes: ``period`` itself (refused while its month is in
+    progress, unless ``force``), or by default the latest rated period whose month is
+    over (``in_progress``)."""
+    day = today()
+    if period is not None:
+        if in_progress(period, day) and not force:
+            raise MonthInProgressError(
+                f"period {period} is a month in progress (today is {day.isoformat()}, UTC): "
+                "its list would be frozen before the month's last games are in, and a "
+                "published list is never revised; publish it after the month ends, or give "
+                "--force"
+            )
+        return period
+    rated = store.rating_periods(system, pool)
+    if not rated:
+        raise store.no_ratings(system, pool)
+    finished = [p for p in rated if not in_progress(p, day)]
+    if not finished:
+        raise MonthInProgressError(
+            f"{in_progress_note(system, pool, rated[-1], day)}; no earlier {system}/{pool} "
+            "period is rated (give --period P --force to freeze it anyway)"
+        )
+    return finished[-1]
+
+
 def _sha256(path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -107,11 +165,19 @@ def out_of_date(store: Store, system: str, pool: str, period: int) -> str | None
     )
 
 
-def publish(store: Store, system: str, pool: str = "standard", period: int | None = None) -> dict:
-    """Freeze the list of ``period`` (default: the latest rated); returns the manifest.
-    The caller holds the store's writer lock."""
+def publish(
+    store: Store,
+    system: str,
+    pool: str = "standard",
+    period: int | None = None,
+    force: bool = False,
+) -> dict:
+    """Freeze the list of ``period`` (default: the latest rated period whose month is
+    over); returns the manifest. A month in progress is refused unless ``force``
+    (``period_to_publish``). The caller holds the store's writer lock."""
     from arpad.pipeline.lists import TooWideError, fide_txt_problem, list_frame, write_list
 
+    period = period_to_publish(store, system, pool, period, force)
     frame, period = list_frame(store, system, pool, period)
     folder = store.published_partition(system, pool, period)
     if (folder / MANIFEST).exists():
@@ -181,7 +247,9 @@ def read_manifest(store: Store, system: str, pool: str, period: int) -> dict:
             f"no published {system}/{pool} list of period {period} "
             f"(published: {', '.join(map(str, published)) or 'none'}; arpad publish)"
         )
-    return json.loads(path.read_text())
+    from arpad.pipeline.integrity import open_json  # a damaged manifest is named
+
+    return open_json(path)
 
 
 def corrections(store: Store, manifest: dict) -> pl.DataFrame:
@@ -268,9 +336,14 @@ def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFram
 
 
 def freeze(
-    store: Store, system: str, pool: str = "standard", period: int | None = None, wait: float = 0.0
+    store: Store,
+    system: str,
+    pool: str = "standard",
+    period: int | None = None,
+    wait: float = 0.0,
+    force: bool = False,
 ) -> dict:
     """``arpad publish``: ``publish`` under the store's writer lock (a failure leaves
     no half-published folder: the lock's undo journal removes what was written)."""
     with store.writer_lock("arpad publish", wait=wait):
-        return publish(store, system, pool, period)
+        return publish(store, system, pool, period, force)

@@ -82,6 +82,71 @@ class RawTable:
     # Rows of a Parquet/Arrow table with every field empty, skipped (a CSV's ",,,," lines).
     blank: int = 0
 
+    def __post_init__(self) -> None:
+        # Whatever the reader (CSV, Parquet, PGN, TRF, a DataFrame given to the API),
+        # ids come out without invisible characters (``INVISIBLE``).
+        changed: dict[str, int] = {}
+        self.frame = _visible(self.frame, INVISIBLE_COLUMNS, changed)
+        if self.players is not None:
+            self.players = _visible(self.players, INVISIBLE_COLUMNS, changed)
+        if changed:
+            self.notes.append(_invisible_note(changed))
+
+
+# Characters that show as nothing, picked up from a web page, a word processor or a
+# right-to-left text (Unicode format characters, category Cf): the soft hyphen, the
+# Mongolian vowel separator, the zero-width space, non-joiner and joiner, the
+# left-to-right and right-to-left marks, the bidi embeddings, overrides and isolates,
+# the word joiner and invisible operators, and the byte-order mark (zero-width
+# no-break space). ``\u200bA`` looked like ``A`` and was stored as another player
+# (the hostile-input attack, round 2). Other Cf characters (Arabic number signs, the
+# tag characters of flag emoji) are visible or part of a visible sign, and are kept.
+# Removed from ids, and from the PGN tags ids are made of (pgn.py ``INVISIBLE_TAGS``);
+# a players file's ``name`` is kept as given (docs/lists.md: the fixed-width list
+# files drop bidi controls, the machine formats keep the name).
+INVISIBLE = "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+INVISIBLE_COLUMNS = ("white_id", "black_id", "player_id", "game_id", "event_id")
+
+
+def _visible(frame: pl.DataFrame, columns, changed: dict[str, int]) -> pl.DataFrame:
+    """``frame`` with the ``INVISIBLE`` characters removed from the text ``columns``
+    (anywhere in a value); ``changed`` counts the values changed, by column. Columns of
+    ASCII text only (nearly always) cost one pass over their bytes."""
+    hit = []
+    for name in columns:
+        if name not in frame.columns or frame.schema[name] != pl.String:
+            continue
+        values = frame.get_column(name)
+        if not (values.str.len_bytes() != values.str.len_chars()).any():
+            continue
+        count = int(values.str.contains(INVISIBLE).sum())
+        if count:
+            changed[name] = changed.get(name, 0) + count
+            hit.append(name)
+    if not hit:
+        return frame
+    return frame.with_columns(pl.col(c).str.replace_all(INVISIBLE, "") for c in hit)
+
+
+def _invisible_note(changed: dict[str, int]) -> str:
+    where = ", ".join(f"{c} {n}" for c, n in changed.items())
+    return (
+        f"{sum(changed.values())} id value(s) held invisible characters (zero-width space, "
+        f"soft hyphen, direction mark, …; {where}): removed, so that a look-alike is not "
+        "another player"
+    )
+
+
+def without_invisible(frame: pl.DataFrame, notes: list[str], columns) -> pl.DataFrame:
+    """``frame`` with the ``INVISIBLE`` characters removed from ``columns``, and a note
+    counting the values changed (docs/ingest.md "Invisible characters"); for a reader
+    that makes ids of a file's values before its raw table is made (PGN's names)."""
+    changed: dict[str, int] = {}
+    frame = _visible(frame, columns, changed)
+    if changed:
+        notes.append(_invisible_note(changed))
+    return frame
+
 
 @dataclass(frozen=True)
 class Mapping:
@@ -255,6 +320,9 @@ def _csv_bytes(path: Path, notes: list[str]) -> bytes:
 
 
 RAW_TEXT_CAP = 4096  # characters of a row's text kept in the quarantine's raw column
+# Columns a CSV header or a Parquet file may have: arpad reads some thirty; a header of
+# a million (9 MB) took 25 s and 1.6 GB before it was refused (docs/ingest.md).
+MAX_COLUMNS = 200_000
 _PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
@@ -329,6 +397,8 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         header = [h.strip() for h in next(reader)]
     except csv.Error as exc:
         raise InputError(path, 1, f"unreadable header: {exc}") from None
+    if len(header) > MAX_COLUMNS:  # before a column is built for each
+        raise InputError(path, 1, f"{len(header)} columns in the header (at most {MAX_COLUMNS})")
     if source.pos > 1:
         raise InputError(path, 1, "the header runs over several lines (a quote that never closes?)")
     chosen = _choose_mapping(path, header, mapping)
@@ -344,7 +414,11 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, f"expected a {kind} file, the header looks like {row_kind}")
     _check_columns(path, names, row_kind)
     if len(set(names)) != len(names):
-        raise InputError(path, 1, f"duplicate column names in header: {header}")
+        counts = Counter(names)  # the repeated names only, at most ten: one short line
+        same = list(dict.fromkeys(h for h, n in zip(header, names) if counts[n] > 1))
+        more = f" and {len(same) - 10} more" if len(same) > 10 else ""
+        shown = ", ".join(repr(capped(n, 40)) for n in same[:10])
+        raise InputError(path, 1, f"duplicate column names in header: {shown}{more}")
 
     columns: list[list[str | None]] = [[] for _ in names]
     line_numbers: list[int] = []
@@ -424,6 +498,8 @@ def _open_parquet(path: Path, pre_buffer: bool = True) -> pq.ParquetFile:
     from arpad.pipeline.archives import Limits, human
 
     meta = pq.read_metadata(path)
+    if meta.num_columns > MAX_COLUMNS:  # before a schema or an array is built for each
+        raise InputError(path, None, f"{meta.num_columns} columns (at most {MAX_COLUMNS})")
     # Row-group totals only: reading a damaged file's column-chunk statistics can
     # abort the process inside PyArrow (a C++ exception it does not turn into one
     # Python can catch; found by fuzzing, tests/test_hostile_input.py).
@@ -1038,8 +1114,58 @@ def _zip_of_csv(path: Path) -> bool:
     return not any(n.endswith(".pgn") for n in names) and any(n.endswith(".csv") for n in names)
 
 
+# A spreadsheet's own file (docs/ingest.md "Spreadsheet workbooks"): arpad reads none;
+# by name (refused when the format is not given) and by content (refused always).
+WORKBOOK_SUFFIXES = {
+    ".xlsx": "an Excel workbook",
+    ".xlsm": "an Excel workbook",
+    ".xlsb": "an Excel workbook",
+    ".xls": "an Excel workbook",
+    ".ods": "a spreadsheet workbook (OpenDocument)",
+}
+OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the container of .xls (and .doc) files
+ODS_MIMETYPE = b"application/vnd.oasis.opendocument.spreadsheet"
+
+
+def workbook_problem(what: str) -> str:
+    return f"{what}: save it as CSV (File > Save As > CSV UTF-8) and ingest the CSV"
+
+
+def _workbook_inside(path: Path) -> str | None:
+    """What spreadsheet workbook the file's bytes are, whatever its name, else None:
+    an OLE2 container (.xls), a zip holding ``[Content_Types].xml`` and ``xl/`` (.xlsx)
+    or OpenDocument's spreadsheet ``mimetype`` (.ods). Only the zip's directory (and
+    at most 100 bytes of its ``mimetype``) is read."""
+    import zipfile
+
+    from arpad.pipeline.archives import ZIP_ERRORS
+
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+    if head == OLE2:
+        return "an Excel workbook (.xls)"
+    if not head.startswith(b"PK\x03\x04"):
+        return None
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+            if "[Content_Types].xml" in names and any(n.startswith("xl/") for n in names):
+                return "an Excel workbook"
+            if "mimetype" in names:
+                with zf.open("mimetype") as member:
+                    if member.read(100).strip() == ODS_MIMETYPE:
+                        return "a spreadsheet workbook (OpenDocument)"
+    except ZIP_ERRORS:  # damaged: the reader of its format names the problem
+        return None
+    return None
+
+
 def detect_format(path: Path) -> str:
     name = path.name.lower()
+    for suffix, what in WORKBOOK_SUFFIXES.items():
+        if name.endswith(suffix):  # text saved under such a name is read with --format csv
+            problem = workbook_problem(what)
+            raise InputError(path, None, f"{problem} (text under this name: --format csv)")
     if name.endswith(".zip") and not name.endswith(".pgn.zip") and _zip_of_csv(path):
         return "csv"
     for suffix, fmt in sorted(SUFFIXES.items(), key=lambda kv: -len(kv[0])):
@@ -1072,8 +1198,11 @@ def check_input_file(path: Path) -> None:
     try:
         with open(path, "rb") as fh:
             fh.read(1)
+        workbook = _workbook_inside(path)
     except OSError as exc:
         raise InputError(path, None, f"cannot be read: {exc.strerror or exc}") from None
+    if workbook:  # whatever its name or --format says
+        raise InputError(path, None, workbook_problem(workbook))
 
 
 # What a file's first bytes say it is, whatever its name (docs/ingest.md).

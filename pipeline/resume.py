@@ -38,7 +38,9 @@ def read_journal(store: Store, system: str, pool: str) -> dict | None:
     path = journal_path(store, system, pool)
     if not path.exists():
         return None
-    return json.loads(path.read_text())
+    from arpad.pipeline.integrity import open_json  # a damaged journal is named
+
+    return open_json(path)
 
 
 def _file_digest(path: Path) -> str:
@@ -84,9 +86,11 @@ def _completed_prefix(
     periods in order and writes a checkpoint after the period's ratings, so ``run`` has
     completed every period up to it. Checkpoints are sparse (pipeline/checkpoints.py):
     the periods after it that ``run`` had rated are computed again."""
+    from arpad.pipeline.integrity import open_json  # a damaged checkpoint is named
+
     for period in reversed(walk):
         meta = store.state_partition(system, pool, period) / "meta.json"
-        if meta.exists() and json.loads(meta.read_text()).get("run") == run:
+        if meta.exists() and open_json(meta).get("run") == run:
             return period
     return None
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import html
-import json
 import os
 import re
 import shutil
@@ -29,6 +28,7 @@ from pathlib import Path
 import polars as pl
 
 from arpad.pipeline import names, periods
+from arpad.pipeline.integrity import open_json
 from arpad.pipeline.publish import COMBINED, FILES, MANIFEST
 from arpad.pipeline.store import Store, outside
 
@@ -126,7 +126,7 @@ def published_lists(
                 folder = store.published_partition(s, p, n)
                 if not (folder / MANIFEST).is_file():
                     continue  # not (yet) published: the manifest is written last
-                manifest = json.loads((folder / MANIFEST).read_text())
+                manifest = open_json(folder / MANIFEST)  # a damaged one is named
                 frame = pl.read_parquet(folder / FILES["parquet"])
                 found.append(PublishedList(s, p, n, folder, manifest, frame))
     if not found:

@@ -27,9 +27,13 @@ what is promised and the tests that prove it.
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
+import signal
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import duckdb
@@ -121,10 +125,14 @@ def _base_view(reader, con, store: Store, name: str) -> str:
     from arpad.pipeline.integrity import damaged, period_of
 
     for path in root.glob(pattern):
-        if path.is_dir():
+        if path.is_dir() and name not in catalog.LEAVE_OUT_DAMAGED:
             raise damaged(path, "a directory where a Parquet file belongs")
         if path.parent.name.startswith("period="):
             period_of(path.parent)
+    if name in catalog.LEAVE_OUT_DAMAGED:  # a cut quarantine file: left out, with a note
+        shown = [store.root / Path(f).relative_to(root) for f in files]
+        kept, _ = catalog.usable_files(store, name, shown)
+        files = [str(root / p.relative_to(store.root)) for p in kept]
     if not files:
         return catalog._empty_select(schema)
     # Exactly the catalog's read_parquet call (catalog._view_sql): same columns and types.
@@ -223,23 +231,153 @@ def connect_locked(
     return con
 
 
-def run_readonly_sql(store: Store, query: str, params, allow_files=()) -> pl.DataFrame:
+# After a SIGINT/SIGTERM, how long the query is waited for once DuckDB was told to stop
+# (a second signal stops the wait at once); then the call ends, the query left behind.
+INTERRUPT_GRACE = 10.0
+
+
+class _Interrupts:
+    """SIGINT and SIGTERM while ``arpad sql`` (or ``Store.sql``) runs, on the main thread.
+
+    While the query runs (on a thread of its own, ``_run_query``) a signal calls DuckDB's
+    ``interrupt()`` on its connection and is delivered once the query has stopped, as
+    the handler it was meant for would have (KeyboardInterrupt; the console's SIGTERM
+    handler's ``Terminated``): exit 130/143 at once, not a ``RuntimeError: Query
+    interrupted`` traceback after DuckDB's next look at Python's signals, seconds or
+    minutes later (docs/cli.md "arpad sql"). Outside the query the handler is called
+    at once, as without this. A signal whose handler is not Python's (SIG_DFL,
+    SIG_IGN) is left alone; so is every signal off the main thread."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.arrived: list[tuple[int, object]] = []
+        self.previous: dict[int, object] = {}
+        self.connection: duckdb.DuckDBPyConnection | None = None
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            for signum in self.SIGNALS:
+                handler = signal.getsignal(signum)
+                if callable(handler):
+                    self.previous[signum] = signal.signal(signum, self._take)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+
+    def _take(self, signum, frame) -> None:
+        self.arrived.append((signum, frame))
+        if self.connection is not None:
+            self.connection.interrupt()
+        else:
+            self.deliver()
+
+    def deliver(self) -> None:
+        """Raise what the first signal's own handler raises (KeyboardInterrupt else)."""
+        signum, frame = self.arrived[0]
+        self.previous[signum](signum, frame)
+        raise KeyboardInterrupt
+
+
+def _run_query(con, query: str, params, interrupts: _Interrupts, timeout: float | None):
+    """``catalog.query_arrow`` on a thread of its own while this thread waits, so that a
+    signal is handled at once (``_Interrupts``) and ``timeout`` (seconds) is kept: then
+    DuckDB's ``interrupt()`` stops the query (asked again until it has stopped: a query
+    that had not started yet does not see the first). True in ``abandoned`` when the
+    query was left running (it did not stop within ``INTERRUPT_GRACE`` of a signal)."""
+    outcome: dict = {}
+
+    def work() -> None:
+        try:
+            outcome["table"] = catalog.query_arrow(con, query, params)
+        except BaseException as exc:  # handed to the waiting thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name="arpad-sql-query", daemon=True)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    timed_out = False
+    given_up = None  # when to stop waiting for a query told to stop by a signal
+    interrupts.connection = con
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.05)
+            if not worker.is_alive():
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                timed_out = True
+            if interrupts.arrived and given_up is None:
+                given_up = time.monotonic() + INTERRUPT_GRACE
+            if timed_out or interrupts.arrived:
+                con.interrupt()
+            if given_up is not None and (
+                len(interrupts.arrived) > 1 or time.monotonic() >= given_up
+            ):
+                outcome["abandoned"] = True
+                break
+    finally:
+        interrupts.connection = None
+    if interrupts.arrived:
+        return outcome
+    if "error" in outcome and timed_out and isinstance(outcome["error"], duckdb.Error):
+        raise ValueError(f"query ran longer than {timeout:g} s (--timeout): stopped") from None
+    return outcome
+
+
+def check_timeout(timeout) -> float | None:
+    """``timeout`` as seconds (None: no limit); a ValueError unless a positive number."""
+    if timeout is None:
+        return None
+    try:
+        seconds = float(timeout)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not (0 < seconds < math.inf):
+        raise ValueError(f"--timeout takes a positive number of seconds, got {timeout!r}")
+    return seconds
+
+
+def run_readonly_sql(
+    store: Store, query: str, params, allow_files=(), timeout: float | None = None
+) -> pl.DataFrame:
     """Run one read-only statement over the catalog views; returns the result.
 
-    Raises ValueError (exit 2) for a refused statement or an SQL error."""
+    ``timeout``: seconds the query may run (None: no limit). A SIGINT or SIGTERM stops
+    the query at once (``_Interrupts``). Raises ValueError (exit 2) for a refused
+    statement, an SQL error or a query that ran out of time."""
+    timeout = check_timeout(timeout)
     check_statement(query)
     spill = tempfile.mkdtemp(prefix="arpad-sql-")
+    abandoned = False
     try:
-        con = connect_locked(store, allow_files, temp_directory=spill)
-        try:
-            table = catalog.query_arrow(con, query, list(params or []) or None)
-        except duckdb.Error as exc:
-            raise ValueError(f"SQL error: {_one_line(exc)}") from None
-        finally:
-            con.close()
+        with _Interrupts() as interrupts:
+            try:
+                con = connect_locked(store, allow_files, temp_directory=spill)
+                try:
+                    outcome = _run_query(
+                        con, query, list(params or []) or None, interrupts, timeout
+                    )
+                    abandoned = outcome.get("abandoned", False)
+                finally:
+                    if not abandoned:  # closing under a running query could block
+                        con.close()
+            except Exception:
+                if interrupts.arrived:  # DuckDB's "Query interrupted" while connecting
+                    interrupts.deliver()
+                raise
+            if interrupts.arrived:
+                interrupts.deliver()
     finally:
-        shutil.rmtree(spill, ignore_errors=True)
-    return result_frame(table)
+        if not abandoned:
+            shutil.rmtree(spill, ignore_errors=True)
+    if "error" in outcome:
+        error = outcome["error"]
+        if isinstance(error, duckdb.Error):
+            raise ValueError(f"SQL error: {_one_line(error)}") from None
+        raise error
+    return result_frame(outcome["table"])
 
 
 def unique_names(names: list[str]) -> list[str]:

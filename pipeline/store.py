@@ -12,6 +12,7 @@ visible under a final name. Layout (docs/store.md):
     STORE/quarantine/batch=<batch>/part-0.parquet
     STORE/manifest/manifest.parquet
     STORE/catalog.duckdb
+    STORE/store.json          the store format ({"format": 1}; ``STORE_FORMAT``)
 """
 
 from __future__ import annotations
@@ -491,6 +492,7 @@ def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterat
 
     root = Path(root)
     check_store_path(root)
+    store_format(root)  # a store of a newer arpad is not written (nor locked)
     with _writable(root):
         root.mkdir(parents=True, exist_ok=True)
     path = root / ".lock"
@@ -531,6 +533,8 @@ def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterat
         journal = _JOURNALS[root.resolve()] = _Journal(root)
     try:
         try:
+            if Store(root).exists():  # (refused when newer than this arpad)
+                write_format(root)  # a store written before store.json: its format now
             yield
         except Exception:
             # A failed command (disk full, bad input found late, a bug) leaves the
@@ -577,6 +581,62 @@ def _finish_interrupted_ingests(root: Path) -> None:
             catalog.refresh(store)
 
 
+# The store's format (docs/store.md "Store format"): ``STORE/store.json`` holds
+# ``{"format": N}``, written when a store is created and by the next write into a store
+# without it; a store without it is format 1. An arpad refuses a store of a format newer
+# than ``STORE_FORMAT``: it cannot know what such a store's files mean.
+STORE_FORMAT = 1
+STORE_FILE = "store.json"
+# store.json files already read by this process: (path, inode, size, mtime) -> format
+_FORMATS: dict[tuple, int] = {}
+
+
+def format_problem(data: dict) -> str | None:
+    """``store.json``'s content: a ``format`` that is a whole number from 1."""
+    value = data.get("format", 1)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        return f"its format is {json.dumps(value)[:40]}, not a store format number"
+    return None
+
+
+def store_format(root: str | os.PathLike) -> int:
+    """The format of the store at ``root`` (1 without ``store.json``); ``InputError``
+    naming ``store.json`` when it is damaged or newer than this arpad reads. One stat per
+    call; the file (a few bytes) is read once per process while it does not change."""
+    from arpad.pipeline.errors import InputError
+    from arpad.pipeline.integrity import open_json
+
+    path = Path(root) / STORE_FILE
+    try:
+        st = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return 1
+    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+    found = _FORMATS.get(key)
+    if found is None:
+        try:
+            found = open_json(path, format_problem).get("format", 1)
+        except FileNotFoundError:  # removed just now
+            return 1
+    if found > STORE_FORMAT:
+        raise InputError(
+            path,
+            None,
+            f"written by a newer arpad (store format {found}; this arpad reads up to "
+            f"{STORE_FORMAT}): upgrade arpad",
+        )
+    _FORMATS[key] = found
+    return found
+
+
+def write_format(root: Path) -> None:
+    """Write ``store.json`` (atomically, undone with the command) when the store lacks it."""
+    path = Path(root) / STORE_FILE
+    if not os.path.lexists(path):
+        text = json.dumps({"format": STORE_FORMAT}) + "\n"
+        atomic_write_text(text, path, root)
+
+
 def _period_of(folder: Path) -> int:
     """A ``period=N`` folder's period; a folder of another name (``period=2024-13``, put
     there by hand) is named in a one-line error instead of an int() ValueError."""
@@ -596,6 +656,7 @@ def _casts(column, to: pa.DataType) -> bool:
 class Store:
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
+        store_format(self.root)  # a store of a newer arpad: refused by every command
 
     # -- paths ---------------------------------------------------------------
     @property
@@ -661,6 +722,7 @@ class Store:
             if not d.exists():
                 before_change(d)  # a failed first ingest leaves no empty skeleton behind
             d.mkdir(parents=True, exist_ok=True)
+        write_format(self.root)  # a new store (or one written before store.json)
 
     # -- games -----------------------------------------------------------------
     def game_partition(self, pool: str, period: int) -> Path:
@@ -959,8 +1021,10 @@ class Store:
         return sorted(_period_of(p) for p in self._subdirs(base) if (p / "meta.json").exists())
 
     def read_state(self, system: str, pool: str, period: int) -> tuple[dict[str, pa.Table], dict]:
+        from arpad.pipeline.integrity import open_json
+
         base = self.state_partition(system, pool, period)
-        meta = json.loads((base / "meta.json").read_text())
+        meta = open_json(base / "meta.json")  # damaged: named, with `arpad rate … --full`
         tables = {p.stem: read_parquet_file(p) for p in sorted(base.glob("*.parquet"))}
         return tables, meta
 

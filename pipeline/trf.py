@@ -21,7 +21,9 @@ Decisions where the format leaves room (docs/pgn-trf.md):
   the start date (042), else the end date (052); free-form dates ``28. 07. 2005``,
   ``24/09/2010`` (day first), ``May 29, 2020`` are understood.
 * Pool: blitz/bullet/rapid/standard named in 092, 122 or 012, else a
-  ``N+M``/``N Plus M`` (minutes + seconds) time control there, else standard.
+  ``N+M``/``N Plus M`` (minutes + seconds) time control there, else standard; a
+  pool other than standard is named in the summary with the words it came from
+  (``pool_note``), and ``arpad ingest --pool`` overrides it.
 * Player id: the FIDE id (columns 58–68) when non-zero, else ``<file>#<rank>``.
 * The points column (81–84) is compared with the sum of the line's results
   (``points_note``): a note names the players whose totals differ (a mis-keyed
@@ -160,20 +162,43 @@ def round_date(text: str, start: str | None = None) -> str | None:
     return parse_free_date(t) or t
 
 
-def tournament_pool(header: dict[str, str]) -> str | None:
-    texts = [header.get(code, "") for code in ("092", "122", "012")]
-    for text in texts:
-        low = text.lower()
-        if "blitz" in low or "bullet" in low or "lightning" in low:
-            return "blitz"
-        if "rapid" in low or "schnell" in low or "rápid" in low:
-            return "rapid"
-        if "standard" in low or "classical" in low:
-            return "standard"
-    for text in texts:
+# The header records the pool is read from, in this order, and what each one is.
+POOL_RECORDS = {"092": "tournament type", "122": "time control", "012": "tournament name"}
+_POOL_WORDS = (
+    ("blitz", r"blitz|bullet|lightning"),
+    ("rapid", r"rapid|schnell|rápid"),
+    ("standard", r"standard|classical"),
+)
+
+
+def pool_origin(header: dict[str, str]) -> tuple[str | None, str | None]:
+    """The pool the header names and where it was read (for the ingest summary, the
+    officer's attack of 2026-12-03: ``012 SK Rapid Wien Klubmeisterschaft`` was stored
+    as rapid without a word): ``("rapid", "the word 'Rapid' in the 012 tournament name
+    'SK Rapid Wien …'")``; ``(None, None)`` when the header names none (standard)."""
+    texts = [(code, header.get(code, "")) for code in POOL_RECORDS]
+    for code, text in texts:
+        for pool, words in _POOL_WORDS:
+            if m := re.search(words, text, re.IGNORECASE):
+                where = f"{code} {POOL_RECORDS[code]} {text.strip()!r}"
+                return pool, f"the word {m.group(0)!r} in the {where}"
+    for code, text in texts:
         if m := re.search(r"(\d+)\s*(?:\+|plus)\s*(\d+)", text, re.IGNORECASE):
-            return pgn.time_control_pool(f"{int(m.group(1)) * 60}+{m.group(2)}")
-    return None
+            pool = pgn.time_control_pool(f"{int(m.group(1)) * 60}+{m.group(2)}")
+            where = f"{code} {POOL_RECORDS[code]} {text.strip()!r}"
+            return pool, f"the time control {m.group(0)!r} (minutes + seconds) in the {where}"
+    return None, None
+
+
+def tournament_pool(header: dict[str, str]) -> str | None:
+    return pool_origin(header)[0]
+
+
+def pool_note(pool: str | None, origin: str | None) -> str | None:
+    """The summary's note for a file whose games go to a pool other than standard."""
+    if pool is None or pool == "standard":
+        return None
+    return f"pool {pool} ({origin}; pass --pool standard to override)"
 
 
 def _birth(text: str) -> tuple[str | None, str | None]:
@@ -433,7 +458,9 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     for r in range(1, rounds + 1):
         c = BLOCK_START + BLOCK_WIDTH * (r - 1)
         dates[r] = round_date(cols(dates_line, c, c + 7), start) if dates_line else None
-    pool = tournament_pool(header)
+    pool, origin = pool_origin(header)
+    if note := pool_note(pool, origin):
+        notes.append(note)
     event = header.get("012") or source
     # Games are keyed by the tournament (012 name + start date) when the header has both,
     # so the TRF after round 4 and the final TRF of one event share their first rounds.

@@ -7,7 +7,7 @@ Reason codes: ``pipeline.reasons.Reason`` (table in docs/ingest.md).
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import polars as pl
@@ -68,6 +68,7 @@ class Validated:
     accepted: pa.Table  # GAMES or PLAYERS
     quarantine: pa.Table  # QUARANTINE
     rows_read: int
+    notes: list[str] = field(default_factory=list)  # summary lines (players files)
 
 
 def _text(name: str, frame: pl.DataFrame) -> pl.Expr:
@@ -165,14 +166,23 @@ def _result_key(result: pl.Expr) -> pl.Expr:
 # timestamp: "2025-01-10 09:00:00", "2025-01-10T09:00", with a zone "…+09:00" or "…Z".
 # The game's date is the date as written (the players' local date: docs/ingest.md).
 _TIME_OF_DAY = (
-    r"^(\d{4}[-./]\d{1,2}[-./]\d{1,2})[ T]([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?"
-    r"(Z|[+-]\d{2}(:?\d{2})?)?$"
+    r"^(\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}\.\d{1,2}\.\d{4})[ T]([01]?\d|2[0-3]):[0-5]\d"
+    r"(:[0-5]\d(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$"
 )
+# The European date: day first, with dots, four-digit year last (``03.11.2026``, as a
+# German or Austrian spreadsheet writes it; the officer's attack of 2026-12-03). It is
+# unambiguous: the US writes its month-first dates with slashes. Slashed dates with the
+# year last (``03/11/2026``: day or month first?) stay ``bad_date`` (docs/ingest.md).
+_DAY_FIRST = r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$"
 
 
 def _parse_date(expr: pl.Expr) -> pl.Expr:
-    normal = expr.str.replace(_TIME_OF_DAY, "$1").str.replace_all(r"[./]", "-")
-    return normal.str.strptime(pl.Date, "%Y-%m-%d", strict=False)
+    normal = expr.str.replace(_TIME_OF_DAY, "$1").str.replace(_DAY_FIRST, "$3-$2-$1")
+    normal = normal.str.replace_all(r"[./]", "-")
+    # a sign (`+2024-01-05`) is no date: strptime would read it as the year
+    return pl.when(normal.str.contains(r"^\d")).then(
+        normal.str.strptime(pl.Date, "%Y-%m-%d", strict=False)
+    )
 
 
 class SeenIds(Protocol):
@@ -672,6 +682,18 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
     )
     good = f.filter(pl.col("_reason").is_null())
     bad = f.filter(pl.col("_reason").is_not_null())
+    # A rating of 0 is FIDE's (and TRF's) "unrated", not a rating: read as none, and the
+    # rated games with it; a peak of 0 likewise. An ECF grade 0 is a real grade.
+    zero = pl.col("_rating") == 0.0
+    notes = _zero_rating_notes(good)
+    good = good.with_columns(
+        pl.when(zero).then(None).otherwise(pl.col("_rating")).alias("_rating"),
+        pl.when(zero).then(None).otherwise(pl.col("_rated_games")).alias("_rated_games"),
+        pl.when(pl.col("_peak_rating") == 0.0)
+        .then(None)
+        .otherwise(pl.col("_peak_rating"))
+        .alias("_peak_rating"),
+    )
     accepted = good.select(
         "player_id",
         "name",
@@ -697,4 +719,20 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
         schemas.conform(accepted.to_arrow(), schemas.PLAYERS),
         _quarantine_rows(raw, bad, source, batch),
         raw.frame.height + len(raw.problems),
+        notes,
     )
+
+
+def _zero_rating_notes(good: pl.DataFrame) -> list[str]:
+    """The note for accepted players rows whose rating or peak is 0 (read as none)."""
+    rating = int((good.get_column("_rating") == 0.0).sum())
+    peak = int((good.get_column("_peak_rating") == 0.0).sum())
+    notes = []
+    if rating:
+        notes.append(
+            f"{rating} player row(s) with rating 0: read as unrated (no rating, no rated "
+            "games; FIDE's lists and TRF write 0 for unrated)"
+        )
+    if peak:
+        notes.append(f"{peak} player row(s) with peak_rating 0: read as no peak rating")
+    return notes

@@ -154,6 +154,6 @@ def test_a_publication_without_trail_counts_goes_by_time_and_batch(tmp_path):
     path.write_text(json.dumps(manifest))
     time.sleep(1.1)  # the merge log keeps seconds: the merge must fall in a later one
     ingest(root, tmp_path, SECOND, "v2.csv")
-    assert main(["players", "merge", "C", "D", "--store", str(root)]) == 0
+    assert main(["players", "merge", "C", "D", "--force", "--store", str(root)]) == 0
     _, since = diff(store, "elo", "standard", 202403)
     assert since["action"].to_list() == ["correction", "merge"]

@@ -178,8 +178,15 @@ def test_a_chain_does_not_join_two_birth_years(tmp_path):
 
 @pytest.fixture
 def xstore(tmp_path) -> Store:
-    players = [("X1", "One, A", None), ("X2", "Two, B", None), ("X3", "Three, C", None)]
-    games = [("X1", "X2", 2020), ("X2", "X3", 2020), ("X3", "X1", 2021)]
+    # X1, X2 and X3 never met (a merge of two ids that met is refused: docs/identity.md
+    # "Self-play"); each played O1
+    players = [
+        ("X1", "One, A", None),
+        ("X2", "Two, B", None),
+        ("X3", "Three, C", None),
+        ("O1", "Other, D", None),
+    ]
+    games = [("X1", "O1", 2020), ("X2", "O1", 2020), ("X3", "O1", 2021)]
     return players_store(tmp_path, players, games)
 
 

@@ -68,15 +68,17 @@ def test_ingesting_the_same_file_twice_changes_nothing(tmp_path):
 
 
 def test_duplicates_across_files_are_quarantined(tmp_path):
-    a = write_csv(tmp_path / "a.csv", "game_id,period,white_id,black_id,score", ["x1,1,a,b,1"])
-    b = write_csv(
-        tmp_path / "b.csv", "game_id,period,white_id,black_id,score", ["x1,1,a,b,0", "x2,1,a,c,0"]
-    )
+    """A stored game id again: another game under it is duplicate_game_id; the same game
+    (White, Black, period) with another result is conflicting_result (docs/ingest.md)."""
+    header = "game_id,period,white_id,black_id,score"
+    a = write_csv(tmp_path / "a.csv", header, ["x1,1,a,b,1", "x3,1,c,d,1"])
+    b = write_csv(tmp_path / "b.csv", header, ["x1,1,a,b,0", "x2,1,a,c,0", "x3,1,e,f,1"])
     store = Store(tmp_path / "s")
     ingest_file(store, a)
     report = ingest_file(store, b)
-    assert report.accepted == 1 and report.reasons == {"duplicate_game_id": 1}
-    assert "already stored from a.csv" in report.examples[0]
+    assert report.accepted == 1
+    assert report.reasons == {"conflicting_result": 1, "duplicate_game_id": 1}
+    assert any("already stored from a.csv" in e for e in report.examples)
 
 
 def test_players_mentioned_by_games_are_created_unrated(tmp_path):

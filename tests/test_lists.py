@@ -102,7 +102,8 @@ def test_fide_txt_round_trip_with_an_independent_fixed_width_reader(fide_store, 
     text = out.read_text()
     header = text.splitlines()[0]
     assert header.startswith("ID Number      Name")
-    assert header[113:118] == "JAN26" and header[132:136] == "Flag"
+    # period 202601 is the list of 1 February 2026 (docs/lists.md "Which month a list is")
+    assert header[113:118] == "FEB26" and header[132:136] == "Flag"
     got = read_fixed_width(text)
     want = store_list(fide_store, 202601)
     assert sorted(got["ID Number"]) == sorted(want)

@@ -180,7 +180,11 @@ def test_trf_header_date_not_understood_is_named(tmp_path, capsys):
 def test_corrected_trf_under_a_new_name_says_the_result_was_not_applied(tmp_path, capsys):
     """The arbiter's corrected TRF saved under a new name: its changed result was
     quarantined "already stored from …" exactly like the unchanged games, so nothing
-    told the officer the correction had not been applied."""
+    told the officer the correction had not been applied. Now the changed game is
+    quarantined conflicting_result with a note whose hint gives the stored source's
+    identity (its absolute path here, not the label open.trf), and the same bytes
+    ingested as a new version of that source apply the correction (docs/ingest.md
+    "Which file is which (source identity) and corrections")."""
     first = [
         trf_line(1, "Aa, Anna", 2200, 10001, ["   2 w 1", "   3 b ="]),
         trf_line(2, "Bb, Bert", 2100, 10002, ["   1 b 0", "   4 w 1"]),
@@ -191,22 +195,76 @@ def test_corrected_trf_under_a_new_name_says_the_result_was_not_applied(tmp_path
     (tmp_path / "open.trf").write_text(trf_text(first))
     (tmp_path / "open-v2.trf").write_text(trf_text(fixed + first[2:]))
     root = str(tmp_path / "store")
-    assert run("ingest", str(tmp_path / "open.trf"), "--store", root) == 0
+    # outside the working directory: the source's identity is its absolute path
+    ident, v2 = str(tmp_path / "open.trf"), str(tmp_path / "open-v2.trf")
+    assert run("ingest", ident, "--store", root) == 0
+    before = stored_games(tmp_path / "store").select("game_id", "score", "source").rows()
+    assert before == [
+        ("trf:Officer Open|2024-01-10:r1:1-2", 1.0, "open.trf:5"),
+        ("trf:Officer Open|2024-01-10:r1:3-4", 1.0, "open.trf:7"),
+        ("trf:Officer Open|2024-01-10:r2:1-3", 0.5, "open.trf:5"),
+        ("trf:Officer Open|2024-01-10:r2:2-4", 1.0, "open.trf:6"),
+    ]
     capsys.readouterr()
-    assert run("ingest", str(tmp_path / "open-v2.trf"), "--store", root) == 2
+    assert run("ingest", v2, "--store", root) == 2
     out = capsys.readouterr()
     text = out.out + out.err
-    changed = [line for line in text.splitlines() if "not applied" in line]
+    changed = [line for line in text.splitlines() if ": conflicting_result: " in line]
     assert len(changed) == 1 and "trf:Officer Open|2024-01-10:r1:1-2" in changed[0]
-    assert "with White's score 1 there, 0 here" in changed[0]
-    assert "--source 'open.trf' or --replace" in changed[0]
-    assert stored_games(tmp_path / "store")["score"].to_list()[0] == 1.0
-    # the same bytes again with --source are skipped, and now the summary says why
+    assert "already stored from open.trf:5 with White's score 1 there, 0 here" in changed[0]
+    hint = f"not applied (a correction of open.trf is ingested with --source {ident!r}"
+    assert hint in changed[0]
+    assert "--source 'open.trf'" not in text  # the label is no stored identity
     assert (
-        run("ingest", str(tmp_path / "open-v2.trf"), "--source", "open.trf", "--store", root) == 0
+        "note: 1 game(s) with the date and players of a game stored from another file but "
+        "another result: not applied (quarantined as conflicting_result; to correct "
+        f"{ident}, ingest this file with --source {ident!r}: a new version replaces all of "
+        "that source's games, so send the complete corrected file)" in out.out
     )
+    assert "quarantined by reason: conflicting_result 1, duplicate_game_id 3" in text
+    assert stored_games(tmp_path / "store").select("game_id", "score", "source").rows() == before
+    # --source with the label (what the old hint gave) names no stored source: a note
+    # gives the identity, and nothing of open.trf is replaced
+    assert run("ingest", v2, "--source", "open.trf", "--store", root) == 2
     out = capsys.readouterr()
-    assert "--source and --replace do not apply to a file stored byte for byte" in out.out + out.err
+    assert (
+        "note: --source open.trf names no stored source; open.trf is the name the rows of "
+        f"the stored source {ident} carry: to correct that source, --source {ident!r}" in out.out
+    )
+    assert "replaced the earlier version" not in out.out + out.err
+    assert stored_games(tmp_path / "store").select("game_id", "score", "source").rows() == before
+    # the same bytes as a new version of the stored source: the correction is applied,
+    # although those bytes were tried under another name first
+    assert run("ingest", v2, "--source", ident, "--store", root) == 0
+    out = capsys.readouterr()
+    assert (
+        "4 rows read, 4 games stored, 0 quarantined; replaced the earlier version of "
+        "open.trf (0 games removed, 0 added, 1 changed)" in out.out
+    )
+    assert (
+        "note: these bytes were ingested before as open.trf (0 games stored, 4 quarantined): "
+        f"that ingest is undone, the file is stored as the new version of {ident}" in out.out
+    )
+    assert stored_games(tmp_path / "store").select("game_id", "score", "source").rows() == [
+        ("trf:Officer Open|2024-01-10:r1:1-2", 0.0, "open.trf:5"),  # Bert beat Anna
+        ("trf:Officer Open|2024-01-10:r1:3-4", 1.0, "open.trf:7"),
+        ("trf:Officer Open|2024-01-10:r2:1-3", 0.5, "open.trf:5"),
+        ("trf:Officer Open|2024-01-10:r2:2-4", 1.0, "open.trf:6"),
+    ]
+    manifest = pq.read_table(Store(root).manifest_path).to_pylist()
+    assert [(m["source"], m["source_key"], m["accepted"], m["quarantined"]) for m in manifest] == [
+        ("open.trf", ident, 4, 0)
+    ]
+    # the same bytes again, now stored as that source: skipped; with --replace the
+    # summary says why
+    assert run("ingest", v2, "--source", ident, "--store", root) == 0
+    assert "skipped, identical content already ingested as open.trf" in capsys.readouterr().out
+    assert run("ingest", v2, "--replace", "--store", root) == 0
+    out = capsys.readouterr()
+    assert "skipped, identical content already ingested as open.trf" in out.out
+    assert "--source and --replace do not apply to a file stored byte for byte" in out.out
+    assert stored_games(tmp_path / "store")["score"].to_list()[0] == 0.0
+    assert run("check", "--store", root) == 0
 
 
 def test_trf_aligned_lines_still_read(tmp_path):
@@ -305,7 +363,7 @@ def test_merge_interrupted_after_its_alias_file_leaves_the_ratings_stale(
 
     monkeypatch.setattr(identity, "_write_merge", write_then_interrupt)
     s = ["--store", str(rated)]
-    assert main(["players", "merge", "1001", "1004", *s]) == 130
+    assert main(["players", "merge", "1001", "1004", "--force", *s]) == 130
     monkeypatch.undo()
     assert identity.alias_map(Store(rated)) == {"1004": "1001"}  # the merge is in force
     capsys.readouterr()
@@ -386,7 +444,7 @@ def test_diff_of_a_fide_list_is_in_whole_numbers(rated, tmp_path):
 
 def test_publish_refuses_after_a_merge_until_rated(rated, capsys):
     s = ["--store", str(rated)]
-    assert main(["players", "merge", "1001", "1004", *s]) == 0
+    assert main(["players", "merge", "1001", "1004", "--force", *s]) == 0
     assert main(["publish", *s]) == 2
     assert "out of date" in capsys.readouterr().err
     assert run("rate", "--system", "fide", *s) == 0

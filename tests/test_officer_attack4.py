@@ -167,9 +167,9 @@ def test_fit_counts_screen_columns():
 def test_header_line_and_column_positions_as_documented(published):
     head = (published / "list.txt").read_text(encoding="utf-8").splitlines()[0]
     assert head.split() == ["ID", "Number", "Name", "Fed", "Sex", "Tit", "WTit", "OTit",
-                            "FOA", "JAN24", "Gms", "K", "B-day", "Flag"]  # fmt: skip
+                            "FOA", "FEB24", "Gms", "K", "B-day", "Flag"]  # fmt: skip
     for name, start, width in TXT_LAYOUT:
-        assert head[start : start + width].strip() == (name if name != "Rating" else "JAN24")
+        assert head[start : start + width].strip() == (name if name != "Rating" else "FEB24")
 
 
 # -- order, ties, rounding ----------------------------------------------------------------

@@ -432,7 +432,7 @@ def test_locked_views_equal_catalog_views(world, tmp_path):
     # a copy with a merge, so the alias, merge-log and corrections views have rows too
     shutil.copytree(world / "store", tmp_path / "store")
     store = Store(tmp_path / "store")
-    assert main(["players", "merge", "C", "D", "--store", str(store.root)]) == 0
+    assert main(["players", "merge", "C", "D", "--force", "--store", str(store.root)]) == 0
     plain = catalog.connect(store)
     locked = connect_locked(store)
     try:

@@ -52,6 +52,27 @@ def register(sub) -> None:
         help="PGN/TRF: store games whose date, White, Black and result equal a game of "
         "another file (default: quarantined as probable_duplicate)",
     )
+    p.add_argument(
+        "--pool",
+        default=None,
+        choices=("standard", "rapid", "blitz"),
+        help="every game of the games files in this pool, whatever the file says (a TRF's "
+        "or PGN's pool is otherwise read from its header or tags; docs/ingest.md)",
+    )
+    p.add_argument(
+        "--ignore-stated-ratings",
+        action="store_true",
+        help="store the ratings games files state (TRF 001, PGN WhiteElo/BlackElo, "
+        "white_rating/black_rating) as null: your own list is the authority "
+        "(docs/observations.md)",
+    )
+    p.add_argument(
+        "--rate-moveless",
+        action="store_true",
+        help="PGN: store games without moves as rated (a historical collection's results "
+        "whose moves were not kept; default: stored unrated, as a forfeit may be; "
+        "docs/pgn-trf.md)",
+    )
     add_orchestration(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -109,7 +130,21 @@ def register(sub) -> None:
         metavar="YYYY[-MM[-DD]]",
         help="the list as it stood on that date: the latest rated period at or before it",
     )
-    p.add_argument("--top", type=int, default=None)
+    when.add_argument(
+        "--in-force",
+        default=None,
+        metavar="YYYY[-MM[-DD]]",
+        help="the list in force on that day (FIDE's list date: 2026-12 is the list of "
+        "1 December 2026, November's games)",
+    )
+    p.add_argument("--top", type=int, default=None, help="the first N ranked (active) players")
+    p.add_argument(
+        "--min-games",
+        type=int,
+        default=None,
+        metavar="N",
+        help="only players with at least N rated games up to the list's period, ranked again",
+    )
     p.add_argument(
         "--active",
         type=int,
@@ -145,6 +180,13 @@ def register(sub) -> None:
         metavar="[NAME=]PATH",
         help="make a local CSV/Parquet/JSON file a table NAME (default: the file's stem) "
         "the query can join (repeatable; no other file can be read)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop the query after SECONDS (exit 2; default: no limit)",
     )
     p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
     p.add_argument("--output", default=None, metavar="FILE")
@@ -198,6 +240,9 @@ def cmd_ingest(args) -> int:
         args.wait,
         args.source,
         args.keep_probable_duplicates,
+        args.pool,
+        args.ignore_stated_ratings,
+        args.rate_moveless,
     )
     return print_ingest_report(run_job(args, "ingest", request))
 
@@ -231,6 +276,12 @@ def print_rate_summary(s) -> None:
     if s.incremental_from is not None:
         print(f"{s.system}/{s.pool}: recomputing from stale period {s.incremental_from}")
     print(summary_line(s))
+    if s.self_play:  # ids that met, merged with --force (docs/identity.md)
+        print(
+            f"arpad: note: {s.system}/{s.pool}: {s.self_play} game(s) of a player against "
+            "himself (ids merged with arpad players merge --force) not rated",
+            file=sys.stderr,
+        )
 
 
 def rules_date_note(system_name: str, spec: str | None, pool: str) -> None:
@@ -295,8 +346,10 @@ def cmd_reconstruct(args) -> int:
 def cmd_list(args) -> int:
     if args.top is not None and args.top < 1:
         raise ValueError(f"--top takes a positive number of players, got {args.top}")
+    if args.min_games is not None and args.min_games < 1:
+        raise ValueError(f"--min-games takes a positive number of games, got {args.min_games}")
     store = require_store(args)
-    from arpad.pipeline.lists import list_frame, write_list
+    from arpad.pipeline.lists import list_frame, top_ranked, write_list
 
     if args.pool == "all":  # FIDE's combined file: every pool on one line (docs/lists.md)
         from arpad.pipeline.combined import combined_frame, write_combined
@@ -308,6 +361,14 @@ def cmd_list(args) -> int:
 
             rated = sorted({p for pool in POOLS for p in store.rating_periods(args.system, pool)})
             period = periods.period_at(args.date, rated, f"the {args.system} lists")
+        elif args.in_force is not None:
+            from arpad.pipeline.lists import period_in_force
+            from arpad.pipeline.schemas import POOLS
+
+            rated = sorted({p for pool in POOLS for p in store.rating_periods(args.system, pool)})
+            period = period_in_force(args.in_force, rated, f"the {args.system} lists")
+        if args.min_games is not None:
+            raise ValueError("--min-games is for one pool's list, not --pool all")
         frame, period = combined_frame(store, args.system, period, args.top)
         if args.fmt == "table" and not args.output:
             print(f"{args.system} / all pools / period {period}: {frame.height} players")
@@ -315,7 +376,14 @@ def cmd_list(args) -> int:
         return 0
     active = args.active
     frame, period = list_frame(
-        store, args.system, args.pool, args.period, None if active else args.top, args.date
+        store,
+        args.system,
+        args.pool,
+        args.period,
+        None if active else args.top,
+        args.date,
+        args.min_games,
+        args.in_force,
     )
     if active is not None:
         from arpad.pipeline.activity import active_only
@@ -323,7 +391,7 @@ def cmd_list(args) -> int:
 
         lower = get_system(args.system).lower_is_better
         frame = active_only(frame, store, args.system, args.pool, period, active, lower)
-        frame = frame.head(args.top) if args.top else frame
+        frame = top_ranked(frame, args.top) if args.top else frame
     from arpad.pipeline.publish import out_of_date
 
     if stale := out_of_date(store, args.system, args.pool, period):  # docs/lists.md
@@ -334,17 +402,29 @@ def cmd_list(args) -> int:
 
         if note := precision_note(period_precision(store, args.pool, period)):
             print(note)  # games dated only to the year/month (docs/pgn-trf.md)
-    elif args.date is not None:  # the file has no header line: say it on stderr
+    elif args.date is not None or args.in_force is not None:  # no header line: stderr
         print(f"{args.system} / {args.pool} / {_shown(args, period)}", file=sys.stderr)
     write_list(frame, period, args.fmt, args.output, max_rows=args.top or 50)
     return 0
 
 
 def _shown(args, period: int) -> str:
-    """Which list is shown: ``period P``, or for ``--date`` the period it resolved to."""
+    """Which list is shown: ``period P``, or for ``--date``/``--in-force`` the period it
+    resolved to, with the day its list takes effect (FIDE's list date, docs/lists.md)."""
+    from arpad.pipeline.lists import list_date
+
+    effect = list_date(period)
+    since = f"; in force from {effect.isoformat()}" if effect else ""
+    if args.in_force is not None:
+        return (
+            f"list in force on {args.in_force} = period {period_label(period)} "
+            f"(latest rated period closed by then{since})"
+        )
     if args.date is None:
-        return f"period {period}"
-    return f"list of {args.date} = period {period_label(period)} (latest rated at or before it)"
+        return f"period {period}" + (f" (in force from {effect.isoformat()})" if effect else "")
+    return (
+        f"list of {args.date} = period {period_label(period)} (latest rated at or before it{since})"
+    )
 
 
 def cmd_sql(args) -> int:
@@ -354,6 +434,8 @@ def cmd_sql(args) -> int:
         outside(store.root, args.output)
     from arpad.pipeline.sql import run_readonly_sql  # DuckDB and polars: only for `arpad sql`
 
-    frame = run_readonly_sql(store, args.query, args.param, allow_files=args.allow_file)
+    frame = run_readonly_sql(
+        store, args.query, args.param, allow_files=args.allow_file, timeout=args.timeout
+    )
     output.render(frame, args.fmt, args.output)
     return 0

@@ -14,6 +14,13 @@ def register(sub) -> None:
     p.add_argument("--pool", default="standard")
     p.add_argument("--top", type=int, default=10, help="players per year (default 10)")
     p.add_argument("--by", default="year", choices=("year", "decade"))
+    p.add_argument(
+        "--min-games",
+        type=int,
+        default=None,
+        metavar="N",
+        help="only players with at least N rated games in the year (decade)",
+    )
     p.add_argument("--format", dest="fmt", default="table", choices=ERA_FORMATS)
     p.add_argument("--output", default=None, metavar="FILE")
     p.set_defaults(func=cmd_era)
@@ -24,8 +31,9 @@ def cmd_era(args) -> int:
     from arpad.pipeline.era import era_table
 
     store = require_store(args)
-    frame = era_table(store, args.system, args.pool, args.top, args.by)
+    frame = era_table(store, args.system, args.pool, args.top, args.by, args.min_games)
     if args.fmt == "table" and not args.output:
-        print(f"{args.system} / {args.pool} / top {args.top} active players by {args.by}")
+        fewest = f" with at least {args.min_games} games" if args.min_games else ""
+        print(f"{args.system} / {args.pool} / top {args.top} active players by {args.by}{fewest}")
     output.render(frame, args.fmt, args.output, max_rows=max(50, frame.height), float_precision=1)
     return 0

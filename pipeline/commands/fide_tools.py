@@ -27,7 +27,9 @@ def register(sub) -> None:
     p.add_argument("player")
     p.add_argument("--period", type=parse_period, default=None, metavar="P",
                    help="default: the latest rated period")  # fmt: skip
-    p.add_argument("--system", default=FIDE, choices=[FIDE])
+    p.add_argument("--system", default=FIDE,
+                   help="fide: the card is FIDE's only (another system is refused, naming "
+                   "the commands that show its rows)")  # fmt: skip
     p.add_argument("--pool", default="standard")
     p.add_argument("--rules", default=None, metavar="DATE|FILE", help="rules the run used")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
@@ -77,12 +79,13 @@ def register(sub) -> None:
 
 
 def cmd_card(args) -> int:
-    from arpad.pipeline.fide_card import format_card, latest_period, rating_card
+    from arpad.pipeline.fide_card import check_card, format_card, latest_period, rating_card
 
     store = require_store(args)
     from arpad.pipeline import engine
 
-    rules = engine.resolve_rules(FIDE, args.rules, args.pool)
+    rules = engine.resolve_rules(FIDE, args.rules, args.pool)  # the arguments first
+    check_card(store, args.system, args.pool, args.player)  # FIDE only; names what the store has
     player = resolve_player(store, args.player, FIDE, args.pool)
     period = args.period if args.period is not None else latest_period(store, args.pool)
     card = rating_card(store, player, period, args.pool, rules, parse_sets(args.set))

@@ -37,6 +37,11 @@ def register(sub) -> None:
     m.add_argument("ids", nargs="*", metavar="KEEP DUPLICATE", help="KEEP then DUPLICATE...")
     m.add_argument("--mapping", default=None, metavar="FILE", help="CSV keep,duplicate rows")
     m.add_argument("--reason", default="", help="why (kept in the audit trail)")
+    m.add_argument(
+        "--force",
+        action="store_true",
+        help="merge ids that met in a game (those games are then not rated)",
+    )
     m.add_argument("--wait", type=float, default=0.0, metavar="SECONDS")
     store_option(m)
     m.set_defaults(func=cmd_merge)
@@ -92,8 +97,18 @@ def cmd_merge(args) -> int:
         pairs = [(args.ids[0], dup, args.reason) for dup in dict.fromkeys(args.ids[1:])]
     else:
         raise ValueError("players merge needs KEEP DUPLICATE... or --mapping FILE")
-    stale = _all_or_nothing(jobs.MergeRequest(args.store, pairs, wait=args.wait), "merged")
+    request = jobs.MergeRequest(args.store, pairs, wait=args.wait, force=args.force)
+    stale = _all_or_nothing(request, "merged")
     _report("merged", pairs, stale)
+    if request.self_play is not None and request.self_play.height:
+        import sys
+
+        print(
+            f"arpad: note: {request.self_play.height} game(s) of a player against himself "
+            f"after this merge (--force; e.g. {request.self_play.row(0)[1]}): not rated "
+            "(docs/identity.md)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -129,7 +144,18 @@ def cmd_identify(args) -> int:
     from arpad.pipeline import identity
 
     store = require_store(args)
-    frame = identity.candidates(store)
+    vetoed: list = []
+    frame = identity.candidates(store, vetoed)
+    if vetoed:  # no row to hold it: said on stderr (docs/identity.md "Candidates")
+        import sys
+
+        shown = "; ".join(f"{keep} and {dup}" for keep, dup, *_ in vetoed[:3])
+        more = f" and {len(vetoed) - 3} more" if len(vetoed) > 3 else ""
+        print(
+            f"arpad: note: {len(vetoed)} pair(s) with compatible names not proposed: "
+            f"they met in a game ({shown}{more}); one person does not play himself",
+            file=sys.stderr,
+        )
     if args.output:
         output.render(frame, "csv", args.output)
         print(

@@ -3,6 +3,8 @@ changed since, and why a player has a rating (docs/lists.md, docs/store.md)."""
 
 from __future__ import annotations
 
+import sys
+
 from arpad.pipeline import output
 from arpad.pipeline.commands.common import add_store, require_store, resolve_player
 from arpad.pipeline.periods import parse_period
@@ -14,7 +16,17 @@ def register(sub) -> None:
     add_store(p)
     p.add_argument("--system", default=DEFAULT_SYSTEM)
     p.add_argument("--pool", default="standard")
-    p.add_argument("--period", type=parse_period, default=None, help="default: the latest")
+    p.add_argument(
+        "--period",
+        type=parse_period,
+        default=None,
+        help="default: the latest rated period whose month is over",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="freeze a month still in progress (refused without it: docs/lists.md)",
+    )
     p.add_argument(
         "--wait",
         type=float,
@@ -44,10 +56,17 @@ def register(sub) -> None:
 
 
 def cmd_publish(args) -> int:
-    from arpad.pipeline.publish import freeze
+    from arpad.pipeline import publish
 
     store = require_store(args)
-    m = freeze(store, args.system, args.pool, args.period, wait=args.wait)
+    rated = store.rating_periods(args.system, args.pool)
+    if args.period is None and rated and publish.in_progress(rated[-1]):  # not picked
+        note = publish.in_progress_note(args.system, args.pool, rated[-1])
+        print(f"arpad: note: {note}", file=sys.stderr)
+    m = publish.freeze(store, args.system, args.pool, args.period, wait=args.wait, force=args.force)
+    if args.force and publish.in_progress(m["period"]):
+        note = f"period {m['period']} is a month in progress, frozen anyway (--force)"
+        print(f"arpad: note: {note}", file=sys.stderr)
     folder = store.published_partition(args.system, args.pool, m["period"])
     print(f"published {args.system}/{args.pool} period {m['period']}: {m['players']} players")
     print(f"  {folder}")

@@ -262,6 +262,10 @@ class RatingSystem:
     # write ``rating`` as an integer, rounded half away from zero (FIDE, USCF, ECF,
     # Harkness, Ingo); otherwise lists keep one decimal (docs/lists.md).
     integer_ratings: ClassVar[bool] = False
+    # A ``provisional`` row's ``games`` are the player's games of the open cycle so far
+    # (ECF's interim grades), the next row's include them again; a row of another status
+    # closes the cycle. Counts of games per year (pipeline/era.py) take differences.
+    cumulative_interim_games: ClassVar[bool] = False
     # ``history_reports`` revises earlier periods at the end of a run (WHR, docs/whr.md).
     retroactive: ClassVar[bool] = False
     # Rule fields the backtest tunes on its validation split, with candidate values;
@@ -335,6 +339,17 @@ class RatingSystem:
         """Periods after ``last`` (the pool's last period with games) that a run walks
         without games, because results of ``last`` are published only then (FIDE's
         two-monthly lists: the month that closes ``last``'s rating period). Default: none."""
+        return []
+
+    def closing_periods_within(
+        self, stored: list[int], rules_for: Callable[[int], Any]
+    ) -> list[int]:
+        """Periods before or between the pool's ``stored`` periods (ascending, with games)
+        that a run walks without games, because results are published only then
+        (ECF: the closing month of every season that holds games; ``rules_for``: period
+        -> rules). The engine merges them with ``stored`` and ``closing_periods``.
+        Default: none (FIDE handles a rating period without its closing month in
+        ``step``)."""
         return []
 
     def revises_history(self, rules: Any) -> bool:

@@ -4,9 +4,11 @@ The engine walks the stored periods (months with games); ECF grades per cycle.
 The state keeps the current cycle's games and the period that ends it; a period
 that closes a cycle (``cycle_end_months``) publishes the grades, every other
 period reports *interim* grades of the cycle so far (status ``provisional``)
-and leaves the published grades unchanged. A cycle whose closing period has no
-games closes at the first walked period past its end, with that cycle's games
-only (``EcfRules.cycle_end``). Formula: ``kernels.ecf``; decisions:
+and leaves the published grades unchanged. The engine walks the closing period of
+every cycle that holds games even when it has none (``closing_periods_within``), so
+each season is published at its own closing month; a cycle still open past its end
+(a walk that skipped it) closes at the next walked period, with its own games only
+(``EcfRules.cycle_end``). Formula: ``kernels.ecf``; decisions:
 docs/legacy-systems.md.
 """
 
@@ -159,6 +161,7 @@ class EcfSystem(RatingSystem):
     rules_type: ClassVar[type] = EcfRules
     needs_initial_ratings = True  # no initial_rating rule: grades come from the players file
     integer_ratings = True  # published grades are whole numbers (``round_published``)
+    cumulative_interim_games = True  # interim rows count the cycle's games so far
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: EcfRules):
         """The score at which a game is worth the player's own grade: a win is worth the
@@ -198,6 +201,16 @@ class EcfSystem(RatingSystem):
             today = periods.latest_game_date()[0]
             return [end] if end < today.year * 100 + today.month else []
         return [end] if periods.is_valid(end) else []
+
+    def closing_periods_within(self, stored: list[int], rules_for) -> list[int]:
+        """The closing period of every stored period's season when it holds no games and
+        is over (``closing_periods`` of each): the run walks it, so each season is
+        published at its own closing month from its own games — 1886's year-only games
+        (188612) at 188705, not at the next stored period decades later
+        (docs/legacy-systems.md "A closing month without games")."""
+        have = set(stored)
+        ends = {e for p in stored for e in self.closing_periods(p, rules_for(p))}
+        return sorted(ends - have)
 
     def step(self, state: State, games: PeriodGames, rules: EcfRules) -> tuple[State, Report]:
         """Add the period's games to the open cycle; publish the cycle at its closing

@@ -29,6 +29,7 @@ _API = (
     "systems",
     "InputError",
     "StoreBusyError",
+    "StaleRatingsWarning",
     "backtest",
     "whatif",
     "WhatIf",

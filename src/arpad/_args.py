@@ -225,6 +225,11 @@ def paths(value: Any, what: str) -> list:
         value = list(value)
     if type(value).__module__.split(".")[0] in ("pandas", "polars", "pyarrow", "numpy"):
         hint = " (in-memory games: arpad.rate, or write them to a file first)"
+        if what == "players":  # Store.ingest(files, players=frame): about the players
+            hint = (
+                " (in-memory players: arpad.rate(games, players=frame), or write them to a "
+                "file first (pandas to_csv, polars write_csv) and pass its path)"
+            )
     elif isinstance(value, Iterable) and not isinstance(value, Mapping | bytes):
         items = list(value)
         odd = next((v for v in items if not isinstance(v, str | os.PathLike)), None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 from typing import Any
 
 import pyarrow as pa
@@ -59,7 +60,17 @@ def other_kinds(data: Any, what: str) -> pa.Table | None:
 
 def from_columns(columns: dict, what: str) -> pa.Table:
     """A dict of columns (lists, NumPy arrays, Series) as a table; a column mixing types
-    is its values' text, as rows of dicts and a CSV give it."""
+    is its values' text, as rows of dicts and a CSV give it. A column that is a dict (pandas
+    ``df.to_dict()``'s default, a dict of dicts) is a TypeError: it was read as its keys
+    (the row labels), every game a ``self_play``."""
+    inner = next((k for k, v in columns.items() if isinstance(v, Mapping)), None)
+    if inner is not None:
+        raise TypeError(
+            f"{what}: column {inner!r} is a dict ({type(columns[inner]).__name__}); a column "
+            "must be a list or array of values: a pandas df.to_dict() gives a dict of dicts, "
+            "use df.to_dict('list') (columns) or df.to_dict('records') (rows), or pass the "
+            "DataFrame itself"
+        )
     sizes = {
         k: None if isinstance(v, str | bytes) or not hasattr(v, "__len__") else len(v)
         for k, v in columns.items()

@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import datetime
 import functools
+import inspect
 import os
 import re
+import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +38,7 @@ from arpad.pipeline.errors import InputError, StoreBusyError
 __all__ = [
     "DrawModel",
     "InputError",
+    "StaleRatingsWarning",
     "Store",
     "StoreBusyError",
     "backtest",
@@ -64,7 +68,27 @@ API_ADVICE = (
     ),
     (re.compile(r"use --format \(([^)]*)\)"), r"pass fmt= (\1)"),
     (re.compile(r"use --format (\w+)"), r"pass fmt='\1'"),
+    # round 5 (docs/api.md "Attacked in a notebook, round 5"): the Python argument named
+    (
+        re.compile(r"run arpad rate --system (\S+) --pool (\S+) (again )?first"),
+        r"call store.rate('\1', pool='\2') \3first",
+    ),
+    (re.compile(r"give --period, not --date"), "give period=, not date="),
+    (
+        re.compile(r"arpad players lists them"),
+        "store.sql('SELECT player_id, name FROM players') lists them",
+    ),
+    (re.compile(r"arpad ingest --players FILE"), "store.ingest(files, players=FILE)"),
+    (re.compile(r"--set (\w+)="), r"\1="),
+    (re.compile(r"see arpad diff --published"), "see store.diff(period, system)"),
 )
+
+
+def _in_api_words(text: str) -> str:
+    """``text`` with the commands' advice in the API's words (``API_ADVICE``)."""
+    for pattern, words in API_ADVICE:
+        text = pattern.sub(words, text)
+    return text
 
 
 def _api_advice(function):
@@ -77,17 +101,70 @@ def _api_advice(function):
         try:
             return function(*args, **kwargs)
         except (ValueError, InputError) as exc:
-            if type(exc) not in (ValueError, InputError):
-                raise
             text = exc.problem if isinstance(exc, InputError) else str(exc)
-            new = text
-            for pattern, words in API_ADVICE:
-                new = pattern.sub(words, new)
+            new = _in_api_words(text)
             if new == text:
                 raise
-            if isinstance(exc, InputError):
+            if type(exc) is InputError:
                 raise InputError(exc.path, exc.line, new) from None
-            raise ValueError(new) from None
+            if type(exc) is ValueError:
+                raise ValueError(new) from None
+            # a subclass (lookup's NoMatch, PeriodError, StaleListError, …): the same
+            # exception, its words replaced, so ``except NoMatch`` still catches it
+            if isinstance(exc, InputError):
+                exc.problem, exc.args = new, InputError(exc.path, exc.line, new).args
+            else:
+                exc.args = (new,)
+            raise
+
+    return wrapper
+
+
+class StaleRatingsWarning(UserWarning):
+    """Ratings read from a store that a correction made out of date (games or players
+    changed since they were rated): the note ``arpad list`` prints on stderr
+    (pipeline/publish.py ``out_of_date``), from every reading call of the API;
+    ``store.rate(system)`` brings them up to date (docs/api.md round 5)."""
+
+
+def _outside_arpad() -> int:
+    """The ``stacklevel`` of the first caller outside the arpad package (the notebook's
+    line), whatever wrappers stand between it and ``warnings.warn``."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and (frame.f_globals.get("__name__") or "").partition(".")[0] == (
+        "arpad"
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _warn_stale(store, system: str, pool: str, period: int | None = None) -> None:
+    """``StaleRatingsWarning`` when the ``system``/``pool`` ratings of ``period`` (None: the
+    latest rated period, for calls reading every period) are out of date, in the words of
+    the note of ``arpad list`` with the API's advice."""
+    from arpad.pipeline.publish import out_of_date
+
+    if period is None:
+        rated = store.rating_periods(system, pool)
+        if not rated:
+            return
+        period = rated[-1]
+    if problem := out_of_date(store, system, pool, period):
+        warnings.warn(_in_api_words(problem), StaleRatingsWarning, stacklevel=_outside_arpad())
+
+
+def _stale_checked(function):
+    """A Store call reading the ratings of every period of its ``system``/``pool``: once it
+    has answered, ``_warn_stale`` for the latest rated period."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def wrapper(self, *args, **kwargs):
+        out = function(self, *args, **kwargs)
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        _warn_stale(self._existing, bound.arguments["system"], bound.arguments["pool"])
+        return out
 
     return wrapper
 
@@ -174,7 +251,39 @@ def _validated(data, kind: str, mapping: str | None, errors: str, fmt: str | Non
             f"{bad.num_rows} of {validated.rows_read} rows rejected ({first}); "
             "fix them or pass errors='skip' to rate without them",
         )
+    if bad.num_rows:  # errors="skip": say how many went, and why (they went without a word)
+        warnings.warn(_skipped_text(kind, bad, validated.rows_read), stacklevel=_outside_arpad())
     return validated.accepted
+
+
+def _skipped_text(kind: str, bad: pa.Table, rows: int) -> str:
+    """``games: 2 of 3 rows skipped (self_play 1, bad_date 1)``: the rows ``errors="skip"``
+    left out, by reason (most first), as the quarantine names the reasons."""
+    from collections import Counter
+
+    counts = Counter(bad.column("reason").to_pylist()).most_common()
+    reasons = ", ".join(f"{reason} {n}" for reason, n in counts)
+    return f"{kind}: {bad.num_rows} of {rows} rows skipped ({reasons})"
+
+
+def _ecf_ignores_rating(system, players: pa.Table | None) -> None:
+    """ECF grades start from the players' ``grade`` only (docs/legacy-systems.md): a
+    ``rating`` given without a grade was ignored without a word, those players starting
+    ungraded. A UserWarning counting them, with the conversion the command offers."""
+    if system.name != "ecf" or players is None or "rating" not in players.column_names:
+        return
+    rating = pa.compute.is_valid(players.column("rating"))
+    if "grade" in players.column_names:
+        rating = pa.compute.and_(rating, pa.compute.is_null(players.column("grade")))
+    n = pa.compute.sum(rating.cast(pa.int64())).as_py() or 0
+    if n:
+        warnings.warn(
+            f"players: ecf takes starting grades from the grade column and ignores rating: "
+            f"{n} player(s) with a rating and no grade start ungraded (convert a FIDE "
+            "rating with arpad convert R --from fide --to ecf --date D, e.g. 2000 is grade "
+            "173.33 from 2009-07 on, and give it as grade)",
+            stacklevel=_outside_arpad(),
+        )
 
 
 def _players_table(games: pa.Table, players: pa.Table | None) -> pa.Table:
@@ -269,6 +378,7 @@ def rate(
     player_table = _validated(players, "players", None, errors) if players is not None else None
     _check_observations(get_system(system), game_table)
     _check_starting_ratings(get_system(system), player_table)
+    _ecf_ignores_rating(get_system(system), player_table)
     game_table = _of_pool(game_table, pool, named_pool)
     overrides = {k: v for k, v in settings.items()}
     resolved = rules
@@ -362,12 +472,23 @@ def _empty_result() -> pl.DataFrame:
     )
 
 
+class _FromRatings:
+    """``predict``'s default ``system``: the one system of the ratings' ``system`` column,
+    else FIDE (an explicit ``system=None`` stays the ValueError of a bad name)."""
+
+    def __repr__(self) -> str:
+        return "<the ratings' system column, else 'fide'>"
+
+
+_FROM_RATINGS = _FromRatings()
+
+
 @_api_advice
 @_interrupt.interruptible
 def predict(
     ratings,
     pairings,
-    system: str = "fide",
+    system: str = _FROM_RATINGS,
     rules=None,
     draws=None,
     *,
@@ -381,9 +502,13 @@ def predict(
     ``player_id`` and ``rating``
     (or ``rating_after``, as ``rate`` and ``Store.list`` return), one row per player
     (with a ``period`` column: per player and period, the latest counting) and, for
-    Glicko systems, ``rd`` (or ``rd_after``; required). A ``system`` column naming
-    several systems: the rows of ``system`` are used. ``pairings``: ``white_id`` and
-    ``black_id`` (other columns are kept), or the columns of a named games ``mapping``
+    Glicko systems, ``rd`` (or ``rd_after``; required). ``system``: by default the one
+    system the frame's ``system`` column names (as ``rate``'s result has it), else FIDE
+    (also for a Store); a ``system`` contradicting that column is a ``ValueError``. A
+    ``system`` column naming several systems: the rows of ``system`` are used (it must
+    be given). ``pairings``: ``white_id`` and ``black_id`` (or the names ``rate``
+    reads as them: ``White``/``Black``, ``White ID``; other columns are kept), or the
+    columns of a named games ``mapping``
     (``kaggle2010``: ``White Player #``, ``Black Player #``; renamed as ``rate`` renames
     them, e.g. ``Score`` to ``score``). A store folder's path is that store. A player
     paired with himself is a ``ValueError`` naming the row. Returns the pairings with
@@ -405,17 +530,28 @@ def predict(
     from arpad.pipeline.predict import latest_state, of_system, predict_pairings
     from arpad.pipeline.systems import get_system
 
-    jobs._check_systems([_args.system_name(system)])
-    _args.check_keywords("predict", settings, get_system(system), PREDICT_PARAMETERS)
-    settings = _args.rule_values(settings, get_system(system))
-    rules = _args.rules_object(rules, get_system(system))
+    def checked(rules, name: str):  # the arguments, as soon as the system is known
+        jobs._check_systems([_args.system_name(name)])
+        _args.check_keywords("predict", settings, get_system(name), PREDICT_PARAMETERS)
+        return _args.rules_object(rules, get_system(name))
+
+    given = None if system is _FROM_RATINGS else system
+    if system is not _FROM_RATINGS:
+        rules = checked(rules, system)
     if _is_store_folder(ratings):  # a store's folder is that store (as whatif takes it)
         ratings = Store(ratings)
     if isinstance(ratings, Store):  # as `arpad predict --store S`: its latest ratings
         from arpad.pipeline.predict import store_state
 
-        ratings, _ = store_state(ratings._existing, system, "standard", None)
-    frame = of_system(_whole_ids(pl.from_arrow(_arrow(ratings, "ratings"))), system)
+        store, system = ratings, "fide" if given is None else system
+        ratings, shown = store_state(store._existing, system, "standard", None)
+        _warn_stale(store._existing, system, "standard", shown)
+    frame = _whole_ids(pl.from_arrow(_arrow(ratings, "ratings")))
+    system = _system_of_ratings(frame, given)
+    if given is None:
+        rules = checked(rules, system)
+    settings = _args.rule_values(settings, get_system(system))
+    frame = of_system(frame, system)
     if "player_id" not in frame.columns and {"white_id", "black_id"} <= set(frame.columns):
         raise ValueError(
             "ratings: this frame has white_id and black_id but no player_id: the pairings? "
@@ -438,6 +574,29 @@ def predict(
     return predict_pairings(state, pairs, system, rules_obj, _draw_model(draws))
 
 
+def _system_of_ratings(frame: pl.DataFrame, system: str | None) -> str:
+    """The system ``predict`` predicts with: ``system`` when given, else the one system
+    the ratings' ``system`` column names (``rate``'s result of Glicko-2 was predicted
+    with FIDE's table, the default, without a word), else FIDE. A ``system`` that
+    contradicts a one-system column, or a column of several systems and no ``system``,
+    is a ValueError."""
+    names = []
+    if "system" in frame.columns:
+        names = sorted({str(n) for n in frame["system"].drop_nulls().unique().to_list()})
+    if system is None:
+        if len(names) > 1:
+            raise ValueError(
+                f"ratings hold the systems {', '.join(names)}: pass system= (one of them)"
+            )
+        return names[0] if names else "fide"
+    if len(names) == 1 and names[0] != system:
+        raise ValueError(
+            f"system={system!r}, but the ratings are {names[0]}'s (their system column): "
+            f"pass system={names[0]!r} or leave it out"
+        )
+    return system
+
+
 def _is_store_folder(path) -> bool:
     if not isinstance(path, str | os.PathLike):
         return False
@@ -451,9 +610,11 @@ def _mapped(pairs: pl.DataFrame, mapping: str | None) -> pl.DataFrame:
     """The pairings' columns renamed by the games ``mapping`` as ``rate`` renames a
     games file's (pipeline/readers.py ``MAPPINGS``); the columns of the mapping that the
     pairings lack (a cross-validation file without ``Score``) are not needed."""
+    from arpad.pipeline.predict import pairing_columns
     from arpad.pipeline.readers import MAPPINGS
 
     if mapping is None:
+        pairs = pairing_columns(pairs)  # White/Black, White ID: as rate reads them
         if {"white_id", "black_id"} & set(pairs.columns):
             return pairs
         for name, known in MAPPINGS.items():  # the Kaggle file as it is: name the mapping
@@ -792,6 +953,7 @@ class Store:
         )
         return self._run("ingest", request, **how)
 
+    @_api_advice
     def rate(
         self,
         system: str = "fide",
@@ -848,8 +1010,11 @@ class Store:
             str(self.path), system, pool, start, end, rules, overrides, full, shards, wait
         )
         _check_progress(progress)
+        if _args.system_name(system) == "ecf":
+            _ecf_ignores_rating(get_system("ecf"), self._existing.read_players())
         return self._run("rate", request, progress=progress, **how)
 
+    @_api_advice
     def reconstruct(
         self, systems=None, *, pools=None, wait: float = 0.0, progress=None, **settings
     ):
@@ -882,13 +1047,17 @@ class Store:
 
             check_pool(store, "standard")
         _check_progress(progress)
-        return self._run("reconstruct", request, progress=progress, **how)
+        summaries = self._run("reconstruct", request, progress=progress, **how)
+        for summary in summaries:  # why a system was skipped, in the API's words
+            if summary.skipped:
+                summary.skipped = _in_api_words(summary.skipped)
+        return summaries
 
     @_api_advice
     @_interrupt.reading
     def list(
         self, system: str = "fide", *, pool: str = "standard", period: int | None = None,
-        top: int | None = None, date: str | None = None,
+        top: int | None = None, date: str | None = None, min_games: int | None = None,
     ) -> pl.DataFrame:  # fmt: skip
         """The rating list of ``period`` (default: the latest rated one); ``date``
         ('1886', '1886-03', '1886-03-15') instead: the list as it stood on that date,
@@ -906,7 +1075,11 @@ class Store:
             date = date.date()
         top = _args.whole(top, "top", "players")
         period = _args.period(period, "period")
-        frame, _ = rating_list(self._existing, _system(system), _pool(pool), period, top, date)
+        min_games = _args.whole(min_games, "min_games", "games")  # docs/lists.md --min-games
+        frame, shown = rating_list(
+            self._existing, _system(system), _pool(pool), period, top, date, min_games
+        )
+        _warn_stale(self._existing, system, pool, shown)
         return frame
 
     @_api_advice
@@ -921,6 +1094,7 @@ class Store:
 
         return freeze(self._existing, _system(system), _pool(pool), _args.period(period, "period"))
 
+    @_stale_checked
     @_api_advice
     @_interrupt.reading
     def diff(
@@ -946,6 +1120,7 @@ class Store:
             pools = [pools]
         return build_site(self._existing, out, system, list(pools) if pools else None)
 
+    @_stale_checked
     @_api_advice
     @_interrupt.reading
     def audit(
@@ -960,6 +1135,7 @@ class Store:
 
         return audit(self._existing, _args.player(player), _system(system), _pool(pool))
 
+    @_stale_checked
     @_api_advice
     @_interrupt.reading
     def history(
@@ -974,11 +1150,13 @@ class Store:
 
         return rating_history(self._existing, _args.player(player), _system(system), _pool(pool))
 
+    @_stale_checked
     @_api_advice
     @_interrupt.reading
     def era(
-        self, system: str = "fide", *, pool: str = "standard", top: int = 10, by: str = "year"
-    ) -> pl.DataFrame:
+        self, system: str = "fide", *, pool: str = "standard", top: int = 10, by: str = "year",
+        min_games: int | None = None,
+    ) -> pl.DataFrame:  # fmt: skip
         """The top ``top`` players of each year (``by="decade"``: decade) among those who
         played rated games in it (docs/analysis.md "Era table"). A polars DataFrame:
         ``year`` (or ``decade``), ``rank``, ``player_id``, ``name``, ``federation``,
@@ -987,9 +1165,11 @@ class Store:
         from arpad.pipeline.era import era_table
 
         return era_table(
-            self._existing, _system(system), _pool(pool), _args.whole(top, "top", "players"), by
-        )
+            self._existing, _system(system), _pool(pool), _args.whole(top, "top", "players"), by,
+            _args.whole(min_games, "min_games", "games"),
+        )  # fmt: skip
 
+    @_stale_checked
     @_api_advice
     def plot_history(self, players: list[str] | str, system: str = "fide", pool: str = "standard"):
         """(figure, axes): a ``matplotlib.figure.Figure`` and its ``Axes``, the players'
@@ -1035,7 +1215,9 @@ class Store:
         if isinstance(rules, str | os.PathLike):
             resolved = engine.resolve_rules("fide", str(rules), pool)
         overrides = {k: str(v) for k, v in settings.items()}
-        return rating_card(self._existing, player, period, pool, resolved, overrides)
+        card = rating_card(self._existing, player, period, pool, resolved, overrides)
+        _warn_stale(self._existing, "fide", pool, period)
+        return card
 
     @_interrupt.reading
     def sql(self, query: str, *params) -> pl.DataFrame:
@@ -1047,6 +1229,7 @@ class Store:
 
         return run_readonly_sql(self._existing, query, _args.sql_parameters(params))
 
+    @_stale_checked
     @_api_advice
     @_interrupt.reading
     def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:

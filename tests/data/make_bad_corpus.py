@@ -489,10 +489,10 @@ def cases() -> list[tuple[str, bytes, int, str, str]]:
     c.append(
         (
             "pgn_unknown_result.pgn",
-            (good + pgn(pgn_tags(Result="1:0"), "1. d4 d5 1-0")).encode(),
+            (good + pgn(pgn_tags(Result="2-0"), "1. d4 d5 1-0")).encode(),
             13,
             "unknown_result",
-            "unknown result code 1:0",
+            "unknown result code 2-0",
         )
     )
     c.append(
