@@ -49,7 +49,13 @@ def rating_history(
         if adj is not None and before is not None:
             events.append(_event(r, "adjustment", before, adj, before + adj, 0, None, None))
             before = before + adj
-        kind = {"rated": "games", "inactive": "inactive", "new": "new"}.get(r["status"], "unrated")
+        # an ECF interim row (status provisional) holds the season's games so far
+        kind = {
+            "rated": "games",
+            "inactive": "inactive",
+            "new": "new",
+            "provisional": "games" if r["games"] else "provisional",
+        }.get(r["status"], "unrated")
         delta = r["change"] if before is not None else None
         events.append(
             _event(r, kind, before, delta, r["rating_after"], r["games"], r["score"], r["k"])

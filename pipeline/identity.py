@@ -370,12 +370,16 @@ def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tup
 NOTHING_MERGED = "nothing was merged"
 
 
-def read_mapping(path, store: Store | None = None) -> list[tuple[str, str, str]]:
+def read_mapping(
+    path, store: Store | None = None, force: bool = False
+) -> list[tuple[str, str, str]]:
     """A reviewed mapping file: CSV with columns ``keep,duplicate`` (``evidence`` and
     ``score`` as written by ``identify`` are kept as the merge's reason), as (keep,
     duplicate, reason) in file order. With ``store``, the rows are checked as ``merge``
-    would apply them one after another (``check_mapping``). Every error is an
-    ``InputError`` naming the file and its line, and says that nothing was merged."""
+    would apply them one after another (``check_mapping``), and a row that would make
+    two ids that met in a game one player is refused naming its line (unless ``force``,
+    ``--force``; docs/identity.md "Self-play"). Every error is an ``InputError`` naming
+    the file and its line, and says that nothing was merged."""
     import csv
 
     from arpad.pipeline.errors import InputError
@@ -409,7 +413,28 @@ def read_mapping(path, store: Store | None = None) -> list[tuple[str, str, str]]
         refuse(None, "no keep,duplicate rows")
     if store is not None:
         check_mapping(store, path, [(n, k, d) for n, (k, d, _) in zip(lines, out, strict=True)])
+        if not force:
+            games = self_play_games(store, out)
+            if games.height:
+                row = games.row(0, named=True)
+                i = _first_joining(store, out, row["white_id"], row["black_id"])
+                met = {row["white_id"], row["black_id"]}
+                via = "" if set(out[i][:2]) == met else " (with the rows above it)"
+                refuse(lines[i], f"{self_play_refusal(games)}{via}")
     return out
+
+
+def _first_joining(store: Store, pairs, white: str, black: str) -> int:
+    """The index of the first of ``pairs`` after which ``white`` and ``black`` count as
+    one id (the mapping row a self-play refusal names)."""
+    known = _known_ids(store)
+    current = alias_map(store)
+    white, black = spelt_as_stored(white, known), spelt_as_stored(black, known)
+    for i, (keep, dup, *_) in enumerate(pairs):
+        current = merged_ids(current, [(spelt_as_stored(keep, known), spelt_as_stored(dup, known))])
+        if current.get(white, white) == current.get(black, black):
+            return i
+    return len(pairs) - 1
 
 
 def check_mapping(store: Store, path, rows: list[tuple[int, str, str]]) -> None:

@@ -592,8 +592,11 @@ _FORMATS: dict[tuple, int] = {}
 
 
 def format_problem(data: dict) -> str | None:
-    """``store.json``'s content: a ``format`` that is a whole number from 1."""
-    value = data.get("format", 1)
+    """``store.json``'s content: a ``format`` that is a whole number from 1 (a file
+    without one, ``{}``, is damaged: docs/store.md "Store format")."""
+    if "format" not in data:
+        return "it has no format"
+    value = data["format"]
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         return f"its format is {json.dumps(value)[:40]}, not a store format number"
     return None

@@ -332,3 +332,46 @@ def test_ecf_warns_that_rating_is_ignored(tmp_path):
     store.ingest(tmp_path / "g.csv", players=tmp_path / "p.csv")
     with pytest.warns(UserWarning, match=r"ignores rating: 1 player\(s\)"):
         store.rate("ecf")
+
+
+def test_store_list_carries_its_system_for_predict(tmp_path):
+    """`predict(store.list("ecf"), …)` used FIDE's table (the list had no system
+    column): a grade gap read as Elo points. The list now carries `system`, and
+    predict takes ECF's expected score, 0.5 + D / (2 · 50) (docs/legacy-systems.md)."""
+    games = pd.DataFrame(
+        {"date": ["2025-01-05", "2025-01-06"], "white_id": ["a", "c"], "black_id": ["b", "a"],
+         "score": [1.0, 0.5]}
+    )  # fmt: skip
+    games.to_csv(tmp_path / "g.csv", index=False)
+    pd.DataFrame({"player_id": ["a", "b", "c"], "grade": [150.0, 140.0, 120.0]}).to_csv(
+        tmp_path / "p.csv", index=False
+    )
+    store = arpad.Store(tmp_path / "S")
+    store.ingest(tmp_path / "g.csv", players=tmp_path / "p.csv")
+    store.rate("ecf")
+    listed = store.list("ecf")
+    assert listed.columns[-1] == "system" and set(listed["system"]) == {"ecf"}
+    grade = dict(listed.select("player_id", "rating").iter_rows())
+    pairs = pl.DataFrame({"white_id": ["a"], "black_id": ["b"]})
+    got = arpad.predict(listed, pairs)["expected"][0]
+    assert got == pytest.approx(0.5 + (grade["a"] - grade["b"]) / 100)
+    # FIDE's table read the grades as ratings: 0.52 for a gap of 11-17 (the defect)
+    as_fide = arpad.predict(listed.drop("system"), pairs)["expected"][0]
+    assert as_fide == pytest.approx(0.5 + 0.01 * 2) and got != pytest.approx(as_fide)
+    with pytest.raises(ValueError, match="the ratings are ecf's"):
+        arpad.predict(listed, pairs, system="fide")
+
+
+def test_history_calls_an_ecf_interim_row_with_games_games(tmp_path):
+    """An ECF interim row (status provisional) with games was shown as event 'unrated'."""
+    games = pd.DataFrame(
+        {"date": ["2025-01-05", "2025-02-06"], "white_id": ["a", "a"], "black_id": ["b", "b"],
+         "score": [1.0, 0.5]}
+    )  # fmt: skip
+    games.to_csv(tmp_path / "g.csv", index=False)
+    store = arpad.Store(tmp_path / "S")
+    store.ingest(tmp_path / "g.csv")
+    store.rate("ecf")
+    rows = store.history("a", system="ecf").filter(pl.col("status") == "provisional")
+    assert rows.height > 0
+    assert set(rows["event"]) == {"games"} and (rows["games"] > 0).all()

@@ -388,3 +388,32 @@ def test_self_play_games_of_a_chain_of_pairs():
     got = identity.merged_ids(current, [("K2", "K1"), ("K2", "D2")])
     assert got == {"D1": "K2", "K1": "K2", "D2": "K2"}
     assert list(itertools.chain(current)) == ["D1"]  # not changed in place
+
+
+def test_a_mapping_row_that_joins_two_ids_that_met_is_named_by_its_line(tmp_path, capsys):
+    """A --mapping file whose row makes two ids that met one player is refused naming
+    that row's line (it named no file or line), also when the rows above it bring one
+    of them along; --force merges it, the game then not rated."""
+    pgn = tmp_path / "a.pgn"
+    pgn.write_text(
+        '[Event "m"]\n[Date "1858.07.19"]\n[White "Anderssen, Adolf"]\n[Black "Morphy, P."]\n'
+        '[Result "1-0"]\n\n1. e4 e5 1-0\n\n'
+        '[Event "m"]\n[Date "1858.07.21"]\n[White "Lowenthal, J."]\n[Black "Bird, H."]\n'
+        '[Result "0-1"]\n\n1. e4 e5 0-1\n'
+    )
+    store = tmp_path / "S"
+    assert main(["ingest", str(pgn), "--store", str(store)]) == 0
+    mapping = tmp_path / "c.csv"
+    # line 2 is harmless; line 3 makes Bird one with Lowenthal, whom he met
+    mapping.write_text(
+        'keep,duplicate\n"a.pgn:Anderssen, Adolf","a.pgn:Lowenthal, J."\n'
+        '"a.pgn:Bird, H.","a.pgn:Anderssen, Adolf"\n'
+    )
+    capsys.readouterr()
+    args = ["players", "merge", "--mapping", str(mapping), "--store", str(store)]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"arpad: error: {mapping}:3: the ids to merge into a.pgn:Bird, H. met")
+    assert "a.pgn:9 a.pgn:Lowenthal, J. - a.pgn:Bird, H. (game a.pgn:9)" in err
+    assert err.endswith("(with the rows above it); nothing was merged")
+    assert main([*args, "--force"]) == 0

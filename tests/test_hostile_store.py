@@ -147,6 +147,10 @@ def test_a_damaged_store_json_is_named(copy, capsys):
     assert line.endswith(
         "restore it from a backup, or remove it if this arpad wrote the store (it holds the store format)"
     )
+    # an object without a format is damaged too (it was read as format 1)
+    (copy / "store.json").write_text("{}")
+    line = refused(*run(capsys, copy, "list", "--system", "elo")[::2], f"{copy}/store.json: ")
+    assert "it has no format: the store is damaged" in line
 
 
 # -- a cut quarantine file -------------------------------------------------------------------

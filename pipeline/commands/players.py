@@ -92,7 +92,7 @@ def cmd_merge(args) -> int:
         raise ValueError("give either KEEP DUPLICATE... or --mapping FILE, not both")
     if args.mapping:
         # every row checked against the store first, so that an error names its line
-        pairs = identity.read_mapping(args.mapping, require_store(args))
+        pairs = identity.read_mapping(args.mapping, require_store(args), force=args.force)
     elif len(args.ids) >= 2:
         pairs = [(args.ids[0], dup, args.reason) for dup in dict.fromkeys(args.ids[1:])]
     else:

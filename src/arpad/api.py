@@ -1064,9 +1064,10 @@ class Store:
         the latest rated period at or before it (docs/lists.md "A list on a date").
 
         A polars DataFrame, best first: ``rank``, ``player_id``, ``name``,
-        ``federation``, ``title``, ``rating``, ``games``, ``k``, ``flag``, ``status``
-        (``top``: the first ``top`` rows). ``FileNotFoundError`` without a store,
-        ``ValueError`` for an unknown system, a bad period or date."""
+        ``federation``, ``title``, ``rating``, ``games``, ``k``, ``flag``, ``status``,
+        then ``system`` (so that ``arpad.predict`` of the list uses that system's
+        expected score) (``top``: the first ``top`` rows). ``FileNotFoundError`` without a
+        store, ``ValueError`` for an unknown system, a bad period or date."""
         from arpad.pipeline.lists import rating_list
 
         if date is not None and period is not None:
@@ -1080,7 +1081,9 @@ class Store:
             self._existing, _system(system), _pool(pool), period, top, date, min_games
         )
         _warn_stale(self._existing, system, pool, shown)
-        return frame
+        # the system goes with its numbers: predict(store.list("ecf"), …) read ECF grades
+        # with FIDE's table (the re-attack of 2026-12-03)
+        return frame.with_columns(pl.lit(_system(system)).alias("system"))
 
     @_api_advice
     @_interrupt.reading
