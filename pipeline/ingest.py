@@ -16,6 +16,7 @@ import datetime as dt
 import hashlib
 import os
 import re
+import shlex
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -224,8 +225,10 @@ def ingest_file(
     ``pool``: every game of a games file goes to that pool, whatever the file says
     (``--pool``). ``ignore_stated_ratings``: the ratings a games file states (TRF 001,
     PGN ``WhiteElo``, ``white_rating``) are stored as null (``--ignore-stated-ratings``,
-    docs/observations.md). The same bytes from the same source with other such options
-    are stored again (a correction of that source).
+    docs/observations.md). The same bytes from the same source with options other than
+    those its stored version was read with (none after some included) are stored again
+    (a new version of that source); under another name they are skipped, the skip
+    saying that the options were not applied.
 
     Nothing is written under a final name until the whole ingest is staged
     (pipeline/journal.py): a kill at any point leaves the store before or after it.
@@ -283,17 +286,22 @@ def ingest_file(
             )
         )
     )
-    if recorrect:
-        batch = f"{same.column('batch')[0].as_py()}c"
-    # The same bytes from the same source, read with other options (--pool,
-    # --ignore-stated-ratings): stored again as a correction of that source.
+    if recorrect:  # the id of the rows read now (with the options asked now), unused
+        taken = set(manifest.column("batch").to_pylist())
+        batch += "c"
+        while batch in taken:
+            batch += "c"
+    # The options the stored version of these bytes was read with (its batch id's).
+    stored_options = _batch_options(same.column("batch")[0].as_py()) if same.num_rows else ""
+    # The same bytes from the same source, read with other options than the stored
+    # version (--pool, --ignore-stated-ratings, --rate-moveless; none after some): stored
+    # again as a new version of that source (the way to undo a wrong --pool).
     reread = (
         same.num_rows > 0
         and not again
         and not recorrect
         and same_key == key
-        and bool(asked)
-        and same.column("batch")[0].as_py() != batch
+        and stored_options != asked
     )
     if same.num_rows and not again and not recorrect and not reread:
         prior = same.column("source")[0].as_py()
@@ -301,6 +309,14 @@ def ingest_file(
             str(path), prior, same.column("kind")[0].as_py(), same.column("format")[0].as_py()
         )
         report.skipped = f"identical content already ingested as {prior}"
+        if stored_options != asked:  # a copy under another name: its options not applied
+            report.skipped += _options_not_applied(
+                same_key,
+                stored_options,
+                pool,
+                ignore_stated_ratings,
+                rate_moveless and kind != "players",
+            )
         if probable_duplicates.quarantined(store, same.column("batch")[0].as_py()):
             report.skipped += (
                 f" (its probable duplicates stay quarantined: "
@@ -359,7 +375,7 @@ def ingest_file(
         # Corrections and --replace compare the whole file with the store: read whole.
         raw, head = read_any(path, fmt=fmt, mapping=mapping, kind=kind), None
     keys.refuse_lost_dictionary(store.keys_path)  # docs/store.md "A damaged store"
-    staged = journal.StagedStore(store, batch)
+    staged = journal.StagedStore(store, batch, path=str(path), source=key)
 
     player_quarantine = None
     content = None
@@ -601,6 +617,39 @@ def _label_hint(manifest: pa.Table, name: str) -> str:
     return (
         f"; {name} is the name the rows of the stored source {ident} carry: to correct "
         f"that source, --source {ident!r}"
+    )
+
+
+def _batch_options(batch: str) -> str:
+    """The read options a stored batch id carries: ``_read_options``'s suffix and ``m``
+    (--rate-moveless) after the 16 digits of the digest, without the suffixes of a file
+    stored again (``k``: its probable duplicates kept, ``c``: a re-correction)."""
+    rest = batch[16:]
+    options = rest[:7] if rest.startswith("o") else ""
+    return options + ("m" if rest[len(options) :].startswith("m") else "")
+
+
+def _options_not_applied(
+    stored_as: str, stored_options: str, pool: str | None, ignore: bool, moveless: bool
+) -> str:
+    """The skip message's tail for bytes stored as another source, asked with other read
+    options: those are not applied; how to read the stored source with them."""
+    words = [f"--pool {pool}"] if pool else []
+    words += ["--ignore-stated-ratings"] if ignore else []
+    words += ["--rate-moveless"] if moveless else []
+    ident = shlex.quote(stored_as)
+    if not words:
+        return (
+            f" (the stored source {stored_as} was read with options (--pool, "
+            "--ignore-stated-ratings or --rate-moveless), which stay; to read it without "
+            f"them: arpad ingest {ident}, or this file with --source {ident})"
+        )
+    given = " ".join(words)
+    read = "with other options" if stored_options else "without options"
+    return (
+        f" ({given} not applied: these bytes are stored as the source {stored_as}, read "
+        f"{read}; to read that source with {given}: arpad ingest {ident} {given}, or "
+        f"this file with --source {ident} {given})"
     )
 
 

@@ -425,6 +425,72 @@ def problems(store, first_only: bool = False) -> list[Problem]:
     return sorted(found, key=lambda p: p.path)
 
 
+def notes(store) -> list[str]:
+    """What ``arpad check`` tells the officer that is not damage (exit 0 still): an ingest
+    a killed (or still running) process left staged in ``STORE/.pending``
+    (pipeline/journal.py). Not committed: nothing of it is in the store, the next
+    writing command discards it, and the file must be ingested again. Committed: the
+    next writing command completes it. Read-only: nothing is recovered here."""
+    from arpad.pipeline import journal
+
+    out = []
+    busy = writer_busy(store.root)
+    for staged in journal.staged_ingests(store):
+        batch = staged["batch"]
+        what = f"the ingest of batch {batch}"
+        if staged["path"]:
+            source = staged["source"]
+            named = f" (source {source})" if source and source != staged["path"] else ""
+            what += f", file {staged['path']}{named}"
+        if staged["started"]:
+            what += f", started {staged['started']}"
+        where = f"{journal.PENDING}/{batch}"
+        if busy:
+            out.append(
+                f"{where}: {what}, is staged while {busy} holds the store's writer lock: "
+                "it may still be running; run arpad check again when it has finished"
+            )
+        elif staged["committed"]:
+            out.append(
+                f"{where}: {what}, was interrupted after its commit: the store may show part "
+                "of it; the next writing command (any arpad ingest, rate, recalculate) "
+                "completes it"
+            )
+        else:
+            out.append(
+                f"{where}: {what}, was interrupted before its commit: nothing of it is in "
+                "the store, the next writing command discards it, and the file must be "
+                "ingested again"
+            )
+    return out
+
+
+def writer_busy(root: Path) -> str | None:
+    """Who holds the store's writer lock (``STORE/.lock``) now, or None: probed without
+    taking it for longer than the probe, and without writing (a read-only store too)."""
+    import fcntl
+    import os
+
+    from arpad.pipeline.store import _lock_holder
+
+    path = Path(root) / ".lock"
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _lock_holder(path)
+        except OSError:
+            return None
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
 STATUSES = schemas.RATING_STATUSES  # docs/schemas.md: the values of a ratings row's status
 
 

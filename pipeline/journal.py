@@ -26,6 +26,8 @@ costs one string comparison otherwise.
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import datetime as dt
 import json
 import os
 import shutil
@@ -36,6 +38,24 @@ from arpad.pipeline.store import Store, atomic_write_text, before_change
 
 PENDING = ".pending"
 PLAN = "plan.json"
+# What the staged ingest is of (the file, its source), when its caller said it
+# (``StagedStore(..., path=, source=)`` or ``recording``): named by ``arpad check``.
+ABOUT = "ingest.json"
+_RECORDING: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
+    "arpad_ingest_recording", default=None
+)
+
+
+@contextlib.contextmanager
+def recording(path, source: str | None = None):
+    """Within it, a staged ingest records which file it is of (``ABOUT``), so that an
+    ingest killed before its commit is named with its file (``staged_ingests``)."""
+    token = _RECORDING.set({"path": str(path), "source": source})
+    try:
+        yield
+    finally:
+        _RECORDING.reset(token)
+
 
 _CRASH_AT = os.environ.get("ARPAD_CRASH_AT")
 
@@ -68,7 +88,9 @@ class StagedStore(Store):
     stale marks and the manifest are hard-linked (or copied) into the staging
     directory first, so reads see this ingest's own earlier writes."""
 
-    def __init__(self, store: Store, batch: str):
+    def __init__(
+        self, store: Store, batch: str, path: str | None = None, source: str | None = None
+    ):
         super().__init__(store.root)
         self.real = store
         self.stage = pending_dir(store) / batch
@@ -77,6 +99,11 @@ class StagedStore(Store):
         # the rest of its changes (the writer lock's undo journal, pipeline/store.py).
         before_change(self.stage)
         self.stage.mkdir(parents=True)
+        about = {"path": str(path), "source": source} if path else _RECORDING.get()
+        if about:  # which file this is, for ``arpad check`` after a kill
+            when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+            about = {"batch": batch, **about, "started": when}
+            atomic_write_text(json.dumps(about) + "\n", self.stage / ABOUT)
         self.moves: list[tuple[str, str, str]] = []  # (step, staged, final), relative
         self.deletes: list[str] = []
         for final in (
@@ -278,3 +305,34 @@ def recover(store: Store) -> list[str]:
     with contextlib.suppress(OSError):
         base.rmdir()
     return done
+
+
+def staged_ingests(store: Store) -> list[dict]:
+    """Read-only, for ``arpad check``: the ingests a process left in ``STORE/.pending``
+    (killed, or still running): per staging directory {batch, committed, path, source,
+    started}. ``committed``: its plan is written, so the next writing command completes
+    it (the store may show part of it until then); else nothing of it is in the store and
+    the next writing command discards it: the file must be ingested again. ``path`` and
+    ``source`` are None unless the ingest recorded them (``ABOUT``)."""
+    base = pending_dir(store)
+    if not base.is_dir() or base.is_symlink():
+        return []
+    out = []
+    for stage in sorted(p for p in base.iterdir() if p.is_dir() and not p.is_symlink()):
+        about: dict = {}
+        with contextlib.suppress(OSError, ValueError, RecursionError):
+            data = json.loads((stage / ABOUT).read_bytes())
+            if isinstance(data, dict):
+                about = data
+
+        text = {k: v for k, v in about.items() if isinstance(v, str) and v}
+        out.append(
+            {
+                "batch": stage.name,
+                "committed": (stage / PLAN).is_file(),
+                "path": text.get("path"),
+                "source": text.get("source"),
+                "started": text.get("started"),
+            }
+        )
+    return out

@@ -116,7 +116,7 @@ def list_frame(
         if date is not None:
             period = periods.period_at(date, rated, f"the {system}/{pool} list")
         elif in_force is not None:
-            period = period_in_force(in_force, rated, f"the {system}/{pool} list")
+            period = period_in_force(in_force, rated, f"{system}/{pool}")
         elif period is None:
             period = rated[-1]
         elif period not in rated:
@@ -246,22 +246,25 @@ def list_date(period: int) -> dt.date | None:
     return dt.date(day.year + 1, 1, 1) if day.month == 12 else dt.date(day.year, day.month + 1, 1)
 
 
-def period_in_force(text, rated: list[int], what: str = "the list") -> int:
+def period_in_force(text, rated: list[int], what: str | None = None) -> int:
     """The period whose list was in force on the day ``text`` names (``list_day``): the
     latest of ``rated`` whose list date (``list_date``) is on or before it, i.e. the
     latest rated period that had closed by then. ValueError (one line) without dated
-    periods or before the first list took effect."""
+    periods or before the first list took effect (``no fide/standard list was in force
+    on 2026-09-30 (the first is of period 202610, in force from 2026-11-01)``; ``what``
+    names the lists, e.g. ``fide/standard``)."""
     day = list_day(text)
     dated = sorted((list_date(p), p) for p in rated if list_date(p) is not None)
+    lists = f"{what} lists" if what else "the lists"
     if not dated:
         raise periods.PeriodError(
-            f"{what} has no dated periods (period numbers only): give --period, not --in-force"
+            f"{lists} have no dated periods (period numbers only): give --period, not --in-force"
         )
     if day < dated[0][0]:
         first = dated[0][1]
         raise periods.PeriodError(
-            f"no list of {what} was in force on {day.isoformat()}: its first rated period "
-            f"{periods.period_label(first)} took effect on {dated[0][0].isoformat()}"
+            f"no {what + ' ' if what else ''}list was in force on {day.isoformat()} (the "
+            f"first is of period {first}, in force from {dated[0][0].isoformat()})"
         )
     return max(p for start, p in dated if start <= day)
 

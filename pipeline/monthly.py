@@ -9,9 +9,10 @@ flows/recalculate.py).
    earliest period a correction touched or the first period not rated yet
    (stale marks of pipeline/incremental.py); nothing when it is up to date;
 3. recompute from there (resumable, pipeline/resume.py), then clear the marks;
-4. publish each system/pool's latest list to ``STORE/exports/`` (CSV and Parquet),
-   freeze the latest finished month's list under ``STORE/published/``
-   (pipeline/publish.py; a month in progress is rated, not frozen) and diff the previous
+4. publish each system/pool's latest finished month's list to ``STORE/exports/`` (CSV
+   and Parquet; a month in progress as a provisional list beside it), freeze that list
+   under ``STORE/published/`` (pipeline/publish.py; a month in progress is rated, not
+   frozen) and diff the previous
    frozen list against the current ratings (the report's "Revisions");
 5. summarise: games ingested and quarantined, players rated, biggest movers.
 
@@ -29,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arpad.pipeline import catalog, incremental, names
+from arpad.pipeline import catalog, incremental, journal, names
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.ingest import FileReport, ingest_file
 from arpad.pipeline.store import Store, undo_on_failure
@@ -131,9 +132,11 @@ def ingest_inbox_file(
     try:
         # A file's identity is its name in the inbox (or in INBOX/players/): a file
         # sent again under the same name corrects it (docs/ingest.md).
-        report: FileReport = ingest_file(
-            store, path, fmt=fmt, kind=kind, mapping=mapping, raw=raw, base=Path(path).parent
-        )
+        # (the staged ingest records its file: `arpad check` names it after a kill)
+        with journal.recording(path):
+            report: FileReport = ingest_file(
+                store, path, fmt=fmt, kind=kind, mapping=mapping, raw=raw, base=Path(path).parent
+            )
     except InputError as exc:
         return rejected(path, kind, exc)
     return {
@@ -239,31 +242,66 @@ def published_lists(
     ]
 
 
-def publish(store: Store, system: str, pool: str) -> list[str]:
-    """Write the latest rating list as CSV and Parquet under ``STORE/exports/``
-    (``pipeline.lists``: whole-number ratings for integer systems). A list without
-    any rated player is never published: ``EmptyListError`` fails the run."""
-    from arpad.pipeline import lists
+PROVISIONAL = "-provisional"  # an export of a month in progress: list-202612-provisional.csv
 
-    period = latest_period(store, system, pool)
-    if period is None:
+
+def publish(store: Store, system: str, pool: str) -> list[str]:
+    """Write the list of the latest finished month as CSV and Parquet under
+    ``STORE/exports/`` (``list-<period>.csv``; ``pipeline.lists``: whole-number ratings
+    for integer systems) and, when a later rated month is not over (``publish.in_progress``),
+    its list as ``list-<period>-provisional.csv`` (the report's "Provisional (month in
+    progress)"). A provisional export of a month now over is removed (its final list
+    replaces it), and so is a ``list-<period>`` export of a month not over. Abstract period numbers are never in progress. A list without any rated
+    player is never published: ``EmptyListError`` fails the run."""
+    from arpad.pipeline import lists
+    from arpad.pipeline import publish as frozen
+    from arpad.pipeline.store import before_change
+
+    rated = store.rating_periods(system, pool)
+    if not rated:
         return []
-    frame, period = lists.list_frame(store, system, pool, period)
+    day = frozen.today()
+    finished = [p for p in rated if not frozen.in_progress(p, day)]
+    wanted = [(finished[-1], "")] if finished else []
+    if frozen.in_progress(rated[-1], day):
+        wanted.append((rated[-1], PROVISIONAL))
     base = store.export_dir(system, pool)
+    keep = {f"list-{p}{PROVISIONAL}.{x}" for p, tag in wanted if tag for x in ("csv", "parquet")}
+    # Gone: provisional lists of months now over, and a final-looking export of a month
+    # not over (``list-202612.csv`` written on 3 December by an arpad before this rule).
+    gone = {
+        f"list-{p}.{x}" for p in rated if frozen.in_progress(p, day) for x in ("csv", "parquet")
+    }
+    if base.is_dir():
+        for old in sorted(base.glob("list-*")):
+            stale = old.stem.endswith(PROVISIONAL) and old.name not in keep
+            if (stale or old.name in gone) and old.is_file():
+                before_change(old)
+                old.unlink()
     written = []
-    for fmt, suffix in (("csv", "csv"), ("parquet", "parquet")):
-        path = base / f"list-{period}.{suffix}"
-        lists.write_list(frame, period, fmt, str(path), root=store.root)
-        written.append(str(path.relative_to(store.root)))
+    for period, tag in wanted:
+        frame, period = lists.list_frame(store, system, pool, period)
+        for fmt, suffix in (("csv", "csv"), ("parquet", "parquet")):
+            path = base / f"list-{period}{tag}.{suffix}"
+            lists.write_list(frame, period, fmt, str(path), root=store.root)
+            written.append(str(path.relative_to(store.root)))
     return written
+
+
+def provisional(path: str) -> bool:
+    """Whether an export (``publish``) is the provisional list of a month in progress."""
+    return Path(path).stem.endswith(PROVISIONAL)
 
 
 def freeze(store: Store, system: str, pool: str) -> dict:
     """Freeze the latest finished month's list under ``STORE/published/``
     (pipeline/publish.py; a period already published is left as it is; a month in
     progress is rated but not frozen, ``in_progress`` names it) and diff the latest list
-    frozen before this run against the current ratings: {period, in_progress, previous,
-    changed, rows, corrections}; ``period`` is None when no rated month is over."""
+    frozen before this run against the current ratings: {period, frozen_now,
+    in_progress, not_finished, previous, changed, rows, corrections}; ``period`` is None
+    when no rated month is over; ``frozen_now`` False when an earlier run froze it;
+    ``not_finished``: every rated month not over (the current one, "in progress", and
+    any later one, "not begun"), each named in the report."""
     from arpad.pipeline import publish
 
     rated = store.rating_periods(system, pool)
@@ -273,11 +311,15 @@ def freeze(store: Store, system: str, pool: str) -> dict:
     finished = [p for p in rated if not publish.in_progress(p, day)]
     period = finished[-1] if finished else None
     done = store.published_periods(system, pool)
-    if period is not None and period not in done:
+    frozen_now = period is not None and period not in done
+    if frozen_now:
         publish.publish(store, system, pool, period)
+    skipped = [p for p in rated if publish.in_progress(p, day)]
     out = {
         "period": period,
-        "in_progress": rated[-1] if publish.in_progress(rated[-1], day) else None,
+        "frozen_now": frozen_now,
+        "in_progress": skipped[-1] if skipped else None,
+        "not_finished": skipped,
         "today": day.isoformat(),
         "previous": None,
         "changed": 0,
@@ -418,17 +460,35 @@ def markdown(summary: RecalculateSummary) -> str:
                     f"{_num(m['rating_after'])} | {m['change']:+.0f} | {m['games']} |"
                 )
             lines.append("")
-    if summary.exports:
-        lines += ["Published lists:", "", *(f"- `STORE/{p}`" for p in summary.exports), ""]
+    final = [p for p in summary.exports if not provisional(p)]
+    early = [p for p in summary.exports if provisional(p)]
+    if final:
+        lines += ["Published lists:", "", *(f"- `STORE/{p}`" for p in final), ""]
+    if early:  # a month in progress: its list so far, not a published one (docs/lists.md)
+        lines += [
+            "Provisional (month in progress):",
+            "",
+            *(f"- `STORE/{p}`" for p in early),
+            "",
+        ]
     for key, frozen in summary.published.items():
         if not frozen:
             continue
-        if frozen.get("in_progress") is not None:  # rated, not frozen (docs/lists.md)
-            system, pool = key.split("/", 1)
-            note = in_progress_note(system, pool, frozen["in_progress"], frozen.get("today"))
+        system, pool = key.split("/", 1)
+        skipped = frozen.get("not_finished")
+        if skipped is None:  # (a summary of an earlier arpad)
+            skipped = [] if frozen.get("in_progress") is None else [frozen["in_progress"]]
+        for period in skipped:  # rated, not frozen (docs/lists.md)
+            note = in_progress_note(system, pool, period, frozen.get("today"))
             lines += [f"Not frozen: {note}.", ""]
-        if frozen["period"] is not None:
+        if frozen["period"] is not None and frozen.get("frozen_now", True):
             lines += [f"Frozen list {key} period {frozen['period']} (`STORE/published/`).", ""]
+        elif frozen["period"] is not None:
+            lines += [
+                f"Already frozen: list {key} period {frozen['period']}, by an earlier run "
+                "(`STORE/published/`; left as it is).",
+                "",
+            ]
         if frozen["previous"] is None:
             continue
         lines += [

@@ -93,27 +93,63 @@ def in_progress(period: int, day: dt.date | None = None) -> bool:
     return periods.is_calendar(period) and period >= periods.period_of_date(day)
 
 
-def in_progress_note(system: str, pool: str, period: int, day: dt.date | None = None) -> str:
-    """The one line saying a month in progress was rated but not frozen."""
+def not_begun(period: int, day: dt.date | None = None) -> bool:
+    """Whether ``period`` is a calendar month after the one ``day`` (default: today, UTC)
+    is in: a month that has not begun, whose games are dated in the future."""
+    from arpad.pipeline import periods
+
     day = day or today()
+    return periods.is_calendar(period) and period > periods.period_of_date(day)
+
+
+def month_state(period: int, day: dt.date | None = None) -> str | None:
+    """``'in progress'`` (the current month), ``'not begun'`` (a later one) or None (a
+    finished month, or an abstract period number)."""
+    if not in_progress(period, day):
+        return None
+    return "not begun" if not_begun(period, day) else "in progress"
+
+
+def in_progress_note(system: str, pool: str, period: int, day: dt.date | None = None) -> str:
+    """The one line saying a month not over (``month_state``) was rated but not frozen:
+    the current month is "in progress"; a later one "has not begun", and its games are
+    dated after today (docs/lists.md "Only finished months are frozen")."""
+    day = day or today()
+    head = f"the {system}/{pool} list of period {period} is not published: "
+    if not_begun(period, day):
+        return (
+            head + f"the month has not begun (today is {day.isoformat()}, UTC): its games are "
+            "dated after today (check their dates); it is rated, and published once the "
+            "month is over"
+        )
     return (
-        f"the {system}/{pool} list of period {period} is not published: the month is in "
-        f"progress (today is {day.isoformat()}, UTC); it is rated, and published once the "
-        "month is over"
+        head + f"the month is in progress (today is {day.isoformat()}, UTC); it is rated, and "
+        "published once the month is over"
     )
+
+
+def not_finished(store: Store, system: str, pool: str, day: dt.date | None = None) -> list[int]:
+    """The rated periods of ``system``/``pool`` whose month is not over on ``day`` (the
+    current month and later ones, ``in_progress``), in order: never frozen without
+    ``--force``."""
+    day = day or today()
+    return [p for p in store.rating_periods(system, pool) if in_progress(p, day)]
 
 
 def period_to_publish(
     store: Store, system: str, pool: str, period: int | None = None, force: bool = False
 ) -> int:
     """The period ``publish`` freezes: ``period`` itself (refused while its month is in
-    progress, unless ``force``), or by default the latest rated period whose month is
-    over (``in_progress``)."""
+    progress or has not begun, unless ``force``), or by default the latest rated period
+    whose month is over (``in_progress``)."""
     day = today()
     if period is not None:
         if in_progress(period, day) and not force:
+            state = (
+                "a month that has not begun" if not_begun(period, day) else "a month in progress"
+            )
             raise MonthInProgressError(
-                f"period {period} is a month in progress (today is {day.isoformat()}, UTC): "
+                f"period {period} is {state} (today is {day.isoformat()}, UTC): "
                 "its list would be frozen before the month's last games are in, and a "
                 "published list is never revised; publish it after the month ends, or give "
                 "--force"
@@ -124,9 +160,10 @@ def period_to_publish(
         raise store.no_ratings(system, pool)
     finished = [p for p in rated if not in_progress(p, day)]
     if not finished:
+        notes = "; ".join(in_progress_note(system, pool, p, day) for p in rated)
         raise MonthInProgressError(
-            f"{in_progress_note(system, pool, rated[-1], day)}; no earlier {system}/{pool} "
-            "period is rated (give --period P --force to freeze it anyway)"
+            f"{notes}; no earlier {system}/{pool} period is rated (give --period P --force "
+            "to freeze it anyway)"
         )
     return finished[-1]
 

@@ -176,12 +176,104 @@ _TIME_OF_DAY = (
 _DAY_FIRST = r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$"
 
 
-def _parse_date(expr: pl.Expr) -> pl.Expr:
+def _normal_date(expr: pl.Expr) -> pl.Expr:
+    """The date text as ``Y-M-D`` (time of day cut, day-first turned round)."""
     normal = expr.str.replace(_TIME_OF_DAY, "$1").str.replace(_DAY_FIRST, "$3-$2-$1")
-    normal = normal.str.replace_all(r"[./]", "-")
-    # a sign (`+2024-01-05`) is no date: strptime would read it as the year
-    return pl.when(normal.str.contains(r"^\d")).then(
+    return normal.str.replace_all(r"[./]", "-")
+
+
+def _parse_date(expr: pl.Expr) -> pl.Expr:
+    normal = _normal_date(expr)
+    # A sign (`+2024-01-05`) is no date: strptime would read it as the year. Nor is a
+    # year of one or two digits first: `03.11.26` (DD.MM.YY) was read as 26 November of
+    # the year 3 (the officer's attack of 2026-12-03): a two-digit year is `bad_date`.
+    return pl.when(normal.str.contains(r"^\d{3}")).then(
         normal.str.strptime(pl.Date, "%Y-%m-%d", strict=False)
+    )
+
+
+DATE_FORMS = "YYYY-MM-DD or DD.MM.YYYY"
+# Faults a bad date's detail names (docs/ingest.md "Dates"), tried in this order.
+_SLASHED_YEAR_LAST = r"^(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})$"
+_TWO_DIGIT_YEAR = r"^(\d{1,2})([.-])(\d{1,2})[.-](\d{2})$"
+_YMD = r"^(\d{4})-(\d{1,2})-(\d{1,2})$"
+
+
+def bad_date_detail(name: str, text: pl.Expr, this_year: int) -> pl.Expr:
+    """The detail of a ``bad_date``: the date as written, the accepted forms and, where
+    the text tells, the fault: a two-digit year (and the date with four, read as the
+    nearest year not after next year), a slashed date with the year last (day or month
+    first cannot be told), no such month or day. Built for the quarantined rows only."""
+    head = f"{name} {{}} is not a valid date ({DATE_FORMS})"
+    slashed = text.str.extract_groups(_SLASHED_YEAR_LAST)
+    first, second, year = (slashed.struct.field(k).str.zfill(2) for k in ("1", "2", "3"))
+    two = text.str.extract_groups(_TWO_DIGIT_YEAR)
+    yy = two.struct.field("4")
+    century = pl.when(yy.cast(pl.Int32) <= (this_year + 1) % 100).then(
+        pl.lit(str((this_year + 1) // 100))
+    )
+    century = century.otherwise(pl.lit(str((this_year + 1) // 100 - 1)))
+    ymd = _normal_date(text).str.extract_groups(_YMD)
+    month = ymd.struct.field("2").cast(pl.Int32)
+    day = ymd.struct.field("3").cast(pl.Int32)
+    day_first = text.str.contains(r"^\d{1,2}\.\d{1,2}\.\d{4}")
+    return (
+        pl.when(
+            text.str.contains(_SLASHED_YEAR_LAST) & (slashed.struct.field("3").str.len_chars() == 2)
+        )
+        .then(
+            pl.format(
+                head + ": with slashes and the year last, day first or month first cannot "
+                "be told, and the year has two digits; write YYYY-MM-DD",
+                text,
+            )
+        )
+        .when(text.str.contains(_SLASHED_YEAR_LAST))
+        .then(
+            pl.format(
+                head + ": with slashes and the year last, day first or month first cannot "
+                "be told; write YYYY-MM-DD ({}-{}-{} or {}-{}-{})",
+                text,
+                year,
+                second,
+                first,
+                year,
+                first,
+                second,
+            )
+        )
+        .when(text.str.contains(_TWO_DIGIT_YEAR) & (two.struct.field("2") == "."))
+        .then(
+            pl.format(
+                head + ": the year has two digits; write it with four ({}.{}.{}{})",
+                text,
+                two.struct.field("1"),
+                two.struct.field("3"),
+                century,
+                yy,
+            )
+        )
+        .when(text.str.contains(_TWO_DIGIT_YEAR))
+        .then(pl.format(head + ": the year has two digits; write it with four", text))
+        .when(~month.is_between(1, 12))
+        .then(
+            pl.when(day_first)
+            .then(pl.format(head + ": there is no month {} (the day comes first)", text, month))
+            .otherwise(pl.format(head + ": there is no month {}", text, month))
+        )
+        .when(~day.is_between(1, 31))
+        .then(pl.format(head + ": there is no day {}", text, day))
+        .when(day.is_not_null())
+        .then(
+            pl.format(
+                head + ": no such day, {}-{} has no day {}",
+                text,
+                ymd.struct.field("1"),
+                ymd.struct.field("2").str.zfill(2),
+                day,
+            )
+        )
+        .otherwise(pl.format(head, text))
     )
 
 
@@ -385,7 +477,9 @@ def validate_games(
         (
             ~blank("date") & pl.col("_date").is_null(),
             Reason.BAD_DATE,
-            pl.format("date {} is not a valid YYYY-MM-DD date", pl.col("date")),
+            bad_date_detail("date", pl.col("date"), today.year)
+            if "date" in text
+            else pl.format(f"date {{}} is not a valid date ({DATE_FORMS})", pl.col("date")),
         ),
         (
             ~blank("period") & (pl.col("_period_given").is_null() | (pl.col("_period_given") <= 0)),
@@ -644,7 +738,7 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
         (
             pl.col("birth_date").is_not_null() & pl.col("_birth_date").is_null(),
             Reason.BAD_PLAYER_FIELD,
-            pl.format("birth_date {} is not a valid date", pl.col("birth_date")),
+            pl.format(f"birth_date {{}} is not a valid date ({DATE_FORMS})", pl.col("birth_date")),
         ),
         (
             ~pl.col("_birth_date").is_between(first_birth, today).fill_null(True),

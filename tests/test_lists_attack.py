@@ -170,7 +170,7 @@ def test_in_force_finds_fides_list_of_a_day(officer, monkeypatch, capsys):
     assert lists.period_in_force("2026-12-31", rated) == 202611
     assert lists.period_in_force("2027-01-01", rated) == 202612
     assert lists.period_in_force(dt.date(2027, 3, 5), rated) == 202612
-    with pytest.raises(ValueError, match="no list of the list was in force on 2026-11-30"):
+    with pytest.raises(ValueError, match=r"no list was in force on 2026-11-30 \(the first is "):
         lists.period_in_force("2026-11-30", rated)
     with pytest.raises(ValueError, match="no dated periods"):
         lists.period_in_force("2026-12-01", [1, 2])

@@ -250,11 +250,15 @@ def test_trf_pool_is_named_and_overridden(tmp_path, monkeypatch, capsys):
     assert "replaced the earlier version of wien.trf" in out
     assert "pool standard for every game (--pool standard); the file alone gives pool rapid" in out
     assert [(g["pool"], g["white_rating"]) for g in games(Path("S"))] == [("standard", 2517.0)]
-    # again with the same option, or without: skipped
+    # again with the same option: skipped
     assert run("ingest", "wien.trf", "--pool", "standard", "--store", "S") == 0
-    assert run("ingest", "wien.trf", "--store", "S") == 0
     assert "skipped, identical content" in capsys.readouterr().out
     assert [g["pool"] for g in games(Path("S"))] == ["standard"]
+    # without it: read as the file says again (a wrong --pool is undone this way;
+    # before, skipped: tests/test_officer_attack6.py)
+    assert run("ingest", "wien.trf", "--store", "S") == 0
+    assert "replaced the earlier version of wien.trf" in capsys.readouterr().out
+    assert [g["pool"] for g in games(Path("S"))] == ["rapid"]
     assert run("ingest", "wien.trf", "--pool", "rapd", "--store", "S") == 2
 
 

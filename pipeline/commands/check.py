@@ -16,14 +16,21 @@ def register(sub) -> None:
 
 
 def cmd_check(args) -> int:
-    from arpad.pipeline.integrity import problems
+    from arpad.pipeline.integrity import notes, problems
 
     store = require_store(args)
     found = problems(store)
     for problem in found:
         print(problem.line())
+    # not damage (exit 0 still), but the officer must know: an interrupted ingest
+    noted = notes(store)
+    for note in noted:
+        print(f"note: {note}")
     if not found:
-        print(f"{store.root}: no problem found")
+        if noted:
+            print(f"{store.root}: no damage found; {len(noted)} staged ingest(s) noted above")
+        else:
+            print(f"{store.root}: no problem found")
         return 0
     print(f"arpad: {len(found)} problem(s) in the store {store.root}")
     return 2

@@ -366,12 +366,14 @@ def cmd_list(args) -> int:
             from arpad.pipeline.schemas import POOLS
 
             rated = sorted({p for pool in POOLS for p in store.rating_periods(args.system, pool)})
-            period = period_in_force(args.in_force, rated, f"the {args.system} lists")
+            period = period_in_force(args.in_force, rated, args.system)
         if args.min_games is not None:
             raise ValueError("--min-games is for one pool's list, not --pool all")
         frame, period = combined_frame(store, args.system, period, args.top)
-        if args.fmt == "table" and not args.output:
-            print(f"{args.system} / all pools / period {period}: {frame.height} players")
+        if args.fmt == "table" and not args.output:  # the same header as one pool's
+            print(f"{args.system} / all pools / {_shown(args, period)}: {frame.height} players")
+        elif args.date is not None or args.in_force is not None:  # no header line: stderr
+            print(f"{args.system} / all pools / {_shown(args, period)}", file=sys.stderr)
         write_combined(frame, args.fmt, args.output, max_rows=args.top or 50)
         return 0
     active = args.active

@@ -59,13 +59,16 @@ def cmd_publish(args) -> int:
     from arpad.pipeline import publish
 
     store = require_store(args)
-    rated = store.rating_periods(args.system, args.pool)
-    if args.period is None and rated and publish.in_progress(rated[-1]):  # not picked
-        note = publish.in_progress_note(args.system, args.pool, rated[-1])
-        print(f"arpad: note: {note}", file=sys.stderr)
+    if args.period is None:  # the months not over are passed over: each named
+        day = publish.today()
+        skipped = publish.not_finished(store, args.system, args.pool, day)
+        if len(skipped) < len(store.rating_periods(args.system, args.pool)):
+            for period in skipped:  # (else the refusal names them)
+                note = publish.in_progress_note(args.system, args.pool, period, day)
+                print(f"arpad: note: {note}", file=sys.stderr)
     m = publish.freeze(store, args.system, args.pool, args.period, wait=args.wait, force=args.force)
-    if args.force and publish.in_progress(m["period"]):
-        note = f"period {m['period']} is a month in progress, frozen anyway (--force)"
+    if args.force and (state := publish.month_state(m["period"])):
+        note = f"period {m['period']} is a month {state}, frozen anyway (--force)"
         print(f"arpad: note: {note}", file=sys.stderr)
     folder = store.published_partition(args.system, args.pool, m["period"])
     print(f"published {args.system}/{args.pool} period {m['period']}: {m['players']} players")

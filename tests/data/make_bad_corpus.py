@@ -183,7 +183,20 @@ def cases() -> list[tuple[str, bytes, int, str, str]]:
     )
     csv_case("csv_truncated.csv", [*GOOD_CSV, "x3,2024-02-05,E"], 4, "malformed_row", "3 fields")
     csv_case(
-        "csv_bad_date.csv", [*GOOD_CSV, "x3,2024-02-30,E,F,1-0,,"], 4, "bad_date", "2024-02-30"
+        "csv_bad_date.csv",
+        [*GOOD_CSV, "x3,2024-02-30,E,F,1-0,,"],
+        4,
+        "bad_date",
+        "date 2024-02-30 is not a valid date (YYYY-MM-DD or DD.MM.YYYY): no such day, "
+        "2024-02 has no day 30",
+    )
+    csv_case(  # read year first as the year 3 before (the officer's attack of 2026-12-03)
+        "csv_two_digit_year.csv",
+        [*GOOD_CSV, "x3,03.11.23,E,F,1-0,,"],
+        4,
+        "bad_date",
+        "date 03.11.23 is not a valid date (YYYY-MM-DD or DD.MM.YYYY): the year has two "
+        "digits; write it with four (03.11.2023)",
     )
     csv_case(
         "csv_unknown_result.csv", [*GOOD_CSV, "x3,2024-02-05,E,F,2-0,,"], 4, "unknown_result", "2-0"
@@ -583,7 +596,7 @@ def cases() -> list[tuple[str, bytes, int, str, str]]:
             (TRF_HEAD + "132" + " " * 88 + "24/03/01  24/13/45\n" + "\n".join(g) + "\n").encode(),
             7,
             "bad_date",
-            "2024-13-45",
+            "date 2024-13-45 is not a valid date (YYYY-MM-DD or DD.MM.YYYY): there is no month 13",
         )
     )
     bad = with_line(g, 1, g[1].replace(" 2100 ", " 9999 "))
