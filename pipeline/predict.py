@@ -100,8 +100,7 @@ def pairing_columns(pairs: pl.DataFrame) -> pl.DataFrame:
     ``WHITE_ID``, ``white-id`` and PGN's ``White``/``Black`` are ``white_id``/``black_id``
     (predict said "missing ['white_id', 'black_id']" for them). Other columns keep
     their names; a frame with ``white_id`` and ``black_id`` is left as it is. Used by
-    ``arpad.predict``; ``arpad predict`` keeps its documented ``white_id,black_id``
-    header (tests/test_predict.py refuses ``white,black``)."""
+    ``arpad.predict`` and ``arpad predict``."""
     from arpad.pipeline.readers import column_name, tag_aliases
 
     if {"white_id", "black_id"} <= set(pairs.columns):

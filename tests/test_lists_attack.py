@@ -97,6 +97,13 @@ def test_recalculate_freezes_only_finished_months(officer, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "period 202612 is not published: the month is in progress" in err
     assert "list of period 202611 is already published" in err
+    # the Python API says the same, and takes force= as the CLI takes --force
+    api = arpad.Store(root)
+    with pytest.raises(ValueError, match="period 202612 is a month in progress"):
+        api.publish("fide", period=202612)
+    with pytest.raises(TypeError, match="force takes True or False"):
+        api.publish("fide", period=202612, force="yes")
+    assert store.published_periods("fide", "standard") == [202611]
 
     # later December games, then the January run freezes the complete December list
     pin_today(monkeypatch, dt.date(2026, 12, 20))

@@ -189,7 +189,7 @@ def test_cli_predict_elo_by_hand_with_draws(tmp_path, capsys):
 
 def test_cli_predict_bad_input_exits_2(tmp_path, capsys):
     s, pairings = _store(tmp_path, "elo")
-    bad = write_csv(tmp_path / "bad.csv", "white,black", ["a,b"])
+    bad = write_csv(tmp_path / "bad.csv", "first,second", ["a,b"])
     for args in (
         [str(bad), "--system", "elo", "--store", s],
         [str(tmp_path / "missing.csv"), "--system", "elo", "--store", s],
@@ -216,3 +216,22 @@ def test_api_predict_with_draws_equals_the_cli_layer():
     assert "p_draw" not in arpad.predict(ratings, pairs, system="elo").columns
     with pytest.raises(TypeError):
         arpad.predict(ratings, pairs, system="elo", draws="often")
+
+
+def test_cli_predict_reads_the_column_names_rate_reads(tmp_path, capsys):
+    """`arpad predict` takes `White,Black` and `white,black` as arpad.predict does (it
+    refused them: "pairings need columns white_id and black_id")."""
+    s, pairings = _store(tmp_path, "elo")
+    base = [str(pairings), "--system", "elo", "--store", s, "--format", "csv"]
+    capsys.readouterr()
+    assert main(["predict", *base]) == 0
+    want = capsys.readouterr().out
+    text = pairings.read_text().splitlines()
+    for header in ("White,Black", "white,black", "White ID,Black ID"):
+        renamed = tmp_path / f"{header.replace(' ', '_')}.csv"
+        names = header.split(",")
+        first = text[0].replace("white_id", names[0]).replace("black_id", names[1])
+        renamed.write_text("\n".join([first, *text[1:]]) + "\n")
+        assert main(["predict", str(renamed), *base[1:]]) == 0
+        got = capsys.readouterr().out
+        assert got.splitlines()[1:] == want.splitlines()[1:]

@@ -44,7 +44,12 @@ def cmd_predict(args) -> int:
     import polars as pl
 
     from arpad.pipeline.draws import DrawModel
-    from arpad.pipeline.predict import predict_pairings, store_state, unknown_count
+    from arpad.pipeline.predict import (
+        pairing_columns,
+        predict_pairings,
+        store_state,
+        unknown_count,
+    )
     from arpad.pipeline.systems import get_system
 
     path = Path(args.pairings)
@@ -54,6 +59,7 @@ def cmd_predict(args) -> int:
         pairs = pl.read_csv(path, infer_schema=False)
     except pl.exceptions.PolarsError as exc:
         raise ValueError(f"{path}: not a CSV file ({type(exc).__name__})") from None
+    pairs = pairing_columns(pairs)  # White/Black, White ID: as arpad.predict and rate read them
     draws = None if args.draw_rate is None else DrawModel.from_draw_rate(args.draw_rate)
     store = require_store(args)
     if args.output:

@@ -1088,14 +1088,29 @@ class Store:
     @_api_advice
     @_interrupt.reading
     def publish(
-        self, system: str = "fide", *, pool: str = "standard", period: int | None = None
+        self,
+        system: str = "fide",
+        *,
+        pool: str = "standard",
+        period: int | None = None,
+        force: bool = False,
     ) -> dict:
-        """Freeze the list of ``period`` (default: the latest) under ``STORE/published/``;
-        the publication's manifest. A period already published is refused (ValueError), and
-        so are ratings made stale by a later correction or merge (docs/lists.md)."""
+        """Freeze the list of ``period`` (default: the latest finished month) under
+        ``STORE/published/``; the publication's manifest. A period already published is
+        refused (ValueError), and so are ratings made stale by a later correction or
+        merge, and a month in progress unless ``force`` (``arpad publish --force``;
+        docs/lists.md "Only finished months are frozen")."""
         from arpad.pipeline.publish import freeze
 
-        return freeze(self._existing, _system(system), _pool(pool), _args.period(period, "period"))
+        if not isinstance(force, bool):
+            raise TypeError(f"force takes True or False, got {force!r}")
+        return freeze(
+            self._existing,
+            _system(system),
+            _pool(pool),
+            _args.period(period, "period"),
+            force=force,
+        )
 
     @_stale_checked
     @_api_advice
