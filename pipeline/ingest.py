@@ -435,9 +435,8 @@ def ingest_file(
         report.notes.extend(_repeated_rows_note(before))
         validated, resent = _drop_content_duplicates(store, validated, batch, old_batches)
         validated, _ = stream_ingest.drop_conflicting_results(
-            store, before, validated, batch, old_batches
+            store, before, validated, batch, old_batches, _identities(manifest)
         )
-        validated = _name_identities(validated, batch, manifest)
         report.notes.extend(_conflict_note(validated.quarantine, batch, manifest))
         if raw.format in probable_duplicates.FORMATS and not keep_probable_duplicates:
             validated, probable = probable_duplicates.drop_probable_duplicates(
@@ -725,33 +724,6 @@ def _as_asked(raw: RawTable, pool: str | None, ignore_stated_ratings: bool) -> R
             "(nor the players' ratings the file describes)"
         )
     return _replace_fields(raw, frame=frame, players=players, notes=notes)
-
-
-def _name_identities(v: Validated, batch: str, manifest: pa.Table) -> Validated:
-    """The hint of a ``conflicting_result`` row names the stored source's identity (what
-    ``--source`` must give), not the label its rows carry (stream_ingest writes the
-    label: ``--source 'games_nov.csv'`` for the source ``in/games_nov.csv``)."""
-    q = v.quarantine
-    mine = pc.and_(
-        pc.equal(q.column("reason"), Reason.CONFLICTING_RESULT),
-        pc.equal(q.column("ingest_batch"), batch),
-    )
-    if not pc.any(mine).as_py():
-        return v
-    identities = _identities(manifest)
-    details = []
-    for hit, detail in zip(mine.to_pylist(), q.column("detail").to_pylist()):
-        m = re.match(r"date, players and colours of the game stored from (.*):\d+, ", detail or "")
-        label = m.group(1) if hit and m else None
-        ident = identities.get(label, label)
-        if label is not None and ident != label:
-            detail = detail.replace(
-                f"--source {label!r}, or from {label}'s own path",
-                f"--source {ident!r}, or from its own path {ident}",
-            )
-        details.append(detail)
-    q = q.set_column(q.column_names.index("detail"), "detail", pa.array(details, pa.string()))
-    return Validated(v.accepted, q, v.rows_read)
 
 
 def _conflict_note(quarantine: pa.Table, batch: str, manifest: pa.Table) -> list[str]:

@@ -523,8 +523,13 @@ def drop_conflicting_results(
     v: Validated,
     batch: str,
     replaced_batches: list[str] | tuple[str, ...] = (),
+    identities: dict[str, str] | None = None,
 ) -> tuple[Validated, int]:
-    """Quarantine (``conflicting_result``) the games of a file read whole that have the
+    """``identities``: label -> stored source identity (ingest ``_identities``): the hint
+    names what ``--source`` must give (``in/games_nov.csv``), not the label the stored
+    rows carry (``games_nov.csv``).
+
+    Quarantine (``conflicting_result``) the games of a file read whole that have the
     pool, period, date and players in their colours of a game another source stored
     (and its round where both name one), with another result: a correction sent under
     another name (docs/ingest.md "Conflicting results"). Stored both, the game would be
@@ -601,11 +606,17 @@ def drop_conflicting_results(
         hit.column("score").to_pylist(),
     ):
         other = first.rsplit(":", 1)[0]
+        ident = (identities or {}).get(other, other)
+        how = (
+            f"--source {other!r}, or from {other}'s own path"
+            if ident == other
+            else f"--source {ident!r}, or from its own path {ident}"
+        )
         details.append(
             f"date, players and colours of the game stored from {first}, with White's "
             f"score {float(was):g} there, {float(now):g} here: not applied (to correct "
-            f"{other}, ingest the file with --source {other!r}, or from {other}'s own "
-            "path; another game that day needs a game_id or round; docs/ingest.md)"
+            f"{other}, ingest the file with {how}; another game that day needs a game_id "
+            "or round; docs/ingest.md)"
         )
     return _quarantine_rows_of(v, is_hit, Reason.CONFLICTING_RESULT, details, batch)
 
