@@ -396,6 +396,7 @@ def ingest_file(
         min_period = None
     elif head is not None:
         streamed = stream_ingest.store_games(store, staged, head, source, batch)
+        report.notes.extend(n for n in streamed.notes if n not in report.notes)
         if streamed.blank:
             report.notes.append(f"{streamed.blank} blank row(s) skipped")
         report.notes.extend(_conflict_note(streamed.quarantine, batch, manifest))

@@ -81,6 +81,9 @@ class RawTable:
     accounting: dict[str, int] = field(default_factory=dict)
     # Rows of a Parquet/Arrow table with every field empty, skipped (a CSV's ",,,," lines).
     blank: int = 0
+    # Id values that held invisible characters, by column (the note's counts; a
+    # streamed file's slices add theirs up for one note, stream_ingest.py).
+    invisible: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Whatever the reader (CSV, Parquet, PGN, TRF, a DataFrame given to the API),
@@ -90,7 +93,8 @@ class RawTable:
         if self.players is not None:
             self.players = _visible(self.players, INVISIBLE_COLUMNS, changed)
         if changed:
-            self.notes.append(_invisible_note(changed))
+            self.notes.append(invisible_note(changed))
+            self.invisible = {**self.invisible, **changed}
 
 
 # Characters that show as nothing, picked up from a web page, a word processor or a
@@ -128,7 +132,7 @@ def _visible(frame: pl.DataFrame, columns, changed: dict[str, int]) -> pl.DataFr
     return frame.with_columns(pl.col(c).str.replace_all(INVISIBLE, "") for c in hit)
 
 
-def _invisible_note(changed: dict[str, int]) -> str:
+def invisible_note(changed: dict[str, int]) -> str:
     where = ", ".join(f"{c} {n}" for c, n in changed.items())
     return (
         f"{sum(changed.values())} id value(s) held invisible characters (zero-width space, "
@@ -144,7 +148,7 @@ def without_invisible(frame: pl.DataFrame, notes: list[str], columns) -> pl.Data
     changed: dict[str, int] = {}
     frame = _visible(frame, columns, changed)
     if changed:
-        notes.append(_invisible_note(changed))
+        notes.append(invisible_note(changed))
     return frame
 
 

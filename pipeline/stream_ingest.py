@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -633,17 +633,42 @@ class Streamed:
     partitions: list[tuple[str, int]]
     player_ids: pa.Array  # distinct ids of the stored games
     blank: int = 0  # rows with every field empty, skipped (readers.RawTable.blank)
+    notes: list[str] = field(default_factory=list)  # the file's notes, once for all slices
 
 
-def _slices(store: Store, head, source: str, batch: str, batch_rows: int, blank=None):
+class _SliceNotes:
+    """The notes of a streamed file's slices as the whole file's: blank rows and ids
+    with invisible characters counted over every slice, other notes said once."""
+
+    def __init__(self) -> None:
+        self.blank = 0
+        self.invisible: dict[str, int] = {}
+        self.other: list[str] = []
+
+    def add(self, raw: readers.RawTable) -> None:
+        self.blank += raw.blank
+        for name, count in raw.invisible.items():
+            self.invisible[name] = self.invisible.get(name, 0) + count
+        said = {readers.invisible_note(raw.invisible)} if raw.invisible else set()
+        for note in raw.notes:
+            if note not in said and not note.endswith("blank row(s) skipped"):
+                if note not in self.other:
+                    self.other.append(note)
+
+    def notes(self) -> list[str]:
+        found = [readers.invisible_note(self.invisible)] if self.invisible else []
+        return self.other + found
+
+
+def _slices(store: Store, head, source: str, batch: str, batch_rows: int, notes=None):
     """Each slice validated, without the games already stored under the same id;
-    ``blank`` (a one-item list) counts the blank rows skipped."""
+    ``notes`` (a ``_SliceNotes``) gathers the slices' notes."""
     from arpad.pipeline.ingest import _drop_store_duplicates
 
     seen = SeenIds(_rows(head.path))
     for raw in readers.iter_parquet(head.path, batch_rows, head.mapping, head.kind):
-        if blank is not None:
-            blank[0] += raw.blank
+        if notes is not None:
+            notes.add(raw)
         v = validate_games(raw, source, batch, seen)
         yield _drop_store_duplicates(store, v, batch, [])
 
@@ -692,12 +717,12 @@ def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=
     slice by slice; the key dictionary and the games files are staged (``staged``,
     a journal.StagedStore) and recorded for the commit."""
     staging = _Staging(store, staged, batch)
-    blank = [0]
+    notes = _SliceNotes()
     behind = WriteBehind()  # slice i stored while slice i + 1 is read and validated
     try:
         if behind.threaded and _rows(head.path) >= COMPILED_FROM:
             behind.submit(warm_up)  # the digest's kernels load while slice 1 is read
-        for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS, blank):
+        for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS, notes):
             behind.submit(lambda v=v: staging.add(v))
             del v
             pa.default_memory_pool().release_unused()  # give freed slices' memory back
@@ -725,7 +750,8 @@ def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=
         staging.resent,
         written,
         ids,
-        blank[0],
+        notes.blank,
+        notes.notes(),
     )
 
 

@@ -241,6 +241,33 @@ def test_invisible_characters_do_not_make_a_look_alike_player(tmp_path, capsys):
     assert "1 rows read, 0 games stored, 1 quarantined" in out
 
 
+def test_a_streamed_parquet_file_says_its_invisible_characters_once(tmp_path, capsys, monkeypatch):
+    """A Parquet games file is read slice by slice (stream_ingest.py); the note counts
+    the ids cleaned over every slice, once, as for a file read whole."""
+    from arpad.pipeline import stream_ingest
+
+    monkeypatch.setattr(stream_ingest, "BATCH_ROWS", 4)
+    white = ["A", "\u200bA", "B", "C", "D", "A\u00ad", "B", "C", "\u200eC", "D"]
+    black = ["B", "C", "D", "\ufeffA", "B", "C", "D", "A", "B", "C"]
+    path = tmp_path / "zw.parquet"
+    pl.DataFrame(
+        {
+            "game_id": [f"g{i}" for i in range(10)],
+            "date": ["2024-01-05"] * 10,
+            "white_id": white,
+            "black_id": black,
+            "score": [1.0, 0.5, 0.0, 1.0, 1.0, 0.0, 0.5, 1.0, 0.0, 1.0],
+        }
+    ).write_parquet(path, row_group_size=3)
+    root = tmp_path / "s"
+    assert main(["ingest", str(path), "--store", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("invisible characters") == 1, out
+    assert INVISIBLE_NOTE.format(n=4, where="white_id 3, black_id 1") in out
+    players = Store(root).read_players().column("player_id").to_pylist()
+    assert sorted(players) == ["A", "B", "C", "D"]
+
+
 def test_a_players_file_id_is_cleaned_its_name_kept(tmp_path, capsys):
     games = tmp_path / "g.csv"
     games.write_text("date,white_id,black_id,result\n2024-01-05,A,B,1-0\n")
