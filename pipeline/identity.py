@@ -283,8 +283,6 @@ def merge(
     those (pool, period) marks."""
     from datetime import UTC, datetime
 
-    from arpad.pipeline import incremental
-
     aliases = read_aliases(store)
     current = dict(zip(aliases["duplicate"], aliases["keep"], strict=True))
     known = _known_ids(store)
@@ -326,18 +324,29 @@ def merge(
     for r in log_rows:
         r["stale_from"] = stale
     # The stale marks first: a merge killed after its alias file (SIGKILL, Ctrl-C: not
-    # undone) must not leave ratings that look current (docs/identity.md).
-    incremental.mark_stale(store, touched)
+    # undone) must not leave ratings that look current (docs/identity.md). Staged
+    # (``staged_store``), the store's own marks too, before the commit.
+    _mark_stale(store, touched)
     _write_merge(store, aliases, log_rows)
     return touched
+
+
+def _mark_stale(store: Store, touched: list[tuple[str, int]]) -> None:
+    """Mark ``touched`` stale in ``store`` and, when it is a staged view (``staged_store``),
+    in the store itself at once: at worst a mark without the merge (one needless
+    recomputation), never a merge in force with ratings that look current."""
+    from arpad.pipeline import incremental
+
+    real = getattr(store, "real", None)
+    if real is not None:
+        incremental.mark_stale(real, touched)
+    incremental.mark_stale(store, touched)
 
 
 def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tuple[str, int]]:
     """Undo ``merge``: ``duplicate``'s games are its own again. Marks every rated system
     stale from the earliest period where either id played."""
     from datetime import UTC, datetime
-
-    from arpad.pipeline import incremental
 
     aliases = read_aliases(store)
     keep = spelt_as_stored(keep, set(aliases.get_column("keep").to_list()))
@@ -349,7 +358,7 @@ def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tup
     touched = _earliest_periods(store, {keep, duplicate})
     now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the trail
     stale = ";".join(f"{pool}:{p}" for pool, p in touched)
-    incremental.mark_stale(store, touched)  # first, as in ``merge``
+    _mark_stale(store, touched)  # first, as in ``merge``
     _write_merge(
         store,
         aliases,
@@ -365,6 +374,176 @@ def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tup
         ],
     )
     return touched
+
+
+# -- copies a merge makes one game (docs/identity.md "Copies a merge makes one game") ----
+# The games a merge took out as probable duplicates, whole (pipeline/probable_duplicates.py
+# HELD_COLUMNS), so that a split puts them back.
+HELD = "merge_quarantine.parquet"
+
+
+def held_path(store: Store):
+    """``players/merge_quarantine.parquet`` (in a staged view, its staged copy)."""
+    return store.players_path.parent / HELD
+
+
+def staged_store(store: Store, action: str):
+    """A staged view of ``store`` (pipeline/journal.py) for one merge or split: every
+    write of ``merge``/``split``, ``take_out`` and ``put_back`` lands in
+    ``STORE/.pending/<action>-<time>/`` until ``commit_staged``, so that a kill leaves
+    the store before or after the whole command, never half of it."""
+    import os
+    import shutil
+    from datetime import UTC, datetime
+
+    from arpad.pipeline import journal
+
+    batch = f"{action}-{datetime.now(UTC):%Y%m%dT%H%M%S%f}"
+    staged = journal.StagedStore(store, batch)
+    for final in (store.aliases_path, store.merges_path, held_path(store)):
+        if final.exists():  # read (and rewritten) through the staged view
+            copy = staged.stage / final.relative_to(store.root)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(final, copy)
+            except OSError:
+                shutil.copy2(final, copy)
+    return staged
+
+
+def commit_staged(staged) -> None:
+    """Write the staged merge's plan (the commit point) and apply it: games files,
+    quarantine, the merge files, stale marks (pipeline/journal.py ``apply``; a kill
+    after the plan is completed by the next writing command)."""
+    from arpad.pipeline import journal
+
+    store = staged.real
+    for final in (store.aliases_path, store.merges_path, held_path(store)):
+        if (staged.stage / final.relative_to(store.root)).exists():
+            staged._move("players", final)
+    journal.apply(store, staged.stage, staged.commit())
+
+
+def _held(store: Store):
+    """The games merges took out (``probable_duplicates.HELD_COLUMNS``)."""
+    from arpad.pipeline.probable_duplicates import HELD_COLUMNS
+
+    path = held_path(store)
+    if not path.exists():
+        return HELD_COLUMNS.empty_table()
+    return read_parquet_file(path).select(HELD_COLUMNS.names).cast(HELD_COLUMNS)
+
+
+def _write_held(staged, table) -> None:
+    from arpad.pipeline.probable_duplicates import HELD_COLUMNS
+
+    atomic_write_parquet(table.cast(HELD_COLUMNS), held_path(staged), staged.root)
+
+
+def _partitions(games) -> list[tuple[str, int]]:
+    pairs = zip(games.column("pool").to_pylist(), games.column("period").to_pylist(), strict=True)
+    return sorted({(pool, int(period)) for pool, period in pairs})
+
+
+def take_out(staged, before: dict[str, str]) -> tuple[int, list[tuple[str, int]]]:
+    """After the merges staged in ``staged`` (``before``: the merges in force before
+    them): take the stored games they make probable duplicates of games of an
+    earlier-ingested file out of the rated games (pipeline/probable_duplicates.py
+    ``after_merge``): out of their games files, into the quarantine as
+    ``probable_duplicate`` (batch: the merge's id) and, whole, into ``HELD`` for a
+    split. Returns how many, and the (pool, period) partitions marked stale."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from arpad.pipeline import probable_duplicates
+
+    merge = staged.stage.name
+    taken = probable_duplicates.after_merge(
+        staged, before, merge, "arpad players split KEEP DUPLICATE"
+    )
+    if taken is None:
+        return 0, []
+    store = staged.real
+    out = pl.from_arrow(taken.games.select(["file", "game_id"]))
+    emptied: dict[str, list] = {}  # batch -> its games files left without games
+    for (rel,), group in out.group_by("file", maintain_order=True):
+        path = store.root / rel
+        table = read_parquet_file(path)
+        ids = pa.array(group.get_column("game_id").to_list(), pa.string())
+        left = table.filter(pc.invert(pc.is_in(table.column("game_id").cast(pa.string()), ids)))
+        if left.num_rows:
+            staged.rewrite_game_file(path, left)
+        else:
+            emptied.setdefault(path.stem.removeprefix("part-"), []).append((path, left))
+    empty = {path for files in emptied.values() for path, _ in files}
+    for batch, files in emptied.items():
+        # The manifest lists every games source with games: a source whose games were all
+        # copies keeps one empty file (else the store reads as damaged, a file missing:
+        # integrity.missing_batches), in a partition that keeps other games if one does.
+        if len(list(store.games_dir.glob(f"pool=*/period=*/part-{batch}.parquet"))) == len(files):
+            files.sort(key=lambda f: len(set(f[0].parent.glob("part-*.parquet")) - empty))
+            staged.rewrite_game_file(*files.pop())
+        for path, _ in files:
+            staged.delete_game_file(path)
+    staged.write_quarantine(taken.quarantine, merge)
+    _write_held(staged, pa.concat_tables([_held(staged), taken.games]))
+    touched = _partitions(taken.games)
+    _mark_stale(staged, touched)
+    return taken.games.num_rows, touched
+
+
+def put_back(staged) -> tuple[int, list[tuple[str, int]]]:
+    """After the splits staged in ``staged``: put back the games merges took out
+    (``take_out``) that are no longer probable duplicates of a stored game — into their
+    games file in their source order, out of the quarantine and of ``HELD``. A game of
+    a source no longer stored (corrected since) stays out. Returns how many, and the
+    (pool, period) partitions marked stale."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from arpad.pipeline import probable_duplicates, schemas
+
+    held = _held(staged)
+    if held.num_rows == 0:
+        return 0, []
+    store = staged.real
+    stored = set(store.read_manifest().column("batch").to_pylist())
+    files = held.column("file").to_pylist()
+    current = [f.rsplit("/part-", 1)[-1].removesuffix(".parquet") in stored for f in files]
+    candidates = held.filter(pa.array(current))
+    still = probable_duplicates.still_duplicates(staged, candidates)
+    ids = candidates.column("game_id").to_pylist()
+    back = candidates.filter(pa.array([gid not in still for gid in ids]))
+    if back.num_rows == 0:
+        return 0, []
+    line = pl.col("source").str.extract(r":(\d+)$", 1).cast(pl.Int64)
+    frame = pl.from_arrow(back)
+    for (rel,), group in frame.group_by("file", maintain_order=True):
+        path = store.root / rel
+        table = read_parquet_file(path) if path.exists() else schemas.GAMES_FILE.empty_table()
+        returned = schemas.conform(group.to_arrow(), table.schema)
+        merged = pl.from_arrow(pa.concat_tables([table, returned]))
+        # back in the file's order (the source's lines), the others' order kept
+        merged = merged.with_row_index("_n").sort([line, pl.col("_n")]).drop("_n")
+        staged.rewrite_game_file(path, merged.to_arrow().cast(table.schema))
+    for (merge,), group in frame.group_by("merge", maintain_order=True):
+        path = store.quarantine_dir / f"batch={merge}" / "part-0.parquet"
+        if not path.exists():
+            continue
+        rows = pl.from_arrow(read_parquet_file(path))
+        gone = group.select(
+            pl.col("source").str.replace(r":\d+$", "").alias("source"), line.alias("line")
+        )
+        left = rows.join(gone.unique(), on=["source", "line"], how="anti")
+        if left.height:
+            staged.write_quarantine(left.to_arrow(), merge)
+        else:
+            staged.deletes.append(str(path.relative_to(store.root)))
+    returned_ids = pa.array(back.column("game_id").to_pylist(), pa.string())
+    _write_held(staged, held.filter(pc.invert(pc.is_in(held.column("game_id"), returned_ids))))
+    touched = _partitions(back)
+    _mark_stale(staged, touched)
+    return back.num_rows, touched
 
 
 NOTHING_MERGED = "nothing was merged"

@@ -677,6 +677,9 @@ class MergeRequest:
     force: bool = False
     # filled by merge_players: the games a forced merge made self-play (identity.self_play_games)
     self_play: object = None
+    # filled by merge_players: the games a merge took out as probable duplicates of games
+    # of another file, or a split put back (docs/identity.md "Copies a merge makes one game")
+    games_out: int = 0
 
     def __post_init__(self):
         self.store = _absolute(self.store)
@@ -699,17 +702,29 @@ def merge_players(req: MergeRequest, runner: Runner = LOCAL) -> list[tuple[str, 
             req.self_play = identity.self_play_games(store, req.pairs)
             if req.self_play.height and not req.force:
                 raise ValueError(identity.self_play_refusal(req.self_play))
+        # One staged transition (pipeline/journal.py): the aliases, the trail, the games
+        # a merge makes copies of others and their quarantine, all or nothing.
+        staged = identity.staged_store(store, label)
+        before = identity.alias_map(store)
         for keep, dup, reason in req.pairs:
             if req.split:
-                touched += identity.split(store, keep, dup, reason)
+                touched += identity.split(staged, keep, dup, reason)
             else:
-                touched += identity.merge(store, keep, [dup], reason)
+                touched += identity.merge(staged, keep, [dup], reason)
+        # only once every pair is applied: a copy may need two (White and Black)
+        if req.split:
+            req.games_out, more = identity.put_back(staged)
+        else:
+            req.games_out, more = identity.take_out(staged, before)
+        touched += more
+        identity.commit_staged(staged)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
     earliest: dict[str, int] = {}
     for pool, period in touched:
         earliest[pool] = min(period, earliest.get(pool, period))
     runner.info(
-        f"players {label}: {len(req.pairs)} pair(s); stale from "
+        f"players {label}: {len(req.pairs)} pair(s); {req.games_out} game(s) "
+        f"{'put back' if req.split else 'taken out'} as probable duplicates; stale from "
         + (", ".join(f"{pool} {p}" for pool, p in sorted(earliest.items())) or "nothing rated")
     )
     return sorted(earliest.items())

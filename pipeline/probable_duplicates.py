@@ -31,6 +31,8 @@ between two masters; docs/pgn-trf.md "Move digest").
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -200,41 +202,49 @@ def _stored(store: Store, wanted: set[tuple[str, int]], ignore: set[str]) -> pl.
     return pl.concat(frames, how="vertical_relaxed")
 
 
-def drop_probable_duplicates(
-    store: Store,
-    v: Validated,
-    batch: str,
-    replaced_batches: list[str] | tuple[str, ...] = (),
-    players: pl.DataFrame | None = None,
-) -> tuple[Validated, int]:
-    """``v`` without its probable duplicates (see the module docstring), which join its
-    quarantine as ``probable_duplicate``. ``players``: the raw players the file
-    describes (their names). Returns the games left and how many were quarantined."""
-    games = v.accepted
-    if games.num_rows == 0:
-        return v, 0
+def _candidates(
+    store: Store, games: pa.Table, ignore: set[str], skip_ids: pl.Series | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """The games of ``games`` the rule can compare (``_i``: their row; a complete date or
+    moves) and the stored games of the files not in ``ignore`` they may duplicate
+    (``skip_ids``: game ids left out of those too), or None when there is nothing to
+    compare."""
     incoming = pl.from_arrow(schemas.conform(games, schemas.GAMES).select(_INCOMING))
     incoming = _known_parts(incoming.with_row_index("_i")).filter(
         pl.col("date").is_not_null() | pl.col("moves_digest").is_not_null()
     )
     if incoming.height == 0:
-        return v, 0
-    ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
+        return None
     stored = _stored(store, _wanted(incoming), ignore)
     if stored is None:
-        return v, 0
+        return None
     # a stored game under the id of an incoming one is that game (--replace replaces
     # it; otherwise the copy is already duplicate_game_id)
+    mine = pl.Series(games.column("game_id"))
+    if skip_ids is not None:
+        mine = pl.concat([mine, skip_ids])
     stored = stored.filter(
-        ~pl.col("game_id").is_in(pl.Series(games.column("game_id")).implode())
+        ~pl.col("game_id").is_in(mine.implode())
         & (
             pl.col("date").is_in(incoming.get_column("date").drop_nulls().unique().implode())
             | pl.col("moves_digest").is_not_null()
         )
     )
     if stored.height == 0:
-        return v, 0
-    aliases = identity.alias_map(store)
+        return None
+    return incoming, stored
+
+
+def _pairs(
+    store: Store,
+    incoming: pl.DataFrame,
+    stored: pl.DataFrame,
+    aliases: dict[str, str],
+    players: pl.DataFrame | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Every (incoming ``_i``, stored ``_s``) pair the rule matches with the merges
+    ``aliases`` in force, ``_same`` True when their moves are the same; and the two
+    frames with their compared forms (``inc``, ``old``)."""
     keys = _keys_by_id(_names(store, players), aliases)
     inc = _sides(incoming, keys, aliases)
     old = _known_parts(_sides(stored.with_row_index("_s"), keys, aliases))
@@ -271,8 +281,6 @@ def drop_probable_duplicates(
         for b in ("_b", "_bn")
     ]
     pairs = pl.concat([*by_date, *by_moves]).unique()
-    if pairs.height == 0:
-        return v, 0
     # the same moves first: of two stored games of one day, the copy is the one
     # with its moves
     digests = pairs.join(inc.select("_i", pl.col("moves_digest").alias("_mi")), on="_i").join(
@@ -281,9 +289,19 @@ def drop_probable_duplicates(
     pairs = digests.with_columns(
         (pl.col("_mi") == pl.col("_ms")).fill_null(False).alias("_same")
     ).select("_i", "_s", "_same")
-    matched = _one_for_one(pairs)
-    if not matched:
-        return v, 0
+    return pairs, inc, old
+
+
+def _details(
+    index: list[int],
+    matched: dict[int, int],
+    inc: pl.DataFrame,
+    old: pl.DataFrame,
+    tail: str | dict[int, str],
+) -> tuple[list[str], list[str]]:
+    """Per incoming row of ``index``: the quarantine detail naming the stored game it
+    duplicates and how they agree, ending in ``tail`` (or the row's own tail); and that
+    game's id."""
     where = {
         row[0]: row[1:]
         for row in old.select(
@@ -294,13 +312,7 @@ def drop_probable_duplicates(
         row[0]: row[1:]
         for row in inc.select("_i", "_y", "_m", "_d", "moves_digest", "date").iter_rows()
     }
-    index = sorted(matched)
-    dups = games.take(pa.array(index, pa.int64()))
-    keep = pc.invert(
-        pc.is_in(pa.array(range(games.num_rows), pa.int64()), value_set=pa.array(index, pa.int64()))
-    )
-    sources = dups.column("source").to_pylist()
-    details = []
+    details, others = [], []
     for i in index:
         other_id, other_source, oy, om, od, omoves = where[matched[i]]
         y, m, d, moves, date = mine[i]
@@ -317,19 +329,55 @@ def drop_probable_duplicates(
             )
         details.append(
             f"probable duplicate of game {other_id} stored from {other_source} ({same}; "
-            f"Event/Site/Round spelt differently): {KEEP_OPTION} keeps it"
+            f"Event/Site/Round spelt differently){tail if isinstance(tail, str) else tail[i]}"
         )
-    rows = pa.table(
+        others.append(other_id)
+    return details, others
+
+
+def _quarantine_rows(sources: list[str], details: list[str], batch: str) -> pa.Table:
+    """``probable_duplicate`` quarantine rows of the games stored as ``sources`` (file:line)."""
+    return pa.table(
         {
             "source": [s.rsplit(":", 1)[0] for s in sources],
             "line": [int(s.rsplit(":", 1)[1]) for s in sources],
-            "reason": [Reason.PROBABLE_DUPLICATE.value] * len(index),
+            "reason": [Reason.PROBABLE_DUPLICATE.value] * len(sources),
             "detail": details,
-            "raw": [None] * len(index),
-            "ingest_batch": [batch] * len(index),
+            "raw": [None] * len(sources),
+            "ingest_batch": [batch] * len(sources),
         },
         schema=schemas.QUARANTINE,
     )
+
+
+def drop_probable_duplicates(
+    store: Store,
+    v: Validated,
+    batch: str,
+    replaced_batches: list[str] | tuple[str, ...] = (),
+    players: pl.DataFrame | None = None,
+) -> tuple[Validated, int]:
+    """``v`` without its probable duplicates (see the module docstring), which join its
+    quarantine as ``probable_duplicate``. ``players``: the raw players the file
+    describes (their names). Returns the games left and how many were quarantined."""
+    games = v.accepted
+    if games.num_rows == 0:
+        return v, 0
+    ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
+    found = _candidates(store, games, ignore)
+    if found is None:
+        return v, 0
+    pairs, inc, old = _pairs(store, *found, identity.alias_map(store), players)
+    matched = _one_for_one(pairs)
+    if not matched:
+        return v, 0
+    index = sorted(matched)
+    dups = games.take(pa.array(index, pa.int64()))
+    keep = pc.invert(
+        pc.is_in(pa.array(range(games.num_rows), pa.int64()), value_set=pa.array(index, pa.int64()))
+    )
+    details, _ = _details(index, matched, inc, old, f": {KEEP_OPTION} keeps it")
+    rows = _quarantine_rows(dups.column("source").to_pylist(), details, batch)
     kept = Validated(
         games.filter(keep),
         pa.concat_tables([v.quarantine, rows]).sort_by("line"),
@@ -417,3 +465,175 @@ def scoped_by_source(raw, file_name: str, source: str):
         frame=rescope(raw.frame, ("white_id", "black_id", "game_id")),
         players=rescope(raw.players, ("player_id",)),
     )
+
+
+# -- copies a merge makes one game (docs/identity.md "Copies a merge makes one game") -----
+@dataclass
+class TakenOut:
+    """What ``after_merge`` found: ``games``, the stored games to take out (whole rows of
+    ``schemas.GAMES_FILE`` with ``pool``, ``period``, ``file`` — the games file, relative
+    to the store — ``merge`` and ``duplicate_of``, the game each repeats), and their
+    ``quarantine`` rows."""
+
+    games: pa.Table
+    quarantine: pa.Table
+
+
+HELD_COLUMNS = pa.schema(
+    [
+        *schemas.GAMES_FILE,
+        pa.field("pool", pa.string()),
+        pa.field("period", pa.int32()),
+        pa.field("file", pa.string()),
+        pa.field("merge", pa.string()),
+        pa.field("duplicate_of", pa.string()),
+    ]
+)
+
+
+def ingest_order(store: Store) -> list[str]:
+    """The games batches of the manifest, the earliest ingested first (manifest order
+    within one second)."""
+    m = pl.from_arrow(store.read_manifest().select(["batch", "kind", "ingested_at"]))
+    m = m.with_row_index("_n").filter(pl.col("kind") == "games")
+    return m.sort(["ingested_at", "_n"]).get_column("batch").to_list()
+
+
+def _checked_batches(store: Store) -> set[str]:
+    """The batches the rule applies to: games read from PGN and TRF files."""
+    m = pl.from_arrow(store.read_manifest().select(["batch", "kind", "format"]))
+    kept = m.filter((pl.col("kind") == "games") & pl.col("format").is_in(list(FORMATS)))
+    return set(kept.get_column("batch").to_list())
+
+
+def _regrouped(store: Store, before: dict[str, str], after: dict[str, str]) -> set[str]:
+    """The ids whose games may match other games after the merges ``after`` and not
+    with ``before``: every id of a group of ids counted as one that gained or lost an
+    id, and the ids whose name is a name of such a group (they answer to it now)."""
+    moved = {i for i in set(before) | set(after) if before.get(i, i) != after.get(i, i)}
+    if not moved:
+        return set()
+    heads = {after.get(i, i) for i in moved} | {before.get(i, i) for i in moved}
+    names = _names(store, None)
+    ids = names.get_column("player_id")
+    group = {i for i in ids.to_list() if after.get(i, i) in heads or before.get(i, i) in heads}
+    group |= moved | heads
+    keyed = names.with_columns(_name_key("name").alias("_key"))
+    keys = keyed.filter(pl.col("player_id").is_in(list(group))).get_column("_key")
+    namesakes = keyed.filter(pl.col("_key").is_in(keys.implode())).get_column("player_id")
+    return group | set(namesakes.to_list())
+
+
+def _games_with(store: Store, ids: set[str], batches: set[str]) -> dict[str, pa.Table]:
+    """Per batch of ``batches``: its stored games with a side among ``ids``, whole rows
+    (``schemas.GAMES_FILE``) with ``pool``, ``period`` and ``file`` (relative path)."""
+    value_set = pa.array(sorted(ids), pa.string())
+    out: dict[str, list[pa.Table]] = {}
+    for pool in store.pools():
+        for f in store.game_files(pool):
+            batch = f.stem.removeprefix("part-")
+            if batch not in batches:
+                continue
+            sides = read_parquet_file(f, ["white_id", "black_id"])
+            hit = pc.or_(
+                pc.is_in(sides.column("white_id").cast(pa.string()), value_set=value_set),
+                pc.is_in(sides.column("black_id").cast(pa.string()), value_set=value_set),
+            )
+            if not pc.any(hit).as_py():
+                continue
+            games = schemas.conform(read_parquet_file(f).filter(hit), schemas.GAMES_FILE)
+            n = games.num_rows
+            period = int(f.parent.name.split("=", 1)[1])
+            rel = str(f.relative_to(store.root))
+            games = (
+                games.append_column("pool", pa.array([pool] * n, pa.string()))
+                .append_column("period", pa.array([period] * n, pa.int32()))
+                .append_column("file", pa.array([rel] * n, pa.string()))
+            )
+            out.setdefault(batch, []).append(games)
+    return {b: pa.concat_tables(t) for b, t in out.items()}
+
+
+def after_merge(
+    store: Store, before: dict[str, str], merge: str, split_hint: str
+) -> TakenOut | None:
+    """The stored games that the merges in force in ``store`` (``before``: the merges
+    in force before this one) make probable duplicates of games of earlier-ingested
+    files, by the rule of the module docstring, as ingest would have found them had the
+    players been merged then: the later-ingested copy goes. Pairs that already matched
+    before the merge are left alone (both copies are stored, so the user kept them:
+    ``--keep-probable-duplicates``). ``merge``: this merge's id, named in the details
+    with ``split_hint`` (how to undo it)."""
+    after = identity.alias_map(store)
+    ids = _regrouped(store, before, after)
+    if not ids:
+        return None
+    order = ingest_order(store)
+    rank = {b: n for n, b in enumerate(order)}
+    by_batch = _games_with(store, ids, _checked_batches(store))
+    taken: list[pa.Table] = []
+    rows: list[pa.Table] = []
+    gone = pl.Series("game_id", [], pl.String)
+    for batch in sorted(by_batch, key=lambda b: rank.get(b, len(rank))):
+        games = by_batch[batch]
+        later = order[rank.get(batch, len(order)) :]
+        found = _candidates(store, games, {f"part-{b}.parquet" for b in [batch, *later]}, gone)
+        if found is None:
+            continue
+        now, inc, old = _pairs(store, *found, after)
+        then, _, _ = _pairs(store, *found, before)
+        matched = _one_for_one(now.join(then, on=["_i", "_s"], how="anti"))
+        if not matched:
+            continue
+        index = sorted(matched)
+        sides = {r[0]: r[1:] for r in inc.select("_i", "white_id", "black_id").iter_rows()}
+        others = {r[0]: r[1:] for r in old.select("_s", "white_id", "black_id").iter_rows()}
+        tails = {}
+        for i in index:
+            both = [*sides[i], *others[matched[i]]]
+            # the ids of the two games this merge counts as another (a namesake's
+            # game matches through a name and names none)
+            counted = [
+                f"{x} counted as {after[x]}"
+                for x in dict.fromkeys(both)
+                if x in after and before.get(x) != after[x]
+            ]
+            tails[i] = (
+                f" after merge {merge} ({'; '.join(counted) or 'names of merged players'}): "
+                f"{split_hint} puts it back"
+            )
+        details, dup_of = _details(index, matched, inc, old, tails)
+        out = games.take(pa.array(index, pa.int64()))
+        rows.append(_quarantine_rows(out.column("source").to_pylist(), details, merge))
+        out = out.append_column("merge", pa.array([merge] * len(index), pa.string()))
+        taken.append(out.append_column("duplicate_of", pa.array(dup_of, pa.string())))
+        gone = pl.concat([gone, pl.Series("game_id", out.column("game_id").to_pylist())])
+    if not taken:
+        return None
+    return TakenOut(
+        pa.concat_tables(taken).select(HELD_COLUMNS.names).cast(HELD_COLUMNS),
+        pa.concat_tables(rows),
+    )
+
+
+def still_duplicates(store: Store, held: pa.Table) -> set[str]:
+    """The game ids of ``held`` (games a merge took out, ``HELD_COLUMNS``) that are still
+    probable duplicates of a stored game of an earlier-ingested file with the merges in
+    force in ``store`` (after a split, the others go back)."""
+    order = ingest_order(store)
+    rank = {b: n for n, b in enumerate(order)}
+    batches = pc.replace_substring_regex(
+        pc.replace_substring_regex(held.column("file"), r"^.*/part-", ""), r"\.parquet$", ""
+    ).to_pylist()
+    aliases = identity.alias_map(store)
+    still: set[str] = set()
+    for batch in sorted(set(batches), key=lambda b: rank.get(b, len(rank))):
+        games = held.filter(pa.array([b == batch for b in batches]))
+        later = order[rank.get(batch, len(order)) :]
+        found = _candidates(store, games, {f"part-{b}.parquet" for b in [batch, *later]})
+        if found is None:
+            continue
+        pairs, _, _ = _pairs(store, *found, aliases)
+        ids = games.column("game_id").to_pylist()
+        still |= {ids[i] for i in _one_for_one(pairs)}
+    return still

@@ -100,6 +100,13 @@ def cmd_merge(args) -> int:
     request = jobs.MergeRequest(args.store, pairs, wait=args.wait, force=args.force)
     stale = _all_or_nothing(request, "merged")
     _report("merged", pairs, stale)
+    if request.games_out:  # docs/identity.md "Copies a merge makes one game"
+        print(
+            f"took out {request.games_out} game(s) that this merge makes the same game as "
+            "a game of an earlier-ingested file (same players after the merge, result, and "
+            "date or moves): quarantined as probable_duplicate, not rated (the quarantine "
+            "view; arpad players split puts them back)"
+        )
     if request.self_play is not None and request.self_play.height:
         import sys
 
@@ -133,10 +140,14 @@ def cmd_split(args) -> int:
     from arpad.pipeline import jobs
 
     pairs = [(args.keep, args.duplicate, args.reason)]
-    stale = _all_or_nothing(
-        jobs.MergeRequest(args.store, pairs, split=True, wait=args.wait), "split"
-    )
+    request = jobs.MergeRequest(args.store, pairs, split=True, wait=args.wait)
+    stale = _all_or_nothing(request, "split")
     _report("split", pairs, stale)
+    if request.games_out:  # the games the merge took out as copies (docs/identity.md)
+        print(
+            f"put back {request.games_out} game(s) a merge had taken out as probable "
+            "duplicates: no longer the same game as another file's"
+        )
     return 0
 
 
