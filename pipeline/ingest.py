@@ -433,7 +433,7 @@ def ingest_file(
             validated = _drop_store_duplicates(store, validated, batch, old_batches)
         content = content_digest(validated.accepted)
         before = validated.accepted
-        report.notes.extend(_repeated_rows_note(before))
+        report.notes.extend(_repeated_rows_note(before, raw.frame))
         validated, resent = _drop_content_duplicates(store, validated, batch, old_batches)
         validated, _ = stream_ingest.drop_conflicting_results(
             store, before, validated, batch, old_batches, _identities(manifest)
@@ -835,7 +835,11 @@ def _drop_store_duplicates(
         dups.column("date").to_pylist(),
     ):
         other = _other_result(where[g], was[g], new, identities)
-        same_game = game[g] == (white, black, date)
+        # A PGN game id holds the Date and the White and Black tags as the files give
+        # them (pgn.game_key), so one id is one pairing and day; the player ids are
+        # scoped to each file (``kb3.pgn:Name``, pgn._identity) and never match across
+        # files (the historian's attack: a corrected PGN was duplicate_game_id).
+        same_game = g.startswith("pgn:") or game[g] == (white, black, date)
         reasons.append(
             Reason.CONFLICTING_RESULT if other and same_game else Reason.DUPLICATE_GAME_ID
         )
@@ -1040,23 +1044,40 @@ def _add_game_players(
     return len(missing), quarantine
 
 
-def _repeated_rows_note(games: pa.Table) -> list[str]:
+def _repeated_rows_note(games: pa.Table, frame: pl.DataFrame | None = None) -> list[str]:
     """The note for rows of a file without game ids that repeat an earlier row exactly
-    (date, period, pool, players, result, rated, event): stored as games of their own —
-    a file may hold a pairing twice — but a row pasted twice is rated twice (the
-    officer's attack, 2026-12-03: five copies of one row, no word)."""
+    (date, period, pool, players, result, rated, event, moves; a PGN game's round too):
+    stored as games of their own — a file may hold a pairing twice — but a row pasted
+    twice is rated twice (the officer's attack, 2026-12-03: five copies of one row, no
+    word). ``frame``: the file as read, whose ``_round`` (PGN's Round tag, by
+    ``_line``) tells games apart."""
     if not games.num_rows:
         return []
     derived = pc.equal(games.column("game_id"), games.column("source"))
     rows = games.filter(pc.fill_null(derived, False))
     if rows.num_rows < 2:
         return []
-    cols = ["date", "period", "pool", "white_id", "black_id", "score", "rated", "event_id"]
-    frame = pl.from_arrow(rows.select([c for c in cols if c in rows.column_names]))
-    repeats = frame.height - frame.unique().height
+    # and the moves' digest: PGN games of a match dated only to the year share date,
+    # players and result, and are told apart by their moves and round (the historian's
+    # attack: "88 rows repeat" on London 1851's real games, a historian following the
+    # note deleted real games); a row without moves (CSV, TRF, a PGN game without
+    # moves) or round has a null, equal to the other nulls
+    cols = [
+        *("date", "period", "pool", "white_id", "black_id", "score", "rated", "event_id"),
+        "moves_digest",
+    ]
+    table = pl.from_arrow(rows.select([c for c in [*cols, "source"] if c in rows.column_names]))
+    if frame is not None and "_round" in frame.columns:
+        line = table.get_column("source").str.extract(r":(\d+)$").cast(pl.Int64)
+        rounds = frame.select(pl.col("_line").cast(pl.Int64), "_round")
+        table = table.with_columns(line.alias("_line")).join(
+            rounds, on="_line", how="left", maintain_order="left"
+        )
+    table = table.drop("source", "_line", strict=False)
+    repeats = table.height - table.unique().height
     if not repeats:
         return []
-    first = frame.filter(frame.is_duplicated()).row(0, named=True)
+    first = table.filter(table.is_duplicated()).row(0, named=True)
     return [
         f"{repeats} row(s) repeat an earlier row of the file exactly (e.g. {first['date'] or first['period']} "
         f"{first['white_id']}-{first['black_id']} {first['score']:g}): stored as games of "

@@ -28,7 +28,11 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
   min blitz, < 60 min rapid, else standard; FIDE Laws, Appendices A and B),
   else the words blitz/bullet/rapid in ``Event``, else standard.
 * Player id: the FIDE id (``WhiteFideId``) when present (also for the same
-  name's other games in the file), else ``<file name>:<player name>``.
+  name's other games in the file, unless the file gives that name two FIDE ids),
+  else ``<file name>:<player name>``; a note names a name with two FIDE ids and a
+  FIDE id under two names (``_twin_notes``).
+* A game whose id (``game_key``) is an earlier game's of the file, with other moves
+  or another result: ``duplicate_game_id`` saying so (``_same_key_other_game``).
 * Elo ``""``, ``"?"``, ``"-"`` and ``"0"`` mean unrated.
 * A name ``?``, ``-``, ``NN``, ``N.N.``, ``Amateur``, ``Unknown`` or ``Anonymous`` is an unknown player: no id (the game is
   quarantined ``empty_player_id``), not one player met in every such game.
@@ -583,6 +587,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     # the termination marker ending the text outside them.
     move = rows[:, MOVE]
     marker = _old_markers(buf, rows, rows[:, MARKER], notes)
+    tag_after = _tag_after_marker(buf, rows, marker)
     bad_tag = pl.col("_bad_tag_line").is_not_null()
     repeated = pl.col("_repeat_detail").is_not_null()
     truncated = pl.col("_marker").is_null()
@@ -602,6 +607,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
             # the moves' digest (kernels/pgn_scan.py; docs/pgn-trf.md "Move digest")
             pl.Series("_moves", rows[:, DIGEST]),
             pl.Series("_movetext", rows[:, LAST] >= 0),
+            tag_after,
             pl.Series("_marker", marker).replace_strict(
                 dict(enumerate(MARKERS)), return_dtype=pl.String
             ),
@@ -666,6 +672,8 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
                 "Result",
             )
         )
+        .when(truncated & pl.col("_tag_after").is_not_null())
+        .then(pl.col("_tag_after"))
         .when(truncated)
         .then(pl.lit("no game termination marker (1-0, 0-1, 1/2-1/2, *): file truncated?"))
         .otherwise(pl.format("Result tag {} but the movetext ends with {}", "Result", "_marker"))
@@ -738,10 +746,15 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         pl.col("_moves").alias("moves_digest"),
         "_line",
         "_raw",
+        # the round, for the note on repeated rows (ingest._repeated_rows_note): two
+        # games of a match dated to the year only are told apart by it (no stored column)
+        pl.col("Round").str.strip_chars().replace(["", "?", "-"], None).alias("_round"),
         # a game of chess rated but for its moves (``rate_moveless``; validation drops it)
         (~pl.col("_has_move") & ~_variant() & ~_set_up()).alias(MOVELESS),
     ).sort("_line")
+    frame = _same_key_other_game(frame, problems)
     players = _players(games, frame, source)
+    notes.extend(_twin_notes(games, players))
     not_played = games.filter(~pl.col("_has_move")).height
     if not_played:
         notes.append(_moveless_note(games.filter(~pl.col("_has_move")), rated=False))
@@ -765,6 +778,57 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
             "quarantined, a placeholder is nobody's id"
         )
     return RawTable(path, "pgn", "games", frame, None, problems, notes, players)
+
+
+def _same_key_other_game(frame: pl.DataFrame, problems: list) -> pl.DataFrame:
+    """``frame`` without the games whose game id (``game_key``: the six tags) is that of
+    an earlier game of the file with other moves or another result: quarantined
+    ``duplicate_game_id`` here, whose detail says how they differ and how to keep
+    both (the id rule stays: stored games depend on it). An exact copy is left to
+    validation ("game_id … already on line N", a game pasted twice)."""
+    keyed = pl.col("game_id").is_not_null()
+    if frame.filter(keyed).get_column("game_id").is_unique().all():
+        return frame
+    first = pl.col("_line").min().over("game_id")
+    at_first = pl.col("_line") == first
+
+    def of_first(col: str) -> pl.Expr:
+        return pl.col(col).filter(at_first).first().over("game_id")
+
+    other_moves = pl.col("moves_digest").ne_missing(of_first("moves_digest"))
+    other_result = pl.col("result") != of_first("result")
+    seen = frame.with_columns(
+        first.alias("_first"),
+        other_moves.alias("_other_moves"),
+        of_first("result").alias("_first_result"),
+        (of_first("moves_digest").is_null() & pl.col("moves_digest").is_null()).alias("_none"),
+    ).with_columns(
+        (keyed & ~at_first & (other_moves | other_result)).fill_null(False).alias("_other")
+    )
+    other = seen.filter(pl.col("_other"))
+    for row in other.iter_rows(named=True):
+        results = f"{row['_first_result']} there, {row['result']} here"
+        if row["_other_moves"]:
+            how = "other moves" + (
+                f" and another result ({results})" if row["result"] != row["_first_result"] else ""
+            )
+            detail = (
+                f"game_id {row['game_id']} already on line {row['_first']}, with {how}: "
+                "another game with the same Event, Site, Date, Round, White and Black "
+                "tags (they make its id); a distinct Round tag for each game (e.g. "
+                '"1.1" and "1.2") keeps both (docs/pgn-trf.md "Historian\'s sources, '
+                'round 7")'
+            )
+        else:
+            moves = "neither has moves" if row["_none"] else "the same moves"
+            detail = (
+                f"game_id {row['game_id']} already on line {row['_first']}, {moves} but "
+                f"another result ({results}): the game twice, one result mistyped? "
+                "Correct it (or, for another game, give it a distinct Round tag) and "
+                "ingest the file again"
+            )
+        problems.append((int(row["_line"]), Reason.DUPLICATE_GAME_ID, detail, row["_raw"]))
+    return frame.filter(~seen.get_column("_other"))
 
 
 def _drop_bad_dates(games: pl.DataFrame, problems: list) -> pl.DataFrame:
@@ -864,6 +928,39 @@ def _old_markers(buf: np.ndarray, rows: np.ndarray, marker: np.ndarray, notes: l
     return out
 
 
+# A termination marker, then a tag pair on the same line: the next game's tag section
+# begun on the movetext's last line (`1/2-1/2 [Event "E"]`), which the standard does
+# not allow (a tag pair is on a line of its own, §8.1) and the scan reads as movetext.
+_MARKER_THEN_TAG = re.compile(
+    rb'(?:^|[\s.)}])(1-0|0-1|1/2-1/2|\*)\s*(\[[A-Za-z0-9_]+\s*"[^"\r\n]*"\s*\])'
+)
+
+
+def _tag_after_marker(buf: np.ndarray, rows: np.ndarray, marker: np.ndarray) -> pl.Series:
+    """``_tag_after`` per game: for a game without a termination marker whose movetext's
+    last line holds one followed by a tag pair, the truncated_game detail saying so
+    (the marker is there: "file truncated?" sent the user looking for lost moves);
+    else null. Only games without a marker are looked at."""
+    from arpad.kernels.pgn_scan import LAST
+
+    detail: list[str | None] = [None] * rows.shape[0]
+    line, counted = 1, 0  # line breaks counted up to byte ``counted`` (games in file order)
+    for r in np.flatnonzero((marker == 0) & (rows[:, LAST] >= 0)).tolist():
+        a, b = int(rows[r, LAST]), int(rows[r, LAST + 1])
+        found = _MARKER_THEN_TAG.search(buf[a:b].tobytes())
+        if found is None:
+            continue
+        line += readers.line_breaks(buf[counted:a].tobytes(), a - counted)
+        counted = a
+        tag = found.group(2).decode("utf-8", errors="replace")
+        detail[r] = (
+            f"the termination marker {found.group(1).decode()} on line {line} is followed by "
+            f"the tag {tag} on the same line: the next game's tags must start on a line of "
+            "their own (the next game was read without that tag)"
+        )
+    return pl.Series("_tag_after", detail, dtype=pl.String)
+
+
 def _variant() -> pl.Expr:
     """True for a game whose Variant tag names another game than chess (Chess960, …)."""
     v = pl.col("Variant").str.strip_chars().str.to_lowercase()
@@ -905,24 +1002,82 @@ def _identity(games: pl.DataFrame, source: str) -> pl.DataFrame:
             out.select(pl.col("_bn").alias("name"), pl.col("_bf").alias("fide_id")),
         ]
     )
+    # Per name, its FIDE ids in the file. A name with one id gives it to its games
+    # without one; a name with two (111 on one game, 222 on another: namesakes, or a
+    # typo) gives none: which of them plays an id-less game is not known, so that game
+    # gets the file-scoped id (``_twin_notes`` says so; the first id seen was taken).
     by_name = (
         sides.filter(pl.col("name").is_not_null() & pl.col("fide_id").is_not_null())
-        .group_by("name")
-        .agg(pl.col("fide_id").first())
+        .group_by("name", maintain_order=True)
+        .agg(pl.col("fide_id").unique(maintain_order=True).alias("_ids"))
     )
     for side, n in (("_white_id", "_wn"), ("_black_id", "_bn")):
         out = out.join(
-            by_name.rename({"name": n, "fide_id": f"{side}_byname"}),
+            by_name.rename({"name": n, "_ids": f"{side}_ids"}),
             on=n,
             how="left",
             maintain_order="left",
         )
     return out.with_columns(
-        pl.coalesce(pl.col(f), pl.col(f"{side}_byname"), pl.lit(source + ":") + pl.col(n)).alias(
-            side
-        )
+        pl.coalesce(
+            pl.col(f),
+            pl.when(pl.col(f"{side}_ids").list.len() == 1).then(pl.col(f"{side}_ids").list.first()),
+            pl.lit(source + ":") + pl.col(n),
+        ).alias(side)
         for side, n, f in (("_white_id", "_wn", "_wf"), ("_black_id", "_bn", "_bf"))
     )
+
+
+TWIN_EXAMPLES = 3  # names (FIDE ids) a note on two ids (two names) gives
+
+
+def _twin_notes(games: pl.DataFrame, players: pl.DataFrame) -> list[str]:
+    """The notes on a name given two FIDE ids in the file (its games without an id are
+    given none: ``_identity``) and on a FIDE id given under two names (one player, the
+    players row keeps the name of his latest game: ``_players``); a typo in an id or a
+    name, which only the user can tell (the TRF reader refuses a FIDE id on two lines)."""
+    sides = pl.concat(
+        [
+            games.select(
+                pl.col(n).alias("name"), pl.col(f).alias("fide_id"), pl.col(i).alias("_ids")
+            )
+            for n, f, i in (("_wn", "_wf", "_white_id_ids"), ("_bn", "_bf", "_black_id_ids"))
+        ]
+    ).filter(pl.col("name").is_not_null())
+    notes = []
+    twins = sides.filter(pl.col("fide_id").is_null() & (pl.col("_ids").list.len() > 1))
+    if twins.height:
+        named = twins.group_by("name", maintain_order=True).agg(pl.len(), pl.col("_ids").first())
+        shown = "; ".join(
+            f"{name!r}: FIDE ids {', '.join(ids)}, {k} game(s) without one"
+            for name, k, ids in named.head(TWIN_EXAMPLES).iter_rows()
+        )
+        more = f" and {named.height - TWIN_EXAMPLES} more" if named.height > TWIN_EXAMPLES else ""
+        notes.append(
+            f"{named.height} name(s) with two or more FIDE ids in the file ({shown}{more}): "
+            "who played a game without an id is not known, so it counts for none of them "
+            "(the file's own player id for the name, as for a name without a FIDE id); "
+            "give the id on those games, or arpad players merge KEEP DUPLICATE"
+        )
+    names = (
+        sides.filter(pl.col("fide_id").is_not_null())
+        .group_by("fide_id", maintain_order=True)
+        .agg(pl.col("name").unique(maintain_order=True))
+        .filter(pl.col("name").list.len() > 1)
+    )
+    if names.height:
+        kept = dict(players.select("player_id", "name").iter_rows())
+        shown = "; ".join(
+            f"{fide} as {' and '.join(repr(n) for n in spelt)} (stored as {kept.get(fide)!r})"
+            for fide, spelt in names.head(TWIN_EXAMPLES).iter_rows()
+        )
+        more = f" and {names.height - TWIN_EXAMPLES} more" if names.height > TWIN_EXAMPLES else ""
+        notes.append(
+            f"{names.height} FIDE id(s) under two or more names in the file ({shown}{more}): "
+            "one player each, named as in his latest game; if a name belongs to someone "
+            "else, the FIDE id on that game is a typo: correct it and ingest the file again"
+        )
+    return notes
 
 
 def _players(games: pl.DataFrame, frame: pl.DataFrame, source: str) -> pl.DataFrame:
