@@ -296,12 +296,15 @@ def recover(store: Store) -> list[str]:
     done = []
     for stage in sorted(p for p in base.iterdir() if p.is_dir()):
         plan_path = stage / PLAN
+        # a players merge or split is staged as an ingest is (pipeline/identity.py)
+        action = stage.name.split("-", 1)[0]
+        what = f"players {action}" if action in ("merge", "split") else "ingest"
         if plan_path.exists():
             apply(store, stage, read_plan(store, plan_path))
-            done.append(f"completed the interrupted ingest of batch {stage.name}")
+            done.append(f"completed the interrupted {what} of batch {stage.name}")
         else:
             shutil.rmtree(stage, ignore_errors=True)
-            done.append(f"discarded the unfinished ingest of batch {stage.name}")
+            done.append(f"discarded the unfinished {what} of batch {stage.name}")
     with contextlib.suppress(OSError):
         base.rmdir()
     return done

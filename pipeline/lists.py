@@ -116,7 +116,7 @@ def list_frame(
         if date is not None:
             period = periods.period_at(date, rated, f"the {system}/{pool} list")
         elif in_force is not None:
-            period = period_in_force(in_force, rated, f"{system}/{pool}")
+            period = period_in_force(in_force, rated, f"{system}/{pool}", system)
         elif period is None:
             period = rated[-1]
         elif period not in rated:
@@ -246,14 +246,38 @@ def list_date(period: int) -> dt.date | None:
     return dt.date(day.year + 1, 1, 1) if day.month == 12 else dt.date(day.year, day.month + 1, 1)
 
 
-def period_in_force(text, rated: list[int], what: str | None = None) -> int:
+def list_periods(system: str, rated: list[int]) -> list[int]:
+    """The periods of ``rated`` that closed a list. FIDE's two-monthly lists (the rules
+    of 2009-07 to 2012-06) were published after every second month only, so the first
+    month of such a rating period had no list of its own (its row is the month's games,
+    rated on the closing month's list: docs/fide-history.md); other systems and monthly
+    rules: every period."""
+    if system != "fide":
+        return rated
+    from arpad.pipeline.systems.fide import closing_month, rules_in_force
+
+    def closes(p: int) -> bool:
+        if not periods.is_calendar(p):
+            return True
+        months = rules_in_force(p).list_months
+        return months <= 1 or closing_month(p, months) == periods.month_index(p)
+
+    return [p for p in rated if closes(p)]
+
+
+def period_in_force(
+    text, rated: list[int], what: str | None = None, system: str | None = None
+) -> int:
     """The period whose list was in force on the day ``text`` names (``list_day``): the
     latest of ``rated`` whose list date (``list_date``) is on or before it, i.e. the
-    latest rated period that had closed by then. ValueError (one line) without dated
-    periods or before the first list took effect (``no fide/standard list was in force
-    on 2026-09-30 (the first is of period 202610, in force from 2026-11-01)``; ``what``
+    latest rated period that had closed by then (for ``system`` fide, of the periods that
+    closed a list: ``list_periods``). ValueError (one line) without dated periods or
+    before the first list took effect (``no fide/standard list was in force on
+    2026-09-30 (the first is of period 202610, in force from 2026-11-01)``; ``what``
     names the lists, e.g. ``fide/standard``)."""
     day = list_day(text)
+    if system is not None:
+        rated = list_periods(system, rated)
     dated = sorted((list_date(p), p) for p in rated if list_date(p) is not None)
     lists = f"{what} lists" if what else "the lists"
     if not dated:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 
 from arpad.pipeline import output
 from arpad.pipeline.commands.common import (
@@ -230,6 +231,7 @@ def cmd_ingest(args) -> int:
 
     if not args.files and not args.players:
         raise ValueError("give the files to ingest: FILE... and/or --players F")
+    check_mapping(args.mapping, args.files, args.fmt)
     request = IngestRequest(
         args.store,
         args.files,
@@ -245,6 +247,31 @@ def cmd_ingest(args) -> int:
         args.rate_moveless,
     )
     return print_ingest_report(run_job(args, "ingest", request))
+
+
+def check_mapping(mapping: str | None, files: list[str], fmt: str | None) -> None:
+    """``--mapping``: an unknown name is bad input whatever the files (only a CSV's reader
+    used to look at it: a PGN or TRF ingest said nothing); a known one given for a
+    PGN/TRF file, which mappings do not apply to, is a note naming the file."""
+    if mapping is None:
+        return
+    from arpad.pipeline import pgn, readers, trf  # noqa: F401 (registers PGN/TRF suffixes)
+    from arpad.pipeline.errors import InputError
+
+    if mapping not in readers.MAPPINGS:
+        known = ", ".join(readers.MAPPINGS)
+        raise ValueError(f"--mapping {mapping}: unknown mapping (known: {known})")
+    for name in files:
+        try:
+            what = fmt or readers.detect_format(Path(name))
+        except InputError:
+            continue  # the ingest says what is wrong with the file
+        if what not in ("csv", "parquet"):
+            print(
+                f"arpad: note: {name}: --mapping {mapping} applies to CSV and Parquet "
+                f"files; this {what.upper()} file is read without it",
+                file=sys.stderr,
+            )
 
 
 class Progress:
@@ -366,7 +393,7 @@ def cmd_list(args) -> int:
             from arpad.pipeline.schemas import POOLS
 
             rated = sorted({p for pool in POOLS for p in store.rating_periods(args.system, pool)})
-            period = period_in_force(args.in_force, rated, args.system)
+            period = period_in_force(args.in_force, rated, args.system, args.system)
         if args.min_games is not None:
             raise ValueError("--min-games is for one pool's list, not --pool all")
         frame, period = combined_frame(store, args.system, period, args.top)
