@@ -95,6 +95,10 @@ DERIVED_VIEWS: dict[str, str] = {
                r.games, r.score, r.expected, r.k, r.status
         FROM {player_ratings} r LEFT JOIN players p USING (player_id)
     """,
+    # ``games`` of a system whose interim (provisional) rows count the open cycle's games
+    # so far (ECF) are the period's own: less the player's previous row's count when that
+    # row was interim, as pipeline/era.py counts them (it summed the cycle again every
+    # month). The window runs over those systems' rows alone.
     "period_summary": """
         SELECT system, pool, period,
                count(*) FILTER (WHERE status IN ('rated', 'new', 'provisional', 'inactive')
@@ -109,7 +113,15 @@ DERIVED_VIEWS: dict[str, str] = {
                count(*) FILTER (WHERE status = 'new') AS new_players,
                count(*) FILTER (WHERE status = 'inactive') AS inactive_players,
                count(*) FILTER (WHERE status = 'unrated') AS unrated_players
-        FROM ratings GROUP BY system, pool, period
+        FROM (SELECT system, pool, period, status, rating_after, games
+              FROM ratings WHERE system NOT IN ({cumulative_interim})
+              UNION ALL BY NAME
+              SELECT system, pool, period, status, rating_after,
+                     games - CASE WHEN lag(status) OVER cycle = 'provisional'
+                                  THEN lag(games) OVER cycle ELSE 0 END AS games
+              FROM ratings WHERE system IN ({cumulative_interim})
+              WINDOW cycle AS (PARTITION BY system, pool, player_id ORDER BY period))
+        GROUP BY system, pool, period
     """,
     "movers": """
         SELECT system, pool, period,
@@ -201,12 +213,17 @@ _LISTED_STATUS = (
 
 
 def derived_views() -> dict[str, str]:
-    """``DERIVED_VIEWS`` with the registry's lower-is-better systems filled in (loaded
-    when a catalog is built, not when this module is imported)."""
+    """``DERIVED_VIEWS`` with the registry's lower-is-better systems and those with
+    cumulative interim games filled in (loaded when a catalog is built, not when this
+    module is imported)."""
+    from arpad.pipeline.systems import cumulative_interim_names
+
     lower = ", ".join(f"'{s}'" for s in _lower_is_better()) or "NULL"
+    cumulative = ", ".join(f"'{s}'" for s in cumulative_interim_names()) or "''"
     listed = _LISTED_STATUS.replace("{names}", ", ".join(schemas.RATING_STATUSES))
     return {
         name: sql.replace("{lower_is_better}", lower)
+        .replace("{cumulative_interim}", cumulative)
         .replace("{player_ratings}", _PLAYER_RATINGS)
         .replace("{listed_status}", listed)
         for name, sql in DERIVED_VIEWS.items()

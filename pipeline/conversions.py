@@ -107,6 +107,12 @@ def elo_to_ingo(elo):
 SCALES = ("ecf", "ecf-rating", "fide", "elo", "ingo")
 
 
+def uses_era(source: str, target: str) -> bool:
+    """Whether converting ``source`` to ``target`` depends on the ECF grade era (the
+    ``date``/``era`` of ``convert``)."""
+    return "ecf" in (source, target)
+
+
 def convert(value, source: str, target: str, date=None, era: str | None = None):
     """Convert between scales; ``fide`` and ``elo`` are the same scale here."""
     for s in (source, target):

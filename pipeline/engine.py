@@ -378,6 +378,7 @@ def load_period_games(
     dense_of_key: np.ndarray | None = None,
     read_events: bool = True,
     self_play: list[int] | None = None,
+    days: dict[str, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """White, black (dense), White's score and event index (-1 unknown) of a period's rated games.
 
@@ -393,15 +394,22 @@ def load_period_games(
     out, as are unrated games. ``aliases`` (duplicate, keep): a merged duplicate's
     games count as the kept id's (docs/identity.md). ``read_events=False`` (a system
     whose ``uses_events`` is False) skips the event ids: every event index is -1.
+    ``days`` (a system whose ``uses_game_days`` is True): filled with ``day`` (each
+    game's date as days since 1970-01-01, -1 unknown) and ``event_key`` (each game's
+    event id as a key that is the same in every period, -1 unknown).
     """
     empty = np.empty(0, dtype=np.int32)
+    if days is not None:
+        days["day"], days["event_key"] = empty, np.empty(0, dtype=np.int64)
     if not files:
         return empty, empty, np.empty(0), empty
-    whites, blacks, scores, rateds, events = [], [], [], [], []
+    whites, blacks, scores, rateds, events, dates = [], [], [], [], [], []
     for path in sorted(files, key=str):
         white, black, score, rated, event = _read_game_file_dense(
             path, player_ids, aliases, dense_of_key, read_events
         )
+        if days is not None:
+            dates.append(_read_game_days(path))
         whites.append(white)
         blacks.append(black)
         scores.append(score)
@@ -418,10 +426,42 @@ def load_period_games(
         if self_play is not None:
             self_play.append(int(own.sum()))
     event_ids = pa.chunked_array(events, type=pa.string())
+    day = np.concatenate(dates) if days is not None else None
     if not keep.all():
         white, black, score = white[keep], black[keep], score[keep]
         event_ids = event_ids.filter(pa.array(keep))
+        day = day[keep] if day is not None else None
+    if days is not None:
+        days["day"], days["event_key"] = day, _event_keys(event_ids)
     return white, black, score, _event_codes(event_ids)
+
+
+def _read_game_days(path) -> np.ndarray:
+    """A games file's dates as days since 1970-01-01 (int32), -1 where unknown."""
+    file = open_games(path)
+    if "date" not in file.schema_arrow.names:
+        return np.full(file.metadata.num_rows, -1, dtype=np.int32)
+    date = file.read(columns=["date"]).column("date").cast(pa.date32()).cast(pa.int32())
+    return np.asarray(pc.fill_null(date, -1).to_numpy(zero_copy_only=False), dtype=np.int32)
+
+
+def _event_keys(event_ids: pa.ChunkedArray) -> np.ndarray:
+    """Events as 63-bit keys of their ids (BLAKE2b), the same in every period and run
+    (a checkpoint keeps them), -1 where unknown."""
+    import hashlib
+
+    if event_ids.null_count == len(event_ids):
+        return np.full(len(event_ids), -1, dtype=np.int64)
+    encoded = pc.dictionary_encode(event_ids).combine_chunks()
+    keys = np.array(
+        [
+            int.from_bytes(hashlib.blake2b(e.encode(), digest_size=8).digest(), "little") >> 1
+            for e in encoded.dictionary.to_pylist()
+        ],
+        dtype=np.int64,
+    )
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+    return np.where(codes >= 0, keys[np.maximum(codes, 0)], -1).astype(np.int64)
 
 
 def _event_codes(event_ids: pa.ChunkedArray) -> np.ndarray:
@@ -484,10 +524,15 @@ def _dense_by_id(table: pa.Table, player_ids, aliases) -> tuple[np.ndarray, np.n
 
 
 def period_arrays(
-    res: pa.Table, player_ids, aliases: tuple[pa.Array, pa.Array] | None = None
+    res: pa.Table,
+    player_ids,
+    aliases: tuple[pa.Array, pa.Array] | None = None,
+    days: dict[str, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A period's games (columns white_id, black_id, score, rated, event_id, in the order
-    the system sees them) as dense arrays: white, black, White's score, event index."""
+    the system sees them) as dense arrays: white, black, White's score, event index.
+    ``days`` (a system whose ``uses_game_days`` is True): filled with ``day`` and
+    ``event_key`` as ``load_period_games`` fills them (a ``date`` column if any)."""
     ids = id_array(player_ids)
     white = pc.index_in(player_keys.resolve_aliases(res.column("white_id"), aliases), value_set=ids)
     black = pc.index_in(player_keys.resolve_aliases(res.column("black_id"), aliases), value_set=ids)
@@ -498,6 +543,16 @@ def period_arrays(
     if not pc.all(keep).as_py():
         res = res.append_column("_w", white).append_column("_b", black).filter(keep)
         white, black = res.column("_w"), res.column("_b")
+    if days is not None:  # the games kept, as on the store path
+        if "date" in res.column_names:
+            date = res.column("date").cast(pa.date32()).cast(pa.int32())
+            day = pc.fill_null(date, -1).to_numpy(zero_copy_only=False)
+        else:
+            day = np.full(res.num_rows, -1)
+        days["day"] = np.asarray(day, dtype=np.int32)
+        days["event_key"] = _event_keys(
+            pa.chunked_array([res.column("event_id").cast(pa.string())])
+        )
     # Events: dense codes in order of first appearance, -1 where unknown.
     codes = pc.dictionary_encode(res.column("event_id").cast(pa.string())).combine_chunks().indices
     event = pc.fill_null(codes, -1).to_numpy(zero_copy_only=False)
@@ -584,8 +639,9 @@ def rate_in_memory(
     overrides: dict | None = None,
 ) -> dict[int, pa.Table]:
     """The engine's walk over in-memory periods — (period, white, black, score, event)
-    in period order, players as dense indices into ``info`` — with no store: period ->
-    ratings table (the columns of a stored ratings partition)."""
+    in period order, players as dense indices into ``info``, and optionally a sixth item,
+    the ``day``/``event_key`` arrays of ``period_arrays(days=…)`` — with no store:
+    period -> ratings table (the columns of a stored ratings partition)."""
     sys_ = get_system(system)
     rules_for = rules_picker(sys_, pool, rules, overrides)
     if not periods:
@@ -600,8 +656,9 @@ def rate_in_memory(
     out: dict[int, pa.Table] = {}
     ids = id_array(info.player_id)
     absorbing = sys_.revises_history(rules_for(periods[-1][0]))
-    for i, (period, white, black, score, event) in enumerate(periods):
-        games = PeriodGames.build(period, white, black, score, info.n, event, previous)
+    for i, (period, white, black, score, event, *days) in enumerate(periods):
+        extra = days[0] if days and sys_.uses_game_days else {}
+        games = PeriodGames.build(period, white, black, score, info.n, event, previous, **extra)
         if absorbing and i < len(periods) - 1:  # replaced by history_reports below
             state = sys_.absorb(state, games, rules_for(period))
         else:
@@ -832,8 +889,13 @@ def _rate(
         for period in [p for p in all_periods if previous < p < walk[0]] if walk else []:
             r = replay_for(period)
             files = [str(f) for f in store.game_files(pool, period)]
-            white, black, score, event = load_period_games(files, ids, aliases, dense_of_key)
-            games = PeriodGames.build(period, white, black, score, n, event, previous)
+            days: dict | None = {} if sys_.uses_game_days else None
+            white, black, score, event = load_period_games(
+                files, ids, aliases, dense_of_key, days=days
+            )
+            games = PeriodGames.build(
+                period, white, black, score, n, event, previous, **(days or {})
+            )
             state = observations.seed_period(sys_, state, seeds, previous, period, r)
             # (state only: a system whose reports the run's end replaces absorbs, as the walk)
             state = sys_.absorb(state, games, r) if absorbing else sys_.step(state, games, r)[0]
@@ -845,11 +907,12 @@ def _rate(
     def load(period: int, before: int | None) -> PeriodGames:
         files = [str(f) for f in store.game_files(pool, period)]
         own: list[int] = []
+        days: dict | None = {} if sys_.uses_game_days else None
         white, black, score, event = load_period_games(
-            files, ids, aliases, dense_of_key, sys_.uses_events, own
+            files, ids, aliases, dense_of_key, sys_.uses_events, own, days
         )
         summary.self_play += sum(own)
-        return PeriodGames.build(period, white, black, score, n, event, before)
+        return PeriodGames.build(period, white, black, score, n, event, before, **(days or {}))
 
     # The first run of a store rebuilds the catalog beside its later periods.
     ahead = catalog.RefreshAhead(store, enabled=(refresh_catalog or catalog_ahead) and bool(walk))

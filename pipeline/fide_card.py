@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from arpad.kernels.rounding import div_round_half_away
 from arpad.pipeline import catalog, periods
@@ -44,6 +45,77 @@ class CardGame:
 
 
 @dataclass
+class InitialRating:
+    """The initial rating (B.02 §8.2) recomputed from the pooled games of a player not
+    rated at the start of the period: the card of a ``new`` row (and of an ``unrated``
+    one, which says why no rating is published yet)."""
+
+    method: str  # "2024": two hypothetical 1800 draws; "2022": +20 per half point
+    months: list[int]  # the periods whose games were pooled (within initial_pool_months)
+    games: int  # n: pooled games against rated opponents
+    score: float  # W
+    opp_sum: int  # ΣR of the rated opponents
+    disregarded: str | None = None  # the first event with a zero score (§8.2.1)
+    disregarded_months: list[int] = field(default_factory=list)  # the months of its games
+    disregarded_games: int = 0
+    disregarded_ids: list[str] = field(default_factory=list)  # their game ids
+    hypothetical_games: int = 0
+    hypothetical_rating: int = 0
+    ra_num: int = 0  # Ra = ra_num / ra_den
+    ra_den: int = 1
+    percent: int | None = None  # p as a whole percentage (half up), the dp lookup
+    dp: int | None = None
+    half_points_above: int | None = None  # 2022 method above 50 %
+    per_half_point: float | None = None
+    unrounded: float | None = None  # Ra + dp (or + per half point)
+    rounded: int | None = None  # half away from zero
+    cap: int = 0  # maximum initial rating (0: none)
+    rating: int | None = None  # Ru after the cap
+    min_games: int = 5
+    floor: int = 1400
+    published: bool = False
+    reason: str = ""
+    stored: float | None = None  # the stored rating_after
+
+    @property
+    def ra(self) -> float:
+        return self.ra_num / self.ra_den
+
+    @property
+    def capped(self) -> bool:
+        return self.rounded is not None and self.rating is not None and self.rating < self.rounded
+
+    @property
+    def matches(self) -> bool:
+        if not self.published:
+            return self.stored is None
+        return self.stored is not None and int(self.stored) == self.rating
+
+
+@dataclass
+class KFactor:
+    """K recomputed from the player's state at the start of the period (§8.3.3): the
+    base K and its reason, then the K × n ≤ 700 cap over the games on the list."""
+
+    base: int
+    reason: str
+    rated_games_before: int
+    games: int  # n: the games that count in the rating period so far
+    cap: int  # k_times_games_max (0: none)
+    k: int
+    stored: int | None
+    pending: bool = False  # two-monthly, not the closing month: capped when it closes
+
+    @property
+    def capped(self) -> bool:
+        return self.k != self.base
+
+    @property
+    def matches(self) -> bool:
+        return self.stored is None or self.stored == self.k
+
+
+@dataclass
 class Card:
     player_id: str
     system: str
@@ -68,9 +140,20 @@ class Card:
     rc: int | None = None
     percent: int | None = None
     rp: int | None = None
+    # Where the adjustment comes from (the compression, a late two-monthly list).
+    adjustment_reason: str | None = None
+    # K's derivation (rated rows with games that count) and the initial rating's
+    # (players not rated at the start), both recomputed (docs/cli.md "card"); a batch's
+    # cards (``arpad site``) have neither, and are equal to the single cards without.
+    k_factor: KFactor | None = field(default=None, compare=False)
+    initial: InitialRating | None = field(default=None, compare=False)
 
     @property
     def matches(self) -> bool:
+        if self.k_factor is not None and not self.k_factor.matches:
+            return False
+        if self.initial is not None:
+            return self.initial.matches
         if self.pending:
             return True
         if self.stored_change is None:  # no change stored: the card must find none
@@ -80,6 +163,13 @@ class Card:
     def to_dict(self) -> dict:
         out = dataclasses.asdict(self)
         out["matches"] = self.matches
+        if self.k_factor is not None:
+            out["k_factor"]["capped"] = self.k_factor.capped
+            out["k_factor"]["matches"] = self.k_factor.matches
+        if self.initial is not None:
+            out["initial"]["ra"] = self.initial.ra
+            out["initial"]["capped"] = self.initial.capped
+            out["initial"]["matches"] = self.initial.matches
         return out
 
     def __str__(self) -> str:
@@ -99,6 +189,10 @@ FROM read_parquet(?, filename = true, file_row_number = true)
 WHERE rated{}
 ORDER BY filename, file_row_number
 """
+_DAYS_SQL = """
+SELECT game_id, date FROM read_parquet(?)
+WHERE rated AND (list_contains(?, white_id) OR list_contains(?, black_id))
+"""
 _GAMES_SQL = _MONTH_GAMES.format(" AND (list_contains(?, white_id) OR list_contains(?, black_id))")
 _ALL_GAMES_SQL = _MONTH_GAMES.format("")
 
@@ -109,14 +203,18 @@ def check_card(store: Store, system: str, pool: str = "standard", player: str = 
     expected scores; no other system has one), so another ``system``, or a store
     without fide/``pool`` ratings, is a ``ValueError`` (exit 2) that names the systems
     the store has rated and the commands that show a player's rows there (``history``,
-    ``audit``); a store without published ratings cannot be rated with fide at all,
+    ``audit``: of the system asked for when the store has it, none named when it has not;
+    for fide, of another system the store has); a store without published ratings cannot be rated with fide at all,
     and the message says so instead of sending the user to ``arpad rate --system fide``
     (docs/cli.md "card")."""
     fide = FideSystem.name
     rated = store.rated()
     others = [f"{s}/{p}" for s, p in rated if s != fide or p != pool]
-    other = next((s for s, p in rated if s != fide and p == pool), None)
-    other = other or next((s for s, p in rated if s != fide), None)
+    if system != fide:  # the rows of the system asked for, else none named
+        other = system if any(s == system for s, _ in rated) else None
+    else:
+        other = next((s for s, p in rated if s != fide and p == pool), None)
+        other = other or next((s for s, p in rated if s != fide), None)
     see = (
         f"; for a player's {other} rows use arpad history {_quoted(player)} --system {other} "
         f"(or arpad audit {_quoted(player)} --system {other})"
@@ -174,18 +272,24 @@ def rating_card(
     overrides: dict[str, str] | None = None,
     con=None,
     cache: dict | None = None,
+    explain: bool | None = None,
 ) -> Card:
     """The card of ``player_id`` for ``period`` (FIDE ratings of ``pool`` must be stored).
 
     ``con``: an open ``catalog.connect(store)`` connection to reuse for many cards;
     ``cache``: a dict kept across the cards of one batch (``arpad site``), so that each
     period's ratings, the players' names and the alias map are read once.
+    ``explain``: also recompute K's derivation and, for a player not rated at the start,
+    the initial rating from his pooled games (each reads the player's earlier rows);
+    default: for a single card (no ``cache``).
     Merged ids count as the id they were merged into (docs/identity.md "Merged ids
     everywhere"): a duplicate's card is its keep's, whose games include the
     duplicate's, and an opponent's duplicate id shows as the kept id.
     """
     from arpad.pipeline import identity
 
+    explain = cache is None if explain is None else explain
+    fixed = rules is not None  # --rules: the same rules for the earlier periods too
     aliases = _memo(cache, "aliases", lambda: identity.alias_map(store))
     player_id = aliases.get(player_id, player_id)  # a merged duplicate: its kept id
     own_ids = [player_id, *sorted(d for d, keep in aliases.items() if keep == player_id)]
@@ -204,16 +308,41 @@ def rating_card(
     own_con = con is None
     con = catalog.connect(store) if own_con else con
     try:
-        rows = {
-            m: _memo(cache, ("ratings", pool, m), lambda m=m: _ratings(con, pool, m, store))
-            for m in months
-        }
+
+        def ratings_of(m: int) -> dict[str, dict]:
+            return _memo(cache, ("ratings", pool, m), lambda: _ratings(con, pool, m, store))
+
+        def month_games(m: int) -> list[CardGame]:
+            """The player's games of month ``m``, rated with the ratings in force in ``m``."""
+            files = [str(f) for f in store.game_files(pool, m)]
+            if not files:
+                return []
+            if cache is None:
+                found = con.execute(_GAMES_SQL, [files, own_ids, own_ids]).fetchall()
+            else:  # many cards: the month's games read once, indexed by player
+                listed, by_player = _memo(
+                    cache, ("games", pool, m), lambda f=files: _games_by_player(con, f)
+                )
+                mine = sorted({i for p in own_ids for i in by_player.get(p, ())})
+                found = [listed[i] for i in mine]
+            games = [
+                (game_id, event, aliases.get(white, white), aliases.get(black, black), score)
+                for game_id, event, white, black, score in found
+            ]
+            return _month_games(m, player_id, games, ratings_of(m), rules, pd_table)
+
+        def days_of(m: int) -> dict:
+            """game_id → date of the player's games of month ``m`` (the first event is
+            the one of his earliest game, §8.2.1)."""
+            files = [str(f) for f in store.game_files(pool, m)]
+            if not files:
+                return {}
+            return dict(con.execute(_DAYS_SQL, [files, own_ids, own_ids]).fetchall())
+
+        rows = {m: ratings_of(m) for m in months}
         me = rows[period].get(player_id)
         if me is None:
-            raise ValueError(
-                f"no FIDE {pool} rating row for {player_id} in period {period} "
-                "(run arpad rate --system fide first, or check the id)"
-            )
+            raise ValueError(_no_row(store, pool, player_id, period))
         before = _int(me["rating_before"])
         adjustment = _int(me["adjustment"])
         card = Card(
@@ -230,24 +359,25 @@ def rating_card(
             rating_after=me["rating_after"],
             k=_int(me["k"]),
         )
+        if adjustment and before is not None:
+            card.adjustment_reason = _adjustment_reason(store, pool, period, rules, before)
         total100 = 0
         for m in months:
-            files = [str(f) for f in store.game_files(pool, m)]
-            if not files:
-                continue
-            if cache is None:
-                found = con.execute(_GAMES_SQL, [files, own_ids, own_ids]).fetchall()
-            else:  # many cards: the month's games read once, indexed by player
-                listed, by_player = _memo(
-                    cache, ("games", pool, m), lambda f=files: _games_by_player(con, f)
-                )
-                mine = sorted({i for p in own_ids for i in by_player.get(p, ())})
-                found = [listed[i] for i in mine]
-            games = [
-                (game_id, event, aliases.get(white, white), aliases.get(black, black), score)
-                for game_id, event, white, black, score in found
-            ]
-            card.games.extend(_month_games(m, player_id, games, rows[m], rules, pd_table))
+            card.games.extend(month_games(m))
+        history = None
+        if explain:
+            history = _player_rows(con, pool, player_id, period)
+        if explain and card.rating_in_force is None:
+            card.initial = _initial_rating(
+                history, period, rules, month_games, me["rating_after"], days_of
+            )
+            # the pooled games of earlier months (and a disregarded first event's),
+            # before the period's own (§8.2)
+            shown = {g.period for g in card.games}
+            wanted = {*card.initial.months, *card.initial.disregarded_months}
+            earlier = sorted(m for m in wanted if m not in shown)
+            card.games[:0] = [g for m in earlier for g in month_games(m)]
+            _mark_disregarded(card)
         opponents = {g.opponent for g in card.games}
         names = (
             _names(store, opponents)
@@ -266,10 +396,319 @@ def rating_card(
             card.change = int(div_round_half_away(card.k * total100, 100))
         elif card.rating_in_force is not None:
             card.change = 0  # no game against a rated opponent
+        if explain and card.rating_in_force is not None and card.rated_games:
+
+            def rules_at(m: int) -> FideRules:
+                """The rules of an earlier period (the card's own with --rules)."""
+                if fixed:
+                    return rules
+                at = _memo(cache, ("rules", pool, m), lambda: _run_rules(store, pool, m))
+                return apply_overrides(at, overrides or {})
+
+            def pooled(m: int, earlier: list[dict]) -> int:
+                """The games of an earlier ``new`` row's pool: his rated games then."""
+                return _initial_rating(earlier, m, rules_at(m), month_games, None, days_of).games
+
+            card.k_factor = _k_factor(store, history, card, rules, pooled, rules_at)
         return card
     finally:
         if own_con:
             con.close()
+
+
+def _no_row(store: Store, pool: str, player_id: str, period: int) -> str:
+    """Why the card has no ratings row: a period without games is no rated period (the
+    nearest rated ones named, as ``arpad list --period`` names the rated periods), a
+    period whose games are not rated yet, or a player without a row in a rated period."""
+    rated = store.rating_periods(FideSystem.name, pool)
+    if rated and period not in rated:
+        span = f"rated periods: {rated[0]}..{rated[-1]}, {len(rated)} in all"
+        if period in store.periods(pool):
+            return (
+                f"no FIDE {pool} ratings for period {period}: its games are not rated yet "
+                f"(arpad rate --system fide --pool {pool}; {span})"
+            )
+        earlier = [p for p in rated if p < period]
+        later = [p for p in rated if p > period]
+        nearest = [f"{earlier[-1]} before"] if earlier else []
+        nearest += [f"{later[0]} after"] if later else []
+        return (
+            f"no FIDE {pool} rating card for period {period}: the store has no {pool} games "
+            f"in {period}, so it is no rated period (nearest rated: {', '.join(nearest)}; "
+            f"{span})"
+        )
+    return (
+        f"no FIDE {pool} rating row for {player_id} in period {period} "
+        "(run arpad rate --system fide first, or check the id)"
+    )
+
+
+def _adjustment_reason(store: Store, pool: str, period: int, rules: FideRules, before: int) -> str:
+    """Which adjustment a row's is, from the rules and the period: the one-time
+    compression when the run crossed its date at ``period`` (worked out), a change of a
+    two-monthly rating period published late when two-monthly lists were in force."""
+    import numpy as np
+
+    from arpad.pipeline.systems.fide import compression_applies, compression_increase
+
+    rated = store.rating_periods(FideSystem.name, pool)  # one listing of the folders
+    previous = max((p for p in rated if p < period), default=None)
+    two_monthly = rules.list_months > 1 or (
+        previous is not None and FideSystem().rules_for(previous, pool).list_months > 1
+    )
+    late = "a change of a two-monthly rating period published late (its closing month had no games)"
+    if compression_applies(rules, previous, period):
+        increase = int(compression_increase(rules, np.array([before]))[0])
+        gap = max(rules.compression_below - before, 0)
+        text = (
+            f"the one-time compression of {rules.compression_date}: "
+            f"{rules.compression_factor:g} × ({rules.compression_below} − {before}) = "
+            f"{rules.compression_factor * gap:g} → {increase:+d}"
+        )
+        return f"{text}, and {late}" if two_monthly else text
+    if two_monthly:
+        return late
+    return (
+        f"neither the compression nor a late two-monthly list explains it under "
+        f"{rules.name} in {period}"
+    )
+
+
+_HISTORY_SQL = """
+SELECT period, rating_before, adjustment, change, rating_after, games, status
+FROM ratings WHERE system = ? AND pool = ? AND player_id = ? AND period < ?
+ORDER BY period
+"""
+
+
+def _player_rows(con, pool: str, player_id: str, period: int) -> list[dict]:
+    """The player's FIDE rows before ``period``, oldest first (NaN read as None)."""
+    rows = catalog.query_arrow(con, _HISTORY_SQL, [FideSystem.name, pool, player_id, period])
+    return [{k: _none(v) for k, v in r.items()} for r in rows.to_pylist()]
+
+
+def _none(value):
+    return None if isinstance(value, float) and value != value else value
+
+
+def _half_away(x) -> int:
+    """A Fraction rounded to a whole number, half away from zero (§8.2: Ru)."""
+    import math
+
+    return math.floor(x + Fraction(1, 2)) if x >= 0 else -math.floor(-x + Fraction(1, 2))
+
+
+def _half_up_percent(x) -> int:
+    """A fraction of 1 as a whole percentage, 0.5 rounded up (Title Regulations 1.4.9)."""
+    import math
+
+    return math.floor(100 * x + Fraction(1, 2))
+
+
+def _initial_rating(
+    history, period, rules: FideRules, month_games, stored, days_of
+) -> InitialRating:
+    """Ru of a player not rated at the start of ``period``, recomputed from his games:
+    the months pooled are those since he was last rated (or made ``new``) within
+    ``initial_pool_months``, in which he played while unrated; each pools its games
+    against opponents rated in force then. His first event ever is the event of his
+    earliest such game (by date, then file order; games without an event id are one
+    event per month); while its pooled games score zero they are disregarded (§8.2.1).
+    Then Ra, p, dp, Ru and the maximum, published when n ≥ ``initial_min_games`` and
+    Ru ≥ the floor (§7.1.4)."""
+    import datetime as dt
+
+    from arpad.pipeline.rules import dp_by_percent
+
+    earlier = [r for r in history if r["period"] < period]
+    reset = max(
+        (r["period"] for r in earlier if r["rating_before"] is not None or r["status"] == "new"),
+        default=None,
+    )
+    unrated = [r["period"] for r in earlier if r["rating_before"] is None and r["status"] != "new"]
+    unrated.append(period)
+    counted: dict[int, list[CardGame]] = {}
+
+    def rated_opponents(m: int) -> list[CardGame]:
+        if m not in counted:
+            counted[m] = [g for g in month_games(m) if g.opponent_rating is not None]
+        return counted[m]
+
+    started = next((m for m in unrated if rated_opponents(m)), None)
+    now = periods.month_index(period)
+    out = InitialRating(
+        method=rules.initial_method, months=[], games=0, score=0.0, opp_sum=0,
+        min_games=rules.initial_min_games, floor=rules.rating_floor, cap=rules.initial_max,
+        stored=_none(stored),
+    )  # fmt: skip
+    first = None  # the first event: (event id, None), or (None, month) without an id
+    if started is not None and rules.initial_ignore_zero_first_event:
+        games = rated_opponents(started)
+        days = days_of(started)
+        at = min(range(len(games)), key=lambda i: (days.get(games[i].game_id) or dt.date.min, i))
+        event = games[at].event_id
+        first = (event, None) if event is not None else (None, started)
+
+    def in_first(g: CardGame) -> bool:
+        return first is not None and (g.event_id, None if first[0] else g.period) == first
+
+    window = [
+        m
+        for m in unrated
+        if (reset is None or m > reset) and periods.month_index(m) > now - rules.initial_pool_months
+    ]
+    firsts = [g for m in window for g in rated_opponents(m) if in_first(g)]
+    if firsts and sum(g.score for g in firsts) == 0:
+        out.disregarded = first[0] or "(no event id)"
+        out.disregarded_months = sorted({g.period for g in firsts})
+        out.disregarded_games = len(firsts)
+        out.disregarded_ids = [g.game_id for g in firsts]
+    score2 = 0
+    for m in window:
+        games = [g for g in rated_opponents(m) if g.game_id not in out.disregarded_ids]
+        if not games:
+            continue
+        out.months.append(m)
+        out.games += len(games)
+        score2 += sum(round_hundredths(g.score) // 50 for g in games)
+        out.opp_sum += sum(g.opponent_rating for g in games)
+    out.score = score2 / 2
+    n = out.games
+    if n < rules.initial_min_games:
+        out.reason = (
+            f"not published: {n} game(s) against rated opponents < {rules.initial_min_games} "
+            "(§7.1.4; the games stay pooled)"
+        )
+        return out
+    dp = dp_by_percent()
+    if rules.initial_method == "2024":
+        h = rules.initial_hypothetical_games
+        out.hypothetical_games, out.hypothetical_rating = h, rules.initial_hypothetical_rating
+        out.ra_num, out.ra_den = out.opp_sum + h * rules.initial_hypothetical_rating, n + h
+        out.percent = _half_up_percent(Fraction(score2 + h, 2 * (n + h)))
+        out.dp = int(dp[out.percent])
+        exact = Fraction(out.ra_num, out.ra_den) + out.dp
+    else:
+        out.ra_num, out.ra_den = out.opp_sum, n
+        above = score2 - n  # half points above 50 %
+        exact = Fraction(out.ra_num, out.ra_den)
+        if above > 0:
+            out.half_points_above = above
+            out.per_half_point = rules.initial_per_half_point
+            exact += Fraction(str(rules.initial_per_half_point)) * above
+        elif above < 0:
+            out.percent = _half_up_percent(Fraction(score2, 2 * n))
+            out.dp = int(dp[out.percent])
+            exact += out.dp
+    out.unrounded = float(exact)
+    out.rounded = _half_away(exact)
+    out.rating = min(out.rounded, rules.initial_max) if rules.initial_max > 0 else out.rounded
+    out.published = out.rating >= rules.rating_floor
+    out.reason = (
+        f"published: {n} games ≥ {rules.initial_min_games} and {out.rating} ≥ the floor "
+        f"{rules.rating_floor}"
+        if out.published
+        else f"not published: {out.rating} < the floor {rules.rating_floor} (the games stay "
+        "pooled, §7.1.4)"
+    )
+    return out
+
+
+def _mark_disregarded(card: Card) -> None:
+    """Notes the games of the first event that §8.2.1 disregards (a zero score)."""
+    init = card.initial
+    if init is None or init.disregarded is None:
+        return
+    for g in card.games:
+        if g.game_id in init.disregarded_ids:
+            g.note = "first event with a zero score: disregarded (§8.2.1)"
+
+
+def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules_at) -> KFactor:
+    """K recomputed (§8.3.3): the rated games before the period (the players table's
+    count, or 30 when it has none, or an initial rating's pooled games, plus the games of
+    each published change since), the peak published rating, the player's age; then
+    K × n ≤ 700 over the n games that count."""
+    import pyarrow.compute as pc
+
+    walked = {periods.month_index(r["period"]) for r in history}
+
+    def closed(m: int) -> bool:
+        """Whether the games of a two-monthly month ``m`` are in its closing month's row
+        (else the next walked period published them late, as an adjustment)."""
+        months = rules_at(m).list_months
+        return months > 1 and closing_month(m, months) in walked
+
+    players = store.read_players()
+    mine = players.filter(pc.equal(players.column("player_id"), card.player_id)).to_pylist()
+    info = {k: _none(v) for k, v in (mine[0] if mine else {}).items()}
+    start = info.get("rating")
+    rated = start is not None
+    games = 0
+    if rated:
+        known = info.get("rated_games")
+        games = known if known is not None and known >= 0 else rules.new_player_games
+    peak = max(
+        (_half_away(Fraction(v)) for v in (info.get("peak_rating"), start) if v is not None),
+        default=0,
+    )
+    for r in history:
+        if r["period"] >= card.period:
+            break
+        before = r["rating_before"]
+        if r["status"] == "new":  # his rated games are the pooled ones (§8.2)
+            games = pooled(r["period"], [h for h in history if h["period"] < r["period"]])
+            rated = True
+            peak = max(peak, int(r["rating_after"]))
+            continue
+        if before is None:
+            continue
+        if not rated:  # rated from a published rating: taken as established
+            games, rated = rules.new_player_games, True
+        peak = max(peak, int(before + (r["adjustment"] or 0)))
+        if r["change"] is not None:  # a published change (a closing month)
+            games += int(r["games"])
+        elif r["games"] and not closed(r["period"]):  # published late, as an adjustment
+            games += int(r["games"])
+        if r["status"] == "unrated":  # fell below the floor
+            rated = False
+        elif r["rating_after"] is not None:
+            peak = max(peak, int(r["rating_after"]))
+    own = card.rating_in_force
+    peak = max(peak, own)
+    year = periods.year_of(card.period)
+    born = info.get("birth_year")
+    junior = (
+        year is not None
+        and born is not None
+        and born > 0
+        and rules.junior_rating_below > 0
+        and year - born <= rules.junior_max_age
+        and own < rules.junior_rating_below
+    )
+    if games < rules.new_player_games:
+        base, why = (
+            rules.k_new,
+            (f"new player: {games} rated game(s) before the period < {rules.new_player_games}"),
+        )
+    elif junior:
+        base, why = (
+            rules.k_junior,
+            (
+                f"junior: {year} − {born} = {year - born} ≤ {rules.junior_max_age}, "
+                f"rating {own} < {rules.junior_rating_below}"
+            ),
+        )
+    elif peak >= rules.high_rating:
+        base, why = rules.k_high, f"peak published rating {peak} ≥ {rules.high_rating}"
+    else:
+        base, why = rules.k_mid, f"{games} rated games, peak rating {peak} < {rules.high_rating}"
+    n = card.rated_games
+    k = base
+    cap = rules.k_times_games_max
+    if not card.pending and cap > 0 and base * n > cap:
+        k = cap // n
+    return KFactor(base, why, games, n, cap, k, card.k, card.pending)
 
 
 def _games_by_player(con, files: list[str]) -> tuple[list[tuple], dict[str, list[int]]]:
@@ -430,10 +869,10 @@ def format_card(card: Card) -> str:
     else:
         start = f"rating at the start: {card.rating_before}"
         if card.adjustment:
-            start += (
-                f", adjustment {card.adjustment:+d} (the 2024 compression or a change "
-                f"published late by a two-monthly list) → {card.rating_in_force}"
+            why = card.adjustment_reason or (
+                "the 2024 compression or a change published late by a two-monthly list"
             )
+            start += f", adjustment {card.adjustment:+d} ({why}) → {card.rating_in_force}"
         lines.append(start)
     k_game = card.k if card.rating_in_force is not None else None
     lines.append(
@@ -472,6 +911,8 @@ def format_card(card: Card) -> str:
             f"ΣΔR = {card.sum_delta:+.2f}   K = {k}   K × ΣΔR = {card.unrounded:+.2f}   "
             f"rounded half away from zero = {card.change:+d}"
         )
+        if card.k_factor is not None:
+            lines.extend(_k_lines(card.k_factor, card.rules))
         if card.pending:
             lines.append("two-monthly list: the change is published with the closing month")
         else:
@@ -480,4 +921,74 @@ def format_card(card: Card) -> str:
             lines.append(f"stored change = {stored}  ({mark})")
             if card.rating_after is not None:
                 lines.append(f"rating after: {card.rating_after:.0f}")
+    if card.initial is not None:
+        lines.extend(_initial_lines(card.initial))
     return "\n".join(lines) + "\n"
+
+
+def _k_lines(kf: KFactor, rules: str) -> list[str]:
+    """K's derivation (§8.3.3) and, when the stored K is another, a flag."""
+    text = f"K = {kf.k}: base K {kf.base} ({kf.reason}); "
+    if kf.pending:
+        text += "the K × n cap applies when the rating period closes"
+    elif kf.cap <= 0:
+        text += f"no K × n cap in {rules}"
+    elif kf.capped:
+        text += (
+            f"K × n = {kf.base} × {kf.games} = {kf.base * kf.games} > {kf.cap} → "
+            f"⌊{kf.cap}/{kf.games}⌋ = {kf.k}"
+        )
+    else:
+        text += f"K × n = {kf.base} × {kf.games} = {kf.base * kf.games} ≤ {kf.cap}"
+    lines = [text]
+    if not kf.matches:
+        lines.append(f"stored K = {kf.stored} DIFFERS from the recomputed K = {kf.k}")
+    return lines
+
+
+def _initial_lines(init: InitialRating) -> list[str]:
+    """The initial rating's computation (§8.2), step by step, and the stored one."""
+    pooled = ", ".join(str(m) for m in init.months) or "no period"
+    lines = [
+        f"initial rating (§8.2, {init.method} method): {init.games} game(s) against rated "
+        f"opponents pooled from {pooled}"
+    ]
+    if init.disregarded is not None:
+        lines.append(
+            f"  first event {init.disregarded} "
+            f"({', '.join(str(m) for m in init.disregarded_months)}): zero score in "
+            f"{init.disregarded_games} game(s), disregarded (§8.2.1)"
+        )
+    n, w = init.games, init.score
+    if init.rounded is not None:
+        ra = f"{init.ra_num}/{init.ra_den} = {init.ra:.2f}"
+        if init.method == "2024":
+            h, hr = init.hypothetical_games, init.hypothetical_rating
+            lines.append(f"  Ra = (ΣR {init.opp_sum} + {h} × {hr}) / ({n} + {h}) = {ra}")
+            lines.append(
+                f"  p = (W {w:g} + {h} × ½) / {n + h} = {w + h / 2:g}/{n + h} → {init.percent} %"
+                f"   dp = {init.dp:+d}"
+            )
+            step = f"Ra + dp = {init.ra:.2f} {'+' if init.dp >= 0 else '−'} {abs(init.dp)}"
+        else:
+            lines.append(f"  Ra = ΣR / n = {ra}")
+            if init.half_points_above:
+                lines.append(f"  W {w:g}/{n}: {init.half_points_above} half point(s) above 50 %")
+                step = (
+                    f"Ra + {init.per_half_point:g} × {init.half_points_above} = {init.ra:.2f} "
+                    f"+ {init.per_half_point * init.half_points_above:g}"
+                )
+            elif init.dp is None:
+                lines.append(f"  W {w:g}/{n} = 50 %")
+                step = f"Ra = {init.ra:.2f}"
+            else:
+                lines.append(f"  p = W / n = {w:g}/{n} → {init.percent} %   dp = {init.dp:+d}")
+                step = f"Ra + dp = {init.ra:.2f} {'+' if init.dp >= 0 else '−'} {abs(init.dp)}"
+        lines.append(f"  Ru = {step} = {init.unrounded:.2f} → {init.rounded}")
+        if init.capped:
+            lines.append(f"  maximum initial rating {init.cap}: {init.rounded} → {init.rating}")
+    lines.append(f"  {init.reason}")
+    stored = "not rated" if init.stored is None else f"{init.stored:.0f}"
+    mark = "matches" if init.matches else "DIFFERS (rules other than the card's?)"
+    lines.append(f"stored initial rating = {stored}  ({mark})")
+    return lines

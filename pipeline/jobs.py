@@ -516,12 +516,30 @@ class RecalculateRequest:
         check_store_path(Path(self.store))
 
 
+def _refuse_no_store(store: Store, req: RecalculateRequest) -> None:
+    """A --store that holds no store (a typo, an empty or unrelated folder) with nothing
+    in the inbox to start one: "no store at DIR", like every reading command, before the
+    lock is taken, so nothing is written there. With files waiting, the run starts the
+    store from them, as ``arpad ingest`` would (a federation's first month)."""
+    from arpad.pipeline import monthly
+    from arpad.pipeline.store import check_store_path
+
+    check_store_path(Path(req.store))
+    if store.exists() or any(monthly.inbox_files(Path(req.inbox))):
+        return
+    raise FileNotFoundError(
+        f"no store at {req.store} (ingest something first; "
+        f"the inbox {req.inbox} holds no file to start one)"
+    )
+
+
 def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progress | None = None):
     """Ingest the inbox, recompute the stale periods, publish the lists, report
     (pipeline/monthly.py holds the steps' bodies; docs/operations.md the schedule)."""
     from arpad.pipeline import monthly
 
     store = Store(req.store)
+    _refuse_no_store(store, req)
     with store.writer_lock("arpad recalculate", wait=req.wait):
         store.ensure()
         summary = monthly.RecalculateSummary(req.store)

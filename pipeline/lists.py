@@ -247,22 +247,12 @@ def list_date(period: int) -> dt.date | None:
 
 
 def list_periods(system: str, rated: list[int]) -> list[int]:
-    """The periods of ``rated`` that closed a list. FIDE's two-monthly lists (the rules
-    of 2009-07 to 2012-06) were published after every second month only, so the first
-    month of such a rating period had no list of its own (its row is the month's games,
-    rated on the closing month's list: docs/fide-history.md); other systems and monthly
-    rules: every period."""
-    if system != "fide":
-        return rated
-    from arpad.pipeline.systems.fide import closing_month, rules_in_force
+    """The periods of ``rated`` that closed a published list, as ``system`` says (FIDE's
+    two-monthly rules: only a rating period's closing month; other systems: every
+    period)."""
+    from arpad.pipeline.systems import get_system
 
-    def closes(p: int) -> bool:
-        if not periods.is_calendar(p):
-            return True
-        months = rules_in_force(p).list_months
-        return months <= 1 or closing_month(p, months) == periods.month_index(p)
-
-    return [p for p in rated if closes(p)]
+    return get_system(system).list_periods(rated)
 
 
 def period_in_force(

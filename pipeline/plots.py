@@ -245,6 +245,11 @@ def plot_calibration(
         raise ValueError("no predictions to plot")
     target = target or predictions["target"][0]
     frame = predictions.filter(pl.col("target") == target)
+    if frame.is_empty():  # a mistyped --target drew an empty plot
+        have = ", ".join(predictions["target"].unique(maintain_order=True).to_list())
+        raise ValueError(
+            f"--target {target}: the predictions have no such target (they have: {have})"
+        )
     fig, ax = _figure((6, 6))
     ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="perfect")
     for system in frame["system"].unique(maintain_order=True).to_list():

@@ -12,6 +12,9 @@ keeps its expected score.
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import numpy as np
 import polars as pl
 
@@ -92,6 +95,132 @@ def store_state(store, system: str, pool: str, period: int | None) -> tuple[pl.D
     finally:
         con.close()
     return latest_state(frame), period
+
+
+# -- the rules the ratings were made with ---------------------------------------------------
+# Rule sets of ``arpad.rate`` results made in this process, by their ``rules_hash``: a
+# result carries the hash, not the fields, so ``arpad.predict`` of it finds the rules
+# (``--set``-style keywords included) here. Bounded: the oldest go first.
+_RULES_BY_HASH: dict[str, Any] = {}
+_RULES_KEPT = 256
+_RULES_LOCK = threading.Lock()  # rate() may run on several threads of a notebook
+
+
+def remember_rules(rules: Any) -> None:
+    """Keep ``rules`` under its ``rules_hash`` for ``rules_for_ratings``."""
+    from arpad.pipeline.engine import rules_hash
+
+    key = rules_hash(rules)
+    with _RULES_LOCK:
+        _RULES_BY_HASH.pop(key, None)
+        _RULES_BY_HASH[key] = rules
+        while len(_RULES_BY_HASH) > _RULES_KEPT:
+            _RULES_BY_HASH.pop(next(iter(_RULES_BY_HASH)))
+
+
+def rules_for_ratings(
+    system: str,
+    pool: str,
+    period: int | None,
+    hashes: set[str],
+    settings: dict | None = None,
+    given: Any | None = None,
+    recorded: Any | None = None,
+) -> tuple[Any, str | None]:
+    """(rules, note): the rules a prediction from ratings uses, with ``settings`` (rule
+    fields: ``--set``, keywords) on top. ``hashes``: the ``rules_hash`` values of the
+    ratings' rows of their latest ``period`` (empty: unknown). ``given`` (the caller's
+    rules) is used as it is; else the first of ``recorded`` (the store run's own
+    rules), the rules of that hash met by ``remember_rules``, the version in force for
+    ``period``, every dated version and the system's defaults whose hash (settings
+    applied) is one of ``hashes``; none of them: ``recorded``, else the version in force
+    for ``period`` (the defaults without a period). ``note``: None, or a sentence naming
+    the ratings' rules hash and the one used when they differ."""
+    from arpad.pipeline.engine import apply_overrides, rules_hash
+
+    sys_ = get_system(system)
+    settings = settings or {}
+    if given is not None:
+        chosen = apply_overrides(given, settings)
+    else:
+        in_force = sys_.rules_type() if period is None else sys_.rules_for(period, pool)
+        with _RULES_LOCK:
+            seen = [_RULES_BY_HASH[h] for h in sorted(hashes) if h in _RULES_BY_HASH]
+        candidates = [recorded, *seen, in_force, *sys_.rule_versions(pool), sys_.rules_type()]
+        candidates = [c for c in candidates if c is not None]
+        chosen = None
+        for base in candidates:
+            rules = apply_overrides(base, settings)
+            if rules_hash(rules) in hashes:
+                chosen = rules
+                break
+        if chosen is None:
+            chosen = apply_overrides(recorded if recorded is not None else in_force, settings)
+    used = rules_hash(chosen)
+    if not hashes or used in hashes:
+        return chosen, None
+    where = f" of period {period}" if period is not None else ""
+    return chosen, (
+        f"predicting with {sys_.rules_name(chosen)} (rules_hash {used}), not the rules the "
+        f"{system} ratings{where} were made with (rules_hash {', '.join(sorted(hashes))})"
+    )
+
+
+RULES_HASH_SQL = """
+SELECT DISTINCT rules_hash, run_id FROM ratings
+WHERE system = ? AND pool = ? AND period = ? AND rules_hash IS NOT NULL
+"""
+
+
+def store_rules(
+    store, system: str, pool: str, period: int, settings: dict | None = None, given=None
+) -> tuple[Any, str | None]:
+    """``rules_for_ratings`` for a store's ``system``/``pool`` ratings at or before
+    ``period``: the rows of the latest rated period at or before it give the rules hash,
+    and the run that wrote them its rules (the ``replay`` record of that run's state
+    checkpoints, pipeline/checkpoints.py: rule fields and ``--set`` overrides)."""
+    from arpad.pipeline import catalog
+
+    rated = [p for p in store.rating_periods(system, pool) if p <= period]
+    at = rated[-1] if rated else period
+    con = catalog.connect(store)
+    try:
+        rows = catalog.query_frame(con, RULES_HASH_SQL, [system, pool, at])
+    finally:
+        con.close()
+    hashes = set(rows["rules_hash"].to_list())
+    runs = {r for r in rows["run_id"].to_list() if r is not None}
+    recorded = _run_rules(store, system, pool, at, runs) if given is None else None
+    return rules_for_ratings(system, pool, at, hashes, settings, given, recorded)
+
+
+def _run_rules(store, system: str, pool: str, period: int, runs: set[str]) -> Any | None:
+    """The rules of ``period`` of the one run in ``runs``, from the ``replay`` record of
+    a checkpoint it wrote (the nearest at or after ``period`` first: a run checkpoints
+    its last period); None when no checkpoint of it is found or it records none."""
+    from arpad.pipeline import checkpoints, engine
+    from arpad.pipeline.errors import InputError
+    from arpad.pipeline.integrity import open_json
+
+    if len(runs) != 1:
+        return None
+    sys_ = get_system(system)
+    nearest = sorted(store.state_periods(system, pool), key=lambda p: (p < period, abs(p - period)))
+    for p in nearest:
+        try:
+            meta = open_json(store.state_partition(system, pool, p) / "meta.json")
+        except (OSError, ValueError, InputError):  # damaged: the rules by their hash
+            continue
+        if meta.get("run") not in runs:
+            continue
+        try:
+            rules_for = checkpoints.replay_rules(
+                sys_, pool, meta, engine.rules_picker, lambda _: None
+            )
+            return rules_for(period)
+        except (TypeError, ValueError):  # fields of another arpad version
+            return None
+    return None
 
 
 def pairing_columns(pairs: pl.DataFrame) -> pl.DataFrame:

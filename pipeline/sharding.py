@@ -55,6 +55,8 @@ class FlatGames:
     black: np.ndarray
     score: np.ndarray
     event: np.ndarray
+    day: np.ndarray | None = None
+    event_key: np.ndarray | None = None
 
     @classmethod
     def of(cls, games: PeriodGames) -> FlatGames:
@@ -66,6 +68,8 @@ class FlatGames:
             games.black,
             games.score,
             games.event,
+            games.day,
+            games.event_key,
         )
 
 
@@ -114,6 +118,8 @@ def run_shard(
         flat.n_players,
         flat.event[mine],
         flat.previous_period,
+        None if flat.day is None else flat.day[mine],
+        None if flat.event_key is None else flat.event_key[mine],
     )
     new_state, report = system.step(state, games, rules)
     n = flat.n_players

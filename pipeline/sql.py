@@ -195,10 +195,36 @@ def _allowed_file(reader, spec: str, taken: set[str]) -> tuple[str, pa.Table]:
         known = ", ".join(sorted(ALLOWED_FILE_READERS))
         raise ValueError(f"--allow-file {spec}: unknown file type (known: {known})")
     try:
-        table = catalog.query_arrow(reader, f"SELECT * FROM {function}(?)", [str(path.resolve())])
+        table = _read_allowed(reader, function, str(path.resolve()))
     except duckdb.Error as exc:
         raise ValueError(f"--allow-file {spec}: {_one_line(exc)}") from None
     return name, table
+
+
+def _is_id_column(column: str) -> bool:
+    """``id`` or ``…_id`` (player_id, white_id, fide_id, …): an identifier, read as text."""
+    low = column.lower()
+    return low == "id" or low.endswith("_id")
+
+
+def _read_allowed(reader, function: str, path: str) -> pa.Table:
+    """An allowed file with its id columns as text: the store's ids are text, and a CSV
+    column of ids that look like numbers would be guessed INT64 — joining it to
+    ``players`` then fails on the first id that is not a number, and ``007`` loses its
+    zeros. CSV is read with those columns typed VARCHAR; Parquet and JSON keep the
+    types they state, and an id column of integers there is turned into text."""
+    if function == "read_csv":
+        header = catalog.query_arrow(reader, "SELECT * FROM read_csv(?) LIMIT 0", [path])
+        ids = {c: "VARCHAR" for c in header.column_names if _is_id_column(c)}
+        if ids:
+            sql = "SELECT * FROM read_csv(?, types = ?)"
+            return catalog.query_arrow(reader, sql, [path, ids])
+    table = catalog.query_arrow(reader, f"SELECT * FROM {function}(?)", [path])
+    for i, field in enumerate(table.schema):
+        if _is_id_column(field.name) and pa.types.is_integer(field.type):
+            text = table.column(i).cast(pa.string())
+            table = table.set_column(i, pa.field(field.name, pa.string()), text)
+    return table
 
 
 def connect_locked(

@@ -5,9 +5,14 @@ and players of the real store (symlinks) and, with ``start``, a copy of the
 real store's checkpoint before ``start`` — so both sides begin from the same
 ratings and the real store's ratings are never touched.
 
-Reported: the biggest movers at the last period (rating under B − under A),
+Reported: the biggest movers at the final list (rating under B − under A),
 the rating distribution per period under both (n, mean, median, p10, p90),
 and per threshold (1400, 2000, 2400) how many players reach it under each.
+
+"The final list" is each side's own last walked period: under two-monthly
+rules (2009-07, 2011-07) the games of a month count on the list that closes
+the two months, which can be one month later than under monthly rules, so the
+two sides can end on different periods.
 """
 
 from __future__ import annotations
@@ -35,7 +40,9 @@ LISTED = ("rated", "new", "inactive")
 class WhatIf:
     rules_a: str
     rules_b: str
-    periods: list[int]
+    periods: list[int]  # every period either side walked, in order
+    final_a: int  # the period of side A's final list (its last walked period)
+    final_b: int  # the same for side B: later than final_a when only B is two-monthly
     movers: pl.DataFrame
     distribution: pl.DataFrame
     crossings: pl.DataFrame
@@ -105,9 +112,11 @@ def replay_side(
 
 def compare(side_a: tuple, side_b: tuple, top: int = 10) -> WhatIf:
     """Movers, distributions and threshold crossings of side B against side A."""
-    (name_a, walked, ratings_a), (name_b, _, ratings_b) = side_a, side_b
-    if not walked:
+    (name_a, walked_a, ratings_a), (name_b, walked_b, ratings_b) = side_a, side_b
+    if not walked_a or not walked_b:
         raise ValueError("no periods with games in the range")
+    # Each side at its own final list: a two-monthly side closes a month later.
+    last = {"a": walked_a[-1], "b": walked_b[-1]}
     listed = {
         k: v.filter(pl.col("status").is_in(LISTED) & pl.col("rating_after").is_not_null())
         for k, v in (("a", ratings_a), ("b", ratings_b))
@@ -115,22 +124,34 @@ def compare(side_a: tuple, side_b: tuple, top: int = 10) -> WhatIf:
     return WhatIf(
         rules_a=name_a,
         rules_b=name_b,
-        periods=walked,
-        movers=_movers(listed, walked[-1], top),
+        periods=sorted(set(walked_a) | set(walked_b)),
+        final_a=last["a"],
+        final_b=last["b"],
+        movers=_movers(listed, last, top),
         distribution=_distribution(listed),
-        crossings=_crossings(listed, walked[-1]),
+        crossings=_crossings(listed, last),
     )
 
 
-def _movers(listed, last: int, top: int) -> pl.DataFrame:
-    a = listed["a"].filter(pl.col("period") == last).select("player_id", rating_a="rating_after")
-    b = listed["b"].filter(pl.col("period") == last).select("player_id", rating_b="rating_after")
+def _final(listed, last: dict[str, int]) -> dict[str, pl.DataFrame]:
+    """Each side's listed players on its own final list."""
+    return {k: v.filter(pl.col("period") == last[k]) for k, v in listed.items()}
+
+
+def _movers(listed, last: dict[str, int], top: int) -> pl.DataFrame:
+    final = _final(listed, last)
+    a = final["a"].select("player_id", rating_a="rating_after")
+    b = final["b"].select("player_id", rating_b="rating_after")
     both = a.join(b, on="player_id", how="full", coalesce=True)
     return (
-        both.with_columns(difference=pl.col("rating_b") - pl.col("rating_a"), period=pl.lit(last))
+        both.with_columns(
+            difference=pl.col("rating_b") - pl.col("rating_a"),
+            period_a=pl.lit(last["a"], pl.Int32),
+            period_b=pl.lit(last["b"], pl.Int32),
+        )
         .sort(pl.col("difference").abs(), "player_id", descending=[True, False], nulls_last=True)
         .head(top)
-        .select("period", "player_id", "rating_a", "rating_b", "difference")
+        .select("period_a", "period_b", "player_id", "rating_a", "rating_b", "difference")
     )
 
 
@@ -154,10 +175,10 @@ def _distribution(listed) -> pl.DataFrame:
     )
 
 
-def _crossings(listed, last: int) -> pl.DataFrame:
+def _crossings(listed, last: dict[str, int]) -> pl.DataFrame:
     rows = []
     peak = {k: v.group_by("player_id").agg(pl.col("rating_after").max()) for k, v in listed.items()}
-    final = {k: v.filter(pl.col("period") == last) for k, v in listed.items()}
+    final = _final(listed, last)
     for t in THRESHOLDS:
         reached = {
             k: set(v.filter(pl.col("rating_after") >= t)["player_id"]) for k, v in peak.items()

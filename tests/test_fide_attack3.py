@@ -4,7 +4,7 @@ ratings; two-monthly newcomers are rated when the rating period closes.
 
 Each case is rated through the store (ingest, then ``engine.rate``): the engine gives
 the system the games' dates and event keys. Expected values are computed by hand
-from RULES.md §1.1 (table 8.1.1), §1.2 (table 8.1.2) and §1.5.
+from docs/rules.md: FIDE tables 8.1.1 and 8.1.2 and the initial rating (§8.2).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def _rows(store, period) -> dict[str, dict]:
 def _assert_first_event_cases(store):
     nov, dec = _rows(store, 202511), _rows(store, 202512)
     # (a) U11: E1 scores 1/3 over both months, so nothing is disregarded. In December
-    # the pool is 6 games vs 1800, 2.5 points (2024 method, RULES §1.5):
+    # the pool is 6 games vs 1800, 2.5 points (2024 method, FIDE §8.2, docs/rules.md):
     #   Ra = (6 × 1800 + 3600) / 8 = 1800, p = (2.5 + 1) / 8 = .4375 → .44, dp −43 → 1757.
     # (November: 0/2 in E1 so far, disregarded for now; 2 games < 5 anyway.)
     assert nov["U11"]["rating_after"] is None and nov["U11"]["status"] == "unrated"
@@ -90,6 +90,27 @@ def test_first_event_does_not_depend_on_row_order(tmp_path):
     # The same games in date order, and in reverse order: the same ratings.
     _assert_first_event_cases(_rate(tmp_path / "sorted", PLAYERS, sorted(GAMES)))
     _assert_first_event_cases(_rate(tmp_path / "reversed", PLAYERS, GAMES[::-1]))
+
+
+def test_first_event_in_memory_equals_the_store(tmp_path):
+    # arpad.rate on frames (no store) gives the system the same dates and event keys.
+    import io
+
+    import polars as pl
+
+    import arpad
+
+    games = pl.read_csv(
+        io.StringIO("\n".join(["date,white_id,black_id,result,event_id", *GAMES[::-1]])),
+        infer_schema_length=0,
+    )
+    players = pl.read_csv(io.StringIO(PLAYERS), infer_schema_length=0)
+    rows = arpad.rate(games, system="fide", players=players).to_dicts()
+    got = {(r["player_id"], r["period"]): r["rating_after"] for r in rows}
+    assert got[("U11", 202512)] == 1757
+    assert got[("U12", 202512)] == 1958
+    assert got[("U13", 202511)] == 1757
+    assert got[("R", 202512)] == 1800
 
 
 def test_first_event_sharded_and_resumed_from_a_checkpoint(tmp_path):

@@ -200,8 +200,9 @@ def test_2009_07_initial_rating_needs_nine_games_and_12_5_per_half_point():
     games = [(0, i + 1, 1.0 if i < 6 else 0.0) for i in range(9)]
     short, _ = run(info, [(200907, games[:5])])
     assert np.isnan(short[200907]["rating_after"][0])  # 5 games are not enough in 2009
-    full, _ = run(info, [(200907, games)])
-    assert full[200907]["rating_after"][0] == 1838
+    # published on the list that closes the two-monthly rating period (July–August)
+    full, _ = run(info, [(200907, games), (200908, [])])
+    assert np.isnan(full[200907]["rating_after"][0]) and full[200908]["rating_after"][0] == 1838
 
 
 # -- two-monthly lists (2009-07 … 2012-06) --------------------------------------------------

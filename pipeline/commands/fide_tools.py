@@ -121,7 +121,11 @@ def cmd_whatif(args) -> int:
     res = run_job(args, "whatif", request)
     first, last = res.periods[0], res.periods[-1]
     print(f"A = {res.rules_a}   B = {res.rules_b}   {args.pool}, periods {first}..{last}")
-    print(f"\nBiggest movers at {last} (difference = B − A):")
+    # Each side at its own final list (a two-monthly side can close a month later).
+    at = (
+        str(res.final_a) if res.final_a == res.final_b else f"{res.final_a} (A) / {res.final_b} (B)"
+    )
+    print(f"\nBiggest movers at {at} (difference = B − A):")
     output.render(res.movers, "table")
     print("\nRating distribution per period (listed players):")
     cols = ["period", "n_a", "n_b", "mean_a", "mean_b", "mean_difference", "median_difference"]

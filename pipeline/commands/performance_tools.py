@@ -125,10 +125,35 @@ def cmd_performance(args) -> int:
 
 
 def cmd_convert(args) -> int:
+    _check_convert_options(args)
     result = convert(np.array(args.values), args.source, args.target, args.date, args.era)
     for value, converted in zip(args.values, np.atleast_1d(result)):
         print(f"{value:g} {args.source} = {converted:.2f} {args.target}")
     return 0
+
+
+def _check_convert_options(args) -> None:
+    """``--date`` and ``--era`` both pick the ECF era: given both, they must agree (the
+    era used to win silently); given for scales without eras, a note says so."""
+    from arpad.pipeline.conversions import era_for, uses_era
+
+    if args.date is not None:
+        try:
+            on_date = era_for(args.date)
+        except ValueError:
+            raise ValueError(f"--date {args.date}: not a date (YYYY-MM-DD)") from None
+        if args.era is not None and on_date != args.era:
+            raise ValueError(
+                f"--era {args.era} and --date {args.date} disagree: the ECF era on "
+                f"{args.date} is {on_date}; give one of them"
+            )
+    if (args.date is not None or args.era is not None) and not uses_era(args.source, args.target):
+        given = "--date" if args.era is None else "--era"
+        print(
+            f"arpad: note: {given} picks the ECF grade era; converting {args.source} to "
+            f"{args.target} does not use it",
+            file=sys.stderr,
+        )
 
 
 def _split(text: str | None) -> list | None:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from arpad.pipeline import output
-from arpad.pipeline.commands.common import add_store, require_store
+from arpad.pipeline.commands.common import add_store, parse_sets, require_store
 from arpad.pipeline.periods import parse_period
 from arpad.pipeline.store import outside
 from arpad.pipeline.systems import DEFAULT_SYSTEM
@@ -35,6 +35,13 @@ def register(sub) -> None:
         help="add p_white, p_draw, p_black from Davidson's draw model with draw probability P "
         'between equal players (docs/backtest.md "Draws")',
     )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="rule field on top of the rules the ratings were made with (as rate --set)",
+    )
     p.add_argument("--format", dest="fmt", default="table", choices=("table", "csv", "json"))
     p.add_argument("--output", default=None, metavar="FILE")
     p.set_defaults(func=cmd_predict)
@@ -47,11 +54,12 @@ def cmd_predict(args) -> int:
     from arpad.pipeline.predict import (
         pairing_columns,
         predict_pairings,
+        store_rules,
         store_state,
         unknown_count,
     )
-    from arpad.pipeline.systems import get_system
 
+    sets = parse_sets(args.set)
     path = Path(args.pairings)
     if not path.is_file():
         raise FileNotFoundError(f"no pairings file at {path}")
@@ -65,7 +73,10 @@ def cmd_predict(args) -> int:
     if args.output:
         outside(store.root, args.output)
     state, period = store_state(store, args.system, args.pool, args.period)
-    rules = get_system(args.system).rules_for(period, args.pool)
+    # the rules the ratings were made with (the run's own, --set included), --set on top
+    rules, note = store_rules(store, args.system, args.pool, period, sets)
+    if note:
+        print(f"note: {note}: give their rule fields with --set KEY=VALUE", file=sys.stderr)
     frame = predict_pairings(state, pairs, args.system, rules, draws)
     output.render(frame, args.fmt, args.output, max_rows=100)
     unknown = unknown_count(frame)

@@ -17,6 +17,9 @@ FIDE_SYSTEM = "fide"
 # reading command, and importing every system module imports Numba (0.2-0.4 s). Each
 # one's class declares ``lower_is_better`` too; tests/test_systems.py checks they agree.
 LOWER_IS_BETTER = ("ingo",)
+# Built-in systems whose interim rows count the open cycle's games so far
+# (``cumulative_interim_games``), for the catalog's period_summary in the same way.
+CUMULATIVE_INTERIM = ("ecf",)
 
 _REGISTRY: dict[str, RatingSystem] = {}
 
@@ -59,6 +62,14 @@ def lower_is_better_names() -> tuple[str, ...]:
     registered in this process whose class declares it (without importing the others)."""
     registered = (name for name, system in _REGISTRY.items() if system.lower_is_better)
     return tuple(sorted({*LOWER_IS_BETTER, *registered}))
+
+
+def cumulative_interim_names() -> tuple[str, ...]:
+    """Systems whose ``provisional`` rows count the open cycle's games so far, sorted:
+    the built-in ones (``CUMULATIVE_INTERIM``) and any registered in this process whose
+    class declares ``cumulative_interim_games``."""
+    registered = (n for n, system in _REGISTRY.items() if system.cumulative_interim_games)
+    return tuple(sorted({*CUMULATIVE_INTERIM, *registered}))
 
 
 def system_names() -> list[str]:

@@ -65,6 +65,9 @@ class PeriodGames:
     black: np.ndarray  # int32[g]
     score: np.ndarray  # float64[g], White's score
     event: np.ndarray  # int32[g], dense event index, -1 = unknown
+    # Given by the engine to a system whose ``uses_game_days`` is True, else None:
+    day: np.ndarray | None = None  # int32[g], date as days since 1970-01-01, -1 = unknown
+    event_key: np.ndarray | None = None  # int64[g], event id's key in every period, -1 = unknown
     _grouped: Any = field(default=None, repr=False, compare=False)
     _opponents: Any = field(default=None, repr=False, compare=False)
     _lock: Any = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -79,6 +82,8 @@ class PeriodGames:
         n_players: int,
         event: np.ndarray | None = None,
         previous_period: int | None = None,
+        day: np.ndarray | None = None,
+        event_key: np.ndarray | None = None,
     ) -> PeriodGames:
         """A period's games from flat arrays: elapsed months and year (the CSR grouping
         by player follows on first use)."""
@@ -90,6 +95,9 @@ class PeriodGames:
         check_games(white, black, score, n_players)
         if event is None:
             event = np.full(white.shape[0], -1, dtype=np.int32)
+        for name, values in (("day", day), ("event_key", event_key)):
+            if values is not None and np.shape(values) != white.shape:
+                raise ValueError(f"{name} must have one entry per game")
         elapsed = 1
         if previous_period is not None:
             elapsed = max(1, periods.months_between(previous_period, period))
@@ -103,6 +111,8 @@ class PeriodGames:
             black=black,
             score=score,
             event=np.ascontiguousarray(event, dtype=np.int32),
+            day=None if day is None else np.ascontiguousarray(day, dtype=np.int32),
+            event_key=None if event_key is None else np.ascontiguousarray(event_key, np.int64),
         )
 
     def grouped(self):
@@ -175,6 +185,8 @@ class PeriodGames:
             self.n_players,
             self.event[keep],
             self.previous_period,
+            None if self.day is None else self.day[keep],
+            None if self.event_key is None else self.event_key[keep],
         )
 
     @property
@@ -274,6 +286,9 @@ class RatingSystem:
     # ``step`` reads ``PeriodGames.event`` (FIDE, USCF, Harkness, Ingo). False: the engine
     # does not read the games' event ids, and ``event`` is -1 for every game.
     uses_events: ClassVar[bool] = True
+    # ``step`` reads ``PeriodGames.day`` and ``event_key`` (FIDE's first event, §8.2.1):
+    # the engine reads the games' dates and keys their event ids across periods.
+    uses_game_days: ClassVar[bool] = False
     # Rough cost of a run relative to Elo on the same games (measured on the Kaggle 2010
     # store, docs/benchmarks.md): independent units go to Dask longest first.
     relative_cost: ClassVar[float] = 1.0
@@ -340,6 +355,12 @@ class RatingSystem:
         without games, because results of ``last`` are published only then (FIDE's
         two-monthly lists: the month that closes ``last``'s rating period). Default: none."""
         return []
+
+    def list_periods(self, rated: list[int]) -> list[int]:
+        """The periods of ``rated`` (ascending) whose ratings were published as a list,
+        under the rules in force then (``arpad list --in-force``). Default: every
+        period."""
+        return rated
 
     def closing_periods_within(
         self, stored: list[int], rules_for: Callable[[int], Any]
@@ -432,10 +453,44 @@ def rule_range(rules_type: type, key: str) -> tuple[float, float] | None:
     return ranges.get(key)
 
 
+def check_rule_text(rules_type: type, key: str, text: str) -> None:
+    """Raise a one-line ValueError naming the field when a text rules value is not in its
+    field's format: the rules class's ``FORMATS`` (field -> check raising ValueError with
+    the reason), else an ISO date (YYYY-MM-DD) for ``effective`` and ``*_date`` fields
+    (FIDE ``compression_date``); other text fields are free."""
+    formats: dict[str, Callable[[str], None]] = getattr(rules_type, "FORMATS", {})
+    check = formats.get(key)
+    if check is None and (key == "effective" or key.endswith("_date")):
+        check = iso_date
+    if check is None:
+        return
+    try:
+        check(text)
+    except ValueError as exc:
+        raise ValueError(
+            f"rule {key}: cannot read {text!r}: {exc} ({rules_type.__name__}.{key})"
+        ) from None
+
+
+def iso_date(text: str) -> None:
+    """A text rule field holding a day: ValueError unless ``YYYY-MM-DD`` and a real day
+    (versions compare these as text: ``20240301`` would sort wrong)."""
+    try:
+        ok = len(text) == 10 and text[4] == text[7] == "-" and bool(dt.date.fromisoformat(text))
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError("not a day YYYY-MM-DD (e.g. '2024-03-01')")
+
+
 def check_rule_value(rules_type: type, key: str, value: Any) -> None:
     """Raise a one-line ValueError naming field, value and valid range when a rules
-    value is NaN/±inf or outside its declared range (docs/rules.md "Valid ranges")."""
-    if value is None or isinstance(value, (bool, str)):
+    value is NaN/±inf or outside its declared range (docs/rules.md "Valid ranges"),
+    or a text value is not in its field's format (``check_rule_text``)."""
+    if isinstance(value, str):
+        check_rule_text(rules_type, key, value)
+        return
+    if value is None or isinstance(value, bool):
         return
     bounds = rule_range(rules_type, key)
     where = f"{rules_type.__name__}.{key}"

@@ -14,6 +14,7 @@ docs/legacy-systems.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -37,6 +38,17 @@ from arpad.pipeline.systems.base import (
     State,
     version_for_period,
 )
+
+
+def _month_list(text: str) -> None:
+    """``cycle_end_months``: calendar months 1..12 separated by commas, at least one (no
+    month: no season would ever close, every grade interim); ValueError saying why not."""
+    months = [m.strip() for m in text.split(",") if m.strip()]
+    if not months:
+        raise ValueError("no month (give the months that close a season, e.g. '6,12' or '5')")
+    for m in months:
+        if not (m.isdigit() and 1 <= int(m) <= 12):
+            raise ValueError(f"{m!r} is not a calendar month 1..12 (e.g. '6,12' or '5')")
 
 
 @dataclass(frozen=True)
@@ -64,13 +76,17 @@ class EcfRules:
     RANGES: ClassVar[dict[str, tuple[float, float]]] = {
         "abstract_cycle_periods": (0, 1200),
         "diff_cap": (0, 1000),
-        "win_points": (0, 1000),
+        "win_points": (1, 1000),  # the expected score divides by it
         "min_games": (0, 1000),
         "junior_age": (0, 100),
         "default_grade": (-100, 400),
         "damping": (0.01, 1),
         "tol": (1e-12, 100),
         "max_iter": (1, 10_000_000),
+    }
+    # Format of each text field (``--set`` refuses others; base.py ``check_rule_text``).
+    FORMATS: ClassVar[dict[str, Callable[[str], None]]] = {
+        "cycle_end_months": _month_list,
     }
 
     def end_months(self) -> tuple[int, ...]:
@@ -168,7 +184,8 @@ class EcfSystem(RatingSystem):
         opponent's grade + win_points, so E = 0.5 + D/(2·win_points), D within the
         40-point rule."""
         d = np.clip(white - black, -rules.diff_cap, rules.diff_cap)
-        return 0.5 + d / (2.0 * rules.win_points)
+        # within 0..1 when diff_cap exceeds win_points (a score, not 0.5 + 40/20 = 2.5)
+        return np.clip(0.5 + d / (2.0 * rules.win_points), 0.0, 1.0)
 
     def rule_versions(self, pool: str = "standard") -> tuple[EcfRules, ...]:
         """Annual, then six-monthly grading (the same for every pool)."""

@@ -321,6 +321,7 @@ class FideSystem(RatingSystem):
     needs_published_ratings = True  # so with no rated player nobody can ever be rated
     integer_ratings = True  # all arithmetic is in whole points (§8.3.4)
     seeds_from_observations = True  # a published FIDE rating is the rating (docs/observations.md)
+    uses_game_days = True  # the first event is the one of the earliest game (§8.2.1)
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: FideRules):
         """Table 8.1.2 with the 400-point rule (and the 2650 exemption where the rules
@@ -348,9 +349,12 @@ class FideSystem(RatingSystem):
         return rating, None
 
     def initial_state(self, players: PlayerInfo, rules: FideRules) -> State:
-        has_rating = ~np.isnan(players.rating)
-        rating = np.where(has_rating, round_half_away_array(np.nan_to_num(players.rating)), 0)
-        rating = rating.astype(np.int64)
+        """The players file's ratings as the first list. A rating below the floor of
+        ``rules`` (those of the first walked period) is no rating: that player is
+        unrated, as one who fell below it (§7.2.1, docs/rules.md)."""
+        rounded = round_half_away_array(np.nan_to_num(players.rating)).astype(np.int64)
+        has_rating = ~np.isnan(players.rating) & (rounded >= rules.rating_floor)
+        rating = np.where(has_rating, rounded, 0).astype(np.int64)
         # Unknown game counts of rated players are taken as established (docs/rules.md).
         rated_games = np.where(
             players.rated_games >= 0, players.rated_games, rules.new_player_games
@@ -365,6 +369,8 @@ class FideSystem(RatingSystem):
             "peak": peak.astype(np.int64),
             "birth_year": players.birth_year.astype(np.int64),
             "pool_started": np.zeros(players.n, dtype=bool),
+            # Key of the event of the first game vs a rated opponent (``first_event_games``).
+            "first_event": np.full(players.n, NO_EVENT, dtype=np.int64),
             # Month index of the last rated game, -1 = unknown (a rating from the players
             # file): taken as the month before the first walked period.
             "last_played": np.full(players.n, -1, dtype=np.int64),
@@ -380,10 +386,17 @@ class FideSystem(RatingSystem):
         it with an unknown game count, taken as established as in ``initial_state``, and
         leaves the newcomers' pool; a rated player whose published rating differs takes
         it, and his open two-monthly rating period is dropped (the published list
-        already holds it). docs/observations.md."""
+        already holds it). A rating below the floor of ``rules`` is no rating: a player
+        not rated stays so, a rated one becomes unrated (as one who fell below it).
+        docs/observations.md."""
         s = state.players
         published = round_half_away_array(np.asarray(ratings, dtype=np.float64)).astype(np.int64)
         was_rated = s["is_rated"][players]
+        below = published < rules.rating_floor
+        if below.any():
+            state = _unrate(state, players[below & was_rated])
+            s = state.players
+            players, published, was_rated = players[~below], published[~below], was_rated[~below]
         changed = ~was_rated | (s["rating"][players] != published)
         idx, published, was_rated = players[changed], published[changed], was_rated[changed]
         if idx.size == 0:
@@ -404,6 +417,20 @@ class FideSystem(RatingSystem):
             if name in out:
                 out[name][idx] = 0
         return State(players=out, tables=state.tables)
+
+    def list_periods(self, rated: list[int]) -> list[int]:
+        """FIDE's two-monthly lists (the rules of 2009-07 to 2012-06) were published after
+        every second month only: the first month of such a rating period had no list of
+        its own (its row is the month's games, rated on the closing month's list;
+        docs/fide-history.md)."""
+
+        def closes(p: int) -> bool:
+            if not periods.is_calendar(p):
+                return True
+            months = rules_in_force(p).list_months
+            return months <= 1 or closing_month(p, months) == periods.month_index(p)
+
+        return [p for p in rated if closes(p)]
 
     def closing_periods(self, last: int, rules: FideRules) -> list[int]:
         """Under two-monthly lists, the closing month of ``last``'s rating period when
@@ -522,7 +549,9 @@ class FideSystem(RatingSystem):
         peak = np.where(new_is_rated, np.maximum(peak, new_rating), peak)
 
         # Unrated players: pool games vs rated opponents across periods (§8.2, §7.1.4).
-        pool, pool_started, newly = self._pool_and_initial(state, games, res, is_rated, rules)
+        pool, pool_started, first_event, newly = self._pool_and_initial(
+            state, games, res, rating, is_rated, rules
+        )
         status[(~is_rated) & played] = UNRATED
         initial = np.full(n, np.nan)
         if newly.size:
@@ -557,6 +586,7 @@ class FideSystem(RatingSystem):
             "peak": peak.astype(np.int64),
             "birth_year": s["birth_year"],
             "pool_started": pool_started,
+            "first_event": first_event,
             "last_played": np.where(new_is_rated, last, -1).astype(np.int64),
         }
         for name in PENDING:
@@ -578,46 +608,86 @@ class FideSystem(RatingSystem):
             return games
         return games.subset(~drop)
 
-    def _pool_and_initial(self, state, games, res, is_rated, rules):
+    def _pool_and_initial(self, state, games, res, rating, is_rated, rules):
         """Append this period's games of unrated players to their pools, drop entries
         older than the pooling window, and rate those with enough games.
 
-        Returns (pool, pool_started, newly) where newly rows are (player, Ru, games).
+        A player's games of a period are pooled as up to two rows, those of his first
+        event (``first`` = 1) and the others, so that a zero score in his first event
+        is disregarded while the event's pooled score is zero, whichever periods its
+        games fall in (§8.2.1, docs/rules.md).
+
+        Returns (pool, pool_started, first_event, newly) where newly rows are
+        (player, Ru, games).
         """
+        n = games.n_players
         month = periods.month_index(games.period)
         pool = state.tables.get("pool", _empty_pool())
+        if "first" not in pool:  # a checkpoint written before first events were pooled apart
+            pool = {**pool, "first": np.zeros(pool["player"].shape[0], dtype=np.int64)}
         started = state.players["pool_started"].copy()
+        first_event = state.players.get("first_event", np.full(n, NO_EVENT, np.int64)).copy()
         who = np.flatnonzero((~is_rated) & (res.unrated_games > 0))
-        add_games = res.unrated_games.astype(np.int64)
-        add_score2 = res.unrated_score2.astype(np.int64)
-        add_opp = res.unrated_opp_sum.astype(np.int64)
+        all_games = res.unrated_games.astype(np.int64)
+        all_score2 = res.unrated_score2.astype(np.int64)
+        all_opp = res.unrated_opp_sum.astype(np.int64)
         if rules.initial_ignore_zero_first_event:
-            # A zero score in the player's first event is disregarded (§8.2.1): the
-            # first event is the event of his first game vs a rated opponent (the kernel's
-            # first_event_*); his other events of the same period still count.
-            first = who[~started[who]]
-            zero_first = first[res.first_event_score2[first] == 0]
-            add_games[zero_first] -= res.first_event_games[zero_first]
-            add_score2[zero_first] -= res.first_event_score2[zero_first]
-            add_opp[zero_first] -= res.first_event_opp_sum[zero_first]
+            f_games, f_score2, f_opp = first_event_games(
+                games, res, who, rating, is_rated, started, first_event
+            )
+        else:
+            f_games = f_score2 = f_opp = np.zeros(n, dtype=np.int64)
         started[who] = True
-        who = who[add_games[who] > 0]
-        pool = {
-            "player": np.concatenate([pool["player"], who.astype(np.int64)]),
-            "month": np.concatenate([pool["month"], np.full(who.size, month, dtype=np.int64)]),
-            "games": np.concatenate([pool["games"], add_games[who]]),
-            "score2": np.concatenate([pool["score2"], add_score2[who]]),
-            "opp_sum": np.concatenate([pool["opp_sum"], add_opp[who]]),
+        in_first = who[f_games[who] > 0]
+        rest = who[all_games[who] > f_games[who]]
+        new_rows = {
+            "player": np.concatenate([in_first, rest]).astype(np.int64),
+            "month": np.full(in_first.size + rest.size, month, dtype=np.int64),
+            "games": np.concatenate([f_games[in_first], all_games[rest] - f_games[rest]]),
+            "score2": np.concatenate([f_score2[in_first], all_score2[rest] - f_score2[rest]]),
+            "opp_sum": np.concatenate([f_opp[in_first], all_opp[rest] - f_opp[rest]]),
+            "first": np.concatenate(
+                [np.ones(in_first.size, np.int64), np.zeros(rest.size, np.int64)]
+            ),
         }
+        # (month, player) order, a player's first-event row first, as a sharded run merges them
+        order = np.argsort(new_rows["player"], kind="stable")
+        pool = {k: np.concatenate([pool[k], new_rows[k][order]]) for k in new_rows}
         keep = pool["month"] > month - rules.initial_pool_months
         keep &= ~is_rated[pool["player"]]  # players rated in the meantime leave the pool
         pool = {k: v[keep] for k, v in pool.items()}
 
-        n = games.n_players
-        g = np.bincount(pool["player"], weights=pool["games"], minlength=n).astype(np.int64)
-        s2 = np.bincount(pool["player"], weights=pool["score2"], minlength=n).astype(np.int64)
-        opp = np.bincount(pool["player"], weights=pool["opp_sum"], minlength=n).astype(np.int64)
-        candidates = who[g[who] >= rules.initial_min_games]
+        # A first event whose pooled games score zero is left out, judged on the pool as
+        # it is now: a later point in the same event brings its games back (§8.2.1).
+        counted = np.ones(pool["player"].shape[0], dtype=bool)
+        if rules.initial_ignore_zero_first_event:
+            first = pool["first"] == 1
+            fg = np.bincount(pool["player"][first], weights=pool["games"][first], minlength=n)
+            fs = np.bincount(pool["player"][first], weights=pool["score2"][first], minlength=n)
+            zero = (fg > 0) & (fs == 0)
+            counted = ~(first & zero[pool["player"]])
+        player = pool["player"][counted]
+
+        def total(column):
+            weights = pool[column][counted]
+            return np.bincount(player, weights=weights, minlength=n).astype(np.int64)
+
+        g, s2, opp = total("games"), total("score2"), total("opp_sum")
+        candidates = who
+        if rules.list_months > 1:
+            # Two-monthly lists: a newcomer is rated on the list that closes the rating
+            # period, from all its games (docs/fide-history.md); before, he is unrated
+            # for his opponents in the period's later months. A rating period whose
+            # closing month was not walked (no games) rates its newcomers now, late.
+            close = closing_month(games.period, rules.list_months)
+            since = close if month != close else close - rules.list_months
+            prev = games.previous_period
+            if prev is not None:
+                prev_close = closing_month(prev, rules.list_months)
+                if prev_close < close and periods.month_index(prev) != prev_close:
+                    since = min(since, prev_close - rules.list_months)
+            candidates = np.unique(pool["player"][pool["month"] > since])
+        candidates = candidates[g[candidates] >= rules.initial_min_games]
         ru = fide_initial_rating(
             g[candidates],
             s2[candidates],
@@ -634,7 +704,92 @@ class FideSystem(RatingSystem):
         newly = np.stack([published, ru[ok], g[published]], axis=1).astype(np.int64)
         drop = np.isin(pool["player"], published)
         pool = {k: v[~drop] for k, v in pool.items()}
-        return pool, started, newly
+        return pool, started, first_event, newly
+
+
+NO_EVENT = -1  # ``first_event`` of a player who has no game vs a rated opponent yet
+
+
+def _local_event_key(month: int, event: np.ndarray) -> np.ndarray:
+    """A key (≤ −2) for events known only within one period: the period's dense event
+    index (−1 unknown) with its month, so that it matches no other period's events."""
+    return -(np.int64(month) * (1 << 31) + np.asarray(event, dtype=np.int64) + 3)
+
+
+def first_event_games(games: PeriodGames, res, who, rating, is_rated, started, first_event):
+    """Per player (n entries): games, score in half points and opponents' rating sum of
+    this period's games vs rated opponents that belong to the player's first event
+    (``res``: the period's ``fide_period`` result, whose unrated totals these split).
+
+    The first event of a player in ``who`` not yet ``started`` is the event of his
+    earliest game vs a rated opponent: by ``games.day``, then in the games' order (file
+    order); ``first_event`` is set to its key (updated in place). Events are keyed by
+    ``games.event_key`` (the same key in every period) where the engine gives it, else
+    by the period's event index, which matches no later period; games without an event
+    id form one event per period (docs/rules.md).
+    """
+    n = games.n_players
+    f_games = np.zeros(n, dtype=np.int64)
+    f_score2 = np.zeros(n, dtype=np.int64)
+    f_opp = np.zeros(n, dtype=np.int64)
+    if who.size == 0:
+        return f_games, f_score2, f_opp
+    month = periods.month_index(games.period)
+    keyed = games.event_key is not None and bool((games.event_key >= 0).any())
+    if not keyed and games.event.max(initial=-1) < 0:
+        # No event id this period: its games form one event, which is the first event
+        # of the players starting now and of no one else (no grouping needed).
+        new = who[~started[who]]
+        first_event[new] = _local_event_key(month, np.int64(-1))
+        f_games[new] = res.unrated_games[new]
+        f_score2[new] = res.unrated_score2[new]
+        f_opp[new] = res.unrated_opp_sum[new]
+        return f_games, f_score2, f_opp
+    # The CSR entries of ``who``'s games vs rated opponents.
+    offsets = games.offsets
+    lo, length = offsets[who], offsets[who + 1] - offsets[who]
+    owner = np.repeat(who, length)
+    entry = np.arange(int(length.sum()), dtype=np.int64)
+    entry += np.repeat(lo - (np.cumsum(length) - length), length)
+    vs_rated = is_rated[games.opponent[entry]]
+    owner, entry = owner[vs_rated], entry[vs_rated]
+    game = games.game[entry].astype(np.int64)
+    key = _local_event_key(month, games.event[game])
+    if keyed:
+        stable = games.event_key[game]
+        key = np.where(stable >= 0, stable, key)
+    new = np.flatnonzero(~started[owner])
+    if new.size:
+        day = games.day[game[new]] if games.day is not None else np.zeros(new.size, np.int32)
+        order = new[np.lexsort((game[new], day, owner[new]))]  # by player, day, file order
+        earliest = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
+        first_event[owner[earliest]] = key[earliest]
+    mine = key == first_event[owner]
+    owner, entry = owner[mine], entry[mine]
+    half = np.floor(games.own_score[entry] * 2.0 + 0.5).astype(np.int64)
+    f_games += np.bincount(owner, minlength=n).astype(np.int64)
+    f_score2 += np.bincount(owner, weights=half, minlength=n).astype(np.int64)
+    f_opp += np.bincount(owner, weights=rating[games.opponent[entry]], minlength=n).astype(np.int64)
+    return f_games, f_score2, f_opp
+
+
+def _unrate(state: State, idx: np.ndarray) -> State:
+    """``state`` with the rated players ``idx`` unrated (as ``step`` leaves one who fell
+    below the floor: no rating, no open rating period, no last rated game)."""
+    if idx.size == 0:
+        return state
+    out = dict(state.players)
+    for name in ("rating", "is_rated", "last_played", *PENDING):
+        if name in out:
+            out[name] = out[name].copy()
+    out["rating"][idx] = 0
+    out["is_rated"][idx] = False
+    if "last_played" in out:
+        out["last_played"][idx] = -1
+    for name in PENDING:
+        if name in out:
+            out[name][idx] = 0
+    return State(players=out, tables=state.tables)
 
 
 def _k_capped(k: np.ndarray, m: np.ndarray, rules: FideRules) -> np.ndarray:
@@ -656,9 +811,9 @@ def _pending_change(pending: dict[str, np.ndarray], k_times_games_max: int) -> n
 
 
 def _empty_pool() -> dict[str, np.ndarray]:
-    return {
-        k: np.empty(0, dtype=np.int64) for k in ("player", "month", "games", "score2", "opp_sum")
-    }
+    # first: 1 for the games of the player's first event (§8.2.1), else 0
+    columns = ("player", "month", "games", "score2", "opp_sum", "first")
+    return {k: np.empty(0, dtype=np.int64) for k in columns}
 
 
 def versions_table(pool: str = "standard") -> list[dict]:

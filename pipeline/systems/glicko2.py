@@ -60,13 +60,19 @@ class Glicko2System(GlickoFamily):
     shard_index_extras = ("volatility_not_converged",)
 
     def expected_scores(self, white, black, white_rd, black_rd, rules):
-        """Glickman's expected outcome of a game between two rated players:
-        1/(1 + 10^(−g(√(RD_W² + RD_B²))(W − B)/400)), White's advantage added to White."""
+        """Glickman's expected outcome of a game between two rated players on the rules'
+        scale s: 1/(1 + exp(−g(√(φ_W² + φ_B²))(μ_W − μ_B))) with μ = r/s, φ = RD/s,
+        White's advantage added to White. At the default s = 173.7178 (400/ln 10) it is
+        Glicko-1's 1/(1 + 10^(−g(√(RD_W² + RD_B²))(W − B)/400)): that formula on ratings
+        and RDs times 173.7178/s, the same value for any s."""
         from arpad.kernels.glicko import glicko1_expected_score
 
+        f = Glicko2Rules.scale / rules.scale  # 1.0 (exactly) at the default scale
         rd_w = np.nan_to_num(np.asarray(white_rd, dtype=np.float64), nan=0.0)
         rd_b = np.nan_to_num(np.asarray(black_rd, dtype=np.float64), nan=0.0)
-        return glicko1_expected_score(white + rules.white_advantage, rd_w, black, rd_b)
+        return glicko1_expected_score(
+            (white + rules.white_advantage) * f, rd_w * f, black * f, rd_b * f
+        )
 
     def step(self, state: State, games: PeriodGames, rules: Glicko2Rules) -> tuple[State, Report]:
         s = state.players

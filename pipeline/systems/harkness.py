@@ -24,7 +24,8 @@ class HarknessRules:
     round_result: bool = True  # each event's result rounded to an integer (1577.27 → 1577)
 
     # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
-    RANGES: ClassVar[dict[str, tuple[float, float]]] = {"points_per_percent": (0, 100)}
+    # (points_per_percent from 1: the expected score divides by it)
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {"points_per_percent": (1, 100)}
 
 
 class HarknessSystem(RatingSystem):

@@ -136,6 +136,13 @@ class WhrSystem(RatingSystem):
         "opponent_prior_passes": (0, 3),
     }
 
+    def expected_scores(self, white, black, white_rd, black_rd, rules: WhrRules) -> np.ndarray:
+        """The model's curve 1/(1 + 10^(−(W + h − B)/scale)) on the rules' scale, with
+        White's advantage h when the rules fix it; an estimated one (``None``) is no
+        part of the ratings, and counts as 0 (docs/api.md "Which rules predict uses")."""
+        h = 0.0 if rules.white_advantage is None else rules.white_advantage
+        return 1.0 / (1.0 + 10.0 ** (-(white + h - black) / rules.scale))
+
     def initial_state(self, players: PlayerInfo, rules: WhrRules) -> State:
         given = ~np.isnan(players.rating)
         sd = np.where(given, np.where(np.isnan(players.rd), rules.rated_rd, players.rd), 0.0)

@@ -302,9 +302,11 @@ def _players_table(games: pa.Table, players: pa.Table | None) -> pa.Table:
     return schemas.conform(table, schemas.PLAYERS)
 
 
-def _period_arrays(games: pa.Table, player_id: np.ndarray):
-    """(period, white, black, score, event) per period, games in their given order, built
-    by the engine's own ``period_arrays`` (unrated games left out, as on the store path)."""
+def _period_arrays(games: pa.Table, player_id: np.ndarray, with_days: bool = False):
+    """(period, white, black, score, event, days) per period, games in their given order,
+    built by the engine's own ``period_arrays`` (unrated games left out, as on the store
+    path); ``days`` the games' dates and event keys for a system that uses them
+    (``uses_game_days``: FIDE's first event, docs/rules.md), else empty."""
     from arpad.pipeline import engine
 
     ids = engine.id_array(player_id)
@@ -312,7 +314,9 @@ def _period_arrays(games: pa.Table, player_id: np.ndarray):
     out = []
     for period in np.unique(periods):
         part = games.filter(pa.array(periods == period))
-        out.append((int(period), *engine.period_arrays(part, ids)))
+        days: dict = {}
+        arrays = engine.period_arrays(part, ids, days=days if with_days else None)
+        out.append((int(period), *arrays, days))
     return out
 
 
@@ -359,6 +363,7 @@ def rate(
     _interrupt.for_rating("arpad.pipeline.readers", "arpad.pipeline.validate",
                           systems=[system] if isinstance(system, str) else [])  # fmt: skip
     from arpad.pipeline import engine, jobs, schemas
+    from arpad.pipeline.predict import remember_rules
     from arpad.pipeline.systems import get_system
 
     if errors not in ("raise", "skip"):
@@ -389,8 +394,13 @@ def rate(
     else:
         engine.check_run_rules(system, None, overrides, pool)
     info = engine.player_info(_players_table(game_table, player_table))
-    periods = _period_arrays(game_table, info.player_id)
+    periods = _period_arrays(game_table, info.player_id, get_system(system).uses_game_days)
     tables = engine.rate_in_memory(system, info, periods, pool, resolved, overrides)
+    # the result carries each period's rules_hash, not the fields: predict(result) finds
+    # the rules (keywords included) by it in this session (pipeline/predict.py)
+    rules_for = engine.rules_picker(get_system(system), pool, resolved, overrides)
+    for p in tables:
+        remember_rules(rules_for(p))
     frames = [
         pl.from_arrow(t).with_columns(
             pl.lit(system).alias("system"),
@@ -460,7 +470,9 @@ def _check_starting_ratings(system, players: pa.Table | None) -> None:
 
 
 RATE_PARAMETERS = ("games", "system", "players", "rules", "pool", "mapping", "errors", "fmt")
-PREDICT_PARAMETERS = ("ratings", "pairings", "system", "rules", "draws", "mapping")
+PREDICT_PARAMETERS = (
+    "ratings", "pairings", "system", "rules", "draws", "mapping", "pool", "period",
+)  # fmt: skip
 
 
 def _empty_result() -> pl.DataFrame:
@@ -493,15 +505,20 @@ def predict(
     draws=None,
     *,
     mapping: str | None = None,
+    pool: str | None = None,
+    period=None,
     **settings: Any,
 ) -> pl.DataFrame:
     """Expected scores of new pairings from a rating state (pipeline/predict.py).
 
-    ``ratings``: an ``arpad.Store`` (each player's latest standard-pool rating of
-    ``system``, as ``arpad predict --store``), or a frame (or a CSV/Parquet file) with
-    ``player_id`` and ``rating``
+    ``ratings``: an ``arpad.Store`` (each player's latest ``pool`` rating of
+    ``system`` at or before ``period``, as ``arpad predict --store`` with ``--pool``
+    and ``--period``; default: the standard pool, the latest period), or a frame (or
+    a CSV/Parquet file) with ``player_id`` and ``rating``
     (or ``rating_after``, as ``rate`` and ``Store.list`` return), one row per player
-    (with a ``period`` column: per player and period, the latest counting) and, for
+    (with a ``period`` column: per player and period, the latest counting; ``period``
+    given: the latest at or before it; a ``pool`` column and ``pool`` given: that
+    pool's rows) and, for
     Glicko systems, ``rd`` (or ``rd_after``; required). ``system``: by default the one
     system the frame's ``system`` column names (as ``rate``'s result has it), else FIDE
     (also for a Store); a ``system`` contradicting that column is a ``ValueError``. A
@@ -515,6 +532,12 @@ def predict(
     ``white_rating``, ``black_rating`` and ``expected`` (White's expected score, by
     the system's own formula; columns of these names are replaced); unknown players
     give nulls. Mistakes are one-line errors (docs/api.md "Arguments").
+    The formula's rules are those the ratings were made with (docs/api.md "Which
+    rules predict uses"): a store run's own, a ``rate`` result's of this session or
+    a version the ratings' ``rules_hash`` names, else the version in force for their
+    period; ``rules`` (a ``--rules`` spec or rules object) replaces them and rule
+    fields given as keywords (``scale=200``) change them. Rules whose hash is not the
+    ratings' ``rules_hash`` give a ``UserWarning`` naming both.
     ``draws``: a draw model (``arpad.DrawModel``, e.g. ``fit_draws``'s) or a number,
     the draw probability between equal players: adds ``p_white``, ``p_draw`` and
     ``p_black`` (Davidson's model keeping ``expected``; docs/backtest.md "Draws").
@@ -527,7 +550,13 @@ def predict(
         "arpad.pipeline.predict", systems=[system] if isinstance(system, str) else []
     )
     from arpad.pipeline import engine, jobs
-    from arpad.pipeline.predict import latest_state, of_system, predict_pairings
+    from arpad.pipeline.predict import (
+        latest_state,
+        of_system,
+        predict_pairings,
+        rules_for_ratings,
+        store_rules,
+    )
     from arpad.pipeline.systems import get_system
 
     def checked(rules, name: str):  # the arguments, as soon as the system is known
@@ -538,14 +567,19 @@ def predict(
     given = None if system is _FROM_RATINGS else system
     if system is not _FROM_RATINGS:
         rules = checked(rules, system)
+    pool = None if pool is None else _pool(pool)
+    period = _args.period(period, "period")
+    stored = None  # (store, pool, period) of a Store's ratings
     if _is_store_folder(ratings):  # a store's folder is that store (as whatif takes it)
         ratings = Store(ratings)
     if isinstance(ratings, Store):  # as `arpad predict --store S`: its latest ratings
         from arpad.pipeline.predict import store_state
 
         store, system = ratings, "fide" if given is None else system
-        ratings, shown = store_state(store._existing, system, "standard", None)
-        _warn_stale(store._existing, system, "standard", shown)
+        where = "standard" if pool is None else pool
+        ratings, shown = store_state(store._existing, system, where, period)
+        _warn_stale(store._existing, system, where, shown)
+        stored = (store._existing, where, shown)
     frame = _whole_ids(pl.from_arrow(_arrow(ratings, "ratings")))
     system = _system_of_ratings(frame, given)
     if given is None:
@@ -557,6 +591,8 @@ def predict(
             "ratings: this frame has white_id and black_id but no player_id: the pairings? "
             "The call is predict(ratings, pairings)"
         )
+    if stored is None:
+        frame = _rows_at(frame, pool, period)
     if get_system(system).expected_uses_rd and not {"rd", "rd_after"} & set(frame.columns):
         raise ValueError(
             f"ratings: {system} predicts with the players' RDs and this frame has no rd or "
@@ -564,14 +600,59 @@ def predict(
         )
     state = _finite(latest_state(frame), get_system(system).expected_uses_rd)
     pairs = _whole_ids(_mapped(pl.from_arrow(_arrow(pairings, "pairings")), mapping))
-    if rules is not None and not isinstance(rules, str | os.PathLike):
-        base = rules
+    where = "standard" if pool is None else pool
+    chosen = rules or None  # (rules="": none, as before)
+    if isinstance(chosen, str | os.PathLike):
+        chosen = engine.resolve_rules(system, str(chosen), where)
+    if stored is not None:
+        rules_obj, note = store_rules(stored[0], system, stored[1], stored[2], settings, chosen)
     else:
-        base = engine.resolve_rules(system, str(rules), "standard") if rules else None
-    if base is None:
-        base = get_system(system).rules_type()
-    rules_obj = engine.apply_overrides(base, settings)
+        at, hashes = _rules_hashes(frame)
+        rules_obj, note = rules_for_ratings(system, where, at, hashes, settings, chosen)
+    if note:
+        warnings.warn(
+            f"{note}: pass their rule fields as keywords (predict(ratings, pairings, "
+            "scale=…)) or rules=",
+            UserWarning,
+            stacklevel=_outside_arpad(),
+        )
     return predict_pairings(state, pairs, system, rules_obj, _draw_model(draws))
+
+
+def _rows_at(frame: pl.DataFrame, pool: str | None, period: int | None) -> pl.DataFrame:
+    """A ratings frame's rows of ``pool`` (when it has a ``pool`` column) and at or
+    before ``period`` (it needs a ``period`` column), as ``predict`` of a Store reads
+    them; no row left is a ValueError naming what the frame has."""
+    if pool is not None and "pool" in frame.columns:
+        pools = sorted(str(p) for p in frame["pool"].drop_nulls().unique().to_list())
+        frame = frame.filter(pl.col("pool") == pool)
+        if not frame.height:
+            raise ValueError(f"ratings: no rows of pool {pool!r} (pools: {', '.join(pools)})")
+    if period is None:
+        return frame
+    if "period" not in frame.columns:
+        raise ValueError("period: these ratings have no period column (give the rows to use)")
+    periods = frame["period"].drop_nulls()
+    frame = frame.filter(pl.col("period").cast(pl.Int64, strict=False) <= period)
+    if not frame.height:
+        first = f" (rated periods from {periods.min()})" if periods.len() else ""
+        raise ValueError(f"ratings: no rows at or before period {period}{first}")
+    return frame
+
+
+def _rules_hashes(frame: pl.DataFrame) -> tuple[int | None, set[str]]:
+    """(period, hashes): the ratings' latest period (None without a whole-number
+    ``period`` column) and the ``rules_hash`` values of its rows (``rate``'s result and
+    ``Store.ratings`` have them; empty without the column)."""
+    if "period" not in frame.columns or not frame.schema["period"].is_integer():
+        return None, set()
+    at = frame["period"].max()
+    if at is None:
+        return None, set()
+    if "rules_hash" not in frame.columns:
+        return int(at), set()
+    rows = frame.filter(pl.col("period") == at)["rules_hash"].drop_nulls()
+    return int(at), {str(h) for h in rows.unique().to_list()}
 
 
 def _system_of_ratings(frame: pl.DataFrame, system: str | None) -> str:
@@ -1253,14 +1334,22 @@ class Store:
     def ratings(self, system: str = "fide", pool: str = "standard") -> pl.DataFrame:
         """Every stored ratings row of ``system``/``pool`` (the ``ratings`` view, its
         columns as docs/schemas.md), a polars DataFrame sorted by period and player. An
-        unknown system or pool is a ``ValueError``."""
+        unknown system or pool is a ``ValueError``, and so is a system/pool never rated
+        in the store (as ``Store.list``; it was an empty frame). The columns are in
+        ``rate``'s order (the view's, docs/schemas.md: ``system``, ``pool``, ``period``,
+        ``player_id``, …), so the two concatenate."""
         from arpad.pipeline import jobs, schemas
 
         jobs._check_systems([_args.system_name(system)])
         if pool not in schemas.POOLS:  # else an empty frame, as if nothing were rated
             raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}")
-        return self.sql(
+        if (system, pool) not in self._existing.rated():  # (a run cut short: its rows so far)
+            raise self._existing.no_ratings(system, pool)
+        frame = self.sql(
             "SELECT * FROM ratings WHERE system = ? AND pool = ? ORDER BY period, player_id",
             system,
             pool,
         )
+        # the partition keys come last from the files: first, as in rate's result
+        view = [c for c in _empty_result().columns if c in frame.columns]
+        return frame.select(*view, *(c for c in frame.columns if c not in view))
