@@ -8,6 +8,7 @@ registers its subcommands through ``register(subparsers)``.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import pkgutil
@@ -153,7 +154,9 @@ class _Parser(argparse.ArgumentParser):
         # A command's own arguments may come in any order (``arpad ingest a.csv --store S
         # b.csv``): positionals and options intermixed, as argparse's intermixed parsing
         # does; a parser with subcommands parses as usual.
-        if self._subparsers is not None or self._intermixing:
+        # After ``--`` every argument is a positional (``ingest --store S -- -games.csv``),
+        # which argparse's intermixed parsing does not keep: parsed as usual then.
+        if self._subparsers is not None or self._intermixing or "--" in (args or ()):
             return super().parse_known_args(args, namespace)
         self._intermixing = True
         try:
@@ -280,6 +283,56 @@ def _case_insensitive_choices(parser: argparse.ArgumentParser) -> None:
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool cut off by `head`
 
 
+class OutputError(Exception):
+    """Standard output could not be written (a full device, a closed descriptor): the
+    command's own work is done, only its printed report is lost (docs/cli.md)."""
+
+    def __init__(self, cause: BaseException):
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class _Stdout:
+    """``sys.stdout`` for the time of one command: a write or flush that fails (other
+    than a reader going away, BrokenPipeError) raises OutputError, so that a failed
+    write of the command's report is not taken for a failed write of the store. A
+    closed standard output (``>&-``, ``sys.stdout`` None) fails the same way."""
+
+    def __init__(self, stream, binary: bool = False):
+        self._stream, self._binary = stream, binary
+
+    def _call(self, name: str, *args):
+        if self._stream is None:
+            raise OutputError(OSError(9, "standard output is closed"))
+        try:
+            return getattr(self._stream, name)(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(exc) from exc
+
+    def write(self, data):
+        return self._call("write", data)
+
+    def writelines(self, lines):
+        return self._call("writelines", lines)
+
+    def flush(self):
+        return None if self._stream is None else self._call("flush")
+
+    @property
+    def buffer(self):
+        return _Stdout(getattr(self._stream, "buffer", None), binary=True)
+
+    def isatty(self) -> bool:
+        return self._stream is not None and self._stream.isatty()
+
+    def __getattr__(self, name):
+        if self._stream is None:
+            raise OutputError(OSError(9, "standard output is closed"))
+        return getattr(self._stream, name)
+
+
 def _silence_stdout() -> None:
     """Point stdout at /dev/null so the interpreter's last flush does not fail again."""
     try:
@@ -331,6 +384,25 @@ def _damaged_store(args, exc: BaseException):
     from arpad.pipeline.store import Store
 
     return diagnose(Store(store))
+
+
+# Errors of a path as given, not of arpad: named with the path, exit 2 (docs/cli.md).
+BAD_PATH_ERRNOS = {
+    errno.ELOOP: "too many levels of symbolic links (a symlink loop)",
+    errno.ENAMETOOLONG: "file name too long",
+}
+
+
+def _bad_path(exc: BaseException) -> str | None:
+    """``PATH: problem`` for an OSError (or one it came from) of ``BAD_PATH_ERRNOS``."""
+    seen, met = exc, set()
+    while seen is not None and id(seen) not in met:  # (a chain may loop)
+        met.add(id(seen))
+        if isinstance(seen, OSError) and seen.errno in BAD_PATH_ERRNOS:
+            where = seen.filename if seen.filename is not None else "a path given"
+            return f"{where}: {BAD_PATH_ERRNOS[seen.errno]}"
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _resolve_store(args) -> None:
@@ -416,8 +488,23 @@ def _main(argv: list[str] | None) -> int:
                 )
             args.output = None
         _check_args(args)
-        code = args.func(args)
+        stdout, sys.stdout = sys.stdout, _Stdout(sys.stdout)
+        try:
+            code = args.func(args)
+            sys.stdout.flush()  # a full device fails here, not silently at exit
+        finally:
+            sys.stdout = stdout
         return EXIT_OK if code is None else int(code)
+    except OutputError as exc:  # the report was lost, not the work (docs/cli.md)
+        cause = exc.cause
+        why = "disk full" if disk_full(cause) else (cause.strerror or str(cause))
+        text = " ".join(str(cause).split())
+        print(
+            f"arpad: error: could not write the command's output to standard output: "
+            f"{why} ({text}); what the command wrote to the store is kept",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     except InputError as exc:
         print(f"arpad: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -441,6 +528,9 @@ def _main(argv: list[str] | None) -> int:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
     except Exception as exc:
+        if (bad := _bad_path(exc)) is not None:  # a symlink loop, an over-long name
+            print(f"arpad: error: {bad}", file=sys.stderr)
+            return EXIT_BAD_INPUT
         if disk_full(exc):  # the writer lock has put the store back as it was
             text = " ".join(str(exc).split())
             # Name the file or folder the command was writing, if it was given one: a

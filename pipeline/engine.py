@@ -406,10 +406,13 @@ def load_period_games(
     whites, blacks, scores, rateds, events, dates = [], [], [], [], [], []
     for path in sorted(files, key=str):
         white, black, score, rated, event = _read_game_file_dense(
-            path, player_ids, aliases, dense_of_key, read_events
+            path,
+            player_ids,
+            aliases,
+            dense_of_key,
+            read_events,
+            dates if days is not None else None,
         )
-        if days is not None:
-            dates.append(_read_game_days(path))
         whites.append(white)
         blacks.append(black)
         scores.append(score)
@@ -436,12 +439,11 @@ def load_period_games(
     return white, black, score, _event_codes(event_ids)
 
 
-def _read_game_days(path) -> np.ndarray:
-    """A games file's dates as days since 1970-01-01 (int32), -1 where unknown."""
-    file = open_games(path)
-    if "date" not in file.schema_arrow.names:
-        return np.full(file.metadata.num_rows, -1, dtype=np.int32)
-    date = file.read(columns=["date"]).column("date").cast(pa.date32()).cast(pa.int32())
+def _game_days(table: pa.Table) -> np.ndarray:
+    """A games table's dates as days since 1970-01-01 (int32), -1 where unknown."""
+    if "date" not in table.column_names:
+        return np.full(table.num_rows, -1, dtype=np.int32)
+    date = table.column("date").cast(pa.date32()).cast(pa.int32())
     return np.asarray(pc.fill_null(date, -1).to_numpy(zero_copy_only=False), dtype=np.int32)
 
 
@@ -472,10 +474,11 @@ def _event_codes(event_ids: pa.ChunkedArray) -> np.ndarray:
     return np.asarray(pc.fill_null(codes, -1).to_numpy(zero_copy_only=False), dtype=np.int32)
 
 
-def _read_game_file_dense(path, player_ids, aliases, dense_of_key, read_events=True):
+def _read_game_file_dense(path, player_ids, aliases, dense_of_key, read_events=True, dates=None):
     """One games file as (white, black) dense indices (-1: not a player of the run),
     score (float64), rated (bool) and event ids (an Arrow string array; all null
-    without ``read_events``)."""
+    without ``read_events``); ``dates`` (a list) gets the games' days (``_game_days``),
+    read in the same pass."""
     file = open_games(path)  # pq.ParquetFile, damaged files named (pipeline/integrity.py)
     present = set(file.schema_arrow.names)
     if not read_events:
@@ -483,7 +486,11 @@ def _read_game_file_dense(path, player_ids, aliases, dense_of_key, read_events=T
     keyed = dense_of_key is not None and "white_key" in present and "black_key" in present
     wanted = ["white_key", "black_key"] if keyed else ["white_id", "black_id"]
     wanted += [c for c in ("score", "rated", "event_id") if c in present]
+    if dates is not None and "date" in present:
+        wanted.append("date")
     table = file.read(columns=wanted)
+    if dates is not None:
+        dates.append(_game_days(table))
     n = table.num_rows
     white = black = None
     if keyed:

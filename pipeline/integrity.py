@@ -299,6 +299,8 @@ def problems(store, first_only: bool = False) -> list[Problem]:
             return None  # reported by the walk above
         try:
             return open_parquet(path, required, expected)
+        except FileNotFoundError:  # gone since it was listed (a writer's at work): no damage
+            return None
         except InputError as exc:
             add_error(exc, path)
             return None
@@ -318,8 +320,10 @@ def problems(store, first_only: bool = False) -> list[Problem]:
     others: list[Path] = []  # every other Parquet file (quarantine, history, …)
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
-        if rel.parts[0].startswith(".") or rel.parts[0] == "exports":
-            continue  # the lock, staged ingests (finished by the next writer), exports
+        if any(part.startswith(".") for part in rel.parts) or rel.parts[0] == "exports":
+            # the lock, staged ingests (finished by the next writer), exports, and a
+            # writer's hidden temporaries (``.period=59.….kept.tmp``) anywhere
+            continue
         if path.is_symlink():
             target = path.resolve()
             # a note for ``arpad check``; never the cause ``diagnose`` names for an error

@@ -114,6 +114,8 @@ def exit_now(code: int) -> None:
 
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # closed by the caller (``>&-``): nothing to flush
+            continue
         try:
             stream.flush()
         except (BrokenPipeError, OSError, ValueError):

@@ -1182,6 +1182,15 @@ def detect_format(path: Path) -> str:
 
 def check_input_file(path: Path) -> None:
     """Refuse, as bad input, a path that is no readable regular file."""
+    if str(path) == "-" or _standard_stream(path):
+        # /dev/stdin of a redirected file is a regular file, but its name is the same
+        # for every input: the second ingest would replace the first as its new version
+        raise InputError(
+            path,
+            None,
+            "standard input (or a descriptor under /dev or /proc) is not read: save the "
+            "data to a file first and name it (the file's name is its source identity)",
+        )
     if not path.exists():
         glob = (
             " (a pattern that matched no file is passed on as it is)"
@@ -1207,6 +1216,23 @@ def check_input_file(path: Path) -> None:
         raise InputError(path, None, f"cannot be read: {exc.strerror or exc}") from None
     if workbook:  # whatever its name or --format says
         raise InputError(path, None, workbook_problem(workbook))
+
+
+def _standard_stream(path: Path) -> bool:
+    """Whether ``path``, or a symlink on the way to its file, is under /dev or /proc
+    (``/dev/stdin``, ``/dev/fd/0``, ``/proc/self/fd/0``)."""
+    import os
+
+    here = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit of symlinks followed
+        if here.startswith(("/dev/", "/proc/")):
+            return True
+        try:
+            target = os.readlink(here)
+        except OSError:  # not a symlink (or not there): the file itself
+            return False
+        here = os.path.abspath(os.path.join(os.path.dirname(here), target))
+    return False
 
 
 # What a file's first bytes say it is, whatever its name (docs/ingest.md).

@@ -375,6 +375,46 @@ def run_readonly_sql(
     statement, an SQL error or a query that ran out of time."""
     timeout = check_timeout(timeout)
     check_statement(query)
+    for attempt in range(1, RACE_ATTEMPTS + 1):
+        try:
+            return _run_readonly_once(store, query, params, allow_files, timeout)
+        except _Raced as raced:
+            if attempt == RACE_ATTEMPTS:
+                raise raced.error from None
+            time.sleep(0.01 * 2 ** (attempt - 1))
+    raise AssertionError("unreachable")
+
+
+# A file an ingest or a run deletes or replaces between the listing of the store's files
+# (``_base_view``) and their reading fails the query with one of these; the listing and
+# the query are made again, as catalog.query_arrow does (readers are never blocked,
+# docs/store.md). 8 attempts: 1.3 s in all before a lasting error is reported.
+RACED_FILE = (*catalog.RACED_READ, "No files found that match", "Failed to open local file")
+RACE_ATTEMPTS = 8
+
+
+class _Raced(Exception):
+    """A query that met a file vanishing under it (``RACED_FILE``): to be made again."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _raced(error: BaseException) -> bool:
+    """Whether ``error`` (or one it came from) is a store file vanishing under a read."""
+    seen, met = error, set()
+    while seen is not None and id(seen) not in met:  # (a chain may loop)
+        met.add(id(seen))
+        if isinstance(seen, FileNotFoundError) or any(m in str(seen) for m in RACED_FILE):
+            return True
+        seen = seen.__cause__ or (None if seen.__suppress_context__ else seen.__context__)
+    return False
+
+
+def _run_readonly_once(store: Store, query: str, params, allow_files, timeout) -> pl.DataFrame:
+    """One listing of the store's files and one run of the query (``run_readonly_sql``);
+    raises _Raced when a file vanished between the two."""
     spill = tempfile.mkdtemp(prefix="arpad-sql-")
     abandoned = False
     try:
@@ -389,9 +429,11 @@ def run_readonly_sql(
                 finally:
                     if not abandoned:  # closing under a running query could block
                         con.close()
-            except Exception:
+            except Exception as exc:
                 if interrupts.arrived:  # DuckDB's "Query interrupted" while connecting
                     interrupts.deliver()
+                if _raced(exc):
+                    raise _Raced(exc) from exc
                 raise
             if interrupts.arrived:
                 interrupts.deliver()
@@ -400,6 +442,8 @@ def run_readonly_sql(
             shutil.rmtree(spill, ignore_errors=True)
     if "error" in outcome:
         error = outcome["error"]
+        if not abandoned and _raced(error):
+            raise _Raced(error)
         if isinstance(error, duckdb.Error):
             raise ValueError(f"SQL error: {_one_line(error)}") from None
         raise error

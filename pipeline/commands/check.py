@@ -16,10 +16,25 @@ def register(sub) -> None:
 
 
 def cmd_check(args) -> int:
-    from arpad.pipeline.integrity import notes, problems
+    from arpad.pipeline.integrity import notes, problems, writer_busy
 
     store = require_store(args)
-    found = problems(store)
+    # A store being written is not checked: files replaced, moved aside and removed under
+    # the walk would be named as damage that is not there (docs/store.md "arpad check").
+    if _busy(store, writer_busy):
+        return 2
+    found = None
+    for _ in range(3):
+        try:
+            found = problems(store)
+            break
+        except FileNotFoundError:  # a file removed under the walk: not damage
+            if _busy(store, writer_busy):
+                return 2
+    if found is None:
+        found = problems(store)  # (a lasting error: named by the console, exit 2)
+    if found and _busy(store, writer_busy):  # a writer began during the walk
+        return 2
     for problem in found:
         print(problem.line())
     # not damage (exit 0 still), but the officer must know: an interrupted ingest
@@ -34,3 +49,17 @@ def cmd_check(args) -> int:
         return 0
     print(f"arpad: {len(found)} problem(s) in the store {store.root}")
     return 2
+
+
+def _busy(store, writer_busy) -> bool:
+    """True, with a one-line refusal on stderr, when a command holds the writer lock."""
+    import sys
+
+    holder = writer_busy(store.root)
+    if holder is None:
+        return False
+    print(
+        f"arpad: the store {store.root} is being written by {holder}: check again when it is done",
+        file=sys.stderr,
+    )
+    return True
