@@ -253,13 +253,23 @@ def _quoted(text: str) -> str:
     return shlex.quote(text)
 
 
-def latest_period(store: Store, pool: str = "standard") -> int:
-    """The card's default period: the latest period with stored FIDE ratings of ``pool``."""
+def latest_period(store: Store, pool: str = "standard", player_id: str | None = None) -> int:
+    """The card's default period: the latest period with stored FIDE ratings of ``pool``
+    in which ``player_id`` (if given) has a row, else the latest rated period (a player
+    without a game then, unrated, has no row in it)."""
     periods = store.rating_periods(FideSystem.name, pool)
     if not periods:
         raise ValueError(
             f"no {FideSystem.name} ratings for pool {pool}; run arpad rate --system fide first"
         )
+    if player_id is not None:
+        con = catalog.connect(store)
+        try:
+            had = [r["period"] for r in _player_rows(con, pool, player_id, 10**9)]
+        finally:
+            con.close()
+        if had:
+            return max(had)
     return max(periods)
 
 
@@ -436,6 +446,17 @@ def _no_row(store: Store, pool: str, player_id: str, period: int) -> str:
             f"no FIDE {pool} rating card for period {period}: the store has no {pool} games "
             f"in {period}, so it is no rated period (nearest rated: {', '.join(nearest)}; "
             f"{span})"
+        )
+    con = catalog.connect(store)
+    try:
+        had = sorted({r["period"] for r in _player_rows(con, pool, player_id, 10**9)})
+    finally:
+        con.close()
+    if had:  # a player without a game that period (an unrated one has no row then)
+        return (
+            f"no FIDE {pool} rating row for {player_id} in period {period}: the player has rows in "
+            f"{len(had)} period(s), {had[0]}..{had[-1]} (arpad card {player_id} "
+            f"--period {had[-1]})"
         )
     return (
         f"no FIDE {pool} rating row for {player_id} in period {period} "

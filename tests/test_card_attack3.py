@@ -193,6 +193,23 @@ def test_period_without_games_names_the_nearest_rated_periods(tmp_path, capsys):
     assert "rated periods: 202510..202512, 2 in all" in err and "arpad rate" not in err
 
 
+def test_an_unrated_player_without_a_row_in_the_latest_period(tmp_path, capsys):
+    # U (unrated) plays 2 games in October only: he has an October row (unrated, 2 < 5
+    # games) and none in December, when only A and B play. The card's default period is
+    # his latest row; asked for December, the error names the periods he has rows in.
+    players = ["A,Alpha,1970,2000,100", "B,Bravo,1970,2000,100", "U,Uno,1990,,"]
+    games = ["2025-10-05,U,A,0-1,E", "2025-10-06,B,U,1-0,E", "2025-12-05,A,B,0-1,F"]
+    store = _rated(tmp_path, players, games)
+    capsys.readouterr()
+    assert main(["card", "U", "--store", str(store.root)]) == 0
+    out = capsys.readouterr().out
+    assert "period 202510" in out and "stored initial rating = not rated  (matches)" in out
+    assert main(["card", "U", "--period", "202512", "--store", str(store.root)]) == 2
+    err = capsys.readouterr().err
+    assert "no FIDE standard rating row for U in period 202512: the player has rows in " in err
+    assert "1 period(s), 202510..202510 (arpad card U --period 202510)" in err
+
+
 def test_card_of_another_system_names_that_system(tmp_path, capsys):
     players = ["A,Alpha,1970,2000,100", "B,Bravo,1970,2000,100"]
     store = _rated(tmp_path, players, ["2025-10-05,A,B,1-0,E"], "ecf", "elo")

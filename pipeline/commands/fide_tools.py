@@ -87,7 +87,7 @@ def cmd_card(args) -> int:
     rules = engine.resolve_rules(FIDE, args.rules, args.pool)  # the arguments first
     check_card(store, args.system, args.pool, args.player)  # FIDE only; names what the store has
     player = resolve_player(store, args.player, FIDE, args.pool)
-    period = args.period if args.period is not None else latest_period(store, args.pool)
+    period = args.period if args.period is not None else latest_period(store, args.pool, player)
     card = rating_card(store, player, period, args.pool, rules, parse_sets(args.set))
     if args.fmt == "json":
         print(json.dumps(card.to_dict(), indent=2, ensure_ascii=False))
