@@ -357,6 +357,13 @@ def main(argv: list[str] | None = None) -> int:
         code = _main(argv)
     except KeyboardInterrupt as exc:  # Ctrl-C while the parser or a command module loads
         code = _interrupted(exc)
+    if argv is None:
+        # The command is over and its code stands: a Ctrl-C landing in the interpreter's
+        # teardown (Dask's, Prefect's exit handlers) killed the process silently with
+        # SIGINT's default action (exit -2, nothing said) after the work was done.
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     if lean:  # an in-process ingest or rate: done, nothing left to tear down
         from arpad.pipeline.lean import exit_now
 

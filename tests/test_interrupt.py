@@ -115,8 +115,10 @@ def rate_interrupted(store: arpad.Store) -> bool:
 
 
 def assert_intact_and_next_call_works(store: arpad.Store, clean) -> None:
-    store.sql("SELECT count(*) FROM ratings")  # the store reads
-    if store.ratings("elo").height:  # the latest list, as it stands (ties share a rank)
+    rows = store.sql("SELECT count(*) AS n FROM ratings WHERE system = 'elo'")["n"].item()
+    # (cut before its first period was written, no rows: elo may not count as rated
+    # yet, and Store.ratings then raises "no ratings …", docs/api.md)
+    if rows:  # the latest list, as it stands (ties share a rank)
         ranks = store.list("elo", top=3)["rank"].to_list()
         assert len(ranks) == 3 and ranks[0] == 1 and ranks == sorted(ranks)
     store.rate("elo", wait=0)  # no lock left held: StoreBusyError at once otherwise

@@ -456,7 +456,13 @@ def test_ctrl_c_on_local_workers_leaves_no_process_and_a_rerun_completes(tmp_pat
         [ARPAD, *systems, "--store", stores["cut"], "--workers", "2"], env=plain_env(),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
-    time.sleep(4.0)
+    # Ctrl-C once the run has written its first ratings: mid-run (on a quiet machine the
+    # whole job takes ~4 s, so a fixed wait could land after its end)
+    deadline = time.monotonic() + 60
+    ratings = Path(stores["cut"]) / "ratings"
+    while not (ratings.is_dir() and any(ratings.rglob("*.parquet"))):
+        assert time.monotonic() < deadline and proc.poll() is None, "no ratings written"
+        time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
