@@ -1165,6 +1165,7 @@ def _workbook_inside(path: Path) -> str | None:
 
 
 def detect_format(path: Path) -> str:
+    _refuse_unread_compression(path)
     name = path.name.lower()
     for suffix, what in WORKBOOK_SUFFIXES.items():
         if name.endswith(suffix):  # text saved under such a name is read with --format csv
@@ -1242,6 +1243,31 @@ MAGIC = (
     (b"PK\x03\x04", "a zip archive", "name it .zip"),
 )
 SUFFIX_OF = {"csv": (".gz", ".zip"), "pgn": (".gz", ".zip"), "parquet": ()}
+# Compressions arpad does not read, whatever the file's name or --format: named as such
+# (not "binary data" or "cannot tell the format") with the way out.
+UNREAD_COMPRESSION = (
+    (b"BZh", "bzip2-compressed", "bunzip2"),
+    (b"\xfd7zXZ", "xz-compressed", "unxz"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "unzstd"),
+    (b"7z\xbc\xaf", "a 7-Zip archive", "7z x"),
+)
+
+
+def _refuse_unread_compression(path: Path) -> None:
+    """Refuse a bzip2, xz, zstd or 7-Zip file by what it is (docs/ingest.md)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(6)
+    except OSError:
+        return  # the reader names the problem
+    for magic, what, tool in UNREAD_COMPRESSION:
+        if head.startswith(magic) and (magic != b"BZh" or head[3:4] in b"123456789"):
+            raise InputError(
+                path,
+                None,
+                f"is {what}; arpad reads plain files, gzip (.gz) and zip: "
+                f"decompress it first ({tool}) or compress it with gzip",
+            )
 
 
 def _check_content(path: Path, fmt: str) -> None:
@@ -1264,6 +1290,7 @@ def read_any(
     path: Path, fmt: str | None = None, mapping: str | None = None, kind: str | None = None
 ) -> RawTable:
     check_input_file(path)
+    _refuse_unread_compression(path)
     if not fmt:
         fmt = detect_format(path)
         _check_content(path, fmt)

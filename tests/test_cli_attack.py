@@ -335,6 +335,32 @@ def test_a_file_that_is_not_what_its_name_says(tmp_path, capsys):
     )
 
 
+@pytest.mark.parametrize(
+    ("module", "what", "tool"),
+    [("bz2", "bzip2-compressed", "bunzip2"), ("lzma", "xz-compressed", "unxz")],
+)
+def test_compressions_arpad_does_not_read_are_named(tmp_path, capsys, module, what, tool):
+    """A .bz2 or .xz file was "cannot tell the format from the name" and, named .csv or
+    given --format csv, "binary data (NUL byte): not a text file"."""
+    import importlib
+
+    packed = importlib.import_module(module).compress(plain_csv(tmp_path / "k.csv").read_bytes())
+    for name, extra in (
+        (f"k.csv.{module}", []),
+        ("k2.csv", []),
+        ("k3.csv", ["--format", "csv"]),
+        ("k4.pgn", ["--format", "pgn"]),
+    ):
+        (tmp_path / name).write_bytes(packed)
+        argv = ["ingest", str(tmp_path / name), *extra, "--store", str(tmp_path / "s")]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert f"{name}: is {what}; arpad reads plain files, gzip (.gz) and zip" in err
+        assert f"({tool})" in err
+    assert not Store(tmp_path / "s").game_files()
+
+
 def test_a_glob_that_matched_nothing_says_so(tmp_path, capsys):
     assert main(["ingest", str(tmp_path / "*.csv"), "--store", str(tmp_path / "s")]) == 2
     err = capsys.readouterr().err
