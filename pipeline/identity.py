@@ -24,6 +24,8 @@ normalised names, birth years, years of play and shared opponents
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 from arpad.pipeline import observations
@@ -672,6 +674,12 @@ MAX_CAREER = 60  # years a combined career may span
 PROPOSE_AT = 0.5
 
 
+# What joins the players of a consultation team in one name: "/", "+" or "&" (spaces
+# around them or not), or "and" / "und" as a word of its own between two names
+# ("Andersson", "Anand", "Sandor" and a hyphen, "Rubinstein-Kolisch", join nothing).
+TEAM_JOINER = re.compile(r"\s*[/+&]\s*|(?<=\S)\s+(?:and|und)\s+(?=\S)", re.IGNORECASE)
+
+
 def normalise_name(name: str | None) -> tuple[str, tuple[str, ...]]:
     """(surname, given names) of a player name, lower case, accents and punctuation
     removed: "Lasker, Emanuel", "Lasker, Em.", "Lasker,E", "E. Lasker" and
@@ -682,8 +690,11 @@ def normalise_name(name: str | None) -> tuple[str, tuple[str, ...]]:
     gives ("alekhin", ("aleksandr",)); letters without a decomposition are spelt out
     (``fold_letters``: "Meßner" → "messner"). German ä ö ü lose their dots like any
     accent ("Löwenthal" → "lowenthal"); "Loewenthal" stays "loewenthal" and meets it
-    through the phonetic key (docs/identity.md "Transliterations")."""
-    import re
+    through the phonetic key (docs/identity.md "Transliterations"). A consultation
+    team ("Zukertort/Hoffer", "Steinitz, W. + Zukertort, J.", "Alekhine & Reti",
+    ``TEAM_JOINER``) gives its members' surnames and no given names:
+    ("steinitz zukertort", ()).
+    """
     import unicodedata
 
     from arpad.pipeline.transliterate import fold_letters, to_latin
@@ -692,6 +703,13 @@ def normalise_name(name: str | None) -> tuple[str, tuple[str, ...]]:
         return "", ()
     text = unicodedata.normalize("NFKD", fold_letters(to_latin(name)))
     text = "".join(c for c in text if not unicodedata.combining(c))
+    members = [m for m in TEAM_JOINER.split(text) if re.search(r"[^\W\d_]", m)]
+    if len(members) > 1:
+        # A consultation team: its members' surnames are its surname, and it has no
+        # given names, so it matches no single player (nor any other name) in
+        # ``identify``, and a lookup of one member's surname does not find it
+        # (docs/identity.md "Candidates").
+        return " ".join(normalise_name(m)[0] for m in members), ()
     if "," in text:
         surname, _, given = text.partition(",")
     else:
