@@ -248,6 +248,11 @@ def glicko2_volatility(phi, v, delta, sigma, tau, epsilon, max_iterations):
             return math.exp(big_a / 2.0), iterations, False
         big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
         f_c = _volatility_f(big_c, delta2, phi2, v, a, tau)
+        if f_c == 0.0:
+            # C is the root itself. The step's test (f(C)·f(B) < 0) would never move A
+            # again and the loop would run out its iterations and flag a value that has
+            # converged exactly (docs/glicko.md)
+            return math.exp(big_c / 2.0), iterations + 1, True
         if f_c * f_b < 0.0:
             big_a = big_b
             f_a = f_b

@@ -104,6 +104,35 @@ def test_volatility_iteration_is_capped_and_reported():
     assert not res.converged[0] and np.isfinite(res.rating_after).all()
 
 
+def test_volatility_iteration_landing_on_the_root_is_converged():
+    """A Kaggle 2010 player whose Illinois step lands on f(C) == 0 exactly: the step's
+    test f(C)·f(B) < 0 never moved A again, so the loop ran out its 100 iterations and
+    flagged e^{A/2} = 0.1814180 as not converged."""
+    phi, v, delta, sigma, tau = (
+        0.27985903969358855,
+        0.12042753526594126,
+        3.8165560166755066,
+        0.15813471795141287,
+        0.25,
+    )
+    got, its, ok = glicko2_volatility(phi, v, delta, sigma, tau, 1e-6, 100)
+    assert ok and its < 100
+    # a naive bisection of Glickman's f on the bracket gives the same root
+    a = math.log(sigma * sigma)
+
+    def f(x):
+        ex = math.exp(x)
+        d = phi * phi + v + ex
+        return ex * (delta * delta - phi * phi - v - ex) / (2 * d * d) - (x - a) / tau**2
+
+    lo, hi = math.log(delta * delta - phi * phi - v), a
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(mid) * f(lo) > 0 else (lo, mid)
+    assert got == pytest.approx(math.exp(lo / 2), abs=1e-7)
+    assert abs(got - 0.1814180) > 3e-7  # not the old capped iterate
+
+
 def _random_period(seed, n=12, g=30):
     rng = np.random.default_rng(seed)
     white = rng.integers(0, n, g)
