@@ -617,6 +617,9 @@ def whatif(req: WhatIfRequest, runner: Runner = LOCAL):
 
     store = _existing_store(req.store)
     check_pool(store, req.pool, req.start, req.end)
+    # FIDE cannot start from nothing: games without any published rating replay into
+    # empty tables, which read as "no rating moved" (docs/cli.md, whatif)
+    check_starting_ratings(store, w.FIDE)
     sides = runner.map(
         w.replay_side,
         [(req.store, spec, req.pool, req.start, req.end) for spec in (req.rules_a, req.rules_b)],
