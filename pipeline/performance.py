@@ -204,9 +204,25 @@ def read_games_file(path: Path, fmt: str | None = None, mapping: str | None = No
     return validated.accepted, validated.quarantine, raw
 
 
-def read_players_file(path: Path, fmt: str | None = None) -> pa.Table:
+def read_players_file(
+    path: Path, fmt: str | None = None, notes: list[str] | None = None
+) -> pa.Table:
+    """The accepted rows of a players file; a line on the rows that could not be read
+    (each named by line and problem, as ingest names them) is appended to ``notes``:
+    a rating ``21OO`` or a row split by an unquoted comma is never dropped unsaid."""
     from arpad.pipeline.readers import read_any
     from arpad.pipeline.validate import validate_players
 
     raw = read_any(Path(path), fmt=fmt, kind="players")
-    return validate_players(raw, Path(path).name, "performance").accepted
+    validated = validate_players(raw, Path(path).name, "performance")
+    bad = validated.quarantine
+    if bad.num_rows and notes is not None:
+        lines = bad.column("line").to_pylist()
+        details = bad.column("detail").to_pylist()
+        shown = "; ".join(f"line {ln}: {d}" for ln, d in list(zip(lines, details))[:3])
+        more = f"; and {bad.num_rows - 3} more" if bad.num_rows > 3 else ""
+        notes.append(
+            f"{path}: {bad.num_rows} players rows could not be read and are left out "
+            f"({shown}{more})"
+        )
+    return validated.accepted

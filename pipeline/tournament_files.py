@@ -33,7 +33,7 @@ def load(file, players=None, mapping: str | None = None, notes: list[str] | None
             f"{file}: {quarantine.num_rows} rows could not be read and are left out "
             f"(first: line {quarantine.column('line')[0]}: {quarantine.column('detail')[0]})"
         )
-    roster = read_players_file(Path(players)) if players else None
+    roster = read_players_file(Path(players), notes=notes) if players else None
     return games, roster, raw
 
 
@@ -69,16 +69,32 @@ def file_categories(games: pa.Table, roster, event=None, women: bool = False) ->
     return pa.Table.from_pylist(category_rows(summary, women=women), schema=CATEGORY_SCHEMA)
 
 
-def player_by_name(name: str, raw, where: str, notes: list[str]) -> str:
+def player_by_name(name: str, raw, where: str, notes: list[str], roster=None) -> str:
     """A ``player`` that is no id with games in the file: a name matched among the
-    file's players as ``arpad history`` matches names (pipeline/lookup.py), with a note."""
+    file's players (PGN/TRF) and the ``--players`` file's (a CSV's names live there) as
+    ``arpad history`` matches names (pipeline/lookup.py), with a note."""
     from arpad.pipeline.lookup import NoMatch, match_name
 
     missing = ValueError(f"no rated games of player {name!r} in {where}")
+    names: dict = {}
+    if roster is not None and "name" in roster.column_names:
+        for pid, nm in zip(
+            roster.column("player_id").to_pylist(), roster.column("name").to_pylist(), strict=True
+        ):
+            if nm:
+                names[pid] = nm
     players = raw.players if raw is not None else None
-    if players is None or "name" not in players.columns:
+    if players is not None and "name" in players.columns:
+        # the games file's own names first: they are the ones its games were read under
+        names.update(
+            (pid, nm)
+            for pid, nm in zip(
+                players["player_id"].to_list(), players["name"].to_list(), strict=True
+            )
+            if nm
+        )
+    if not names:
         raise missing
-    names = dict(zip(players["player_id"].to_list(), players["name"].to_list(), strict=True))
     try:
         found = match_name(name, names, where)
     except NoMatch:
@@ -106,7 +122,7 @@ def file_norm(
     ids: list[str] = []
     opponents, score = opponent_ratings(games, roster, player, ids)
     if not opponents:
-        player = player_by_name(player, raw, where, notes)
+        player = player_by_name(player, raw, where, notes, roster)
         opponents, score = opponent_ratings(games, roster, player, ids)
     titles_by_id, feds_by_id = player_facts(roster, raw.players if raw is not None else None)
     # No title (federation) anywhere in the data: the condition is not checked

@@ -77,15 +77,30 @@ def register(sub) -> None:
     )
     p.add_argument("--event", default=None, metavar="E", help="only this event id")
     p.add_argument("--players", default=None, metavar="F")
-    p.add_argument("--average", type=float, default=None, help="category of one average rating")
+    p.add_argument("--average", type=_rating, default=None, help="category of one average rating")
     p.add_argument("--women", action="store_true", help="women's bands (200 lower)")
     p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
     p.set_defaults(func=cmd_category)
 
     p = sub.add_parser("class", help="rating class name (FIDE/Elo or USCF table)")
-    p.add_argument("ratings", nargs="+", type=float, metavar="RATING")
+    p.add_argument("ratings", nargs="+", type=_rating, metavar="RATING")
     p.add_argument("--table", default=DEFAULT_CLASS_TABLE, choices=sorted(RATING_CLASSES))
     p.set_defaults(func=cmd_class)
+
+
+def _rating(text: str) -> float:
+    """A rating argument: a finite number in 0..4000 (``nan``, ``inf``, ``-5`` or
+    ``99999`` is no rating: it printed category 0 or 3910, or a traceback for a class)."""
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or not 0 <= value <= 4000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rating (a number in 0..4000)")
+    return value
 
 
 def _load(file: str, players: str | None, mapping: str | None = None):
@@ -98,7 +113,10 @@ def _load(file: str, players: str | None, mapping: str | None = None):
             f"(first: line {quarantine.column('line')[0]}: {quarantine.column('detail')[0]})",
             file=sys.stderr,
         )
-    roster = read_players_file(Path(players)) if players else None
+    notes: list[str] = []
+    roster = read_players_file(Path(players), notes=notes) if players else None
+    for note in notes:
+        print(note, file=sys.stderr)
     return games, roster
 
 
