@@ -55,7 +55,7 @@ MAX_RATING = 3500.0
 PLAYER_NUMERIC = {
     "rating": (0.0, MAX_RATING),
     "peak_rating": (0.0, MAX_RATING),
-    "rd": (0.0, 1000.0),
+    "rd": (1.0, 1000.0),  # the rules' initial_rd range; an RD of 0 divides by zero
     "volatility": (0.0, 10.0),
     "grade": (-100.0, 400.0),
     "rated_games": (0.0, 1e7),

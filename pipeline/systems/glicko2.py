@@ -51,6 +51,14 @@ class Glicko2Rules:
         "scale": (1, 10_000),
     }
 
+    def __post_init__(self):
+        if self.rd_min > self.rd_max:
+            # a floor above the ceiling: RD 400 after a game and 350 after a month without
+            raise ValueError(
+                f"rd_min {self.rd_min:g} is above rd_max {self.rd_max:g}: RD would be "
+                "raised to the floor after a game and cut to the ceiling without one"
+            )
+
 
 class Glicko2System(GlickoFamily):
     name = "glicko2"
