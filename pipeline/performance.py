@@ -124,7 +124,10 @@ def performance_table(
         if name not in games.column_names:
             return np.full(games.num_rows, np.nan)
         col = games.column(name).cast(pa.float64())
-        return col.to_numpy(zero_copy_only=False).astype(np.float64)
+        values = col.to_numpy(zero_copy_only=False).astype(np.float64)
+        # a stated rating of 0 is FIDE's "unrated", as `rate` and the players file read
+        # it (docs/observations.md): such a game is left out, not played against 0
+        return np.where(values > 0, values, np.nan)
 
     white_rating, black_rating = ratings("white_rating"), ratings("black_rating")
     listed: dict[str, float] = {}
@@ -132,7 +135,7 @@ def performance_table(
         for pid, r in zip(
             players.column("player_id").to_pylist(), players.column("rating").to_pylist()
         ):
-            if r is not None:
+            if r is not None and r > 0:
                 listed[pid] = float(r)
     if listed:
         white_rating = np.where(

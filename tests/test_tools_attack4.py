@@ -69,3 +69,18 @@ def test_ratings_out_of_range_are_refused(capsys, value):
     # 2251..2275 is category 1 (docs/rules.md): 2275.4 rounds to 2275
     assert main(["category", "--average", "2275.4"]) == 0
     assert capsys.readouterr().out.strip() == "1"
+
+
+def test_a_stated_rating_of_zero_is_no_rating_in_performance(tmp_path, capsys):
+    """B's opponent rated 0 in one game was averaged in: average opponent 1000, true
+    performance about 0. A 0 is FIDE's "unrated" (docs/observations.md), so that game is
+    left out, as the same games without the rating give."""
+    header = "game_id,date,white_id,black_id,result,white_rating,black_rating\n"
+    for name, first in (("zero.csv", "0"), ("empty.csv", "")):
+        rows = f"z1,2024-01-05,A,B,1-0,{first},1900\nz2,2024-01-06,A,B,1-0,2000,1900\n"
+        path = _write(tmp_path / name, header + rows)
+        assert main(["performance", str(path), "--format", "csv"]) == 0
+        out = capsys.readouterr().out.splitlines()
+        b = next(line for line in out if line.startswith("B,"))
+        # one game (z2), 0 of 1 against 2000: FIDE table dp(0 %) = -800 → 1200
+        assert b.split(",")[1:6] == ["1", "0.0", "0.0", "2000.0", "1200.0"]
