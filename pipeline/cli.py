@@ -495,6 +495,10 @@ def _main(argv: list[str] | None) -> int:
                 )
             args.output = None
         _check_args(args)
+        if getattr(args, "output", None) and hasattr(args, "fmt"):  # --output x.csv: CSV
+            from arpad.pipeline.output import resolve_output_format
+
+            resolve_output_format(parser, args)
         stdout, sys.stdout = sys.stdout, _Stdout(sys.stdout)
         try:
             code = args.func(args)

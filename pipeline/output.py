@@ -18,6 +18,76 @@ FORMATS = ("table", "csv", "json", "parquet", "txt")
 # ``arpad list``: also FIDE's list files (pipeline/lists.py; docs/lists.md); txt = fide-txt.
 LIST_FORMATS = ("table", "csv", "json", "parquet", "fide-txt", "fide-xml", "txt")
 
+# ``--output FILE`` without ``--format``: the format its extension names (docs/cli.md
+# "Output files"). ``arpad list --output list.csv`` wrote the terminal's table, cut to
+# 50 rows, into the CSV name: an officer's file short of players, exit 0.
+# Per extension, the formats such a file may hold; without --format the first one the
+# command writes (.txt: FIDE-style text, a list's fide-txt, else the whole table).
+EXTENSION_FORMATS = {
+    ".csv": ("csv",),
+    ".json": ("json",),
+    ".parquet": ("parquet",),
+    ".pq": ("parquet",),
+    ".txt": ("txt", "fide-txt", "table"),
+    ".xml": ("fide-xml",),
+}
+# Subcommands whose --output is always one format, whatever --format says (the
+# mapping of ``arpad players identify`` is CSV; its --format is the printed table's).
+FIXED_OUTPUT = ("identify",)
+
+
+def output_format(fmt: str, output: str, given: bool, choices, command: str) -> str:
+    """The format ``--output`` ``output`` is written in: ``fmt`` when ``--format`` was
+    ``given`` (refused when the extension names another format), else the format the
+    extension names; an extension that names none, or none the command writes (its
+    --format ``choices``), is refused: a file is never written in a format its name
+    does not say (docs/cli.md "Output files")."""
+    suffix = Path(output).suffix.lower()
+    named = EXTENSION_FORMATS.get(suffix)
+    if given:
+        if named is not None and fmt not in named:
+            raise ValueError(
+                f"--format {fmt} contradicts --output {output} (a {suffix} name): "
+                f"drop --format, or name the file for {fmt}"
+            )
+        return fmt
+    written = [f for f in named or () if f in choices]
+    if not written:
+        known = ", ".join(choices)
+        endings = ", ".join(e for e, fs in EXTENSION_FORMATS.items() if set(fs) & set(choices))
+        why = (
+            f"arpad {command} writes no {suffix} file"
+            if suffix
+            else "the name has no extension to say the format"
+        )
+        raise ValueError(
+            f"--output {output}: {why}: give --format ({known}) or a name ending {endings}"
+        )
+    return written[0]
+
+
+def resolve_output_format(parser, args) -> None:
+    """Set ``args.fmt`` for a command with ``--output FILE`` (``output_format``), from
+    the command's own ``--format`` option in ``parser`` (its choices, and whether the
+    command line gave it: pipeline/cli.py records the options given)."""
+    import argparse
+
+    found, names = parser, []
+    while found._subparsers is not None:  # `arpad players identify`: the innermost parser
+        subs = next(
+            a for a in found._subparsers._group_actions if isinstance(a, argparse._SubParsersAction)
+        )
+        name = getattr(args, subs.dest, None)
+        if name not in subs.choices:
+            break
+        found, names = subs.choices[name], [*names, name]
+    option = next((a for a in found._actions if a.dest == "fmt"), None)
+    if option is None or not option.choices or (names and names[-1] in FIXED_OUTPUT):
+        return  # a free-text --format (an input format), or a fixed output format
+    given = "fmt" in vars(args).get("_options_given", {})
+    args.fmt = output_format(args.fmt, args.output, given, option.choices, " ".join(names))
+
+
 # "txt": FIDE-style fixed-width text list (as FIDE's players_list.txt), header names.
 FIDE_TXT_HEADERS = {
     "rank": "Rank",
@@ -127,7 +197,8 @@ def render(
     root: Path | None = None,
 ) -> None:
     """Print ``table`` (or write it to ``output``, atomically) in ``fmt``; with ``root``
-    (a store writing its own exports) the output must be inside that store."""
+    (a store writing its own exports) the output must be inside that store. A printed
+    table shows ``max_rows`` rows and says so when it has more; a file has every row."""
     import polars as pl
 
     frame = table if isinstance(table, pl.DataFrame) else pl.from_arrow(table)
@@ -164,9 +235,16 @@ def render(
             "fmt_str_lengths": 40,
             "float_precision": float_precision,
         }
+        if output:  # a file holds every row: the cut is for a screen
+            max_rows = -1
         shown = blank_missing(frame, max_rows, options)
         with pl.Config(tbl_rows=max_rows, **options):
             text = str(shown) + "\n"
+        if 0 <= max_rows < frame.height:  # said, not only a "…" row (docs/cli.md)
+            text += (
+                f"showing {max_rows} of {frame.height} rows ({frame.height - max_rows} left "
+                "out at the … row): --format csv, or --output FILE, has every row\n"
+            )
     elif fmt == "txt":
         text = fixed_width(frame)
     else:

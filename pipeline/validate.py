@@ -165,15 +165,18 @@ def _result_key(result: pl.Expr) -> pl.Expr:
 # A date followed by a time of day, as a spreadsheet or ``DataFrame.to_csv`` writes a
 # timestamp: "2025-01-10 09:00:00", "2025-01-10T09:00", with a zone "…+09:00" or "…Z".
 # The game's date is the date as written (the players' local date: docs/ingest.md).
+# ASCII digits only ([0-9], not \d: the regex engine's \d takes full-width digits too),
+# and a zone within UTC-14..+14 (`+99:99` is no zone).
 _TIME_OF_DAY = (
-    r"^(\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}\.\d{1,2}\.\d{4})[ T]([01]?\d|2[0-3]):[0-5]\d"
-    r"(:[0-5]\d(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$"
+    r"^([0-9]{4}[-./][0-9]{1,2}[-./][0-9]{1,2}|[0-9]{1,2}\.[0-9]{1,2}\.[0-9]{4})"
+    r"[ T]([01]?[0-9]|2[0-3]):[0-5][0-9]"
+    r"(:[0-5][0-9](\.[0-9]+)?)?(Z|[+-](0[0-9]|1[0-4])(:?[0-5][0-9])?)?$"
 )
 # The European date: day first, with dots, four-digit year last (``03.11.2026``, as a
 # German or Austrian spreadsheet writes it; the officer's attack of 2026-12-03). It is
 # unambiguous: the US writes its month-first dates with slashes. Slashed dates with the
 # year last (``03/11/2026``: day or month first?) stay ``bad_date`` (docs/ingest.md).
-_DAY_FIRST = r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$"
+_DAY_FIRST = r"^([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{4})$"
 
 
 def _normal_date(expr: pl.Expr) -> pl.Expr:
@@ -187,16 +190,16 @@ def _parse_date(expr: pl.Expr) -> pl.Expr:
     # A sign (`+2024-01-05`) is no date: strptime would read it as the year. Nor is a
     # year of one or two digits first: `03.11.26` (DD.MM.YY) was read as 26 November of
     # the year 3 (the officer's attack of 2026-12-03): a two-digit year is `bad_date`.
-    return pl.when(normal.str.contains(r"^\d{3}")).then(
+    return pl.when(normal.str.contains(r"^[0-9]{3}")).then(
         normal.str.strptime(pl.Date, "%Y-%m-%d", strict=False)
     )
 
 
 DATE_FORMS = "YYYY-MM-DD or DD.MM.YYYY"
 # Faults a bad date's detail names (docs/ingest.md "Dates"), tried in this order.
-_SLASHED_YEAR_LAST = r"^(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})$"
-_TWO_DIGIT_YEAR = r"^(\d{1,2})([.-])(\d{1,2})[.-](\d{2})$"
-_YMD = r"^(\d{4})-(\d{1,2})-(\d{1,2})$"
+_SLASHED_YEAR_LAST = r"^([0-9]{1,2})/([0-9]{1,2})/([0-9]{4}|[0-9]{2})$"
+_TWO_DIGIT_YEAR = r"^([0-9]{1,2})([.-])([0-9]{1,2})[.-]([0-9]{2})$"
+_YMD = r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})$"
 
 
 def bad_date_detail(name: str, text: pl.Expr, this_year: int) -> pl.Expr:
@@ -216,7 +219,7 @@ def bad_date_detail(name: str, text: pl.Expr, this_year: int) -> pl.Expr:
     ymd = _normal_date(text).str.extract_groups(_YMD)
     month = ymd.struct.field("2").cast(pl.Int32)
     day = ymd.struct.field("3").cast(pl.Int32)
-    day_first = text.str.contains(r"^\d{1,2}\.\d{1,2}\.\d{4}")
+    day_first = text.str.contains(r"^[0-9]{1,2}\.[0-9]{1,2}\.[0-9]{4}")
     return (
         pl.when(
             text.str.contains(_SLASHED_YEAR_LAST) & (slashed.struct.field("3").str.len_chars() == 2)
@@ -731,6 +734,15 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
                 & (pl.col(f"_{c}").is_null() | ~pl.col(f"_{c}").is_between(lo, hi)),
                 Reason.BAD_PLAYER_FIELD,
                 pl.format(f"{c} {{}} is not a number in {lo:g}..{hi:g}", pl.col(c)),
+            )
+        )
+    for c in ("rated_games", "birth_year"):
+        # stored as whole numbers: 29.9 rated games was cut to 29 (K 40 under FIDE) unsaid
+        checks.append(
+            (
+                (pl.col(f"_{c}") != pl.col(f"_{c}").floor()).fill_null(False),
+                Reason.BAD_PLAYER_FIELD,
+                pl.format(f"{c} {{}} is not a whole number", pl.col(c)),
             )
         )
     first_birth = dt.date(int(numeric["birth_year"][0]), 1, 1)
