@@ -46,7 +46,7 @@ from arpad.pipeline.errors import InputError
 from arpad.pipeline.namesakes import namesake_notes
 from arpad.pipeline.readers import RawTable, check_input_file, read_any
 from arpad.pipeline.reasons import Reason
-from arpad.pipeline.stated_ratings import stated_rating_notes
+from arpad.pipeline.stated_ratings import old_games_notes, stated_rating_notes
 from arpad.pipeline.store import MANIFEST, Store, read_parquet_file
 from arpad.pipeline.validate import Validated, validate_games, validate_players
 
@@ -483,6 +483,7 @@ def ingest_file(
         report.notes.extend(namesake_notes(store.read_players(), staged.read_players()))
     if raw.kind == "games" and head is None:  # ratings stated unlike the list in force?
         report.notes.extend(stated_rating_notes(store, validated.accepted))
+        report.notes.extend(old_games_notes(store, validated.accepted))
 
     quarantine = validated.quarantine
     if player_quarantine is not None and player_quarantine.num_rows:

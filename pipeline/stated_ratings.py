@@ -143,3 +143,42 @@ def stated_rating_notes(store: Store, games: pa.Table) -> list[str]:
                 "the file"
             )
     return notes
+
+
+def _months(period: int) -> int | None:
+    """Months since year 0 of a YYYYMM period (None for an abstract period number)."""
+    year, month = divmod(int(period), 100)
+    return year * 12 + month - 1 if year >= 1000 and 1 <= month <= 12 else None
+
+
+def old_games_notes(store: Store, games: pa.Table) -> list[str]:
+    """One note per published list that games of the file dated more than a year before
+    it will revise: a mistyped year (2016 for 2026) re-rates every list since, unsaid
+    until `rate` reports the revised players (the officer's attack of 2026-12-04)."""
+    systems = _published_systems(store)
+    if not systems or games.num_rows == 0 or "period" not in games.column_names:
+        return []
+    frame = pl.from_arrow(games.select(["pool", "period", "game_id"]))
+    notes = []
+    for name in systems:
+        for pool in sorted(frame.get_column("pool").unique().to_list()):
+            lists = store.published_periods(name, pool)
+            latest = _months(lists[-1]) if lists else None
+            if latest is None:
+                continue
+            mine = frame.filter(pl.col("pool") == pool).sort("period")
+            old = [
+                (p, g)
+                for p, g in mine.select("period", "game_id").iter_rows()
+                if (m := _months(p)) is not None and latest - m > 12
+            ]
+            if not old:
+                continue
+            period, game = old[0]
+            notes.append(
+                f"{len(old)} game(s) dated more than a year before the latest published "
+                f"{name}/{pool} list ({lists[-1]}; e.g. game {game}, period {period}): "
+                "rating them revises every list since; if the year is a typo, correct the "
+                "file and ingest it again with --replace (docs/ingest.md)"
+            )
+    return notes
