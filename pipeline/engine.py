@@ -467,11 +467,23 @@ def _event_keys(event_ids: pa.ChunkedArray) -> np.ndarray:
 
 
 def _event_codes(event_ids: pa.ChunkedArray) -> np.ndarray:
-    """Events as dense codes in order of first appearance, -1 where unknown."""
+    """Events as dense codes in the order of their ids (as text), -1 where unknown.
+
+    The systems that rate a period's events one after another (Harkness, Ingo, USCF)
+    take them in code order, documented as the order of the ids (docs/legacy-systems.md,
+    docs/uscf.md): codes in order of first appearance made the ratings depend on the
+    row order of the games file.
+    """
     if event_ids.null_count == len(event_ids):
         return np.full(len(event_ids), -1, dtype=np.int32)
-    codes = pc.dictionary_encode(event_ids).combine_chunks().indices
-    return np.asarray(pc.fill_null(codes, -1).to_numpy(zero_copy_only=False), dtype=np.int32)
+    encoded = pc.dictionary_encode(event_ids).combine_chunks()
+    # rank of each distinct id among the sorted ids (Arrow sorts strings by their UTF-8
+    # bytes, which is code point order: Python's ``sorted``)
+    order = pc.array_sort_indices(encoded.dictionary).to_numpy(zero_copy_only=False)
+    rank = np.empty(order.size, dtype=np.int32)
+    rank[order] = np.arange(order.size, dtype=np.int32)
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+    return np.where(codes >= 0, rank[np.maximum(codes, 0)], -1).astype(np.int32)
 
 
 def _read_game_file_dense(path, player_ids, aliases, dense_of_key, read_events=True, dates=None):
@@ -560,9 +572,8 @@ def period_arrays(
         days["event_key"] = _event_keys(
             pa.chunked_array([res.column("event_id").cast(pa.string())])
         )
-    # Events: dense codes in order of first appearance, -1 where unknown.
-    codes = pc.dictionary_encode(res.column("event_id").cast(pa.string())).combine_chunks().indices
-    event = pc.fill_null(codes, -1).to_numpy(zero_copy_only=False)
+    # Events: dense codes in the order of their ids, -1 where unknown (as on the store path).
+    event = _event_codes(pa.chunked_array([res.column("event_id").cast(pa.string())]))
 
     def ints(col):
         return col.combine_chunks().to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
