@@ -12,7 +12,9 @@ over its 64-bit pattern; a null is a tag), the values are weighted by their colu
 (distinct odd multipliers) and summed, and the finaliser mixes the row. NumPy,
 vectorised over the values (one pass per byte position, longest values first; a
 column with repeats hashes each distinct value once) for small slices; Numba's first
-kernel load costs a small ingest more than the hashing. Not a cryptographic hash: it
+kernel load costs a small ingest more than the hashing. A value longer than
+``LONG_VALUE`` bytes is hashed by the compiled kernel even in a small slice (the
+passes would scale with its length). Not a cryptographic hash: it
 recognises a re-sent file, it does not resist one crafted to collide.
 
 Version 1 (a bare 64-digit hex, written by arpad before the streamed ingest)
@@ -101,6 +103,12 @@ def _mix(h: np.ndarray) -> np.ndarray:
 # From this many values on, text is hashed by the compiled kernel (kernels/digest.py):
 # its first load in a process (~0.3 s) costs more than NumPy on a small file.
 COMPILED_FROM = 100_000
+# Below COMPILED_FROM, a text value longer than this many bytes is hashed by the
+# compiled kernel too, one value a call: NumPy makes one pass per byte position of the
+# longest value, a few microseconds each however few values are still going (one
+# 20 MB value took over a minute). Up to this length the passes cost ~0.02 s at most,
+# less than the kernel's first load, which only a file with such a value pays.
+LONG_VALUE = 4096
 
 
 def text_hashes(data: np.ndarray, offsets: np.ndarray, valid: np.ndarray) -> np.ndarray:
@@ -126,20 +134,34 @@ def text_hashes_numpy(data: np.ndarray, offsets: np.ndarray, valid: np.ndarray) 
     lengths = np.where(valid, offsets[1:] - starts, 0)
     if n and (starts.min() < 0 or lengths.min() < 0 or (starts + lengths).max() > len(data)):
         raise ValueError("offsets must rise within the data buffer")
+    # A value longer than LONG_VALUE is hashed on its own by the compiled kernel; the
+    # passes below skip it (no pass for its bytes).
+    long = np.flatnonzero(lengths > LONG_VALUE)
+    passes = lengths.copy()
+    passes[long] = 0
     # One pass per byte position, longest values first: the values still going are a
     # prefix of that order.
-    order = np.argsort(-lengths, kind="stable")
-    by_length = lengths[order]
-    ascending = by_length[::-1]
+    order = np.argsort(-passes, kind="stable")
+    by_passes = passes[order]
+    ascending = by_passes[::-1]
     first = starts[order]
     h = np.full(n, SEED, np.uint64)
-    for j in range(int(by_length[0]) if n else 0):
+    for j in range(int(by_passes[0]) if n else 0):
         k = n - int(np.searchsorted(ascending, j, side="right"))  # values longer than j
         part = h[:k]
         np.bitwise_xor(part, data[first[:k] + j], out=part, casting="unsafe")
         np.multiply(part, FNV_PRIME, out=part)
     hashes = np.empty(n, np.uint64)
-    hashes[order] = np.where(valid[order], _mix(h ^ by_length.astype(np.uint64)), NULL_TAG)
+    by_length = lengths[order].astype(np.uint64)
+    hashes[order] = np.where(valid[order], _mix(h ^ by_length), NULL_TAG)
+    if len(long):
+        from arpad.kernels.digest import text_hashes as compiled
+
+        one = np.ones(1, dtype=bool)
+        for i in long.tolist():
+            value = data[starts[i] : starts[i] + lengths[i]]
+            span = np.array([0, len(value)], np.int64)
+            hashes[i] = compiled(value, span, one, SEED, FNV_PRIME, NULL_TAG)[0]
     return hashes
 
 
