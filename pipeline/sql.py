@@ -308,7 +308,7 @@ class _Interrupts:
 
 
 def _run_query(con, query: str, params, interrupts: _Interrupts, timeout: float | None):
-    """``catalog.query_arrow`` on a thread of its own while this thread waits, so that a
+    """``fetch_result`` on a thread of its own while this thread waits, so that a
     signal is handled at once (``_Interrupts``) and ``timeout`` (seconds) is kept: then
     DuckDB's ``interrupt()`` stops the query (asked again until it has stopped: a query
     that had not started yet does not see the first). True in ``abandoned`` when the
@@ -317,7 +317,7 @@ def _run_query(con, query: str, params, interrupts: _Interrupts, timeout: float 
 
     def work() -> None:
         try:
-            outcome["table"] = catalog.query_arrow(con, query, params)
+            outcome["table"] = fetch_result(con, query, params)
         except BaseException as exc:  # handed to the waiting thread
             outcome["error"] = exc
 
@@ -473,10 +473,72 @@ def unique_names(names: list[str]) -> list[str]:
     return out
 
 
+# DuckDB types (``DuckDBPyType.id``) whose Arrow form polars holds with DuckDB's values;
+# lists, structs, maps and arrays of them too. Every other type is returned as DuckDB's
+# text of it (``held``): BLOB and BIT come to Arrow as bytes (a BIT is DuckDB's internal
+# bytes, b"\x05\xfd" for '101'; polars cannot write bytes to CSV or JSON, it panicked),
+# UHUGEINT as a DECIMAL(38,0) that wraps past 2^127 (its maximum came back as -1), TIME
+# WITH TIME ZONE as a TIME without its offset, GEOMETRY and VARIANT as bytes; INTERVAL,
+# UNION and BIGNUM polars cannot hold; and a type DuckDB adds later is text until known.
+HELD_TYPES = frozenset(
+    {
+        *("boolean", "tinyint", "smallint", "integer", "bigint", "hugeint"),
+        *("utinyint", "usmallint", "uinteger", "ubigint", "float", "double", "decimal"),
+        *("varchar", "uuid", "enum", "null", "date", "time", "time_ns"),
+        *("timestamp", "timestamp_s", "timestamp_ms", "timestamp_ns"),
+        "timestamp with time zone",
+    }
+)
+NESTED_TYPES = frozenset({"list", "struct", "map", "array"})
+
+
+def held(kind) -> bool:
+    """Whether a result column of DuckDB type ``kind`` (a ``DuckDBPyType``) is returned as
+    its values (else as DuckDB's text of them, ``HELD_TYPES``); a nested type when every
+    part is held."""
+    if kind.id in NESTED_TYPES:  # children: (name, type) pairs; an array's ("size", n)
+        return all(held(t) for _, t in kind.children if hasattr(t, "id"))
+    return kind.id in HELD_TYPES
+
+
+def fetch_result(con, query: str, params) -> pa.Table:
+    """The query's result as Arrow, columns of a type not ``held`` cast to VARCHAR by the
+    query's own connection (``CAST(… AS VARCHAR)``: DuckDB's own text, ``a\\x00b`` for a
+    BLOB, ``101`` for a BIT); again when a file was replaced under it, as
+    ``catalog.query_arrow``."""
+    for attempt in range(1, catalog.READ_ATTEMPTS + 1):
+        try:
+            relation = con.sql(query, params=params or None)  # bound, not yet run
+            kinds = relation.types
+            if not all(held(k) for k in kinds):
+                # by position (#n): names may repeat; the projection keeps the row order
+                relation = relation.project(
+                    ", ".join(
+                        f"{f'#{n}' if held(k) else f'CAST(#{n} AS VARCHAR)'} AS {_ident(c)}"
+                        for n, (c, k) in enumerate(zip(relation.columns, kinds), start=1)
+                    )
+                )
+            fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
+            table = fetch()
+            return table.read_all() if isinstance(table, pa.RecordBatchReader) else table
+        except duckdb.Error as exc:
+            raced = any(m in str(exc) for m in catalog.RACED_READ)
+            if attempt == catalog.READ_ATTEMPTS or not raced:
+                raise
+            time.sleep(min(0.01 * 2 ** (attempt - 1), 1.0))
+    raise AssertionError("unreachable")
+
+
 def _unheld(kind: pa.DataType) -> bool:
-    """A type polars cannot hold (INTERVAL, UNION, DuckDB's opaque BIGNUM), also inside a
-    list, array, map or struct (polars panics on an interval in a list)."""
+    """An Arrow type polars cannot hold or write (INTERVAL, UNION, bytes, an extension
+    type such as DuckDB's opaque BIGNUM), also inside a list, array, map or struct
+    (polars panics on an interval in a list). ``fetch_result`` makes such columns text
+    already; this is for a table from elsewhere."""
     if pa.types.is_interval(kind) or pa.types.is_union(kind):
+        return True
+    if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+        return True
+    if pa.types.is_binary_view(kind) or pa.types.is_fixed_size_binary(kind):
         return True
     if isinstance(kind, pa.ExtensionType) or isinstance(kind, pa.BaseExtensionType):
         return True
@@ -516,10 +578,12 @@ def _beyond_calendar(column: pa.ChunkedArray) -> bool:
 
 def result_frame(table: pa.Table) -> pl.DataFrame:
     """A query's Arrow result as a polars DataFrame: repeated column names made unique
-    (``unique_names``) and columns of a type polars cannot hold (INTERVAL, UNION,
-    BIGNUM, or a list/struct of them) as DuckDB's own text of them (``CAST(… AS
-    VARCHAR)``: ``1 day``, ``[1 day, NULL]``). Anything polars still refuses is a
-    one-line ValueError asking for a CAST in the query (docs/cli.md "arpad sql")."""
+    (``unique_names``) and columns of an Arrow type polars cannot hold or write
+    (INTERVAL, UNION, BIGNUM, bytes, or a list/struct of them; ``fetch_result`` made the
+    DuckDB types not ``held`` text before) and dates at ``infinity`` as DuckDB's own text
+    of them (``CAST(… AS VARCHAR)``: ``1 day``, ``[1 day, NULL]``). Anything polars still
+    refuses is a one-line ValueError asking for a CAST in the query (docs/cli.md "arpad
+    sql")."""
     names = unique_names(table.column_names)
     if names != table.column_names:
         table = table.rename_columns(names)
