@@ -464,7 +464,7 @@ def test_store_calls_check_system_shards_and_rules(store):
         store.history("1", system=["elo"])
     with pytest.raises(TypeError, match=r"shards: a positive number of shards, got str"):
         store.rate("elo", shards="2")
-    with pytest.raises(TypeError, match=r"rules: a --rules spec .*got EloRules"):
+    with pytest.raises(TypeError, match=r"rules: a rules spec .*got EloRules"):
         store.rate("elo", rules=get_system("elo").rules_type(k=32))
 
 

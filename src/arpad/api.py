@@ -30,8 +30,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from arpad import _args, _interrupt, _tables
-from arpad._analysis import backtest, whatif
+from arpad import _analysis, _args, _interrupt, _tables
 from arpad.pipeline.draws import DrawModel
 from arpad.pipeline.errors import InputError, StoreBusyError
 
@@ -58,6 +57,30 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'arpad.api' has no attribute {name!r}")
 
 
+_API_RANGE = {"from": "start", "to": "end"}  # --from/--to are start=/end= in the API
+_SHELL_WORD = r"(?:'[^']*'|[^\s,;)']+)"  # a name as shlex.quote (or repr) writes it
+# the read options of ``arpad ingest`` that are Store.ingest's keywords
+_INGEST_OPTION = (
+    r"--(?:pool (?:standard|rapid|blitz)|ignore-stated-ratings|rate-moveless|"
+    r"keep-probable-duplicates)"
+)
+
+
+def _unquoted(word: str) -> str:
+    """A name as the command's message quotes it (``'a b'``): its text."""
+    return word[1:-1] if len(word) > 1 and word[0] == word[-1] == "'" else word
+
+
+def _ingest_keywords(options: str, lead: str = "") -> str:
+    """``--pool blitz --rate-moveless`` as ``pool='blitz', rate_moveless=True`` (``lead``
+    before it when there is any)."""
+    words = re.findall(r"--([\w-]+)(?: (standard|rapid|blitz))?", options)
+    keywords = [
+        f"{n.replace('-', '_')}={v!r}" if v else f"{n.replace('-', '_')}=True" for n, v in words
+    ]
+    return lead + ", ".join(keywords) if keywords else ""
+
+
 # The commands' advice in the errors the pipeline raises, as a Python caller follows it.
 API_ADVICE = (
     (re.compile(r"run arpad rate --system (\S+) first"), r"call store.rate('\1') first"),
@@ -81,6 +104,96 @@ API_ADVICE = (
     (re.compile(r"arpad ingest --players FILE"), "store.ingest(files, players=FILE)"),
     (re.compile(r"--set (\w+)="), r"\1="),
     (re.compile(r"see arpad diff --published"), "see store.diff(period, system)"),
+    # round 6 (docs/api.md "Attacked in a notebook, round 6"): the options left over
+    (
+        re.compile(
+            r"--rules DATE is only meaningful for systems with dated versions; (\S+) has none "
+            r"\(give a rules FILE\.json instead\)"
+        ),
+        r"rules: a date is only meaningful for systems with dated versions; \1 has none "
+        "(give rules= a JSON file of rule fields instead, or the fields as keywords)",
+    ),
+    (
+        re.compile(r"(?:(\w+): )?--rules takes a date (\([^)]*\)) or a file: (.*)"),
+        lambda m: f"{m[1] or 'rules'}: a date {m[2]} or a JSON file, got {m[3]}",
+    ),
+    (re.compile(r"a --rules spec"), "a rules spec"),
+    (re.compile(r"--wait takes (a number of seconds >= 0)"), r"wait: \1"),
+    (
+        re.compile(r"--cluster takes a scheduler address like tcp://HOST:PORT"),
+        "cluster: a scheduler address like 'tcp://HOST:PORT'",
+    ),
+    (re.compile(r"--cluster (\S+): "), r"cluster='\1': "),
+    (re.compile(r"--workers must be at least 1"), "workers: a positive number of workers"),
+    (re.compile(r"--(by|top|min-games) takes "), lambda m: f"{m[1].replace('-', '_')}: "),
+    (re.compile(r"\(lower --min-games\)"), "(lower min_games=)"),
+    (re.compile(r"\(use --data-dir\)"), "(pass data_dir=)"),
+    (re.compile(r"--from (\S+) is after --to (\S+)"), r"start \1 is after end \2"),
+    (re.compile(r"with --from (\S+) and --to (\S+)"), r"with start=\1 and end=\2"),
+    (re.compile(r"with --(from|to) (\S+)"), lambda m: f"with {_API_RANGE[m[1]]}={m[2]}"),
+    (re.compile(r"--from (\S+): no stored"), r"start=\1: no stored"),
+    (re.compile(r"leave out --from"), "leave out start="),
+    (re.compile(r"--top must be at least 1"), "top: a positive number of players"),
+    # the store's path, and the site's folder
+    (
+        re.compile(r"--store (is a file|lies inside the file .*), not a store"),
+        r"the store \1, not a store",
+    ),
+    (re.compile(r"--out (.*) (exists and|is a non-empty|is inside the store)"), r"out: \1 \2"),
+    (re.compile(r"not written by arpad site"), "not written by store.site"),
+    (re.compile(r"lists only: arpad publish --period P"), "lists only: store.publish(system)"),
+    # publishing
+    (re.compile(r"or give --force$"), "or pass force=True"),
+    (re.compile(r"\(give --period P --force "), "(pass period=P, force=True "),
+    (
+        re.compile(r"run arpad rate --system (\S+) --pool (\S+) \(or arpad recalculate\) first"),
+        r"call store.rate('\1', pool='\2') first",
+    ),
+    (
+        re.compile(r"arpad list --period (\S+) prints it"),
+        r"store.list(system, period=\1) shows it",
+    ),
+    # a damaged file, a card, a rated pool: the Store call that does what the command does
+    (
+        re.compile(r"arpad rate --system S --pool P --full"),
+        "store.rate(system, pool=pool, full=True)",
+    ),
+    (
+        re.compile(r"arpad rate --system '?([\w-]+)'? --pool '?(\w+)'? --full"),
+        r"store.rate('\1', pool='\2', full=True)",
+    ),
+    (
+        re.compile(r"arpad rate --system ([\w-]+) --pool (\w+)(?= gives|;)"),
+        r"store.rate('\1', pool='\2')",
+    ),
+    (
+        re.compile(r"\(arpad card (.+) --period (\d+)\)$"),
+        lambda m: f"(store.card({m[1]!r}, period={m[2]}))",
+    ),
+    (re.compile(r"arpad players --merges"), "store.sql('SELECT * FROM merges')"),
+    (
+        re.compile(r"\(text under this name: --format (\w+)\)"),
+        r"(text under this name: pass fmt='\1')",
+    ),
+    # ingest: its report's notes and refusals, as Store.ingest's keywords
+    (re.compile(r"--source and --replace do not apply"), "source= and replace= do not apply"),
+    (re.compile(r"--source names one games file"), "source= names one games file"),
+    (re.compile(r"--source naming it"), "source= naming it"),
+    (
+        re.compile(r"\(--pool, --ignore-stated-ratings or --rate-moveless\)"),
+        "(pool=, ignore_stated_ratings= or rate_moveless=)",
+    ),
+    (
+        re.compile(rf"arpad ingest ({_SHELL_WORD})((?: {_INGEST_OPTION})*)"),
+        lambda m: f"store.ingest({_unquoted(m[1])!r}{_ingest_keywords(m[2], ', ')})",
+    ),
+    (
+        re.compile(rf"--source ({_SHELL_WORD})((?: {_INGEST_OPTION})*)"),
+        lambda m: f"source={_unquoted(m[1])!r}{_ingest_keywords(m[2], ', ')}",
+    ),
+    (re.compile(rf"{_INGEST_OPTION}(?: {_INGEST_OPTION})*"), lambda m: _ingest_keywords(m[0])),
+    (re.compile(r"or --replace\b"), "or replace=True"),
+    (re.compile(r"--replace: "), "replace=True: "),
 )
 
 
@@ -92,23 +205,24 @@ def _in_api_words(text: str) -> str:
 
 
 def _api_advice(function):
-    """``function`` with the commands' advice in its ValueError/InputError messages put in
-    the API's words (``run arpad rate first`` → ``call store.rate(system) first``, ``use
-    --format pgn`` → ``pass fmt='pgn'``); other errors pass as they are."""
+    """``function`` with the commands' advice in its ValueError/InputError/TypeError
+    messages put in the API's words (``run arpad rate first`` → ``call store.rate(system)
+    first``, ``use --format pgn`` → ``pass fmt='pgn'``, ``--wait takes …`` → ``wait: …``);
+    other errors pass as they are."""
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
         try:
             return function(*args, **kwargs)
-        except (ValueError, InputError) as exc:
+        except (ValueError, InputError, TypeError) as exc:
             text = exc.problem if isinstance(exc, InputError) else str(exc)
             new = _in_api_words(text)
             if new == text:
                 raise
             if type(exc) is InputError:
                 raise InputError(exc.path, exc.line, new) from None
-            if type(exc) is ValueError:
-                raise ValueError(new) from None
+            if type(exc) in (ValueError, TypeError):
+                raise type(exc)(new) from None
             # a subclass (lookup's NoMatch, PeriodError, StaleListError, …): the same
             # exception, its words replaced, so ``except NoMatch`` still catches it
             if isinstance(exc, InputError):
@@ -118,6 +232,12 @@ def _api_advice(function):
             raise
 
     return wrapper
+
+
+# ``arpad backtest`` and ``arpad whatif`` from Python (src/arpad/_analysis.py): their
+# errors in the API's words too (``cluster="x"`` said ``--cluster takes …``)
+backtest = _api_advice(_analysis.backtest)
+whatif = _api_advice(_analysis.whatif)
 
 
 class StaleRatingsWarning(UserWarning):
@@ -923,6 +1043,10 @@ INGEST_PARAMETERS = (
     "replace",
     "wait",
     "keep_probable_duplicates",
+    "source",
+    "pool",
+    "ignore_stated_ratings",
+    "rate_moveless",
 )
 STORE_RATE_PARAMETERS = (
     "system", "pool", "start", "end", "rules", "full", "shards", "wait", "progress",
@@ -1002,6 +1126,10 @@ class Store:
         replace: bool = False,
         wait: float = 0.0,
         keep_probable_duplicates: bool = False,
+        source: str | None = None,
+        pool: str | None = None,
+        ignore_stated_ratings: bool = False,
+        rate_moveless: bool = False,
         **how,
     ):
         """Ingest games files (and players files first); returns the ingest report
@@ -1012,7 +1140,11 @@ class Store:
         ``TypeError`` (in-memory games: ``arpad.rate``). A store that cannot be written
         (read-only) or a path that is a file is an ``InputError``.
         ``keep_probable_duplicates``: store PGN/TRF games that repeat the date,
-        players and result of a game of another file (docs/pgn-trf.md)."""
+        players and result of a game of another file (docs/pgn-trf.md). ``source``,
+        ``pool``, ``ignore_stated_ratings``, ``rate_moveless``: ``arpad ingest``'s
+        ``--source`` (the one games file is a new version of that source), ``--pool``,
+        ``--ignore-stated-ratings`` and ``--rate-moveless`` (docs/ingest.md); the report's
+        notes name these keywords."""
         _interrupt.for_rating("arpad.pipeline.ingest", "arpad.pipeline.readers")
         from arpad.pipeline.jobs import IngestRequest
 
@@ -1030,9 +1162,19 @@ class Store:
             mapping,
             replace,
             wait,
+            source=source,
             keep_probable_duplicates=keep_probable_duplicates,
+            pool=None if pool is None else _pool(pool),
+            ignore_stated_ratings=ignore_stated_ratings,
+            rate_moveless=rate_moveless,
         )
-        return self._run("ingest", request, **how)
+        report = self._run("ingest", request, **how)
+        for file in report.files:  # its notes' advice in the API's words, as the errors'
+            if file.skipped:
+                file.skipped = _in_api_words(file.skipped)
+            file.notes = [_in_api_words(n) for n in file.notes]
+            file.examples = [_in_api_words(e) for e in file.examples]
+        return report
 
     @_api_advice
     def rate(
@@ -1082,7 +1224,7 @@ class Store:
         rules = _args.date_text(rules)
         if rules is not None and not isinstance(rules, str | os.PathLike):
             raise TypeError(
-                f"rules: a --rules spec (a date or a JSON file), got {type(rules).__name__} "
+                f"rules: a rules spec (a date or a JSON file), got {type(rules).__name__} "
                 "(rule fields go in as keywords: k=32)"
             )
         rules = None if rules is None else str(rules)
@@ -1318,13 +1460,17 @@ class Store:
         _warn_stale(self._existing, "fide", pool, period)
         return card
 
+    @_api_advice
     @_interrupt.reading
     def sql(self, query: str, *params) -> pl.DataFrame:
         """A read-only query over the catalog views (docs/analysis.md); ``params`` fill its
         ``?`` in order, given one by one or as one list/tuple. Returns a polars
         DataFrame. A statement that writes (``DROP``, ``COPY``, …), a file read, or an SQL
-        error is a one-line ``ValueError``."""
+        error is a one-line ``ValueError``; a query that is no str a ``TypeError``."""
         from arpad.pipeline.sql import run_readonly_sql
+
+        if not isinstance(query, str):  # else DuckDB's "extract_statements(): incompatible …"
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
 
         return run_readonly_sql(self._existing, query, _args.sql_parameters(params))
 
