@@ -293,9 +293,11 @@ def decode(data: bytes, path: Path, notes: list[str]) -> str:
 
 def _csv_bytes(path: Path, notes: list[str]) -> bytes:
     """A CSV file's bytes: ``.gz`` decompressed, the one ``.csv`` member of a
-    ``.zip``, within the archive limits (pipeline/archives.py); UTF-16 with a byte-order
-    mark (a spreadsheet's "Unicode text") as UTF-8, with a note (docs/ingest.md)."""
+    ``.zip``, within the archive limits (pipeline/archives.py); UTF-16 (a spreadsheet's
+    "Unicode text"; with a byte-order mark, or without one when the header's first two
+    characters are ASCII, as PGN and TRF read it) as UTF-8, with a note (docs/ingest.md)."""
     from arpad.pipeline.archives import read_gzip, zip_members
+    from arpad.pipeline.pgn import from_utf16
 
     name = path.name.lower()
     if name.endswith(".gz"):
@@ -313,14 +315,8 @@ def _csv_bytes(path: Path, notes: list[str]) -> bytes:
         data = members[0][1]
     else:
         data = path.read_bytes()
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        try:
-            data = data.decode("utf-16").encode("utf-8")
-        except UnicodeDecodeError as exc:
-            problem = f"UTF-16 text (byte-order mark) that does not decode: {exc}"
-            raise InputError(path, 1, problem) from None
-        notes.append("decoded as UTF-16 (byte-order mark)")
-    return data
+    # (without a byte-order mark it was "binary data (NUL byte)", read by PGN and TRF)
+    return from_utf16(data, path, notes)
 
 
 RAW_TEXT_CAP = 4096  # characters of a row's text kept in the quarantine's raw column
@@ -534,7 +530,7 @@ def read_parquet(path: Path, mapping: str | None = None, kind: str | None = None
             table = f.read()
         table.validate(full=True)  # a damaged file can decode to invalid arrays
     except (pa.ArrowException, OSError, ValueError) as exc:  # ValueError: names not UTF-8
-        raise InputError(path, None, f"not a readable Parquet file: {exc}") from None
+        raise InputError(path, None, _parquet_problem(path, exc)) from None
     return raw_from_arrow(table, path, "parquet", mapping, kind)
 
 
@@ -545,7 +541,7 @@ def parquet_head(path: Path, mapping: str | None = None, kind: str | None = None
         with _open_parquet(path) as f:
             empty = f.schema_arrow.empty_table()
     except (pa.ArrowException, OSError, ValueError) as exc:
-        raise InputError(path, None, f"not a readable Parquet file: {exc}") from None
+        raise InputError(path, None, _parquet_problem(path, exc)) from None
     return raw_from_arrow(empty, path, "parquet", mapping, kind)
 
 
@@ -1030,14 +1026,19 @@ TAG_ALIASES = {
 
 
 def tag_aliases(names: list[str], notes: list[str]) -> list[str]:
-    """``names`` (lower-cased) with PGN tag names read as canonical columns, when the
-    table has White and Black but no white_id/black_id; each renaming is noted."""
+    """``names`` (lower-cased) with PGN tag names read as canonical columns; each
+    renaming is noted. White and Black name the players only in a table without
+    white_id/black_id; Event, WhiteElo and BlackElo are read wherever their column is
+    missing (an ``Event`` column beside ``White ID`` was ignored unsaid, and FIDE's
+    first-event rule, which needs the event, was not applied)."""
     present = set(names)
-    if not {"white", "black"} <= present or present & {"white_id", "black_id"}:
-        return names
+    players = {"white", "black"} <= present and not present & {"white_id", "black_id"}
+    games = players or {"white_id", "black_id"} <= present  # a players file: untouched
     out = []
     for name in names:
-        target = TAG_ALIASES.get(name)
+        target = TAG_ALIASES.get(name) if games else None
+        if name in ("white", "black") and not players:
+            target = None
         if target is not None and target not in present:
             notes.append(f"column {name!r} read as {target}")
             out.append(target)
@@ -1192,13 +1193,8 @@ def check_input_file(path: Path) -> None:
             "standard input (or a descriptor under /dev or /proc) is not read: save the "
             "data to a file first and name it (the file's name is its source identity)",
         )
-    if not path.exists():
-        glob = (
-            " (a pattern that matched no file is passed on as it is)"
-            if set("*?[") & set(path.name)
-            else ""
-        )
-        raise InputError(path, None, f"no such file{glob}")
+    if problem := _missing(path):
+        raise InputError(path, None, problem)
     if path.is_dir():
         raise InputError(path, None, "is a directory: name the files in it (e.g. DIR/*.pgn)")
     if not path.is_file():
@@ -1217,6 +1213,29 @@ def check_input_file(path: Path) -> None:
         raise InputError(path, None, f"cannot be read: {exc.strerror or exc}") from None
     if workbook:  # whatever its name or --format says
         raise InputError(path, None, workbook_problem(workbook))
+
+
+def _missing(path: Path) -> str | None:
+    """Why ``path`` names no file, None when it does: a symlink loop and a symlink to a
+    path that does not exist are named as such (``Path.exists()`` says False for both,
+    and they were reported as "no such file", docs/cli.md)."""
+    import errno
+    import os
+
+    try:
+        os.stat(path)
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "too many levels of symbolic links (a symlink loop)"
+        if exc.errno == errno.ENAMETOOLONG:
+            return "file name too long"
+        if exc.errno not in (errno.ENOENT, errno.ENOTDIR):  # EACCES on a directory on the way
+            return f"cannot be read: {exc.strerror or exc}"
+    if os.path.islink(path):
+        return f"a symbolic link to {os.readlink(path)}, which does not exist"
+    glob = " (a pattern that matched no file is passed on as it is)"
+    return f"no such file{glob if set('*?[') & set(path.name) else ''}"
 
 
 def _standard_stream(path: Path) -> bool:
@@ -1243,6 +1262,7 @@ MAGIC = (
     (b"PK\x03\x04", "a zip archive", "name it .zip"),
 )
 SUFFIX_OF = {"csv": (".gz", ".zip"), "pgn": (".gz", ".zip"), "parquet": ()}
+FORMAT_NAMES = {"csv": "CSV", "pgn": "PGN", "trf": "TRF", "parquet": "Parquet"}
 # Compressions arpad does not read, whatever the file's name or --format: named as such
 # (not "binary data" or "cannot tell the format") with the way out.
 UNREAD_COMPRESSION = (
@@ -1270,9 +1290,10 @@ def _refuse_unread_compression(path: Path) -> None:
             )
 
 
-def _check_content(path: Path, fmt: str) -> None:
+def _check_content(path: Path, fmt: str, given: bool = False) -> None:
     """Refuse, with the fix, a file whose first bytes contradict the format its name
-    gives (a Parquet file named .csv, a gzip file named .csv)."""
+    gives (a Parquet file named .csv, a gzip file named .csv), or ``--format`` when
+    ``given`` (``--format csv`` on a Parquet file was "binary data (NUL byte)")."""
     with open(path, "rb") as fh:
         head = fh.read(4)
     name = path.name.lower()
@@ -1283,7 +1304,58 @@ def _check_content(path: Path, fmt: str) -> None:
             return
         if what != "a Parquet file" and name.endswith(SUFFIX_OF.get(fmt, ())):
             return
+        if given:
+            fix = "use --format parquet" if what == "a Parquet file" else fix
+            named = FORMAT_NAMES.get(fmt, fmt)
+            raise InputError(path, None, f"is {what}, not {named} (--format {fmt}): {fix}")
         raise InputError(path, None, f"is {what}, not what its name says: {fix}")
+
+
+def _text_kind(head: bytes) -> str | None:
+    """What text the first bytes of a file are (``pgn``, ``trf`` or ``csv``: a PGN's
+    ``[Event``, a TRF's ``012 ``), None when they are no text (a control byte other
+    than TAB, LF, FF or CR; UTF-16 is decoded first). For the hint of a file read as
+    Parquet that is none."""
+    from arpad.pipeline.pgn import from_utf16
+
+    for cut in (head, head[:-1]):  # (a UTF-16 head cut after an odd byte)
+        try:
+            head = from_utf16(cut, Path("head"), [])
+            break
+        except InputError:
+            continue
+    if any((b < 32 and b not in b"\t\n\x0c\r") or b == 127 for b in head):
+        return None
+    text = head.decode("latin-1").lstrip("\ufeff\xef\xbb\xbf \t\r\n")  # (a UTF-8 BOM)
+    if text.startswith("["):
+        return "pgn"
+    if re.match(r"\d{3} ", text):
+        return "trf"
+    return "csv"
+
+
+def _parquet_problem(path: Path, exc: BaseException) -> str:
+    """The message of a file the Parquet reader cannot open: what it is, from its first
+    bytes, and the fix (a CSV file named .parquet got PyArrow's "Parquet magic bytes
+    not found in footer"); PyArrow's words when it does begin as a Parquet file."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        head = b"PAR1"
+    if head.startswith(b"PAR1"):
+        return f"not a readable Parquet file: {exc}"
+    if not head:
+        return "is empty (0 bytes): not a Parquet file"
+    for magic, what, fix in MAGIC:
+        if head.startswith(magic):
+            return f"is {what}, not a Parquet file: {fix}"
+    if fmt := _text_kind(head):
+        return (
+            f"is not a Parquet file (no PAR1 header): it is text ({FORMAT_NAMES[fmt]}?): "
+            f"use --format {fmt} or name it .{fmt}"
+        )
+    return f"is not a Parquet file (no PAR1 header): not a readable Parquet file: {exc}"
 
 
 def read_any(
@@ -1291,12 +1363,15 @@ def read_any(
 ) -> RawTable:
     check_input_file(path)
     _refuse_unread_compression(path)
+    given = bool(fmt)
     if not fmt:
         fmt = detect_format(path)
         _check_content(path, fmt)
     fmt = fmt.strip().lower()  # --format CSV as --format csv
     if fmt not in READERS:
         raise InputError(path, None, f"unknown format {fmt!r} (known: {', '.join(READERS)})")
+    if given:
+        _check_content(path, fmt, given=True)
     return READERS[fmt](path, mapping=mapping, kind=kind)
 
 

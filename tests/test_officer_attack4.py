@@ -37,3 +37,18 @@ def test_games_a_year_before_the_latest_published_list_are_noted(tmp_path, capsy
         "note: 3 game(s) dated more than a year before the latest published fide/standard "
         "list (202610; e.g. game g1, period 201610): rating them revises every list since"
     ) in out
+
+
+def test_an_event_column_beside_white_id_is_read_as_the_event(tmp_path, capsys):
+    """`Date,White ID,Black ID,Result,Event`: the Event column was ignored unsaid."""
+    (tmp_path / "g.csv").write_text(
+        "Date,White ID,Black ID,Result,Event,WhiteElo\n2026-10-05,1,2,0-1,Autumn Open,2000\n"
+    )
+    s = tmp_path / "s"
+    assert main(["ingest", str(tmp_path / "g.csv"), "--store", str(s)]) == 0
+    out = capsys.readouterr().out
+    assert "note: column 'event' read as event_id" in out
+    assert "note: column 'whiteelo' read as white_rating" in out
+    assert main(["sql", "SELECT event_id, white_rating FROM games", "--store", str(s),
+                 "--format", "csv"]) == 0  # fmt: skip
+    assert capsys.readouterr().out.splitlines()[1:] == ["Autumn Open,2000.0"]
