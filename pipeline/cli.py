@@ -16,7 +16,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from arpad.pipeline.errors import InputError, StoreBusyError, disk_full, not_writable
+from arpad.pipeline.errors import InputError, StoreBusyError, disk_full, not_writable, printable
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
@@ -531,7 +531,8 @@ def _main(argv: list[str] | None) -> int:
         )
         return EXIT_BAD_INPUT
     except (ValueError, FileNotFoundError) as exc:
-        print(f"arpad: error: {_damaged_store(args, exc) or exc}", file=sys.stderr)
+        # a value of a file may be quoted (a DuckDB conversion error): shown as written
+        print(f"arpad: error: {printable(str(_damaged_store(args, exc) or exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: one line, no traceback (docs/cli.md)
         return _interrupted(exc)

@@ -1,6 +1,7 @@
 """Errors that the CLI turns into exit codes (2 = bad input, 1 = internal)."""
 
 import errno
+import re
 
 # No space left on the device, disk quota exceeded.
 DISK_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
@@ -10,14 +11,37 @@ NOT_WRITABLE_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 _DISK_FULL_TEXTS = ("no space left on device", "disk quota exceeded", "[errno 28]", "[errno 122]")
 
 
-def _printable(name: str) -> str:
-    """A file name as UTF-8 text: bytes that are not UTF-8 (surrogate escapes, as Python
-    decodes such a name) shown as ``\\xff``, so the message can be printed anywhere."""
+# What a terminal acts on instead of showing (docs/cli.md "The command line attacked"):
+# the C0 controls (ESC starts the sequences that clear the screen, recolour the text, set
+# the window title; CR and backspace overwrite a line), DEL, the C1 controls (U+009B is
+# a CSI), and Unicode's bidi embeddings, overrides and isolates (U+202A-U+202E,
+# U+2066-U+2069: they reorder the text after them on screen). A hostile file's value or
+# name could hide the very quarantine lines the officer reads.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match) -> str:
+    """The Python escape of one ``_CONTROL`` character."""
+    char = match.group()
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def printable(text: str) -> str:
+    """``text`` (a file name, a value read from a file, a message holding them) as one
+    line of UTF-8 text that a terminal shows as written: bytes that are not UTF-8
+    (surrogate escapes, as Python decodes such a name) shown as ``\\xff``, control
+    characters and bidi overrides as ``\\x1b``, ``\\n``, ``\\u202e`` (Python's escapes);
+    every other character, a backslash too, as it is."""
     try:
-        raw = name.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        return name.encode("utf-8", "backslashreplace").decode("utf-8")
-    return raw.decode("utf-8", "backslashreplace")
+        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that is no undecodable byte
+        shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return _CONTROL.sub(_escape, shown)
+
+
+_printable = printable  # the older name (tests/test_fuzz_inputs.py)
 
 
 class InputError(Exception):
@@ -28,9 +52,11 @@ class InputError(Exception):
         self.line = line
         # one line, always: a library's message may hold line breaks
         self.problem = " ".join(str(problem).splitlines())
-        shown = _printable(self.path).replace("\n", "\\n").replace("\r", "\\r")  # one line
+        # shown as written on a terminal: the name and the problem (which may quote a
+        # value of the file) with their control characters escaped, on one line
+        shown = printable(self.path)
         where = f"{shown}:{line}" if line is not None else shown
-        super().__init__(f"{where}: {self.problem}")
+        super().__init__(f"{where}: {printable(self.problem)}")
 
     def __reduce__(self):
         # picklable (Dask workers send it back to the flow's process)

@@ -188,6 +188,45 @@ def blank_missing(frame: pl.DataFrame, max_rows: int, options: dict) -> pl.DataF
     return pl.DataFrame(columns)
 
 
+# errors._CONTROL in the regex syntax of polars (Rust): which text columns need escaping.
+_CONTROL_RUST = r"[\x00-\x1f\x7f-\x9f\x{202A}-\x{202E}\x{2066}-\x{2069}]"
+
+
+def shown_on_screen(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` as a printed table shows it: every text value and column name
+    ``errors.printable`` (control characters, DEL and bidi overrides escaped as
+    ``\\x1b``, ``\\n``, ``\\u202e``; docs/cli.md "The command line attacked"), so that a
+    name or a quarantined row read from a hostile file cannot clear, recolour or retitle
+    the terminal, nor break a row over lines. Only what is printed: files keep every
+    byte."""
+    import polars as pl
+
+    from arpad.pipeline.errors import printable
+
+    columns = []
+    for name, dtype in frame.schema.items():
+        column = frame[name]
+        if dtype in (pl.Categorical, pl.Enum):
+            column = column.cast(pl.String)
+        if column.dtype == pl.String and column.str.contains(_CONTROL_RUST).any():
+            column = pl.Series(
+                name, [None if v is None else printable(v) for v in column], dtype=pl.String
+            )
+        columns.append(column)
+    names = [printable(name) for name in frame.columns]
+    if len(set(names)) == len(names):  # else: kept, and escaped in the printed text
+        columns = [c.alias(n) for c, n in zip(columns, names, strict=True)]
+    return pl.DataFrame(columns)
+
+
+def _screen_text(text: str) -> str:
+    """``text``, lines of a printed table, with what ``shown_on_screen`` could not reach
+    (a list's or struct's text, as polars prints it) escaped: the line breaks stay."""
+    from arpad.pipeline.errors import printable
+
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
 def render(
     table: pa.Table | pl.DataFrame,
     fmt: str = "table",
@@ -238,15 +277,19 @@ def render(
         if output:  # a file holds every row: the cut is for a screen
             max_rows = -1
         shown = blank_missing(frame, max_rows, options)
+        if not output:  # a screen: values shown as written (a file keeps every byte)
+            shown = shown_on_screen(shown)
         with pl.Config(tbl_rows=max_rows, **options):
             text = str(shown) + "\n"
+        if not output:
+            text = _screen_text(text)
         if 0 <= max_rows < frame.height:  # said, not only a "…" row (docs/cli.md)
             text += (
                 f"showing {max_rows} of {frame.height} rows ({frame.height - max_rows} left "
                 "out at the … row): --format csv, or --output FILE, has every row\n"
             )
     elif fmt == "txt":
-        text = fixed_width(frame)
+        text = fixed_width(frame) if output else _screen_text(fixed_width(shown_on_screen(frame)))
     else:
         raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     if output:

@@ -17,6 +17,7 @@ from arpad.pipeline.commands.common import (
     run_job,
     split_list,
 )
+from arpad.pipeline.errors import printable
 from arpad.pipeline.periods import parse_period, period_label
 from arpad.pipeline.store import outside
 from arpad.pipeline.systems import DEFAULT_SYSTEM
@@ -195,32 +196,38 @@ def register(sub) -> None:
 
 
 def print_ingest_report(report) -> int:
-    """One line per file, the first problems with file:line, a pointer to the quarantine."""
+    """One line per file, the first problems with file:line, a pointer to the quarantine.
+    Every line is ``printable``: a file's name, a note or a quarantined row's detail may
+    hold control characters that would clear or recolour the terminal (docs/cli.md)."""
+
+    def say(text: str, err: bool = False) -> None:
+        print(printable(text), file=sys.stderr if err else sys.stdout)
+
     for f in report.files:
         if f.skipped:
-            print(f"{f.path}: skipped, {f.skipped}")
+            say(f"{f.path}: skipped, {f.skipped}")
             continue
         what = "players" if f.kind == "players" else "games"
         extra = f"; replaced the earlier version of {f.source}" if f.replaced else ""
         if f.replaced and f.correction is not None:
             removed, added, changed = f.correction
             extra += f" ({removed} games removed, {added} added, {changed} changed)"
-        print(
+        say(
             f"{f.path}: {f.rows} rows read, {f.accepted} {what} stored, "
             f"{f.quarantined} quarantined{extra}"
         )
         for note in f.notes:
-            print(f"  note: {note}")
+            say(f"  note: {note}")
         if f.quarantined or f.players_quarantined:
             reasons = ", ".join(f"{k} {v}" for k, v in f.reasons.items())
-            print(f"  quarantined by reason: {reasons}", file=sys.stderr)
+            say(f"  quarantined by reason: {reasons}", err=True)
             for example in f.examples:
-                print(f"  {example}", file=sys.stderr)
+                say(f"  {example}", err=True)
     if report.quarantined:
-        print(
+        say(
             f"{report.quarantined} rows quarantined: see the 'quarantine' view "
             f'(arpad sql "SELECT * FROM quarantine" --store {report.store})',
-            file=sys.stderr,
+            err=True,
         )
         return 2
     return 0
@@ -268,8 +275,10 @@ def check_mapping(mapping: str | None, files: list[str], fmt: str | None) -> Non
             continue  # the ingest says what is wrong with the file
         if what not in ("csv", "parquet"):
             print(
-                f"arpad: note: {name}: --mapping {mapping} applies to CSV and Parquet "
-                f"files; this {what.upper()} file is read without it",
+                printable(
+                    f"arpad: note: {name}: --mapping {mapping} applies to CSV and Parquet "
+                    f"files; this {what.upper()} file is read without it"
+                ),
                 file=sys.stderr,
             )
 
@@ -424,7 +433,7 @@ def cmd_list(args) -> int:
     from arpad.pipeline.publish import out_of_date
 
     if stale := out_of_date(store, args.system, args.pool, period):  # docs/lists.md
-        print(f"arpad: note: {stale}", file=sys.stderr)
+        print(printable(f"arpad: note: {stale}"), file=sys.stderr)
     if args.fmt == "table" and not args.output:
         print(f"{args.system} / {args.pool} / {_shown(args, period)}: {frame.height} players")
         from arpad.pipeline.precision import period_precision, precision_note
