@@ -570,18 +570,27 @@ RACED_READ = (
     "Out of buffer",
     "No magic bytes",
     "No such file or directory",
+    # pages of two versions of a file read as one: under load a 10 ms replacement cycle
+    # gave each of these (tests/test_analyst_attack.py)
+    "Decompression failure",
+    "invalid TType",
+    "Failed to read file",
+    "Could not read enough bytes",
 )
 READ_ATTEMPTS = 12
 
 
-def query_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pa.Table:
+def query_arrow(
+    con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None, shape=None
+) -> pa.Table:
     """Run ``sql`` with parameters and fetch the whole result as an Arrow table (again when
-    a file was replaced under the query: ``RACED_READ``)."""
+    a file was replaced under the query: ``RACED_READ``). ``shape``: a step from the bound
+    relation to the one fetched (``arpad sql`` casts the columns polars cannot hold)."""
     import duckdb
 
     for attempt in range(1, READ_ATTEMPTS + 1):
         try:
-            return _query_arrow_once(con, sql, params)
+            return _query_arrow_once(con, sql, params, shape)
         except duckdb.Error as exc:
             if attempt == READ_ATTEMPTS or not any(m in str(exc) for m in RACED_READ):
                 raise
@@ -589,8 +598,10 @@ def query_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = 
     raise AssertionError("unreachable")
 
 
-def _query_arrow_once(con, sql: str, params: list | None) -> pa.Table:
+def _query_arrow_once(con, sql: str, params: list | None, shape=None) -> pa.Table:
     relation = con.sql(sql, params=params or None)
+    if shape is not None:
+        relation = shape(relation)
     fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
     table = fetch()
     if isinstance(table, pa.RecordBatchReader):

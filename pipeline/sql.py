@@ -504,29 +504,23 @@ def held(kind) -> bool:
 def fetch_result(con, query: str, params) -> pa.Table:
     """The query's result as Arrow, columns of a type not ``held`` cast to VARCHAR by the
     query's own connection (``CAST(… AS VARCHAR)``: DuckDB's own text, ``a\\x00b`` for a
-    BLOB, ``101`` for a BIT); again when a file was replaced under it, as
-    ``catalog.query_arrow``."""
-    for attempt in range(1, catalog.READ_ATTEMPTS + 1):
-        try:
-            relation = con.sql(query, params=params or None)  # bound, not yet run
-            kinds = relation.types
-            if not all(held(k) for k in kinds):
-                # by position (#n): names may repeat; the projection keeps the row order
-                relation = relation.project(
-                    ", ".join(
-                        f"{f'#{n}' if held(k) else f'CAST(#{n} AS VARCHAR)'} AS {_ident(c)}"
-                        for n, (c, k) in enumerate(zip(relation.columns, kinds), start=1)
-                    )
-                )
-            fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
-            table = fetch()
-            return table.read_all() if isinstance(table, pa.RecordBatchReader) else table
-        except duckdb.Error as exc:
-            raced = any(m in str(exc) for m in catalog.RACED_READ)
-            if attempt == catalog.READ_ATTEMPTS or not raced:
-                raise
-            time.sleep(min(0.01 * 2 ** (attempt - 1), 1.0))
-    raise AssertionError("unreachable")
+    BLOB, ``101`` for a BIT); again when a file was replaced under it
+    (``catalog.query_arrow``)."""
+    return catalog.query_arrow(con, query, params, shape=_text_of_unheld)
+
+
+def _text_of_unheld(relation):
+    """The bound relation with each column of a type polars cannot hold as DuckDB's text,
+    by position (#n: names may repeat); the projection keeps the row order."""
+    kinds = relation.types
+    if all(held(k) for k in kinds):
+        return relation
+    return relation.project(
+        ", ".join(
+            f"{f'#{n}' if held(k) else f'CAST(#{n} AS VARCHAR)'} AS {_ident(c)}"
+            for n, (c, k) in enumerate(zip(relation.columns, kinds), start=1)
+        )
+    )
 
 
 def _unheld(kind: pa.DataType) -> bool:

@@ -98,13 +98,13 @@ def test_sql_makes_its_query_again_when_a_file_is_replaced_under_it(store, capsy
     real = catalog.query_arrow
     replaced = []
 
-    def replace_then_query(con, sql, params=None):
+    def replace_then_query(con, sql, params=None, **kw):
         if not replaced:  # an ingest replaces a period's file after sql listed the files
             old = sorted(store.glob("games/**/*.parquet"))[0]
             new = old.with_name("part-replaced.parquet")
             old.rename(new)
             replaced.append(new)
-        return real(con, sql, params)
+        return real(con, sql, params, **kw)
 
     monkeypatch.setattr(catalog, "query_arrow", replace_then_query)
     # 2 files of 12 games; one renamed between listing and reading: still 12 + 12 = 24
@@ -116,12 +116,12 @@ def test_sql_makes_its_query_again_when_a_file_is_deleted_under_it(store, capsys
     real = catalog.query_arrow
     deleted = []
 
-    def delete_then_query(con, sql, params=None):
+    def delete_then_query(con, sql, params=None, **kw):
         if not deleted:  # a correction removed a period's file after sql listed the files
             victim = sorted(store.glob("games/**/*.parquet"))[0]
             victim.unlink()
             deleted.append(victim)
-        return real(con, sql, params)
+        return real(con, sql, params, **kw)
 
     monkeypatch.setattr(catalog, "query_arrow", delete_then_query)
     assert count_games(capsys, store) == "12"  # 24 - the 12 games of the deleted file
