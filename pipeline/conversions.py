@@ -135,3 +135,26 @@ def convert(value, source: str, target: str, date=None, era: str | None = None):
     if source == target:
         return np.asarray(value, dtype=np.float64)
     return from_elo[target](to_elo[source](value))
+
+
+def convert_values(values, source: str, target: str, date=None, era: str | None = None):
+    """``convert`` of ratings given one by one (``arpad convert``): a value that is not a
+    finite number (nan, inf; ``1e400`` parses as inf), or whose conversion is not one
+    (``1e308`` ECF is 8e308 FIDE), is refused with ValueError naming it. ``convert``
+    itself keeps NaN as NaN (a missing rating in an array). They were printed
+    ``nan ecf = nan fide``, with NumPy's overflow warning for 1e308."""
+    given = np.asarray(values, dtype=np.float64)
+    for value in np.atleast_1d(given):
+        if not np.isfinite(value):
+            raise ValueError(
+                f"{value:g} {source}: not a finite number (nan, inf and values beyond "
+                "±1.8e308 are no rating)"
+            )
+    with np.errstate(over="ignore", invalid="ignore"):  # named below, not warned
+        result = convert(given, source, target, date, era)
+    for value, converted in zip(np.atleast_1d(given), np.atleast_1d(result)):
+        if not np.isfinite(converted):
+            raise ValueError(
+                f"{value:g} {source}: the {target} value is beyond ±1.8e308 (overflows): no rating"
+            )
+    return result

@@ -82,6 +82,11 @@ SCORING_CODES = {
 }
 POINTS_EXAMPLES = 3  # players named in the points note
 MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+# Records the reader reads (a player, the round dates, acceleration, the header fields
+# of the date, pool, name and scoring): after leading blanks, not at column 1, each is
+# refused by row (docs/pgn-trf.md); other records are ignored, indented or not.
+READ_RECORDS = {"001", "132", "XXA", "012", "042", "052", "092", "122", "162"}
+_INDENTED_RECORD = re.compile(r"(\s+)(\d{3}|XXA)(?=\s|$)")
 MONTHS.update({"mai": 5, "okt": 10, "dez": 12, "mrz": 3, "mär": 3})
 
 
@@ -326,6 +331,26 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     accelerated: list[str] = []  # XXA lines (acceleration), for the points check
     for no, line in enumerate(pgn.split_lines(text), 1):
         if not line.strip():
+            continue
+        indented = _INDENTED_RECORD.match(line)
+        if indented and indented.group(2) in READ_RECORDS:
+            # A record after a blank or two (pasted from an e-mail, an editor's indent):
+            # every column is shifted, so a 001 line's fields would be its neighbours'
+            # digits and its blocks would name the wrong ranks; it was ignored as an
+            # unknown record, its opponents' games then quarantined as unknown_opponent.
+            code, shift = indented.group(2), len(indented.group(1))
+            what = "starting rank in columns 5-8" if code == "001" else "data from column 5"
+            problems.append(
+                (
+                    no,
+                    Reason.MALFORMED_ROW,
+                    f"record {code} does not start at column 1 ({shift} blank(s) before it): "
+                    f"not aligned to the TRF columns ({what}); remove the indent",
+                    line,
+                )
+            )
+            if code == "001":
+                rejected.append(line[shift:])  # its blocks are counted, as quarantined
             continue
         code = line[:3]
         if code == "132":

@@ -9,7 +9,7 @@ import numpy as np
 
 from arpad.pipeline import output
 from arpad.pipeline.commands.common import require_store
-from arpad.pipeline.conversions import ECF_ERAS, SCALES, convert
+from arpad.pipeline.conversions import ECF_ERAS, SCALES, convert_values
 from arpad.pipeline.tournament import (
     DEFAULT_CLASS_TABLE,
     NORMS,
@@ -144,7 +144,7 @@ def cmd_performance(args) -> int:
 
 def cmd_convert(args) -> int:
     _check_convert_options(args)
-    result = convert(np.array(args.values), args.source, args.target, args.date, args.era)
+    result = convert_values(args.values, args.source, args.target, args.date, args.era)
     for value, converted in zip(args.values, np.atleast_1d(result)):
         print(f"{value:g} {args.source} = {converted:.2f} {args.target}")
     return 0
