@@ -24,6 +24,7 @@ hold (ingest then marks period 0 = "from the first period").
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from arpad.pipeline.store import Store, atomic_write_text
@@ -82,16 +83,94 @@ def mark_stale(store: Store, touched: list[tuple[str, int]]) -> dict[str, int]:
 
 def interrupted(store: Store, system: str, pool: str) -> bool:
     """Whether the last ``arpad rate`` of ``system``/``pool`` was killed or interrupted:
-    its resume journal still says ``running`` (pipeline/resume.py). Asked by commands that
-    hold the writer lock, so no run is going on: some periods may hold that run's ratings
-    and others an earlier run's (other rules, ``--set``), until it is run again."""
+    its resume journal still says ``running`` (pipeline/resume.py) and no other process
+    is running it now (``rate_in_progress``). Until it is run again, some periods may
+    hold that run's ratings and others an earlier run's (other rules, ``--set``)."""
+    written = _running_journal(store, system, pool)
+    if written is None:
+        return False
+    writer = _other_writer(store)
+    if writer is not None and written >= writer[1]:
+        return False  # written under the lock another process holds now: its run
+    # A run that ended (or started) between the two looks has written its journal again.
+    return _running_journal(store, system, pool) == written
+
+
+def rate_in_progress(store: Store, system: str, pool: str) -> int | None:
+    """The pid of another process whose ``arpad rate`` of ``system``/``pool`` is going on
+    now, else None: it holds the store's writer lock and wrote the journal that says
+    ``running`` after it took the lock (a journal written before is a killed run's, and
+    the holder is doing something else, or not yet resuming it). A lock-free reader then
+    sees periods being replaced, not a killed run's mixture (docs/store.md "A rate in
+    progress is not an interrupted one")."""
+    written = _running_journal(store, system, pool)
+    writer = None if written is None else _other_writer(store)  # (a stat when no run)
+    if writer is None or written < writer[1]:
+        return None
+    return writer[0]
+
+
+def _running_journal(store: Store, system: str, pool: str) -> int | None:
+    """When the run journal of ``system``/``pool`` was written (``st_mtime_ns``) if it says
+    ``running``, else None."""
     from arpad.pipeline.integrity import open_json
 
     path = store.journal_path(system, pool)  # (resume.read_journal's file, checked)
-    if not path.exists():
-        return False
-    journal = open_json(path)
-    return bool(journal) and journal.get("status") == "running"
+    try:
+        written = path.stat().st_mtime_ns
+        journal = open_json(path)
+    except FileNotFoundError:
+        return None
+    return written if journal and journal.get("status") == "running" else None
+
+
+def _other_writer(store: Store) -> tuple[int, int] | None:
+    """``(pid, when it took the lock)`` of another process holding the store's writer lock
+    now, else None. ``writer_lock`` writes its holder's pid into ``STORE/.lock`` right after
+    taking the ``flock`` (so the file's ``st_mtime_ns`` is when) and empties it on release;
+    a killed holder's pid stays. Read only: taking the lock, even shared and for an instant,
+    would make a writer starting at that instant fail as busy."""
+    path = store.root / ".lock"
+    try:
+        info = json.loads(path.read_text() or "{}")
+        locked = path.stat().st_mtime_ns
+        pid = int(info["pid"]) if isinstance(info, dict) else 0
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # no lock file, released, or not yet written by its new holder
+    if pid <= 0 or pid == os.getpid():
+        return None  # this process holds it (a writing command asks): no other run
+    return (pid, locked) if _flock_held(path, pid) else None
+
+
+def _flock_held(path: Path, pid: int) -> bool:
+    """Whether an exclusive ``flock`` on ``path`` is held now: from ``/proc/locks``
+    (Linux), whose line ``1: FLOCK  ADVISORY  WRITE 30747 fe:00:2253262 0 EOF`` names the
+    holder's pid and the file's device and inode (a waiter's line has ``->`` after the
+    number). Without ``/proc/locks``, whether the pid the lock file names is alive."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return False  # removed since: no lock to hold
+    try:
+        table = Path("/proc/locks").read_text()
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except (ProcessLookupError, OverflowError):
+            return False  # dead, or a number no process has
+        except OSError:
+            pass  # alive, another user's
+        return True
+    device = f"{os.major(stat.st_dev):02x}:{os.minor(stat.st_dev):02x}"
+    for line in table.splitlines():
+        fields = line.split()
+        if fields[1:4] != ["FLOCK", "ADVISORY", "WRITE"] or len(fields) < 6:
+            continue
+        where, _, inode = fields[5].rpartition(":")
+        # The device as overlayfs reports it may differ from stat's: the pid then decides.
+        if inode == str(stat.st_ino) and (where == device or fields[4] == str(pid)):
+            return True
+    return False
 
 
 def mark_system_stale(store: Store, system: str, pool: str, period: int) -> None:
@@ -112,6 +191,14 @@ def mark_all_stale(store: Store) -> None:
         if d.is_dir() and d.name.startswith("pool=")
     )
     mark_stale(store, [(pool, FROM_FIRST) for pool in sorted(set(pools))])
+
+
+def first_stale(store: Store, system: str, pool: str, mark: int) -> int:
+    """The first period a stale ``mark`` of ``system``/``pool`` covers: the first stored
+    or rated period from it (mark 0: the pool's first period), else the mark. A run from
+    there or before rates every stale period again; one from later leaves it stale."""
+    periods = {*store.periods(pool), *store.rating_periods(system, pool)}
+    return min((p for p in periods if p >= mark), default=mark)
 
 
 def run_spec(rules: str | None, overrides: dict[str, str] | None) -> dict:
@@ -158,7 +245,8 @@ def record_run(
     key = f"{system}/{pool}"
     stale = read_stale(store)
     mark = stale.get(key)
-    if mark is not None and (start is None or start <= max(mark, 1)):
+    # (``--from`` the pool's first period after a players change is a full run too)
+    if mark is not None and (start is None or start <= first_stale(store, system, pool, mark)):
         later = [p for p in store.rating_periods(system, pool) if end is not None and p > end]
         if later:
             stale[key] = max(mark, later[0])  # periods after --to keep old ratings: still stale

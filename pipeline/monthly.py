@@ -9,11 +9,13 @@ flows/recalculate.py).
    earliest period a correction touched or the first period not rated yet
    (stale marks of pipeline/incremental.py); nothing when it is up to date;
 3. recompute from there (resumable, pipeline/resume.py), then clear the marks;
-4. publish each system/pool's latest finished month's list to ``STORE/exports/`` (CSV
-   and Parquet; a month in progress as a provisional list beside it), freeze that list
-   under ``STORE/published/`` (pipeline/publish.py; a month in progress is rated, not
-   frozen) and diff the previous
-   frozen list against the current ratings (the report's "Revisions");
+4. publish each system/pool's latest finished month's list, and the list of every
+   finished month never frozen after the latest frozen one, to ``STORE/exports/`` (CSV
+   and Parquet; a month in progress as a provisional list beside it), freeze those
+   lists, oldest first, under ``STORE/published/`` (pipeline/publish.py; a month in
+   progress is rated, not frozen) and diff the previous frozen list against the current
+   ratings (the report's "Revisions"; an export of a list frozen earlier that differs
+   from it is "Revised");
 5. summarise: games ingested and quarantined, players rated, biggest movers.
 
 Decisions where the issue leaves room (docs/operations.md): "configured systems"
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -229,6 +232,23 @@ def latest_period(store: Store, system: str, pool: str) -> int | None:
     return periods[-1] if periods else None
 
 
+def to_freeze(store: Store, system: str, pool: str, day=None) -> list[int]:
+    """The rated finished periods (``publish.in_progress``) the monthly job freezes:
+    each one after the latest period already frozen (every one on a store with none),
+    oldest first. A month the job did not freeze (a first run with two months in the
+    inbox, a missed scheduled run) is frozen by the next run, never skipped; one before
+    the latest frozen list is not (``publish.later_published``)."""
+    from arpad.pipeline import publish
+
+    day = day or publish.today()
+    done = store.published_periods(system, pool)
+    return [
+        p
+        for p in store.rating_periods(system, pool)
+        if not publish.in_progress(p, day) and (not done or p > done[-1])
+    ]
+
+
 def published_lists(
     store: Store, systems: list[str] | None, pools: list[str] | None
 ) -> list[tuple[str, str]]:
@@ -246,7 +266,8 @@ PROVISIONAL = "-provisional"  # an export of a month in progress: list-202612-pr
 
 
 def publish(store: Store, system: str, pool: str) -> list[str]:
-    """Write the list of the latest finished month as CSV and Parquet under
+    """Write the list of the latest finished month, and of each month ``freeze`` is
+    about to freeze (``to_freeze``), as CSV and Parquet under
     ``STORE/exports/`` (``list-<period>.csv``; ``pipeline.lists``: whole-number ratings
     for integer systems) and, when a later rated month is not over (``publish.in_progress``),
     its list as ``list-<period>-provisional.csv`` (the report's "Provisional (month in
@@ -262,7 +283,8 @@ def publish(store: Store, system: str, pool: str) -> list[str]:
         return []
     day = frozen.today()
     finished = [p for p in rated if not frozen.in_progress(p, day)]
-    wanted = [(finished[-1], "")] if finished else []
+    final = sorted({*finished[-1:], *to_freeze(store, system, pool, day)})
+    wanted = [(p, "") for p in final]
     if frozen.in_progress(rated[-1], day):
         wanted.append((rated[-1], PROVISIONAL))
     base = store.export_dir(system, pool)
@@ -280,7 +302,12 @@ def publish(store: Store, system: str, pool: str) -> list[str]:
                 old.unlink()
     written = []
     for period, tag in wanted:
-        frame, period = lists.list_frame(store, system, pool, period)
+        try:
+            frame, period = lists.list_frame(store, system, pool, period)
+        except lists.EmptyListError:
+            if tag or not finished or period == finished[-1]:
+                raise
+            continue  # an earlier month without a rated player: no list (as ``freeze``)
         for fmt, suffix in (("csv", "csv"), ("parquet", "parquet")):
             path = base / f"list-{period}{tag}.{suffix}"
             lists.write_list(frame, period, fmt, str(path), root=store.root)
@@ -294,14 +321,19 @@ def provisional(path: str) -> bool:
 
 
 def freeze(store: Store, system: str, pool: str) -> dict:
-    """Freeze the latest finished month's list under ``STORE/published/``
-    (pipeline/publish.py; a period already published is left as it is; a month in
-    progress is rated but not frozen, ``in_progress`` names it) and diff the latest list
-    frozen before this run against the current ratings: {period, frozen_now,
-    in_progress, not_finished, previous, changed, rows, corrections}; ``period`` is None
-    when no rated month is over; ``frozen_now`` False when an earlier run froze it;
-    ``not_finished``: every rated month not over (the current one, "in progress", and
-    any later one, "not begun"), each named in the report."""
+    """Freeze the lists of the finished months never frozen (``to_freeze``), oldest
+    first, under ``STORE/published/`` (pipeline/publish.py; a period already published
+    is left as it is; a month in progress is rated but not frozen, ``in_progress`` names
+    it) and diff the latest list frozen before this run against the current ratings:
+    {period, frozen, frozen_now, later, revised, in_progress, not_finished, previous,
+    changed, rows, corrections}; ``period`` is the latest finished month (None when no
+    rated month is over); ``frozen``: the periods this run froze; ``frozen_now`` whether
+    ``period`` is one of them (False when an earlier run froze it); ``later``: the later
+    frozen period that keeps an unfrozen ``period`` from being frozen (a month frozen
+    early with ``--force``), else None; ``revised``: ``period`` when an earlier run froze
+    it and its export (the current ratings) differs from the frozen list;
+    ``not_finished``: every rated month not over and not frozen (the current one, "in
+    progress", and any later one, "not begun"), each named in the report."""
     from arpad.pipeline import publish
 
     rated = store.rating_periods(system, pool)
@@ -311,13 +343,26 @@ def freeze(store: Store, system: str, pool: str) -> dict:
     finished = [p for p in rated if not publish.in_progress(p, day)]
     period = finished[-1] if finished else None
     done = store.published_periods(system, pool)
-    frozen_now = period is not None and period not in done
-    if frozen_now:
-        publish.publish(store, system, pool, period)
-    skipped = [p for p in rated if publish.in_progress(p, day)]
+    from arpad.pipeline.lists import EmptyListError
+
+    frozen = []
+    for p in to_freeze(store, system, pool, day):  # oldest first: each before a later one
+        try:
+            publish.publish(store, system, pool, p)
+        except EmptyListError:
+            if p == period:
+                raise
+            continue  # an earlier month without a rated player (a store's first months)
+        frozen.append(p)
+    later = [p for p in done if period is not None and p > period]
+    # (a month frozen early with ``--force`` is frozen: not "not published")
+    skipped = [p for p in rated if publish.in_progress(p, day) and p not in done]
     out = {
         "period": period,
-        "frozen_now": frozen_now,
+        "frozen": frozen,
+        "frozen_now": period in frozen,
+        "later": later[0] if later and period not in done else None,
+        "revised": [],
         "in_progress": skipped[-1] if skipped else None,
         "not_finished": skipped,
         "today": day.isoformat(),
@@ -334,6 +379,15 @@ def freeze(store: Store, system: str, pool: str) -> dict:
             rows=players.head(10).to_dicts(),
             corrections=corrections.height,
         )
+    # The export of a period an earlier run froze holds the current ratings: when they
+    # differ from the frozen list it is a revised list, never reported as the published
+    # one (the officer's fourth attack: both under "Published lists").
+    if period in done:
+        changed = out["changed"] if period == done[-1] else None
+        if changed is None:
+            changed = publish.diff(store, system, pool, period)[0].height
+        if changed:
+            out["revised"] = [period]
     return out
 
 
@@ -344,6 +398,7 @@ SELECT r.player_id, p.name, r.rating_before, r.rating_after,
 FROM ratings r LEFT JOIN players p USING (player_id)
 WHERE r.system = ? AND r.pool = ? AND r.period = ?
   AND r.rating_before IS NOT NULL AND r.rating_after IS NOT NULL
+  AND abs(r.rating_after - r.rating_before) > 0.5
 ORDER BY abs(r.rating_after - r.rating_before) DESC, r.player_id
 LIMIT ?
 """
@@ -355,7 +410,8 @@ WHERE system = ? AND pool = ? AND period >= ? AND games > 0
 
 
 def biggest_movers(store: Store, system: str, pool: str, n: int = 10) -> list[dict]:
-    """The ``n`` largest rating changes (either way) of the latest period."""
+    """The ``n`` largest rating changes (either way) of the latest period; a change the
+    report would show as ``+0`` (at most half a point: an inactive player) is none."""
     period = latest_period(store, system, pool)
     if period is None:
         return []
@@ -393,6 +449,33 @@ def summarise(store: Store, summary: RecalculateSummary, rate_summaries: list, j
     return summary
 
 
+# Characters markdown reads as markup: a '|' ends a table cell, '*' '_' '~' emphasise,
+# '`' opens code, '<' '>' '&' HTML and entities, '[' ']' links; a backslash before each
+# shows it as written (CommonMark escapes any ASCII punctuation so).
+_MARKUP = re.compile(r"([\\`*_~\[\]<>|&])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")  # a newline would end the table row
+
+
+def _text(value) -> str:
+    """A value from the data (a name, an id, a file name, a message) as markdown text
+    that shows it as written, in a table cell or a line: a name ``Pipe | Paul *bold*``
+    neither splits the row nor turns bold, and ``<b>`` reaches the Prefect artifact as
+    text, not HTML (the officer's fourth attack)."""
+    text = "" if value is None else str(value)
+    return _MARKUP.sub(r"\\\1", _CONTROL.sub(" ", text))
+
+
+def _code(value) -> str:
+    """``value`` as a markdown code span: a backtick in it (a folder's name) neither
+    ends the span nor opens another (the fence is one backtick longer than its longest
+    run of backticks)."""
+    text = _CONTROL.sub(" ", str(value))
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _num(value) -> str:
     """A rating in the report: never with a thousands separator (``2512``, not ``2,512``)."""
     return "" if value is None else f"{value:.0f}"
@@ -413,13 +496,13 @@ def markdown(summary: RecalculateSummary) -> str:
     lines = [
         "# arpad monthly recalculation",
         "",
-        f"Store `{summary.store}`: {len(summary.files)} files taken from the inbox, "
+        f"Store {_code(summary.store)}: {len(summary.files)} files taken from the inbox, "
         f"**{summary.games_ingested:,} games ingested**, "
         f"**{summary.quarantined:,} rows quarantined**.",
         "",
     ]
     if summary.unread:
-        folders = ", ".join(f"`{name}/`" for name in summary.unread)
+        folders = ", ".join(_code(f"{name}/") for name in summary.unread)
         lines += [
             f"Not read: the inbox folder(s) {folders} (files are read from the inbox itself "
             "and from `players/`; move them there).",
@@ -428,10 +511,11 @@ def markdown(summary: RecalculateSummary) -> str:
     if summary.files:
         lines += ["| file | kind | accepted | quarantined | outcome |", "|---|---|---:|---:|---|"]
         for f in summary.files:
-            name = Path(f["path"]).name
+            name = _text(Path(f["path"]).name)
             outcome = f["outcome"] + (f" ({f['detail']})" if f.get("detail") else "")
             lines.append(
-                f"| {name} | {f['kind']} | {f['accepted']:,} | {f['quarantined']:,} | {outcome} |"
+                f"| {name} | {_text(f['kind'])} | {f['accepted']:,} | {f['quarantined']:,} | "
+                f"{_text(outcome)} |"
             )
         lines.append("")
     if not summary.jobs:
@@ -456,14 +540,33 @@ def markdown(summary: RecalculateSummary) -> str:
             ]
             for m in movers:
                 lines.append(
-                    f"| {m['player_id']} | {m['name'] or ''} | {_num(m['rating_before'])} | "
+                    f"| {_text(m['player_id'])} | {_text(m['name'])} | {_num(m['rating_before'])} | "
                     f"{_num(m['rating_after'])} | {m['change']:+.0f} | {m['games']} |"
                 )
             lines.append("")
-    final = [p for p in summary.exports if not provisional(p)]
+    revised = {
+        f"system={key.split('/', 1)[0]}/pool={key.split('/', 1)[1]}/list-{period}"
+        for key, frozen in summary.published.items()
+        for period in (frozen or {}).get("revised", [])
+    }
+
+    def is_revised(path: str) -> bool:
+        p = Path(path)
+        return f"{p.parent.parent.name}/{p.parent.name}/{p.stem}" in revised
+
+    final = [p for p in summary.exports if not provisional(p) and not is_revised(p)]
     early = [p for p in summary.exports if provisional(p)]
+    late = [p for p in summary.exports if is_revised(p)]
     if final:
         lines += ["Published lists:", "", *(f"- `STORE/{p}`" for p in final), ""]
+    if late:  # the current ratings of a list frozen earlier (docs/operations.md)
+        lines += [
+            "Revised lists (the current ratings of a list an earlier run froze; they differ "
+            "from the frozen list, `arpad diff --published`):",
+            "",
+            *(f"- `STORE/{p}`" for p in late),
+            "",
+        ]
     if early:  # a month in progress: its list so far, not a published one (docs/lists.md)
         lines += [
             "Provisional (month in progress):",
@@ -481,11 +584,22 @@ def markdown(summary: RecalculateSummary) -> str:
         for period in skipped:  # rated, not frozen (docs/lists.md)
             note = in_progress_note(system, pool, period, frozen.get("today"))
             lines += [f"Not frozen: {note}.", ""]
-        if frozen["period"] is not None and frozen.get("frozen_now", True):
-            lines += [f"Frozen list {key} period {frozen['period']} (`STORE/published/`).", ""]
-        elif frozen["period"] is not None:
+        latest = frozen["period"]
+        now = frozen.get("frozen")
+        if now is None:  # (a summary of an earlier arpad)
+            now = [latest] if latest is not None and frozen.get("frozen_now", True) else []
+        for period in now:  # oldest first, each month never frozen (``to_freeze``)
+            lines += [f"Frozen list {key} period {period} (`STORE/published/`).", ""]
+        if latest is not None and latest not in now and frozen.get("later") is not None:
             lines += [
-                f"Already frozen: list {key} period {frozen['period']}, by an earlier run "
+                f"Not frozen: list {key} period {latest}: the later period "
+                f"{frozen['later']} is already frozen, and lists are frozen in order "
+                "(docs/lists.md).",
+                "",
+            ]
+        elif latest is not None and latest not in now:
+            lines += [
+                f"Already frozen: list {key} period {latest}, by an earlier run "
                 "(`STORE/published/`; left as it is).",
                 "",
             ]
@@ -506,7 +620,7 @@ def markdown(summary: RecalculateSummary) -> str:
             for r in frozen["rows"]:
                 change = "" if r["change"] is None else f"{r['change']:+.0f}"
                 lines.append(
-                    f"| {r['player_id']} | {r['name'] or ''} | {_num(r['published'])} | "
+                    f"| {_text(r['player_id'])} | {_text(r['name'])} | {_num(r['published'])} | "
                     f"{_num(r['revised'])} | {change} | "
                     f"+{r['games_added']}/-{r['games_removed']}/~{r['games_changed']} |"
                 )

@@ -5,7 +5,8 @@
 sha256, when, the rules and run that produced the ratings, the ingest batches the
 list was computed from) and a snapshot of the game ids of periods <= N
 (``games.parquet``). A published list is never written again: publishing the same
-period twice is refused (FIDE and USCF never revise a published list).
+period twice is refused (FIDE and USCF never revise a published list), and so is a
+period before one already published (lists are frozen in order).
 
 ``diff`` compares a published list with the current ("revised") ratings of the same
 period after late corrections: per player the published and revised rating, the
@@ -71,6 +72,16 @@ class StaleListError(ValueError):
 
 class NotPublishedError(ValueError):
     """No published list of that period (bad input, exit 2)."""
+
+
+class OutOfOrderError(ValueError):
+    """A later period's list is already published (bad input, exit 2): lists are frozen
+    in order, so that a month's frozen list never carries a correction the later frozen
+    list missed (docs/lists.md "Lists are frozen in order")."""
+
+
+class NotRatedYetError(ValueError):
+    """A finished month has games but no ratings yet (bad input, exit 2): rate first."""
 
 
 class MonthInProgressError(ValueError):
@@ -141,9 +152,12 @@ def period_to_publish(
 ) -> int:
     """The period ``publish`` freezes: ``period`` itself (refused while its month is in
     progress or has not begun, unless ``force``), or by default the latest rated period
-    whose month is over (``in_progress``)."""
+    whose month is over (``in_progress``). A finished month with games not rated yet is
+    refused when asked for, and by default when it is after that period."""
     day = today()
     if period is not None:
+        if period in store.periods(pool) and period not in store.rating_periods(system, pool):
+            raise NotRatedYetError(unrated_message(system, pool, [period]))
         if in_progress(period, day) and not force:
             state = (
                 "a month that has not begun" if not_begun(period, day) else "a month in progress"
@@ -159,6 +173,12 @@ def period_to_publish(
     if not rated:
         raise store.no_ratings(system, pool)
     finished = [p for p in rated if not in_progress(p, day)]
+    # A finished month ingested but not rated is the month the officer means to publish
+    # (the officer's fourth attack: "already published" named October's list, with
+    # November's games in the store unrated); an earlier one makes the ratings stale.
+    unrated = not_rated_yet(store, system, pool, day)
+    if later := [p for p in unrated if not finished or p > finished[-1]]:
+        raise NotRatedYetError(unrated_message(system, pool, later))
     if not finished:
         notes = "; ".join(in_progress_note(system, pool, p, day) for p in rated)
         raise MonthInProgressError(
@@ -166,6 +186,38 @@ def period_to_publish(
             "to freeze it anyway)"
         )
     return finished[-1]
+
+
+def not_rated_yet(store: Store, system: str, pool: str, day: dt.date | None = None) -> list[int]:
+    """The finished periods of ``pool`` that hold games but no ``system`` ratings (a
+    month ingested, not rated yet), in order."""
+    day = day or today()
+    rated = set(store.rating_periods(system, pool))
+    return [p for p in store.periods(pool) if p not in rated and not in_progress(p, day)]
+
+
+def unrated_message(system: str, pool: str, periods: list[int]) -> str:
+    """The refusal naming the finished months not rated yet (``not_rated_yet``)."""
+    which = ", ".join(map(str, periods))
+    has = f"period {which} has" if len(periods) == 1 else f"periods {which} have"
+    return (
+        f"the {system}/{pool} {has} games that are not rated yet: run arpad rate "
+        f"--system {system} --pool {pool} (or arpad recalculate) first, then publish"
+    )
+
+
+def later_published(store: Store, system: str, pool: str, period: int) -> str | None:
+    """Why ``period``'s list cannot be frozen any more (a later period's list is
+    published), else None."""
+    later = [p for p in store.published_periods(system, pool) if p > period]
+    if not later:
+        return None
+    return (
+        f"the {system}/{pool} list of period {later[-1]} is already published and period "
+        f"{period} is earlier: lists are frozen in order ({period}'s list frozen now would "
+        f"disagree with {later[-1]}'s wherever a correction came in between); arpad list "
+        f"--period {period} prints it without freezing it"
+    )
 
 
 def _sha256(path) -> str:
@@ -185,6 +237,11 @@ def _distinct(table: pa.Table, column: str) -> list:
 def out_of_date(store: Store, system: str, pool: str, period: int) -> str | None:
     """Why the ratings of ``period`` are stale (games or players changed since it was
     rated: a correction, a late result, a merge), else None."""
+    if pid := incremental.rate_in_progress(store, system, pool):
+        return (
+            f"an arpad rate of {system}/{pool} is in progress (pid {pid}): its periods may "
+            "be missing or being replaced; read again when it ends"
+        )
     if incremental.interrupted(store, system, pool):
         return (
             f"the last arpad rate of {system}/{pool} was interrupted (its journal "
@@ -211,7 +268,8 @@ def publish(
 ) -> dict:
     """Freeze the list of ``period`` (default: the latest rated period whose month is
     over); returns the manifest. A month in progress is refused unless ``force``
-    (``period_to_publish``). The caller holds the store's writer lock."""
+    (``period_to_publish``), and so is a period before one already published
+    (``later_published``). The caller holds the store's writer lock."""
     from arpad.pipeline.lists import TooWideError, fide_txt_problem, list_frame, write_list
 
     period = period_to_publish(store, system, pool, period, force)
@@ -222,6 +280,8 @@ def publish(
             f"the {system}/{pool} list of period {period} is already published "
             f"({folder}); a published list is never revised: see arpad diff --published"
         )
+    if problem := later_published(store, system, pool, period):
+        raise OutOfOrderError(problem)
     if problem := out_of_date(store, system, pool, period):
         raise StaleListError(f"{problem}, then publish")
     # FIDE's fixed-width files need ids that fit its ID Number column; a store of

@@ -138,6 +138,12 @@ def rate_resumable(
             # rewrite after its last checkpoint: a run killed inside it has the checkpoint
             # but not every file. Its last period is rated again, which rewrites them all.
             resumed_after = walk[-2] if len(walk) > 1 else None
+        # Written again: a journal written under the writer lock its reader sees held is a
+        # run in progress, not a killed one (incremental.rate_in_progress).
+        journal["resumed_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+        atomic_write_text(
+            json.dumps(journal, sort_keys=True), journal_path(store, system, pool), store.root
+        )
     else:
         run = uuid.uuid4().hex
         journal = {
