@@ -23,6 +23,8 @@ Every job that writes the store holds its single-writer lock for its whole run.
 from __future__ import annotations
 
 import math
+import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -330,6 +332,57 @@ def plan_rate(req: RateRequest) -> int | None:
     return incremental.incremental_start(store, req.system, req.pool, req.rules, req.overrides)
 
 
+class StaleStartWarning(UserWarning):
+    """``arpad rate --from P`` (``store.rate(start=P)``) while a period before P is stale:
+    the run rated from P as asked and left that period out of date (``stale_start_note``)."""
+
+
+def stale_start_note(req: RateRequest) -> str | None:
+    """The note for a ``--from P`` run while a period before P is stale (games or players
+    changed since it was rated: a late result, a correction, a merge), else None. Asked
+    before the run: whether the checkpoint it starts from was written after that period.
+
+    The run keeps the user's P (a deliberate ``--from`` is honoured, docs/pgn-trf.md) and
+    the stale mark stays (``incremental.record_run``), so ``arpad list`` keeps its note
+    too; the note says so now, where the run used to say nothing (the officer's fourth
+    attack, docs/runners.md "--from after a correction")."""
+    if req.start is None:
+        return None
+    store = Store(req.store)
+    mark = incremental.read_stale(store).get(f"{req.system}/{req.pool}")
+    if mark is None:
+        return None
+    stale = incremental.first_stale(store, req.system, req.pool, mark)
+    if stale >= req.start:
+        return None  # the run rates the stale period again and clears the mark
+    before = [p for p in store.state_periods(req.system, req.pool) if p < req.start]
+    # A checkpoint before the stale period: the run replays it with its games as they are
+    # now (docs/store.md "Starting between two checkpoints"), but only the starting state
+    # a players change (mark 0) made stale is in every checkpoint.
+    builds = mark == incremental.FROM_FIRST or (bool(before) and before[-1] >= stale)
+    how = (
+        f"the ratings from {req.start} on build on it"
+        if builds
+        else f"its ratings stay out of date (this run starts at {req.start})"
+    )
+    return (
+        f"{req.label}: period {stale} is stale (games or players changed since it was "
+        f"rated): {how}; run arpad rate --system {req.system} --pool {req.pool} without "
+        f"--from, or with --from {stale}"
+    )
+
+
+def _outside_arpad() -> int:
+    """The ``stacklevel`` of the first caller outside the arpad package (a notebook's
+    line), as the API's own warnings point (src/arpad/api.py)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and (frame.f_globals.get("__name__") or "").partition(".")[0] == (
+        "arpad"
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def rate_periods(req: RateRequest, start: int | None, progress: Progress | None = None):
     """Step: rate ``req.pool`` with ``req.system`` from ``start`` (resumable after a
     crash, pipeline/resume.py). Inside a Dask task, player shards go to the same cluster."""
@@ -369,6 +422,7 @@ def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = N
     store = _existing_store(req.store)
     with store.writer_lock(f"arpad rate {req.label}", wait=req.wait):
         start = runner.step(plan_rate, req, name=f"plan-{req.system}-{req.pool}")
+        note = stale_start_note(req)
         name = f"rate-{req.system}-{req.pool}"
         if req.shards and req.shards > 1 and runner.parallel:
             # The rating loop runs as a task on a worker and sends each period's player
@@ -380,6 +434,9 @@ def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = N
         runner.step(record_rate, req, start, name=f"record-{req.system}-{req.pool}", io=True)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
     runner.info(summary_line(summary))
+    if note:  # after the run: a run that failed has no ratings to build on anything
+        runner.info(note)
+        warnings.warn(note, StaleStartWarning, stacklevel=_outside_arpad())
     return summary
 
 
@@ -617,8 +674,10 @@ def whatif(req: WhatIfRequest, runner: Runner = LOCAL):
 
     store = _existing_store(req.store)
     check_pool(store, req.pool, req.start, req.end)
+    for spec in (req.rules_a, req.rules_b):  # a bad rules file is named first
+        w.resolve(spec, req.pool)
     # FIDE cannot start from nothing: games without any published rating replay into
-    # empty tables, which read as "no rating moved" (docs/cli.md, whatif)
+    # empty tables, which read as "no rating moved" (docs/fide-history.md, what-if)
     check_starting_ratings(store, w.FIDE)
     sides = runner.map(
         w.replay_side,

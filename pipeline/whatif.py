@@ -77,7 +77,8 @@ def _scratch_store(real: Store, root: Path, system: str, pool: str, start: int |
     return Store(root)
 
 
-def _resolve(spec: str | None, pool: str):
+def resolve(spec: str | None, pool: str):
+    """(rules, name) of a ``--rules`` spec: None for the versions in force."""
     if spec is None or spec.lower() in ("dated", "auto", "in-force"):
         return None, "versions in force"
     rules = engine.resolve_rules(FIDE, spec, pool)
@@ -98,7 +99,7 @@ def replay_side(
     """One side of a what-if: replay ``pool`` under ``spec`` (a ``--rules`` spec; None =
     versions in force) in a scratch store; (rules name, periods walked, ratings)."""
     real = Store(store_root)
-    rules, name = _resolve(spec, pool)
+    rules, name = resolve(spec, pool)
     scratch = Path(tempfile.mkdtemp(prefix="arpad-whatif-"))
     try:
         s = _scratch_store(real, scratch / "side", FIDE, pool, start)

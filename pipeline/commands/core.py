@@ -320,6 +320,20 @@ def print_rate_summary(s) -> None:
         )
 
 
+def players_notes(args, summaries) -> None:
+    """The notes of each system that rated periods on the store's players table, on
+    stderr, as ``arpad.rate`` warns (``RatingSystem.players_notes``: ECF's players with a
+    rating and no grade start ungraded, docs/legacy-systems.md)."""
+    from functools import cache
+
+    from arpad.pipeline.systems import get_system
+
+    players = cache(lambda: require_store(args).read_players())  # read once, if asked
+    for system in sorted({s.system for s in summaries if s.periods}):
+        for note in get_system(system).players_notes(players):
+            print(f"arpad: note: {note}", file=sys.stderr)
+
+
 def rules_date_note(system_name: str, spec: str | None, pool: str) -> None:
     """``--rules DATE`` before a system's oldest dated version (a historian's 1886):
     say on stderr which version the run uses instead (docs/pgn-trf.md)."""
@@ -342,7 +356,9 @@ def rules_date_note(system_name: str, spec: str | None, pool: str) -> None:
 
 
 def cmd_rate(args) -> int:
-    from arpad.pipeline.jobs import RateRequest
+    import warnings
+
+    from arpad.pipeline.jobs import RateRequest, StaleStartWarning
 
     rules_date_note(args.system, args.rules, args.pool)
 
@@ -359,8 +375,16 @@ def cmd_rate(args) -> int:
         args.wait,
         checkpoint_every=args.checkpoint_every,
     )
-    summary = run_job(args, "rate", request, progress=Progress(request.label))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", StaleStartWarning)  # said even where ignored
+        summary = run_job(args, "rate", request, progress=Progress(request.label))
     print_rate_summary(summary)
+    players_notes(args, [summary])
+    for w in caught:  # the job's note on an earlier stale period (jobs.stale_start_note)
+        if issubclass(w.category, StaleStartWarning):
+            print(f"arpad: note: {w.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     return 0
 
 
@@ -374,8 +398,10 @@ def cmd_reconstruct(args) -> int:
         parse_sets(args.set),
         args.wait,
     )
-    for summary in run_job(args, "reconstruct", request, progress=Progress("reconstruct")):
+    summaries = run_job(args, "reconstruct", request, progress=Progress("reconstruct"))
+    for summary in summaries:
         print_rate_summary(summary)
+    players_notes(args, summaries)
     return 0
 
 

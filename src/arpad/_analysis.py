@@ -130,7 +130,7 @@ def _check_rules_spec(spec: str, what: str, pool: str) -> None:
     from arpad.pipeline import whatif as w
 
     try:
-        w._resolve(spec, pool)
+        w.resolve(spec, pool)
     except (ValueError, FileNotFoundError) as exc:
         raise ValueError(f"{what}: {exc}") from None
 
