@@ -19,16 +19,12 @@ from arpad.pipeline.store import Store
 
 def last_played(store: Store, system: str, pool: str, period: int) -> dict[str, int]:
     """player_id -> the last period at or before ``period`` in which he had rated games
-    (the system's ratings partitions, ``games`` > 0)."""
-    last: dict[str, int] = {}
-    for p in store.rating_periods(system, pool):
-        if p > period:
-            break
-        table = store.read_ratings(system, pool, p)
-        played = pl.from_arrow(table.select(["player_id", "games"])).filter(pl.col("games") > 0)
-        for pid in played.get_column("player_id").to_list():
-            last[pid] = p
-    return last
+    (the system's ratings rows with games of their own period: ECF's interim rows and
+    publications count the season's games so far, ``lists.last_played``)."""
+    from arpad.pipeline import lists
+
+    played = lists.last_played(store, system, pool, period).drop_nulls("played")
+    return dict(played.iter_rows())
 
 
 def active_only(

@@ -124,7 +124,8 @@ def combined_frame(store, system: str, period: int | None = None, top: int | Non
             part = frames[pool].select(
                 "player_id",
                 *(pl.col(f).alias(f"{pool}_{f}") for f in POOL_FIELDS),
-                (pl.col("status") != "inactive").alias(f"_{pool}_active"),
+                # the pool list's flag ``i`` (docs/lists.md), not "no game this period"
+                ~pl.col("flag").fill_null("").str.contains("i").alias(f"_{pool}_active"),
             )
             out = out.join(part, on="player_id", how="left")
             active.append(pl.col(f"_{pool}_active").fill_null(False))

@@ -787,7 +787,8 @@ def _run_rules(store: Store, pool: str, period: int) -> FideRules:
         column = pq.read_table(f, columns=["rules"]).column("rules")
         used.update(v for v in pc.unique(column).to_pylist() if v)
     by_name = {v.name: v for v in system.rule_versions(pool)}
-    if len(used) == 1 and (name := used.pop()) in by_name:
+    # a run with --set stored "FIDE 2024-10 + k_mid=15" (base.overridden_name): its version
+    if len(used) == 1 and (name := used.pop().split(" + ")[0]) in by_name:
         return by_name[name]
     return system.rules_for(period, pool)
 

@@ -2,8 +2,8 @@
 
 ``list_frame`` is one published period of one system and pool: every listed player
 (status rated/new/provisional/inactive with a rating) with the player fields of the
-players table, the period's games and K, and FIDE's flag (``i`` inactive, ``w``
-woman, ``wi`` both). ``arpad list``, the API's ``Store.list``, the demo and the
+players table, the period's games and K, and FIDE's flag (``i`` inactive: no rated
+game for 12 months, for every system; ``w`` woman, ``wi`` both). ``arpad list``, the API's ``Store.list``, the demo and the
 monthly job's published lists all read it; an empty list is never returned
 (``EmptyListError``, exit 2). The writers turn it into FIDE's fixed-width TXT and
 XML layouts, and CSV/JSON/Parquet with whole-number ratings for systems that publish
@@ -78,6 +78,12 @@ WHERE l.system = ? AND l.pool = ? AND l.period = ?
 ORDER BY l.position
 """
 
+# A list's flag ``i`` (and no rank): no rated game for this many months, FIDE's rule
+# (B.02) for every system (docs/observations.md "Who is on a list"). FIDE's own status
+# applies it (with its dated 24 months of 2020-11 … 2021-12); the other systems' status
+# ``inactive`` only says "no game this period", so the list applies it to them.
+INACTIVE_MONTHS = 12
+
 
 def flag(sex: str | None, status: str | None) -> str | None:
     """FIDE's list flag: ``i`` inactive, ``w`` woman (sex F), ``wi`` both, else none."""
@@ -127,6 +133,8 @@ def list_frame(
         # the listed period's file checked (its footer): without ``status`` it listed nobody
         check_ratings_file(store.rating_partition(system, pool, period) / "part-0.parquet")
         frame = catalog.query_frame(con, LIST_SQL, [system, pool, period])
+        if sys_.cumulative_interim_games:  # ECF: an interim list keeps the season's grades
+            frame = with_published_grades(con, frame, system, pool, period)
     finally:
         con.close()
     if frame.height == 0:
@@ -149,14 +157,18 @@ def list_frame(
                 f"{min_games} rated game(s) up to it (lower --min-games)"
             )
     woman = pl.col("sex").str.strip_chars().str.to_uppercase().is_in(["F", "W"]).fill_null(False)
-    inactive = pl.col("status") == "inactive"
+    if _status_is_list_activity(sys_):
+        inactive = pl.col("status") == "inactive"
+    else:  # "no game this period" is not inactive: INACTIVE_MONTHS without a rated game is
+        idle = idle_players(store, system, pool, period)
+        inactive = pl.col("player_id").is_in(idle) & (pl.col("status") == "inactive")
     frame = frame.with_columns(
         pl.concat_str(
             pl.when(woman).then(pl.lit("w")).otherwise(pl.lit("")),
             pl.when(inactive).then(pl.lit("i")).otherwise(pl.lit("")),
         )
         .replace("", None)
-        .alias("flag")  # the same as ``flag`` row by row
+        .alias("flag")  # FIDE's: the same as ``flag`` row by row
     )
     integer = sys_.integer_ratings
     frame = frame.with_columns(
@@ -165,8 +177,16 @@ def list_frame(
         frame["games"].cast(pl.Int64),
         frame["birth_year"].cast(pl.Int64),
     )
-    # ranked and ordered on the rating as published, ties by name (docs/lists.md)
-    frame = list_text.order_and_rank(frame, sys_.lower_is_better).select(LIST_COLUMNS)
+    # ranked and ordered on the rating as published, ties by name (docs/lists.md); the
+    # unranked are the players flagged ``i`` (order_and_rank reads ``status``: the row's
+    # own status is put back after it)
+    flagged = pl.col("flag").fill_null("").str.contains("i")
+    frame = frame.with_columns(
+        pl.col("status").alias("_status"),
+        pl.when(flagged).then(pl.lit("inactive")).otherwise(pl.lit("active")).alias("status"),
+    )
+    frame = list_text.order_and_rank(frame, sys_.lower_is_better)
+    frame = frame.with_columns(pl.col("_status").alias("status")).select(LIST_COLUMNS)
     if top:
         frame = top_ranked(frame, top)
     return frame, period
@@ -204,6 +224,14 @@ def total_games(store, system: str, pool: str, period: int) -> pl.DataFrame:
     """(player_id, _total): each player's rated games in the periods up to and including
     ``period`` (the games arpad rated; a players file's ``rated_games`` before the
     store's first period is not counted), for ``--min-games`` (docs/lists.md)."""
+    rows = own_games(store, system, pool, period)
+    return rows.group_by("player_id").agg(pl.col("games").sum().cast(pl.Int64).alias("_total"))
+
+
+def own_games(store, system: str, pool: str, period: int) -> pl.DataFrame:
+    """(player_id, period, games, status): every ratings row up to ``period`` with
+    ``games`` the games of the row's own period (ECF's interim rows count the open
+    season's games so far: each game once, pipeline/era.py)."""
     from arpad.pipeline.systems import get_system
 
     con = catalog.connect(store)
@@ -216,7 +244,79 @@ def total_games(store, system: str, pool: str, period: int) -> pl.DataFrame:
         from arpad.pipeline.era import _games_of_each_period  # ECF's interim counts
 
         rows = _games_of_each_period(rows)
-    return rows.group_by("player_id").agg(pl.col("games").sum().cast(pl.Int64).alias("_total"))
+    return rows
+
+
+def _status_is_list_activity(system) -> bool:
+    """True when ``system``'s status ``inactive`` is already a list's inactivity: a
+    system with an ``inactive_months`` rule (FIDE) applies it when it rates."""
+    return system.status_is_list_activity
+
+
+def idle_players(store, system: str, pool: str, period: int) -> list[str]:
+    """The players of ``system``/``pool`` with no rated game in ``period`` or the
+    ``INACTIVE_MONTHS`` - 1 periods before it (a period is a month, abstract ones too):
+    the list of ``period`` flags them ``i`` and leaves them unranked. A player rated
+    without any game in the store (a players file's rating) is idle, as ``--active``
+    counts him (FIDE's own rule counts such a rating as a game the month before the
+    first walked period: docs/fide-history.md "Inactivity")."""
+    last = last_played(store, system, pool, period)
+    index = {p: periods.month_index(p) for p in last["played"].drop_nulls().unique().to_list()}
+    month = pl.col("played").replace_strict(index, return_dtype=pl.Int64, default=None)
+    now = periods.month_index(period)
+    idle = last.filter((now - month >= INACTIVE_MONTHS).fill_null(True))
+    return idle["player_id"].to_list()
+
+
+_LAST_PLAYED_SQL = """
+SELECT player_id, max(period) FILTER (WHERE games > 0) AS played FROM ratings
+WHERE system = ? AND pool = ? AND period <= ? GROUP BY player_id
+"""
+
+
+def last_played(store, system: str, pool: str, period: int) -> pl.DataFrame:
+    """(player_id, played): every player with a ratings row up to ``period`` and the
+    last period up to it in which he had rated games (null: none)."""
+    from arpad.pipeline.systems import get_system
+
+    if get_system(system).cumulative_interim_games:  # each game in its own period
+        rows = own_games(store, system, pool, period)
+        played = pl.when(pl.col("games") > 0).then(pl.col("period"))
+        return rows.group_by("player_id").agg(played.max().alias("played"))
+    con = catalog.connect(store)
+    try:
+        return catalog.query_frame(con, _LAST_PLAYED_SQL, [system, pool, period])
+    finally:
+        con.close()
+
+
+_PUBLISHED_SQL = """
+SELECT max(period) FROM ratings
+WHERE system = ? AND pool = ? AND period < ? AND status IN ('rated', 'new', 'inactive')
+"""
+
+
+def with_published_grades(con, frame: pl.DataFrame, system: str, pool: str, period: int):
+    """An interim list of a system that publishes at a season's end (ECF; its interim
+    rows are all ``provisional``): ``frame`` (``LIST_SQL``'s rows of ``period``) and,
+    for every player on the season's last published list who has no row here (no game
+    this season yet), his published grade with 0 games, no K and status ``inactive``,
+    as every other system carries a rating (docs/legacy-systems.md "Interim lists").
+    A publication's list (any row not ``provisional``) is ``frame`` as it is."""
+    if frame.height and (frame["status"] != "provisional").any():
+        return frame
+    before = catalog.query_frame(con, _PUBLISHED_SQL, [system, pool, period])
+    published = before.item(0, 0) if before.height else None
+    if published is None:
+        return frame
+    carried = catalog.query_frame(con, LIST_SQL, [system, pool, int(published)])
+    carried = carried.filter(~pl.col("player_id").is_in(frame["player_id"].to_list()))
+    carried = carried.with_columns(
+        pl.lit(0).cast(carried["games"].dtype).alias("games"),
+        pl.lit(None).cast(carried["k"].dtype).alias("k"),
+        pl.lit("inactive").alias("status"),
+    )
+    return pl.concat([frame, carried], how="vertical_relaxed")
 
 
 def list_day(text) -> dt.date:

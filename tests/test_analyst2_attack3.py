@@ -107,7 +107,9 @@ def test_predict_uses_the_store_runs_set_rules(tmp_path, capsys):
     expected, err = command_expected(capsys, s, "--system", "elo", "--set", "white_advantage=0")
     assert expected == pytest.approx(logistic(a - b, 200), abs=1e-12)
     hashes = set(st.ratings("elo")["rules_hash"].to_list())
-    assert "note: predicting with EloRules (rules_hash" in err and hashes.pop() in err
+    # the run's other field stays in the name (docs/rules.md "Changing a rule for one run")
+    assert "note: predicting with EloRules + scale=200 (rules_hash" in err
+    assert hashes.pop() in err
     with pytest.warns(UserWarning, match="not the rules the elo ratings of period 202501"):
         got = arpad.predict(st, PAIRS, system="elo", white_advantage=0)["expected"][0]
     assert got == pytest.approx(logistic(a - b, 200))

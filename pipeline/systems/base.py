@@ -278,6 +278,10 @@ class RatingSystem:
     # (ECF's interim grades), the next row's include them again; a row of another status
     # closes the cycle. Counts of games per year (pipeline/era.py) take differences.
     cumulative_interim_games: ClassVar[bool] = False
+    # The status ``inactive`` the system rates is already a list's inactivity (FIDE's own
+    # rule, dated); otherwise a list flags ``i`` after 12 months without a rated game
+    # (pipeline/lists.py ``idle_players``, docs/observations.md "Who is on a list").
+    status_is_list_activity: ClassVar[bool] = False
     # ``history_reports`` revises earlier periods at the end of a run (WHR, docs/whr.md).
     retroactive: ClassVar[bool] = False
     # Rule fields the backtest tunes on its validation split, with candidate values;
@@ -321,12 +325,28 @@ class RatingSystem:
             )
         return pick_version(versions, parse_rules_date(spec))
 
+    def players_notes(self, players: Callable[[], Any]) -> list[str]:
+        """Notes on the players table a run starts from (``players()`` gives it, an Arrow
+        table or None; called only by a system with notes: a store's table is read for
+        them alone): what the system ignores in it that a user may count on (ECF: a
+        rating without a grade). ``arpad.rate`` and ``Store.rate`` warn with each,
+        ``arpad rate`` and ``arpad reconstruct`` print each as a note. Default: none."""
+        return []
+
     def rules_name(self, rules: Any) -> str:
-        """Label of a rule set in checkpoints and run summaries: its ``name`` field,
-        else the rules class name."""
-        if "name" in {f.name for f in dataclasses.fields(rules)}:
+        """Label of a rule set in checkpoints, run summaries and the stored ``rules``
+        column: its ``name`` field (``apply_overrides`` notes ``--set`` changes in it),
+        else the rules class name with the fields that differ from the class's defaults
+        noted as ``apply_overrides`` notes them (``EloRules + k=32``)."""
+        fields = dataclasses.fields(rules)
+        if "name" in {f.name for f in fields}:
             return str(rules.name)
-        return type(rules).__name__
+        try:
+            defaults = type(rules)()
+        except TypeError:  # a rules class with required fields: no defaults to compare
+            return type(rules).__name__
+        changes = {f.name: getattr(rules, f.name) for f in fields}
+        return overridden_name(type(rules).__name__, defaults, changes)
 
     # -- the step -------------------------------------------------------------------
     def initial_state(self, players: PlayerInfo, rules: Any) -> State:
@@ -510,10 +530,51 @@ def check_rules(rules: Any) -> Any:
 
 def apply_overrides(rules: Any, overrides: dict[str, str]) -> Any:
     """dataclasses.replace with values parsed to each field's type (``--set key=value``);
-    NaN, ±inf and values outside a field's declared range are refused."""
+    NaN, ±inf and values outside a field's declared range are refused. Rules with a
+    ``name`` field are renamed after the fields that differ from ``rules``
+    (``USCF 2017 + n_star_formula=2004``, ``overridden_name``) unless ``name`` is one
+    of the overrides: the stored ``rules`` column and the run summary tell an
+    overridden run from the version's (docs/rules.md "Changing a rule for one run")."""
     if not overrides:
         return rules
-    return dataclasses.replace(rules, **rule_changes(rules, overrides, parse_rule_value))
+    changes = rule_changes(rules, overrides, parse_rule_value)
+    if "name" not in changes and "name" in {f.name for f in dataclasses.fields(rules)}:
+        changes["name"] = overridden_name(str(rules.name), rules, changes)
+    return dataclasses.replace(rules, **changes)
+
+
+def overridden_name(name: str, base: Any, changes: dict[str, Any]) -> str:
+    """``name`` (of ``base``) + `` + key=value`` for each field of ``changes`` whose value
+    differs from ``base``'s, sorted by key: ``USCF 2017 + bonus=false + k_numerator=900``.
+    The notes a ``name`` already carries (rules overridden twice) are kept, a key set
+    again taking its new value; a ``+`` that is not such a note is part of the name."""
+    fields = {f.name for f in dataclasses.fields(base)}
+    head, *parts = name.split(" + ")
+    notes: dict[str, str] = {}
+    for part in parts:
+        key, eq, value = part.partition("=")
+        if not eq or key not in fields:  # the name's own " + ": no notes to merge
+            head, notes = name, {}
+            break
+        notes[key] = value
+    for key, value in changes.items():
+        if key != "name" and value != getattr(base, key):
+            notes[key] = rule_text(value)
+    return " + ".join([head, *(f"{key}={notes[key]}" for key in sorted(notes))])
+
+
+def rule_text(value: Any) -> str:
+    """A rule value as ``--set`` takes it back: ``true``/``false``, ``none``, a whole float
+    without ``.0`` (``900``), other floats exactly (``repr``), text as it is."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
 
 
 def rule_changes(

@@ -123,6 +123,29 @@ ECF_SIX_MONTHLY = EcfRules()
 ECF_VERSIONS: tuple[EcfRules, ...] = (ECF_ANNUAL, ECF_SIX_MONTHLY)
 
 
+def ignored_ratings_note(players) -> str | None:
+    """ECF grades start from the players' ``grade`` only (docs/legacy-systems.md "Legacy
+    ECF grading"): the players of ``players`` (an Arrow players table, or None) with a
+    ``rating`` and no grade start ungraded. The sentence counting them, with the
+    conversion arpad offers, else None (``EcfSystem.players_notes``)."""
+    if players is None or "rating" not in players.column_names:
+        return None
+    import pyarrow.compute as pc
+
+    rated = pc.is_valid(players.column("rating"))
+    if "grade" in players.column_names:
+        rated = pc.and_(rated, pc.is_null(players.column("grade")))
+    n = pc.sum(rated.cast("int64")).as_py() or 0
+    if not n:
+        return None
+    return (
+        f"players: ecf takes starting grades from the grade column and ignores rating: "
+        f"{n} player(s) with a rating and no grade start ungraded (convert a FIDE "
+        "rating with arpad convert R --from fide --to ecf --date D, e.g. 2000 is grade "
+        "173.33 from 2009-07 on, and give it as grade)"
+    )
+
+
 def rules_in_force(period: int) -> EcfRules:
     """Annual until the 2010/11 season (to May 2011), six-monthly from June 2011."""
     return version_for_period(ECF_VERSIONS, period)
@@ -190,6 +213,11 @@ class EcfSystem(RatingSystem):
     def rule_versions(self, pool: str = "standard") -> tuple[EcfRules, ...]:
         """Annual, then six-monthly grading (the same for every pool)."""
         return ECF_VERSIONS
+
+    def players_notes(self, players: Callable) -> list[str]:
+        """Players with a rating and no grade start ungraded (``ignored_ratings_note``)."""
+        note = ignored_ratings_note(players())
+        return [note] if note else []
 
     def current_rating(self, state: State) -> tuple[np.ndarray, None]:
         """The published grade (NaN = ungraded); no RD."""

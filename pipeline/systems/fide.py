@@ -322,6 +322,7 @@ class FideSystem(RatingSystem):
     integer_ratings = True  # all arithmetic is in whole points (§8.3.4)
     seeds_from_observations = True  # a published FIDE rating is the rating (docs/observations.md)
     uses_game_days = True  # the first event is the one of the earliest game (§8.2.1)
+    status_is_list_activity = True  # inactive: its rules' own inactive_months, dated
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: FideRules):
         """Table 8.1.2 with the 400-point rule (and the 2650 exemption where the rules

@@ -389,21 +389,10 @@ def _skipped_text(kind: str, bad: pa.Table, rows: int) -> str:
 def _ecf_ignores_rating(system, players: pa.Table | None) -> None:
     """ECF grades start from the players' ``grade`` only (docs/legacy-systems.md): a
     ``rating`` given without a grade was ignored without a word, those players starting
-    ungraded. A UserWarning counting them, with the conversion the command offers."""
-    if system.name != "ecf" or players is None or "rating" not in players.column_names:
-        return
-    rating = pa.compute.is_valid(players.column("rating"))
-    if "grade" in players.column_names:
-        rating = pa.compute.and_(rating, pa.compute.is_null(players.column("grade")))
-    n = pa.compute.sum(rating.cast(pa.int64())).as_py() or 0
-    if n:
-        warnings.warn(
-            f"players: ecf takes starting grades from the grade column and ignores rating: "
-            f"{n} player(s) with a rating and no grade start ungraded (convert a FIDE "
-            "rating with arpad convert R --from fide --to ecf --date D, e.g. 2000 is grade "
-            "173.33 from 2009-07 on, and give it as grade)",
-            stacklevel=_outside_arpad(),
-        )
+    ungraded. A UserWarning counting them, with the conversion the command offers: the
+    system's ``players_notes``, which ``arpad rate`` prints as notes."""
+    for note in system.players_notes(lambda: players):
+        warnings.warn(note, stacklevel=_outside_arpad())
 
 
 def _players_table(games: pa.Table, players: pa.Table | None) -> pa.Table:
