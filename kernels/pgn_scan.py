@@ -7,8 +7,9 @@ the layout below (-1: absent); ``TAG`` values start at column ``VALUES`` as
 
 Comments (``{ }`` over any number of lines, ``;`` to the end of the line) are
 followed through the whole movetext: a move is a letter outside them, and the
-termination marker is the last text outside them (PGN Standard §8.2.5, §8.2.6;
-docs/pgn-trf.md).
+game ends at its first termination marker outside them and outside variations; a
+game without one standing apart as a token ends with the last text outside them
+(PGN Standard §8.2.5, §8.2.6; docs/pgn-trf.md).
 """
 
 import numpy as np
@@ -21,8 +22,11 @@ from arpad.kernels.config import jit
 # (``[White "A5"]`` then ``[White "Z5"]``; -1: none), REPEAT_FIRST the line of that
 # tag's first (kept) value, REPEAT_TAG its index in ``names``, REPEAT_VALUE (2 columns)
 # the byte range of the other value.
+# FIRST (2 columns): the byte range of the game's first termination marker outside
+# comments and variations, where the game ends (PGN Standard §8.2.6); AFTER: the first
+# byte of text outside comments after it (a tagless game, or stray text; -1: none).
 LINE, BAD, MOVE, MARKER, LAST, CASE, DIGEST, DEPTH = 0, 1, 2, 3, 4, 6, 7, 8
-REPEAT, REPEAT_FIRST, REPEAT_TAG, REPEAT_VALUE, VALUES = 9, 10, 11, 12, 14
+REPEAT, REPEAT_FIRST, REPEAT_TAG, REPEAT_VALUE, FIRST, AFTER, VALUES = 9, 10, 11, 12, 14, 16, 17
 # FNV-1a, 64 bits, as signed int64 (Numba's integer arithmetic wraps): the offset
 # basis 14695981039346656037 is the digest of a movetext without a move.
 NO_MOVES = np.int64(-3750763034362895579)
@@ -169,7 +173,10 @@ def _movetext(buf, i, b, in_comment, games, r, brace_at, more):
     ``LAST`` the line's byte range up to the end of its text outside them (a line that
     is only comments is not where the termination marker is); ``DIGEST`` the moves'
     digest extended by the line's main-line moves: tokens outside comments and outside
-    variations (``( )``, nested; ``DEPTH`` of them open).
+    variations (``( )``, nested; ``DEPTH`` of them open). The first termination
+    marker outside comments and variations, a token of its own, ends the game:
+    ``FIRST`` its byte range; text outside comments after it is no move of the game
+    (neither digested nor a move), ``AFTER`` where it starts.
 
     Braces do not nest, and ``;`` outside a brace comment comments out the rest of
     the line. A comment left open at the end of a line continues (and a
@@ -189,6 +196,7 @@ def _movetext(buf, i, b, in_comment, games, r, brace_at, more):
     n = buf.size
     depth = games[r, DEPTH]
     h = games[r, DIGEST]
+    done = games[r, FIRST] >= 0  # the game's termination marker was read
     lines = 0
     while True:
         a = i
@@ -211,6 +219,14 @@ def _movetext(buf, i, b, in_comment, games, r, brace_at, more):
                 q += 1
                 continue
             k = _MOVE_KIND[c]
+            if k < _SEP and done:  # after the game's marker: text, not the game's moves
+                if games[r, AFTER] < 0:
+                    games[r, AFTER] = q
+                end = q + 1
+                if k == _RBRACE:
+                    brace = True
+                q += 1
+                continue
             if k < _SEP:  # a token byte: the tables say what it does (no branch per class)
                 end = q + 1
                 if _TOKEN_MOVE[c] or k == _CAPTURE:
@@ -228,6 +244,8 @@ def _movetext(buf, i, b, in_comment, games, r, brace_at, more):
             # the token ends
             if depth == 0 and (state == _MOVE or state == _CASTLED):
                 h = (th ^ 32) * _FNV_PRIME
+            elif depth == 0 and state == _DEAD and not done:
+                done = _first_marker(buf, a, q, games, r)
             th = h
             state = _START
             if k == _EOL:
@@ -238,16 +256,19 @@ def _movetext(buf, i, b, in_comment, games, r, brace_at, more):
             elif k == _SEMI:
                 brace = True
                 skip = True
-            elif k == _OPEN:
-                depth += 1
-                end = q + 1
-            elif k == _CLOSE:
-                if depth > 0:
+            elif k == _OPEN or k == _CLOSE:
+                if done and games[r, AFTER] < 0:
+                    games[r, AFTER] = q
+                if k == _OPEN:
+                    depth += 1
+                elif depth > 0:
                     depth -= 1
                 end = q + 1
             q += 1
         if depth == 0 and (state == _MOVE or state == _CASTLED):
             h = (th ^ 32) * _FNV_PRIME
+        elif depth == 0 and state == _DEAD and not done:
+            done = _first_marker(buf, a, q, games, r)
         lines += 1
         j = q
         # the next line: after the line's CR LF, LF or CR (n + 1 at the end)
@@ -274,6 +295,23 @@ def _movetext(buf, i, b, in_comment, games, r, brace_at, more):
     games[r, DEPTH] = depth
     games[r, DIGEST] = h
     return i, lines, in_comment, brace_at
+
+
+@jit
+def _first_marker(buf, a, q, games, r):
+    """True when the token ending before ``buf[q]`` (on the line starting at ``a``) is a
+    termination marker as a whole (``1-0``, not ``21-0`` or ``12.1-0``): then its byte
+    range becomes game ``r``'s ``FIRST``. A ``}`` before it ends a comment, not the
+    token (``{won}1-0``)."""
+    m = _line_marker(buf, a, q)
+    if m == 0:
+        return False
+    s = q - (1 if m == 4 else (7 if m == 3 else 3))
+    if s > a and buf[s - 1] != 125 and _MOVE_KIND[buf[s - 1]] < _SEP:
+        return False
+    games[r, FIRST] = s
+    games[r, FIRST + 1] = q
+    return True
 
 
 @jit
@@ -344,7 +382,12 @@ def _lines_between(buf, a, b):
 
 @jit
 def _close_game(buf, row):
-    if row[LAST] >= 0:
+    """The game's MARKER code: its first marker's (``FIRST``), else that of its last
+    text outside comments (a marker glued to a move, ``Qf7#1-0``, or left in an
+    unclosed variation, as before the first marker ended a game)."""
+    if row[FIRST] >= 0:
+        row[MARKER] = _line_marker(buf, row[FIRST], row[FIRST + 1])
+    elif row[LAST] >= 0:
         row[MARKER] = _line_marker(buf, row[LAST], row[LAST + 1])
 
 

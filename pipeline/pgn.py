@@ -42,8 +42,11 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
   with ``rated = false``.
 * Tags come in any order (§8.1): a game's tag section ends at its movetext, or at an
   ``[Event`` line when the section already holds one (a header-only game).
-* A game without a termination marker at the end of its movetext is
-  ``truncated_game``; a Result tag that contradicts the marker is ``result_mismatch``.
+* A game ends at its first termination marker outside comments and variations
+  (§8.2.6); text after it before the next tag section is a game without tags or
+  stray text, quarantined as rows of their own (``_after_marker``). A game without
+  a termination marker is ``truncated_game``; a Result tag that contradicts the
+  marker is ``result_mismatch``; an empty Result tag is a missing one.
 * A tag of ``TAGS`` given twice in one tag section with different values is
   ``malformed_row`` naming both lines (``_repeated_tags``); the same value again is
   harmless.
@@ -584,9 +587,10 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         )
 
     # Movetext (the kernel follows its comments): a move outside the comments, and
-    # the termination marker ending the text outside them.
+    # the termination marker ending the game (text after it: rows of their own).
     move = rows[:, MOVE]
-    marker = _old_markers(buf, rows, rows[:, MARKER], notes)
+    marker = _after_marker(raw_bytes, rows, rows[:, MARKER], problems)
+    marker = _old_markers(buf, rows, marker, notes)
     tag_after = _tag_after_marker(buf, rows, marker)
     bad_tag = pl.col("_bad_tag_line").is_not_null()
     repeated = pl.col("_repeat_detail").is_not_null()
@@ -625,7 +629,8 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
             pl.col("EventDate").alias("_event_date_tag"),
         )
         .with_columns(
-            pl.col("Result").str.strip_chars().replace(OLD_RESULTS),
+            # an empty Result tag is a missing one: the marker gives the result
+            pl.col("Result").str.strip_chars().replace(OLD_RESULTS).replace("", None),
             pl.when(pl.col("_moves") != int(NO_MOVES)).then(pl.col("_moves")).alias("_moves"),
         )
         # one spelling per name: "Réti" composed (NFC) or decomposed (NFD, as macOS
@@ -708,15 +713,18 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     # named (validation would only say "neither date nor period given")
     undated = games.filter(pl.col("date").is_null() & pl.col("period").is_null())
     for row in undated.select("_line", "_date_tag", "_event_date_tag", "_raw").iter_rows():
-        written = [
-            f"{tag} tag {value.strip()!r}"
-            for tag, value in (("Date", row[1]), ("EventDate", row[2]))
-            if value is not None and value.strip()
+        tags = [
+            (t, v.strip()) for t, v in (("Date", row[1]), ("EventDate", row[2])) if v is not None
         ]
+        # an empty tag (`[Date ""]`) is named as one: "no Date tag" sent the user looking
+        # for a tag that is there
+        said = [f"{t} tag '' is empty" for t, v in tags if not v]
+        written = [f"{t} tag {v!r}" for t, v in tags if v]
+        if written:
+            said.append(f"{' and '.join(written)} give{'s' if len(written) == 1 else ''} no year")
         detail = (
-            f"{' and '.join(written)} give{'s' if len(written) == 1 else ''} no year: "
-            "the game cannot be placed in a period"
-            if written
+            f"{' and '.join(said)}: the game cannot be placed in a period"
+            if said
             else "no Date or EventDate tag: the game cannot be placed in a period"
         )
         problems.append((int(row[0]), Reason.MISSING_PERIOD, detail, row[3]))
@@ -833,13 +841,15 @@ def _same_key_other_game(frame: pl.DataFrame, problems: list) -> pl.DataFrame:
 
 def _drop_bad_dates(games: pl.DataFrame, problems: list) -> pl.DataFrame:
     """``games`` without those whose date is written in no form ``_date_and_period``
-    reads (``19.07.1858``) or is no calendar date (``1858.13.01``): quarantined
-    ``bad_date`` here, naming the tag it came from as written and the standard's form
-    (validation would say YYYY-MM-DD, a CSV's form)."""
+    reads (``19.07.1858``) or is no calendar date (``1858.13.01``, also with the day
+    unknown: ``1858.13.??``): quarantined ``bad_date`` here, naming the tag it came from
+    as written and the standard's form (validation would say YYYY-MM-DD, a CSV's form,
+    or, for a month-only date, that period 185813 is out of range)."""
     day = pl.col("date").str.replace_all(r"[./]", "-")
+    month = pl.col("period").str.slice(4, 2).cast(pl.Int64, strict=False)
     wrong = (
         pl.col("date").is_not_null() & day.str.strptime(pl.Date, "%Y-%m-%d", strict=False).is_null()
-    )
+    ) | ((pl.col("date_precision") == "month") & ~month.is_between(1, 12)).fill_null(False)
     bad = games.filter(wrong)
     if not bad.height:
         return games
@@ -934,6 +944,96 @@ def _old_markers(buf: np.ndarray, rows: np.ndarray, marker: np.ndarray, notes: l
 _MARKER_THEN_TAG = re.compile(
     rb'(?:^|[\s.)}])(1-0|0-1|1/2-1/2|\*)\s*(\[[A-Za-z0-9_]+\s*"[^"\r\n]*"\s*\])'
 )
+
+
+# The text after a game's termination marker (``_after_marker``), as tokens: a comment
+# (``{ }``, one left open ends with its line as in the scan; ``;`` to the line's end),
+# a parenthesis, or a word.
+_AFTER_TOKEN = re.compile(rb"\{[^{}]*\}|\{[^\r\n]*|;[^\r\n]*|[()]|[^\s(){};]+")
+# A move in SAN as a word of the text (a move number glued to it, marks after it): the
+# words that make the text after a marker a game's movetext, not prose ("Source: …").
+_SAN = re.compile(
+    rb"^(?:\d+\.+)?(?:[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|[a-h](?:x[a-h])?[1-8](?:=?[QRBN])?"
+    rb"|[O0]-[O0](?:-[O0])?)[+#]?[!?]*$"
+)
+_STANDARD_MARKERS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
+_TAG_FIRST = re.compile(rb'\[[A-Za-z0-9_]+\s*"')
+
+
+def _after_marker(data: bytes, rows: np.ndarray, marker: np.ndarray, problems: list):
+    """``marker`` (the scan's MARKER codes; ``data`` the file's bytes), with the text
+    outside comments after a game's first termination marker (the scan's ``AFTER``)
+    quarantined as rows of its own in ``problems``: a game ends at its marker (PGN
+    Standard §8.2.6), so what follows before the next tag section is a game that lost
+    its tags (a move in it: "movetext without tags after the game ending at line N")
+    or stray text (a source line: "text after the termination marker 1-0 on line N:
+    …"), one row per part ended by a marker, as python-chess reads each as a game (it
+    was read as the game's own movetext, the result then the last marker's). A tag
+    pair right after the marker (`1/2-1/2 [Event "E"]`) is left to
+    ``_tag_after_marker``: that game keeps no marker, as before (round 7)."""
+    from arpad.kernels.pgn_scan import AFTER, FIRST, LAST
+
+    todo = np.flatnonzero(rows[:, AFTER] >= 0)
+    if not todo.size:
+        return marker
+    out = marker.copy()
+    line, counted = 1, 0  # line breaks counted up to byte ``counted`` (games in file order)
+
+    def line_at(at: int) -> int:
+        nonlocal line, counted
+        line += readers.line_breaks(data[counted:at], at - counted)
+        counted = at
+        return line
+
+    for r in todo.tolist():
+        after, end = int(rows[r, AFTER]), int(rows[r, LAST + 1])
+        if _TAG_FIRST.match(data, after):
+            out[r] = 0
+            continue
+        end_line = line_at(int(rows[r, FIRST]))
+        end_marker = data[rows[r, FIRST] : rows[r, FIRST + 1]].decode()
+        part: list | None = None  # [start, has a move, marker's start, marker's end]
+        parts = []
+        depth = 0
+        for token in _AFTER_TOKEN.finditer(data, after, end):
+            word = token.group()
+            if word[:1] in (b"{", b";"):
+                continue
+            if part is None:
+                part = [token.start(), False, -1, -1]
+            if word == b"(":
+                depth += 1
+            elif word == b")":
+                depth = max(depth - 1, 0)
+            elif depth == 0 and word in _STANDARD_MARKERS:
+                part[2:] = token.start(), token.end()
+                parts.append(part)
+                part = None
+            elif depth == 0 and _SAN.match(word):
+                part[1] = True
+        if part is not None:
+            parts.append([*part[:2], -1, end])
+        for start, moves, mark_at, stop in parts:
+            first = line_at(start)
+            text = data[start:stop].decode("utf-8", errors="replace")
+            shown = " ".join(text.split())
+            shown = shown if len(shown) <= 80 else shown[:77] + "..."
+            if moves:
+                detail = (
+                    f"movetext without tags after the game ending at line {end_line}: a "
+                    "game ends at its termination marker (PGN Standard §8.2.6), so this "
+                    "is another game, whose tag section is missing"
+                )
+            else:
+                detail = (
+                    f"text after the termination marker {end_marker} on line {end_line}: "
+                    f"{shown!r} is no movetext (a note belongs in a {{ }} comment)"
+                )
+            problems.append((first, Reason.MALFORMED_ROW, detail, text.strip()[:200]))
+            if mark_at >= 0:
+                end_line = line_at(mark_at)
+                end_marker = data[mark_at:stop].decode()
+    return out
 
 
 def _tag_after_marker(buf: np.ndarray, rows: np.ndarray, marker: np.ndarray) -> pl.Series:
