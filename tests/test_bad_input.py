@@ -261,7 +261,7 @@ def test_impossible_periods_parquet_integer_column(tmp_path):
 
 
 def test_impossible_periods_pgn(tmp_path):
-    dates = ["2999.01.01", "9999.12.31", "0001.01.01", "2024.13.??", "0001.??.??", "1799.??.??"]
+    dates = ["2999.01.01", "9999.12.31", "0001.01.01", "0001.??.??", "1799.??.??"]
     good = ["2024.01.02", "2024.02.??", "1800.??.??"]
     games = []
     for i, date in enumerate(dates + good):
@@ -273,6 +273,12 @@ def test_impossible_periods_pgn(tmp_path):
     path.write_text("\n".join(games))
     store, report = _ingest_report(tmp_path, path)
     _assert_out_of_range(store, report, len(dates), len(good))
+    # an impossible month with an unknown day is a bad Date tag, as `2024.13.01` is
+    # (docs/pgn-trf.md; it was period_out_of_range "period 202413")
+    bad_month = path.with_name("month13.pgn")
+    bad_month.write_text(games[0].replace("2999.01.01", "2024.13.??"))
+    _, report = _ingest_report(tmp_path / "m", bad_month)
+    assert report.reasons == {"bad_date": 1}
 
 
 def test_impossible_periods_trf(tmp_path):
