@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from arpad.pipeline import schemas
+from arpad.pipeline import periods, schemas
 from arpad.pipeline.store import HISTORY, MANIFEST, Store, atomic_write_text, before_change
 
 if TYPE_CHECKING:  # DuckDB is imported where a connection is made (not by a run that
@@ -64,21 +64,72 @@ def _lower_is_better() -> tuple[str, ...]:
 
 # Derived views, in dependency order; each is plain SQL over the base views.
 DERIVED_VIEWS: dict[str, str] = {
+    # Ranked and flagged as ``arpad list`` ranks and flags (pipeline/lists.py,
+    # docs/observations.md "Who is on a list"): ``inactive`` (flag ``i``, no rank) is the
+    # status ``inactive`` of a system whose status is the list's inactivity (FIDE:
+    # ``list_activity``); for the others, a row ``inactive`` (no game this period) whose
+    # player's last rated game up to the row's period is ``INACTIVE_MONTHS`` or more
+    # months before it, or who has none. ``months``: each player's months with rated
+    # games, an aggregate joined on the player (a window over all of a player's rows
+    # sorted every row of the system: several times slower); ECF's in their own month (``cycle``: a
+    # row's games less the previous row's when that one was interim, lists.own_games;
+    # the rows without games are left out, which changes no count: an interim row
+    # follows the season's earlier ones, whose counts are no larger). The view reads
+    # ``ratings`` twice (each read binds every ratings file's footer): every period's
+    # rows with games, and the period's listed rows. ECF's interim lists' carried
+    # players (lists.with_published_grades) are not in the view: two more reads of every
+    # footer for every query (docs/lists.md).
     "rating_list": """
+        WITH listed AS NOT MATERIALIZED (
+            SELECT system, pool, period, player_id, rating_after, games, status
+            FROM {player_ratings}
+            WHERE {listed_status} AND rating_after IS NOT NULL
+        ),
+        months AS NOT MATERIALIZED (
+            SELECT system, pool, player_id,
+                   CASE WHEN system NOT IN ({cumulative_interim}) THEN months
+                        ELSE list_filter(
+                            list_transform(cycle, lambda r, i: CASE
+                                WHEN r.games - CASE WHEN i > 1
+                                                         AND cycle[i - 1].status = 'provisional'
+                                                    THEN cycle[i - 1].games ELSE 0 END > 0
+                                THEN r.month END),
+                            lambda m: m IS NOT NULL) END AS months
+            FROM (SELECT system, pool, player_id, list({month_of_period}) AS months,
+                         list({'month': {month_of_period}, 'games': games, 'status': status}
+                              ORDER BY period)
+                             FILTER (WHERE system IN ({cumulative_interim})) AS cycle
+                  FROM {player_ratings}
+                  WHERE games > 0 AND system NOT IN ({list_activity})
+                  GROUP BY system, pool, player_id)
+        ),
+        flagged AS NOT MATERIALIZED (
+            SELECT r.*,
+                   CASE WHEN r.status <> 'inactive' THEN false
+                        WHEN r.system IN ({list_activity}) THEN true
+                        ELSE coalesce({month_of_period}
+                                      - list_max(list_filter(g.months,
+                                                             lambda m: m <= {month_of_period}))
+                                      >= {inactive_months}, true) END AS inactive
+            FROM listed r
+            LEFT JOIN months g
+                ON g.system = r.system AND g.pool = r.pool AND g.player_id = r.player_id
+        )
         SELECT system, pool, period,
-               CASE WHEN status <> 'inactive' THEN
-               rank() OVER (PARTITION BY system, pool, period, status = 'inactive'
+               CASE WHEN NOT inactive THEN
+               rank() OVER (PARTITION BY system, pool, period, inactive
                             ORDER BY CASE WHEN system IN ({lower_is_better})
                                           THEN rating_after ELSE -rating_after END) END AS rank,
                row_number() OVER (PARTITION BY system, pool, period
-                                  ORDER BY status = 'inactive',
+                                  ORDER BY inactive,
                                            CASE WHEN system IN ({lower_is_better})
                                                 THEN rating_after ELSE -rating_after END,
                                            r.player_id) AS position,
                r.player_id, p.name, p.federation, p.title, rating_after AS rating,
-               games, status
-        FROM {player_ratings} r LEFT JOIN players p USING (player_id)
-        WHERE {listed_status} AND rating_after IS NOT NULL
+               games, status,
+               nullif(CASE WHEN upper(trim(p.sex)) IN ('F', 'W') THEN 'w' ELSE '' END
+                      || CASE WHEN inactive THEN 'i' ELSE '' END, '') AS flag
+        FROM flagged r LEFT JOIN players p USING (player_id)
     """,
     # Glicko: 95 % interval r ± 1.96 RD (Glickman, "The Glicko system"); docs/glicko.md.
     "rating_intervals": """
@@ -212,18 +263,53 @@ _LISTED_STATUS = (
 )
 
 
+def listed_rows_sql() -> str:
+    """SQL of one period's listed rows (``system``, ``pool``, ``period`` as parameters):
+    rank left to the list (``lists.order_and_rank``), k and status from the row. It reads
+    that period's ratings file only, where the ``rating_list`` view's ranks read every
+    period's (a list read while a run replaces files raced on all of them)."""
+    listed = _LISTED_STATUS.replace("{names}", ", ".join(schemas.RATING_STATUSES))
+    return (
+        "SELECT CAST(NULL AS BIGINT) AS rank, player_id, rating_after AS rating, games, k, "
+        f"status FROM {_PLAYER_RATINGS} WHERE system = ? AND pool = ? AND period = ? "
+        f"AND {listed} AND rating_after IS NOT NULL"
+    )
+
+
+# A list's months without a rated game before its flag ``i`` (pipeline/lists.py
+# ``INACTIVE_MONTHS``, not imported: lists imports polars, which a rating run's catalog
+# refresh does not need; tests/test_rating_list_view.py checks they agree).
+INACTIVE_MONTHS = 12
+
+
+def _month_index(column: str) -> str:
+    """SQL of ``periods.month_index`` of ``column``: a month count that increases by one
+    per period, ``YYYYMM`` months and abstract period numbers alike."""
+    first, last = periods.FIRST_MONTH // 100, 2999
+    return (
+        f"CASE WHEN {column} // 100 BETWEEN {first} AND {last}"
+        f" AND {column} % 100 BETWEEN 1 AND 12"
+        f" THEN ({column} // 100) * 12 + {column} % 100 - 1 ELSE {column} END"
+    )
+
+
 def derived_views() -> dict[str, str]:
-    """``DERIVED_VIEWS`` with the registry's lower-is-better systems and those with
-    cumulative interim games filled in (loaded when a catalog is built, not when this
-    module is imported)."""
-    from arpad.pipeline.systems import cumulative_interim_names
+    """``DERIVED_VIEWS`` with the registry's lower-is-better systems, those with
+    cumulative interim games and those whose status is a list's activity filled in
+    (loaded when a catalog is built, not when this module is imported)."""
+    from arpad.pipeline.systems import cumulative_interim_names, list_activity_names
 
     lower = ", ".join(f"'{s}'" for s in _lower_is_better()) or "NULL"
     cumulative = ", ".join(f"'{s}'" for s in cumulative_interim_names()) or "''"
+    activity = ", ".join(f"'{s}'" for s in list_activity_names()) or "''"
     listed = _LISTED_STATUS.replace("{names}", ", ".join(schemas.RATING_STATUSES))
     return {
         name: sql.replace("{lower_is_better}", lower)
         .replace("{cumulative_interim}", cumulative)
+        .replace("{list_activity}", activity)
+        .replace("{month_of_period}", _month_index("period"))
+        .replace("{month_of_played}", _month_index("played"))
+        .replace("{inactive_months}", str(INACTIVE_MONTHS))
         .replace("{player_ratings}", _PLAYER_RATINGS)
         .replace("{listed_status}", listed)
         for name, sql in DERIVED_VIEWS.items()

@@ -69,14 +69,9 @@ TABLE_COLUMNS = (
 )
 LIST_FORMATS = output.LIST_FORMATS
 
-LIST_SQL = """
-SELECT l.rank, l.player_id, l.rating, l.games, r.k, l.status
-FROM rating_list l
-JOIN ratings r ON r.system = l.system AND r.pool = l.pool AND r.period = l.period
-              AND r.player_id = l.player_id
-WHERE l.system = ? AND l.pool = ? AND l.period = ?
-ORDER BY l.position
-"""
+# One period's listed rows, from its own ratings file (``catalog.listed_rows_sql``): the
+# rank is the list's own (``order_and_rank``), never the view's.
+LIST_SQL = catalog.listed_rows_sql()
 
 # A list's flag ``i`` (and no rank): no rated game for this many months, FIDE's rule
 # (B.02) for every system (docs/observations.md "Who is on a list"). FIDE's own status
@@ -260,32 +255,42 @@ def idle_players(store, system: str, pool: str, period: int) -> list[str]:
     without any game in the store (a players file's rating) is idle, as ``--active``
     counts him (FIDE's own rule counts such a rating as a game the month before the
     first walked period: docs/fide-history.md "Inactivity")."""
-    last = last_played(store, system, pool, period)
+    # only the window decides (a list reads its INACTIVE_MONTHS periods, not the whole
+    # history: shorter reads, and fewer files a run may replace under the query)
+    now = periods.month_index(period)
+    first = now - (INACTIVE_MONTHS - 1)
+    since = first if not periods.is_calendar(period) else (first // 12) * 100 + first % 12 + 1
+    last = last_played(store, system, pool, period, since)
     index = {p: periods.month_index(p) for p in last["played"].drop_nulls().unique().to_list()}
     month = pl.col("played").replace_strict(index, return_dtype=pl.Int64, default=None)
-    now = periods.month_index(period)
     idle = last.filter((now - month >= INACTIVE_MONTHS).fill_null(True))
     return idle["player_id"].to_list()
 
 
 _LAST_PLAYED_SQL = """
 SELECT player_id, max(period) FILTER (WHERE games > 0) AS played FROM ratings
-WHERE system = ? AND pool = ? AND period <= ? GROUP BY player_id
+WHERE system = ? AND pool = ? AND period <= ? AND period >= ? GROUP BY player_id
 """
 
 
-def last_played(store, system: str, pool: str, period: int) -> pl.DataFrame:
-    """(player_id, played): every player with a ratings row up to ``period`` and the
-    last period up to it in which he had rated games (null: none)."""
+def last_played(
+    store, system: str, pool: str, period: int, since: int | None = None
+) -> pl.DataFrame:
+    """(player_id, played): every player with a ratings row from ``since`` (default: the
+    first period) up to ``period`` and the last period among those in which he had rated
+    games (null: none)."""
     from arpad.pipeline.systems import get_system
 
     if get_system(system).cumulative_interim_games:  # each game in its own period
         rows = own_games(store, system, pool, period)
+        if since is not None:
+            rows = rows.filter(pl.col("period") >= since)
         played = pl.when(pl.col("games") > 0).then(pl.col("period"))
         return rows.group_by("player_id").agg(played.max().alias("played"))
     con = catalog.connect(store)
     try:
-        return catalog.query_frame(con, _LAST_PLAYED_SQL, [system, pool, period])
+        bounds = [system, pool, period, -(2**31) if since is None else since]
+        return catalog.query_frame(con, _LAST_PLAYED_SQL, bounds)
     finally:
         con.close()
 

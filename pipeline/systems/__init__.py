@@ -20,6 +20,9 @@ LOWER_IS_BETTER = ("ingo",)
 # Built-in systems whose interim rows count the open cycle's games so far
 # (``cumulative_interim_games``), for the catalog's period_summary in the same way.
 CUMULATIVE_INTERIM = ("ecf",)
+# Built-in systems whose status ``inactive`` is already a list's inactivity
+# (``status_is_list_activity``), for the catalog's rating_list in the same way.
+LIST_ACTIVITY = ("fide",)
 
 _REGISTRY: dict[str, RatingSystem] = {}
 
@@ -70,6 +73,14 @@ def cumulative_interim_names() -> tuple[str, ...]:
     class declares ``cumulative_interim_games``."""
     registered = (n for n, system in _REGISTRY.items() if system.cumulative_interim_games)
     return tuple(sorted({*CUMULATIVE_INTERIM, *registered}))
+
+
+def list_activity_names() -> tuple[str, ...]:
+    """Systems whose status ``inactive`` is a list's inactivity, sorted: the built-in ones
+    (``LIST_ACTIVITY``) and any registered in this process whose class declares
+    ``status_is_list_activity``."""
+    registered = (n for n, system in _REGISTRY.items() if system.status_is_list_activity)
+    return tuple(sorted({*LIST_ACTIVITY, *registered}))
 
 
 def system_names() -> list[str]:
