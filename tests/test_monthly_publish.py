@@ -22,23 +22,13 @@ import arpad
 from arpad.pipeline import jobs, monthly
 from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
+from tests import test_lists_attack
 from tests.conftest import write_csv
 from tests.test_lists_attack import PLAYERS, PLAYERS_HEADER, month_run, pin_today
-from tests.test_lists_attack2 import section
+from tests.test_lists_attack2 import DECEMBER, GAMES_HEADER, NOVEMBER, OCTOBER, section
 
-GAMES_HEADER = "date,white_id,black_id,score"
-OCTOBER = ["2026-10-06,4600010,4600028,1", "2026-10-13,4600036,4600060,0.5"]
-NOVEMBER = ["2026-11-03,4600010,4600036,1", "2026-11-17,4600036,4600028,1"]
-DECEMBER = ["2026-12-01,4600010,4600028,1", "2026-12-02,4600036,4600060,0"]
 BASE = "`STORE/exports/system=fide/pool=standard/list-"
-
-
-@pytest.fixture
-def officer(tmp_path):
-    inbox = tmp_path / "inbox"
-    (inbox / "players").mkdir(parents=True)
-    write_csv(inbox / "players" / "players.csv", PLAYERS_HEADER, PLAYERS)
-    return tmp_path / "S", inbox
+officer = test_lists_attack.officer  # the inbox with the players file (a fixture)
 
 
 def frozen_lines(report: str) -> list[str]:
