@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 
 from arpad.pipeline.runner import (
     check_scale_out,
     local_cluster_kwargs,
     local_workers,
+    lost_scheduler,
     probe_scheduler,
 )
 
@@ -156,3 +158,32 @@ def run_flow(flow_obj, cluster: str | None = None, workers: int | None = None, *
             "rating run resumes where it stopped): run the command again when the server "
             "is back, or with --no-flow"
         ) from None
+    except Exception as exc:
+        translated = lost_dask(exc, cluster, workers)
+        if translated is None:
+            raise
+        raise translated from None
+
+
+def lost_dask(exc: BaseException, cluster: str | None, workers: int | None):
+    """The one-line ValueError for ``exc`` ending a flow run whose Dask scheduler went
+    away (killed or stopped: Dask cancels the run's futures, ``FutureCancelledError``
+    "scheduler-connection-lost"), the same as an in-process run's
+    (``runner.unit_result``); None for any other exception. Prefect re-raised Dask's
+    error: about 140 lines and an internal error (docs/runners.md "Runners attacked,
+    round 4"). A future cancelled for another reason counts only when the flow ran on
+    Dask."""
+    if "distributed" not in sys.modules:
+        return None
+    from distributed.client import FutureCancelledError
+    from distributed.utils import CancelledError
+
+    cluster = cluster or os.environ.get("ARPAD_CLUSTER") or None
+    on_dask = bool(cluster or workers or os.environ.get("ARPAD_WORKERS"))
+    if isinstance(exc, FutureCancelledError):
+        lost = on_dask or exc.reason == "scheduler-connection-lost"
+    else:
+        lost = on_dask and isinstance(exc, CancelledError)
+    if not lost:
+        return None
+    return lost_scheduler(cluster, exc)

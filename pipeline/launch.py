@@ -13,7 +13,7 @@ import importlib
 import os
 
 from arpad.pipeline import jobs
-from arpad.pipeline.runner import in_process
+from arpad.pipeline.runner import check_scale_out, in_process
 
 # job -> (its function, its Prefect flow as module:attribute under arpad.flows)
 JOBS = {
@@ -76,6 +76,10 @@ def run(
     log=None,
 ):
     function, target = JOBS[job]
+    # Both asked for was refused before the flow's server or the cluster is tried:
+    # --workers was silently ignored beside --cluster (docs/runners.md "Runners
+    # attacked, round 4").
+    check_scale_out(cluster, workers)
     if wants_flow(flow):
         from arpad.flows.common import run_flow
 

@@ -220,12 +220,20 @@ def unit_result(client, future):
             lost = lost or exc.reason == "scheduler-connection-lost"
         if not lost:
             raise
-        address = getattr(client.scheduler, "address", None) or "the scheduler"
-        raise ValueError(
-            f"lost the Dask scheduler at {address} during the run ({type(exc).__name__}): "
-            "the units that finished are stored; run the command again (rating runs "
-            "resume where they stopped)"
-        ) from None
+        address = getattr(client.scheduler, "address", None)
+        raise lost_scheduler(address, exc) from None
+
+
+def lost_scheduler(address: str | None, exc: BaseException) -> ValueError:
+    """The one line for a run whose Dask scheduler at ``address`` (None: a local
+    cluster's) went away (``exc``, Dask's cancelled future or closed connection), in
+    process and as a flow."""
+    where = f"at {named_cluster(address)}" if address else "of the local cluster"
+    return ValueError(
+        f"lost the Dask scheduler {where} during the run ({type(exc).__name__}): "
+        "the units that finished are stored; run the command again (rating runs "
+        "resume where they stopped)"
+    )
 
 
 #: How long ``--cluster`` waits for a scheduler without workers to get one.
@@ -241,7 +249,8 @@ def wait_for_a_worker(client, address: str) -> None:
         client.wait_for_workers(1, timeout=NO_WORKERS_WAIT)
     except TimeoutError:
         raise ValueError(
-            f"the Dask scheduler at {address} has no workers (waited {NO_WORKERS_WAIT:g} s): "
+            f"the Dask scheduler at {named_cluster(address)} has no workers "
+            f"(waited {NO_WORKERS_WAIT:g} s): "
             f"start some with `dask worker {address}`"
         ) from None
 
@@ -392,13 +401,25 @@ def check_scale_out(cluster: str | None, workers: int | None) -> None:
         raise ValueError(
             f"--cluster takes a scheduler address like tcp://HOST:PORT, got {cluster!r}"
         )
+    if cluster and workers:
+        # The local cluster was silently not started: the units went to the
+        # scheduler's own workers (docs/runners.md "Runners attacked, round 4").
+        from_env = os.environ.get("ARPAD_WORKERS", "").strip() == str(workers)
+        given = f"ARPAD_WORKERS={workers}" if from_env else f"--workers {workers}"
+        where = named_cluster(cluster)
+        where = where if where != cluster else f"--cluster {cluster}"
+        raise ValueError(
+            f"{given} and {where}: give one (--workers starts a local cluster, "
+            "--cluster uses the workers of a running scheduler)"
+        )
 
 
 def probe_scheduler(cluster: str, timeout: float = 5.0) -> None:
     """A one-line ValueError at once when nothing listens at ``cluster``'s host and port
     (a closed port, a host that does not resolve). Dask's own connect retries a refused
     connection until its timeout (20 s) before it says so (docs/runners.md "Runners
-    attacked, round 3"). Addresses other than tcp:// and tls:// are left to Dask."""
+    attacked, round 3"). Then whatever listens must answer as a Dask scheduler
+    (``check_is_scheduler``). Addresses other than tcp:// and tls:// are left to Dask."""
     import socket
     from urllib.parse import urlsplit
 
@@ -418,9 +439,88 @@ def probe_scheduler(cluster: str, timeout: float = 5.0) -> None:
     except OSError as exc:
         why = exc.strerror or type(exc).__name__
         raise ValueError(
-            f"cannot reach the Dask scheduler at {cluster}: {why} "
+            f"cannot reach the Dask scheduler at {named_cluster(cluster)}: {why} "
             "(is `dask scheduler` running there?)"
         ) from None
+    check_is_scheduler(cluster)
+
+
+#: How long ``check_is_scheduler`` waits for a scheduler's answer.
+IDENTITY_WAIT = 10.0
+
+
+def check_is_scheduler(cluster: str, timeout: float | None = None) -> None:
+    """A one-line ValueError when what listens at ``cluster`` does not answer Dask's
+    handshake and ``identity`` request as a scheduler within ``timeout`` seconds.
+    ``Client`` waits for the handshake's reply with no time limit: on the dashboard's
+    port, a Prefect server or any HTTP server a command hung for ever, silently
+    (docs/runners.md "Runners attacked, round 4"). The exchange runs on a thread of
+    its own (the caller may be inside an event loop, a notebook) that ends with it;
+    ``timeout`` defaults to ``IDENTITY_WAIT``."""
+    timeout = IDENTITY_WAIT if timeout is None else timeout
+    outcome: list = []
+
+    def ask() -> None:
+        import asyncio
+
+        try:
+            outcome.append(asyncio.run(_identity(cluster, timeout)))
+        except BaseException as exc:  # reported below
+            outcome.append(exc)
+
+    thread = threading.Thread(target=ask, name="arpad-dask-probe", daemon=True)
+    thread.start()
+    thread.join(timeout + 5.0)
+    reply = outcome[0] if outcome else TimeoutError()
+    if isinstance(reply, dict) and reply.get("type") == "Scheduler":
+        return
+    if isinstance(reply, dict):
+        why = f"its identity is {str(reply.get('type'))[:40]!r}"
+    elif isinstance(reply, TimeoutError):
+        why = f"no Dask handshake within {timeout:g} s"
+    else:
+        why = f"{type(reply).__name__}: {str(reply)[:80]}".rstrip(": ")
+    raise ValueError(
+        f"{named_cluster(cluster)} answers but is not a Dask scheduler (an HTTP server? "
+        f"the dashboard is usually the scheduler's port + 1): {why}"
+    )
+
+
+async def _identity(cluster: str, timeout: float):
+    """The reply of the peer at ``cluster`` to Dask's handshake and ``identity``, all
+    within ``timeout`` seconds; the connection is closed either way."""
+    import asyncio
+
+    from distributed.comm import parse_address, registry
+    from distributed.security import Security
+
+    scheme, location = parse_address(cluster)
+    connector = registry.get_backend(scheme).get_connector()
+    args = Security().get_connection_args("client")
+
+    async def exchange():
+        comm = await connector.connect(location, deserialize=True, **args)
+        try:
+            await comm.write(comm.handshake_info())
+            await comm.read()
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        return await asyncio.wait_for(exchange(), timeout)
+    except asyncio.TimeoutError:
+        raise TimeoutError from None
+
+
+def named_cluster(cluster: str) -> str:
+    """``cluster`` as the user gave it: ``ARPAD_CLUSTER=…`` when that variable holds it
+    (the CLI's ``--cluster`` defaults to it, so an error naming only the address left
+    the user looking for where it came from)."""
+    if cluster and os.environ.get("ARPAD_CLUSTER") == cluster:
+        return f"ARPAD_CLUSTER={cluster}"
+    return cluster
 
 
 @contextlib.contextmanager
@@ -439,7 +539,9 @@ def dask_client(cluster: str | None = None, workers: int | None = None) -> Itera
         try:
             client = Client(cluster, timeout="20s")
         except OSError as exc:
-            raise ValueError(f"cannot reach the Dask scheduler at {cluster}: {exc}") from None
+            raise ValueError(
+                f"cannot reach the Dask scheduler at {named_cluster(cluster)}: {exc}"
+            ) from None
         with client:
             wait_for_a_worker(client, cluster)
             yield client
