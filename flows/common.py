@@ -30,6 +30,16 @@ def api_url() -> str | None:
     return os.environ.get("PREFECT_API_URL") or None
 
 
+def _answers(url: str, timeout: float = 5.0) -> bool:
+    """Whether GET ``url`` succeeds (the /api/health of a server named without /api)."""
+    import httpx
+
+    try:
+        return httpx.get(url, timeout=timeout).is_success
+    except (httpx.HTTPError, OSError):
+        return False
+
+
 def require_server(timeout: float = 10.0) -> str:
     """The reachable server's API URL, or a one-line ValueError naming PREFECT_API_URL."""
     url = api_url()
@@ -42,6 +52,12 @@ def require_server(timeout: float = 10.0) -> str:
         response.raise_for_status()
         version = httpx.get(url.rstrip("/") + "/admin/version", timeout=timeout)
     except (httpx.HTTPError, OSError) as exc:
+        if not url.rstrip("/").endswith("/api") and _answers(url.rstrip("/") + "/api/health"):
+            # the server's own address without its API path: a server does answer
+            raise ValueError(
+                f"PREFECT_API_URL={url} is a Prefect server's address, not its API: "
+                f"add /api ({url.rstrip('/')}/api)"
+            ) from None
         raise ValueError(
             f"no Prefect server answers at PREFECT_API_URL={url} ({type(exc).__name__}); "
             "start one with `prefect server start`"

@@ -148,3 +148,37 @@ def test_other_errors_of_a_flow_are_left_alone(monkeypatch):
     assert common.lost_dask(OSError("disk full"), None, 2) is None
     # a future cancelled for another reason, in a flow that used no Dask: not ours
     assert common.lost_dask(FutureCancelledError("k", "unknown"), None, None) is None
+
+
+def test_a_prefect_server_named_without_its_api_path_gets_the_fix(monkeypatch):
+    """PREFECT_API_URL=http://HOST:PORT (no /api) said "no Prefect server answers",
+    though one answered at /api/health (the ops attack of 2026-12-04)."""
+
+    class Api(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # a Prefect server: its API under /api only
+            body = b"true" if self.path == "/api/health" else b'"3.0.0"'
+            found = self.path in ("/api/health", "/api/admin/version")
+            self.send_response(200 if found else 404)
+            self.end_headers()
+            self.wfile.write(body if found else b"not found")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Api)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_port}"
+        monkeypatch.setenv("PREFECT_API_URL", base)
+        with pytest.raises(ValueError) as err:
+            common.require_server(timeout=2)
+        assert str(err.value) == (
+            f"PREFECT_API_URL={base} is a Prefect server's address, not its API: add /api "
+            f"({base}/api)"
+        )
+        monkeypatch.setenv("PREFECT_API_URL", base + "/api")
+        assert common.require_server(timeout=2) == base + "/api"
+    finally:
+        server.shutdown()
+        server.server_close()
