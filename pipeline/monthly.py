@@ -149,6 +149,10 @@ def ingest_inbox_file(
         "quarantined": report.quarantined,
         "outcome": PROCESSED,
         "detail": report.skipped or correction_detail(report),
+        # the quarantined rows `arpad ingest` shows ("file:line: reason: detail"), and
+        # how many more the quarantine holds (its players' rows too: a TRF 001 line)
+        "examples": list(report.examples),
+        "more": max(0, report.quarantined + report.players_quarantined - len(report.examples)),
     }
 
 
@@ -173,6 +177,30 @@ def _move_back(dest: Path, src: Path) -> None:
     os.replace(dest, src)
     with contextlib.suppress(OSError):
         dest.parent.rmdir()  # only if the move made it and nothing else is in it
+
+
+def quarantine_lines(f: dict) -> list[str]:
+    """An inbox file's quarantined rows as ``arpad ingest`` prints them (``file:line:
+    reason: detail``; the first five in line order and the first of every reason), then
+    ``and N more``; empty for a file without any (or a summary of an earlier arpad)."""
+    examples = list(f.get("examples") or [])
+    more = f.get("more") or 0
+    return [*examples, f"and {more:,} more"] if examples and more else examples
+
+
+def quarantine_command(store: str) -> str:
+    """The command that shows every quarantined row (the 'quarantine' view)."""
+    return f'arpad sql "SELECT * FROM quarantine" --store {store}'
+
+
+def quarantine_pointer(store: str, rows: int) -> str:
+    """Where every quarantined row is, as ``arpad ingest`` says it."""
+    return f"{rows:,} rows quarantined: see the 'quarantine' view ({quarantine_command(store)})"
+
+
+def quarantine_rows(files: list[dict]) -> int:
+    """The rows the files' quarantine lines stand for (shown and ``more``)."""
+    return sum(len(f.get("examples") or []) + (f.get("more") or 0) for f in files)
 
 
 # -- 2. plan -------------------------------------------------------------------------
@@ -518,6 +546,20 @@ def markdown(summary: RecalculateSummary) -> str:
                 f"{_text(outcome)} |"
             )
         lines.append("")
+        # Which rows and why, per file (docs/operations.md, step 5): the count alone
+        # sent the officer to `arpad ingest` or the quarantine view to find them.
+        for f in summary.files:
+            shown = quarantine_lines(f)
+            if shown:
+                lines += [f"Quarantined rows of {_text(Path(f['path']).name)}:", ""]
+                lines += [*(f"- {_text(line)}" for line in shown), ""]
+        rows = quarantine_rows(summary.files)
+        if rows:  # the pointer of `arpad ingest`, the command as code
+            lines += [
+                f"{rows:,} rows quarantined: see the 'quarantine' view "
+                f"({_code(quarantine_command(summary.store))}).",
+                "",
+            ]
     if not summary.jobs:
         lines += ["Every system and pool was up to date: nothing recomputed.", ""]
     for job in summary.jobs:

@@ -14,6 +14,7 @@ from arpad.pipeline.commands.common import (
     run_job,
     split_list,
 )
+from arpad.pipeline.errors import printable
 
 DEFAULT_CRON = "0 3 1 * *"  # 03:00 on the 1st of each month (FIDE lists are monthly, docs/rules.md)
 ENTRYPOINT = "recalculate.py:monthly_flow"  # relative to the installed arpad.flows package
@@ -80,6 +81,14 @@ def cmd_recalculate(args) -> int:
     rejected = [f for f in summary.files if f["outcome"] == monthly.REJECTED]
     for f in rejected:
         print(f"{f['path']}: rejected: {f['detail']}", file=sys.stderr)
+    # Which rows were quarantined and why, as `arpad ingest` prints them (``printable``:
+    # a detail holds text from the file), then where all of them are.
+    for f in summary.files:
+        for line in monthly.quarantine_lines(f):
+            print(printable(line), file=sys.stderr)
+    rows = monthly.quarantine_rows(summary.files)
+    if rows:
+        print(printable(monthly.quarantine_pointer(summary.store, rows)), file=sys.stderr)
     for name in summary.unread:
         folder = Path(args.inbox) / name
         print(
