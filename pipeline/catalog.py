@@ -263,12 +263,17 @@ _LISTED_STATUS = (
 )
 
 
+def _listed_status() -> str:
+    """``_LISTED_STATUS`` with the documented statuses named in its error."""
+    return _LISTED_STATUS.replace("{names}", ", ".join(schemas.RATING_STATUSES))
+
+
 def listed_rows_sql() -> str:
     """SQL of one period's listed rows (``system``, ``pool``, ``period`` as parameters):
     rank left to the list (``lists.order_and_rank``), k and status from the row. It reads
     that period's ratings file only, where the ``rating_list`` view's ranks read every
     period's (a list read while a run replaces files raced on all of them)."""
-    listed = _LISTED_STATUS.replace("{names}", ", ".join(schemas.RATING_STATUSES))
+    listed = _listed_status()
     return (
         "SELECT CAST(NULL AS BIGINT) AS rank, player_id, rating_after AS rating, games, k, "
         f"status FROM {_PLAYER_RATINGS} WHERE system = ? AND pool = ? AND period = ? "
@@ -302,7 +307,7 @@ def derived_views() -> dict[str, str]:
     lower = ", ".join(f"'{s}'" for s in _lower_is_better()) or "NULL"
     cumulative = ", ".join(f"'{s}'" for s in cumulative_interim_names()) or "''"
     activity = ", ".join(f"'{s}'" for s in list_activity_names()) or "''"
-    listed = _LISTED_STATUS.replace("{names}", ", ".join(schemas.RATING_STATUSES))
+    listed = _listed_status()
     return {
         name: sql.replace("{lower_is_better}", lower)
         .replace("{cumulative_interim}", cumulative)

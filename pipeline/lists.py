@@ -152,7 +152,7 @@ def list_frame(
                 f"{min_games} rated game(s) up to it (lower --min-games)"
             )
     woman = pl.col("sex").str.strip_chars().str.to_uppercase().is_in(["F", "W"]).fill_null(False)
-    if _status_is_list_activity(sys_):
+    if sys_.status_is_list_activity:  # FIDE: its status applies its own rule
         inactive = pl.col("status") == "inactive"
     else:  # "no game this period" is not inactive: INACTIVE_MONTHS without a rated game is
         idle = idle_players(store, system, pool, period)
@@ -240,12 +240,6 @@ def own_games(store, system: str, pool: str, period: int) -> pl.DataFrame:
 
         rows = _games_of_each_period(rows)
     return rows
-
-
-def _status_is_list_activity(system) -> bool:
-    """True when ``system``'s status ``inactive`` is already a list's inactivity: a
-    system with an ``inactive_months`` rule (FIDE) applies it when it rates."""
-    return system.status_is_list_activity
 
 
 def idle_players(store, system: str, pool: str, period: int) -> list[str]:

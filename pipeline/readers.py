@@ -1362,9 +1362,10 @@ def read_any(
     path: Path, fmt: str | None = None, mapping: str | None = None, kind: str | None = None
 ) -> RawTable:
     check_input_file(path)
-    _refuse_unread_compression(path)
     given = bool(fmt)
-    if not fmt:
+    if given:  # detect_format refuses them otherwise
+        _refuse_unread_compression(path)
+    else:
         fmt = detect_format(path)
         _check_content(path, fmt)
     fmt = fmt.strip().lower()  # --format CSV as --format csv
