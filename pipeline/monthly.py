@@ -146,7 +146,9 @@ def ingest_inbox_file(
         "path": str(path),
         "kind": report.kind,
         "accepted": report.accepted,
-        "quarantined": report.quarantined,
+        # (a games file's quarantined player rows too, e.g. a TRF 001 line: `arpad ingest`
+        # counts them and exits 2 for them, and so does the monthly job)
+        "quarantined": report.quarantined + report.players_quarantined,
         "outcome": PROCESSED,
         "detail": report.skipped or correction_detail(report),
         # the quarantined rows `arpad ingest` shows ("file:line: reason: detail"), and

@@ -99,3 +99,25 @@ def test_markdown_lists_quarantined_rows_per_file_escaped():
     ]
     assert not any(line.startswith("Quarantined rows of ok.csv") for line in md)
     assert not any(line.startswith("Quarantined rows of gone.csv") for line in md)
+
+
+TRF = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "real" / "trf"
+
+
+def test_recalculate_counts_a_games_files_quarantined_player_rows(tmp_path, capsys):
+    # A TRF whose 001 line of player 2 has a birth date of month 13: its games are all
+    # stored, the player row is quarantined (bad_player_field). `arpad ingest` exits 2
+    # and counts 1 row; the monthly job said "0 rows quarantined" and exited 0.
+    src = TRF / "fide_example1_karl_mala_2005.trf"
+    text = src.read_text(encoding="latin-1")
+    assert "14101068 1966.02.06" in text
+    inbox, store = tmp_path / "inbox", tmp_path / "S"
+    inbox.mkdir()
+    bad = text.replace("14101068 1966.02.06", "14101068 1966.13.45")
+    (inbox / "t.trf").write_text(bad, encoding="latin-1")
+    code = main(["recalculate", "--inbox", str(inbox), "--store", str(store), "--systems", "fide"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert "**1 rows quarantined**" in out
+    assert "| t.trf | games | 980 | 1 | processed |" in out
+    assert f"{inbox / 't.trf'}:15: bad_player_field: birth_date 1966.13.45" in err
