@@ -17,6 +17,10 @@ from arpad.pipeline import periods, schemas
 from arpad.pipeline.readers import GAME_COLUMNS, PLAYER_COLUMNS, RAW_TEXT_CAP, RawTable
 from arpad.pipeline.reasons import Reason
 
+# The longest text value a games row may hold: csv.field_size_limit()'s default, which
+# the CSV reader enforces as it reads; validate_games applies it to other formats.
+FIELD_LIMIT = 131072
+
 # Result codes for White: (score, rated). Forfeits are stored but not rated.
 RESULTS = {
     "1-0": (1.0, True),
@@ -119,6 +123,17 @@ def _first_failure(checks: list[tuple[pl.Expr, str, pl.Expr]]) -> tuple[pl.Expr,
         reason = pl.when(failed).then(pl.lit(code)).otherwise(reason)
         detail = pl.when(failed).then(message).otherwise(detail)
     return reason, detail
+
+
+def too_long(columns: list[str], reason: Reason) -> list[tuple[pl.Expr, str, pl.Expr]]:
+    """The check that a row's text ``columns`` hold at most ``FIELD_LIMIT`` characters
+    (none when no column), naming the first that holds more."""
+    if not columns:
+        return []
+    over = [(pl.col(c).str.len_chars() > FIELD_LIMIT).fill_null(False) for c in columns]
+    which = pl.coalesce([pl.when(o).then(pl.lit(c)) for o, c in zip(over, columns)])
+    detail = pl.format(f"{{}} holds more than {FIELD_LIMIT} characters (the field limit)", which)
+    return [(pl.any_horizontal(over), reason, detail)]
 
 
 def _failing(checks: list[tuple[pl.Expr, str, pl.Expr]]) -> pl.Expr:
@@ -427,7 +442,18 @@ def validate_games(
         value = pl.col(parsed)
         return ~blank(column) & (value.is_null() | ~value.is_between(0.0, MAX_RATING))
 
-    checks = [
+    checks = []
+    # A CSV field longer than FIELD_LIMIT characters quarantines its row as it is read
+    # (readers.read_csv); a Parquet or PGN value gets the same limit here, so a 20 MB
+    # "player id" is never stored, listed or printed (docs/ingest.md "Field length").
+    if raw.format != "csv":
+        long = [c for c in ("white_id", "black_id", *GAME_COLUMNS) if c in text]
+        if raw.format in ("pgn", "trf"):  # its game id is built from its tags, checked
+            long = [c for c in long if c != "game_id"]
+        checks += too_long(
+            [c for c in dict.fromkeys(long) if c not in absent], Reason.MALFORMED_ROW
+        )
+    checks += [
         (
             blank("white_id") | blank("black_id"),
             Reason.EMPTY_PLAYER_ID,
@@ -726,7 +752,12 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
     # No one on a list was born after today (a typo in the year: K 40 for a junior).
     today = periods.latest_game_date()[0]
     numeric = {**PLAYER_NUMERIC, "birth_year": (PLAYER_NUMERIC["birth_year"][0], today.year)}
-    checks = [(pl.col("player_id").is_null(), Reason.EMPTY_PLAYER_ID, pl.lit("player_id is empty"))]
+    checks = too_long(
+        [c for c in PLAYER_COLUMNS if f.schema[c] == pl.String], Reason.BAD_PLAYER_FIELD
+    )
+    checks.append(
+        (pl.col("player_id").is_null(), Reason.EMPTY_PLAYER_ID, pl.lit("player_id is empty"))
+    )
     for c, (lo, hi) in numeric.items():
         checks.append(
             (
