@@ -401,7 +401,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, f"{len(header)} columns in the header (at most {MAX_COLUMNS})")
     if source.pos > 1:
         raise InputError(path, 1, "the header runs over several lines (a quote that never closes?)")
-    chosen = _choose_mapping(path, header, mapping)
+    chosen = _choose_mapping(path, header, mapping, notes)
     names = (
         [chosen.rename.get(h, h) for h in header] if chosen else [column_name(h) for h in header]
     )
@@ -595,8 +595,11 @@ def raw_from_arrow(
     if same:
         raise InputError(path, 1, f"duplicate column names (case-insensitive): {', '.join(same)}")
     table = _pandas_periods(table, path)
-    chosen = _choose_mapping(path, header, mapping)
     notes: list[str] = []
+    chosen = _choose_mapping(path, header, mapping, notes)
+    if chosen and len(header) > len(chosen.header):  # the mapping's columns only
+        table = table.select([i for i, h in enumerate(header) if h in chosen.header])
+        header = list(table.column_names)
     names = [chosen.rename.get(h, h) for h in header] if chosen else tag_aliases(lowered, notes)
     if not chosen:  # unknown columns arpad cannot read are left out, as a CSV's are ignored
         kept = [i for i, n in enumerate(names) if n in KNOWN_COLUMNS or _kept(table.column(i))]
@@ -1047,20 +1050,48 @@ def tag_aliases(names: list[str], notes: list[str]) -> list[str]:
     return out
 
 
-def _choose_mapping(path: Path, header: list[str], name: str | None) -> Mapping | None:
+def _choose_mapping(
+    path: Path, header: list[str], name: str | None, notes: list[str] | None = None
+) -> Mapping | None:
+    """The named mapping (``name``), or the one whose header ``header`` is. A header
+    that holds every column of a mapping, in any order and beside other columns (a
+    pandas index written as a first unnamed column, an added column), is read with it
+    too: named, or detected when the header has no canonical id column; the other
+    columns are noted and left unread (docs/ingest.md "Named mappings")."""
+    names = {column_name(h) for h in header}
     if name:
         if name not in MAPPINGS:
             raise InputError(path, None, f"unknown mapping {name!r} (known: {', '.join(MAPPINGS)})")
         mapping = MAPPINGS[name]
-        if tuple(header) != mapping.header:
-            raise InputError(path, 1, f"header {header} does not match mapping {name!r}")
-        return mapping
-    for mapping in MAPPINGS.values():
-        if tuple(header) == mapping.header:
-            return mapping
-    if tuple(header) == ("TEID", "MonthID", "WhitePlayer", "BlackPlayer"):
-        raise InputError(path, 1, "Deloitte 2011 test file without results: use test_solution.csv")
-    return None
+        missing = [h for h in mapping.header if h not in header]
+        if missing:
+            raise InputError(
+                path,
+                1,
+                f"header {header} does not match mapping {name!r}: it lacks "
+                f"{', '.join(map(repr, missing))} (the mapping's columns: "
+                f"{', '.join(map(repr, mapping.header))})",
+            )
+    else:
+        exact = [m for m in MAPPINGS.values() if tuple(header) == m.header]
+        within = [
+            m
+            for m in MAPPINGS.values()
+            if set(m.header) <= set(header) and not names & {"white_id", "black_id", "player_id"}
+        ]
+        if not (exact or within):
+            if tuple(header) == ("TEID", "MonthID", "WhitePlayer", "BlackPlayer"):
+                raise InputError(
+                    path, 1, "Deloitte 2011 test file without results: use test_solution.csv"
+                )
+            return None
+        mapping = (exact or within)[0]
+    other = [h for h in header if h not in mapping.header]
+    if other and notes is not None:
+        shown = ", ".join(repr(capped(h, 40)) for h in other[:10])
+        more = f" and {len(other) - 10} more" if len(other) > 10 else ""
+        notes.append(f"mapping {mapping.name!r}: column(s) {shown}{more} not read")
+    return mapping
 
 
 def _detect_kind(path: Path, names: list[str], kind: str | None) -> str:
