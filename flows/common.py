@@ -7,6 +7,7 @@ neither in this process nor in a Dask worker.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -165,7 +166,7 @@ def run_flow(flow_obj, cluster: str | None = None, workers: int | None = None, *
         flow_run_name=run_name(flow_obj.name, parameters)
     )
     try:
-        with tags(*run_tags(flow_obj.name, parameters)):
+        with tags(*run_tags(flow_obj.name, parameters)), _quiet_user_errors():
             return flow_obj(**parameters)
     except httpx.HTTPError as exc:
         raise ValueError(
@@ -179,6 +180,56 @@ def run_flow(flow_obj, cluster: str | None = None, workers: int | None = None, *
         if translated is None:
             raise
         raise translated from None
+
+
+class _UserErrorLines(logging.Filter):
+    """Drops, from the terminal only, Prefect's lines about a run that failed on the
+    user's own error (a bad file, a busy store, a wrong value): the flow engine's
+    traceback (~90 lines) and the task's "Finished in state Failed(... InputError: …)",
+    which the command's one ``arpad: error: …`` line says again. The server keeps
+    them: its log handler has no such filter (docs/runners.md "Bad input in a flow")."""
+
+    errors = ()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        errors = self.errors or user_errors()
+        if record.exc_info and isinstance(record.exc_info[1], errors):
+            return False
+        text = record.getMessage()
+        return not any(f"exception {e.__name__}:" in text for e in errors)
+
+
+def user_errors() -> tuple[type[BaseException], ...]:
+    """The errors the CLI reports as one line of the user's making (pipeline/cli.py)."""
+    from arpad.pipeline.errors import InputError, StoreBusyError
+
+    return (InputError, StoreBusyError, ValueError, FileNotFoundError)
+
+
+@contextlib.contextmanager
+def _quiet_user_errors():
+    """``_UserErrorLines`` on the terminal handlers of Prefect's logging while a flow
+    runs (set up first, as the flow engine would: it keeps the handlers it finds)."""
+    from prefect.logging.configuration import setup_logging
+    from prefect.logging.handlers import APILogHandler
+
+    if not logging.getLogger().handlers:
+        setup_logging()
+    quiet = _UserErrorLines()
+    quiet.errors = user_errors()
+    handlers = [
+        h
+        for name in ("", "prefect", "prefect.flow_runs", "prefect.task_runs")
+        for h in logging.getLogger(name).handlers
+        if not isinstance(h, APILogHandler)
+    ]
+    for h in handlers:
+        h.addFilter(quiet)
+    try:
+        yield
+    finally:
+        for h in handlers:
+            h.removeFilter(quiet)
 
 
 def lost_dask(exc: BaseException, cluster: str | None, workers: int | None):
