@@ -87,10 +87,13 @@ def rated_pools(store, system: str) -> list[str]:
     return [pool for pool, _ in COMBINED_POOLS if store.rating_periods(system, pool)]
 
 
-def combined_frame(store, system: str, period: int | None = None, top: int | None = None):
+def combined_frame(
+    store, system: str, period: int | None = None, top: int | None = None, frozen: bool = False
+):
     """(frame, period): the combined list of ``period`` (default: the latest period any
     of the pools has rated) in ``COMBINED_COLUMNS``, sorted by name then id (FIDE's
-    download is alphabetical). A pool without a list for the period leaves its columns
+    download is alphabetical); ``frozen``: each pool's list as published, when it was
+    (``lists.published_list``). A pool without a list for the period leaves its columns
     empty; no list in any pool is ``EmptyListError`` (or ValueError for a period no
     pool has rated)."""
     pools = rated_pools(store, system)
@@ -106,7 +109,7 @@ def combined_frame(store, system: str, period: int | None = None, top: int | Non
         if period not in store.rating_periods(system, pool):
             continue
         try:
-            frames[pool], _ = lists.list_frame(store, system, pool, period)
+            frames[pool], _ = lists.list_frame(store, system, pool, period, frozen=frozen)
         except lists.EmptyListError as exc:
             empty = exc
     if not frames:

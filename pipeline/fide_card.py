@@ -142,6 +142,9 @@ class Card:
     rp: int | None = None
     # Where the adjustment comes from (the compression, a late two-monthly list).
     adjustment_reason: str | None = None
+    # Where the rating at the start came from when it is not the player's previous
+    # rating (a stated rating re-seeded him, docs/observations.md); a single card only.
+    start_source: str | None = field(default=None, compare=False)
     # K's derivation (rated rows with games that count) and the initial rating's
     # (players not rated at the start), both recomputed (docs/cli.md "card"); a batch's
     # cards (``arpad site``) have neither, and are equal to the single cards without.
@@ -377,6 +380,10 @@ def rating_card(
         history = None
         if explain:
             history = _player_rows(con, pool, player_id, period)
+            if before is not None:
+                card.start_source = _start_source(
+                    store, con, pool, own_ids, period, before, history
+                )
         if explain and card.rating_in_force is None:
             card.initial = _initial_rating(
                 history, period, rules, month_games, me["rating_after"], days_of
@@ -493,6 +500,73 @@ def _adjustment_reason(store: Store, pool: str, period: int, rules: FideRules, b
         f"neither the compression nor a late two-monthly list explains it under "
         f"{rules.name} in {period}"
     )
+
+
+# The first game of ``?`` files where one of the ids stated a rating in [low, high).
+_STATED_SQL = """
+SELECT source FROM read_parquet(?, filename = true, file_row_number = true, union_by_name = true)
+WHERE (list_contains(?, white_id) AND white_rating >= ? AND white_rating < ?)
+   OR (list_contains(?, black_id) AND black_rating >= ? AND black_rating < ?)
+ORDER BY filename, file_row_number
+LIMIT 1
+"""
+
+
+def _start_source(store: Store, con, pool: str, own_ids, period: int, before: int, history):
+    """Where the rating at the start (``before``) came from when it is not the player's
+    rating after his latest earlier row: the rating a source of the periods since stated
+    (a dated observation, which re-seeded him: docs/observations.md), named with the
+    previous rating. None when the start is the previous rating, or he has no earlier
+    row (his starting rating). The latest period's statement is the one applied, and
+    within a period a dated players-file row comes before the games' ratings."""
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    from arpad.pipeline import identity
+
+    if not history:
+        return None
+    last = history[-1]
+    after = last["rating_after"]
+    if after is not None and _half_away(Fraction(after)) == before:
+        return None
+    previous = (
+        f"the list of period {last['period']} had {_half_away(Fraction(after))}"
+        if after is not None
+        else f"the row of period {last['period']} had no rating"
+    )
+    low, high = before - 0.5, before + 0.5  # FIDE's seed rounds half away from zero
+    given = identity.read_observations(store).filter(
+        pl.col("player_id").is_in(own_ids)
+        & (pl.col("pool").fill_null("standard") == pool)
+        & (pl.col("rating") >= low)
+        & (pl.col("rating") < high)
+    )
+    months = {*store.periods(pool), *given["period"].drop_nulls().to_list()}
+    for m in sorted((m for m in months if last["period"] < m <= period), reverse=True):
+        stated = None
+        rows = given.filter(pl.col("period") == m).sort("source", "line")
+        if rows.height:
+            source, line = rows["source"][0], rows["line"][0]
+            stated = f"{source} line {line}" if line is not None else source
+        else:
+            files = [
+                str(f)
+                for f in store.game_files(pool, m)
+                if {"white_rating", "black_rating"} <= set(pq.read_schema(f).names)
+            ]
+            found = (
+                files
+                and con.execute(
+                    _STATED_SQL, [files, own_ids, low, high, own_ids, low, high]
+                ).fetchone()
+            )
+            if found:
+                stated = found[0].rsplit(":", 1)[0] if ":" in found[0] else found[0]
+        if stated is not None:
+            where = "this period" if m == period else f"period {m}"
+            return f"stated in {stated} for {where}; {previous}"
+    return previous
 
 
 _HISTORY_SQL = """
@@ -890,6 +964,8 @@ def format_card(card: Card) -> str:
         lines.append("not rated at the start of the period (no rating change)")
     else:
         start = f"rating at the start: {card.rating_before}"
+        if card.start_source:  # not the previous rating: where it came from
+            start += f" ({card.start_source})"
         if card.adjustment:
             why = card.adjustment_reason or (
                 "the 2024 compression or a change published late by a two-monthly list"

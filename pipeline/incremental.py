@@ -241,25 +241,31 @@ def record_run(
     rules: str | None,
     overrides: dict[str, str] | None,
 ) -> None:
-    """After a successful run: clear the stale mark it covered; remember its rule spec."""
+    """After a successful run: clear the stale mark it covered; remember its rule spec.
+    A run stopped by ``end`` before the latest rated period with rules other than the
+    recorded run's (``k=``, ``--set``, ``--rules``; or none recorded) marks the periods
+    after ``end`` stale: they build on the state the run replaced (docs/store.md "Limits")."""
     key = f"{system}/{pool}"
+    rated = _read(store, "rated.json")
+    spec = run_spec(rules, overrides)
+    entry = rated.get(key)
+    later = [p for p in store.rating_periods(system, pool) if end is not None and p > end]
     stale = read_stale(store)
     mark = stale.get(key)
     # (``--from`` the pool's first period after a players change is a full run too)
     if mark is not None and (start is None or start <= first_stale(store, system, pool, mark)):
-        later = [p for p in store.rating_periods(system, pool) if end is not None and p > end]
         if later:
             stale[key] = max(mark, later[0])  # periods after --to keep old ratings: still stale
         else:
             del stale[key]
         _write(store, "stale.json", stale)
+    elif mark is None and later and not (entry and entry.get("spec") == spec):
+        stale[key] = later[0]  # (the recorded rules rate the range as before: no mark)
+        _write(store, "stale.json", stale)
     from arpad.pipeline.resume import read_journal
 
     journal = read_journal(store, system, pool) or {}
     run = journal.get("run") if journal.get("status") == "done" else None
-    rated = _read(store, "rated.json")
-    spec = run_spec(rules, overrides)
-    entry = rated.get(key)
     if start is None and end is None:
         rated[key] = {"spec": spec, "runs": [run] if run else []}
     elif entry and entry.get("spec") == spec and run:

@@ -96,11 +96,15 @@ def list_frame(
     date=None,
     min_games: int | None = None,
     in_force=None,
+    frozen: bool = False,
 ):
     """(frame, period): the list of ``period`` (default: the latest rated one) in
     ``LIST_COLUMNS``; with ``date`` ('1886', '1886-03', '1886-03-15') the list as it
     stood on that date (``periods.period_at``); with ``in_force`` ('2026-12-01',
-    '2026-12') the list in force on that day (``period_in_force``, FIDE's list date).
+    '2026-12') the list in force on that day (``period_in_force``, FIDE's list date):
+    the list as published when the period was published (``published_list``: the frozen
+    one, not the current ratings of a period revised since), else the current one.
+    ``frozen``: the published list of ``period`` too, when there is one.
     ``top``: the first ``top`` ranked (active) players only; ``min_games``: only players
     with at least that many rated games in periods up to the list's (``total_games``),
     ranked again. Raises ValueError for a period that has no list and
@@ -125,13 +129,24 @@ def list_frame(
                 f"no {system}/{pool} list for period {period} "
                 f"(rated periods: {rated[0]}..{rated[-1]}, {len(rated)} in all)"
             )
-        # the listed period's file checked (its footer): without ``status`` it listed nobody
-        check_ratings_file(store.rating_partition(system, pool, period) / "part-0.parquet")
-        frame = catalog.query_frame(con, LIST_SQL, [system, pool, period])
-        if sys_.cumulative_interim_games:  # ECF: an interim list keeps the season's grades
-            frame = with_published_grades(con, frame, system, pool, period)
+        published = None
+        if frozen or in_force is not None:
+            published = published_list(store, system, pool, period)
+        if published is None:
+            # the listed period's file checked (its footer): without ``status`` it listed nobody
+            check_ratings_file(store.rating_partition(system, pool, period) / "part-0.parquet")
+            frame = catalog.query_frame(con, LIST_SQL, [system, pool, period])
+            if sys_.cumulative_interim_games:  # ECF: an interim list keeps the season's grades
+                frame = with_published_grades(con, frame, system, pool, period)
     finally:
         con.close()
+    if published is not None:  # as frozen: its ratings, ranks, flags and player fields
+        if min_games is not None:
+            published = _ranked(
+                _with_min_games(published, store, system, pool, period, min_games),
+                sys_.lower_is_better,
+            )
+        return (top_ranked(published, top) if top else published), period
     if frame.height == 0:
         raise EmptyListError(
             f"the {system}/{pool} list for period {period} has no rated player "
@@ -141,16 +156,7 @@ def list_frame(
     players = pl.from_arrow(store.read_players()).select("player_id", *PLAYER_FIELDS)
     frame = frame.join(players, on="player_id", how="left").with_columns(women_title())
     if min_games is not None:
-        totals = total_games(store, system, pool, period)
-        frame = frame.join(totals, on="player_id", how="left").filter(
-            pl.col("_total").fill_null(0) >= min_games
-        )
-        frame = frame.drop("_total")
-        if frame.height == 0:
-            raise EmptyListError(
-                f"the {system}/{pool} list for period {period} has no player with at least "
-                f"{min_games} rated game(s) up to it (lower --min-games)"
-            )
+        frame = _with_min_games(frame, store, system, pool, period, min_games)
     woman = pl.col("sex").str.strip_chars().str.to_uppercase().is_in(["F", "W"]).fill_null(False)
     if sys_.status_is_list_activity:  # FIDE: its status applies its own rule
         inactive = pl.col("status") == "inactive"
@@ -172,19 +178,39 @@ def list_frame(
         frame["games"].cast(pl.Int64),
         frame["birth_year"].cast(pl.Int64),
     )
-    # ranked and ordered on the rating as published, ties by name (docs/lists.md); the
-    # unranked are the players flagged ``i`` (order_and_rank reads ``status``: the row's
-    # own status is put back after it)
+    frame = _ranked(frame, sys_.lower_is_better)
+    if top:
+        frame = top_ranked(frame, top)
+    return frame, period
+
+
+def _ranked(frame: pl.DataFrame, lower_is_better: bool) -> pl.DataFrame:
+    """``frame`` ranked and ordered on the rating as published, ties by name
+    (docs/lists.md); the unranked are the players flagged ``i`` (order_and_rank reads
+    ``status``: the row's own status is put back after it)."""
     flagged = pl.col("flag").fill_null("").str.contains("i")
     frame = frame.with_columns(
         pl.col("status").alias("_status"),
         pl.when(flagged).then(pl.lit("inactive")).otherwise(pl.lit("active")).alias("status"),
     )
-    frame = list_text.order_and_rank(frame, sys_.lower_is_better)
-    frame = frame.with_columns(pl.col("_status").alias("status")).select(LIST_COLUMNS)
-    if top:
-        frame = top_ranked(frame, top)
-    return frame, period
+    frame = list_text.order_and_rank(frame, lower_is_better)
+    return frame.with_columns(pl.col("_status").alias("status")).select(LIST_COLUMNS)
+
+
+def _with_min_games(frame, store, system: str, pool: str, period: int, min_games: int):
+    """The players of ``frame`` with at least ``min_games`` rated games in periods up to
+    ``period`` (``total_games``); ``EmptyListError`` when nobody is left."""
+    totals = total_games(store, system, pool, period)
+    frame = frame.join(totals, on="player_id", how="left").filter(
+        pl.col("_total").fill_null(0) >= min_games
+    )
+    frame = frame.drop("_total")
+    if frame.height == 0:
+        raise EmptyListError(
+            f"the {system}/{pool} list for period {period} has no player with at least "
+            f"{min_games} rated game(s) up to it (lower --min-games)"
+        )
+    return frame
 
 
 def top_ranked(frame: pl.DataFrame, top: int) -> pl.DataFrame:
@@ -380,6 +406,48 @@ def period_in_force(
             f"first is of period {first}, in force from {dated[0][0].isoformat()})"
         )
     return max(p for start, p in dated if start <= day)
+
+
+def published_list(store, system: str, pool: str, period: int) -> pl.DataFrame | None:
+    """The list of ``period`` as published: the frozen ``list.parquet`` of
+    ``STORE/published/…/period=N/`` (pipeline/publish.py) in ``LIST_COLUMNS``, or None
+    when the period was never published. A published file edited or removed since is
+    an error naming it, as for ``arpad diff --published``."""
+    from arpad.pipeline.integrity import damaged, published_problems
+    from arpad.pipeline.publish import FILES, MANIFEST
+
+    folder = store.published_partition(system, pool, period)
+    if not (folder / MANIFEST).is_file():
+        return None
+    for name, problem in published_problems(folder):
+        raise damaged(folder / name, problem)
+    frame = pl.read_parquet(folder / FILES["parquet"])
+    missing = [c for c in LIST_COLUMNS if c not in frame.columns]  # an older publication
+    return frame.with_columns(pl.lit(None, pl.String).alias(c) for c in missing).select(
+        LIST_COLUMNS
+    )
+
+
+def revised_note(store, system: str, pool: str, period: int) -> str | None:
+    """The note of ``--in-force`` showing the published list of ``period`` when the
+    current ratings of the period differ from it (a correction since: ``arpad diff
+    --published``), else None (never published, or nobody differs)."""
+    from arpad.pipeline.publish import diff
+    from arpad.pipeline.systems import DEFAULT_SYSTEM
+
+    if period not in store.published_periods(system, pool):
+        return None
+    changed, _ = diff(store, system, pool, period)
+    if changed.height == 0:
+        return None
+    which = (f" --system {system}" if system != DEFAULT_SYSTEM else "") + (
+        f" --pool {pool}" if pool != "standard" else ""
+    )
+    return (
+        f"this is the {system}/{pool} list of period {period} as published (frozen); the "
+        f"ratings of {changed.height} player(s) changed since: arpad diff --published "
+        f"{period}{which} shows them, arpad list --period {period}{which} the current list"
+    )
 
 
 def rating_list(

@@ -476,6 +476,10 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
                 )
             )
             continue
+        if [v.strip() for v in row] == header:  # two exports joined with `cat`
+            detail = "the header line again (two files joined?): not a row"
+            problems.append((first + 1, Reason.MALFORMED_ROW, detail, raw))
+            continue
         for col, value in zip(columns, row):
             col.append(value)
         line_numbers.append(first + 1)

@@ -10,6 +10,7 @@ from arpad.pipeline import output
 from arpad.pipeline.commands.common import (
     add_orchestration,
     add_store,
+    note_out_of_date,
     require_store,
     run_job,
     split_list,
@@ -127,6 +128,7 @@ def cmd_plot_history(args) -> int:
 
     store = require_store(args)
     out = plots.plot_history(store, args.players, args.system, args.output, args.pool)
+    note_out_of_date(store, args.system, args.pool)  # the note of arpad list (docs/cli.md)
     print(out)
     return 0
 

@@ -162,6 +162,27 @@ def resolve_player(store: Store, player_id: str, system: str, pool: str = "stand
     return kept
 
 
+def note_out_of_date(
+    store: Store, system: str, pool: str, period: int | None = None, then: str = ""
+) -> str | None:
+    """The note ``arpad list`` prints on stderr when the ``system``/``pool`` ratings of
+    ``period`` (None: the latest rated period, for commands reading every period) are out
+    of date (pipeline/publish.py ``out_of_date``), printed here too, ``then`` after it;
+    returns it, else None (docs/cli.md, tests/test_stale_notes_round5.py)."""
+    from arpad.pipeline.errors import printable
+    from arpad.pipeline.publish import out_of_date
+
+    if period is None:
+        rated = store.rating_periods(system, pool)
+        if not rated:
+            return None
+        period = rated[-1]
+    stale = out_of_date(store, system, pool, period)
+    if stale:
+        print(printable(f"arpad: note: {stale}{then}"), file=sys.stderr)
+    return stale
+
+
 def _is_stored_id(store: Store, text: str) -> bool:
     from arpad.pipeline.identity import resolve_id
 

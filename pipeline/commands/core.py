@@ -431,7 +431,15 @@ def cmd_list(args) -> int:
             period = period_in_force(args.in_force, rated, args.system, args.system)
         if args.min_games is not None:
             raise ValueError("--min-games is for one pool's list, not --pool all")
-        frame, period = combined_frame(store, args.system, period, args.top)
+        frozen = args.in_force is not None  # the pools' lists as published (docs/lists.md)
+        frame, period = combined_frame(store, args.system, period, args.top, frozen=frozen)
+        if frozen:
+            from arpad.pipeline.combined import rated_pools
+            from arpad.pipeline.lists import revised_note
+
+            for pool in rated_pools(store, args.system):
+                if note := revised_note(store, args.system, pool, period):
+                    print(printable(f"arpad: note: {note}"), file=sys.stderr)
         if args.fmt == "table" and not args.output:  # the same header as one pool's
             print(f"{args.system} / all pools / {_shown(args, period)}: {frame.height} players")
         elif args.date is not None or args.in_force is not None:  # no header line: stderr
@@ -458,7 +466,12 @@ def cmd_list(args) -> int:
         frame = top_ranked(frame, args.top) if args.top else frame
     from arpad.pipeline.publish import out_of_date
 
-    if stale := out_of_date(store, args.system, args.pool, period):  # docs/lists.md
+    if args.in_force is not None and period in store.published_periods(args.system, args.pool):
+        from arpad.pipeline.lists import revised_note  # the list as published (docs/lists.md)
+
+        if note := revised_note(store, args.system, args.pool, period):
+            print(printable(f"arpad: note: {note}"), file=sys.stderr)
+    elif stale := out_of_date(store, args.system, args.pool, period):  # docs/lists.md
         print(printable(f"arpad: note: {stale}"), file=sys.stderr)
     if args.fmt == "table" and not args.output:
         print(f"{args.system} / {args.pool} / {_shown(args, period)}: {frame.height} players")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arpad.pipeline.commands.common import add_store, require_store
+from arpad.pipeline.commands.common import add_store, note_out_of_date, require_store
 
 ERA_FORMATS = ("table", "csv", "json", "parquet")
 
@@ -32,6 +32,7 @@ def cmd_era(args) -> int:
 
     store = require_store(args)
     frame = era_table(store, args.system, args.pool, args.top, args.by, args.min_games)
+    note_out_of_date(store, args.system, args.pool)  # the note of arpad list (docs/cli.md)
     if args.fmt == "table" and not args.output:
         fewest = f" with at least {args.min_games} games" if args.min_games else ""
         print(f"{args.system} / {args.pool} / top {args.top} active players by {args.by}{fewest}")

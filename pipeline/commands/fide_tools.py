@@ -11,6 +11,7 @@ from arpad.pipeline import output
 from arpad.pipeline.commands.common import (
     add_orchestration,
     add_store,
+    note_out_of_date,
     parse_sets,
     require_store,
     resolve_player,
@@ -20,6 +21,10 @@ from arpad.pipeline.periods import parse_period
 from arpad.pipeline.systems import DEFAULT_SYSTEM, FIDE_SYSTEM
 
 FIDE = FIDE_SYSTEM  # the card, what-if and rule versions are FIDE's own tools
+STALE_DIFFERS = (  # after the note of arpad list when the card DIFFERS (docs/cli.md)
+    "the card recomputes from the games and players as they are now, so that change, "
+    "not only other rules, can be why it says DIFFERS"
+)
 
 
 def register(sub) -> None:
@@ -89,6 +94,10 @@ def cmd_card(args) -> int:
     player = resolve_player(store, args.player, FIDE, args.pool)
     period = args.period if args.period is not None else latest_period(store, args.pool, player)
     card = rating_card(store, player, period, args.pool, rules, parse_sets(args.set))
+    # The card recomputes from the games and players as they are now: after a correction
+    # or a merge not rated yet, that change can be why the stored figures differ.
+    differs = "" if card.matches else f"; {STALE_DIFFERS}"
+    note_out_of_date(store, FIDE, args.pool, period, then=differs)
     if args.fmt == "json":
         print(json.dumps(card.to_dict(), indent=2, ensure_ascii=False))
     else:
@@ -102,6 +111,7 @@ def cmd_history(args) -> int:
     store = require_store(args)
     player = resolve_player(store, args.player, args.system, args.pool)
     frame = rating_history(store, player, args.system, args.pool)
+    note_out_of_date(store, args.system, args.pool)  # the note of arpad list (docs/cli.md)
     # the table is read by a person: runs of inactive periods are one line each;
     # files are read by programs and keep every period (docs/cli.md "history")
     shown = frame if args.fmt != "table" or args.every_period else collapse_inactive(frame)

@@ -6,7 +6,12 @@ from __future__ import annotations
 import sys
 
 from arpad.pipeline import output
-from arpad.pipeline.commands.common import add_store, require_store, resolve_player
+from arpad.pipeline.commands.common import (
+    add_store,
+    note_out_of_date,
+    require_store,
+    resolve_player,
+)
 from arpad.pipeline.periods import parse_period
 from arpad.pipeline.systems import DEFAULT_SYSTEM
 
@@ -104,6 +109,7 @@ def cmd_audit(args) -> int:
     store = require_store(args)
     player = resolve_player(store, args.player_id, args.system, args.pool)
     periods, trail = audit(store, player, args.system, args.pool)
+    note_out_of_date(store, args.system, args.pool)  # the note of arpad list (docs/cli.md)
     output.render(periods, args.fmt, args.output)
     if args.fmt == "table" and not args.output:
         print(f"\n{trail.height} ingest(s), correction(s) and merge(s) touching these periods:")
