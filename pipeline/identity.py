@@ -676,8 +676,13 @@ PROPOSE_AT = 0.5
 
 # What joins the players of a consultation team in one name: "/", "+" or "&" (spaces
 # around them or not), or "and" / "und" as a word of its own between two names
-# ("Andersson", "Anand", "Sandor" and a hyphen, "Rubinstein-Kolisch", join nothing).
-TEAM_JOINER = re.compile(r"\s*[/+&]\s*|(?<=\S)\s+(?:and|und)\s+(?=\S)", re.IGNORECASE)
+# ("Andersson", "Anand", "Sandor" and a hyphen, "Rubinstein-Kolisch", join nothing),
+# but not before a nobiliary particle: "Heydebrand und der Lasa" is one player.
+TEAM_JOINER = re.compile(
+    r"\s*[/+&]\s*|(?<=\S)\s+(?:and|und)\s+"
+    r"(?!(?:der|den|dem|des|von|vom|zu|zum|zur|van|de|du|la|le)\b)(?=\S)",
+    re.IGNORECASE,
+)
 
 
 def normalise_name(name: str | None) -> tuple[str, tuple[str, ...]]:

@@ -156,6 +156,14 @@ def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:
             for p, n in names.items()
             if lead and n and "," not in n and _words(n)[: len(lead)] == lead
         ]
+    if not exact and lead:
+        # a compound surname before its comma ("Heydebrand und der Lasa, Tassilo"): its
+        # first words ("Heydebrand") or its last ("Lasa", "der Lasa")
+        def compound(n: str) -> bool:
+            words = _words(n.partition(",")[0])
+            return len(words) > 1 and lead in (words[: len(lead)], words[-len(lead) :])
+
+        exact = [p for p, n in names.items() if n and "," in n and compound(n)]
     if len(exact) == 1:
         return exact[0]
     if not exact:

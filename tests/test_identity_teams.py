@@ -139,3 +139,23 @@ def test_history_reti_shows_reti_alone(teams, capsys):
     # Réti's one game, a win over Tartakower (1500, unrated before) in 1925: expected
     # 0.5, delta 20 * (1 - 0.5) = 10 (before, "Reti" named the team too: refused).
     assert out.splitlines()[1] == "192512,games,1500.0,10.0,1510.0,1,1.0,20.0,rated"
+
+
+# "und der", "and van" ...: a nobiliary particle after "und" makes one compound surname,
+# not a team (the historian's round 5: "Heydebrand und der Lasa, Tassilo" was a team of
+# "heydebrand" and "lasa", never proposed as the same player as "..., T.", and neither
+# `history Lasa` nor `history Heydebrand` found him).
+def test_und_before_a_particle_is_one_compound_surname():
+    assert normalise_name("Heydebrand und der Lasa, Tassilo") == (
+        "heydebrand und der lasa",
+        ("tassilo",),
+    )
+    assert normalise_name("Heydebrand und der Lasa, T.")[0] == "heydebrand und der lasa"
+    assert normalise_name("Steinitz und Zukertort") == ("steinitz zukertort", ())
+
+
+def test_a_compound_surname_is_found_by_its_first_or_last_words():
+    names = {"1": "Heydebrand und der Lasa, Tassilo", "2": "Bledow, Ludwig", "3": "Lasker, Em."}
+    for spec in ("Lasa", "Heydebrand", "der Lasa", "Heydebrand und der Lasa"):
+        assert match_name(spec, names, "elo/standard") == "1", spec
+    assert match_name("Lasker", names, "elo/standard") == "3"  # a one-word surname as before
