@@ -392,6 +392,18 @@ def _close_game(buf, row):
 
 
 @jit
+def _whole_comment(buf, a, b):
+    """True when the stripped line ``buf[a:b]`` is one ``{ }`` comment: it starts with
+    ``{`` and its first ``}`` is its last byte."""
+    if buf[a] != 123 or buf[b - 1] != 125:
+        return False
+    for q in range(a + 1, b - 1):
+        if buf[q] == 125:
+            return False
+    return True
+
+
+@jit
 def _skip_ws(buf, c, b):
     while c < b:
         x = buf[c]
@@ -468,8 +480,9 @@ def _scan(buf, start, stop, names, name_len):
 
     Lines end at LF, CRLF or CR; each is stripped of White_Space (and of byte-order
     marks at its start); blank lines and
-    ``%`` escape lines are skipped. A game starts at a tag line after a non-tag line
-    (or at the first tag line) or at an ``[Event `` line when the game's tags already
+    ``%`` escape lines are skipped, and so are, between a game's tags, ``;`` comment
+    lines and lines that are one ``{ }`` comment. A game starts at a tag line after a
+    non-tag line (or at the first tag line) or at an ``[Event `` line when the game's tags already
     hold one (a header-only game before it; tags in any order, PGN Standard §8.1,
     so an Event tag after the others is the same game's). Returns one row per game
     (layout ``LINE`` ... ``VALUES``: first line, first malformed tag line, has a
@@ -545,6 +558,10 @@ def _scan(buf, start, stop, names, name_len):
                 break
             b -= w
         if a == b or buf[a] == 37:  # blank or a '%' escape line
+            continue
+        if prev_tag and (buf[a] == 59 or _whole_comment(buf, a, b)):
+            # a ';' comment line, or a line that is one '{ }' comment, between a game's
+            # tags (PGN Standard §5): skipped as a '%' line is, the tag section goes on
             continue
         if first_kept < 0:
             first_kept = line

@@ -22,8 +22,10 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
   earlier month holds a game that may have been played after it; in the current
   year the latest valid month). The game's
   ``date_precision`` says which (``day``, ``month``, ``year``; docs/pgn-trf.md
-  "Imprecise dates"). An unknown Date falls back to ``EventDate`` the same way;
-  no date at all is ``missing_period``.
+  "Imprecise dates"). An unknown Date falls back to ``EventDate``, the event's first
+  day: the game is placed as a year-only game of the event's year (``_event_dated``);
+  no date at all is ``missing_period``. A day without its month (``1851.??.15``) is
+  read as ``1851.??.??``.
 * Pool: ``TimeControl`` when it is a time control (base + 60 × increment ≤ 10
   min blitz, < 60 min rapid, else standard; FIDE Laws, Appendices A and B),
   else the words blitz/bullet/rapid in ``Event``, else standard.
@@ -203,7 +205,7 @@ def _odd_dates(games: pl.DataFrame) -> bool:
     or a single ``?`` for unknown digits)."""
     odd = (
         r"^\s|\s$|^\d{4}\.(00|\d)(\.|$)|^\d{4}\.\d\d\.(00|\d)$|^\d{0,3}\?"
-        r"|^[\d?.]*[xX][\dxX?.]*$|\.\?(\.|$)|\.(\d\?|\?\d)(\.|$)"
+        r"|^[\d?.]*[xX][\dxX?.]*$|\.\?(\.|$)|\.(\d\?|\?\d)(\.|$)|^\d{4}\.\?\?\.\d"
     )
     return any(games.get_column(c).str.contains(odd).any() for c in ("Date", "EventDate"))
 
@@ -248,6 +250,8 @@ def _dates_as_written() -> list[pl.Expr]:
         d = d.str.replace(r"^(\d{4})\.(\d)$", "$1.0$2")
         d = d.str.replace(r"^(\d{4})\.00(\.00|\.\?\?)?$", "$1.??.??")
         d = d.str.replace(r"^(\d{4}\.\d\d)\.00$", "$1.??")
+        # a day without its month (1851.??.15, 1851.00.15) says only the year (round 9)
+        d = d.str.replace(r"^(\d{4})\.(00|\?\?)\.\d{1,2}$", "$1.??.??")
         d = pl.when(d.str.contains(r"^\d{0,3}\?")).then(pl.lit("????.??.??")).otherwise(d)
         out.append(d.alias(col))
     return out
@@ -500,6 +504,67 @@ def _repeated_tags(buf: np.ndarray, rows: np.ndarray) -> pl.Expr | pl.Series:
     return pl.Series("_repeat_detail", detail, dtype=pl.String)
 
 
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+_LEADING_TAGS = re.compile(rb'(?:\s*\[\s*[A-Za-z0-9_]+\s*"[^"\r\n]*"\s*\])+')
+
+
+def _line_texts(data: bytes, wanted: list[int]) -> dict[int, bytes]:
+    """The bytes of each line (numbers ``wanted``) of ``data``: counted a MiB at a time,
+    then line by line in the MiB holding the line (only for malformed tag lines)."""
+    out: dict[int, bytes] = {}
+    line, pos, n = 1, 0, len(data)
+    for target in sorted(set(wanted)):
+        while line < target:
+            end = min(pos + (1 << 20), n)
+            if end < n and data[end - 1] == 13:  # a CR LF is not cut
+                end += 1
+            k = data.count(b"\n", pos, end) + data.count(b"\r", pos, end)
+            k -= data.count(b"\r\n", pos, end)
+            if line + k < target and end < n:
+                pos, line = end, line + k
+                continue
+            step = _LINE_END.search(data, pos)
+            if step is None:
+                break
+            pos, line = step.end(), line + 1
+        stop = _LINE_END.search(data, pos)
+        out[target] = data[pos : stop.start() if stop else n]
+    return out
+
+
+def _games_on_one_line(data: bytes, rows: np.ndarray) -> pl.Expr | pl.Series:
+    """``_one_line`` per game: for a game whose malformed tag line holds its tags and
+    then movetext (a whole game on one line; several games when a termination marker
+    is followed by another tag pair on it), the malformed_row detail saying so; else
+    null ("malformed tag line N"). The scan reads a line as tags or as movetext, so such
+    a line is one malformed row; the detail counts the games in it (docs/pgn-trf.md
+    "Historian's sources, round 9")."""
+    from arpad.kernels.pgn_scan import BAD
+
+    at = np.flatnonzero(rows[:, BAD] >= 0)
+    if not at.size:  # the common case: no column to build
+        return pl.lit(None, dtype=pl.String).alias("_one_line")
+    texts = _line_texts(data, rows[at, BAD].tolist())
+    detail: list[str | None] = [None] * rows.shape[0]
+    for r in at.tolist():
+        n = int(rows[r, BAD])
+        text = texts.get(n, b"").strip()
+        tags = _LEADING_TAGS.match(text)
+        rest = text[tags.end() :].strip() if tags else b""
+        if not rest or rest.startswith(b"["):
+            continue
+        k = 1 + len(_MARKER_THEN_TAG.findall(text))
+        expected = 'expected [Tag "value"] lines, then the movetext on lines of its own'
+        detail[r] = (
+            f"malformed tag line {n}: it holds {k} games, each one's tags, movetext and "
+            f"termination marker on the one line ({expected}); none of them was read: "
+            "start each game's tags and its movetext on new lines"
+            if k > 1
+            else f"malformed tag line {n}: movetext follows the tags on the same line ({expected})"
+        )
+    return pl.Series("_one_line", detail, dtype=pl.String)
+
+
 def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
     # The compiled scan (and Numba) loads with the first PGN file read, not with
     # every command that registers the reader (docs/runners.md "Start-up").
@@ -558,7 +623,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     # A wanted tag given twice with different values (`[White "A5"]`, later `[White
     # "Z5"]`): which one is the game's is not known, so the game is quarantined naming
     # both lines (the scan keeps the first value; python-chess would keep the last).
-    games = games.with_columns(_repeated_tags(buf, rows))
+    games = games.with_columns(_repeated_tags(buf, rows), _games_on_one_line(raw_bytes, rows))
     # The key tags' bytes say cheaply whether a name can need NFC or a run of blanks
     # made one (a few ms, against ~0.1 s for the string checks on every game)
     key_bytes = [column_bytes[TAGS.index(t)] for t in KEY_TAGS]
@@ -664,7 +729,12 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         .otherwise(pl.lit(Reason.RESULT_MISMATCH))
         .alias("_reason"),
         pl.when(bad_tag)
-        .then(pl.format('malformed tag line {} (expected [Tag "value"])', "_bad_tag_line"))
+        .then(
+            pl.coalesce(
+                "_one_line",
+                pl.format('malformed tag line {} (expected [Tag "value"])', "_bad_tag_line"),
+            )
+        )
         .when(repeated)
         .then(pl.col("_repeat_detail"))
         .when(header_only)
@@ -730,6 +800,7 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         problems.append((int(row[0]), Reason.MISSING_PERIOD, detail, row[3]))
     games = games.filter(pl.col("date").is_not_null() | pl.col("period").is_not_null())
     games = _drop_bad_dates(games, problems)
+    games = _event_dated(games)
 
     def elo(col: str) -> pl.Expr:
         v = pl.col(col).str.strip_chars()
@@ -863,6 +934,25 @@ def _drop_bad_dates(games: pl.DataFrame, problems: list) -> pl.DataFrame:
         )
         problems.append((int(row[0]), Reason.BAD_DATE, detail, row[4]))
     return games.filter(~wrong)
+
+
+def _event_dated(games: pl.DataFrame) -> pl.DataFrame:
+    """``games`` with those dated by their EventDate only (no Date) placed as year-only
+    games of the event's year: the EventDate is the event's first day, a lower bound of
+    the game's date, not its date, so the game gets no date, the period of its year's
+    last month (``_year_end``) and precision ``year`` (docs/pgn-trf.md "Historian's
+    sources, round 9"). Called after ``_drop_bad_dates``: an EventDate in no PGN form
+    stays ``bad_date``."""
+    from_event = pl.col("_date_from") == "EventDate"
+    year = pl.coalesce(pl.col("date"), pl.col("period")).str.slice(0, 4)
+    return games.with_columns(
+        pl.when(from_event).then(None).otherwise(pl.col("date")).alias("date"),
+        pl.when(from_event).then(_year_end(year)).otherwise(pl.col("period")).alias("period"),
+        pl.when(from_event)
+        .then(pl.lit("year"))
+        .otherwise(pl.col("date_precision"))
+        .alias("date_precision"),
+    )
 
 
 MOVELESS = "_moveless"  # read_pgn's frame: the game would be rated but has no moves

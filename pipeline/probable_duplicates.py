@@ -292,16 +292,76 @@ def _pairs(
     return pairs, inc, old
 
 
+def _stored_events(store: Store, old: pl.DataFrame, rows: set[int]) -> dict[int, str | None]:
+    """Stored row ``_s`` of ``rows`` -> its event id, read (with the game ids) from the
+    files of the partitions holding them only: the check itself does not read event ids
+    ("What the check reads"), the details of the games it found name them."""
+    hit = old.filter(pl.col("_s").is_in(sorted(rows)))
+    ids = set(hit.get_column("game_id").to_list())
+    events: dict[str, str | None] = {}
+    for pool, period in hit.select("pool", "period").unique().iter_rows():
+        for f in store.game_files(pool):
+            if int(f.parent.name.split("=", 1)[1]) != period:
+                continue
+            table = read_parquet_file(f, ["game_id", "event_id"])
+            if "event_id" not in table.column_names:
+                continue
+            for gid, event in zip(
+                table.column("game_id").to_pylist(), table.column("event_id").to_pylist()
+            ):
+                if gid in ids:
+                    events[gid] = event
+    return {s: events.get(gid) for s, gid in hit.select("_s", "game_id").iter_rows()}
+
+
+def _key_tags(game_id: str | None) -> tuple[str, str, str] | None:
+    """(Event, Site, Round) of a PGN game id ``pgn:Event|Site|Date|Round|White|Black``
+    (pipeline/pgn.py ``game_key``); None for another id (``file:line``)."""
+    if not game_id or not game_id.startswith("pgn:"):
+        return None
+    parts = game_id[4:].split("|")
+    return (parts[0], parts[1], parts[3]) if len(parts) == 6 else None
+
+
+def _tags_compared(mine: tuple, theirs: tuple, copy: bool) -> str:
+    """What the two games' Event, Site and Round say, as far as they are known: both
+    game ids of PGN tags give all three; otherwise the stored event ids (Site and
+    Round are not stored). ``mine``/``theirs``: (game id, event id). ``copy``: the
+    same moves and the same date as written (docs/pgn-trf.md "Historian's sources,
+    round 9": the detail said "Event/Site/Round spelt differently" for identical tags)."""
+    here, there = _key_tags(mine[0]), _key_tags(theirs[0])
+    if here is not None and there is not None:
+        compared = list(zip(("Event", "Site", "Round"), here, there))
+    else:
+        compared = [("Event", mine[1], theirs[1])]
+    differ = [
+        f"{tag} {'none' if a is None else repr(a)} here, {'none' if b is None else repr(b)} there"
+        for tag, a, b in compared
+        if a != b
+    ]
+    if differ:
+        return "; ".join(differ)
+    if len(compared) == 3:
+        same = "the same Event, Site and Round"
+    else:
+        event = compared[0][1]
+        same = "no Event on either" if event is None else f"the same Event {event!r}"
+    return f"{same}: a copy of that file (re-saved, converted or renamed)?" if copy else same
+
+
 def _details(
     index: list[int],
     matched: dict[int, int],
     inc: pl.DataFrame,
     old: pl.DataFrame,
     tail: str | dict[int, str],
+    events: tuple[list, list, dict[int, str | None]] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Per incoming row of ``index``: the quarantine detail naming the stored game it
-    duplicates and how they agree, ending in ``tail`` (or the row's own tail); and that
-    game's id."""
+    duplicates, how they agree and what their Event, Site and Round say
+    (``_tags_compared``; ``events``: the incoming games' ids and event ids by row
+    ``_i``, and the stored games' event ids by row ``_s``), ending in ``tail`` (or the
+    row's own tail); and that game's id."""
     where = {
         row[0]: row[1:]
         for row in old.select(
@@ -316,10 +376,11 @@ def _details(
     for i in index:
         other_id, other_source, oy, om, od, omoves = where[matched[i]]
         y, m, d, moves, date = mine[i]
+        same_moves = moves is not None and moves == omoves
         if date is not None and od is not None and (y, m, d) == (oy, om, od):
             same = (
                 "same date, White, Black, result and moves"
-                if moves is not None and moves == omoves
+                if same_moves
                 else "same date, White, Black and result"
             )
         else:
@@ -327,12 +388,31 @@ def _details(
                 f"same White, Black, result and moves; dates {_date_text(y, m, d)} and "
                 f"{_date_text(oy, om, od)} agree where both are known"
             )
+        if events is not None:
+            ids, events_in, stored_events = events
+            copy = same_moves and (y, m, d) == (oy, om, od)
+            tags = _tags_compared(
+                (ids[i], events_in[i]), (other_id, stored_events.get(matched[i])), copy
+            )
+            same = f"{same}; {tags}"
         details.append(
-            f"probable duplicate of game {other_id} stored from {other_source} ({same}; "
-            f"Event/Site/Round spelt differently){tail if isinstance(tail, str) else tail[i]}"
+            f"probable duplicate of game {other_id} stored from {other_source} ({same})"
+            f"{tail if isinstance(tail, str) else tail[i]}"
         )
         others.append(other_id)
     return details, others
+
+
+def _events(
+    store: Store, games: pa.Table, old: pl.DataFrame, matched: dict[int, int]
+) -> tuple[list, list, dict[int, str | None]]:
+    """``_details``' ``events``: the incoming ``games``' ids and event ids (by row) and
+    the event ids of the stored games ``matched`` names."""
+    return (
+        games.column("game_id").to_pylist(),
+        games.column("event_id").to_pylist(),
+        _stored_events(store, old, set(matched.values())),
+    )
 
 
 def _quarantine_rows(sources: list[str], details: list[str], batch: str) -> pa.Table:
@@ -376,7 +456,8 @@ def drop_probable_duplicates(
     keep = pc.invert(
         pc.is_in(pa.array(range(games.num_rows), pa.int64()), value_set=pa.array(index, pa.int64()))
     )
-    details, _ = _details(index, matched, inc, old, f": {KEEP_OPTION} keeps it")
+    events = _events(store, games, old, matched)
+    details, _ = _details(index, matched, inc, old, f": {KEEP_OPTION} keeps it", events)
     rows = _quarantine_rows(dups.column("source").to_pylist(), details, batch)
     kept = Validated(
         games.filter(keep),
@@ -602,7 +683,9 @@ def after_merge(
                 f" after merge {merge} ({'; '.join(counted) or 'names of merged players'}): "
                 f"{split_hint} puts it back"
             )
-        details, dup_of = _details(index, matched, inc, old, tails)
+        details, dup_of = _details(
+            index, matched, inc, old, tails, _events(store, games, old, matched)
+        )
         out = games.take(pa.array(index, pa.int64()))
         rows.append(_quarantine_rows(out.column("source").to_pylist(), details, merge))
         out = out.append_column("merge", pa.array([merge] * len(index), pa.string()))
