@@ -28,6 +28,9 @@ Decisions where the format leaves room (docs/pgn-trf.md):
 * The points column (81–84) is compared with the sum of the line's results
   (``points_note``): a note names the players whose totals differ (a mis-keyed
   result?); nothing is quarantined for it.
+* A 001 line that ends inside a right-aligned number (``CUT_FIELDS``), or the last
+  line with no newline after it ending inside any field, is a file cut short
+  (``cut_field``): quarantined whole; a 062 count unlike the 001 lines is a note.
 """
 
 from __future__ import annotations
@@ -43,6 +46,33 @@ from arpad.pipeline.errors import InputError
 from arpad.pipeline.readers import RawTable, decode
 from arpad.pipeline.reasons import Reason
 
+# Fields of a 001 line (1-based, inclusive columns; docs/pgn-trf.md "TRF columns").
+RANK_COLS = (5, 8)
+SEX_COLS = (10, 10)
+TITLE_COLS = (11, 13)
+NAME_COLS = (15, 47)
+RATING_COLS = (49, 52)
+FEDERATION_COLS = (54, 56)
+FIDE_ID_COLS = (58, 68)
+BIRTH_COLS = (70, 79)
+POINTS_COLS = (81, 84)
+FINAL_RANK_COLS = (86, 89)
+# The fields a line cut short can end inside: (name, columns, right-aligned number).
+# A cut inside a number leaves part of it, read as the value (FIDE id 4128737 as 412,
+# rating 2448 as 24): any 001 line ending there is refused. A text field may just end
+# early (an editor strips trailing blanks), so a cut inside one is only presumed on the
+# last line when the file has no final newline (a download that stopped).
+CUT_FIELDS = (
+    ("starting rank", RANK_COLS, True),
+    ("title", TITLE_COLS, False),
+    ("name", NAME_COLS, False),
+    ("rating", RATING_COLS, True),
+    ("federation", FEDERATION_COLS, False),
+    ("FIDE id", FIDE_ID_COLS, True),
+    ("birth date", BIRTH_COLS, True),
+    ("points", POINTS_COLS, True),
+    ("rank", FINAL_RANK_COLS, True),
+)
 BLOCK_START = 92  # column of round 1's opponent field
 BLOCK_WIDTH = 10
 PLAYED = {"1": 1.0, "=": 0.5, "0": 0.0}
@@ -117,6 +147,25 @@ def _digits(text: str) -> bool:
 def cols(line: str, first: int, last: int) -> str:
     """Columns first..last (1-based, inclusive), blank-padded."""
     return line[first - 1 : last].ljust(last - first + 1)
+
+
+def cut_field(line: str, unterminated: bool) -> str | None:
+    """The quarantine detail for a 001 line that ends inside a field (``CUT_FIELDS``):
+    after the field's first column, before its last. ``unterminated``: the file's last
+    line, with no newline after it. A birth year alone (``1978`` in columns 70-73, as the
+    Gros 2010 file writes it) is a whole value, not a cut."""
+    end = len(line)
+    for name, (first, last), number in CUT_FIELDS:
+        if not first <= end < last or not (number or unterminated):
+            continue
+        if name == "birth date" and re.fullmatch(r"\d{4}", line[first - 1 :]):
+            return None
+        eof = ", the end of the file (no final newline)," if unterminated else ","
+        return (
+            f"001 line ends at column {end}{eof} inside the {name} (columns {first}-{last}): "
+            "file truncated?"
+        )
+    return None
 
 
 def parse_free_date(text: str | None) -> str | None:
@@ -206,6 +255,11 @@ def pool_note(pool: str | None, origin: str | None) -> str | None:
     return f"pool {pool} ({origin}; pass --pool standard to override)"
 
 
+def _misaligned(line: str) -> bool:
+    """Column 4 or 9 of a 001 line is not blank: the line is shifted."""
+    return bool(line[3:4].strip() or line[8:9].strip())
+
+
 def _birth(text: str) -> tuple[str | None, str | None]:
     t = text.strip()
     if not t or re.fullmatch(r"[0.\-/ ]*", t):
@@ -263,7 +317,7 @@ def points_note(
     per_player = []
     last_played = 0
     for p in players:
-        stated_text = cols(p.line, 81, 84).strip().replace(",", ".")
+        stated_text = cols(p.line, *POINTS_COLS).strip().replace(",", ".")
         try:
             stated = float(stated_text)
         except ValueError:
@@ -300,7 +354,7 @@ def points_note(
             "record can give it): points not compared"
         )
     examples = ", ".join(
-        f"#{p.rank} {cols(p.line, 15, 47).strip()!r}: {_points(stated)} stated, "
+        f"#{p.rank} {cols(p.line, *NAME_COLS).strip()!r}: {_points(stated)} stated, "
         f"{_points(total)} from the rounds"
         for p, stated, total in differ[:POINTS_EXAMPLES]
     )
@@ -329,7 +383,8 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     rejected: list[str] = []  # 001 lines whose blocks cannot be read at all
     player_rows = []
     accelerated: list[str] = []  # XXA lines (acceleration), for the points check
-    for no, line in enumerate(pgn.split_lines(text), 1):
+    lines = pgn.split_lines(text)
+    for no, line in enumerate(lines, 1):
         if not line.strip():
             continue
         indented = _INDENTED_RECORD.match(line)
@@ -363,7 +418,16 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             if re.fullmatch(r"\d{3}", code):
                 header.setdefault(code, line[4:].strip())
             continue  # unknown records (XXR, XXA, 013, …) are ignored
-        rank_text = cols(line, 5, 8).strip()
+        unterminated = no == len(lines)  # the last line, with no newline after it
+        cut = cut_field(line, unterminated)
+        if cut and "\t" not in line and not _misaligned(line):
+            # A file cut short (a download that stopped): the field's part would be read
+            # as its value. The line's player is not stored; his opponents' blocks then
+            # name an unknown rank, as for any refused line.
+            problems.append((no, Reason.MALFORMED_ROW, cut, line))
+            rejected.append(line)
+            continue
+        rank_text = cols(line, *RANK_COLS).strip()
         if not _digits(rank_text) or int(rank_text) == 0:
             problems.append(
                 (
@@ -388,7 +452,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             )
             rejected.append(line)
             continue
-        if line[3:4].strip() or line[8:9].strip():
+        if _misaligned(line):
             # Columns 4 and 9 are blank in every 001 line: a character there means the
             # line is shifted (an editor added or removed a column), and every field read
             # from it would be a neighbour's digits (a wrong FIDE id, a rating of 182).
@@ -415,7 +479,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             )
             rejected.append(line)
             continue
-        fide = cols(line, 58, 68).strip()
+        fide = cols(line, *FIDE_ID_COLS).strip()
         if fide and not _digits(fide):
             notes.append(f"line {no}: FIDE id {fide!r} is not a number; using {source}#{rank}")
         pid = fide.lstrip("0") if _digits(fide) and int(fide) else f"{source}#{rank}"
@@ -434,17 +498,17 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             )
             rejected.append(line)
             continue
-        rating = cols(line, 49, 52).strip()
+        rating = cols(line, *RATING_COLS).strip()
         rating = None if rating in ("", "0") else rating
         players[rank] = by_id[pid] = _Player(rank, no, line, pid, rating)
-        birth_date, birth_year = _birth(cols(line, 70, 79))
-        sex = cols(line, 10, 10).strip().lower()
-        title = cols(line, 11, 13).strip()
+        birth_date, birth_year = _birth(cols(line, *BIRTH_COLS))
+        sex = cols(line, *SEX_COLS).strip().lower()
+        title = cols(line, *TITLE_COLS).strip()
         player_rows.append(
             {
                 "player_id": pid,
-                "name": cols(line, 15, 47).strip() or None,
-                "federation": cols(line, 54, 56).strip() or None,
+                "name": cols(line, *NAME_COLS).strip() or None,
+                "federation": cols(line, *FEDERATION_COLS).strip() or None,
                 "sex": {"m": "M", "w": "F", "f": "F"}.get(sex, sex.upper() or None),
                 "birth_date": birth_date,
                 "birth_year": birth_year,
@@ -458,6 +522,14 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
         )
     if not players and not problems:
         raise InputError(path, 1, "no player records (001 lines): not a TRF file")
+    player_lines = len(players) + len(rejected)
+    stated = header.get("062", "")
+    if _digits(stated) and int(stated) != player_lines:
+        # A note, not a quarantine: the 001 lines are the data (a file cut short has fewer).
+        why = "truncated?" if player_lines < int(stated) else "the 062 record not updated?"
+        notes.append(
+            f"062 says {int(stated)} players, the file has {player_lines} 001 lines: {why}"
+        )
     # The points column against the rounds: a note, not a quarantine (the results are the data)
     if note := points_note(list(players.values()), header, accelerated):
         notes.append(note)
