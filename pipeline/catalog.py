@@ -146,33 +146,43 @@ DERIVED_VIEWS: dict[str, str] = {
                r.games, r.score, r.expected, r.k, r.status
         FROM {player_ratings} r LEFT JOIN players p USING (player_id)
     """,
-    # ``games`` of a system whose interim (provisional) rows count the open cycle's games
-    # so far (ECF) are the period's own: less the player's previous row's count when that
-    # row was interim, as pipeline/era.py counts them (it summed the cycle again every
-    # month). The window runs over those systems' rows alone.
+    # ``games``: the period's rated games of the pool, each once, as stored (``rated``;
+    # the games partitions, docs/analysis.md). Half the sum of the rows' ``games`` was
+    # right only where every game counts on both sides: FIDE counts a game between a
+    # rated and an unrated player on one side only, and one of two unrated players on
+    # neither (Deloitte month 133: 8557.5 for 28,460 games). ``active_players``: for a
+    # system whose interim (provisional) rows count the open cycle's games so far (ECF),
+    # a row's games less the player's previous row's when that row was interim, as
+    # pipeline/era.py counts them. The window runs over those systems' rows alone.
     "period_summary": """
-        SELECT system, pool, period,
-               count(*) FILTER (WHERE status IN ('rated', 'new', 'provisional', 'inactive')
-                                AND rating_after IS NOT NULL) AS players,
-               count(*) FILTER (WHERE games > 0) AS active_players,
-               -- every game is counted once from each side
-               CAST(sum(games) / 2 AS BIGINT) AS games,
-               avg(rating_after) FILTER (WHERE status IN ('rated', 'new', 'provisional', 'inactive'))
-                   AS mean_rating,
-               median(rating_after) FILTER (WHERE status IN ('rated', 'new', 'provisional', 'inactive'))
-                   AS median_rating,
-               count(*) FILTER (WHERE status = 'new') AS new_players,
-               count(*) FILTER (WHERE status = 'inactive') AS inactive_players,
-               count(*) FILTER (WHERE status = 'unrated') AS unrated_players
-        FROM (SELECT system, pool, period, status, rating_after, games
-              FROM ratings WHERE system NOT IN ({cumulative_interim})
-              UNION ALL BY NAME
-              SELECT system, pool, period, status, rating_after,
-                     games - CASE WHEN lag(status) OVER cycle = 'provisional'
-                                  THEN lag(games) OVER cycle ELSE 0 END AS games
-              FROM ratings WHERE system IN ({cumulative_interim})
-              WINDOW cycle AS (PARTITION BY system, pool, player_id ORDER BY period))
-        GROUP BY system, pool, period
+        SELECT s.system, s.pool, s.period, s.players, s.active_players,
+               coalesce(g.games, 0) AS games, s.mean_rating, s.median_rating,
+               s.new_players, s.inactive_players, s.unrated_players
+        FROM (
+            SELECT system, pool, period,
+                   count(*) FILTER (WHERE status IN ('rated', 'new', 'provisional', 'inactive')
+                                    AND rating_after IS NOT NULL) AS players,
+                   count(*) FILTER (WHERE games > 0) AS active_players,
+                   avg(rating_after) FILTER (WHERE status IN ('rated', 'new', 'provisional',
+                                                              'inactive')) AS mean_rating,
+                   median(rating_after) FILTER (WHERE status IN ('rated', 'new', 'provisional',
+                                                                 'inactive')) AS median_rating,
+                   count(*) FILTER (WHERE status = 'new') AS new_players,
+                   count(*) FILTER (WHERE status = 'inactive') AS inactive_players,
+                   count(*) FILTER (WHERE status = 'unrated') AS unrated_players
+            FROM (SELECT system, pool, period, status, rating_after, games
+                  FROM ratings WHERE system NOT IN ({cumulative_interim})
+                  UNION ALL BY NAME
+                  SELECT system, pool, period, status, rating_after,
+                         games - CASE WHEN lag(status) OVER cycle = 'provisional'
+                                      THEN lag(games) OVER cycle ELSE 0 END AS games
+                  FROM ratings WHERE system IN ({cumulative_interim})
+                  WINDOW cycle AS (PARTITION BY system, pool, player_id ORDER BY period))
+            GROUP BY system, pool, period
+        ) s
+        LEFT JOIN (SELECT pool, period, count(*) AS games FROM games WHERE rated
+                   GROUP BY pool, period) g
+            ON g.pool = s.pool AND g.period = s.period
     """,
     "movers": """
         SELECT system, pool, period,
@@ -421,6 +431,40 @@ def usable_files(
     return kept, {p: footers[p] for p in kept}
 
 
+# Columns of a view's files that the view leaves out: the games files' integer player
+# keys (pipeline/keys.py ``KEY_COLUMNS``; the engine reads them from the files, no view
+# or command reads them through the view; docs/schemas.md "games").
+HIDDEN_COLUMNS = {"games": ("white_key", "black_key")}
+
+
+def hive_view(name: str, source: str) -> str:
+    """SQL of a hive-partitioned base view over ``source`` (a ``read_parquet`` call, or
+    pipeline/sql.py's registered dataset) with its columns in the order of its schema
+    (docs/schemas.md): DuckDB puts the partition keys (``system``, ``pool``, ``period``)
+    after the files' columns, so ``SELECT * FROM ratings`` did not stack on
+    ``arpad.rate``'s frame. The keys are cast to the schema's types; the files' columns
+    are taken by name (``COLUMNS(lambda …)``: one a file version lacks, such as
+    ``rules`` in an older store, is left out rather than failing the view), those the
+    schema does not name (a system's own) last, ``HIDDEN_COLUMNS`` never."""
+    pattern, _, schema = BASE_VIEWS[name]
+    keys = [part.split("=", 1)[0] for part in pattern.split("/") if "=" in part]
+    hidden = HIDDEN_COLUMNS.get(name, ())
+    parts: list[str] = []
+    group: list[str] = []  # the files' columns since the last key
+    for field in schema:
+        if field.name not in keys:
+            group.append(field.name)
+            continue
+        if group:
+            parts.append(f"COLUMNS(lambda c: c IN ({', '.join(map(_sql_str, group))}))")
+            group = []
+        parts.append(f'CAST("{field.name}" AS {_sql_type(field.type)}) AS "{field.name}"')
+    # the columns after the last key, and any the schema does not name
+    placed = [f.name for f in schema if f.name not in group] + list(hidden)
+    parts.append(f"COLUMNS(lambda c: c NOT IN ({', '.join(map(_sql_str, placed))}))")
+    return f"SELECT {', '.join(parts)} FROM {source}"
+
+
 def _view_sql(store: Store, name: str) -> str:
     pattern, hive, schema = BASE_VIEWS[name]
     files = sorted(store.root.glob(pattern))
@@ -428,10 +472,8 @@ def _view_sql(store: Store, name: str) -> str:
         return _empty_select(schema)
     hive_args = ", hive_partitioning = true" if hive else ""
     src = f"read_parquet({_sql_str(pattern)}, union_by_name = true{hive_args})"
-    if hive and name in ("games", "ratings"):
-        return f"SELECT * REPLACE (CAST(period AS INTEGER) AS period) FROM {src}"
     if hive:
-        return f"SELECT * FROM {src}"
+        return hive_view(name, src)
     kept, footers = usable_files(store, name, files)
     if not kept:
         return _empty_select(schema)
