@@ -105,6 +105,7 @@ def elo_to_ingo(elo):
 
 
 SCALES = ("ecf", "ecf-rating", "fide", "elo", "ingo")
+ELO_RANGE = (0.0, 4000.0)  # a rating on the Elo/FIDE scale (``arpad class`` takes these)
 
 
 def uses_era(source: str, target: str) -> bool:
@@ -142,7 +143,9 @@ def convert_values(values, source: str, target: str, date=None, era: str | None 
     finite number (nan, inf; ``1e400`` parses as inf), or whose conversion is not one
     (``1e308`` ECF is 8e308 FIDE), is refused with ValueError naming it. ``convert``
     itself keeps NaN as NaN (a missing rating in an array). They were printed
-    ``nan ecf = nan fide``, with NumPy's overflow warning for 1e308."""
+    ``nan ecf = nan fide``, with NumPy's overflow warning for 1e308. So is a value whose
+    Elo/FIDE equivalent is outside ``ELO_RANGE`` (0..4000, the ratings ``arpad class``
+    takes), naming the source scale's range (999999 ECF printed 7500692.50 FIDE)."""
     given = np.asarray(values, dtype=np.float64)
     for value in np.atleast_1d(given):
         if not np.isfinite(value):
@@ -156,5 +159,20 @@ def convert_values(values, source: str, target: str, date=None, era: str | None 
         if not np.isfinite(converted):
             raise ValueError(
                 f"{value:g} {source}: the {target} value is beyond ±1.8e308 (overflows): no rating"
+            )
+    # A rating is 0..4000 on the Elo/FIDE scale (`arpad class`, `category --average`); a
+    # value of another scale is one when its Elo equivalent is (999999 ECF gave 7500692.50).
+    with np.errstate(over="ignore", invalid="ignore"):
+        elo = convert(given, source, "elo", date, era)
+    bounds = sorted(np.round(convert(np.array(ELO_RANGE), "elo", source, date, era), 2))
+    for value, equivalent in zip(np.atleast_1d(given), np.atleast_1d(elo)):
+        if not ELO_RANGE[0] <= equivalent <= ELO_RANGE[1]:
+            in_era = f" in the {era_for(date, era)} era" if uses_era(source, source) else ""
+            elo_range = f"{ELO_RANGE[0]:g}..{ELO_RANGE[1]:g}"
+            shown = f"{bounds[0]:g}..{bounds[1]:g}"
+            on_elo = "" if shown == elo_range else f": Elo/FIDE {elo_range}"
+            raise ValueError(
+                f"{value:g} {source}: not a rating ({source} values are {shown}{in_era}"
+                f"{on_elo}, as arpad class takes)"
             )
     return result

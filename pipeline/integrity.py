@@ -469,6 +469,32 @@ def notes(store) -> list[str]:
     return out
 
 
+def interrupted_rates(store) -> list[str]:
+    """The other note of ``arpad check`` (exit 0 still): an ``arpad rate`` a kill left
+    interrupted, its run journal (``STORE/runs/system=S/pool=P.json``) still saying
+    ``running`` (``incremental.interrupted``, what ``arpad list`` warns of and
+    ``publish`` refuses). Not damage: running the rate again replaces the mixture.
+    A journal that is not JSON is a problem ``problems`` names already."""
+    from arpad.pipeline import incremental
+
+    out = []
+    for path in sorted((store.root / "runs").glob("system=*/pool=*.json")):
+        system = path.parent.name.removeprefix("system=")
+        pool = path.name.removeprefix("pool=").removesuffix(".json")
+        try:
+            if not incremental.interrupted(store, system, pool):
+                continue
+        except (InputError, OSError, ValueError):
+            continue
+        out.append(
+            f"{path.relative_to(store.root)}: the last arpad rate of {system}/{pool} was "
+            "interrupted (its journal still says running): its periods may mix two runs, "
+            f"so arpad publish refuses them; run arpad rate --system {system} --pool {pool} "
+            "again"
+        )
+    return out
+
+
 def writer_busy(root: Path) -> str | None:
     """Who holds the store's writer lock (``STORE/.lock``) now, or None: probed without
     taking it for longer than the probe, and without writing (a read-only store too)."""

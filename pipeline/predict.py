@@ -13,6 +13,7 @@ keeps its expected score.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -243,15 +244,80 @@ def pairing_columns(pairs: pl.DataFrame) -> pl.DataFrame:
     return pairs.rename(rename) if rename else pairs
 
 
-def check_pairings(pairs: pl.DataFrame) -> pl.DataFrame:
+def read_pairings(path: Path) -> tuple[pl.DataFrame, list[int], list[str]]:
+    """``arpad predict``'s pairings file read as ``arpad ingest`` reads a CSV file
+    (pipeline/readers.py): the same checks of the path, ``.gz``/``.zip``/UTF-16, UTF-8 or
+    Latin-1, a NUL byte refused, ``;`` or tab as the separator when the header has no
+    comma, blank lines skipped, header names stripped. Returns the pairings (every
+    field text, an empty one null; columns under the header's names), each row's file
+    line (the header is line 1) and the reading's notes. Every problem is
+    ``InputError`` naming the file and its line."""
+    import csv
+    import io
+
+    from arpad.pipeline.errors import InputError
+    from arpad.pipeline.readers import _csv_bytes, _delimiter, check_input_file, decode
+
+    check_input_file(path)
+    notes: list[str] = []
+    text = decode(_csv_bytes(path, notes), path, notes)
+    if not text.strip():
+        raise InputError(path, 1, "empty file: no header and no rows")
+    handle = io.StringIO(text, newline="")
+    delimiter = _delimiter(handle.readline())
+    handle.seek(0)
+    reader = csv.reader(handle, delimiter=delimiter)
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    try:
+        header = [h.strip() for h in next(reader)]
+        if not any(header):
+            raise InputError(
+                path, 1, "a blank first line: the header (white_id, black_id) goes there"
+            )
+        width = len(header)
+        while True:
+            first = reader.line_num + 1  # the row's first line (a quoted field may span more)
+            row = next(reader, None)
+            if row is None:
+                break
+            if all(not value.strip() for value in row):
+                continue  # blank lines (and a spreadsheet's ",,,,") carry no pairing
+            if len(row) != width:
+                raise InputError(path, first, f"{len(row)} fields where the header has {width}")
+            rows.append(row)
+            lines.append(first)
+    except csv.Error as exc:
+        raise InputError(path, reader.line_num, f"CSV error: {exc}") from None
+    names = [h or f"unnamed column {i}" for i, h in enumerate(header, 1)]
+    if len(set(names)) != len(names):
+        same = sorted({n for n in names if names.count(n) > 1})
+        raise InputError(path, 1, f"duplicate column names in header: {same}")
+    columns = zip(*rows) if rows else [()] * width
+    frame = pl.DataFrame(
+        [
+            pl.Series(name, [v if v else None for v in values], dtype=pl.String)
+            for name, values in zip(names, columns)
+        ]
+    )
+    return frame, lines, notes
+
+
+def check_pairings(
+    pairs: pl.DataFrame, path: Path | None = None, lines: list[int] | None = None
+) -> pl.DataFrame:
     """The pairings with ``white_id``/``black_id`` as text stripped of surrounding
     whitespace, as ``rate`` and ``arpad ingest`` read ids (``  73 `` is player ``73``:
     ``arpad predict`` gave it no rating while ``arpad.predict`` did). A player paired
     with himself is a ValueError naming the row (1 = the first pairing), as ``rate``
-    refuses ``self_play`` (it predicted 0.5)."""
+    refuses ``self_play`` (it predicted 0.5); read from ``path`` (``read_pairings``),
+    an ``InputError`` naming the file and the row's line in it too."""
+    from arpad.pipeline.errors import InputError
+
     missing = [c for c in ("white_id", "black_id") if c not in pairs.columns]
     if missing:
-        raise ValueError(f"pairings need columns white_id and black_id (missing {missing})")
+        problem = f"pairings need columns white_id and black_id (missing {missing})"
+        raise ValueError(problem) if path is None else InputError(path, 1, problem)
     pairs = pairs.with_columns(
         pl.col("white_id").cast(pl.String).str.strip_chars(),
         pl.col("black_id").cast(pl.String).str.strip_chars(),
@@ -259,10 +325,13 @@ def check_pairings(pairs: pl.DataFrame) -> pl.DataFrame:
     same = (pairs["white_id"] == pairs["black_id"]).fill_null(False)
     if same.any():
         row = int(same.arg_true()[0])
-        raise ValueError(
+        problem = (
             f"pairings row {row + 1}: self_play: player {pairs['white_id'][row]} plays "
             f"himself ({int(same.sum())} such row(s)); remove them"
         )
+        if path is None:
+            raise ValueError(problem)
+        raise InputError(path, lines[row] if lines else None, problem)
     return pairs
 
 

@@ -395,7 +395,11 @@ def start_local_cluster(workers: int, **extra):
 
 
 def check_scale_out(cluster: str | None, workers: int | None) -> None:
+    # a value from ARPAD_WORKERS (the CLI's default, a deployment's env_workers) is named so
+    from_env = os.environ.get("ARPAD_WORKERS", "").strip() == str(workers)
     if workers is not None and workers < 1:
+        if from_env:
+            raise ValueError(f"ARPAD_WORKERS={workers}: the number of workers must be at least 1")
         raise ValueError(f"--workers must be at least 1, got {workers}")
     if cluster is not None and not cluster.startswith(("tcp://", "tls://", "inproc://", "ws")):
         raise ValueError(
@@ -404,7 +408,6 @@ def check_scale_out(cluster: str | None, workers: int | None) -> None:
     if cluster and workers:
         # The local cluster was silently not started: the units went to the
         # scheduler's own workers (docs/runners.md "Runners attacked, round 4").
-        from_env = os.environ.get("ARPAD_WORKERS", "").strip() == str(workers)
         given = f"ARPAD_WORKERS={workers}" if from_env else f"--workers {workers}"
         where = named_cluster(cluster)
         where = where if where != cluster else f"--cluster {cluster}"

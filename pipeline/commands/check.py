@@ -16,7 +16,7 @@ def register(sub) -> None:
 
 
 def cmd_check(args) -> int:
-    from arpad.pipeline.integrity import notes, problems, writer_busy
+    from arpad.pipeline.integrity import interrupted_rates, notes, problems, writer_busy
 
     store = require_store(args)
     # A store being written is not checked: files replaced, moved aside and removed under
@@ -37,13 +37,15 @@ def cmd_check(args) -> int:
         return 2
     for problem in found:
         print(problem.line())
-    # not damage (exit 0 still), but the officer must know: an interrupted ingest
-    noted = notes(store)
-    for note in noted:
+    # not damage (exit 0 still), but the officer must know: an interrupted ingest or rate
+    noted, rates = notes(store), interrupted_rates(store)
+    for note in noted + rates:
         print(f"note: {note}")
     if not found:
-        if noted:
-            print(f"{store.root}: no damage found; {len(noted)} staged ingest(s) noted above")
+        counted = [f"{len(noted)} staged ingest(s)"] if noted else []
+        counted += [f"{len(rates)} interrupted rate(s)"] if rates else []
+        if counted:
+            print(f"{store.root}: no damage found; {' and '.join(counted)} noted above")
         else:
             print(f"{store.root}: no problem found")
         return 0

@@ -48,12 +48,12 @@ def register(sub) -> None:
 
 
 def cmd_predict(args) -> int:
-    import polars as pl
-
     from arpad.pipeline.draws import DrawModel
     from arpad.pipeline.predict import (
+        check_pairings,
         pairing_columns,
         predict_pairings,
+        read_pairings,
         store_rules,
         store_state,
         unknown_count,
@@ -61,13 +61,12 @@ def cmd_predict(args) -> int:
 
     sets = parse_sets(args.set)
     path = Path(args.pairings)
-    if not path.is_file():
-        raise FileNotFoundError(f"no pairings file at {path}")
-    try:
-        pairs = pl.read_csv(path, infer_schema=False)
-    except pl.exceptions.PolarsError as exc:
-        raise ValueError(f"{path}: not a CSV file ({type(exc).__name__})") from None
+    # read as arpad ingest reads a CSV file; every error names the file and its line
+    pairs, lines, notes = read_pairings(path)
+    for note in notes:
+        print(f"note: {path}: {note}", file=sys.stderr)
     pairs = pairing_columns(pairs)  # White/Black, White ID: as arpad.predict and rate read them
+    pairs = check_pairings(pairs, path, lines)
     draws = None if args.draw_rate is None else DrawModel.from_draw_rate(args.draw_rate)
     store = require_store(args)
     if args.output:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
+import re
 import threading
 import types
 import typing
@@ -323,7 +324,7 @@ class RatingSystem:
                 f"--rules DATE is only meaningful for systems with dated versions; "
                 f"{self.name} has none (give a rules FILE.json instead)"
             )
-        return pick_version(versions, parse_rules_date(spec))
+        return pick_version(versions, parse_rules_date(spec, versions))
 
     def players_notes(self, players: Callable[[], Any]) -> list[str]:
         """Notes on the players table a run starts from (``players()`` gives it, an Arrow
@@ -447,21 +448,40 @@ def version_for_period(versions: typing.Sequence[Any], period: int) -> Any:
     return pick_version(versions, day.isoformat())
 
 
-def parse_rules_date(spec: str | int) -> str:
+def parse_rules_date(spec: str | int, versions: typing.Sequence[Any] = ()) -> str:
     """``--rules`` dates → ISO day: '2014-07-15' as is, '2014-07' and '201407' → the
-    month's first day, '2014' → 1 December 2014 (the year's last list)."""
+    month's first day, '2014' → 1 December 2014 (the year's last list). A date after
+    the latest month a period may be (``periods.last_month``: next month) is refused as
+    in the future, naming the latest of ``versions`` (the system's dated versions)."""
     text = str(spec).strip()
+    if re.fullmatch(r"\d{4}", text):
+        text += "12"
+    month = re.fullmatch(r"(\d{4})-?(\d{2})", text)
+    first = None
     try:
-        if len(text) == 10 and text[4] == "-" and text[7] == "-":
-            return dt.date.fromisoformat(text).isoformat()
-        if len(text) == 4 and text.isdigit():
-            text += "12"
-        first = periods.first_day(periods.parse_period(text))
+        if month:
+            first = dt.date(int(month[1]), int(month[2]), 1)
+            if periods.period_of_date(first) < periods.FIRST_MONTH:
+                first = None
+        elif len(text) == 10 and text[4] == "-" and text[7] == "-":
+            first = dt.date.fromisoformat(text)
     except ValueError:
         first = None
     if first is None:
         raise ValueError(
             f"--rules takes a date (YYYY, YYYY-MM, YYYY-MM-DD, YYYYMM) or a file: {spec!r}"
+        )
+    last = periods.last_month()
+    if periods.period_of_date(first) > last:
+        latest = (
+            f"; the latest version arpad carries is in force from {versions[-1].effective}"
+            if versions
+            else ""
+        )
+        raise ValueError(
+            f"--rules {spec!r}: {first.isoformat()} is in the future (the latest month a "
+            f"date may name is {last // 100}-{last % 100:02d}){latest}; leave --rules out "
+            "for the version in force in each period"
         )
     return first.isoformat()
 
