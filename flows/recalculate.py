@@ -23,8 +23,11 @@ def recalculate_flow(
     fmt: str | None = None,
     mapping: str | None = None,
     wait: float = 600.0,
+    ignore_stated_ratings: bool = False,
 ):
-    request = jobs.RecalculateRequest(store, inbox, systems, pools, fmt, mapping, wait)
+    request = jobs.RecalculateRequest(
+        store, inbox, systems, pools, fmt, mapping, wait, ignore_stated_ratings
+    )
     return jobs.recalculate(request, PrefectRunner())
 
 

@@ -559,6 +559,7 @@ class RecalculateRequest:
     fmt: str | None = None
     mapping: str | None = None
     wait: float = 600.0
+    ignore_stated_ratings: bool = False  # --ignore-stated-ratings, each file's ingest
 
     def __post_init__(self):
         self.store = _absolute(self.store)
@@ -617,6 +618,7 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
                     req.fmt,
                     req.mapping,
                     raw,
+                    req.ignore_stated_ratings,
                     name=f"ingest-{Path(path).name}",
                     io=True,
                 )

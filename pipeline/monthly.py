@@ -64,6 +64,13 @@ class RecalculateSummary:
 
     @property
     def games_ingested(self) -> int:
+        """Games stored new or changed: a correction's unchanged games are not counted
+        (the officer's attack, round 5: a correction of one game was "16 games ingested")."""
+        return sum(f.get("ingested", f["accepted"]) for f in self.files if f["kind"] != "players")
+
+    @property
+    def games_read(self) -> int:
+        """Games stored from the files read, a correction's unchanged ones included."""
         return sum(f["accepted"] for f in self.files if f["kind"] != "players")
 
     @property
@@ -103,9 +110,11 @@ def unread_folders(inbox: Path) -> list[str]:
 
 
 def rejected(path: Path, kind: str | None, exc: Exception) -> dict:
+    """A file that could not be read at all: its kind is unknown ('-') unless it was
+    taken as a players file (``INBOX/players/``)."""
     return {
         "path": str(path),
-        "kind": kind or "games",
+        "kind": kind or "-",
         "accepted": 0,
         "quarantined": 0,
         "outcome": REJECTED,
@@ -122,10 +131,17 @@ def correction_detail(report: FileReport) -> str:
 
 
 def ingest_inbox_file(
-    store: Store, path: Path, kind: str | None, fmt: str | None, mapping: str | None, raw=None
+    store: Store,
+    path: Path,
+    kind: str | None,
+    fmt: str | None,
+    mapping: str | None,
+    raw=None,
+    ignore_stated_ratings: bool = False,
 ) -> dict:
-    """Ingest one inbox file (``raw``: already read); a file that cannot be read at all
-    is reported, not raised."""
+    """Ingest one inbox file (``raw``: already read; ``ignore_stated_ratings``: as
+    ``arpad ingest --ignore-stated-ratings``); a file that cannot be read at all is
+    reported, not raised."""
     if kind == "players":
         fmt = mapping = None
     try:
@@ -138,14 +154,25 @@ def ingest_inbox_file(
         # (the staged ingest records its file: `arpad check` names it after a kill)
         with journal.recording(path):
             report: FileReport = ingest_file(
-                store, path, fmt=fmt, kind=kind, mapping=mapping, raw=raw, base=Path(path).parent
+                store,
+                path,
+                fmt=fmt,
+                kind=kind,
+                mapping=mapping,
+                raw=raw,
+                base=Path(path).parent,
+                ignore_stated_ratings=ignore_stated_ratings,
             )
     except InputError as exc:
         return rejected(path, kind, exc)
+    ingested = report.accepted
+    if report.replaced and report.correction is not None:  # its unchanged games: not new
+        ingested = report.correction[1] + report.correction[2]
     return {
         "path": str(path),
         "kind": report.kind,
         "accepted": report.accepted,
+        "ingested": ingested,
         # (a games file's quarantined player rows too, e.g. a TRF 001 line: `arpad ingest`
         # counts them and exits 2 for them, and so does the monthly job)
         "quarantined": report.quarantined + report.players_quarantined,
@@ -155,6 +182,9 @@ def ingest_inbox_file(
         # how many more the quarantine holds (its players' rows too: a TRF 001 line)
         "examples": list(report.examples),
         "more": max(0, report.quarantined + report.players_quarantined - len(report.examples)),
+        # the notes for the rating officer `arpad ingest` prints (a stated rating that
+        # differs from the published list in force, a probable mistyped id, ...)
+        "notes": list(report.notes),
     }
 
 
@@ -279,6 +309,63 @@ def to_freeze(store: Store, system: str, pool: str, day=None) -> list[int]:
     ]
 
 
+def recomputed_since_frozen(store: Store, system: str, pool: str, day=None) -> list[int]:
+    """The finished periods an earlier run froze whose ratings a later run recomputed
+    (their ratings' run ids are not those the frozen manifest recorded): only their
+    lists can differ from the frozen ones (a correction, a late file, a merge)."""
+    from arpad.pipeline import publish
+    from arpad.pipeline.store import read_parquet_file
+
+    day = day or publish.today()
+    out = []
+    for p in store.published_periods(system, pool):
+        if publish.in_progress(p, day):  # frozen early (--force): never exported as final
+            continue
+        frozen = set(publish.read_manifest(store, system, pool, p).get("run_id") or [])
+        path = store.rating_partition(system, pool, p) / "part-0.parquet"
+        runs = read_parquet_file(path, columns=["run_id"]) if path.is_file() else None
+        now = (
+            set()
+            if runs is None or "run_id" not in runs.column_names
+            else set(runs.column("run_id").unique().to_pylist())
+        )
+        if not frozen or now - {None} != frozen:
+            out.append(p)
+    return out
+
+
+def revised_frozen(store: Store, system: str, pool: str, day=None) -> dict[int, tuple]:
+    """period -> ``publish.diff`` of each finished period an earlier run froze whose
+    current list differs from the frozen one (``recomputed_since_frozen``), oldest first:
+    every one of them is re-exported and reported as revised, not only the latest (the
+    officer's attack, round 5: after a correction of September, October's export was
+    revised and September's kept the frozen ratings)."""
+    from arpad.pipeline import publish
+
+    out = {}
+    for p in recomputed_since_frozen(store, system, pool, day):
+        changes = publish.diff(store, system, pool, p)
+        if changes[0].height:
+            out[p] = changes
+    return out
+
+
+def restored_frozen(store: Store, system: str, pool: str, revised, day=None) -> list[int]:
+    """The frozen periods recomputed since (``recomputed_since_frozen``) not ``revised``
+    whose export is not the frozen list: a correction undone by a later one. Their export
+    is written again (the current ratings, the frozen list's), not reported."""
+    from arpad.pipeline.publish import FILES
+
+    base = store.export_dir(system, pool)
+    out = []
+    for p in recomputed_since_frozen(store, system, pool, day):
+        export = base / f"list-{p}.csv"
+        frozen = store.published_partition(system, pool, p) / FILES["csv"]
+        if p not in revised and export.is_file() and export.read_bytes() != frozen.read_bytes():
+            out.append(p)
+    return out
+
+
 def published_lists(
     store: Store, systems: list[str] | None, pools: list[str] | None
 ) -> list[tuple[str, str]]:
@@ -296,8 +383,9 @@ PROVISIONAL = "-provisional"  # an export of a month in progress: list-202612-pr
 
 
 def publish(store: Store, system: str, pool: str) -> list[str]:
-    """Write the list of the latest finished month, and of each month ``freeze`` is
-    about to freeze (``to_freeze``), as CSV and Parquet under
+    """Write the list of the latest finished month, of each month ``freeze`` is
+    about to freeze (``to_freeze``) and of each frozen month whose ratings changed since
+    (``revised_frozen``: the export holds the current ratings), as CSV and Parquet under
     ``STORE/exports/`` (``list-<period>.csv``; ``pipeline.lists``: whole-number ratings
     for integer systems) and, when a later rated month is not over (``publish.in_progress``),
     its list as ``list-<period>-provisional.csv`` (the report's "Provisional (month in
@@ -313,8 +401,10 @@ def publish(store: Store, system: str, pool: str) -> list[str]:
         return []
     day = frozen.today()
     finished = [p for p in rated if not frozen.in_progress(p, day)]
-    final = sorted({*finished[-1:], *to_freeze(store, system, pool, day)})
-    wanted = [(p, "") for p in final]
+    revised = revised_frozen(store, system, pool, day)
+    restored = restored_frozen(store, system, pool, revised, day)
+    final = sorted({*finished[-1:], *to_freeze(store, system, pool, day), *revised})
+    wanted = [(p, "") for p in sorted({*final, *restored})]
     if frozen.in_progress(rated[-1], day):
         wanted.append((rated[-1], PROVISIONAL))
     base = store.export_dir(system, pool)
@@ -341,7 +431,8 @@ def publish(store: Store, system: str, pool: str) -> list[str]:
         for fmt, suffix in (("csv", "csv"), ("parquet", "parquet")):
             path = base / f"list-{period}{tag}.{suffix}"
             lists.write_list(frame, period, fmt, str(path), root=store.root)
-            written.append(str(path.relative_to(store.root)))
+            if tag or period in final:  # (a restored export: the frozen list, unreported)
+                written.append(str(path.relative_to(store.root)))
     return written
 
 
@@ -355,13 +446,18 @@ def freeze(store: Store, system: str, pool: str) -> dict:
     first, under ``STORE/published/`` (pipeline/publish.py; a period already published
     is left as it is; a month in progress is rated but not frozen, ``in_progress`` names
     it) and diff the latest list frozen before this run against the current ratings:
-    {period, frozen, frozen_now, later, revised, in_progress, not_finished, previous,
-    changed, rows, corrections}; ``period`` is the latest finished month (None when no
-    rated month is over); ``frozen``: the periods this run froze; ``frozen_now`` whether
-    ``period`` is one of them (False when an earlier run froze it); ``later``: the later
-    frozen period that keeps an unfrozen ``period`` from being frozen (a month frozen
-    early with ``--force``), else None; ``revised``: ``period`` when an earlier run froze
-    it and its export (the current ratings) differs from the frozen list;
+    {period, frozen, frozen_now, later, passed, revised, revisions, in_progress,
+    not_finished, previous, changed, rows, corrections}; ``period`` is the latest
+    finished month (None when no rated month is over); ``frozen``: the periods this run
+    froze; ``frozen_now`` whether ``period`` is one of them (False when an earlier run
+    froze it); ``later``: the later frozen period that keeps an unfrozen ``period`` from
+    being frozen (a month frozen early with ``--force``), else None; ``passed``: [period,
+    later] of every finished month with a list that is not frozen because a later one is
+    (a late month's file; ``period`` with ``later`` among them); ``revised``: every
+    period an earlier run froze whose export (the current ratings) differs from the
+    frozen list (``revised_frozen``; ``period`` too, when it is one), oldest first;
+    ``revisions``: {period, changed, rows, corrections} of each of them but the latest
+    frozen one (that one is ``previous``…);
     ``not_finished``: every rated month not over and not frozen (the current one, "in
     progress", and any later one, "not begun"), each named in the report."""
     from arpad.pipeline import publish
@@ -392,7 +488,9 @@ def freeze(store: Store, system: str, pool: str) -> dict:
         "frozen": frozen,
         "frozen_now": period in frozen,
         "later": later[0] if later and period not in done else None,
+        "passed": passed_over(store, system, pool, finished, done, period),
         "revised": [],
+        "revisions": [],
         "in_progress": skipped[-1] if skipped else None,
         "not_finished": skipped,
         "today": day.isoformat(),
@@ -401,23 +499,60 @@ def freeze(store: Store, system: str, pool: str) -> dict:
         "rows": [],
         "corrections": 0,
     }
-    if done:  # the latest list frozen before this run (this period's, on a re-run)
-        players, corrections = publish.diff(store, system, pool, done[-1])
-        out.update(
-            previous=done[-1],
-            changed=players.height,
-            rows=players.head(10).to_dicts(),
-            corrections=corrections.height,
-        )
     # The export of a period an earlier run froze holds the current ratings: when they
     # differ from the frozen list it is a revised list, never reported as the published
-    # one (the officer's fourth attack: both under "Published lists").
-    if period in done:
-        changed = out["changed"] if period == done[-1] else None
-        if changed is None:
-            changed = publish.diff(store, system, pool, period)[0].height
-        if changed:
-            out["revised"] = [period]
+    # one (the officer's fourth attack: both under "Published lists"); every such period,
+    # not only the latest (``revised_frozen``, which ``publish`` re-exported).
+    diffs = revised_frozen(store, system, pool, day)
+    if done and done[-1] not in diffs:  # the latest list frozen before this run
+        diffs[done[-1]] = publish.diff(store, system, pool, done[-1])
+    if period in done and period not in diffs:
+        diffs[period] = publish.diff(store, system, pool, period)
+    revisions = {
+        p: {
+            "period": p,
+            "changed": players.height,
+            "rows": players.head(10).to_dicts(),
+            "corrections": corrections.height,
+        }
+        for p, (players, corrections) in sorted(diffs.items())
+    }
+    if done:  # this period's, on a re-run
+        latest = revisions[done[-1]]
+        out.update(
+            previous=done[-1],
+            changed=latest["changed"],
+            rows=latest["rows"],
+            corrections=latest["corrections"],
+        )
+    # (a period frozen early with --force is not exported as final: not "revised")
+    out["revised"] = [
+        p for p, r in revisions.items() if r["changed"] and not publish.in_progress(p, day)
+    ]
+    out["revisions"] = [r for p, r in revisions.items() if r["changed"] and p != out["previous"]]
+    return out
+
+
+def passed_over(
+    store: Store, system: str, pool: str, finished: list[int], done: list[int], period
+) -> list[list[int]]:
+    """[period, later]: each finished month never frozen before the latest frozen one
+    (``done``), with the first later frozen period: lists are frozen in order, so it is
+    not frozen (nor exported), and the report says why (a late month's file, or a month
+    passed over with ``arpad publish``). A month without any rated player (a store's
+    first months) has no list and is left out."""
+    from arpad.pipeline.lists import EmptyListError, list_frame
+
+    out = []
+    for p in finished:
+        if not done or p in done or p > done[-1]:
+            continue
+        if p != period:
+            try:
+                list_frame(store, system, pool, p)
+            except EmptyListError:
+                continue
+        out.append([p, next(d for d in done if d > p)])
     return out
 
 
@@ -521,13 +656,47 @@ def in_progress_note(system: str, pool: str, period: int, day: str | None) -> st
     return publish.in_progress_note(system, pool, period, when)
 
 
+def note_lines(f: dict) -> list[str]:
+    """An inbox file's notes for the rating officer, as ``arpad ingest`` prints them
+    (``note: …``); empty for a file without any (or a summary of an earlier arpad)."""
+    return [f"note: {note}" for note in f.get("notes") or []]
+
+
+def revision_lines(r: dict) -> list[str]:
+    """The report's "Revisions" of one frozen list: {period, changed, rows, corrections}."""
+    lines = [
+        f"Revisions of the published list of period {r['period']}: "
+        f"{r['changed']:,} player(s) changed, {r['corrections']} ingest(s) "
+        "or merge(s) since publication touched it (`arpad diff --published "
+        f"{r['period']}`).",
+        "",
+    ]
+    if r["rows"]:
+        lines += [
+            "| player | name | published | revised | change | games +/-/~ |",
+            "|---|---|---:|---:|---:|---|",
+        ]
+        for row in r["rows"]:
+            change = "" if row["change"] is None else f"{row['change']:+.0f}"
+            lines.append(
+                f"| {_text(row['player_id'])} | {_text(row['name'])} | {_num(row['published'])} | "
+                f"{_num(row['revised'])} | {change} | "
+                f"+{row['games_added']}/-{row['games_removed']}/~{row['games_changed']} |"
+            )
+        lines.append("")
+    return lines
+
+
 def markdown(summary: RecalculateSummary) -> str:
     """The run's report (published as a Prefect markdown artifact)."""
+    ingested, read = summary.games_ingested, summary.games_read
+    # a correction's unchanged games are read, not ingested (docs/operations.md)
+    unchanged = f" ({read:,} in the files read, {read - ingested:,} of them unchanged)"
     lines = [
         "# arpad monthly recalculation",
         "",
         f"Store {_code(summary.store)}: {len(summary.files)} files taken from the inbox, "
-        f"**{summary.games_ingested:,} games ingested**, "
+        f"**{ingested:,} games ingested**{unchanged if read != ingested else ''}, "
         f"**{summary.quarantined:,} rows quarantined**.",
         "",
     ]
@@ -550,7 +719,12 @@ def markdown(summary: RecalculateSummary) -> str:
         lines.append("")
         # Which rows and why, per file (docs/operations.md, step 5): the count alone
         # sent the officer to `arpad ingest` or the quarantine view to find them.
+        # The notes for the rating officer first, as `arpad ingest` prints them.
         for f in summary.files:
+            notes = note_lines(f)
+            if notes:
+                lines += [f"Notes on {_text(Path(f['path']).name)}:", ""]
+                lines += [*(f"- {_text(line)}" for line in notes), ""]
             shown = quarantine_lines(f)
             if shown:
                 lines += [f"Quarantined rows of {_text(Path(f['path']).name)}:", ""]
@@ -634,39 +808,27 @@ def markdown(summary: RecalculateSummary) -> str:
             now = [latest] if latest is not None and frozen.get("frozen_now", True) else []
         for period in now:  # oldest first, each month never frozen (``to_freeze``)
             lines += [f"Frozen list {key} period {period} (`STORE/published/`).", ""]
-        if latest is not None and latest not in now and frozen.get("later") is not None:
+        passed = frozen.get("passed")
+        if passed is None:  # (a summary of an earlier arpad)
+            later = frozen.get("later")
+            passed = [[latest, later]] if latest not in now and later is not None else []
+        for period, later in passed:  # a month before a frozen one (``passed_over``)
             lines += [
-                f"Not frozen: list {key} period {latest}: the later period "
-                f"{frozen['later']} is already frozen, and lists are frozen in order "
+                f"Not frozen: list {key} period {period}: the later period "
+                f"{later} is already frozen, and lists are frozen in order "
                 "(docs/lists.md).",
                 "",
             ]
-        elif latest is not None and latest not in now:
+        if latest is not None and latest not in now and latest not in {p for p, _ in passed}:
             lines += [
                 f"Already frozen: list {key} period {latest}, by an earlier run "
                 "(`STORE/published/`; left as it is).",
                 "",
             ]
+        # each earlier frozen list a correction revised, oldest first, then the latest
+        for r in frozen.get("revisions") or []:
+            lines += revision_lines(r)
         if frozen["previous"] is None:
             continue
-        lines += [
-            f"Revisions of the published list of period {frozen['previous']}: "
-            f"{frozen['changed']:,} player(s) changed, {frozen['corrections']} ingest(s) "
-            "or merge(s) since publication touched it (`arpad diff --published "
-            f"{frozen['previous']}`).",
-            "",
-        ]
-        if frozen["rows"]:
-            lines += [
-                "| player | name | published | revised | change | games +/-/~ |",
-                "|---|---|---:|---:|---:|---|",
-            ]
-            for r in frozen["rows"]:
-                change = "" if r["change"] is None else f"{r['change']:+.0f}"
-                lines.append(
-                    f"| {_text(r['player_id'])} | {_text(r['name'])} | {_num(r['published'])} | "
-                    f"{_num(r['revised'])} | {change} | "
-                    f"+{r['games_added']}/-{r['games_removed']}/~{r['games_changed']} |"
-                )
-            lines.append("")
+        lines += revision_lines({**frozen, "period": frozen["previous"]})
     return "\n".join(lines)

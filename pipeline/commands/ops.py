@@ -31,6 +31,7 @@ def register(sub) -> None:
     p.add_argument("--pools", default=None, help="comma-separated (default: all)")
     p.add_argument("--format", dest="fmt", default=None, help="input format of games files")
     p.add_argument("--mapping", default=None, help="named column mapping of games files")
+    add_ignore_stated_ratings(p)
     add_orchestration(p)
     p.set_defaults(func=cmd_recalculate)
 
@@ -48,6 +49,7 @@ def register(sub) -> None:
         p.add_argument("--pools", default=None)
         p.add_argument("--format", dest="fmt", default=None)
         p.add_argument("--mapping", default=None)
+        add_ignore_stated_ratings(p)
         p.add_argument(
             "--cluster", default=None, metavar="tcp://HOST:PORT", help="Dask scheduler for the runs"
         )
@@ -59,6 +61,16 @@ def register(sub) -> None:
             p.set_defaults(func=cmd_deploy)
         else:
             p.set_defaults(func=cmd_serve)
+
+
+def add_ignore_stated_ratings(p) -> None:
+    """``arpad ingest``'s option, for each inbox file's ingest (docs/observations.md)."""
+    p.add_argument(
+        "--ignore-stated-ratings",
+        action="store_true",
+        help="store the ratings the inbox's games files state as null, as arpad ingest "
+        "--ignore-stated-ratings: your own list is the authority (docs/observations.md)",
+    )
 
 
 def cmd_recalculate(args) -> int:
@@ -74,6 +86,7 @@ def cmd_recalculate(args) -> int:
         args.fmt,
         args.mapping,
         args.wait,
+        args.ignore_stated_ratings,
     )
     progress = Progress("recalculate", enabled=is_terminal())
     summary = run_job(args, "recalculate", request, progress=progress)
@@ -86,6 +99,13 @@ def cmd_recalculate(args) -> int:
     for f in summary.files:
         for line in monthly.quarantine_lines(f):
             print(printable(line), file=sys.stderr)
+    # The notes for the rating officer, as `arpad ingest` prints them under its file.
+    for f in summary.files:
+        notes = monthly.note_lines(f)
+        if notes:
+            print(printable(f"{f['path']}:"), file=sys.stderr)
+        for line in notes:
+            print(printable(f"  {line}"), file=sys.stderr)
     rows = monthly.quarantine_rows(summary.files)
     if rows:
         print(printable(monthly.quarantine_pointer(summary.store, rows)), file=sys.stderr)
@@ -118,6 +138,7 @@ def schedule_parameters(args) -> tuple[dict, dict]:
         split_list(args.pools),
         args.fmt,
         args.mapping,
+        ignore_stated_ratings=args.ignore_stated_ratings,
     )
     check_scale_out(args.cluster, args.workers)
     from prefect.schedules import Cron
