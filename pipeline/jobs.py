@@ -603,6 +603,7 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
         summary = monthly.RecalculateSummary(req.store)
         players, games = monthly.inbox_files(Path(req.inbox))
         summary.unread = monthly.unread_folders(Path(req.inbox))
+        summary.left_in_inbox = monthly.unread_files(Path(req.inbox))
         items = [*((str(p), "players") for p in players), *((str(g), None) for g in games)]
         ahead = read_ahead(store, items, req.fmt, req.mapping, runner)
         for path, kind in items:

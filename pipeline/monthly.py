@@ -61,6 +61,8 @@ class RecalculateSummary:
     # "system/pool" -> the frozen list and the revisions of the previous one (``freeze``)
     published: dict[str, dict] = field(default_factory=dict)
     unread: list[str] = field(default_factory=list)  # inbox subfolders not read (``unread``)
+    # inbox files not read, with why (``unread_files``)
+    left_in_inbox: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def games_ingested(self) -> int:
@@ -89,6 +91,30 @@ def inbox_files(inbox: Path) -> tuple[list[Path], list[Path]]:
         return sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith("."))
 
     return waiting(inbox / "players"), waiting(inbox)
+
+
+def unread_files(inbox: Path) -> list[tuple[str, str]]:
+    """Entries of the inbox and of ``players/`` that are not folders and not read, with
+    why: hidden names (``.name``: an editor's or a desktop's files), and anything that
+    is not a regular file (a FIFO, a socket, a device, a symlink to nothing). The
+    summary names them and they stay where they are (the hostile attack, round 5:
+    they were passed over unsaid)."""
+    inbox = Path(inbox)
+    out = []
+    for d, prefix in ((inbox, ""), (inbox / "players", "players/")):
+        if not d.is_dir():
+            continue
+        for p in sorted(d.iterdir()):
+            if p.is_dir():
+                continue
+            if p.name.startswith("."):
+                out.append((prefix + p.name, "a hidden name (starts with '.')"))
+            elif not p.is_file():
+                why = "a symlink to nothing" if p.is_symlink() and not p.exists() else None
+                out.append(
+                    (prefix + p.name, why or "not a regular file (a FIFO, socket or device)")
+                )
+    return out
 
 
 # Folders of the inbox that are its own: players files, and where files go when taken.
@@ -707,6 +733,10 @@ def markdown(summary: RecalculateSummary) -> str:
             "and from `players/`; move them there).",
             "",
         ]
+    if summary.left_in_inbox:
+        lines += ["Not read, left in the inbox:", ""]
+        lines += [f"- {_code(name)}: {why}" for name, why in summary.left_in_inbox]
+        lines.append("")
     if summary.files:
         lines += ["| file | kind | accepted | quarantined | outcome |", "|---|---|---:|---:|---|"]
         for f in summary.files:

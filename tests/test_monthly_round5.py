@@ -168,3 +168,34 @@ def test_a_late_month_before_the_frozen_ones_says_why_it_is_not_frozen(tmp_path,
     # the unreadable file: its kind is not known
     row = next(line for line in lines if line.startswith("| notes.txt |"))
     assert row.startswith("| notes.txt | - | 0 | 0 | rejected (")
+
+
+def test_inbox_entries_not_read_are_named_and_left(tmp_path, capsys):
+    # a FIFO, a symlink to nothing and a hidden file beside a real games file: the job
+    # said "1 files taken" and nothing else (the hostile attack, round 5)
+    import os
+
+    from arpad.pipeline.cli import main as cli
+
+    inbox = tmp_path / "inbox"
+    (inbox / "players").mkdir(parents=True)
+    (inbox / "g.csv").write_text("white_id,black_id,result,date\nA,B,1-0,2024-01-02\n")
+    os.mkfifo(inbox / "fifo.csv")
+    (inbox / "dang.csv").symlink_to(tmp_path / "nothing")
+    (inbox / ".hidden.csv").write_text("x\n")
+    (inbox / "players" / ".DS_Store").write_text("x")
+    args = ["recalculate", "--inbox", str(inbox), "--store", str(tmp_path / "S")]
+    assert cli([*args, "--systems", "elo"]) == 0
+    out, err = capsys.readouterr()
+    assert "1 files taken from the inbox" in out
+    i = out.splitlines().index("Not read, left in the inbox:")
+    assert out.splitlines()[i + 2 : i + 6] == [
+        "- `.hidden.csv`: a hidden name (starts with '.')",
+        "- `dang.csv`: a symlink to nothing",
+        "- `fifo.csv`: not a regular file (a FIFO, socket or device)",
+        "- `players/.DS_Store`: a hidden name (starts with '.')",
+    ]
+    assert f"{inbox / 'fifo.csv'}: not read: not a regular file (a FIFO, socket or device)" in err
+    assert sorted(p.name for p in inbox.iterdir()) == [
+        ".hidden.csv", "dang.csv", "fifo.csv", "players", "processed",
+    ]  # fmt: skip

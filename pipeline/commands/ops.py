@@ -115,6 +115,8 @@ def cmd_recalculate(args) -> int:
             f"{folder}: not read: a folder (files are read from the inbox and its players/)",
             file=sys.stderr,
         )
+    for name, why in summary.left_in_inbox:
+        print(printable(f"{Path(args.inbox) / name}: not read: {why}"), file=sys.stderr)
     return 2 if rejected or summary.quarantined else 0
 
 
