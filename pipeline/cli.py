@@ -81,7 +81,7 @@ def _check_args(args) -> None:
     The store checks names again wherever it builds a path; this gives the early,
     one-line error."""
     from arpad.pipeline import names
-    from arpad.pipeline.store import outside
+    from arpad.pipeline.store import output_target, outside
 
     for attr, kind in NAME_OPTIONS.items():
         value = getattr(args, attr, None)
@@ -114,6 +114,60 @@ def _check_args(args) -> None:
             continue  # `arpad whatif --output DIR`: a folder of Parquet tables
         if isinstance(value, str) and value and os.path.isdir(value):
             raise ValueError(f"{option} {value} is a directory: give a file name")
+        if isinstance(value, str) and value:
+            try:
+                output_target(value)  # a block device or socket: refused before the work
+            except ValueError as exc:
+                raise ValueError(f"{option} {exc}") from None
+
+
+# Arguments that are not files a command reads (its outputs are checked apart).
+NOT_INPUTS = ("store", "command", "func", "_options_given")
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.isfile(a) and os.path.samefile(a, b)
+    except (OSError, ValueError):  # a value that is no path (a query, a NUL byte)
+        return False
+
+
+def _refuse_input_as_output(parser, args) -> None:
+    """An output file that is one of the command's input files (``arpad performance
+    g.csv --output g.csv``, ``predict … pair.csv --output pair.csv``) would be
+    overwritten: refused, as ``cp a a`` is (docs/cli.md "Output files"). Every other
+    argument naming an existing file is an input (FILE, --players, --mapping,
+    --allow-file [NAME=]PATH, …)."""
+    from arpad.pipeline.output import innermost_parser
+
+    outputs = dict(OUTPUT_OPTIONS)
+    if args.command == "backtest":
+        outputs["predictions"] = "--predictions"
+    written = [
+        (option, value)
+        for attr, option in outputs.items()
+        if isinstance(value := getattr(args, attr, None), str) and os.path.isfile(value)
+    ]
+    if not written:
+        return
+    actions = {a.dest: a for a in innermost_parser(parser, args)[0]._actions}
+    for name, given in vars(args).items():
+        if name in NOT_INPUTS or name in outputs:
+            continue
+        for item in given if isinstance(given, list) else [given]:
+            if not isinstance(item, str):
+                continue
+            for path in {item, item.partition("=")[2]} - {""}:  # --allow-file NAME=PATH
+                for option, value in written:
+                    if not _same_file(path, value):
+                        continue
+                    what, action = name, actions.get(name)
+                    if action is not None:  # --players, or a positional's FILE
+                        what = (action.option_strings or [action.metavar or name])[-1]
+                    raise ValueError(
+                        f"{option} {value} is the command's input ({what} {item}): "
+                        "it would be overwritten; give another output name"
+                    )
 
 
 class UsageError(Exception):
@@ -495,6 +549,7 @@ def _main(argv: list[str] | None) -> int:
                 )
             args.output = None
         _check_args(args)
+        _refuse_input_as_output(parser, args)
         if getattr(args, "output", None) and hasattr(args, "fmt"):  # --output x.csv: CSV
             from arpad.pipeline.output import resolve_output_format
 

@@ -10,12 +10,13 @@ event of its own, listed before the period's games:
 from __future__ import annotations
 
 import datetime as dt
+import io
 from pathlib import Path
 
 import polars as pl
 
 from arpad.pipeline import catalog, periods
-from arpad.pipeline.store import Store
+from arpad.pipeline.store import Store, atomic_write_bytes
 from arpad.pipeline.systems import DEFAULT_SYSTEM
 
 _SQL = """
@@ -158,12 +159,8 @@ def plot_history(frame: pl.DataFrame, path: str | Path, title: str) -> Path:
     ax.grid(alpha=0.3)
     ax.legend(loc="best", fontsize=8)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")  # atomic: write, then rename
-    try:
-        fig.savefig(tmp)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    buffer = io.BytesIO()  # then atomically, or in place on a FIFO (docs/cli.md)
+    fig.savefig(buffer, format=path.suffix[1:] or None)
+    atomic_write_bytes(buffer.getvalue(), path)
     return path

@@ -66,14 +66,13 @@ def output_format(fmt: str, output: str, given: bool, choices, command: str) -> 
     return written[0]
 
 
-def resolve_output_format(parser, args) -> None:
-    """Set ``args.fmt`` for a command with ``--output FILE`` (``output_format``), from
-    the command's own ``--format`` option in ``parser`` (its choices, and whether the
-    command line gave it: pipeline/cli.py records the options given)."""
+def innermost_parser(parser, args):
+    """The parser of the (sub)command ``args`` were parsed for (`arpad players identify`:
+    identify's), and the names of the subcommands leading to it."""
     import argparse
 
     found, names = parser, []
-    while found._subparsers is not None:  # `arpad players identify`: the innermost parser
+    while found._subparsers is not None:
         subs = next(
             a for a in found._subparsers._group_actions if isinstance(a, argparse._SubParsersAction)
         )
@@ -81,6 +80,14 @@ def resolve_output_format(parser, args) -> None:
         if name not in subs.choices:
             break
         found, names = subs.choices[name], [*names, name]
+    return found, names
+
+
+def resolve_output_format(parser, args) -> None:
+    """Set ``args.fmt`` for a command with ``--output FILE`` (``output_format``), from
+    the command's own ``--format`` option in ``parser`` (its choices, and whether the
+    command line gave it: pipeline/cli.py records the options given)."""
+    found, names = innermost_parser(parser, args)
     option = next((a for a in found._actions if a.dest == "fmt"), None)
     if option is None or not option.choices or (names and names[-1] in FIXED_OUTPUT):
         return  # a free-text --format (an input format), or a fixed output format

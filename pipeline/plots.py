@@ -16,7 +16,7 @@ import polars as pl
 
 from arpad.pipeline import catalog
 from arpad.pipeline.periods import first_day
-from arpad.pipeline.store import Store
+from arpad.pipeline.store import Store, atomic_write_bytes
 
 
 def _figure(size: tuple[float, float], dpi: float | None = None):
@@ -44,11 +44,14 @@ def _png(fig) -> bytes:
 
 
 def _save(fig, output: str | Path) -> Path:
+    """``fig`` as PNG in ``output``: atomically, or in place on a FIFO or /dev/null,
+    never renamed over one (``store.atomic_write_bytes``, docs/cli.md "Output files")."""
+    import io
+
     out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp.png")
-    fig.savefig(tmp, dpi=120, bbox_inches="tight")
-    tmp.replace(out)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=120, bbox_inches="tight")
+    atomic_write_bytes(buffer.getvalue(), out)
     return out
 
 
@@ -209,6 +212,10 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
     ax.set_xlabel("date" if dated else "period")
     if dated:
         fig.autofmt_xdate()
+    else:  # period numbers are whole: no tick at 133.25 between two periods
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("rating")
     ax.set_title(f"Rating history ({system} / {pool}): {'; '.join(dict.fromkeys(shown))}")
     ax.grid(alpha=0.3)

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import io
 import json
 import os
+import re
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -369,7 +372,24 @@ def atomic_write_parquet(
     ``write_statistics=False`` leaves out the column-chunk min/max statistics (see
     ``Store.write_ratings``); ``byte_stream_split`` lists the float columns written
     with that encoding; ``store_schema=False`` leaves out the serialised Arrow schema
-    (readers then see the Parquet types: a dictionary column reads as its values)."""
+    (readers then see the Parquet types: a dictionary column reads as its values).
+    Without ``root`` (an output file) the target is as ``output_target`` says."""
+    if root is None:
+        path, in_place = output_target(path)
+        if in_place:  # /dev/null, a FIFO, /dev/stdout: its bytes, written there
+            buffer = io.BytesIO()
+            pq.write_table(
+                table,
+                buffer,
+                compression="zstd",
+                use_dictionary=use_dictionary,
+                write_statistics=write_statistics,
+                use_byte_stream_split=byte_stream_split,
+                store_schema=store_schema,
+            )
+            with open(path, "ab") as fh:
+                fh.write(buffer.getvalue())
+            return
     path = prepare_write(path, root)
     write_parquet_file(
         table, path, use_dictionary, write_statistics, byte_stream_split, store_schema
@@ -420,17 +440,74 @@ def write_parquet_file(
 
 
 def atomic_write_text(text: str, path: Path, root: Path | None = None) -> None:
-    """Write ``text`` to ``path`` atomically; with ``root``, inside that store only."""
+    """Write ``text`` to ``path`` atomically; with ``root``, inside that store only;
+    without, as ``output_target`` says (in place on a device, a FIFO, /dev/stdout)."""
+    _atomic_write(path, root, text, "w")
+
+
+def atomic_write_bytes(data: bytes, path: Path, root: Path | None = None) -> None:
+    """``atomic_write_text`` for bytes (a PNG)."""
+    _atomic_write(path, root, data, "wb")
+
+
+# The folder of a process's open descriptors, once symlinks are resolved: /dev/stdout,
+# /dev/fd/1 and /proc/self/fd/1 all lead there (docs/cli.md "Output files").
+_DESCRIPTORS = re.compile(r"/proc/\d+(/task/\d+)?/fd|/dev/fd")
+
+
+def _names_descriptor(path: Path) -> bool:
+    """Whether ``path`` (through its symlinks) is an open descriptor, /dev/stdout."""
+    link = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit on symlinks followed
+        if _DESCRIPTORS.fullmatch(os.path.realpath(os.path.dirname(link))):
+            return True
+        if not os.path.islink(link):
+            return False
+        link = os.path.normpath(os.path.join(os.path.dirname(link), os.readlink(link)))
+    return False
+
+
+def output_target(path: str | os.PathLike) -> tuple[Path, bool]:
+    """Where an output file (``--output``, ``--plot``, ``--report``) named ``path`` is
+    written, and whether in place (docs/cli.md "Output files"). A new name or a regular
+    file: atomically (temporary file, then rename), through a symlink at the file it
+    names (the symlink stays). What is not a regular file is never renamed over: an
+    open descriptor (/dev/stdout, /dev/fd/N: what it is open on gets the bytes, after
+    anything already there), a character device (/dev/null, a terminal) or a FIFO is
+    written in place; a directory, block device or socket is refused (ValueError)."""
+    path = Path(path)
+    if _names_descriptor(path):
+        return path, True
+    try:
+        mode = os.stat(path).st_mode  # symlinks followed
+    except (FileNotFoundError, NotADirectoryError):  # (a parent is made, or refused, later)
+        return (Path(os.path.realpath(path)) if path.is_symlink() else path), False
+    if stat.S_ISREG(mode):
+        return (Path(os.path.realpath(path)) if path.is_symlink() else path), False
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return path, True
+    kinds = {stat.S_ISDIR: "a directory", stat.S_ISBLK: "a block device", stat.S_ISSOCK: "a socket"}
+    kind = next((name for test, name in kinds.items() if test(mode)), "not a regular file")
+    raise ValueError(f"{path} is {kind}: give a file name")
+
+
+def _atomic_write(path: Path, root: Path | None, data: str | bytes, mode: str) -> None:
     path = Path(path)
     if root is not None:
         inside(root, path)
+    else:
+        path, in_place = output_target(path)
+        if in_place:
+            with open(path, mode.replace("w", "a")) as fh:
+                fh.write(data)
+            return
     before_change(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
+        with os.fdopen(fd, mode) as fh:
+            fh.write(data)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -508,6 +585,7 @@ def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterat
             with _HELD_GUARD:
                 held[1] -= 1
         return
+    made = not os.path.lexists(path)
     with _writable(root):
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     deadline = time.monotonic() + max(wait, 0.0)
@@ -523,6 +601,14 @@ def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterat
                     "try again when it has finished (or pass --wait SECONDS)"
                 ) from None
             time.sleep(0.2)
+    try:
+        refuse_foreign_folder(root)  # under the lock: another writer may be starting it
+    except Exception:
+        if made:  # the folder is left as it was found
+            path.unlink(missing_ok=True)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+        raise
     info = {"pid": os.getpid(), "command": command, "since": time.strftime("%Y-%m-%dT%H:%M:%S")}
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps(info).encode(), 0)
@@ -555,6 +641,62 @@ def writer_lock(root: Path, command: str = "arpad", wait: float = 0.0) -> Iterat
             os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
+
+
+def is_store_folder(root: Path) -> bool:
+    """Whether ``root`` holds an arpad store: its ``store.json`` (every store a writer
+    touched since format 1) or its ``manifest/`` (``Store.ensure`` makes it in every
+    store, also those written before ``store.json``)."""
+    return os.path.lexists(root / STORE_FILE) or (root / "manifest").is_dir()
+
+
+# What arpad puts in a store's folder (docs/store.md): a folder holding nothing else (a
+# first ingest stopped half-way) is a store being started.
+_STORE_ENTRIES = {
+    *("games", "players", "ratings", "state", "quarantine", "manifest", "runs", "exports"),
+    *("published", "catalog.duckdb", "catalog.stamp", "store.json", ".lock", ".pending"),
+}
+
+
+def _arpad_entry(entry: os.DirEntry) -> bool:
+    """Whether ``entry`` of a folder is what arpad puts there: one of a store's names
+    (a folder of them holding only partitions ``key=value``, Parquet and JSON files
+    and hidden temporaries, not a user's own ``games/`` of PGN files) or a temporary."""
+    name = entry.name
+    if name.startswith(".") and (name.endswith(".tmp") or name.startswith(".catalog.")):
+        return True
+    if name not in _STORE_ENTRIES:
+        return False
+    if name.startswith(".") or not entry.is_dir(follow_symlinks=False):
+        return True
+    return all(
+        e.name.startswith(".") or "=" in e.name or e.name.endswith((".parquet", ".json"))
+        for e in os.scandir(entry.path)
+    )
+
+
+def refuse_foreign_folder(root: Path) -> None:
+    """Refuse to start a store in an existing folder that holds something else and no
+    arpad store (``--store .``, ``--store ~``): partitions would be mixed into a user's
+    own ``games/`` folder, and the writer deletes every ``.*.tmp`` under the store. A
+    new or empty folder, or one holding only what a store holds, is fine (docs/store.md
+    "Where a store may be started")."""
+    from arpad.pipeline.errors import InputError
+
+    if is_store_folder(root):
+        return
+    try:
+        others = sorted(e.name for e in os.scandir(root) if not _arpad_entry(e))
+    except FileNotFoundError:
+        return
+    if others:
+        shown = ", ".join(others[:3]) + (", …" if len(others) > 3 else "")
+        raise InputError(
+            root,
+            None,
+            f"--store is a folder that holds other things ({shown}) and no arpad store: "
+            "give an empty or new folder for a new store",
+        )
 
 
 def _remove_leftover_temporaries(root: Path) -> None:
