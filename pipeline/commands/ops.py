@@ -150,7 +150,10 @@ def schedule_parameters(args) -> tuple[dict, dict]:
     except Exception as exc:
         raise ValueError(f"--cron {args.cron!r} --timezone {args.timezone!r}: {exc}") from None
     require_server()
-    parameters = {k: v for k, v in vars(request).items() if v is not None and k != "wait"}
+    # (an option left at its default is left out: the flow's own default is the same)
+    parameters = {
+        k: v for k, v in vars(request).items() if v is not None and v is not False and k != "wait"
+    }
     env = {}
     if args.cluster:
         env["ARPAD_CLUSTER"] = args.cluster
