@@ -205,16 +205,18 @@ def test_two_monthly_newcomer_is_rated_when_the_rating_period_closes(tmp_path):
     assert _rows(store, 201104)["U"]["rating_after"] == 1800
 
 
-def test_two_monthly_newcomer_of_an_unclosed_period_is_rated_late(tmp_path):
-    # March's nine draws, then no game in April (its closing list is not walked) and a
-    # rated game in May: U is rated at May, from his pooled games (1800, as above).
+def test_two_monthly_newcomer_is_rated_on_a_closing_list_without_games(tmp_path):
+    # March's nine draws, then no game in April and a rated game in May: April, the
+    # closing month, is walked without games (``closing_periods_within``), so U is rated
+    # on its list from his March games (1800, as above), not late at May.
     games = [f"2011-03-0{d},U,R,1/2-1/2" for d in range(1, 10)]
     games.append("2011-05-10,R,X,1-0")
     players = TWO_MONTHLY_PLAYERS + "X,Other,1970,1800,100\n"
     store = _rate(tmp_path, players, games, header="date,white_id,black_id,result")
     assert _rows(store, 201103)["U"]["rating_after"] is None
-    may = _rows(store, 201105)["U"]
-    assert may["rating_after"] == 1800 and may["status"] == "new"
+    apr = _rows(store, 201104)["U"]
+    assert apr["rating_after"] == 1800 and apr["status"] == "new"
+    assert _rows(store, 201105)["U"]["status"] == "rated"
 
 
 def test_two_monthly_first_months_have_no_list_in_force(tmp_path, capsys):

@@ -275,6 +275,10 @@ class RatingSystem:
     # write ``rating`` as an integer, rounded half away from zero (FIDE, USCF, ECF,
     # Harkness, Ingo); otherwise lists keep one decimal (docs/lists.md).
     integer_ratings: ClassVar[bool] = False
+    # Columns a list carries after ``rating`` besides FIDE's, in every list format but
+    # FIDE's TXT and XML layouts: (list column, ratings column, decimals), e.g. Glicko's
+    # ``("rd", "rd_after", 1)`` (docs/lists.md "The systems' own columns").
+    list_columns: ClassVar[tuple[tuple[str, str, int], ...]] = ()
     # A ``provisional`` row's ``games`` are the player's games of the open cycle so far
     # (ECF's interim grades), the next row's include them again; a row of another status
     # closes the cycle. Counts of games per year (pipeline/era.py) take differences.
@@ -388,10 +392,9 @@ class RatingSystem:
     ) -> list[int]:
         """Periods before or between the pool's ``stored`` periods (ascending, with games)
         that a run walks without games, because results are published only then
-        (ECF: the closing month of every season that holds games; ``rules_for``: period
-        -> rules). The engine merges them with ``stored`` and ``closing_periods``.
-        Default: none (FIDE handles a rating period without its closing month in
-        ``step``)."""
+        (ECF: the closing month of every season that holds games; FIDE: of every
+        two-monthly rating period; ``rules_for``: period -> rules). The engine merges them
+        with ``stored`` and ``closing_periods``. Default: none."""
         return []
 
     def revises_history(self, rules: Any) -> bool:

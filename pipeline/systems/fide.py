@@ -445,6 +445,17 @@ class FideSystem(RatingSystem):
         period = (close // 12) * 100 + close % 12 + 1
         return [period] if periods.is_valid(period) else []
 
+    def closing_periods_within(self, stored: list[int], rules_for) -> list[int]:
+        """Under lists of several months, the closing month of every stored period's
+        rating period when it has no games (``closing_periods`` of each): the run walks
+        it, so each list is published in its own month from its own games — January
+        2011's games on the list of 1 March 2011 (period 201102), not as an adjustment
+        in 201103 (docs/fide-history.md "Two-monthly lists"). Monthly rules add nothing."""
+        have = set(stored)
+        calendar = (p for p in stored if periods.is_calendar(p))
+        ends = {e for p in calendar for e in self.closing_periods(p, rules_for(p))}
+        return sorted(ends - have)
+
     def step(self, state: State, games: PeriodGames, rules: FideRules) -> tuple[State, Report]:
         s = state.players
         n = games.n_players
