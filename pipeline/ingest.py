@@ -450,8 +450,13 @@ def ingest_file(
             report, manifest, previous_mask, content, resent, accepted, lambda: digest_v1(before)
         )
         changed = _changed_partitions(store, old_batches, validated.accepted)
+        fresh = validated.accepted  # the games new to the store (a correction: added, changed)
+        if old_batches:
+            old_only, new_only = _content_diff(store, old_batches, validated.accepted)
+            rows = sorted(new_only.get_column("_row").to_list())
+            fresh = validated.accepted.take(pa.array(rows, pa.int64()))
         if old_batches and stored_source:
-            report.correction = _correction_counts(store, old_batches, validated.accepted)
+            report.correction = _correction_counts(old_only, new_only)
             report.notes.extend(_shrunk_note(previous, source, validated.accepted.num_rows))
         for old in old_batches:
             staged.remove_batch_games(old)
@@ -483,7 +488,7 @@ def ingest_file(
         report.notes.extend(namesake_notes(store.read_players(), staged.read_players()))
     if raw.kind == "games" and head is None:  # ratings stated unlike the list in force?
         report.notes.extend(stated_rating_notes(store, validated.accepted))
-        report.notes.extend(old_games_notes(store, validated.accepted))
+        report.notes.extend(old_games_notes(store, fresh))
 
     quarantine = validated.quarantine
     if player_quarantine is not None and player_quarantine.num_rows:
@@ -565,12 +570,33 @@ def _rebased_note(store: Store, rerated: list[tuple[str, float, float]]) -> list
     lists = (
         f", the published lists of {published[0]}..{published[-1]} included" if published else ""
     )
+    systems = sorted({system for system, _ in rated})
+    if _any_seeds(systems):
+        advice = "A rating list of a month is ingested with a date column"
+    else:  # USCF, Glicko, ...: a dated list would be stored and never read
+        advice = (
+            f"The systems rated here ({', '.join(systems)}) rate from the games and read no "
+            "dated ratings: a players file only sets the starting ratings"
+        )
     return [
         f"{len(rerated)} player(s) whose undated starting rating changes ({shown}{more}): an "
         f"undated rating counts as of the first period, so the next rate recomputes every "
-        f"period from it{lists}. A rating list of a month is ingested with a date column "
-        "(docs/observations.md)"
+        f"period from it{lists}. {advice} (docs/observations.md)"
     ]
+
+
+def _any_seeds(systems: list[str]) -> bool:
+    """Whether one of ``systems`` starts from dated ratings (``seeds_from_observations``,
+    docs/observations.md "Which systems seed from them"); an unknown name counts."""
+    from arpad.pipeline.systems import get_system
+
+    for name in systems:
+        try:
+            if get_system(name).seeds_from_observations:
+                return True
+        except ValueError:  # a system this installation does not know: may seed
+            return True
+    return False
 
 
 def _other_result(where: str, stored, incoming, identities: dict[str, str] | None = None) -> str:
@@ -1234,13 +1260,13 @@ def _drop_content_duplicates(
     return kept, dropped
 
 
-def _correction_counts(
+def _content_diff(
     store: Store, old_batches: list[str], incoming: pa.Table
-) -> tuple[int, int, int]:
-    """(removed, added, changed) games of a correction against the source's stored
-    version. Games are compared by content (ids the file derived from line numbers
-    left out, so a shifted line is no change); a removed and an added game with the
-    same game id count as one changed game."""
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(old only, new only): the games of a source's stored version not in its new
+    content, and the reverse, compared by content (ids the file derived from line
+    numbers left out, so a shifted line is no change). The new-only rows carry
+    ``_row``, their index in ``incoming``: the games a correction adds or changes."""
 
     def content(t: pa.Table) -> pl.DataFrame:
         frame = pl.from_arrow(schemas.conform(t, schemas.GAMES))
@@ -1265,12 +1291,20 @@ def _correction_counts(
     def counted(f: pl.DataFrame) -> pl.DataFrame:
         return f.with_columns(pl.int_range(pl.len()).over(f.columns).alias("_n"))
 
-    old_only = counted(old).join(
-        counted(new), on=[*old.columns, "_n"], how="anti", nulls_equal=True
+    keys = [*old.columns, "_n"]
+    old_only = counted(old).join(counted(new), on=keys, how="anti", nulls_equal=True)
+    new_only = (
+        counted(new)
+        .with_row_index("_row")
+        .join(counted(old), on=keys, how="anti", nulls_equal=True)
     )
-    new_only = counted(new).join(
-        counted(old), on=[*old.columns, "_n"], how="anti", nulls_equal=True
-    )
+    return old_only, new_only
+
+
+def _correction_counts(old_only: pl.DataFrame, new_only: pl.DataFrame) -> tuple[int, int, int]:
+    """(removed, added, changed) games of a correction against the source's stored
+    version (``_content_diff``); a removed and an added game with the same game id
+    count as one changed game."""
     ids = set(old_only.get_column("game_id").drop_nulls().to_list())
     changed = len(ids & set(new_only.get_column("game_id").drop_nulls().to_list()))
     return old_only.height - changed, new_only.height - changed, changed

@@ -1,11 +1,11 @@
 """Ingest notes for a player id new to the store that has a stored player's name.
 
-A tournament report (TRF, a players file) whose player carries another FIDE id than
-the one stored for the same person (a mistyped digit) makes a second player: his
-games are rated under the new id and he appears twice on the list. arpad cannot
-tell a typo from a namesake, so nothing is refused; the ingest summary says so, with
-the two ids and the command that joins them (docs/operations.md "The officer's month,
-round 3"; tests/test_officer_attack3.py).
+A tournament report (TRF, a players file) whose player carries another id (FIDE's or
+a federation's) than the one stored for the same person (a mistyped digit) makes a
+second player: his games are rated under the new id and he appears twice on the
+list. arpad cannot tell a typo from a namesake, so nothing is refused; the ingest
+summary says so, with the two ids and the command that joins them
+(docs/operations.md "The officer's month, round 3"; tests/test_officer_attack3.py).
 
 A match: the new id and a stored id are both real ids (not the file-scoped ids arpad
 makes for players without one, ``<file>#<rank>``, ``<file>:<name>``: those are the
@@ -107,6 +107,6 @@ def namesake_notes(before: pa.Table, after: pa.Table) -> list[str]:
     pid, _, other, _, _ = found[0]
     return [
         f"{len(found)} player id(s) new to the store with the name of a stored player "
-        f"({shown}{more}): a mistyped FIDE id rates one person under two ids; if so, "
+        f"({shown}{more}): a mistyped player id rates one person under two ids; if so, "
         f"correct the file and ingest it again, or arpad players merge {other} {pid}"
     ]

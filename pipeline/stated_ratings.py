@@ -154,7 +154,9 @@ def _months(period: int) -> int | None:
 def old_games_notes(store: Store, games: pa.Table) -> list[str]:
     """One note per published list that games of the file dated more than a year before
     it will revise: a mistyped year (2016 for 2026) re-rates every list since, unsaid
-    until `rate` reports the revised players (the officer's attack of 2026-12-04)."""
+    until `rate` reports the revised players (the officer's attack of 2026-12-04).
+    ``games``: the games new to the store only, a correction's added and changed ones
+    (pipeline/ingest.py ``_content_diff``): its unchanged games revise nothing."""
     systems = _published_systems(store)
     if not systems or games.num_rows == 0 or "period" not in games.column_names:
         return []

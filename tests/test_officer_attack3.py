@@ -363,7 +363,7 @@ def test_a_mistyped_fide_id_is_noted_at_ingest(tmp_path, capsys):
     assert (
         "note: 1 player id(s) new to the store with the name of a stored player "
         "(4100055 'Eck, Emil' and stored 4100005 'Eck, Emil', both born 1980): a mistyped "
-        "FIDE id rates one person under two ids; if so, correct the file and ingest it "
+        "player id rates one person under two ids; if so, correct the file and ingest it "
         "again, or arpad players merge 4100005 4100055"
     ) in out
     assert out.count("new to the store with the name") == 1

@@ -37,8 +37,8 @@ def test_an_undated_list_rebasing_rated_players_is_named(tmp_path, capsys):
     assert (
         "note: 2 player(s) whose undated starting rating changes (1001: 2310 -> 2212; "
         "1002: 2420 -> 2332): an undated rating counts as of the first period, so the next "
-        "rate recomputes every period from it. A rating list of a month is ingested with a "
-        "date column" in out
+        "rate recomputes every period from it. The systems rated here (elo) rate from the "
+        "games and read no dated ratings" in out
     )
 
 
