@@ -127,7 +127,20 @@ def player_info(players: pa.Table) -> PlayerInfo:
         volatility=floats("volatility"),
         grade=floats("grade"),
         sex=_objects(players.column("sex")),
+        birth_date=_yyyymmdd(players, "birth_date"),
     )
+
+
+def _yyyymmdd(players: pa.Table, name: str) -> np.ndarray:
+    """A date column as int64 YYYYMMDD, -1 where null (or when the table has no such
+    column)."""
+    if name not in players.column_names:
+        return np.full(players.num_rows, -1, dtype=np.int64)
+    col = players.column(name)
+    value = pc.add(
+        pc.add(pc.multiply(pc.year(col), 10000), pc.multiply(pc.month(col), 100)), pc.day(col)
+    )
+    return value.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _objects(column: pa.ChunkedArray) -> np.ndarray:

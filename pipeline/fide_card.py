@@ -582,6 +582,16 @@ def _player_rows(con, pool: str, player_id: str, period: int) -> list[dict]:
     return [{k: _none(v) for k, v in r.items()} for r in rows.to_pylist()]
 
 
+def _eighteenth(born):
+    """The 18th birthday of a player born on ``born`` (29 February: 1 March)."""
+    import datetime as dt
+
+    try:
+        return born.replace(year=born.year + 18)
+    except ValueError:
+        return dt.date(born.year + 18, 3, 1)
+
+
 def _none(value):
     return None if isinstance(value, float) and value != value else value
 
@@ -781,10 +791,25 @@ def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules
         and year - born <= rules.junior_max_age
         and own < rules.junior_rating_below
     )
+    # 2014-07 to 2024-02: "until their 18th birthday": a known birth date decides
+    birthday = info.get("birth_date") if rules.junior_to_birthday else None
+    if birthday is not None and year is not None:
+        eighteen = _eighteenth(birthday)
+        first = periods.first_day(card.period)
+        junior = rules.junior_rating_below > 0 and own < rules.junior_rating_below
+        junior = junior and first < eighteen
     if games < rules.new_player_games:
         base, why = (
             rules.k_new,
             (f"new player: {games} rated game(s) before the period < {rules.new_player_games}"),
+        )
+    elif junior and birthday is not None and year is not None:
+        base, why = (
+            rules.k_junior,
+            (
+                f"junior: born {birthday.isoformat()}, the period begins before the 18th "
+                f"birthday, rating {own} < {rules.junior_rating_below}"
+            ),
         )
     elif junior:
         base, why = (

@@ -41,6 +41,9 @@ class PlayerInfo:
     volatility: np.ndarray  # float64, NaN = none
     grade: np.ndarray  # float64, NaN = none
     sex: np.ndarray  # object (str or None)
+    # int64 YYYYMMDD of the birth date, -1 = unknown (FIDE's junior K "until their 18th
+    # birthday" of the 2014-07 rules); None when the caller has no players table
+    birth_date: np.ndarray | None = None
 
     @property
     def n(self) -> int:

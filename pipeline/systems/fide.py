@@ -60,6 +60,9 @@ class FideRules:
     k_junior: int = 40  # juniors (see junior_max_age) while below junior_rating_below
     junior_max_age: int = 18  # junior while year − birth year ≤ this
     junior_rating_below: int = 2300  # 0 disables the junior rule
+    # 2014-07 to 2024-02: K 40 "until their 18th birthday": a player whose birth date is
+    # known is junior while the period's first day is before it (else by birth year)
+    junior_to_birthday: bool = False
     k_mid: int = 20
     k_high: int = 10  # once the published rating has reached high_rating
     high_rating: int = 2400
@@ -162,6 +165,7 @@ FIDE_2014_07 = dataclasses.replace(
     k_new=40,
     k_junior=40,
     junior_rating_below=2300,
+    junior_to_birthday=True,
     k_mid=20,
     k_times_games_max=700,
     initial_per_half_point=20.0,
@@ -258,12 +262,19 @@ def k_base(
     peak: np.ndarray,
     birth_year: np.ndarray,
     year: int | None,
+    birth_date: np.ndarray | None = None,
+    first_day: int | None = None,
 ) -> np.ndarray:
-    """K before the 700 cap, from the state at the start of the period (§8.3.3, docs/rules.md)."""
+    """K before the 700 cap, from the state at the start of the period (§8.3.3, docs/rules.md).
+    ``birth_date`` (YYYYMMDD, -1 unknown) and ``first_day`` (the period's, YYYYMMDD): under
+    ``junior_to_birthday`` a known birth date decides (junior before the 18th birthday)."""
     new = rated_games < rules.new_player_games
     junior = np.zeros(rating.shape, dtype=bool)
     if year is not None and rules.junior_rating_below > 0:
         junior = (birth_year > 0) & (year - birth_year <= rules.junior_max_age)
+        if rules.junior_to_birthday and birth_date is not None and first_day is not None:
+            dated = birth_date > 0
+            junior = np.where(dated, first_day < birth_date + 180000, junior)
         junior &= rating < rules.junior_rating_below
     k = np.where(peak >= rules.high_rating, rules.k_high, rules.k_mid)
     k = np.where(junior, rules.k_junior, k)
@@ -369,6 +380,11 @@ class FideSystem(RatingSystem):
             "rated_games": rated_games,
             "peak": peak.astype(np.int64),
             "birth_year": players.birth_year.astype(np.int64),
+            "birth_date": (
+                np.full(players.n, -1, dtype=np.int64)
+                if players.birth_date is None
+                else players.birth_date.astype(np.int64)
+            ),
             "pool_started": np.zeros(players.n, dtype=bool),
             # Key of the event of the first game vs a rated opponent (``first_event_games``).
             "first_event": np.full(players.n, NO_EVENT, dtype=np.int64),
@@ -492,7 +508,11 @@ class FideSystem(RatingSystem):
 
         # (4) The period's games.
         two_monthly = rules.list_months > 1
-        kb = k_base(rules, rating, rated_games, peak, s["birth_year"], games.year)
+        first_day = games.period * 100 + 1 if games.year is not None else None
+        kb = k_base(
+            rules, rating, rated_games, peak, s["birth_year"], games.year,
+            s.get("birth_date"), first_day,
+        )  # fmt: skip
         if two_monthly:
             kb = np.where(pending["pending_games"] > 0, pending["pending_k"], kb)
         # The grouping's offsets, opponents and scores alone unless the events need the
@@ -597,6 +617,7 @@ class FideSystem(RatingSystem):
             "rated_games": rated_games.astype(np.int64),
             "peak": peak.astype(np.int64),
             "birth_year": s["birth_year"],
+            "birth_date": s.get("birth_date", np.full(n, -1, dtype=np.int64)),
             "pool_started": pool_started,
             "first_event": first_event,
             "last_played": np.where(new_is_rated, last, -1).astype(np.int64),

@@ -106,6 +106,7 @@ class GlickoSystem(GlickoFamily):
     uses_events = False  # no event-level rule: the engine skips the event ids
     rules_type: ClassVar[type] = GlickoRules
     shardable = True  # per-player update from the pre-period state (pipeline/sharding.py)
+    list_columns = (("rd", "rd_after", 1),)  # lists publish the RD (docs/glicko.md)
 
     def expected_scores(self, white, black, white_rd, black_rd, rules):
         """Glickman's expected outcome of a game between two rated players:

@@ -66,6 +66,8 @@ class Glicko2System(GlickoFamily):
     rules_type: ClassVar[type] = Glicko2Rules
     shardable = True  # per-player update from the pre-period state (pipeline/sharding.py)
     shard_index_extras = ("volatility_not_converged",)
+    # lists publish the RD and the volatility (docs/glicko.md "Outputs")
+    list_columns = (("rd", "rd_after", 1), ("volatility", "volatility_after", 6))
 
     def expected_scores(self, white, black, white_rd, black_rd, rules):
         """Glickman's expected outcome of a game between two rated players on the rules'

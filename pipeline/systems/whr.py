@@ -129,6 +129,7 @@ class WhrSystem(RatingSystem):
     rules_type: ClassVar[type] = WhrRules
     relative_cost: ClassVar[float] = 10.0  # whole-history Newton fits (one per pass)
     retroactive = True  # history_reports revises every walked period (rules.retroactive: on/off)
+    list_columns = (("rd", "rd_after", 1),)  # the posterior sd, as Glicko's RD (docs/lists.md)
     # Rule fields the backtest tunes on its validation split, with candidate values.
     tuning_grid: ClassVar[dict[str, tuple[float, ...]]] = {
         "w2": (100.0, 300.0, 1000.0),
