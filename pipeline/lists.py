@@ -7,7 +7,9 @@ game for 12 months, for every system; ``w`` woman, ``wi`` both). ``arpad list``,
 monthly job's published lists all read it; an empty list is never returned
 (``EmptyListError``, exit 2). The writers turn it into FIDE's fixed-width TXT and
 XML layouts, and CSV/JSON/Parquet with whole-number ratings for systems that publish
-whole numbers (``RatingSystem.integer_ratings``).
+whole numbers (``RatingSystem.integer_ratings``), K with one decimal where it is
+fractional (USCF's), and a system's own columns after ``rating`` (Glicko's ``rd``:
+``RatingSystem.list_columns``).
 """
 
 from __future__ import annotations
@@ -68,6 +70,21 @@ TABLE_COLUMNS = (
     "status",
 )
 LIST_FORMATS = output.LIST_FORMATS
+
+
+def columns_of(system) -> tuple[str, ...]:
+    """``LIST_COLUMNS`` of ``system``'s lists: its own columns
+    (``RatingSystem.list_columns``, e.g. Glicko's ``rd``) right after ``rating``."""
+    at = LIST_COLUMNS.index("rating") + 1
+    own = tuple(column for column, _, _ in system.list_columns)
+    return LIST_COLUMNS[:at] + own + LIST_COLUMNS[at:]
+
+
+def table_columns(frame: pl.DataFrame) -> tuple[str, ...]:
+    """The columns ``arpad list`` prints of the list ``frame``: ``TABLE_COLUMNS`` and
+    the system's own columns (those not in ``LIST_COLUMNS``), in the list's order."""
+    return tuple(c for c in frame.columns if c in TABLE_COLUMNS or c not in LIST_COLUMNS)
+
 
 # One period's listed rows, from its own ratings file (``catalog.listed_rows_sql``): the
 # rank is the list's own (``order_and_rank``), never the view's.
@@ -138,6 +155,11 @@ def list_frame(
             frame = catalog.query_frame(con, LIST_SQL, [system, pool, period])
             if sys_.cumulative_interim_games:  # ECF: an interim list keeps the season's grades
                 frame = with_published_grades(con, frame, system, pool, period)
+                frame = interim_while_in_progress(frame, period)
+            if sys_.list_columns:  # Glicko's RD (docs/lists.md "The systems' own columns")
+                frame = frame.join(
+                    own_columns(con, sys_, system, pool, period), on="player_id", how="left"
+                )
     finally:
         con.close()
     if published is not None:  # as frozen: its ratings, ranks, flags and player fields
@@ -145,6 +167,7 @@ def list_frame(
             published = _ranked(
                 _with_min_games(published, store, system, pool, period, min_games),
                 sys_.lower_is_better,
+                tuple(published.columns),
             )
         return (top_ranked(published, top) if top else published), period
     if frame.height == 0:
@@ -174,27 +197,31 @@ def list_frame(
     integer = sys_.integer_ratings
     frame = frame.with_columns(
         _whole(frame["rating"]) if integer else list_text.tenths(frame["rating"]),
-        _whole(frame["k"]) if _all_whole(frame["k"]) else frame["k"],
+        # a fractional K (USCF's 800/(N' + m)) with one decimal, as the table shows it
+        _whole(frame["k"]) if _all_whole(frame["k"]) else list_text.tenths(frame["k"]),
         frame["games"].cast(pl.Int64),
         frame["birth_year"].cast(pl.Int64),
+        *(_rounded(frame[column], digits) for column, _, digits in sys_.list_columns),
     )
-    frame = _ranked(frame, sys_.lower_is_better)
+    frame = _ranked(frame, sys_.lower_is_better, columns_of(sys_))
     if top:
         frame = top_ranked(frame, top)
     return frame, period
 
 
-def _ranked(frame: pl.DataFrame, lower_is_better: bool) -> pl.DataFrame:
+def _ranked(
+    frame: pl.DataFrame, lower_is_better: bool, columns: tuple[str, ...] = LIST_COLUMNS
+) -> pl.DataFrame:
     """``frame`` ranked and ordered on the rating as published, ties by name
-    (docs/lists.md); the unranked are the players flagged ``i`` (order_and_rank reads
-    ``status``: the row's own status is put back after it)."""
+    (docs/lists.md), in ``columns``; the unranked are the players flagged ``i``
+    (order_and_rank reads ``status``: the row's own status is put back after it)."""
     flagged = pl.col("flag").fill_null("").str.contains("i")
     frame = frame.with_columns(
         pl.col("status").alias("_status"),
         pl.when(flagged).then(pl.lit("inactive")).otherwise(pl.lit("active")).alias("status"),
     )
     frame = list_text.order_and_rank(frame, lower_is_better)
-    return frame.with_columns(pl.col("_status").alias("status")).select(LIST_COLUMNS)
+    return frame.with_columns(pl.col("_status").alias("status")).select(columns)
 
 
 def _with_min_games(frame, store, system: str, pool: str, period: int, min_games: int):
@@ -344,6 +371,29 @@ def with_published_grades(con, frame: pl.DataFrame, system: str, pool: str, peri
     return pl.concat([frame, carried], how="vertical_relaxed")
 
 
+def interim_while_in_progress(frame: pl.DataFrame, period: int) -> pl.DataFrame:
+    """A list of a system that publishes at a season's end (ECF) whose ``period`` is a
+    month not over (``publish.in_progress``: today's month, UTC): a season closing in
+    it was graded from the month's games so far, so its rows ``rated`` and ``new`` are
+    listed ``provisional``, as an interim list (docs/legacy-systems.md "A closing month
+    in progress"); the grades are unchanged. A finished month's list is ``frame``."""
+    from arpad.pipeline.publish import in_progress
+
+    if not in_progress(period):
+        return frame
+    published = pl.col("status").is_in(["rated", "new"])
+    status = pl.when(published).then(pl.lit("provisional")).otherwise(pl.col("status"))
+    return frame.with_columns(status.alias("status"))
+
+
+def own_columns(con, system, name: str, pool: str, period: int) -> pl.DataFrame:
+    """(player_id, and each of ``system.list_columns``): the period's values of the
+    system's own list columns (Glicko: ``rd`` = ``rd_after``), as stored."""
+    picks = ", ".join(f"{source} AS {column}" for column, source, _ in system.list_columns)
+    sql = f"SELECT player_id, {picks} FROM ratings WHERE system = ? AND pool = ? AND period = ?"
+    return catalog.query_frame(con, sql, [name, pool, period])
+
+
 def list_day(text) -> dt.date:
     """The day ``--in-force`` names: '2026-12-01' that day, '2026-12' the first of the
     month (FIDE's list of December 2026), '2026' 1 January; a ``datetime.date`` as is."""
@@ -421,11 +471,12 @@ def published_list(store, system: str, pool: str, period: int) -> pl.DataFrame |
         return None
     for name, problem in published_problems(folder):
         raise damaged(folder / name, problem)
+    from arpad.pipeline.systems import get_system
+
+    columns = columns_of(get_system(system))
     frame = pl.read_parquet(folder / FILES["parquet"])
-    missing = [c for c in LIST_COLUMNS if c not in frame.columns]  # an older publication
-    return frame.with_columns(pl.lit(None, pl.String).alias(c) for c in missing).select(
-        LIST_COLUMNS
-    )
+    missing = [c for c in columns if c not in frame.columns]  # an older publication
+    return frame.with_columns(pl.lit(None, pl.String).alias(c) for c in missing).select(columns)
 
 
 def revised_note(store, system: str, pool: str, period: int) -> str | None:
@@ -461,7 +512,7 @@ def rating_list(
 ):
     """(frame, period) for ``arpad list`` tables and the API: the ``TABLE_COLUMNS``."""
     frame, period = list_frame(store, system, pool, period, top, date, min_games)
-    return frame.select(TABLE_COLUMNS), period
+    return frame.select(table_columns(frame)), period
 
 
 def _whole(col: pl.Series) -> pl.Series:
@@ -472,6 +523,18 @@ def _whole(col: pl.Series) -> pl.Series:
     mask = np.isnan(values)
     rounded = round_half_away_array(np.nan_to_num(values)).astype(np.int64)
     return pl.Series(col.name, rounded, dtype=pl.Int64).scatter(np.flatnonzero(mask), None)
+
+
+def _rounded(col: pl.Series, digits: int) -> pl.Series:
+    """``col`` rounded to ``digits`` decimals, half away from zero (``list_text.tenths``
+    for one decimal)."""
+    from arpad.kernels.rounding import round_half_away_array
+
+    values = col.cast(pl.Float64).to_numpy()
+    mask = np.isnan(values)
+    scale = 10.0**digits
+    rounded = round_half_away_array(np.nan_to_num(values) * scale) / scale
+    return pl.Series(col.name, rounded, dtype=pl.Float64).scatter(np.flatnonzero(mask), None)
 
 
 def _all_whole(col: pl.Series) -> bool:
@@ -618,14 +681,22 @@ def write_list(
     max_rows: int = 50,
 ) -> None:
     """Print or write (atomically) a list in ``fmt`` (``LIST_FORMATS``; ``txt`` is
-    ``fide-txt``); ``root``: a store writing its own exports."""
+    ``fide-txt``); ``root``: a store writing its own exports. The table prints a
+    system's own columns with their own decimals (Glicko-2's volatility 0.059996, where
+    the table's one decimal would show 0.1)."""
+    columns = table_columns(frame)
+    if fmt == "table":
+        own = [c for c in columns if c not in LIST_COLUMNS and frame[c].dtype.is_float()]
+        frame = frame.with_columns(
+            pl.Series(c, [None if v is None else str(v) for v in frame[c]], pl.String) for c in own
+        )
     emit(
         frame,
         fmt,
         out,
         lambda f: fide_txt(f, period),
         fide_xml,
-        TABLE_COLUMNS,
+        columns,
         root=root,
         max_rows=max_rows,
     )

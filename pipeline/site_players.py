@@ -5,7 +5,10 @@ period.
 The card of a FIDE list is ``fide_card.rating_card`` (the card ``arpad card`` prints:
 the change of each game is K × ΔR); other systems rate a period as a whole, so their
 card lists the period's games (opponent, the opponent's rating at the start of the
-period, event, round, colour, result) with the period's change once. Cards and the
+period, event, round, colour, result) with the period's change once, its ratings
+rounded as the system's list rounds them (whole numbers for ``integer_ratings``, else
+one decimal), K with one decimal, and a value the ratings row does not have (a first
+rating's start, USCF's special-formula K) left out of the card's line. Cards and the
 chart are read from the store when the site is built: when a late correction revised
 a published period, the page shows the revised rating beside the published one.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
 import polars as pl
 
 from arpad.pipeline import catalog, periods
@@ -58,6 +62,19 @@ class CardView:
 
 def result(score: float) -> str:
     return {1.0: "1", 0.5: "½", 0.0: "0"}.get(score, f"{score:g}")
+
+
+def listed(value, whole: bool) -> float | int | None:
+    """``value`` as a list shows a rating (pipeline/lists.py): a whole number when the
+    system publishes whole numbers (``whole``), else one decimal, rounded half away
+    from zero; None for none (None or NaN)."""
+    if value is None or value != value:
+        return None
+    from arpad.kernels.rounding import round_half_away_array
+
+    if whole:
+        return int(round_half_away_array(np.array([value]))[0])
+    return float(round_half_away_array(np.array([value * 10.0]))[0] / 10.0)
 
 
 def num(value, digits: int = 0) -> str:
@@ -122,32 +139,46 @@ def period_cards(store: Store, pub: PublishedList, names: dict[str, str]) -> dic
     games = pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed").filter(
         pl.col("rated")
     )
+    from arpad.pipeline.systems import get_system
+
+    whole = get_system(pub.system).integer_ratings
     ratings = {
         r["player_id"]: r for r in store.read_ratings(pub.system, pub.pool, pub.period).to_pylist()
     }
-    listed = set(pub.frame["player_id"].to_list())
+    on_list = set(pub.frame["player_id"].to_list())
     out: dict[str, CardView] = {}
     for g in games.iter_rows(named=True):
         for me, opp, colour, score in (
             (g["white_id"], g["black_id"], "white", float(g["score"])),
             (g["black_id"], g["white_id"], "black", 1.0 - float(g["score"])),
         ):
-            if me not in listed or me not in ratings:
+            if me not in on_list or me not in ratings:
                 continue
             if me not in out:
-                r = ratings[me]
-                out[me] = CardView(
-                    r["rating_before"], r["rating_after"], r["change"], r["k"], r["status"]
-                )
+                out[me] = _period_view(ratings[me], whole)
             opp_row = ratings.get(opp)
             out[me].rows.append(
                 CardRow(
                     pub.period, round_of(g["game_id"]), colour, opp, names.get(opp),
-                    None if opp_row is None else opp_row["rating_before"], g["event_id"],
-                    score, None, g["game_id"],
+                    None if opp_row is None else listed(opp_row["rating_before"], whole),
+                    g["event_id"], score, None, g["game_id"],
                 )
             )  # fmt: skip
     return out
+
+
+def _period_view(row: dict, whole: bool) -> CardView:
+    """The card's line of a ratings ``row``: the ratings as the list rounds them, the
+    change as the difference of the two shown (1504.69 → 1512.84 is 1505 → 1513, change
+    8), else the stored change rounded (no rating at the start: none), K with one
+    decimal (USCF's 800/(N' + m))."""
+    before, after = listed(row["rating_before"], whole), listed(row["rating_after"], whole)
+    change = listed(row["change"], whole)
+    if before is not None and after is not None and change is not None:
+        change = after - before if whole else listed(after - before, whole)
+    k = row["k"]
+    k = None if k is None or k != k else (k if k == int(k) else listed(k, False))
+    return CardView(before, after, change, k, row["status"])
 
 
 # -- the chart ---------------------------------------------------------------------------
@@ -271,6 +302,8 @@ def player_pages(
 
 
 def _published_table(mine: list) -> str:
+    """The player's rows of the published lists; K with one decimal where it is
+    fractional (a list published before K was rounded held USCF's 30.43084240297596)."""
     head = "<tr><th>List</th><th class=n>Rank</th><th class=n>Rating</th><th class=n>Gms</th><th class=n>K</th><th>Flag</th><th class=n>Revised</th></tr>"
     body = []
     for pub, r, revised in mine:
@@ -278,7 +311,7 @@ def _published_table(mine: list) -> str:
         body.append(
             f'<tr><td><a href="../{e(pub.page)}">{e(list_label(pub))}</a></td>'
             f"<td class=n>{e(r['rank'])}</td><td class=n>{e(r['rating'])}</td>"
-            f"<td class=n>{e(r['games'])}</td><td class=n>{e(r['k'])}</td>"
+            f"<td class=n>{e(r['games'])}</td><td class=n>{e(num(r['k']))}</td>"
             f"<td>{e(r['flag'])}</td><td class=n>{now}</td></tr>"
         )
     return f'<table class="published"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
@@ -286,11 +319,19 @@ def _published_table(mine: list) -> str:
 
 def _card_html(pub: PublishedList, view: CardView, pages: dict[str, str]) -> str:
     anchor = f"card-{pub.system}-{pub.pool}-{pub.period}"
-    summary = (
-        f"rating at the start {e(num(view.rating_before))}, K {e(num(view.k))}, "
-        f"change {e(num(view.change))}, rating after {e(num(view.rating_after))} "
-        f"({e(view.status)})"
-    )
+    # a value the card has not (a first rating's start, a K the rules did not use) is
+    # left out, not printed empty (docs/uscf.md "Outputs")
+    parts = [
+        f"{label} {e(num(value))}"
+        for label, value in (
+            ("rating at the start", view.rating_before),
+            ("K", view.k),
+            ("change", view.change),
+            ("rating after", view.rating_after),
+        )
+        if num(value) != ""
+    ]
+    summary = ", ".join(parts) + f" ({e(view.status)})"
     if view.note:
         summary += f"; {e(view.note)}"
     head = (
