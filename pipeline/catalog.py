@@ -278,15 +278,18 @@ def _listed_status() -> str:
     return _LISTED_STATUS.replace("{names}", ", ".join(schemas.RATING_STATUSES))
 
 
-def listed_rows_sql() -> str:
+def listed_rows_sql(extra: tuple[tuple[str, str, int], ...] = ()) -> str:
     """SQL of one period's listed rows (``system``, ``pool``, ``period`` as parameters):
     rank left to the list (``lists.order_and_rank``), k and status from the row. It reads
     that period's ratings file only, where the ``rating_list`` view's ranks read every
-    period's (a list read while a run replaces files raced on all of them)."""
+    period's (a list read while a run replaces files raced on all of them). ``extra``: a
+    system's ``list_columns`` (list column, ratings column, decimals), read in the same
+    query (a second read could meet another run's file)."""
     listed = _listed_status()
+    more = "".join(f", {source} AS {column}" for column, source, _ in extra)
     return (
         "SELECT CAST(NULL AS BIGINT) AS rank, player_id, rating_after AS rating, games, k, "
-        f"status FROM {_PLAYER_RATINGS} WHERE system = ? AND pool = ? AND period = ? "
+        f"status{more} FROM {_PLAYER_RATINGS} WHERE system = ? AND pool = ? AND period = ? "
         f"AND {listed} AND rating_after IS NOT NULL"
     )
 

@@ -152,14 +152,11 @@ def list_frame(
         if published is None:
             # the listed period's file checked (its footer): without ``status`` it listed nobody
             check_ratings_file(store.rating_partition(system, pool, period) / "part-0.parquet")
-            frame = catalog.query_frame(con, LIST_SQL, [system, pool, period])
+            sql = catalog.listed_rows_sql(sys_.list_columns) if sys_.list_columns else LIST_SQL
+            frame = catalog.query_frame(con, sql, [system, pool, period])
             if sys_.cumulative_interim_games:  # ECF: an interim list keeps the season's grades
                 frame = with_published_grades(con, frame, system, pool, period)
                 frame = interim_while_in_progress(frame, period)
-            if sys_.list_columns:  # Glicko's RD (docs/lists.md "The systems' own columns")
-                frame = frame.join(
-                    own_columns(con, sys_, system, pool, period), on="player_id", how="left"
-                )
     finally:
         con.close()
     if published is not None:  # as frozen: its ratings, ranks, flags and player fields
@@ -384,14 +381,6 @@ def interim_while_in_progress(frame: pl.DataFrame, period: int) -> pl.DataFrame:
     published = pl.col("status").is_in(["rated", "new"])
     status = pl.when(published).then(pl.lit("provisional")).otherwise(pl.col("status"))
     return frame.with_columns(status.alias("status"))
-
-
-def own_columns(con, system, name: str, pool: str, period: int) -> pl.DataFrame:
-    """(player_id, and each of ``system.list_columns``): the period's values of the
-    system's own list columns (Glicko: ``rd`` = ``rd_after``), as stored."""
-    picks = ", ".join(f"{source} AS {column}" for column, source, _ in system.list_columns)
-    sql = f"SELECT player_id, {picks} FROM ratings WHERE system = ? AND pool = ? AND period = ?"
-    return catalog.query_frame(con, sql, [name, pool, period])
 
 
 def list_day(text) -> dt.date:
