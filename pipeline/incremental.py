@@ -205,6 +205,34 @@ def run_spec(rules: str | None, overrides: dict[str, str] | None) -> dict:
     return {"rules": rules, "overrides": dict(sorted((overrides or {}).items()))}
 
 
+def recorded_rules(
+    store: Store, system: str, pool: str
+) -> tuple[str | None, dict[str, str]] | None:
+    """``(--rules spec, --set overrides)`` of the last run of ``system``/``pool`` that
+    ``rated.json`` records (``record_run``: as ``arpad rate`` parsed them), else None
+    (never rated, or a ``--from``/``--to`` run with other rules mixed the checkpoints).
+    The monthly job rates with them (docs/operations.md "The rules of the monthly job")."""
+    from arpad.pipeline.integrity import damaged
+
+    key = f"{system}/{pool}"
+    entry = _read(store, "rated.json").get(key)
+    if not entry or "spec" not in entry:
+        return None
+    spec = entry["spec"] if isinstance(entry["spec"], dict) else {"rules": 0}
+    rules, overrides = spec.get("rules"), spec.get("overrides")
+    if (
+        not (rules is None or isinstance(rules, str))
+        or not isinstance(overrides, dict)
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in overrides.items())
+    ):
+        raise damaged(
+            _path(store, "rated.json"),
+            f'the spec of {key!r} is not {{"rules": null or a string, "overrides": '
+            "{name: string}}",
+        )
+    return rules, dict(overrides)
+
+
 def incremental_start(
     store: Store, system: str, pool: str, rules: str | None, overrides: dict[str, str] | None
 ) -> int | None:

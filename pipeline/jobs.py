@@ -23,6 +23,7 @@ Every job that writes the store holds its single-writer lock for its whole run.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import warnings
 from collections.abc import Callable
@@ -64,6 +65,32 @@ def _check_systems(systems: list[str] | None) -> None:
         get_system(s)  # ValueError naming the known systems; imports only the named ones
 
 
+def _check_pools(pools: list[str] | None) -> None:
+    """Each pool one of the schema's: an unknown one (``--pools standrad``) planned
+    nothing, and the monthly job said "up to date" (docs/runners.md)."""
+    from arpad.pipeline.schemas import POOLS
+
+    names.pools(pools)  # a name that could become a path is refused first
+    for p in pools or []:
+        if p not in POOLS:
+            raise ValueError(f"--pools: {p!r} is not one of {', '.join(POOLS)}")
+
+
+def _check_read_options(fmt: str | None, mapping: str | None) -> None:
+    """``--format``/``--mapping`` of a job that reads files it finds later (the monthly
+    job's inbox): an unknown one is refused before anything is read or moved, as
+    ``arpad ingest`` refuses an unknown mapping (docs/cli.md)."""
+    if fmt is None and mapping is None:
+        return
+    from arpad.pipeline import readers
+
+    if fmt is not None and fmt.strip().lower() not in readers.READERS:
+        raise ValueError(f"--format {fmt}: unknown format (known: {', '.join(readers.READERS)})")
+    if mapping is not None and mapping not in readers.MAPPINGS:
+        known = ", ".join(readers.MAPPINGS)
+        raise ValueError(f"--mapping {mapping}: unknown mapping (known: {known})")
+
+
 # -- ingest ---------------------------------------------------------------------------------
 @dataclass
 class IngestRequest:
@@ -97,6 +124,29 @@ class IngestRequest:
         check_store_path(Path(self.store))
         for path in [*self.players, *self.files]:
             check_input_file(Path(path))
+        # Absolute, as the store: Dask workers running in other folders read the files,
+        # and a flow run's parameters name them (docs/runners.md). Messages name each
+        # file as it was given (``given``); its source identity is still its path
+        # relative to the working directory (ingest.source_identity).
+        self.given = {os.path.abspath(p): p for p in [*self.players, *self.files]}
+        self.files = [os.path.abspath(f) for f in self.files]
+        self.players = [os.path.abspath(p) for p in self.players]
+
+    def named(self, path: str, found):
+        """``found`` (a FileReport, or the InputError a file raised) naming ``path`` as
+        it was given (``arpad ingest games.csv``: games.csv, not its absolute path)."""
+        given = self.given.get(path, path)
+        if given == path:
+            return found
+        if isinstance(found, InputError):
+            if found.path != path:
+                return found
+            return type(found)(given, found.line, found.problem)  # as pickled (errors.py)
+        found.path = given
+        found.examples = [
+            given + e[len(path) :] if e.startswith(f"{path}:") else e for e in found.examples
+        ]
+        return found
 
     def items(self) -> list[tuple[str, str | None]]:
         """(path, kind) in ingest order: players files first, so games find their players."""
@@ -190,9 +240,9 @@ def ingest(req: IngestRequest, runner: Runner = LOCAL):
         for path, kind in items:
             raw = ahead.get(path)
             if isinstance(raw, InputError):
-                raise raw
-            reports.append(
-                runner.step(
+                raise req.named(path, raw)
+            try:
+                report = runner.step(
                     store_file,
                     req.store,
                     path,
@@ -209,7 +259,9 @@ def ingest(req: IngestRequest, runner: Runner = LOCAL):
                     name=f"ingest-{Path(path).name}",
                     io=True,
                 )
-            )
+            except InputError as exc:
+                raise req.named(path, exc) from None
+            reports.append(req.named(path, report))
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
     report = IngestReport(reports, req.store)
     runner.info(
@@ -237,6 +289,11 @@ class RateRequest:
     def __post_init__(self):
         self.store = _absolute(self.store)
         self.overrides = dict(self.overrides or {})
+        if self.rules is not None and (
+            Path(self.rules).suffix == ".json" or Path(self.rules).exists()
+        ):  # a rules file (engine.resolve_rules): recorded as found from any folder, for
+            # the monthly job that keeps it (``serve``'s worker runs elsewhere)
+            self.rules = _absolute(self.rules)
         names.pool(self.pool)
         _check_systems([self.system])
         _check_wait(self.wait)
@@ -467,7 +524,7 @@ class ReconstructRequest:
         self.store = _absolute(self.store)
         self.overrides = dict(self.overrides or {})
         _check_systems(self.systems)
-        names.pools(self.pools)
+        _check_pools(self.pools)
         _check_wait(self.wait)
         if self.overrides:
             from arpad.pipeline.engine import check_run_rules
@@ -565,7 +622,8 @@ class RecalculateRequest:
         self.store = _absolute(self.store)
         self.inbox = _absolute(self.inbox)
         _check_systems(self.systems)
-        names.pools(self.pools)
+        _check_pools(self.pools)
+        _check_read_options(self.fmt, self.mapping)
         _check_wait(self.wait)
         if not Path(self.inbox).is_dir():
             raise FileNotFoundError(f"--inbox {self.inbox}: no such folder")
@@ -634,7 +692,13 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
             summary.files.append(result)
 
         jobs = runner.step(monthly.plan, store, req.systems, req.pools, name="plan")
-        reqs = [RateRequest(req.store, j.system, j.pool, start=j.start) for j in jobs]
+        # Each with the rules its last `arpad rate` recorded (monthly.kept_rules)
+        reqs = [
+            RateRequest(
+                req.store, j.system, j.pool, start=j.start, rules=j.rules, overrides=j.overrides
+            )
+            for j in jobs
+        ]
         rate_summaries = rate_all(runner, reqs, [j.start for j in jobs], progress)
         runner.release()
         runner.step(monthly.record, store, jobs, name="record-runs", io=True)

@@ -37,7 +37,7 @@ from arpad.pipeline import catalog, incremental, journal, names
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.ingest import FileReport, ingest_file
 from arpad.pipeline.store import Store, undo_on_failure
-from arpad.pipeline.systems import DEFAULT_SYSTEM
+from arpad.pipeline.systems import DEFAULT_SYSTEM, get_system
 
 DEFAULT_SYSTEMS = (DEFAULT_SYSTEM,)
 PROCESSED, REJECTED = "processed", "rejected"
@@ -48,6 +48,11 @@ class Job:
     system: str
     pool: str
     start: int | None  # None: from the first period
+    # The rules of the last run ``rated.json`` records (``incremental.recorded_rules``):
+    # the --rules spec and the --set overrides, as ``arpad rate`` parsed them.
+    rules: str | None = None
+    overrides: dict[str, str] = field(default_factory=dict)
+    recorded: bool = False  # whether ``rules``/``overrides`` came from rated.json
 
 
 @dataclass
@@ -214,17 +219,31 @@ def ingest_inbox_file(
     }
 
 
+class ArchiveError(OSError, ValueError):
+    """An inbox file ``archive`` cannot move: an OSError, retried in a flow as I/O
+    (flows/runner.py), then one line and exit 2 as a ValueError (pipeline/cli.py)."""
+
+
 def archive(inbox: Path, path: str, outcome: str) -> str:
     """Move an inbox file to ``INBOX/<outcome>/`` (a name already there gets a time suffix)."""
     src = Path(path)
     if not src.exists():  # moved by an earlier, interrupted attempt
         return str(Path(inbox) / outcome / src.name)
     dest_dir = Path(inbox) / outcome
-    dest_dir.mkdir(parents=True, exist_ok=True)
-    dest = dest_dir / src.name
-    if dest.exists():
-        dest = dest_dir / f"{src.stem}.{time.strftime('%Y%m%dT%H%M%S')}{src.suffix}"
-    os.replace(src, dest)
+    try:
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        dest = dest_dir / src.name
+        if dest.exists():
+            dest = dest_dir / f"{src.stem}.{time.strftime('%Y%m%dT%H%M%S')}{src.suffix}"
+        os.replace(src, dest)
+    except OSError as exc:  # (it was a traceback and an internal error)
+        a_file = dest_dir.exists() and not dest_dir.is_dir()
+        why = "a file, not a folder" if a_file else (exc.strerror or str(exc))
+        raise ArchiveError(
+            f"{dest_dir}: cannot move {src.name} there ({why}): the run is undone, the "
+            f"store is as before and the files are still in the inbox; make {dest_dir} a "
+            "writable folder and run again"
+        ) from None
     # If the run fails later, its ingests are undone (pipeline/store.py): the file
     # goes back into the inbox, to be ingested by the next run.
     undo_on_failure(lambda: _move_back(dest, src))
@@ -289,9 +308,10 @@ def plan(store: Store, systems: list[str] | None, pools: list[str] | None) -> li
         if not periods:
             continue
         for system in configured_systems(store, systems):
+            rules, overrides, recorded = kept_rules(store, system, pool)
             rated = set(store.rating_periods(system, pool))
             if not rated:
-                jobs.append(Job(system, pool, None))
+                jobs.append(Job(system, pool, None, rules, overrides, recorded))
                 continue
             unrated = [p for p in periods if p not in rated]
             if unrated:
@@ -300,16 +320,48 @@ def plan(store: Store, systems: list[str] | None, pools: list[str] | None) -> li
                 incremental.mark_system_stale(store, system, pool, incremental.FROM_FIRST)
             if f"{system}/{pool}" not in incremental.read_stale(store):
                 continue
-            jobs.append(
-                Job(system, pool, incremental.incremental_start(store, system, pool, None, None))
-            )
+            start = incremental.incremental_start(store, system, pool, rules, overrides)
+            jobs.append(Job(system, pool, start, rules, overrides, recorded))
     return jobs
 
 
+def kept_rules(store: Store, system: str, pool: str) -> tuple[str | None, dict[str, str], bool]:
+    """``(rules, overrides, recorded)``: the ``--rules`` spec and ``--set`` overrides of
+    the last run of ``system``/``pool`` (``incremental.recorded_rules``), which the
+    monthly job keeps; the system's own rules (None, {}) when none is recorded. Rules
+    that cannot be used now (a rules file moved away) fail the run here, before anything
+    is rated, naming them and what to do."""
+    from arpad.pipeline.engine import check_run_rules
+
+    recorded = incremental.recorded_rules(store, system, pool)
+    if recorded is None:
+        return None, {}, False
+    rules, overrides = recorded
+    try:
+        check_run_rules(system, rules, overrides, pool)
+    except (ValueError, TypeError) as exc:  # (InputError: a rules file's own error)
+        raise ValueError(
+            f"{system}/{pool}: the rules of its last `arpad rate` "
+            f"({rule_options(rules, overrides)}, recorded in STORE/manifest/rated.json) "
+            f"cannot be used: {exc}; run arpad rate --system {system} --pool {pool} with "
+            "the rules to keep, once"
+        ) from None
+    return rules, overrides, True
+
+
+def rule_options(rules: str | None, overrides: dict[str, str]) -> str:
+    """The ``arpad rate`` options that give ``rules`` and ``overrides``:
+    ``--rules 2010-06 --set bonus_b=12``; ``no --rules or --set`` when neither."""
+    parts = [*([f"--rules {rules}"] if rules is not None else [])]
+    parts += [f"--set {k}={v}" for k, v in sorted(overrides.items())]
+    return " ".join(parts) or "no --rules or --set"
+
+
 def record(store: Store, jobs: list[Job]) -> None:
-    """After the runs: clear the stale marks they covered, remember their runs."""
+    """After the runs: clear the stale marks they covered, remember their runs and the
+    rules they kept (so the next run keeps them too)."""
     for j in jobs:
-        incremental.record_run(store, j.system, j.pool, j.start, None, None, None)
+        incremental.record_run(store, j.system, j.pool, j.start, None, j.rules, j.overrides)
 
 
 # -- 4. publish ----------------------------------------------------------------------
@@ -633,6 +685,10 @@ def summarise(store: Store, summary: RecalculateSummary, rate_summaries: list, j
                 "from": job.start,
                 "periods": len(s.periods),
                 "games": s.games,
+                # the rule versions used (the ratings' ``rules`` column), in period order
+                "rules": list(dict.fromkeys(s.rules)),
+                "options": rule_options(job.rules, job.overrides),
+                "recorded": job.recorded,
             }
         )
         summary.players_rated[key] = players_rated(store, job.system, job.pool, job.start)
@@ -688,8 +744,39 @@ def note_lines(f: dict) -> list[str]:
     return [f"note: {note}" for note in f.get("notes") or []]
 
 
-def revision_lines(r: dict) -> list[str]:
-    """The report's "Revisions" of one frozen list: {period, changed, rows, corrections}."""
+def rules_lines(job: dict) -> list[str]:
+    """The rules a job rated with: those the last ``arpad rate`` of the system/pool
+    recorded, kept (``kept_rules``), or the system's own (docs/operations.md)."""
+    if not job.get("rules"):  # (nothing rated, or a summary of an earlier arpad)
+        return []
+    used = ", ".join(job["rules"])
+    if job.get("recorded"):
+        why = f"kept from the last `arpad rate` ({_code(job['options'])})"
+    else:
+        why = "the system's own (no `arpad rate` rules recorded)"
+    return [f"Rules: {_code(used)}, {why}.", ""]
+
+
+def _listed(value, whole: bool) -> str:
+    """A rating of a list in the report as the list has it: a whole number for a system
+    that publishes whole numbers (``integer_ratings``), else one decimal (docs/lists.md)."""
+    return "" if value is None else f"{value:.0f}" if whole else f"{value:.1f}"
+
+
+def _signed(value, whole: bool) -> str:
+    """A change between two list ratings (``_listed``), signed; never ``-0``: a change
+    that rounds to nothing is ``0`` (``0.0``)."""
+    if value is None:
+        return ""
+    text = f"{value:+.0f}" if whole else f"{value:+.1f}"
+    return text if text.strip("+-0.") else text[1:]
+
+
+def revision_lines(r: dict, whole: bool = True) -> list[str]:
+    """The report's "Revisions" of one frozen list: {period, changed, rows, corrections};
+    ``whole``: the system publishes whole-number ratings (``integer_ratings``), else the
+    ratings and changes have one decimal, as its lists (1558.3 -> 1558.2 is -0.1, not
+    "1558 | 1558 | -0": the officer's attack, round 6)."""
     lines = [
         f"Revisions of the published list of period {r['period']}: "
         f"{r['changed']:,} player(s) changed, {r['corrections']} ingest(s) "
@@ -703,10 +790,10 @@ def revision_lines(r: dict) -> list[str]:
             "|---|---|---:|---:|---:|---|",
         ]
         for row in r["rows"]:
-            change = "" if row["change"] is None else f"{row['change']:+.0f}"
+            published, revised = _listed(row["published"], whole), _listed(row["revised"], whole)
             lines.append(
-                f"| {_text(row['player_id'])} | {_text(row['name'])} | {_num(row['published'])} | "
-                f"{_num(row['revised'])} | {change} | "
+                f"| {_text(row['player_id'])} | {_text(row['name'])} | {published} | "
+                f"{revised} | {_signed(row['change'], whole)} | "
                 f"+{row['games_added']}/-{row['games_removed']}/~{row['games_changed']} |"
             )
         lines.append("")
@@ -777,6 +864,7 @@ def markdown(summary: RecalculateSummary) -> str:
             f"Recomputed {job['periods']} periods from {start}: {job['games']:,} games, "
             f"**{summary.players_rated.get(key, 0):,} players rated**.",
             "",
+            *rules_lines(job),
         ]
         movers = summary.movers.get(key) or []
         if movers:
@@ -856,9 +944,10 @@ def markdown(summary: RecalculateSummary) -> str:
                 "",
             ]
         # each earlier frozen list a correction revised, oldest first, then the latest
+        whole = get_system(system).integer_ratings  # as its lists (docs/lists.md)
         for r in frozen.get("revisions") or []:
-            lines += revision_lines(r)
+            lines += revision_lines(r, whole)
         if frozen["previous"] is None:
             continue
-        lines += revision_lines({**frozen, "period": frozen["previous"]})
+        lines += revision_lines({**frozen, "period": frozen["previous"]}, whole)
     return "\n".join(lines)

@@ -143,6 +143,7 @@ def schedule_parameters(args) -> tuple[dict, dict]:
         ignore_stated_ratings=args.ignore_stated_ratings,
     )
     check_scale_out(args.cluster, args.workers)
+    check_timezone(args.timezone)
     from prefect.schedules import Cron
 
     try:
@@ -162,6 +163,17 @@ def schedule_parameters(args) -> tuple[dict, dict]:
     return parameters, env
 
 
+def check_timezone(name: str) -> None:
+    """``--timezone``: a name of the IANA time zone database, the names Prefect's
+    schedule takes; another was a pydantic error after ``serve`` said it was serving."""
+    from zoneinfo import available_timezones
+
+    if name not in available_timezones():
+        raise ValueError(
+            f"--timezone {name!r}: not an IANA time zone name (for example UTC or Europe/Budapest)"
+        )
+
+
 def deploy(args, parameters: dict, env: dict):
     """Create (or update) ``recalculate/<name>`` on a process work pool; the worker runs
     the flow from the installed arpad.flows package."""
@@ -171,6 +183,7 @@ def deploy(args, parameters: dict, env: dict):
     from prefect.schedules import Cron
 
     import arpad.flows
+    from arpad.flows.common import run_tags
     from arpad.flows.recalculate import monthly_flow
 
     with get_client(sync_client=True) as client:
@@ -186,6 +199,7 @@ def deploy(args, parameters: dict, env: dict):
         schedules=[Cron(args.cron, timezone=args.timezone)],
         parameters=parameters,
         job_variables={"env": env} if env else None,
+        tags=run_tags("recalculate", parameters),
         build=False,
         push=False,
         print_next_steps=False,
@@ -209,10 +223,13 @@ def cmd_serve(args) -> int:
     parameters, env = schedule_parameters(args)
     import os
 
-    os.environ.update(env)
-    from arpad.flows.common import configured
+    from arpad.flows.common import configured, run_tags
     from arpad.flows.recalculate import recalculate_flow
 
+    # The scheduler is probed before ARPAD_CLUSTER is set for the runs: its error names
+    # --cluster as given, not a variable the user never set.
+    served = configured(recalculate_flow, args.cluster, args.workers)
+    os.environ.update(env)
     print(
         f"serving recalculate/{args.name} on {args.cron!r} {args.timezone} (Ctrl-C stops it)",
         file=sys.stderr,
@@ -220,10 +237,11 @@ def cmd_serve(args) -> int:
     )
     from prefect.schedules import Cron
 
-    configured(recalculate_flow, args.cluster, args.workers).serve(
+    served.serve(
         name=args.name,
         schedules=[Cron(args.cron, timezone=args.timezone)],
         parameters=parameters,
+        tags=run_tags("recalculate", parameters),
         print_starting_message=False,
     )
     return 0
