@@ -154,11 +154,10 @@ def run_tags(flow_name: str, parameters: dict) -> list[str]:
 
 def run_flow(flow_obj, cluster: str | None = None, workers: int | None = None, **parameters):
     """Run ``flow_obj`` against the configured server (checked first), named and tagged
-    after what it runs. A server that stops answering during the run is a one-line
-    ValueError (what the run finished is in the store; a rating run resumes), not
-    Prefect's traceback and an internal error (docs/runners.md "Runners attacked,
-    round 3")."""
-    import httpx
+    after what it runs. A server that stops answering during the run (or as it starts)
+    is a one-line ValueError (what the run finished is in the store; a rating run
+    resumes), not Prefect's traceback and an internal error (docs/runners.md "Runners
+    attacked, round 3", "A server or scheduler lost mid-run")."""
     from prefect import tags
 
     url = require_server()
@@ -166,20 +165,41 @@ def run_flow(flow_obj, cluster: str | None = None, workers: int | None = None, *
         flow_run_name=run_name(flow_obj.name, parameters)
     )
     try:
-        with tags(*run_tags(flow_obj.name, parameters)), _quiet_user_errors():
+        with (
+            tags(*run_tags(flow_obj.name, parameters)),
+            _quiet_user_errors(),
+            _hold_lost_lines(cluster, workers),
+        ):
             return flow_obj(**parameters)
-    except httpx.HTTPError as exc:
-        raise ValueError(
-            f"the Prefect server at PREFECT_API_URL={url} stopped answering during the "
-            f"flow run ({type(exc).__name__}); the store holds what the run finished (a "
-            "rating run resumes where it stopped): run the command again when the server "
-            "is back, or with --no-flow"
-        ) from None
     except Exception as exc:
+        lost = server_error(exc)
+        if lost is not None:
+            raise ValueError(
+                f"the Prefect server at PREFECT_API_URL={url} stopped answering during the "
+                f"flow run ({type(lost).__name__}); the store holds what the run finished (a "
+                "rating run resumes where it stopped): run the command again when the server "
+                "is back, or with --no-flow"
+            ) from None
         translated = lost_dask(exc, cluster, workers)
         if translated is None:
             raise
         raise translated from None
+
+
+def server_error(exc: BaseException):
+    """The HTTP error (httpx's, or httpcore's under it) in ``exc`` or its causes: the
+    server stopped answering. Prefect raises it as it is, or wrapped: "Failed to reach
+    API" (a RuntimeError, when the server went away as the run started) or "Unable to
+    acquire concurrency slots" (a task starting); None for any other error."""
+    import httpx
+
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, httpx.HTTPError) or type(exc).__module__.startswith("httpcore"):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 class _UserErrorLines(logging.Filter):
@@ -206,23 +226,26 @@ def user_errors() -> tuple[type[BaseException], ...]:
     return (InputError, StoreBusyError, ValueError, FileNotFoundError)
 
 
-@contextlib.contextmanager
-def _quiet_user_errors():
-    """``_UserErrorLines`` on the terminal handlers of Prefect's logging while a flow
-    runs (set up first, as the flow engine would: it keeps the handlers it finds)."""
+def _terminal_handlers() -> list[logging.Handler]:
+    """The handlers of Prefect's logging that write to the terminal (set up first, as
+    the flow engine would: it keeps the handlers it finds); not the server's."""
     from prefect.logging.configuration import setup_logging
     from prefect.logging.handlers import APILogHandler
 
     if not logging.getLogger().handlers:
         setup_logging()
+    names = ("", "prefect", "prefect.flow_runs", "prefect.task_runs", "prefect._internal")
+    found = [h for name in names for h in logging.getLogger(name).handlers]
+    return [h for h in dict.fromkeys(found) if not isinstance(h, APILogHandler)]
+
+
+@contextlib.contextmanager
+def _quiet_user_errors():
+    """``_UserErrorLines`` on the terminal handlers of Prefect's logging while a flow
+    runs."""
     quiet = _UserErrorLines()
     quiet.errors = user_errors()
-    handlers = [
-        h
-        for name in ("", "prefect", "prefect.flow_runs", "prefect.task_runs")
-        for h in logging.getLogger(name).handlers
-        if not isinstance(h, APILogHandler)
-    ]
+    handlers = _terminal_handlers()
     for h in handlers:
         h.addFilter(quiet)
     try:
@@ -230,6 +253,102 @@ def _quiet_user_errors():
     finally:
         for h in handlers:
             h.removeFilter(quiet)
+
+
+class _LostLines(logging.Filter):
+    """Holds back, from one terminal handler, the lines about a lost server or Dask
+    scheduler (``about_a_loss``) while a flow runs."""
+
+    def __init__(self, handler: logging.Handler):
+        super().__init__()
+        self.handler = handler
+        self.held: list[logging.LogRecord] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if about_a_loss(record):
+            self.held.append(record)
+            return False
+        return True
+
+
+def about_a_loss(record: logging.LogRecord) -> bool:
+    """Whether ``record`` is one of Prefect's lines about reaching its server (the events
+    client's "Unable to connect to 'ws://…'", a client service's "Service 'EventsWorker'
+    failed to process item …" from prefect._internal, a task "Finished in state
+    Pending()": it could not start, a concurrency slot was not granted) or a line whose
+    exception is, or was caused by, an HTTP error or is Dask's cancelled future (its
+    scheduler lost: the flow engine's "Encountered exception during execution:
+    FutureCancelledError" and its traceback)."""
+    if record.levelno < logging.WARNING:
+        return False
+    if record.name == "prefect.events.clients" or record.name.startswith("prefect._internal"):
+        return True
+    exc = record.exc_info[1] if record.exc_info else None
+    if exc is not None and (
+        server_error(exc) is not None
+        or (
+            type(exc).__module__.startswith("distributed")
+            and type(exc).__name__.endswith("CancelledError")
+        )
+    ):
+        return True
+    return record.getMessage().startswith("Finished in state Pending(")
+
+
+@contextlib.contextmanager
+def _hold_lost_lines(cluster: str | None = None, workers: int | None = None):
+    """While a flow runs, the lines about a lost server or scheduler (``about_a_loss``)
+    stay off the terminal. When the run ends because the server stopped answering
+    (``server_error``) or the Dask scheduler was lost (``lost_dask``) they are dropped,
+    and, for a lost server, the "--- Error logging to API ---" lines Prefect's log
+    sender writes to stderr (``logging.raiseExceptions``, left off for the rest of the
+    process, whose exit would try again) and the log lines still queued for it
+    (``_forget_unsent_logs``): the command's one line says what happened, where ~180
+    lines came first (docs/runners.md "A server or scheduler lost mid-run"). Otherwise
+    they are written after the run, as they were."""
+    holders = [_LostLines(h) for h in _terminal_handlers()]
+    for f in holders:
+        f.handler.addFilter(f)
+    raising = logging.raiseExceptions
+    logging.raiseExceptions = False
+    server_lost = scheduler_lost = False
+    try:
+        yield
+    except BaseException as exc:
+        server_lost = server_error(exc) is not None
+        scheduler_lost = not server_lost and lost_dask(exc, cluster, workers) is not None
+        raise
+    finally:
+        for f in holders:
+            f.handler.removeFilter(f)
+        if server_lost:
+            _forget_unsent_logs()
+        else:
+            logging.raiseExceptions = raising
+        if not (server_lost or scheduler_lost):
+            for f in holders:
+                for record in f.held:
+                    f.handler.handle(record)
+
+
+def _forget_unsent_logs() -> None:
+    """The server stopped answering: the run's last log lines, still queued for it,
+    were sent once more as the process exited, Prefect's client retrying the request
+    for ~75 s after the command's one line. They cannot arrive: dropped. (Prefect's log
+    sender keeps its queue in ``APILogWorker._queue``; a Prefect without it keeps the
+    wait.)"""
+    import queue
+
+    from prefect.logging.handlers import APILogWorker
+
+    for worker in list(getattr(APILogWorker, "_instances", {}).values()):
+        pending = getattr(worker, "_queue", None)
+        while isinstance(pending, queue.Queue):
+            try:
+                pending.get_nowait()
+            except queue.Empty:
+                break
+            pending.task_done()
 
 
 def lost_dask(exc: BaseException, cluster: str | None, workers: int | None):

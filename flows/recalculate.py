@@ -5,13 +5,23 @@ from __future__ import annotations
 
 from prefect import flow
 
-from arpad.flows.common import configured
+from arpad.flows.common import configured, run_name
 from arpad.flows.runner import PrefectRunner
 from arpad.pipeline import jobs
 
 
+def monthly_run_name() -> str:
+    """A run's name from its parameters, as a CLI run's (``recalculate-elo,glicko2-store``):
+    runs of ``arpad serve`` and of a deployment got Prefect's random names
+    (``true-sidewinder``); the deployment's tags come from ``run_tags`` (ops.py)."""
+    from prefect.runtime import flow_run
+
+    return run_name("recalculate", flow_run.parameters)
+
+
 @flow(
     name="recalculate",
+    flow_run_name=monthly_run_name,
     description="The monthly job: ingest the inbox, recompute the stale periods of each "
     "configured system and pool, publish the lists, and record a markdown report.",
 )

@@ -10,6 +10,8 @@ to the server as markdown artifacts. See docs/runners.md.
 from __future__ import annotations
 
 import logging
+import sys
+from pathlib import Path
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
@@ -37,19 +39,129 @@ IO_TASK = {
 COMPUTE_TASK = {"cache_policy": NO_CACHE}
 
 
-def describe(result) -> str:
-    """What a step did, in one line for the task's log."""
+def describe(result, step: str = "") -> str:
+    """What a step (the function ``step``) did, as a short sentence for the task's log
+    on the server: what it read, stored, rated, moved or wrote, with counts; never a
+    table or a Python repr (a read file's log line was 200 characters of a polars
+    frame, an inbox file's a raw dict; docs/runners.md "Logs of a tracked run")."""
     from arpad.pipeline.jobs import summary_line
 
-    if hasattr(result, "periods") and hasattr(result, "rows_written"):
-        return summary_line(result)
-    if hasattr(result, "accepted") and hasattr(result, "quarantined"):
+    if step == "plan_rate":
         return (
-            f"{result.rows} rows read, {result.accepted} stored, {result.quarantined} quarantined"
+            f"rates from period {result}" if result is not None else "rates from the first period"
         )
-    if isinstance(result, list):
-        return f"{len(result)} items"
-    return "done" if result is None else str(result)[:200]
+    if step in ("record_rate", "record"):
+        return "recorded, stale marks cleared"
+    if result is None:
+        return "done"
+    if hasattr(result, "periods") and hasattr(result, "rows_written"):  # a RateSummary
+        return summary_line(result)
+    if _is(result, "ingest", "FileReport"):
+        if result.skipped:
+            return f"{result.source}: skipped: {result.skipped}"
+        return (
+            f"{result.source}: {result.rows:,} rows read, {result.accepted:,} stored, "
+            f"{result.quarantined:,} quarantined"
+        )
+    if _is(result, "readers", "RawTable"):
+        problems = f", {len(result.problems):,} not split into fields" if result.problems else ""
+        return (
+            f"read {Path(result.path).name} ({result.format}, {result.kind}): "
+            f"{result.frame.height:,} rows{problems}"
+        )
+    if isinstance(result, BaseException):  # a file that could not be read (read-ahead)
+        return f"not read: {_line(str(result))}"
+    if isinstance(result, dict) and "outcome" in result:  # a monthly inbox file
+        return _inbox_file(result)
+    if step == "freeze":
+        return _frozen(result)
+    if step == "plan":
+        todo = [f"{j.system}/{j.pool} from {_start(j.start)}" for j in result]
+        return "to recompute: " + ", ".join(todo) if todo else "nothing to recompute"
+    if step == "publish":
+        return _wrote(result, "export files") if result else "no rated period: nothing exported"
+    if step == "archive":
+        return f"moved to {result}"
+    if step == "refresh_catalog":
+        return f"refreshed {result}"
+    if step == "replay_side":
+        name, walked, ratings = result
+        return f"{name}: replayed {len(walked):,} periods, {ratings.height:,} final ratings"
+    if _is(result, "whatif", "WhatIf"):
+        return (
+            f"{result.rules_a} against {result.rules_b}: {len(result.periods):,} periods, "
+            f"{result.movers.height:,} movers listed"
+        )
+    if _is(result, "backtest", "Row"):
+        scores = ", ".join(f"{k} {v:.4f}" for k, v in result.scores.items())
+        return f"{result.system} ({result.settings or 'defaults'}): {scores or 'no score'}"
+    if _is(result, "backtest", "Candidate"):
+        changes = ", ".join(
+            f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+            for k, v in result.changes.items()
+        )
+        return f"{result.system} candidate ({changes or 'defaults'}): validation {result.score:.4f}"
+    if _is(result, "backtest", "Dataset"):
+        return f"loaded {result.name}"
+    if isinstance(result, (list, tuple)):
+        return f"{len(result):,} results"
+    if isinstance(result, dict):
+        return f"{len(result):,} entries"
+    text = str(result)
+    return text if "\n" not in text and len(text) <= 200 else type(result).__name__
+
+
+def _is(result, module: str, name: str) -> bool:
+    """Whether ``result`` is an ``arpad.pipeline.<module>.<name>`` (a module not
+    imported yet made no such value: nothing is imported to ask)."""
+    loaded = sys.modules.get(f"arpad.pipeline.{module}")
+    cls = vars(loaded).get(name) if loaded is not None else None
+    return isinstance(cls, type) and isinstance(result, cls)
+
+
+def _line(text: str) -> str:
+    first = text.splitlines()[0] if text else ""
+    return first if len(first) <= 200 else first[:199] + "…"
+
+
+def _start(period) -> str:
+    return "the first period" if period is None else f"period {period}"
+
+
+def _wrote(paths: list, what: str) -> str:
+    shown = ", ".join(str(p) for p in paths[:2])
+    more = f" and {len(paths) - 2:,} more" if len(paths) > 2 else ""
+    return f"wrote {len(paths):,} {what}: {shown}{more}"
+
+
+def _inbox_file(f: dict) -> str:
+    name = Path(f["path"]).name
+    if f["outcome"] != "processed":
+        return f"{name}: {f['outcome']}: {_line(str(f.get('detail') or ''))}"
+    detail = f"; {_line(str(f['detail']))}" if f.get("detail") else ""
+    return (
+        f"{name}: {f.get('kind', '-')} file, {f.get('accepted', 0):,} rows stored, "
+        f"{f.get('quarantined', 0):,} quarantined{detail}"
+    )
+
+
+def _frozen(out: dict) -> str:
+    """``monthly.freeze``'s result: the lists it froze."""
+    if not out:
+        return "no rated period: nothing frozen"
+    frozen = out.get("frozen") or []
+    if not frozen and out.get("period") is None:
+        said = "no finished month to freeze"
+    elif not frozen:
+        said = f"nothing new to freeze (latest finished period {out['period']})"
+    elif len(frozen) == 1:
+        said = f"froze the list of period {frozen[0]}"
+    else:
+        said = f"froze {len(frozen):,} lists (periods {frozen[0]} to {frozen[-1]})"
+    revised = out.get("revised") or []
+    return said + (
+        f"; {len(revised):,} frozen lists differ from the ratings now" if revised else ""
+    )
 
 
 def as_task(fn, name: str, io: bool):
@@ -59,7 +171,7 @@ def as_task(fn, name: str, io: bool):
         from prefect.logging import get_run_logger
 
         result = fn(*args)
-        get_run_logger().info("%s: %s", name, describe(result))
+        get_run_logger().info("%s: %s", name, describe(result, fn.__name__))
         return result
 
     run.__name__ = run.__qualname__ = fn.__name__

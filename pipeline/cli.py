@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import logging
 import os
 import pkgutil
 import sys
@@ -45,9 +46,35 @@ def _interrupted(exc: KeyboardInterrupt) -> int:
 
 
 def _prepare_environment() -> None:
-    # Only used when a command runs as a Prefect flow (docs/runners.md).
+    # Only used when a command runs as a Prefect flow (docs/runners.md "Logs of a
+    # tracked run"): the terminal shows Prefect's warnings and errors only, the server
+    # gets the INFO lines too (each task's "what it did", "Finished in state …").
+    # Prefect's loggers stay at its INFO level and its console handler (logging.yml
+    # ``handlers.console``) drops what is below WARNING; the server's handler does not.
+    # (PREFECT_LOGGING_LEVEL=WARNING kept both quiet: a tracked run left no log at all.)
+    # A PREFECT_LOGGING_LEVEL the user set is Prefect's: terminal and server follow it.
+    # Dask workers and `arpad serve`'s runs inherit the environment.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    if not os.environ.get("PREFECT_LOGGING_LEVEL"):
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
+    client = logging.getLogger("distributed.client")
+    if not any(isinstance(f, LostSchedulerLines) for f in client.filters):
+        client.addFilter(LostSchedulerLines())
+
+
+class LostSchedulerLines(logging.Filter):
+    """Drops the Dask client's lines about a scheduler lost mid-run (killed, stopped):
+    the tracebacks of its reconnection cancelled as the command closes the client
+    (``CancelledError``) and "Failed to reconnect to scheduler after 20.00 seconds"
+    (said at once, as the client closes). The command's one line says it ("lost the
+    Dask scheduler at … during the run"): 30-odd lines came first (docs/runners.md
+    "A server or scheduler lost mid-run")."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None and type(exc).__name__ == "CancelledError":
+            return False
+        return not record.getMessage().startswith("Failed to reconnect to scheduler")
 
 
 # Options that name files a command writes (docs/operations.md, "Names and paths").
