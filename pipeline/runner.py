@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arpad.pipeline import lean
+
 log = logging.getLogger("arpad")
 
 
@@ -380,8 +382,19 @@ def local_workers(workers: int) -> int:
 # mmap, faulted in page by page and unmapped when freed. A rating unit allocates and frees
 # arrays of 10^5-10^6 entries each period, so on the 6M-game reconstruction a worker spent
 # 3.3 s more in the kernel than the same work in process (docs/runners.md "Dask start-up").
-# arpad's local workers run a batch and exit: they keep glibc's default.
-LOCAL_WORKER_CONFIG = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+# arpad's local workers run a batch and exit: they get the allocator settings of the
+# console's period-walking commands instead (pipeline/lean.py ``keep_freed_memory``:
+# pyarrow on the system allocator, glibc's mmap threshold 32 MiB and trim threshold
+# 256 MiB), set before each worker process starts, as glibc reads them only then. A
+# value in the command's own environment wins (Dask reads it first).
+LOCAL_WORKER_CONFIG = {
+    f"distributed.nanny.pre-spawn-environ.{name}": value
+    for name, value in {
+        "MALLOC_TRIM_THRESHOLD_": str(lean.TRIM_THRESHOLD),
+        "MALLOC_MMAP_THRESHOLD_": str(lean.MMAP_THRESHOLD),
+        **lean.KEEP_FREED_MEMORY,
+    }.items()
+}
 
 
 def start_local_cluster(workers: int, **extra):

@@ -140,25 +140,50 @@ def _numba_threads():
     return os.environ.get("NUMBA_NUM_THREADS")
 
 
-def _malloc_settings():
+def _allocator():
+    """The worker's malloc settings, whether glibc serves a 4 MiB block from its heap
+    (above glibc's default mmap threshold, below arpad's), and pyarrow's pool."""
+    import ctypes
     import os
 
-    return {k: v for k, v in os.environ.items() if k.startswith("MALLOC_")}
+    import pyarrow
+
+    libc = ctypes.CDLL(None)
+    libc.malloc.restype = libc.sbrk.restype = ctypes.c_void_p
+    libc.malloc.argtypes = (ctypes.c_size_t,)
+    libc.sbrk.argtypes = (ctypes.c_long,)
+    block = libc.malloc(4 << 20)
+    on_heap = block < libc.sbrk(0)
+    libc.free.argtypes = (ctypes.c_void_p,)
+    libc.free(block)
+    settings = {k: v for k, v in os.environ.items() if k.startswith("MALLOC_")}
+    return settings, on_heap, pyarrow.default_memory_pool().backend_name
 
 
 @pytest.mark.once
-def test_local_workers_keep_the_default_allocator(monkeypatch):
+def test_local_workers_get_the_period_commands_allocator(monkeypatch):
     """Dask's nanny would start workers with MALLOC_TRIM_THRESHOLD_=65536, which turns
     off glibc's adaptive mmap threshold (every large array a fresh mmap: 3.3 s more
-    system time on the 6M-game reconstruction); arpad's local workers keep the default,
-    with the thread budget of ``local_cluster_kwargs`` still in their environment."""
+    system time on the 6M-game reconstruction); arpad's local workers start with the
+    settings of the console's period-walking commands (pipeline/lean.py
+    ``keep_freed_memory``), with the thread budget of ``local_cluster_kwargs`` still in
+    their environment."""
+    from arpad.pipeline import lean
     from arpad.pipeline.runner import dask_client, numba_threads_per_worker
 
-    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    for name in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "ARROW_DEFAULT_MEMORY_POOL"):
+        # recorded, so that the values Dask's nanny puts into this process's own
+        # environment as it starts a worker are gone after the test
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
     with dask_client(None, 1) as client:
-        seen = list(client.run(_malloc_settings).values())
+        seen = list(client.run(_allocator).values())
         threads = list(client.run(_numba_threads).values())
-    assert seen == [{}]
+    expected = {
+        "MALLOC_TRIM_THRESHOLD_": str(lean.TRIM_THRESHOLD),
+        "MALLOC_MMAP_THRESHOLD_": str(lean.MMAP_THRESHOLD),
+    }
+    assert seen == [(expected, True, "system")]
     assert threads == [str(numba_threads_per_worker(1))]
 
 
