@@ -812,7 +812,9 @@ def _activity(store: Store) -> pl.DataFrame:
 
 def candidates(store: Store, vetoed: list | None = None) -> pl.DataFrame:
     """Proposed merges with their evidence: one row per (keep, duplicate), the keep being
-    the id with more games (then the smaller id), sorted by score, highest first.
+    the source's own id over a file-scoped one, then the id with more games, then the
+    more informative spelling (``_informative``), then the smaller id; sorted by score,
+    highest first.
 
     Two ids that met in a game (after the merges in force) are two people: such a pair
     is not proposed, and is appended to ``vetoed`` (keep, duplicate, evidence, score)
@@ -1030,6 +1032,14 @@ def _ambiguous(a, b, ga, gb, field, among, people, act) -> bool:
     return any(_given_match(x, y) is None for x in fulls for y in fulls)
 
 
+def _informative(given: tuple[str, ...]) -> tuple[int, int]:
+    """How much a spelling's normalised given names say, to rank two ids tied on games:
+    (given-name letters, given names longer than an initial). "Morphy, Paul" (4, 1)
+    outranks "Morphy, P." (1, 0); "Lasker, Emanuel" outranks "Lasker, Em." and
+    "Lasker, E" (docs/identity.md "Candidates")."""
+    return sum(len(w) for w in given), sum(len(w) > 1 for w in given)
+
+
 def _score_pair(a, b, people, act, opponent_name, same_key) -> tuple | None:
     (sa, ga, ba, _, ka), (sb, gb, bb, _, kb) = people[a], people[b]
     same_surname = [c for c in same_key if people[c][0] == sa]
@@ -1062,9 +1072,10 @@ def _score_pair(a, b, people, act, opponent_name, same_key) -> tuple | None:
     xa, xb = act.get(a), act.get(b)
     ga_n = xa["games"] if xa else 0
     gb_n = xb["games"] if xb else 0
-    # keep a source's own id (FIDE or the CSV's) over a file-scoped one, then more games
-    rank_a = (not _scoped(a), ga_n, b)
-    rank_b = (not _scoped(b), gb_n, a)
+    # keep a source's own id (FIDE or the CSV's) over a file-scoped one, then more games,
+    # then the more informative spelling (``_informative``), then the smaller id
+    rank_a = (not _scoped(a), ga_n, _informative(ga), b)
+    rank_b = (not _scoped(b), gb_n, _informative(gb), a)
     keep, dup = (a, b) if rank_a >= rank_b else (b, a)
     if xa and xb:
         score += SCORE_OVERLAP

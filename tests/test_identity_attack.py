@@ -72,34 +72,39 @@ def anderssen(tmp_path) -> Store:
 
 
 def test_identify_rows_carry_the_evidence_of_their_own_pair(anderssen, tmp_path, capsys):
-    """All ids have one game, all are file-scoped: the keep is the smallest id,
-    "a1.pgn:Anderssen, A.". "Adolf Anderssen" and "ANDERSSEN, ADOLF" are the same
-    normalised name (0.7), but the row shown joins "Adolf Anderssen" to the keep: an
-    abbreviated given name, both in 1862 (0.5 + 0.1). The opponents differ by first
-    given name (J / Johann, A / Adolf), so none is shared."""
+    """All ids have one game, all are file-scoped: the keep is the most informative
+    spelling, then the smaller id (docs/identity.md "Candidates";
+    tests/test_identify_ties.py): "a2.pgn:ANDERSSEN, ADOLF" ("N" sorts before "d") and
+    "a2.pgn:Johann Jacob Löwenthal". "Adolf Anderssen" and "ANDERSSEN, ADOLF" are the
+    same normalised name, 1862 and 1863, and both met Johann Löwenthal (0.6 + 0.1 +
+    0.05); "Anderssen, A." abbreviates the keep (0.5 + 0.1), its opponent "Löwenthal,
+    J." differs by first given name (J / Johann), so none is shared. "Loewenthal,
+    Johann" is transliterated and abbreviated (0.4 + 0.1), and shares Adolf Anderssen
+    (+0.05)."""
     mapping = tmp_path / "map.csv"
     argv = ["players", "identify", "--store", str(anderssen.root), "--output", str(mapping)]
     assert main(argv) == 0
     assert mapping.read_text(encoding="utf-8").splitlines() == [
         "keep,duplicate,evidence,score",
-        '"a1.pgn:Anderssen, A.","a2.pgn:ANDERSSEN, ADOLF",'
-        "abbreviated given name; years 1862-1862 and 1863-1863,0.6",
-        '"a1.pgn:Anderssen, A.",a2.pgn:Adolf Anderssen,'
-        "abbreviated given name; years 1862-1862 and 1862-1862,0.6",
-        '"a1.pgn:Löwenthal, J.",a2.pgn:Johann Jacob Löwenthal,'
+        '"a2.pgn:ANDERSSEN, ADOLF",a2.pgn:Adolf Anderssen,'
+        "same normalised name; years 1863-1863 and 1862-1862; 1 shared opponent(s),0.75",
+        '"a2.pgn:ANDERSSEN, ADOLF","a1.pgn:Anderssen, A.",'
+        "abbreviated given name; years 1863-1863 and 1862-1862,0.6",
+        'a2.pgn:Johann Jacob Löwenthal,"a1.pgn:Löwenthal, J.",'
         "abbreviated given name; years 1862-1862 and 1862-1862,0.6",
         # German oe for ö: transliterated (keys agree), abbreviated (J / Johann), 1862/1863
-        '"a1.pgn:Löwenthal, J.","a2.pgn:Loewenthal, Johann",'
-        '"transliterated, abbreviated name; years 1862-1862 and 1863-1863",0.5',
+        'a2.pgn:Johann Jacob Löwenthal,"a2.pgn:Loewenthal, Johann",'
+        '"transliterated, abbreviated name; years 1862-1862 and 1863-1863; '
+        '1 shared opponent(s)",0.55',
     ]
     # every id of the four Anderssen/Löwenthal spellings ends up under one keep
     argv = ["players", "merge", "--mapping", str(mapping), "--store", str(anderssen.root)]
     assert main(argv) == 0
     assert identity.alias_map(anderssen) == {
-        "a2.pgn:ANDERSSEN, ADOLF": "a1.pgn:Anderssen, A.",
-        "a2.pgn:Adolf Anderssen": "a1.pgn:Anderssen, A.",
-        "a2.pgn:Johann Jacob Löwenthal": "a1.pgn:Löwenthal, J.",
-        "a2.pgn:Loewenthal, Johann": "a1.pgn:Löwenthal, J.",
+        "a1.pgn:Anderssen, A.": "a2.pgn:ANDERSSEN, ADOLF",
+        "a2.pgn:Adolf Anderssen": "a2.pgn:ANDERSSEN, ADOLF",
+        "a1.pgn:Löwenthal, J.": "a2.pgn:Johann Jacob Löwenthal",
+        "a2.pgn:Loewenthal, Johann": "a2.pgn:Johann Jacob Löwenthal",
     }
 
 

@@ -92,19 +92,19 @@ def test_identify_proposes_no_team_and_keeps_the_real_abbreviations(teams, tmp_p
     1874) abbreviates "Steinitz, William" (2 games, 1872; the keep): 0.5, years 2 apart
     +0.1 = 0.6; their opponents (Zukertort, the team Zukertort/Hoffer) share no name.
     "Andersson, U." (1991) and "Andersson, Ulf" (1990), 1 game each: the keep is the
-    smaller id ("." sorts before "l"), 0.5 + 0.1 = 0.6; "Anand, V." and "Anand,
-    Viswanathan" differ in first given name, so no shared opponent. The same for the
-    two Anands (0.6, "Anand, V." the smaller id). No team has given names, so none is
+    more informative spelling, "Andersson, Ulf" (docs/identity.md "Candidates"), 0.5 +
+    0.1 = 0.6; "Anand, V." and "Anand, Viswanathan" differ in first given name, so no
+    shared opponent. The same for the two Anands (0.6, "Anand, Viswanathan" kept). No team has given names, so none is
     proposed, neither with a member nor with another spelling of itself."""
     mapping = tmp_path / "map.csv"
     argv = ["players", "identify", "--store", str(teams.root), "--output", str(mapping)]
     assert main(argv) == 0
     assert mapping.read_text(encoding="utf-8").splitlines() == [
         "keep,duplicate,evidence,score",
-        '"t.pgn:Anand, V.","t.pgn:Anand, Viswanathan",'
-        "abbreviated given name; years 1991-1991 and 1990-1990,0.6",
-        '"t.pgn:Andersson, U.","t.pgn:Andersson, Ulf",'
-        "abbreviated given name; years 1991-1991 and 1990-1990,0.6",
+        '"t.pgn:Anand, Viswanathan","t.pgn:Anand, V.",'
+        "abbreviated given name; years 1990-1990 and 1991-1991,0.6",
+        '"t.pgn:Andersson, Ulf","t.pgn:Andersson, U.",'
+        "abbreviated given name; years 1990-1990 and 1991-1991,0.6",
         '"t.pgn:Steinitz, William","t.pgn:Steinitz, W.",'
         "abbreviated given name; years 1872-1872 and 1874-1874,0.6",
     ]
