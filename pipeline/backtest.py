@@ -772,11 +772,18 @@ scores do not depend on it.
 
 
 def write_markdown(result: BacktestResult, path: Path, command: str) -> None:
-    """Insert or replace the data set's section of the report file."""
-    from arpad.pipeline.store import atomic_write_text
+    """Insert or replace the data set's section of the report file. A target written in
+    place (a FIFO, /dev/stdout, a terminal: store.output_target, docs/cli.md "Output
+    files") is never read, which would block or read the wrong stream: it gets the header
+    and this section. A regular file is replaced atomically."""
+    from arpad.pipeline.store import atomic_write_text, output_target
 
     section = markdown_section(result, command)
-    text = path.read_text() if path.exists() else REPORT_HEADER
+    target, in_place = output_target(path)
+    if in_place:
+        atomic_write_text(REPORT_HEADER + section, path)
+        return
+    text = target.read_text() if target.exists() else REPORT_HEADER
     start = text.find(f"<!-- backtest:{result.dataset} -->")
     end_marker = f"<!-- /backtest:{result.dataset} -->"
     end = text.find(end_marker)

@@ -54,6 +54,17 @@ LIST_PAGE_COLUMNS = (
 NONE = "-"  # the filter value of an empty federation or title
 
 
+def list_page_columns(system: str) -> tuple[tuple[str, str, bool], ...]:
+    """``LIST_PAGE_COLUMNS`` of ``system``'s list pages: its own list columns
+    (``RatingSystem.list_columns``, Glicko's ``rd``, Glicko-2's ``rd`` and
+    ``volatility``: those ``arpad list`` shows), numeric, right after ``rating``."""
+    from arpad.pipeline.systems import get_system
+
+    own = tuple((column, column, True) for column, _, _ in get_system(system).list_columns)
+    at = [col for col, _, _ in LIST_PAGE_COLUMNS].index("rating") + 1
+    return LIST_PAGE_COLUMNS[:at] + own + LIST_PAGE_COLUMNS[at:]
+
+
 class NothingPublishedError(ValueError):
     """The store has no published list to put on a site (bad input, exit 2)."""
 
@@ -306,13 +317,14 @@ def _options(values: list[str | None]) -> str:
 
 def _list_page(pub: PublishedList, pages: dict[str, str]) -> str:
     frame = pub.frame
+    columns = list_page_columns(pub.system)
     rows = []
     for r in frame.iter_rows(named=True):
         pid = r["player_id"]
         link = f"../players/{pages[pid]}"
         cells = []
-        for col, _, numeric in LIST_PAGE_COLUMNS:
-            value = r[col]
+        for col, _, numeric in columns:
+            value = r.get(col)  # a system's own column: empty on a list published without it
             if col in ("player_id", "name") and value is not None:
                 cells.append(f'<td><a class="player" href="{e(link)}">{e(value)}</a></td>')
             else:
@@ -326,7 +338,7 @@ def _list_page(pub: PublishedList, pages: dict[str, str]) -> str:
     head = "".join(
         f'<th{" class=n" if numeric else ""} data-type="{"num" if numeric else "text"}">'
         f"{e(label)}</th>"
-        for _, label, numeric in LIST_PAGE_COLUMNS
+        for _, label, numeric in columns
     )
     links = " · ".join(
         f'<a href="../{e(pub.files_dir)}/{e(name)}">{e(label)}</a>'
