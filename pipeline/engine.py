@@ -875,7 +875,8 @@ def _rate(
     # One hash table of the run's player ids, for the observations' ids and the keys'.
     index = player_keys.StringIndex(ids)
     # Ratings PGN/TRF files gave are dated observations, not undated seeds (docs/observations.md).
-    info.rating = observations.undated_ratings(store, ids, info.rating, index)
+    # A players-file row with a pool seeds that pool only (docs/observations.md).
+    info.rating = observations.undated_ratings(store, ids, info.rating, index, pool)
     n = info.n
     rules_for = rules_picker(sys_, pool, rules, overrides)
     all_periods = run_periods(store, sys_, pool, rules_for)

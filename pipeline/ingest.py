@@ -385,7 +385,7 @@ def ingest_file(
         validated = validate_players(raw, source, batch, by_date=dated)
         report.notes.extend(validated.notes)  # ratings of 0 read as unrated
         when = None
-        if dated:
+        if dated or observations.has_pool_column(raw):  # a row's pool: its rating's pool
             validated, when = observations.dated_players(raw, validated, source, batch)
         merged = _merge_players(staged, validated.accepted, source, state=True, dated=when)
         if merged.changed or dated:

@@ -308,7 +308,9 @@ def pool_observations(
     return Observations(player[first], period[first], rating[first])
 
 
-def undated_ratings(store: Store, player_ids, rating: np.ndarray, index=None) -> np.ndarray:
+def undated_ratings(
+    store: Store, player_ids, rating: np.ndarray, index=None, pool: str | None = None
+) -> np.ndarray:
     """The undated starting ratings (dense order of ``player_ids``): per player, the
     rating of the latest undated players-file row that gives one (manifest order of the
     sources, then the line); NaN for the others, whose ratings came from PGN/TRF files
@@ -316,7 +318,11 @@ def undated_ratings(store: Store, player_ids, rating: np.ndarray, index=None) ->
     as it is by a store without identity observations (written without sources), and
     used for the players rated by an observations file without sources.
 
-    Read with pyarrow alone (five columns of the observations file, and the manifest;
+    ``pool``: only the rows of that pool count, and the rows without one (a players
+    file without a ``pool`` column, or written before undated rows kept it), which
+    seed every pool (docs/observations.md "Undated ratings and pools"); None: all.
+
+    Read with pyarrow alone (six columns of the observations file, and the manifest;
     no polars import on the ``rate`` path, docs/runners.md "Start-up"). The
     observations' ids are looked
     up in ``index``, a ``keys.StringIndex`` of ``player_ids`` (the engine's, shared with
@@ -329,11 +335,15 @@ def undated_ratings(store: Store, player_ids, rating: np.ndarray, index=None) ->
         present = set(file.schema_arrow.names)
         if "rating" not in present:  # written before ratings were kept per source
             return rating
-        wanted = ("player_id", "source", "line", "rating", "period")
+        wanted = ("player_id", "source", "line", "rating", "period", "pool")
         obs = file.read(columns=[c for c in wanted if c in present])
     undated = pc.is_valid(obs.column("rating"))
     if "period" in obs.column_names:  # files written before dated players files lack it
         undated = pc.and_(undated, pc.is_null(obs.column("period")))
+    if pool is not None and "pool" in obs.column_names:
+        # A row with a pool seeds that pool only; a null pool (no pool column) every pool.
+        mine = pc.fill_null(pc.equal(obs.column("pool"), pool), True)
+        undated = pc.and_(undated, mine)
     obs = obs.filter(undated)
     given = obs.column("player_id")
     if index is None:
@@ -403,22 +413,34 @@ def _period_of(text: str | None) -> int | None:
     return period if periods.is_calendar(period) and periods.is_valid(period) else None
 
 
+def has_pool_column(raw) -> bool:
+    """A players file with a ``pool`` column: each row's rating is of its pool only
+    (an empty cell: standard), undated rows too (docs/observations.md)."""
+    return raw.kind == "players" and "pool" in raw.frame.columns
+
+
 def dated_players(raw, validated, source: str, batch: str):
-    """(validated, dated): a dated players file's accepted rows with bad dates or pools
-    moved to the quarantine, and per accepted row with a date its ``source`` (the
-    ``file:line`` key of the players row), ``period`` and ``pool`` (``pool`` column,
-    default standard). Rows without a date stay undated (as of the first period)."""
+    """(validated, dated): a dated players file's (or one with a ``pool`` column)
+    accepted rows with bad dates or pools moved to the quarantine, and per accepted row
+    with a date its ``source`` (the ``file:line`` key of the players row), ``period``
+    and ``pool`` (``pool`` column, default standard). Rows without a date stay undated
+    (as of the first period); a file with a ``pool`` column gives them too, with a null
+    period and their pool, which they seed alone (``undated_ratings``)."""
     import polars as pl
 
     from arpad.pipeline import schemas
     from arpad.pipeline.reasons import Reason
     from arpad.pipeline.validate import POOL_WORDS, Validated, capped_raw
 
+    columns = raw.frame.columns
     frame = raw.frame.select(
         "_line",
         "_raw",
-        pl.col("date").str.strip_chars().replace("", None).alias("date"),
-        (pl.col("pool") if "pool" in raw.frame.columns else pl.lit(None, pl.String))
+        (pl.col("date") if "date" in columns else pl.lit(None, pl.String))
+        .str.strip_chars()
+        .replace("", None)
+        .alias("date"),
+        (pl.col("pool") if "pool" in columns else pl.lit(None, pl.String))
         .str.strip_chars()
         .str.to_lowercase()
         .replace("", None)
@@ -460,7 +482,9 @@ def dated_players(raw, validated, source: str, batch: str):
             validated.rows_read,
         )
         rows = rows.filter(~(bad_date | bad_pool))
-    dated = rows.filter(pl.col("period").is_not_null()).select(
+    if "pool" not in columns:  # undated rows without a pool seed every pool
+        rows = rows.filter(pl.col("period").is_not_null())
+    dated = rows.select(
         "source", pl.col("period").cast(pl.Int32), pl.col("pool").fill_null("standard")
     )
     return validated, dated
