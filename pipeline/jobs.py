@@ -368,7 +368,16 @@ def check_starting_ratings(store: Store, system: str) -> None:
 
 
 def check_rows_written(summary) -> None:
-    """A run that rated periods into no rating row published nothing: bad input."""
+    """A run that rated periods into no rating row published nothing: bad input. When
+    every game was of a player against himself (ids merged with ``--force``), that is
+    what it says (docs/identity.md "Self-play"), not to give starting ratings."""
+    if summary.periods and summary.rows_written == 0 and summary.self_play and not summary.games:
+        raise ValueError(
+            f"{summary.system}/{summary.pool}: nothing to rate: all {summary.self_play} "
+            "game(s) are of a player against himself (ids merged with arpad players merge "
+            "--force), not rated; arpad players --merges lists the merges, arpad players "
+            "split KEEP DUPLICATE undoes one"
+        )
     if summary.periods and summary.rows_written == 0:
         raise ValueError(
             f"{summary.system}/{summary.pool}: rated {len(summary.periods)} periods into 0 "
@@ -581,7 +590,8 @@ def reconstruct(
         cannot = [s for s in systems if get_system(s).needs_published_ratings and not seeded]
         if cannot == systems:
             raise ValueError(
-                f"nothing to reconstruct: {', '.join(cannot)} need published starting "
+                f"nothing to reconstruct: {', '.join(cannot)} "
+                f"{'needs' if len(cannot) == 1 else 'need'} published starting "
                 "ratings and the players table has none (ingest a players file with "
                 "ratings: arpad ingest --players FILE)"
             )

@@ -2,8 +2,11 @@
 
 ``arpad plot history Steinitz "Zukertort, J"`` takes ids or names. A text that is a
 player id is that player. Otherwise it is matched against the names of the players
-rated in the system and pool asked for (merged duplicates have no ratings of their
-own, so they are never candidates): first the exact name (case-insensitive), else
+rated in the system and pool asked for, and the names of the merged duplicates of
+those players (a duplicate has no ratings of its own: a name that is its name, or
+matches only it, finds the id it was merged into; a name matching both counts once,
+as the kept id; docs/identity.md "Merged ids everywhere"): first the exact name
+(case-insensitive), else
 the normalised name (pipeline/identity.py ``normalise_name``): same surname, and
 given names equal or one the abbreviation of the other; a text without given names
 ("Steinitz") matches on the surname alone. When nothing matches so, two looser
@@ -39,7 +42,15 @@ def resolve_players(
 
     ``rated``: a frame with ``player_id`` (the players that have ratings in the system
     and pool asked for, ``what`` naming them, e.g. ``whr/standard``); names are only
-    matched among them."""
+    matched among them and their merged duplicates."""
+    return [(pid, name) for pid, name, _ in _resolve_specs(store, specs, rated, what)]
+
+
+def _resolve_specs(
+    store, specs: list[str], rated: pl.DataFrame | None, what: str
+) -> list[tuple[str, str, str]]:
+    """(player_id, display name, the id the text found: ``player_id`` or a merged
+    duplicate of it) for each of ``specs`` (``resolve_players``)."""
     players = pl.from_arrow(store.read_players()).select("player_id", "name")
     if rated is not None and rated.height == 0 and "/" in what:
         system, _, pool = what.partition("/")  # nothing rated there: say that, not "no such name"
@@ -54,18 +65,22 @@ def resolve_players(
     from arpad.pipeline.identity import alias_map
 
     merged = alias_map(store)  # a merged duplicate id answers for its kept id
-    out: dict[str, str] = {}
+    stored = dict(zip(everyone["player_id"], everyone["name"], strict=True))
+    # the merged duplicates of the candidates, by their own names
+    candidates = names | {d: stored.get(d) for d, k in merged.items() if k in names}
+    out: dict[str, tuple[str, str]] = {}
     for spec in specs:
         text = merged.get(spec.strip(), spec)
         try:
-            pid = _resolve(text, names, what)
+            found = _resolve(text, candidates, what, merged)
         except NoMatch:
             if rated is None:
                 raise
-            _unrated_match(text, everyone, what)
+            _unrated_match(text, everyone, what, merged)
             raise
-        out.setdefault(pid, names.get(pid) or pid)
-    return list(out.items())
+        pid = merged.get(found, found)
+        out.setdefault(pid, (names.get(pid) or pid, found))
+    return [(pid, name, found) for pid, (name, found) in out.items()]
 
 
 class NoMatch(ValueError):
@@ -78,16 +93,20 @@ def match_name(spec: str, names: dict[str, str | None], what: str) -> str:
     return _resolve(spec, names, what)
 
 
-def _unrated_match(spec: str, everyone: pl.DataFrame, what: str) -> None:
+def _unrated_match(
+    spec: str, everyone: pl.DataFrame, what: str, merged: dict[str, str] | None = None
+) -> None:
     """A name that matches one stored player without ratings in ``what``: say who it is
     (a historical player has no FIDE rating), not "no such id or name"."""
     names = dict(zip(everyone["player_id"], everyone["name"], strict=True))
     try:
-        pid = _resolve(spec, names, what)
+        pid = _resolve(spec, names, what, merged)
     except ValueError:
         return
+    kept = (merged or {}).get(pid)
+    who = f", merged into {kept} ({names.get(kept)})" if kept else ""
     raise ValueError(
-        f"no {what} history for player(s) {spec}: the name is {pid} ({names[pid]}), "
+        f"no {what} history for player(s) {spec}: the name is {pid} ({names[pid]}){who}, "
         f"who has no {what} rating"
     )
 
@@ -112,13 +131,22 @@ def one_player(store, spec: str, system: str, pool: str = "standard") -> str:
     """The player id ``spec`` names: a stored player id (a merged duplicate: the id it
     was merged into), else a name matched among the players rated in ``system``/``pool``
     (exactly one match, as ``resolve_players``)."""
+    return found_player(store, spec, system, pool)[0]
+
+
+def found_player(store, spec: str, system: str, pool: str = "standard") -> tuple[str, str]:
+    """(``one_player``, the id ``spec`` found): the stored id typed, or the id whose
+    name it is — the player's own, or a merged duplicate's (the note then says it was
+    merged: pipeline/commands/common.py ``resolve_player``)."""
     from arpad.pipeline.identity import nfc, resolve_id
 
     for text in dict.fromkeys((spec, nfc(spec))):  # as typed, then in the stored spelling
         kept = resolve_id(store, text)
         if kept != text or _is_player_id(store, text):
-            return kept
-    return resolve_players(store, [spec], rated_ids(store, system, pool), f"{system}/{pool}")[0][0]
+            return kept, text
+    rated = rated_ids(store, system, pool)
+    pid, _, found = _resolve_specs(store, [spec], rated, f"{system}/{pool}")[0]
+    return pid, found
 
 
 def _is_player_id(store, spec: str) -> bool:
@@ -128,14 +156,24 @@ def _is_player_id(store, spec: str) -> bool:
     return bool(pc.any(pc.equal(ids, spec)).as_py())
 
 
-def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:
+def _resolve(
+    spec: str, names: dict[str, str | None], what: str, merged: dict[str, str] | None = None
+) -> str:
+    """The one id of ``names`` that ``spec`` names. ``merged`` (duplicate → kept id):
+    ids of ``names`` with one kept id count as one player, the kept id if it matched."""
     from arpad.pipeline.identity import nfc, spelt_as_stored
+
+    def people(ids: list[str]) -> list[str]:
+        if not merged:
+            return ids
+        keeps = {merged.get(p, p) for p in ids}
+        return [k if k in ids else min(p for p in ids if merged.get(p) == k) for k in keeps]
 
     text = spelt_as_stored(spec.strip(), names)
     if text in names:
         return text
     text = nfc(text)  # names are stored in NFC (docs/ingest.md "One spelling of an id")
-    exact = [p for p, n in names.items() if n and nfc(n.strip()).lower() == text.lower()]
+    exact = people([p for p, n in names.items() if n and nfc(n.strip()).lower() == text.lower()])
     if len(exact) == 1:
         return exact[0]
     if not exact:
@@ -164,13 +202,16 @@ def _resolve(spec: str, names: dict[str, str | None], what: str) -> str:
             return len(words) > 1 and lead in (words[: len(lead)], words[-len(lead) :])
 
         exact = [p for p, n in names.items() if n and "," in n and compound(n)]
+    exact = people(exact)
     if len(exact) == 1:
         return exact[0]
     if not exact:
         # other given names (a German "Wilhelm" for "William"): named, never guessed
         surname = _bare(normalise_name(text))[0]
         same = sorted(
-            p for p, n in names.items() if surname and _bare(normalise_name(n))[0] == surname
+            people(
+                [p for p, n in names.items() if surname and _bare(normalise_name(n))[0] == surname]
+            )
         )
         hint = (
             "; same surname: " + "; ".join(f"{p} ({names[p]})" for p in same[:MAX_LISTED])

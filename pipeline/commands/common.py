@@ -149,14 +149,17 @@ def resolve_player(store: Store, player_id: str, system: str, pool: str = "stand
     player id: the one player of that name rated in ``system``/``pool``, with a note
     (pipeline/lookup.py); else ``player_id``."""
     from arpad.pipeline.identity import nfc
-    from arpad.pipeline.lookup import one_player
+    from arpad.pipeline.lookup import found_player
 
-    kept = one_player(store, player_id, system, pool)
+    kept, found = found_player(store, player_id, system, pool)
     if kept not in (player_id, nfc(player_id)):  # (not for the id typed decomposed)
+        merged = f"was merged into {kept} (arpad players --merges)"
         how = (
-            f"was merged into {kept} (arpad players --merges)"
+            merged
             if _is_stored_id(store, player_id)
             else f"is the name of {kept}"
+            if found == kept
+            else f"is the name of {found}, which {merged}"  # a merged duplicate's name
         )
         print(f"arpad: note: {player_id} {how}; showing {kept}", file=sys.stderr)
     return kept
