@@ -24,7 +24,7 @@ import polars as pl
 from arpad.pipeline import catalog, periods
 from arpad.pipeline.site import PublishedList, e, list_label, page
 from arpad.pipeline.store import Store
-from arpad.pipeline.systems import FIDE_SYSTEM
+from arpad.pipeline.systems import FIDE_SYSTEM, get_system
 
 HISTORY_SQL = """
 SELECT player_id, period, rating, games FROM player_history
@@ -139,8 +139,6 @@ def period_cards(store: Store, pub: PublishedList, names: dict[str, str]) -> dic
     games = pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed").filter(
         pl.col("rated")
     )
-    from arpad.pipeline.systems import get_system
-
     whole = get_system(pub.system).integer_ratings
     ratings = {
         r["player_id"]: r for r in store.read_ratings(pub.system, pub.pool, pub.period).to_pylist()
@@ -184,10 +182,14 @@ def _period_view(row: dict, whole: bool) -> CardView:
 # -- the chart ---------------------------------------------------------------------------
 
 
-def history_svg(points: list[tuple[int, float]], published: set[int], width: int = 640,
-                height: int = 220) -> str:  # fmt: skip
+def history_svg(points: list[tuple[int, float]], published: set[int], whole: bool = False,
+                width: int = 640, height: int = 220) -> str:  # fmt: skip
     """The rating after each period as an inline SVG line chart (published periods as
-    red dots); nothing external."""
+    red dots); nothing external. Each point and its tooltip are the rating as the
+    system's list shows it (``listed``): a whole number when the system publishes whole
+    numbers (``whole``), else one decimal, so the tooltip of a published period equals
+    the list row and the card's "rating after"."""
+    points = [(p, v) for p, r in points if (v := listed(r, whole)) is not None]
     if not points:
         return '<p class="note">No rating history.</p>'
     xs = [periods.month_index(p) for p, _ in points]
@@ -224,7 +226,7 @@ def history_svg(points: list[tuple[int, float]], published: set[int], width: int
         size = 4 if p in published else 2.5
         parts.append(
             f'<circle class="{cls}" cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="{size}">'
-            f"<title>period {p}: {num(r, 1)}</title></circle>"
+            f"<title>period {p}: {r if whole else f'{r:.1f}'}</title></circle>"
         )
     base = height - bottom + 16
     parts.append(f'<text x="{sx(xs[0]):.1f}" y="{base}" text-anchor="start">{points[0][0]}</text>')
@@ -265,11 +267,11 @@ def player_pages(
         finally:
             con.close()
         history: dict[str, list[tuple[int, float]]] = {}
-        listed = {p.period for p in pubs}
+        published = {p.period for p in pubs}
         for pid, period, rating, games in hist.iter_rows():
             # the periods he played in and the published lists he is on (not every
             # inactive month of a reconstruction's century)
-            if games or period in listed:
+            if games or period in published:
                 history.setdefault(pid, []).append((period, rating))
         rows: dict[str, list] = {}
         cards: dict[tuple[str, int], CardView] = {}
@@ -286,11 +288,11 @@ def player_pages(
             )
             for pid, view in made.items():
                 cards[(pid, pub.period)] = view
-        published = {p.period for p in pubs}
+        whole = get_system(system).integer_ratings
         for pid, mine in rows.items():
             html_parts = [f"<h2>{e(system)} / {e(pool)}</h2>", _published_table(mine)]
             html_parts.append("<h3>Rating history</h3>")
-            html_parts.append(history_svg(history.get(pid, []), published))
+            html_parts.append(history_svg(history.get(pid, []), published, whole))
             for pub, _, _ in mine:
                 view = cards.get((pid, pub.period))
                 if view is not None:
@@ -335,7 +337,7 @@ def _card_html(pub: PublishedList, view: CardView, pages: dict[str, str]) -> str
     if view.note:
         summary += f"; {e(view.note)}"
     head = (
-        "<tr><th>Period</th><th>Rd</th><th>Col</th><th>Opponent</th><th class=n>Opp. rating</th>"
+        "<tr><th>Period</th><th>Rnd</th><th>Col</th><th>Opponent</th><th class=n>Opp. rating</th>"
         "<th>Event</th><th>Result</th><th class=n>Change</th><th>Game</th></tr>"
     )
     body = []
