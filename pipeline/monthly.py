@@ -158,7 +158,8 @@ def correction_detail(report: FileReport) -> str:
     if not report.replaced or report.correction is None:
         return ""
     removed, added, changed = report.correction
-    return f"corrects {report.source}: {removed} games removed, {added} added, {changed} changed"
+    games = "game" if removed == 1 else "games"
+    return f"corrects {report.source}: {removed} {games} removed, {added} added, {changed} changed"
 
 
 def ingest_inbox_file(
@@ -641,7 +642,7 @@ SELECT r.player_id, p.name, r.rating_before, r.rating_after,
 FROM ratings r LEFT JOIN players p USING (player_id)
 WHERE r.system = ? AND r.pool = ? AND r.period = ?
   AND r.rating_before IS NOT NULL AND r.rating_after IS NOT NULL
-  AND abs(r.rating_after - r.rating_before) > 0.5
+  AND abs(r.rating_after - r.rating_before) >= ?
 ORDER BY abs(r.rating_after - r.rating_before) DESC, r.player_id
 LIMIT ?
 """
@@ -654,13 +655,17 @@ WHERE system = ? AND pool = ? AND period >= ? AND games > 0
 
 def biggest_movers(store: Store, system: str, pool: str, n: int = 10) -> list[dict]:
     """The ``n`` largest rating changes (either way) of the latest period; a change the
-    report would show as ``+0`` (at most half a point: an inactive player) is none."""
+    report would show as ``+0`` (``+0.0`` for a system whose lists have one decimal: an
+    inactive player) is none."""
     period = latest_period(store, system, pool)
     if period is None:
         return []
+    whole = get_system(system).integer_ratings
     con = catalog.connect(store)
     try:
-        rows = catalog.query_arrow(con, MOVERS_SQL, [system, pool, period, n]).to_pylist()
+        least = 0.5 if whole else 0.05  # half the list's last digit (``_as_listed``)
+        args = [system, pool, period, least, n]
+        rows = catalog.query_arrow(con, MOVERS_SQL, args).to_pylist()
     finally:
         con.close()
     return [{"period": period, **r} for r in rows]
@@ -723,9 +728,15 @@ def _code(value) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _num(value) -> str:
-    """A rating in the report: never with a thousands separator (``2512``, not ``2,512``)."""
-    return "" if value is None else f"{value:.0f}"
+def _as_listed(value, whole: bool) -> float | None:
+    """A stored rating rounded as the system's list rounds it: half away from zero to a
+    whole number (``integer_ratings``) or to one decimal (``lists.list_frame``)."""
+    from arpad.kernels.rounding import round_half_away_array
+
+    if value is None:
+        return None
+    scale = 1.0 if whole else 10.0
+    return float(round_half_away_array(value * scale)) / scale
 
 
 def in_progress_note(system: str, pool: str, period: int, day: str | None) -> str:
@@ -745,13 +756,18 @@ def note_lines(f: dict) -> list[str]:
 
 
 def rules_lines(job: dict) -> list[str]:
-    """The rules a job rated with: those the last ``arpad rate`` of the system/pool
-    recorded, kept (``kept_rules``), or the system's own (docs/operations.md)."""
+    """The rules a job rated with: those the last rating of the system/pool recorded
+    (``arpad rate``, ``reconstruct`` or this job itself), kept (``kept_rules``), or the
+    system's own (docs/operations.md). ``rated.json`` does not say which command it was,
+    so the line does not name one: "kept from the last `arpad rate`" on a store only
+    this job ever rated named a command the officer never ran (the officer's attack,
+    round 7)."""
     if not job.get("rules"):  # (nothing rated, or a summary of an earlier arpad)
         return []
     used = ", ".join(job["rules"])
+    key = f"{job['system']}/{job['pool']}"
     if job.get("recorded"):
-        why = f"kept from the last `arpad rate` ({_code(job['options'])})"
+        why = f"kept from the last rating of {_text(key)} ({_code(job['options'])})"
     else:
         why = "the system's own (no `arpad rate` rules recorded)"
     return [f"Rules: {_code(used)}, {why}.", ""]
@@ -770,6 +786,34 @@ def _signed(value, whole: bool) -> str:
         return ""
     text = f"{value:+.0f}" if whole else f"{value:+.1f}"
     return text if text.strip("+-0.") else text[1:]
+
+
+def mover_lines(movers: list[dict], system: str) -> list[str]:
+    """The report's "Biggest movers" (``biggest_movers``) of one system/pool, their
+    ratings and changes as its lists have them (``_listed``): Elo's 1490 -> 1537.5 is
+    ``+47.5``, where the report showed "1490 | 1537 | +47" (the officer's attack, round
+    7); a change the list does not show (``+0``) is left out."""
+    whole = get_system(system).integer_ratings
+    rows = []
+    for m in movers:
+        before = _as_listed(m["rating_before"], whole)
+        after = _as_listed(m["rating_after"], whole)
+        if before == after:
+            continue
+        rows.append(
+            f"| {_text(m['player_id'])} | {_text(m['name'])} | {_listed(before, whole)} | "
+            f"{_listed(after, whole)} | {_signed(after - before, whole)} | {m['games']} |"
+        )
+    if not rows:
+        return []
+    return [
+        f"Biggest movers of period {movers[0]['period']}:",
+        "",
+        "| player | name | before | after | change | games |",
+        "|---|---|---:|---:|---:|---:|",
+        *rows,
+        "",
+    ]
 
 
 def revision_lines(r: dict, whole: bool = True) -> list[str]:
@@ -866,20 +910,7 @@ def markdown(summary: RecalculateSummary) -> str:
             "",
             *rules_lines(job),
         ]
-        movers = summary.movers.get(key) or []
-        if movers:
-            lines += [
-                f"Biggest movers of period {movers[0]['period']}:",
-                "",
-                "| player | name | before | after | change | games |",
-                "|---|---|---:|---:|---:|---:|",
-            ]
-            for m in movers:
-                lines.append(
-                    f"| {_text(m['player_id'])} | {_text(m['name'])} | {_num(m['rating_before'])} | "
-                    f"{_num(m['rating_after'])} | {m['change']:+.0f} | {m['games']} |"
-                )
-            lines.append("")
+        lines += mover_lines(summary.movers.get(key) or [], job["system"])
     revised = {
         f"system={key.split('/', 1)[0]}/pool={key.split('/', 1)[1]}/list-{period}"
         for key, frozen in summary.published.items()

@@ -96,7 +96,7 @@ def test_correction_with_explicit_ids_counts_changed_games(cwd, capsys):
     fixed = [*lines[:2], lines[2].replace("0-1", "1-0"), "g9,2024-01-26,P1,P2,0-1"]
     capsys.readouterr()
     assert ingest(store, write(cwd / "a" / "r.csv", fixed)) == 0
-    assert "(1 games removed, 1 added, 1 changed)" in capsys.readouterr().out
+    assert "(1 game removed, 1 added, 1 changed)" in capsys.readouterr().out
     assert sorted(stored(store).column("game_id").to_pylist()) == ["g0", "g1", "g9"]
 
 
@@ -107,7 +107,7 @@ def test_explicit_source_names_the_source_wherever_the_file_is(cwd, tmp_path, ca
     capsys.readouterr()
     assert ingest(store, "--source", "club-jan", write(cwd / "y" / "two.csv", fixed)) == 0
     out = capsys.readouterr().out
-    assert "replaced the earlier version of club-jan (1 games removed, 0 added, 0 changed)" in out
+    assert "replaced the earlier version of club-jan (1 game removed, 0 added, 0 changed)" in out
     assert stored(store).num_rows == 2
     assert sorted(stored(store).column("source").to_pylist()) == ["club-jan:2", "club-jan:3"]
     # Without --source, the same file is a source of its own (its games are duplicates).
@@ -298,7 +298,7 @@ def test_monthly_inbox_identity_is_the_name_and_a_correction_says_what_it_remove
     other = write(tmp_path / "inbox-2" / "feb.csv", FEB)
     assert monthly.ingest_inbox_file(store, first, None, None, None)["detail"] == ""
     result = monthly.ingest_inbox_file(store, again, None, None, None)
-    assert result["detail"] == "corrects results.csv: 1 games removed, 0 added, 0 changed"
+    assert result["detail"] == "corrects results.csv: 1 game removed, 0 added, 0 changed"
     assert monthly.ingest_inbox_file(store, other, None, None, None)["accepted"] == 2
     assert stored(store.root).num_rows == 4
     assert sorted(store.read_manifest().column("source_key").to_pylist()) == [

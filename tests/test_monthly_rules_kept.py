@@ -129,7 +129,7 @@ def test_the_monthly_job_keeps_the_rules_of_the_last_rate(
     # (before: "Recomputed 5 periods from the first period" with the defaults).
     assert f"Recomputed 1 periods from period 202611: {len(november)} games" in out
     kept = " ".join(options[2:])
-    assert f"Rules: `{label}`, kept from the last `arpad rate` (`{kept}`)." in out
+    assert f"Rules: `{label}`, kept from the last rating of {system}/standard (`{kept}`)." in out
     after = ratings(root, system)
     assert {k: v for k, v in after.items() if k[0] < 202611} == before
     assert {rules for _, rules in after.values()} == {label}
@@ -179,7 +179,8 @@ def test_a_rules_file_is_kept_from_any_folder_and_one_gone_is_named(tmp_path, mo
     rc, out, _ = recalculate(root, inbox, capsys)
     assert rc == 0
     assert "Recomputed 1 periods from period 202611" in out
-    assert f"kept from the last `arpad rate` (`--rules {tmp_path / 'fed' / 'tau.json'}`)" in out
+    tau = tmp_path / "fed" / "tau.json"
+    assert f"kept from the last rating of glicko2/standard (`--rules {tau}`)" in out
 
     # The file gone: the run fails before rating anything, naming the rules, rated.json
     # and what to do; the inbox file is put back for the next run (exit 2).

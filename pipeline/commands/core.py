@@ -211,7 +211,8 @@ def print_ingest_report(report) -> int:
         extra = f"; replaced the earlier version of {f.source}" if f.replaced else ""
         if f.replaced and f.correction is not None:
             removed, added, changed = f.correction
-            extra += f" ({removed} games removed, {added} added, {changed} changed)"
+            games = "game" if removed == 1 else "games"  # "1 games removed" read wrong
+            extra += f" ({removed} {games} removed, {added} added, {changed} changed)"
         say(
             f"{f.path}: {f.rows} rows read, {f.accepted} {what} stored, "
             f"{f.quarantined} quarantined{extra}"

@@ -10,6 +10,7 @@ Prints where the outputs are and a top-10 list of each.
 from __future__ import annotations
 
 import os
+import shlex
 import time
 from pathlib import Path
 
@@ -100,5 +101,10 @@ def cmd_demo(args) -> int:
     print(f"\nOutputs (Parquet + DuckDB catalog), done in {time.perf_counter() - started:.1f} s:")
     for store in (fide, elo):
         print(f"  {store.root}/ratings/   catalog: {store.catalog_path}")
+    # the catalog's views read store-relative paths: DuckDB opened elsewhere finds no files
+    print(
+        "Open a catalog in DuckDB from its store (its views use paths relative to it): "
+        f"cd {shlex.quote(str(fide.root))} && duckdb -readonly {fide.catalog_path.name}"
+    )
     print(f'Query them: arpad sql "SELECT * FROM rating_list LIMIT 5" --store {fide.root}')
     return 0

@@ -49,6 +49,7 @@ def register(sub) -> None:
     p.add_argument(
         "--opponents",
         default=None,
+        type=_opponent_ratings,
         help="without FILE: comma-separated opponent ratings ('-' = unrated)",
     )
     p.add_argument("--score", type=float, default=None, help="without FILE: points scored")
@@ -101,6 +102,27 @@ def _rating(text: str) -> float:
     if not math.isfinite(value) or not 0 <= value <= 4000:
         raise argparse.ArgumentTypeError(f"{text!r} is not a rating (a number in 0..4000)")
     return value
+
+
+def _opponent_ratings(text: str) -> list[float]:
+    """``--opponents``: each entry a rating as for ``_rating``, or ``-``/empty/``unrated``
+    (NaN). A typo such as ``24l0`` or a literal ``...`` was a bare "could not convert
+    string to float" naming no option; ``nan`` or ``99999`` gave Ra 13094."""
+    import argparse
+
+    ratings = []
+    for i, entry in enumerate(text.split(","), 1):
+        entry = entry.strip()
+        if entry in ("-", "", "unrated"):
+            ratings.append(np.nan)
+            continue
+        try:
+            ratings.append(_rating(entry))
+        except argparse.ArgumentTypeError as err:
+            raise argparse.ArgumentTypeError(
+                f"{err} (opponent {i}: give every opponent's rating, '-' = unrated)"
+            ) from None
+    return ratings
 
 
 def _load(file: str, players: str | None, mapping: str | None = None):
@@ -199,12 +221,8 @@ def cmd_norm(args) -> int:
     else:
         if args.opponents is None or args.score is None:
             raise ValueError("norm needs FILE --player ID, or --opponents R1,R2,… --score S")
-        opponents = [
-            np.nan if t.strip() in ("-", "", "unrated") else float(t)
-            for t in args.opponents.split(",")
-        ]
         check = norm_check(
-            opponents,
+            args.opponents,
             args.score,
             args.title,
             opponent_titles=_split(args.titles),
