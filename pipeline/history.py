@@ -140,7 +140,9 @@ def plot_history(frame: pl.DataFrame, path: str | Path, title: str) -> Path:
     xs = [_x(p) for p in rated["period"]]
     ax.step(xs, rated["rating_after"].to_list(), where="post", color="#1f5fa8", lw=1.6,
             label="rating after the period")  # fmt: skip
-    games = rated.filter(pl.col("event") == "games")
+    # a dot where the player played: FIDE's rated periods without games are "games" rows
+    # too (docs/fide-history.md "History and plot")
+    games = rated.filter((pl.col("event") == "games") & (pl.col("games").fill_null(0) > 0))
     ax.plot([_x(p) for p in games["period"]], games["rating_after"].to_list(), "o", ms=3,
             color="#1f5fa8", label="period with games")  # fmt: skip
     adjustments = rated.filter((pl.col("event") == "adjustment") & (pl.col("delta") != 0))

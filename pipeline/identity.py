@@ -839,7 +839,8 @@ def candidates(store: Store, vetoed: list | None = None) -> pl.DataFrame:
         surname, given = matching_name(name or pid.rsplit(":", 1)[-1])
         # (surname, given, birth year, phonetic surname, phonetic given names)
         people[pid] = (surname, given, birth, *phonetic_key(surname, given))
-    opponent_name = {pid: (v[3], v[4][:1]) for pid, v in people.items()}
+    # an opponent's name: (surname key, first given-name key, first normalised given name)
+    opponent_name = {pid: (v[3], "".join(v[4][:1]), "".join(v[1][:1])) for pid, v in people.items()}
     by_surname: dict[str, list[str]] = {}  # by phonetic surname: transliterations meet
     for pid, person in people.items():
         if person[3]:
@@ -1040,6 +1041,28 @@ def _informative(given: tuple[str, ...]) -> tuple[int, int]:
     return sum(len(w) for w in given), sum(len(w) > 1 for w in given)
 
 
+def _same_opponent(x: tuple[str, str, str], y: tuple[str, str, str]) -> bool:
+    """Two opponents' names (``candidates``' ``opponent_name``) are one: the surname keys
+    agree and the first given names are equal (as keys) or one is the other's initial
+    ("Zukertort, J." and "Zukertort, Johannes Hermann"; "Jan" is not "Johannes")."""
+    if x[0] != y[0]:
+        return False
+    if x[1] == y[1]:
+        return True
+    short, long = sorted((x, y), key=lambda n: len(n[2]))
+    return len(short[2]) == 1 and (long[2].startswith(short[2]) or long[1].startswith(short[1]))
+
+
+def _shared_opponents(names_a: set, names_b: set) -> int:
+    """How many opponents two players share, by name (``_same_opponent``): the opponents
+    of each matched by one of the other's, the smaller of the two counts."""
+    by_surname: dict[str, list] = {}
+    for name in names_b:
+        by_surname.setdefault(name[0], []).append(name)
+    pairs = [(x, y) for x in names_a for y in by_surname.get(x[0], ()) if _same_opponent(x, y)]
+    return min(len({x for x, _ in pairs}), len({y for _, y in pairs}))
+
+
 def _score_pair(a, b, people, act, opponent_name, same_key) -> tuple | None:
     (sa, ga, ba, _, ka), (sb, gb, bb, _, kb) = people[a], people[b]
     same_surname = [c for c in same_key if people[c][0] == sa]
@@ -1081,13 +1104,13 @@ def _score_pair(a, b, people, act, opponent_name, same_key) -> tuple | None:
         score += SCORE_OVERLAP
         xk, xd = act[keep], act[dup]  # keep's years first, as the row shows the ids
         evidence.append(f"years {xk['first']}-{xk['last']} and {xd['first']}-{xd['last']}")
-        shared = {opponent_name.get(o) for o in xa["opponents"]} & {
-            opponent_name.get(o) for o in xb["opponents"]
-        }
-        shared.discard(None)
+        shared = _shared_opponents(
+            {opponent_name.get(o) for o in xa["opponents"]} - {None},
+            {opponent_name.get(o) for o in xb["opponents"]} - {None},
+        )
         if shared:
-            score += min(0.2, SCORE_SHARED_OPPONENT * len(shared))
-            evidence.append(f"{len(shared)} shared opponent(s)")
+            score += min(0.2, SCORE_SHARED_OPPONENT * shared)
+            evidence.append(f"{shared} shared opponent(s)")
     if score < PROPOSE_AT:
         return None
     return keep, dup, "; ".join(evidence), round(min(score, 1.0), 2)

@@ -148,6 +148,31 @@ def _until_last_game(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _coarse_players(store: Store, pool: str, periods: list[int]) -> dict[int, set[str]]:
+    """Per period of ``periods`` holding games dated only to the year, the ids (after
+    merges) that played such a game in it: a player's open marker is drawn for his own
+    games, not for another player's of the pool (docs/pgn-trf.md "Imprecise dates")."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from arpad.pipeline.identity import alias_map
+    from arpad.pipeline.precision import COARSE, coarse_periods
+
+    aliases = alias_map(store)
+    out: dict[int, set[str]] = {}
+    for period in coarse_periods(store, pool, periods):
+        ids: set[str] = set()
+        for path in store.game_files(pool, period):
+            if "date_precision" not in pq.ParquetFile(path).schema_arrow.names:
+                continue
+            table = pq.read_table(path, columns=["white_id", "black_id", "date_precision"])
+            table = table.filter(pc.is_in(table["date_precision"], pa.array(COARSE)))
+            ids.update(table["white_id"].to_pylist(), table["black_id"].to_pylist())
+        out[period] = {aliases.get(i, i) for i in ids}
+    return out
+
+
 def history_figure(store: Store, players: list[str], system: str, pool: str = "standard"):
     """(figure, axes) of the players' ratings after each period on one dated axis, with a
     ±2·RD band where the system keeps an RD (Glicko, Glicko-2, WHR). ``players``: ids
@@ -161,18 +186,17 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
     labels = [
         f"{name} ({pid})" if shown.count(name) > 1 else name for (pid, name) in chosen
     ]  # two people of one name are told apart by id
-    from arpad.pipeline.precision import coarse_periods
-
-    # Periods with games known only to the year (docs/pgn-trf.md): open markers.
-    coarse = coarse_periods(store, pool, sorted(set(frame["period"].to_list())))
+    # Periods where the player has games known only to the year (docs/pgn-trf.md):
+    # open markers.
+    coarse = _coarse_players(store, pool, sorted(set(frame["period"].to_list())))
     fig, ax = _figure((9, 4.8))
-    banded = False
+    banded = marked = False
     for (pid, _), label in zip(chosen, labels, strict=True):
         f = frame.filter(pl.col("player_id") == pid)
         x = [_x(p) for p in f["period"].to_list()]
         r = f["rating"].to_numpy().astype(float)
         (line,) = ax.plot(x, r, marker="o", markersize=3, label=label)
-        rough = [i for i, p in enumerate(f["period"].to_list()) if p in coarse]
+        rough = [i for i, p in enumerate(f["period"].to_list()) if pid in coarse.get(p, ())]
         if rough:
             ax.plot(
                 [x[i] for i in rough],
@@ -182,6 +206,7 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
                 mec=line.get_color(),
                 markersize=6,
             )
+            marked = True
             if isinstance(x[rough[0]], dt.date):  # the whole year the games may be in
                 years = [x[i].year for i in rough]
                 ax.hlines(
@@ -199,7 +224,7 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
             else:
                 ax.fill_between(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.18)
             banded = True
-    if coarse:
+    if marked:
         ax.plot([], [], "o", mfc="white", mec="grey", label=COARSE_LABEL)
     handles, texts = ax.get_legend_handles_labels()
     if banded:

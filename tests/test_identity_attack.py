@@ -78,7 +78,9 @@ def test_identify_rows_carry_the_evidence_of_their_own_pair(anderssen, tmp_path,
     "a2.pgn:Johann Jacob Löwenthal". "Adolf Anderssen" and "ANDERSSEN, ADOLF" are the
     same normalised name, 1862 and 1863, and both met Johann Löwenthal (0.6 + 0.1 +
     0.05); "Anderssen, A." abbreviates the keep (0.5 + 0.1), its opponent "Löwenthal,
-    J." differs by first given name (J / Johann), so none is shared. "Loewenthal,
+    J." is "Loewenthal, Johann" by surname key and first initial (docs/identity.md,
+    tests/test_historian_round7.py), so one is shared (+0.05); likewise "Löwenthal, J.",
+    whose opponent "Anderssen, A." is "Adolf Anderssen". "Loewenthal,
     Johann" is transliterated and abbreviated (0.4 + 0.1), and shares Adolf Anderssen
     (+0.05)."""
     mapping = tmp_path / "map.csv"
@@ -89,9 +91,9 @@ def test_identify_rows_carry_the_evidence_of_their_own_pair(anderssen, tmp_path,
         '"a2.pgn:ANDERSSEN, ADOLF",a2.pgn:Adolf Anderssen,'
         "same normalised name; years 1863-1863 and 1862-1862; 1 shared opponent(s),0.75",
         '"a2.pgn:ANDERSSEN, ADOLF","a1.pgn:Anderssen, A.",'
-        "abbreviated given name; years 1863-1863 and 1862-1862,0.6",
+        "abbreviated given name; years 1863-1863 and 1862-1862; 1 shared opponent(s),0.65",
         'a2.pgn:Johann Jacob Löwenthal,"a1.pgn:Löwenthal, J.",'
-        "abbreviated given name; years 1862-1862 and 1862-1862,0.6",
+        "abbreviated given name; years 1862-1862 and 1862-1862; 1 shared opponent(s),0.65",
         # German oe for ö: transliterated (keys agree), abbreviated (J / Johann), 1862/1863
         'a2.pgn:Johann Jacob Löwenthal,"a2.pgn:Loewenthal, Johann",'
         '"transliterated, abbreviated name; years 1862-1862 and 1863-1863; '

@@ -93,8 +93,9 @@ def test_identify_proposes_no_team_and_keeps_the_real_abbreviations(teams, tmp_p
     +0.1 = 0.6; their opponents (Zukertort, the team Zukertort/Hoffer) share no name.
     "Andersson, U." (1991) and "Andersson, Ulf" (1990), 1 game each: the keep is the
     more informative spelling, "Andersson, Ulf" (docs/identity.md "Candidates"), 0.5 +
-    0.1 = 0.6; "Anand, V." and "Anand, Viswanathan" differ in first given name, so no
-    shared opponent. The same for the two Anands (0.6, "Anand, Viswanathan" kept). No team has given names, so none is
+    0.1 = 0.6, and their opponents "Anand, V." and "Anand, Viswanathan" are one by surname
+    and first initial (docs/identity.md): +0.05 = 0.65. The same for the two Anands
+    (0.65, "Anand, Viswanathan" kept). No team has given names, so none is
     proposed, neither with a member nor with another spelling of itself."""
     mapping = tmp_path / "map.csv"
     argv = ["players", "identify", "--store", str(teams.root), "--output", str(mapping)]
@@ -102,9 +103,9 @@ def test_identify_proposes_no_team_and_keeps_the_real_abbreviations(teams, tmp_p
     assert mapping.read_text(encoding="utf-8").splitlines() == [
         "keep,duplicate,evidence,score",
         '"t.pgn:Anand, Viswanathan","t.pgn:Anand, V.",'
-        "abbreviated given name; years 1990-1990 and 1991-1991,0.6",
+        "abbreviated given name; years 1990-1990 and 1991-1991; 1 shared opponent(s),0.65",
         '"t.pgn:Andersson, Ulf","t.pgn:Andersson, U.",'
-        "abbreviated given name; years 1990-1990 and 1991-1991,0.6",
+        "abbreviated given name; years 1990-1990 and 1991-1991; 1 shared opponent(s),0.65",
         '"t.pgn:Steinitz, William","t.pgn:Steinitz, W.",'
         "abbreviated given name; years 1872-1872 and 1874-1874,0.6",
     ]
