@@ -184,13 +184,20 @@ DERIVED_VIEWS: dict[str, str] = {
                    GROUP BY pool, period) g
             ON g.pool = s.pool AND g.period = s.period
     """,
+    # Ranked by the rating's whole movement (``rating_after - rating_before``: games and
+    # any ``adjustment``, FIDE's 2024 compression), not ``change`` (games only): a
+    # 1480 -> 1695 player ranked below a +98 one, and one moved only by an adjustment
+    # was left out. A row without games or adjustment (WHR re-fitting the past) is none.
     "movers": """
         SELECT system, pool, period,
-               rank() OVER (PARTITION BY system, pool, period ORDER BY change DESC) AS rank_up,
-               rank() OVER (PARTITION BY system, pool, period ORDER BY change ASC) AS rank_down,
-               r.player_id, p.name, p.federation, rating_before, rating_after, change, games
-        FROM {player_ratings} r LEFT JOIN players p USING (player_id)
-        WHERE change IS NOT NULL AND change <> 0 AND games > 0
+               rank() OVER (PARTITION BY system, pool, period ORDER BY movement DESC) AS rank_up,
+               rank() OVER (PARTITION BY system, pool, period ORDER BY movement ASC) AS rank_down,
+               r.player_id, p.name, p.federation, rating_before, rating_after, change, games,
+               movement
+        FROM (SELECT *, rating_after - rating_before AS movement FROM {player_ratings}) r
+        LEFT JOIN players p USING (player_id)
+        WHERE movement IS NOT NULL AND movement <> 0
+          AND (games > 0 OR coalesce(adjustment, 0) <> 0)
     """,
     "federation_summary": """
         SELECT system, pool, period, coalesce(federation, '?') AS federation,
@@ -436,8 +443,10 @@ def usable_files(
 
 # Columns of a view's files that the view leaves out: the games files' integer player
 # keys (pipeline/keys.py ``KEY_COLUMNS``; the engine reads them from the files, no view
-# or command reads them through the view; docs/schemas.md "games").
-HIDDEN_COLUMNS = {"games": ("white_key", "black_key")}
+# or command reads them through the view; docs/schemas.md "games"), and the quarantine
+# folders' ``batch=`` key, which DuckDB reads as a column of its own (it repeats each
+# row's ``ingest_batch``; docs/schemas.md "quarantine").
+HIDDEN_COLUMNS = {"games": ("white_key", "black_key"), "quarantine": ("batch",)}
 
 
 def hive_view(name: str, source: str) -> str:
@@ -484,7 +493,9 @@ def _view_sql(store: Store, name: str) -> str:
         listed = ", ".join(_sql_str(str(p.relative_to(store.root))) for p in kept)
         src = f"read_parquet([{listed}], union_by_name = true)"
     absent = _absent(kept, schema, footers)
-    return f"SELECT {', '.join(['*', *_nulls(absent)])} FROM {src}"
+    hidden = HIDDEN_COLUMNS.get(name, ())
+    columns = f"COLUMNS(lambda c: c NOT IN ({', '.join(map(_sql_str, hidden))}))" if hidden else "*"
+    return f"SELECT {', '.join([columns, *_nulls(absent)])} FROM {src}"
 
 
 def _view_sqls(store: Store) -> dict[str, str]:

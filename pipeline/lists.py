@@ -715,6 +715,4 @@ def emit(
     if out:
         atomic_write_text(text, Path(out), root)
     else:
-        import sys
-
-        sys.stdout.write(text)
+        output.write_stdout(text)  # every byte, or exit 141 when the reader goes away

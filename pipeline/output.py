@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import sys
 from pathlib import Path
@@ -256,9 +257,7 @@ def render(
         else:  # `> list.parquet`, `| duckdb`: the file's bytes on standard output
             buf = io.BytesIO()
             frame.write_parquet(buf)
-            sys.stdout.flush()
-            sys.stdout.buffer.write(buf.getvalue())
-            sys.stdout.buffer.flush()
+            write_stdout(buf.getvalue())
         return
     if fmt == "csv":
         nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
@@ -302,4 +301,32 @@ def render(
     if output:
         atomic_write_text(text, Path(output), root)
     else:
-        sys.stdout.write(text)
+        write_stdout(text)
+
+
+def write_stdout(data: str | bytes) -> None:
+    """Write ``data`` to standard output, every byte or a BrokenPipeError.
+
+    A reader that goes away (``arpad sql … | head``) ends the command with exit 141
+    (pipeline/cli.py, docs/analysis.md). One large ``sys.stdout.write`` did not: the
+    kernel's write took the 64 KiB the pipe held and returned that short count,
+    which CPython's buffered writer reports as success, so the rest was dropped and
+    the command ended 0. The bytes are written here until all are taken, so a short
+    write is followed by one that fails with EPIPE (tests/test_analyst_round7.py).
+    """
+    stream = sys.stdout
+    if isinstance(data, str):
+        encoding = getattr(stream, "encoding", None)
+        if not encoding:  # an in-memory text stream (io.StringIO): no bytes, no pipe
+            stream.write(data)
+            return
+        data = data.encode(encoding, getattr(stream, "errors", None) or "strict")
+    stream.flush()  # what was printed before goes first
+    binary = stream.buffer
+    view = memoryview(data)
+    while view:
+        taken = binary.write(view)
+        if not taken:  # nothing taken and no error: never loop on it
+            raise OSError(errno.EIO, "standard output took no bytes")
+        view = view[taken:]
+    binary.flush()

@@ -180,7 +180,10 @@ def _base_view(reader, con, store: Store, name: str) -> str:
     )
     source = f"_arpad_files_{name}"
     con.register(source, dataset)
-    columns = [f"CAST({_ident(c)} AS {t}) AS {_ident(c)}" for c, t, *_ in described]
+    hidden = catalog.HIDDEN_COLUMNS.get(name, ())
+    columns = [
+        f"CAST({_ident(c)} AS {t}) AS {_ident(c)}" for c, t, *_ in described if c not in hidden
+    ]
     if not hive:  # the schema's columns the files lack, as typed NULLs (catalog._absent)
         columns += catalog._nulls(catalog._absent([Path(f) for f in files], schema))
     view = f"SELECT {', '.join(columns)} FROM {source}"

@@ -210,7 +210,7 @@ def _parse_date(expr: pl.Expr) -> pl.Expr:
     )
 
 
-DATE_FORMS = "YYYY-MM-DD or DD.MM.YYYY"
+DATE_FORMS = "YYYY-MM-DD, YYYY/MM/DD, YYYY.MM.DD or DD.MM.YYYY"
 # Faults a bad date's detail names (docs/ingest.md "Dates"), tried in this order.
 _SLASHED_YEAR_LAST = r"^([0-9]{1,2})/([0-9]{1,2})/([0-9]{4}|[0-9]{2})$"
 _TWO_DIGIT_YEAR = r"^([0-9]{1,2})([.-])([0-9]{1,2})[.-]([0-9]{2})$"

@@ -1129,7 +1129,7 @@ def test_dates_past_the_calendar_in_any_column_are_their_text_not_a_panic(tmp_pa
         3: ("bad_rating", f"white_rating <value out of range: {days}> is not a rating in 0..3500"),
         4: (
             "bad_date",
-            f"date <value out of range: {days}> is not a valid date (YYYY-MM-DD or DD.MM.YYYY)",
+            f"date <value out of range: {days}> is not a valid date (YYYY-MM-DD, YYYY/MM/DD, YYYY.MM.DD or DD.MM.YYYY)",
         ),
     }
     games = {

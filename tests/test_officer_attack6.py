@@ -30,7 +30,7 @@ OCT = (
     "date,white_id,black_id,result\n05.10.2026,1001,1003,1-0\n05.10.2026,1002,1004,0-1\n"
     "12.10.2026,1006,1001,1/2-1/2\n12.10.2026,1005,1002,1-0\n"
 )
-FORMS = "is not a valid date (YYYY-MM-DD or DD.MM.YYYY)"
+FORMS = "is not a valid date (YYYY-MM-DD, YYYY/MM/DD, YYYY.MM.DD or DD.MM.YYYY)"
 
 
 def entries(root: Path) -> list[tuple]:

@@ -48,7 +48,7 @@ def test_full_width_digits_and_impossible_zones_are_bad_dates(tmp_path, capsys):
     main(["ingest", str(tmp_path / "d.csv"), "--store", str(tmp_path / "s")])
     out = capsys.readouterr()
     text = out.out + out.err
-    forms = "is not a valid date (YYYY-MM-DD or DD.MM.YYYY)"
+    forms = "is not a valid date (YYYY-MM-DD, YYYY/MM/DD, YYYY.MM.DD or DD.MM.YYYY)"
     assert f"d.csv:2: bad_date: date ２０２４-01-05 {forms}\n" in text
     assert f"d.csv:3: bad_date: date 2024-01-05T23:30:00+99:99 {forms}" in text
     assert f"d.csv:4: bad_date: date 2024-01-05T10:00:00+25:00 {forms}" in text

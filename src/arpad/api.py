@@ -144,6 +144,13 @@ API_ADVICE = (
     (re.compile(r"lists only: arpad publish --period P"), "lists only: store.publish(system)"),
     # publishing
     (re.compile(r"or give --force$"), "or pass force=True"),
+    (  # a diff of a period never published (pipeline/publish.py ``read_manifest``)
+        re.compile(r"no published (\S+)/(\S+) list of period (\d+) \((.*); arpad publish\)"),
+        lambda m: (
+            f"no published {m[1]}/{m[2]} list of period {m[3]} ({m[4]}; "
+            f"store.publish({m[1]!r}{_pool_keyword(m[2])}, period={m[3]}))"
+        ),
+    ),
     (re.compile(r"\(give --period P --force "), "(pass period=P, force=True "),
     (
         re.compile(r"run arpad rate --system (\S+) --pool (\S+) \(or arpad recalculate\) first"),
@@ -195,6 +202,11 @@ API_ADVICE = (
     (re.compile(r"or --replace\b"), "or replace=True"),
     (re.compile(r"--replace: "), "replace=True: "),
 )
+
+
+def _pool_keyword(pool: str) -> str:
+    """``, pool='blitz'`` for a call's advice; nothing for the default pool."""
+    return "" if pool == "standard" else f", pool={pool!r}"
 
 
 def _in_api_words(text: str) -> str:

@@ -187,7 +187,7 @@ def cases() -> list[tuple[str, bytes, int, str, str]]:
         [*GOOD_CSV, "x3,2024-02-30,E,F,1-0,,"],
         4,
         "bad_date",
-        "date 2024-02-30 is not a valid date (YYYY-MM-DD or DD.MM.YYYY): no such day, "
+        "date 2024-02-30 is not a valid date (YYYY-MM-DD, YYYY/MM/DD, YYYY.MM.DD or DD.MM.YYYY): no such day, "
         "2024-02 has no day 30",
     )
     csv_case(  # read year first as the year 3 before (the officer's attack of 2026-12-03)
@@ -195,7 +195,7 @@ def cases() -> list[tuple[str, bytes, int, str, str]]:
         [*GOOD_CSV, "x3,03.11.23,E,F,1-0,,"],
         4,
         "bad_date",
-        "date 03.11.23 is not a valid date (YYYY-MM-DD or DD.MM.YYYY): the year has two "
+        "date 03.11.23 is not a valid date (YYYY-MM-DD, YYYY/MM/DD, YYYY.MM.DD or DD.MM.YYYY): the year has two "
         "digits; write it with four (03.11.2023)",
     )
     csv_case(
@@ -596,7 +596,7 @@ def cases() -> list[tuple[str, bytes, int, str, str]]:
             (TRF_HEAD + "132" + " " * 88 + "24/03/01  24/13/45\n" + "\n".join(g) + "\n").encode(),
             7,
             "bad_date",
-            "date 2024-13-45 is not a valid date (YYYY-MM-DD or DD.MM.YYYY): there is no month 13",
+            "date 2024-13-45 is not a valid date (YYYY-MM-DD, YYYY/MM/DD, YYYY.MM.DD or DD.MM.YYYY): there is no month 13",
         )
     )
     bad = with_line(g, 1, g[1].replace(" 2100 ", " 9999 "))
