@@ -315,9 +315,12 @@ def write_stdout(data: str | bytes) -> None:
     write is followed by one that fails with EPIPE (tests/test_analyst_round7.py).
     """
     stream = sys.stdout
+    binary = getattr(stream, "buffer", None)
     if isinstance(data, str):
         encoding = getattr(stream, "encoding", None)
-        if not encoding:  # an in-memory text stream (io.StringIO): no bytes, no pipe
+        if not encoding or binary is None:
+            # an in-memory text stream (io.StringIO), a notebook's output stream: no
+            # bytes, no pipe
             stream.write(data)
             return
         data = data.encode(encoding, getattr(stream, "errors", None) or "strict")

@@ -178,3 +178,27 @@ def test_bad_date_names_every_accepted_form(small):
 def test_reconstruct_of_one_system_without_starting_ratings_says_needs(small):
     with pytest.raises(ValueError, match="fide needs published starting ratings"):
         small.reconstruct(["fide"])
+
+
+def test_text_goes_to_a_stdout_without_a_byte_buffer(monkeypatch):
+    """A notebook's output stream has an encoding but no ``buffer``: the text is written
+    to it as text (pipeline/output.py ``write_stdout``)."""
+    from arpad.pipeline import output
+
+    class NotebookStream:
+        encoding = "UTF-8"
+
+        def __init__(self):
+            self.parts = []
+
+        def write(self, text):
+            self.parts.append(text)
+            return len(text)
+
+        def flush(self):
+            pass
+
+    stream = NotebookStream()
+    monkeypatch.setattr("sys.stdout", stream)
+    output.write_stdout("é1,2\n")
+    assert stream.parts == ["é1,2\n"]
