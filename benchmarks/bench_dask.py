@@ -35,6 +35,23 @@ SYSTEMS = "elo,glicko,glicko2,uscf"
 SYSTEMS_WHR = "elo,glicko2,uscf,whr"
 
 
+LARGE = "reconstruct, 6M games"
+
+
+def large_inputs() -> list[str]:
+    """bench_peer.py's 6M-game synthetic inputs (games + players Parquet), written there
+    first when missing (the same seed: the same files)."""
+    sys.path.insert(0, str(ROOT))
+    from arpad.pipeline.synthetic import SyntheticSpec
+    from benchmarks.bench_peer import write_inputs
+
+    work = ROOT / "benchmarks" / "work" / "bench_peer"
+    games, players = work / "games.parquet", work / "players.parquet"
+    if not (games.exists() and players.exists()):
+        write_inputs(SyntheticSpec(players=200_000, periods=12, games_per_period=500_000), work)
+    return [str(games), "--players", str(players)]
+
+
 def run(args: list[str], env: dict, cwd: Path) -> tuple[float, str]:
     t0 = time.perf_counter()
     proc = subprocess.run([ARPAD, *args], env=env, cwd=cwd, capture_output=True, text=True)
@@ -48,6 +65,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-backtest", action="store_true")
+    ap.add_argument(
+        "--large",
+        action="store_true",
+        help="also reconstruct the four systems on bench_peer.py's 6M-game synthetic store",
+    )
     args = ap.parse_args(argv)
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "ARPAD_NO_FLOW")}
     # the kernels compiled ahead of time, as `make` leaves them (docs/developing.md)
@@ -58,6 +80,7 @@ def main(argv=None) -> int:
         "reconstruct": {},
         "reconstruct with whr": {},
         "backtest": {},
+        LARGE: {},
     }
     tables: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,12 +89,20 @@ def main(argv=None) -> int:
         run(["ingest", str(KAGGLE), "--store", str(base)], env, tmp)
         # warm the Numba cache (every system once) so no variant pays compilation
         run(["reconstruct", "--store", str(base), "--systems", SYSTEMS_WHR + ",glicko"], env, tmp)
+        large = tmp / "large" if args.large else None
+        if large is not None:
+            inputs = large_inputs()
+            run(["ingest", *inputs, "--store", str(large)], env, tmp)
+            run(["reconstruct", "--store", str(large), "--systems", SYSTEMS], env, tmp)
         for _ in range(args.repeats):
-            for job, systems in (("reconstruct", SYSTEMS), ("reconstruct with whr", SYSTEMS_WHR)):
+            jobs = [("reconstruct", SYSTEMS, base), ("reconstruct with whr", SYSTEMS_WHR, base)]
+            if large is not None:
+                jobs.append((LARGE, SYSTEMS, large))
+            for job, systems, source in jobs:
                 for label, extra in variants.items():
                     store = tmp / "s"
                     shutil.rmtree(store, ignore_errors=True)
-                    shutil.copytree(base, store)
+                    shutil.copytree(source, store)
                     args_ = ["reconstruct", "--store", str(store), "--systems", systems, *extra]
                     took, _ = run(args_, env, tmp)
                     times[job].setdefault(label, []).append(took)
@@ -110,7 +141,12 @@ def main(argv=None) -> int:
             job: m["in process"] / m["2 workers"] for job, m in med.items()
         },
         "backtest_tables_identical": identical if tables else None,
-        "targets": {"backtest": 1.6, "reconstruct": 1.5, "reconstruct with whr": 1.5},
+        "targets": {
+            "backtest": 1.6,
+            "reconstruct": 1.5,
+            "reconstruct with whr": 1.5,
+            LARGE: 1.5,
+        },
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "bench_dask.json").write_text(json.dumps(result, indent=2) + "\n")
@@ -133,7 +169,9 @@ def main(argv=None) -> int:
     lines += [
         "",
         f"reconstruct: systems {SYSTEMS} (with whr: {SYSTEMS_WHR}) over the 100 Kaggle 2010 "
-        "months, units sent longest first (`relative_cost`); backtest: "
+        "months, units sent longest first (`relative_cost`); "
+        f"{LARGE} (with --large): the same four systems over bench_peer.py's 200k players "
+        "and 12 x 500k games; backtest: "
         'kaggle2010, every system. "2 vs 1 worker" is the ratio of the medians; '
         '"paired" the median of the ratios within each repeat. Backtest tables identical '
         "across variants: "
