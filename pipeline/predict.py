@@ -3,7 +3,9 @@
 docs/cli.md.
 
 White's expected score is the system's own ``expected_scores`` hook (FIDE's table 8.1.2
-with the 400-point rule, the logistic curve for Elo, Glicko's g(RD)-damped curve, …).
+with the 400-point rule, the logistic curve for Elo, Glicko's g(RD)-damped curve, …): a
+forecast of the game, so the two sides' scores sum to 1 whichever colour is listed first
+unless the rules give White an advantage (FIDE's 2650 exemption: docs/cli.md).
 With a draw model (pipeline/draws.py, docs/backtest.md "Draws") the three outcome
 probabilities come from Davidson's model with the model's ν whose expected score is the
 system's (``draws.at_expected``), so the layer works over any system's ratings and

@@ -336,18 +336,26 @@ class FideSystem(RatingSystem):
     status_is_list_activity = True  # inactive: its rules' own inactive_months, dated
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: FideRules):
-        """Table 8.1.2 with the 400-point rule (and the 2650 exemption where the rules
-        have it), from White's side; ratings rounded to whole points half away from zero."""
+        """White's expected score of the game (``arpad predict``): table 8.1.2 with the
+        400-point rule, judged from the higher-rated player's side, so PD(L) = 1 − PD(H)
+        whichever colour is listed first. Under the 2650 exemption (2025-10) a pairing
+        with a player rated ≥ 2650 uses the actual difference for both sides; the cap
+        the lower-rated opponent keeps is a rating-change rule (§8.3.1), not part of the
+        forecast (docs/cli.md "arpad predict"). Ratings rounded half away from zero."""
         from arpad.kernels.expected import expected_score_fide_table
         from arpad.kernels.rounding import round_half_away_array
 
-        return expected_score_fide_table(
-            round_half_away_array(np.asarray(white, dtype=np.float64)).astype(np.int64),
-            round_half_away_array(np.asarray(black, dtype=np.float64)).astype(np.int64),
+        w = round_half_away_array(np.asarray(white, dtype=np.float64)).astype(np.int64)
+        b = round_half_away_array(np.asarray(black, dtype=np.float64)).astype(np.int64)
+        high = expected_score_fide_table(
+            np.maximum(w, b),
+            np.minimum(w, b),
             pd_high_by_diff(),
             cap=rules.diff_cap,
             exempt_from=rules.cap_exempt_from,
         )
+        high100 = np.rint(high * 100.0)  # PD(H) in hundredths, exact
+        return np.where(w >= b, high100, 100.0 - high100) / 100.0
 
     def rule_versions(self, pool: str = "standard") -> tuple[FideRules, ...]:
         """Standard, or rapid/blitz, dated versions (docs/fide-history.md)."""
