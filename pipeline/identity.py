@@ -28,7 +28,7 @@ import re
 
 import polars as pl
 
-from arpad.pipeline import observations
+from arpad.pipeline import observations, schemas
 from arpad.pipeline.store import Store, atomic_write_parquet, read_parquet_file
 from arpad.pipeline.transliterate import phonetic_key
 
@@ -126,28 +126,56 @@ def register_fields(store: Store, ids: pl.Series) -> pl.DataFrame:
 def conflicts(store: Store) -> pl.DataFrame:
     """Players whose sources disagree on a field of ``CONFLICT_FIELDS``: one row per
     (player, field, source) with the value that source gave, sorted by player, field,
-    source. The players table holds the value of the file ingested last."""
+    source. The players table holds the value of the file ingested last. Ratings are
+    compared within one pool (``_rating_pools``): field ``rating`` (standard), ``rapid
+    rating``, ``blitz rating``."""
     # Dated observations differ over time by nature: only undated rows are compared.
     obs = read_observations(store).filter(pl.col("period").is_null())
     frames = []
     for field in CONFLICT_FIELDS:
         given = obs.filter(pl.col(field).is_not_null())
+        if field == "rating":
+            given = _rating_pools(given)
+        else:
+            given = given.with_columns(
+                pl.lit(None, pl.String).alias("_pool"), pl.lit(field).alias("_field")
+            )
+        key = ["player_id", "_pool"]
         bad = (
-            given.group_by("player_id")
+            given.group_by(key)
             .agg(pl.col(field).n_unique().alias("values"))
             .filter(pl.col("values") > 1)
         )
         frames.append(
-            given.join(bad.select("player_id"), on="player_id", how="semi").select(
+            given.join(bad.select(key), on=key, how="semi", nulls_equal=True).select(
                 "player_id",
                 "source",
                 "line",
                 "name",
-                pl.lit(field).alias("field"),
+                pl.col("_field").alias("field"),
                 pl.col(field).cast(pl.String).alias("value"),
             )
         )
-    return pl.concat(frames).sort("player_id", "field", "source")
+    return pl.concat(frames).unique(maintain_order=True).sort("player_id", "field", "source")
+
+
+def _rating_pools(given: pl.DataFrame) -> pl.DataFrame:
+    """``given``'s undated ratings once per pool they start (``_pool``; docs/observations.md
+    "Undated ratings and pools"): a row with a pool in that pool, a row of a file without a
+    pool column in every pool. ``_field``: ``rating`` for standard, ``<pool> rating`` for
+    another pool that a row names; a disagreement between rows without a pool holds in
+    every pool, and is reported once, as ``rating``."""
+    pools = pl.lit(list(schemas.POOLS), pl.List(pl.String))
+    given = given.with_columns(
+        pl.when(pl.col("pool").is_null())
+        .then(pools)
+        .otherwise(pl.concat_list(pl.col("pool")))
+        .alias("_pool")
+    ).explode("_pool")
+    named = pl.col("pool").is_not_null().any().over("player_id", "_pool")
+    other = named & (pl.col("_pool") != schemas.POOLS[0])
+    label = pl.when(other).then(pl.format("{} rating", pl.col("_pool"))).otherwise(pl.lit("rating"))
+    return given.with_columns(label.alias("_field"))
 
 
 def conflict_notes(store: Store, source: str, register: bool = True) -> list[str]:
@@ -162,7 +190,9 @@ def conflict_notes(store: Store, source: str, register: bool = True) -> list[str
     clash = conflicts(store)
     mine = clash.filter(pl.col("source") == source)
     notes = []
-    for field in CONFLICT_FIELDS:
+    # A rating is compared within a pool: one note per pool (``conflicts``).
+    fields = [f for c in CONFLICT_FIELDS for f in _pool_fields(c)]
+    for field in fields:
         ids = mine.filter(pl.col("field") == field).get_column("player_id").unique().sort()
         if not len(ids):
             continue
@@ -177,6 +207,13 @@ def conflict_notes(store: Store, source: str, register: bool = True) -> list[str
             f"(e.g. {ids[0]}: {said}; {rule}; arpad players --conflicts)"
         )
     return notes
+
+
+def _pool_fields(field: str) -> list[str]:
+    """The ``field`` values ``conflicts`` gives ``field``: a rating's per pool."""
+    if field != "rating":
+        return [field]
+    return ["rating", *(f"{pool} rating" for pool in schemas.POOLS[1:])]
 
 
 # -- merging duplicate players (docs/identity.md) -------------------------------------------

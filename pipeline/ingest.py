@@ -392,7 +392,7 @@ def ingest_file(
             incremental.mark_all_stale(staged)
             stale = "all"
         if merged.rerated and not dated:
-            report.notes.extend(_rebased_note(store, merged.rerated))
+            report.notes.extend(_rebased_note(store, merged.rerated, staged, source))
         min_period = None
     elif head is not None:
         streamed = stream_ingest.store_games(store, staged, head, source, batch)
@@ -556,33 +556,74 @@ def ingest_files(
     return jobs.ingest(request)
 
 
-def _rebased_note(store: Store, rerated: list[tuple[str, float, float]]) -> list[str]:
+def _rebased_note(
+    store: Store, rerated: list[tuple[str, float, float]], staged: Store, source: str
+) -> list[str]:
     """The note for an undated players file that changes stored players' ratings in a
     store already rated: an undated rating is the rating as of the first period, so the
     next ``rate`` recomputes every period from it, published months included — not
-    what a monthly rating list means (found by the officer's attack, 2026-12-03)."""
+    what a monthly rating list means (found by the officer's attack, 2026-12-03).
+
+    Per rated pool (docs/observations.md "Undated ratings and pools"): the starting
+    rating of ``rerated``'s players in ``store`` against ``staged`` (this ingest's
+    writes, ``source``'s rows the latest); pools with the same changes share a note,
+    which names them unless it is standard alone."""
+    import numpy as np
+
     rated = store.rated()
     if not rated:
         return []  # nothing rated yet: the file only sets the start
-    published = sorted({p for system, pool in rated for p in store.published_periods(system, pool)})
-    shown = "; ".join(f"{pid}: {was:g} -> {now:g}" for pid, was, now in rerated[:3])
-    more = f" and {len(rerated) - 3} more" if len(rerated) > 3 else ""
-    lists = (
-        f", the published lists of {published[0]}..{published[-1]} included" if published else ""
+    ids = [pid for pid, _, _ in rerated]
+    was = np.array([w for _, w, _ in rerated], dtype=np.float64)
+    now = np.array([n for _, _, n in rerated], dtype=np.float64)
+    mine = identity.read_observations(staged).filter(
+        (pl.col("source") == source) & pl.col("period").is_null() & pl.col("rating").is_not_null()
     )
-    systems = sorted({system for system, _ in rated})
-    if _any_seeds(systems):
-        advice = "A rating list of a month is ingested with a date column"
-    else:  # USCF, Glicko, ...: a dated list would be stored and never read
-        advice = (
-            f"The systems rated here ({', '.join(systems)}) rate from the games and read no "
-            "dated ratings: a players file only sets the starting ratings"
+    moves: dict[tuple, list[str]] = {}  # (player, start before, after)... -> pools
+    for pool in [p for p in schemas.POOLS if any(q == p for _, q in rated)]:
+        before = observations.undated_ratings(store, ids, was, pool=pool)
+        # The staged manifest lacks ``source`` yet: its own rows, the latest, win here.
+        after = observations.undated_ratings(staged, ids, now, pool=pool)
+        given = mine.filter(pl.col("pool").is_null() | (pl.col("pool") == pool))
+        last = dict(given.sort("line").select("player_id", "rating").iter_rows())
+        after = np.array([last.get(pid, a) for pid, a in zip(ids, after)], dtype=np.float64)
+        # Shown as text, so that "none" (no start in the pool: NaN) compares equal.
+        before, after = (
+            [("none" if np.isnan(v) else f"{v:g}") for v in x] for x in (before, after)
         )
-    return [
-        f"{len(rerated)} player(s) whose undated starting rating changes ({shown}{more}): an "
-        f"undated rating counts as of the first period, so the next rate recomputes every "
-        f"period from it{lists}. {advice} (docs/observations.md)"
-    ]
+        moved = tuple((pid, b, a) for pid, b, a in zip(ids, before, after) if b != a)
+        if moved:
+            moves.setdefault(moved, []).append(pool)
+    notes = []
+    for moved, pools in moves.items():
+        rated_here = [(system, pool) for system, pool in rated if pool in pools]
+        published = sorted(
+            {p for system, pool in rated_here for p in store.published_periods(system, pool)}
+        )
+        shown = "; ".join(f"{pid}: {b} -> {a}" for pid, b, a in moved[:3])
+        more = f" and {len(moved) - 3} more" if len(moved) > 3 else ""
+        lists = (
+            f", the published lists of {published[0]}..{published[-1]} included"
+            if published
+            else ""
+        )
+        named = f"{pools[0]} " if pools != [schemas.POOLS[0]] else ""  # standard unnamed
+        if len(pools) > 1:
+            named = f"{', '.join(pools[:-1])} and {pools[-1]} "
+        systems = sorted({system for system, _ in rated_here})
+        if _any_seeds(systems):
+            advice = "A rating list of a month is ingested with a date column"
+        else:  # USCF, Glicko, ...: a dated list would be stored and never read
+            advice = (
+                f"The systems rated here ({', '.join(systems)}) rate from the games and read "
+                "no dated ratings: a players file only sets the starting ratings"
+            )
+        notes.append(
+            f"{len(moved)} player(s) whose undated {named}starting rating changes "
+            f"({shown}{more}): an undated rating counts as of the first period, so the next "
+            f"rate recomputes every period from it{lists}. {advice} (docs/observations.md)"
+        )
+    return notes
 
 
 def _any_seeds(systems: list[str]) -> bool:
