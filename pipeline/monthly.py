@@ -593,6 +593,8 @@ def freeze(store: Store, system: str, pool: str) -> dict:
             "changed": players.height,
             "rows": players.head(10).to_dicts(),
             "corrections": corrections.height,
+            # the day (UTC) of the latest of them: the one-line revision names it
+            "latest": _day(corrections["recorded_at"].max()) if corrections.height else None,
         }
         for p, (players, corrections) in sorted(diffs.items())
     }
@@ -603,6 +605,7 @@ def freeze(store: Store, system: str, pool: str) -> dict:
             changed=latest["changed"],
             rows=latest["rows"],
             corrections=latest["corrections"],
+            latest=latest["latest"],
         )
     # (a period frozen early with --force is not exported as final: not "revised")
     out["revised"] = [
@@ -610,6 +613,11 @@ def freeze(store: Store, system: str, pool: str) -> dict:
     ]
     out["revisions"] = [r for p, r in revisions.items() if r["changed"] and p != out["previous"]]
     return out
+
+
+def _day(at) -> str | None:
+    """A correction's ``recorded_at`` as its ISO day (None when not known)."""
+    return at.date().isoformat() if hasattr(at, "date") else None
 
 
 def passed_over(
@@ -844,6 +852,63 @@ def revision_lines(r: dict, whole: bool = True) -> list[str]:
     return lines
 
 
+def recomputed_now(jobs: list[dict], key: str, period: int) -> bool:
+    """Whether this run's job of ``key`` ("system/pool") recomputed ``period``: only
+    then can a frozen list's revision be new to this report."""
+    return any(
+        f"{j['system']}/{j['pool']}" == key and (j["from"] is None or j["from"] <= period)
+        for j in jobs
+    )
+
+
+def revision_line(r: dict, key: str) -> list[str]:
+    """The report's "Revisions" of a frozen list this run did not recompute: one line.
+    Its table is in the report of the run that recomputed it (and in `arpad diff
+    --published`); before, every later report repeated it in full (the officer's
+    attack, round 7: a duplicate id merged after the freeze was listed again each month).
+    A frozen list is never published again (docs/lists.md), so nothing acknowledges
+    it: the line says where the current ratings are."""
+    system, pool = key.split("/", 1)
+    latest = f", the latest recorded {r['latest']}" if r.get("latest") else ""
+    export = f"STORE/exports/system={system}/pool={pool}/list-{r['period']}.csv"
+    return [
+        f"Revisions of the published list of period {r['period']}: unchanged by this run "
+        f"(it did not recompute the period): {r['changed']:,} player(s) changed by "
+        f"{r['corrections']} ingest(s) or merge(s) since publication{latest}; the report "
+        f"of the run that recomputed it (and `arpad diff --published {r['period']}`) lists "
+        "them. A frozen list is never published again (docs/lists.md): the current ratings "
+        f"are {_code(export)}, and every list frozen from now on includes them.",
+        "",
+    ]
+
+
+# A note that one person may be rated under two ids (a mistyped id, a name given as an
+# id, two FIDE ids for one name): each suggests this merge (pipeline/namesakes.py, …).
+MERGE_HINT = "arpad players merge"
+
+
+def frozen_twice_lines(summary: RecalculateSummary) -> list[str]:
+    """Under a note that suggests a merge (``MERGE_HINT``), when this run froze lists:
+    they list both ids, and how that is corrected (the officer's attack, round 7: the
+    cron run froze November with a mistyped id's player twice)."""
+    frozen = [
+        f"{key} period {period}"
+        for key, out in summary.published.items()
+        for period in (out or {}).get("frozen") or []
+    ]
+    if not frozen:
+        return []
+    return [
+        f"- This run froze {', '.join(frozen)}: if the ids above are one player, the list "
+        "has them as two players, and a frozen list is never revised or published again "
+        "(docs/lists.md). To correct it, merge them (`arpad players merge KEEP DUPLICATE`, "
+        "as the note says); the next `arpad recalculate` "
+        "recomputes, lists the frozen list's revision in full once (\"Revisions of the "
+        'published list …"), exports the current ratings as its revised list, and every '
+        "list frozen from then on has one id."
+    ]
+
+
 def markdown(summary: RecalculateSummary) -> str:
     """The run's report (published as a Prefect markdown artifact)."""
     ingested, read = summary.games_ingested, summary.games_read
@@ -885,7 +950,10 @@ def markdown(summary: RecalculateSummary) -> str:
             notes = note_lines(f)
             if notes:
                 lines += [f"Notes on {_text(Path(f['path']).name)}:", ""]
-                lines += [*(f"- {_text(line)}" for line in notes), ""]
+                lines += [f"- {_text(line)}" for line in notes]
+                if any(MERGE_HINT in line for line in notes):
+                    lines += frozen_twice_lines(summary)
+                lines.append("")
             shown = quarantine_lines(f)
             if shown:
                 lines += [f"Quarantined rows of {_text(Path(f['path']).name)}:", ""]
@@ -976,9 +1044,13 @@ def markdown(summary: RecalculateSummary) -> str:
             ]
         # each earlier frozen list a correction revised, oldest first, then the latest
         whole = get_system(system).integer_ratings  # as its lists (docs/lists.md)
-        for r in frozen.get("revisions") or []:
-            lines += revision_lines(r, whole)
-        if frozen["previous"] is None:
-            continue
-        lines += revision_lines({**frozen, "period": frozen["previous"]}, whole)
+        # (in full when this run recomputed the period, else one line: ``revision_line``)
+        for r in [
+            *(frozen.get("revisions") or []),
+            *([{**frozen, "period": frozen["previous"]}] if frozen["previous"] is not None else []),
+        ]:
+            if r["changed"] and not recomputed_now(summary.jobs, key, r["period"]):
+                lines += revision_line(r, key)
+            else:
+                lines += revision_lines(r, whole)
     return "\n".join(lines)

@@ -719,6 +719,18 @@ SEXES = {
 }
 
 
+def _spellings(value: str) -> str:
+    return ", ".join(k for k, v in SEXES.items() if v == value)
+
+
+# The spellings the bad_player_field message names, from ``SEXES`` itself (the message
+# left out h, homme, femme, - and unknown, which were read: the new user's report, round 7).
+SEX_SPELLINGS = (
+    f"M for {_spellings('M')}; F for {_spellings('F')}; "
+    f"unknown for empty, {_spellings('')}; any case"
+)
+
+
 def _sex(sex: pl.Expr) -> pl.Expr:
     """``M``, ``F``, "" (unknown) or null (not read: refused) of a sex field."""
     return sex.str.to_lowercase().replace_strict(SEXES, default=None, return_dtype=pl.String)
@@ -795,8 +807,7 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
             pl.col("sex").is_not_null() & pl.col("_sex").is_null(),
             Reason.BAD_PLAYER_FIELD,
             pl.format(
-                "sex {} is neither M nor F (read: m, male, man; f, female, w, woman; "
-                "empty or ? when unknown)",
+                f"sex {{}} is neither M nor F (read: {SEX_SPELLINGS})",
                 pl.col("sex"),
             ),
         ),
