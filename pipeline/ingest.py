@@ -980,9 +980,23 @@ def _merge_players(
         hit = hit.fill_null(False)
         touched = existing.filter(hit)
         both = pl.concat([touched, new], how="vertical_relaxed")
-        grouped = both.group_by("player_id", maintain_order=True).agg(
-            [pl.col(c).drop_nulls().last() for c in both.columns if c != "player_id"]
-        )
+        other = _other_pool_rows(new, dated)
+        if other is None:
+            aggs = [pl.col(c).drop_nulls().last() for c in both.columns if c != "player_id"]
+        else:  # a rapid or blitz row's rating fields only fill what nothing else gives
+            side = pl.Series("_other", [False] * touched.height + other.to_list())
+            both = both.with_columns(side)
+            aggs = [
+                pl.coalesce(
+                    pl.col(c).filter(~pl.col("_other")).drop_nulls().last(),
+                    pl.col(c).filter(pl.col("_other")).drop_nulls().last(),
+                )
+                if c in POOL_FIELDS
+                else pl.col(c).drop_nulls().last()
+                for c in both.columns
+                if c not in ("player_id", "_other")
+            ]
+        grouped = both.group_by("player_id", maintain_order=True).agg(aggs)
         if source is not None and not state and touched.height:
             grouped, notes = _register_wins(store, touched, new, grouped)
         merged = pl.concat([existing.filter(~hit), grouped], how="vertical_relaxed")
@@ -1002,10 +1016,70 @@ def _merge_players(
                     pl.col("was").is_not_null() & (pl.col("was") != pl.col("rating"))
                 )
                 rerated = list(moved.iter_rows())
+            if other is not None:  # the table keeps the standard rating: pool starts
+                starts = _moved_pool_starts(store, touched, new, dated, rerated)
+                changed = changed or bool(starts)
+                rerated += starts
     store.write_players(merged.sort("player_id").to_arrow())
     if source is not None:
         identity.record_observations(store, new, source, state=state, dated=dated)
     return MergeResult(merged.height - existing.height, changed, rerated, notes)
+
+
+# The rating fields of a players-file row of a rapid or blitz pool (a file with a
+# ``pool`` column): the players table keeps the standard row's (or the pool-less row's)
+# and takes such a row's only where it has none (docs/observations.md "Undated ratings
+# and pools"; tests/test_players_per_pool_rows.py).
+POOL_FIELDS = ("rating", "rated_games", "peak_rating", "rd", "volatility")
+
+
+def _other_pool_rows(new: pl.DataFrame, dated: pl.DataFrame | None) -> pl.Series | None:
+    """Per row of ``new``, whether it is of a pool other than standard (``dated``: the
+    rows' (source, period, pool), observations.dated_players); None when none is."""
+    if dated is None:
+        return None
+    pool = new.select("source").join(
+        dated.select("source", "pool"), on="source", how="left", maintain_order="left"
+    )
+    other = pool.get_column("pool").is_not_null() & (pool.get_column("pool") != schemas.POOLS[0])
+    return other if other.any() else None
+
+
+def _moved_pool_starts(
+    store: Store,
+    touched: pl.DataFrame,
+    new: pl.DataFrame,
+    dated: pl.DataFrame,
+    rerated: list[tuple[str, float, float]],
+) -> list[tuple[str, float, float]]:
+    """(player_id, stored rating, new start) of stored players (``touched``), not in
+    ``rerated`` yet, whose undated start in a rapid or blitz pool an undated row of
+    ``new`` moves (``observations.undated_ratings``): that row does not change the
+    players table, yet the pool's periods are stale and ``_rebased_note`` names them."""
+    import numpy as np
+
+    known = {pid for pid, _, _ in rerated}
+    rows = new.select("source", "player_id", "rating").join(
+        dated, on="source", how="inner", maintain_order="left"
+    )
+    rows = rows.filter(
+        pl.col("period").is_null()
+        & (pl.col("pool") != schemas.POOLS[0])
+        & pl.col("rating").is_not_null()
+        & pl.col("player_id").is_in(touched.get_column("player_id").implode())
+        & ~pl.col("player_id").is_in(list(known))
+    )
+    was = dict(touched.select("player_id", "rating").iter_rows())
+    out: dict[str, tuple[str, float, float]] = {}
+    for (pool,), part in rows.group_by("pool", maintain_order=True):
+        last = part.group_by("player_id", maintain_order=True).agg(pl.col("rating").last())
+        ids = last.get_column("player_id").to_list()
+        stored = np.array([was.get(pid) for pid in ids], dtype=np.float64)
+        before = observations.undated_ratings(store, ids, stored, pool=pool)
+        for pid, start, now in zip(ids, before, last.get_column("rating").to_list()):
+            if pid not in out and (np.isnan(start) or start != now):
+                out[pid] = (pid, was.get(pid), now)
+    return list(out.values())
 
 
 # Players fields the identity observations do not keep: a player a players file

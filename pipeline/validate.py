@@ -747,7 +747,8 @@ def capped_raw(raw: pl.Expr) -> pl.Expr:
 
 def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = False) -> Validated:
     """``by_date``: a players file with a ``date`` column (dated observations,
-    docs/observations.md): one row per player and date, so duplicates are by both."""
+    docs/observations.md): one row per player and date, so duplicates are by both; in a
+    file with a ``pool`` column, by the pool too (one row per player in each pool)."""
     f = raw.frame
     for name in PLAYER_COLUMNS:
         if name not in f.columns:
@@ -816,6 +817,15 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
     f = f.with_columns(reason.alias("_reason"), detail.alias("_detail"))
     f = f.with_columns(pl.col("_reason").is_null().alias("_ok"))
     key = ["player_id", "date"] if by_date else ["player_id"]
+    said = pl.format("player_id {}", pl.col("player_id"))
+    if "pool" in f.columns:
+        # One row per player (and date) in each pool: a register lists a player once per
+        # pool (docs/observations.md "Undated ratings and pools"); an empty cell is
+        # standard, and the words of a games file are read as there.
+        pool = pl.col("pool").cast(pl.String).str.strip_chars().str.to_lowercase()
+        f = f.with_columns(pool.fill_null("").replace(POOL_WORDS).alias("_pool_key"))
+        key.append("_pool_key")
+        said = pl.format("player_id {} in pool {}", pl.col("player_id"), pl.col("_pool_key"))
     first_line = pl.col("_line").filter(pl.col("_ok")).min().over(key)
     dup = pl.col("_ok") & (pl.col("_line") != first_line)
     f = f.with_columns(
@@ -824,7 +834,7 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
         .otherwise(pl.col("_reason"))
         .alias("_reason"),
         pl.when(dup)
-        .then(pl.format("player_id {} already on line {}", pl.col("player_id"), first_line))
+        .then(pl.format("{} already on line {}", said, first_line))
         .otherwise(pl.col("_detail"))
         .alias("_detail"),
     )
