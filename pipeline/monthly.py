@@ -643,6 +643,16 @@ def passed_over(
     return out
 
 
+def _by_later(passed: list[list[int]]) -> list[tuple[int, list[int]]]:
+    """``passed_over``'s [period, later] pairs as (later, its periods, oldest first): one
+    report line for all the months a frozen list passed over (a store's months before
+    its first frozen list were 89 lines on every run; docs/operations.md)."""
+    groups: dict[int, list[int]] = {}
+    for period, later in passed:
+        groups.setdefault(later, []).append(period)
+    return list(groups.items())
+
+
 # -- 5. summary -----------------------------------------------------------------------
 MOVERS_SQL = """
 SELECT r.player_id, p.name, r.rating_before, r.rating_after,
@@ -1029,11 +1039,15 @@ def markdown(summary: RecalculateSummary) -> str:
         if passed is None:  # (a summary of an earlier arpad)
             later = frozen.get("later")
             passed = [[latest, later]] if latest not in now and later is not None else []
-        for period, later in passed:  # a month before a frozen one (``passed_over``)
+        for later, periods in _by_later(passed):  # months before a frozen one (``passed_over``)
+            which = (
+                f"list {key} period {periods[0]}"
+                if len(periods) == 1
+                else f"{len(periods)} lists {key} periods {periods[0]}-{periods[-1]}"
+            )
             lines += [
-                f"Not frozen: list {key} period {period}: the later period "
-                f"{later} is already frozen, and lists are frozen in order "
-                "(docs/lists.md).",
+                f"Not frozen: {which}: the later period {later} is already frozen, "
+                "and lists are frozen in order (docs/lists.md).",
                 "",
             ]
         if latest is not None and latest not in now and latest not in {p for p, _ in passed}:

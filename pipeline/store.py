@@ -399,6 +399,7 @@ def atomic_write_parquet(
     (readers then see the Parquet types: a dictionary column reads as its values);
     ``compression``: one codec, or one per column (``lean_options``).
     Without ``root`` (an output file) the target is as ``output_target`` says."""
+    given = path
     if root is None:
         path, in_place = output_target(path)
         if in_place:  # /dev/null, a FIFO, /dev/stdout: its bytes, written there
@@ -417,7 +418,14 @@ def atomic_write_parquet(
             return
     path = prepare_write(path, root)
     write_parquet_file(
-        table, path, use_dictionary, write_statistics, byte_stream_split, store_schema, compression
+        table,
+        path,
+        use_dictionary,
+        write_statistics,
+        byte_stream_split,
+        store_schema,
+        compression,
+        output=None if root is not None else given,
     )
 
 
@@ -440,10 +448,12 @@ def write_parquet_file(
     byte_stream_split: list[str] | bool = False,
     store_schema: bool = True,
     compression: str | dict[str, str] = "zstd",
+    output: str | os.PathLike | None = None,
 ) -> None:
     """The file part of ``atomic_write_parquet`` (temporary file, then rename), for a
-    ``path`` already through ``prepare_write``; safe on another thread."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    ``path`` already through ``prepare_write``; safe on another thread. ``output``: the
+    name given for an output file (``_temporary``)."""
+    fd, tmp = _temporary(path, output)
     try:
         os.fchmod(fd, FILE_MODE)
     finally:
@@ -517,7 +527,26 @@ def output_target(path: str | os.PathLike) -> tuple[Path, bool]:
     raise ValueError(f"{path} is {kind}: give a file name")
 
 
+def _temporary(path: Path, output: str | os.PathLike | None) -> tuple[int, str]:
+    """``mkstemp`` beside ``path``. For an output file (``output``: the name as given),
+    a folder where no file can be made (/proc, a name too long once the temporary's
+    prefix is added) is bad input naming that name, not the errno of a temporary file
+    never typed (docs/cli.md "Output files"); a folder not writable and a full disk
+    keep their own lines (pipeline/cli.py)."""
+    from arpad.pipeline.errors import DISK_FULL_ERRNOS, NOT_WRITABLE_ERRNOS, InputError
+
+    try:
+        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        if output is None or exc.errno in NOT_WRITABLE_ERRNOS | DISK_FULL_ERRNOS:
+            raise
+        why = exc.strerror or str(exc)
+        problem = f"cannot be created in {path.parent}: {why} (the store is as before)"
+        raise InputError(output, None, problem) from exc
+
+
 def _atomic_write(path: Path, root: Path | None, data: str | bytes, mode: str) -> None:
+    given = path
     path = Path(path)
     if root is not None:
         inside(root, path)
@@ -529,7 +558,7 @@ def _atomic_write(path: Path, root: Path | None, data: str | bytes, mode: str) -
             return
     before_change(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _temporary(path, None if root is not None else given)
     try:
         os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, mode) as fh:

@@ -324,4 +324,4 @@ def test_history_finds_the_other_german_spelling(tmp_path, capsys, stored, asked
     argv = ["history", asked, "--store", str(store.root), "--system", "elo", "--format", "csv"]
     assert main(argv) == 0
     err = capsys.readouterr().err
-    assert f"{asked} is the name of l.pgn:{stored}, Johann" in err
+    assert f"{asked} matches l.pgn:{stored}, Johann ({stored}, Johann)" in err

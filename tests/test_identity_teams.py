@@ -136,7 +136,7 @@ def test_history_reti_shows_reti_alone(teams, capsys):
     argv = ["history", "Reti", "--store", str(teams.root), "--system", "elo", "--format", "csv"]
     assert main(argv) == 0
     out, err = capsys.readouterr()
-    assert "Reti is the name of t.pgn:Réti, Richard" in err
+    assert "Reti matches t.pgn:Réti, Richard (Réti, Richard)" in err
     # Réti's one game, a win over Tartakower (1500, unrated before) in 1925: expected
     # 0.5, delta 20 * (1 - 0.5) = 10 (before, "Reti" named the team too: refused).
     assert out.splitlines()[1] == "192512,games,1500.0,10.0,1510.0,1,1.0,20.0,rated"

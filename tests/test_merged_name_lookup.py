@@ -64,7 +64,8 @@ def test_a_name_matching_only_a_merged_duplicate_finds_the_kept_id(merged, capsy
     # "Jan" abbreviates to "J." (the duplicate's name), not to "Johannes Hermann"
     out, err = note(merged, "Zukertort, Jan", capsys)
     assert err == (
-        f"arpad: note: Zukertort, Jan is the name of {DUP_Z}, which was merged into {KEEP_Z} "
+        f"arpad: note: Zukertort, Jan matches {DUP_Z} (Zukertort, J.), which was merged into "
+        f"{KEEP_Z} "
         f"(arpad players --merges); showing {KEEP_Z}"
     )
     by_id, _ = note(merged, KEEP_Z, capsys)
@@ -92,7 +93,8 @@ def test_the_duplicates_exact_name_says_it_was_merged(merged, capsys):
     # "'Steinitz' matches 2 players")
     for name, keep in (("Steinitz", KEEP_S), ("Zukertort", KEEP_Z)):
         _, err = note(merged, name, capsys)
-        assert err == f"arpad: note: {name} is the name of {keep}; showing {keep}"
+        full = keep.partition(":")[2]  # (a surname alone: "matches", tests/test_hostile_round7.py)
+        assert err == f"arpad: note: {name} matches {keep} ({full}); showing {keep}"
 
 
 def test_audit_and_plot_history_follow_the_merge(merged, capsys, tmp_path):

@@ -147,22 +147,34 @@ def resolve_player(store: Store, player_id: str, system: str, pool: str = "stand
     """A merged duplicate id given on the command line: the id it was merged into, with
     a note on stderr (docs/identity.md "Merged ids everywhere"); a text that is not a
     player id: the one player of that name rated in ``system``/``pool``, with a note
-    (pipeline/lookup.py); else ``player_id``."""
+    (pipeline/lookup.py); else ``player_id``. A text that is not the found player's name
+    (any case) but matches it (an abbreviation, a transliteration) "matches ID (NAME)"."""
+    from arpad.pipeline.errors import printable
     from arpad.pipeline.identity import nfc
     from arpad.pipeline.lookup import found_player
 
     kept, found = found_player(store, player_id, system, pool)
     if kept not in (player_id, nfc(player_id)):  # (not for the id typed decomposed)
         merged = f"was merged into {kept} (arpad players --merges)"
-        how = (
-            merged
-            if _is_stored_id(store, player_id)
-            else f"is the name of {kept}"
-            if found == kept
-            else f"is the name of {found}, which {merged}"  # a merged duplicate's name
-        )
-        print(f"arpad: note: {player_id} {how}; showing {kept}", file=sys.stderr)
+        if _is_stored_id(store, player_id):
+            how = merged
+        else:
+            name = _stored_name(store, found)
+            exact = name is not None and nfc(name.strip()).lower() == nfc(player_id.strip()).lower()
+            how = f"is the name of {found}" if exact else f"matches {found} ({name})"
+            if found != kept:  # a merged duplicate's name
+                how += f", which {merged}"
+        print(printable(f"arpad: note: {player_id} {how}; showing {kept}"), file=sys.stderr)
     return kept
+
+
+def _stored_name(store: Store, player_id: str) -> str | None:
+    """The name the players table holds for ``player_id``."""
+    import pyarrow.compute as pc
+
+    players = store.read_players()
+    names = players.filter(pc.equal(players.column("player_id"), player_id)).column("name")
+    return names[0].as_py() if len(names) else None
 
 
 def note_out_of_date(
