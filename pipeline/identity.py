@@ -38,6 +38,9 @@ OBSERVED = ("name", "birth_year", "federation", "sex", "title")
 OBSERVED_STATE = ("rating", "rated_games", "peak_rating", "rd", "volatility", "grade")
 # Fields compared between sources, in report order.
 CONFLICT_FIELDS = ("birth_year", *OBSERVED_STATE)
+# Fields a players-file row gives its own pool (pipeline/ingest.py POOL_FIELDS): compared
+# within one pool (``conflicts``).
+POOL_FIELDS = ("rating", "rated_games", "peak_rating", "rd", "volatility")
 FIELD_LABELS = {"birth_year": "birth year", "rated_games": "rated games", "peak_rating": "peak"}
 
 
@@ -126,16 +129,20 @@ def register_fields(store: Store, ids: pl.Series) -> pl.DataFrame:
 def conflicts(store: Store) -> pl.DataFrame:
     """Players whose sources disagree on a field of ``CONFLICT_FIELDS``: one row per
     (player, field, source) with the value that source gave, sorted by player, field,
-    source. The players table holds the value of the file ingested last. Ratings are
-    compared within one pool (``_rating_pools``): field ``rating`` (standard), ``rapid
-    rating``, ``blitz rating``."""
+    source. The fields of ``POOL_FIELDS`` are compared within one pool (``_pools``):
+    field ``rating``, ``rated_games`` ... (standard), ``rapid rating``, ``rapid
+    rated_games``, ``blitz peak_rating`` ... The players table holds, of ``POOL_FIELDS``,
+    the standard row's value (or a row's without a pool; a rapid or blitz row only fills
+    an empty field, pipeline/ingest.py ``_merge_players``), and of the other fields
+    (``birth_year``, ``grade``, and the uncompared name, federation, sex, title) the
+    value of the file ingested last."""
     # Dated observations differ over time by nature: only undated rows are compared.
     obs = read_observations(store).filter(pl.col("period").is_null())
     frames = []
     for field in CONFLICT_FIELDS:
         given = obs.filter(pl.col(field).is_not_null())
-        if field == "rating":
-            given = _rating_pools(given)
+        if field in POOL_FIELDS:
+            given = _pools(given, field)
         else:
             given = given.with_columns(
                 pl.lit(None, pl.String).alias("_pool"), pl.lit(field).alias("_field")
@@ -159,12 +166,12 @@ def conflicts(store: Store) -> pl.DataFrame:
     return pl.concat(frames).unique(maintain_order=True).sort("player_id", "field", "source")
 
 
-def _rating_pools(given: pl.DataFrame) -> pl.DataFrame:
-    """``given``'s undated ratings once per pool they start (``_pool``; docs/observations.md
-    "Undated ratings and pools"): a row with a pool in that pool, a row of a file without a
-    pool column in every pool. ``_field``: ``rating`` for standard, ``<pool> rating`` for
-    another pool that a row names; a disagreement between rows without a pool holds in
-    every pool, and is reported once, as ``rating``."""
+def _pools(given: pl.DataFrame, field: str) -> pl.DataFrame:
+    """``given``'s undated values of ``field`` once per pool they start (``_pool``;
+    docs/observations.md "Undated ratings and pools"): a row with a pool in that pool, a
+    row of a file without a pool column in every pool. ``_field``: ``field`` for
+    standard, ``<pool> <field>`` for another pool that a row names; a disagreement
+    between rows without a pool holds in every pool, and is reported once, as ``field``."""
     pools = pl.lit(list(schemas.POOLS), pl.List(pl.String))
     given = given.with_columns(
         pl.when(pl.col("pool").is_null())
@@ -174,7 +181,7 @@ def _rating_pools(given: pl.DataFrame) -> pl.DataFrame:
     ).explode("_pool")
     named = pl.col("pool").is_not_null().any().over("player_id", "_pool")
     other = named & (pl.col("_pool") != schemas.POOLS[0])
-    label = pl.when(other).then(pl.format("{} rating", pl.col("_pool"))).otherwise(pl.lit("rating"))
+    label = pl.when(other).then(pl.format("{} " + field, pl.col("_pool"))).otherwise(pl.lit(field))
     return given.with_columns(label.alias("_field"))
 
 
@@ -190,16 +197,19 @@ def conflict_notes(store: Store, source: str, register: bool = True) -> list[str
     clash = conflicts(store)
     mine = clash.filter(pl.col("source") == source)
     notes = []
-    # A rating is compared within a pool: one note per pool (``conflicts``).
-    fields = [f for c in CONFLICT_FIELDS for f in _pool_fields(c)]
-    for field in fields:
+    # A field of POOL_FIELDS is compared within a pool: one note per pool (``conflicts``).
+    for base, field, pool in [(c, f, p) for c in CONFLICT_FIELDS for f, p in _pool_fields(c)]:
         ids = mine.filter(pl.col("field") == field).get_column("player_id").unique().sort()
         if not len(ids):
             continue
         example = clash.filter((pl.col("field") == field) & (pl.col("player_id") == ids[0]))
         said = ", ".join(f"{v} in {s}" for s, v in example.select("source", "value").iter_rows())
-        label = FIELD_LABELS.get(field, field)
+        label = FIELD_LABELS.get(base, base)
+        label = f"{pool} {label}" if pool else label  # "rapid rated games"
         rule = "the file ingested last wins"
+        if pool and base != "rating":
+            # the players table keeps one value, the standard row's (``conflicts``)
+            rule = "the players table keeps the standard row's value, if any"
         if not register and set(example.get_column("source")) & set(register_sources(store)):
             rule = "the players file's value is kept"  # docs/ingest.md "The register wins"
         notes.append(
@@ -209,11 +219,12 @@ def conflict_notes(store: Store, source: str, register: bool = True) -> list[str
     return notes
 
 
-def _pool_fields(field: str) -> list[str]:
-    """The ``field`` values ``conflicts`` gives ``field``: a rating's per pool."""
-    if field != "rating":
-        return [field]
-    return ["rating", *(f"{pool} rating" for pool in schemas.POOLS[1:])]
+def _pool_fields(field: str) -> list[tuple[str, str | None]]:
+    """The ``field`` values ``conflicts`` gives ``field``, each with its pool (None:
+    standard or every pool): a field of ``POOL_FIELDS``'s per pool."""
+    if field not in POOL_FIELDS:
+        return [(field, None)]
+    return [(field, None), *((f"{pool} {field}", pool) for pool in schemas.POOLS[1:])]
 
 
 # -- merging duplicate players (docs/identity.md) -------------------------------------------
