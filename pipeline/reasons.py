@@ -91,7 +91,10 @@ class Reason(str, Enum):
     )
     DUPLICATE_PLAYER_ID = (
         "duplicate_player_id",
-        "(players) repeats a player id of the same file (TRF: a starting rank twice)",
+        "(players) repeats a player id of the same file (TRF: a starting rank twice); "
+        "with a `date` column the same id and date, with a `pool` column the same id (and "
+        "date) in the same pool, named in the detail (one row per pool is kept: "
+        'docs/observations.md "Undated ratings and pools")',
     )
     TRUNCATED_GAME = (
         "truncated_game",
