@@ -627,20 +627,17 @@ def passed_over(
     (``done``), with the first later frozen period: lists are frozen in order, so it is
     not frozen (nor exported), and the report says why (a late month's file, or a month
     passed over with ``arpad publish``). A month without any rated player (a store's
-    first months) has no list and is left out."""
-    from arpad.pipeline.lists import EmptyListError, list_frame
+    first months) has no list and is left out: ``lists.empty_lists`` finds them in one
+    query for all the months, not a ``list_frame`` per month (Kaggle 2010 rated with elo,
+    months 1-89 passed over: 17.6 s of a 19 s monthly run, now 0.16 s of 2.3 s;
+    docs/operations.md)."""
+    from arpad.pipeline.lists import empty_lists
 
-    out = []
-    for p in finished:
-        if not done or p in done or p > done[-1]:
-            continue
-        if p != period:
-            try:
-                list_frame(store, system, pool, p)
-            except EmptyListError:
-                continue
-        out.append([p, next(d for d in done if d > p)])
-    return out
+    if not done:
+        return []
+    months = [p for p in finished if p < done[-1] and p not in done]
+    empty = empty_lists(store, system, pool, [p for p in months if p != period])
+    return [[p, next(d for d in done if d > p)] for p in months if p not in empty]
 
 
 def _by_later(passed: list[list[int]]) -> list[tuple[int, list[int]]]:
