@@ -265,8 +265,8 @@ def ingest(req: IngestRequest, runner: Runner = LOCAL):
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
     report = IngestReport(reports, req.store)
     runner.info(
-        f"ingest: {len(reports)} files, {sum(r.accepted for r in reports)} rows stored, "
-        f"{report.quarantined} quarantined"
+        f"ingest: {len(reports):,} files, {sum(r.accepted for r in reports):,} rows stored, "
+        f"{report.quarantined:,} quarantined"
     )
     return report
 

@@ -85,7 +85,19 @@ def run(
 
         module, name = target.split(":")
         flow_obj = getattr(importlib.import_module(f"arpad.flows.{module}"), name)
-        return run_flow(flow_obj, cluster, workers, **dataclasses.asdict(request))
+        if job != "ingest":
+            return run_flow(flow_obj, cluster, workers, **dataclasses.asdict(request))
+        # The flow's parameters name the files by absolute path (its request has no
+        # names as typed): its report and errors name them as given, as --no-flow's do
+        # (docs/runners.md "Logs of a tracked run"; tests/test_tracked_paths.py).
+        from arpad.pipeline.errors import InputError
+
+        try:
+            report = run_flow(flow_obj, cluster, workers, **dataclasses.asdict(request))
+        except InputError as exc:
+            raise request.named(exc.path, exc) from None
+        report.files = [request.named(f.path, f) for f in report.files]
+        return report
     extra = {}
     if job in TAKES_PROGRESS and progress is not None:
         extra["progress"] = progress

@@ -17,7 +17,11 @@ from arpad.pipeline.commands.common import (
 from arpad.pipeline.errors import printable
 
 DEFAULT_CRON = "0 3 1 * *"  # 03:00 on the 1st of each month (FIDE lists are monthly, docs/rules.md)
-ENTRYPOINT = "recalculate.py:monthly_flow"  # relative to the installed arpad.flows package
+# A module path, not a file: the worker imports the flow as arpad.flows.recalculate, so
+# its tasks pickle by their arpad.* names, which an external Dask scheduler and its workers
+# import too. A file entrypoint (recalculate.py:monthly_flow) made it a top-level module
+# ``recalculate`` that they could not import (tests/test_deploy_entrypoint.py).
+ENTRYPOINT = "arpad.flows.recalculate.monthly_flow"
 
 
 def register(sub) -> None:
@@ -182,18 +186,14 @@ def deploy(args, parameters: dict, env: dict):
     from prefect.exceptions import ObjectAlreadyExists
     from prefect.schedules import Cron
 
-    import arpad.flows
     from arpad.flows.common import run_tags
-    from arpad.flows.recalculate import monthly_flow
 
     with get_client(sync_client=True) as client:
         try:
             client.create_work_pool(WorkPoolCreate(name=args.work_pool, type="process"))
         except ObjectAlreadyExists:
             pass
-    source = str(Path(arpad.flows.__file__).resolve().parent)
-    flow = monthly_flow.from_source(source=source, entrypoint=ENTRYPOINT)
-    return flow.deploy(
+    return deployable_flow().deploy(
         name=args.name,
         work_pool_name=args.work_pool,
         schedules=[Cron(args.cron, timezone=args.timezone)],
@@ -205,6 +205,16 @@ def deploy(args, parameters: dict, env: dict):
         print_next_steps=False,
         ignore_warnings=True,
     )
+
+
+def deployable_flow():
+    """The monthly flow as a deployment records it: the installed arpad.flows folder as
+    its (local) source, the working directory of its runs, and ``ENTRYPOINT``."""
+    import arpad.flows
+    from arpad.flows.recalculate import monthly_flow
+
+    source = str(Path(arpad.flows.__file__).resolve().parent)
+    return monthly_flow.from_source(source=source, entrypoint=ENTRYPOINT)
 
 
 def cmd_deploy(args) -> int:
