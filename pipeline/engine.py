@@ -707,10 +707,13 @@ class WriteBehind:
     """Each period's ratings file is encoded and written on one background thread while
     the next period is read and computed (docs/store.md "Write-behind"): Parquet's
     encoder and zstd release the GIL, so on a machine with a free core the write is
-    hidden behind the kernels. One write is in flight at most; the journal's record of
-    the file is made on the engine's thread before it is handed over (``ratings_writer``);
-    ``wait`` re-raises a failed write; a checkpoint and the end of a run wait first, so
-    a checkpoint never stands for ratings not yet on disk. ``ARPAD_WRITE_BEHIND=0``
+    hidden behind the kernels. Up to ``ARPAD_WRITE_DEPTH`` writes (default 2) wait in
+    line for the one write thread, so the engine steps on while a write waits for its
+    performance column; after a failed write the ones behind it are dropped (no later
+    period's file without an earlier one's). The journal's record of the file is made
+    on the engine's thread before it is handed over (``ratings_writer``); ``wait``
+    re-raises a failed write; a checkpoint and the end of a run wait first, so a
+    checkpoint never stands for ratings not yet on disk. ``ARPAD_WRITE_BEHIND=0``
     writes on the engine's thread instead."""
 
     def __init__(self, enabled: bool | None = None) -> None:
@@ -725,7 +728,9 @@ class WriteBehind:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="arpad-write")
             if os.environ.get("ARPAD_PERFORMANCE_THREAD", "1") != "0":
                 self._side = ThreadPoolExecutor(1, thread_name_prefix="arpad-write-side")
-        self._pending = None
+        self._pending: list = []
+        self._depth = max(1, int(os.environ.get("ARPAD_WRITE_DEPTH", "2") or "2"))
+        self._failed = False
 
     def side(self, job: Callable[[], Any]) -> Callable[[], Any]:
         """Start ``job`` (the performance column) on a thread of its own, beside the write
@@ -736,16 +741,34 @@ class WriteBehind:
         return self._side.submit(job).result
 
     def submit(self, write: Callable[[], None]) -> None:
-        self.wait()
         if self._pool is None:
             write()
-        else:
-            self._pending = self._pool.submit(write)
+            return
+        while len(self._pending) >= self._depth:
+            self._pending.pop(0).result()
+        self._pending.append(self._pool.submit(self._guarded, write))
+
+    def _guarded(self, write: Callable[[], None]) -> None:
+        # Writes run in order on one thread; after a failed one, none of the later ones
+        # is written (a later period's file never stands without an earlier one's).
+        if self._failed:
+            return
+        try:
+            write()
+        except BaseException:
+            self._failed = True
+            raise
 
     def wait(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            pending.result()
+        pending, self._pending = self._pending, []
+        error = None
+        for future in pending:
+            try:
+                future.result()
+            except BaseException as exc:  # the first failure, after every write settled
+                error = error or exc
+        if error is not None:
+            raise error
 
     def close(self) -> None:
         try:

@@ -59,3 +59,41 @@ def test_a_failed_write_fails_the_run_and_leaves_no_thread(tmp_path, monkeypatch
         engine.rate(store, "elo")
     assert threading.active_count() == before
     assert not any(t.name.startswith("arpad-write") for t in threading.enumerate())
+
+
+@pytest.mark.parametrize("depth", ["1", "2", "3"])
+def test_no_later_period_is_written_after_a_failed_write(tmp_path, monkeypatch, depth):
+    # Up to ``ARPAD_WRITE_DEPTH`` writes wait in line on the one write thread; once one
+    # fails, the ones queued after it are dropped: no later period's ratings file stands
+    # without the earlier one's (docs/store.md "Write-behind").
+    store = Store(tmp_path / "s")
+    generate(store, SyntheticSpec(players=100, periods=8, games_per_period=200, seed=5))
+    periods = store.periods("standard")
+    failing_period = periods[3]
+    real = store_module.write_parquet_file
+
+    def failing(table, path, *args, **kwargs):
+        if "ratings" in str(path) and f"period={failing_period}" in str(path):
+            raise OSError(28, "No space left on device")
+        return real(table, path, *args, **kwargs)
+
+    monkeypatch.setattr(store_module, "write_parquet_file", failing)
+    monkeypatch.setenv("ARPAD_WRITE_BEHIND", "1")
+    monkeypatch.setenv("ARPAD_WRITE_DEPTH", depth)
+    with pytest.raises(OSError, match="No space left"):
+        engine.rate(store, "elo")
+    written = store.rating_periods("elo", "standard")
+    assert written == periods[:3]
+    assert not any(t.name.startswith("arpad-write") for t in threading.enumerate())
+
+
+def test_a_deeper_queue_gives_the_same_files(stores, monkeypatch):
+    results = {}
+    for name, depth in (("behind", "3"), ("inline", "1")):
+        monkeypatch.setenv("ARPAD_WRITE_BEHIND", "1")
+        monkeypatch.setenv("ARPAD_WRITE_DEPTH", depth)
+        store = Store(stores[name])
+        engine.rate(store, "elo", checkpoint_every=5)
+        results[name] = rating_files(store, "elo")
+    assert len(results["behind"]) == SPEC.periods
+    assert results["behind"] == results["inline"]
