@@ -416,7 +416,7 @@ def atomic_write_parquet(
             with open(path, "ab") as fh:
                 fh.write(buffer.getvalue())
             return
-    path = prepare_write(path, root)
+    path = prepare_write(path, root, None if root is not None else given)
     write_parquet_file(
         table,
         path,
@@ -429,15 +429,35 @@ def atomic_write_parquet(
     )
 
 
-def prepare_write(path: Path, root: Path | None = None) -> Path:
+def prepare_write(
+    path: Path, root: Path | None = None, output: str | os.PathLike | None = None
+) -> Path:
     """The journal's part of an atomic write, on the calling thread: ``path`` checked
-    to lie inside ``root``, recorded for undo (``before_change``), its folder made."""
+    to lie inside ``root``, recorded for undo (``before_change``), its folder made
+    (``output``: the name given for an output file, ``_make_folder``)."""
     path = Path(path)
     if root is not None:
         inside(root, path)
     before_change(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _make_folder(path, output)
     return path
+
+
+def _make_folder(path: Path, output: str | os.PathLike | None) -> None:
+    """``path``'s folder made. For an output file (``output``: the name as given), a
+    folder that cannot be made (``--output /proc/a/b.csv``) is bad input naming that
+    name, as ``_temporary`` does for the file itself; a folder not writable and a full
+    disk keep their own lines (pipeline/cli.py)."""
+    from arpad.pipeline.errors import DISK_FULL_ERRNOS, NOT_WRITABLE_ERRNOS, InputError
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        if output is None or exc.errno in NOT_WRITABLE_ERRNOS | DISK_FULL_ERRNOS:
+            raise
+        why = exc.strerror or str(exc)
+        problem = f"its folder {path.parent} cannot be created: {why} (the store is as before)"
+        raise InputError(output, None, problem) from exc
 
 
 def write_parquet_file(
@@ -557,7 +577,7 @@ def _atomic_write(path: Path, root: Path | None, data: str | bytes, mode: str) -
                 fh.write(data)
             return
     before_change(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _make_folder(path, None if root is not None else given)
     fd, tmp = _temporary(path, None if root is not None else given)
     try:
         os.fchmod(fd, FILE_MODE)

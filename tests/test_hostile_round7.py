@@ -67,6 +67,26 @@ def test_an_output_that_cannot_be_created_names_the_path_given(store, capsys, ar
     assert ".tmp" not in err
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["list", "--system", "elo", "--format", "csv", "--output", "/proc/a/x.csv"],
+        ["sql", "select 1 AS one", "--output", "/proc/a/x.parquet"],
+    ],
+)
+def test_an_output_whose_folder_cannot_be_made_names_the_path_given(store, capsys, argv):
+    # Was "arpad: error: [Errno 2] No such file or directory: '/proc/a'" (docs/cli.md
+    # "Output files").
+    given = argv[-1]
+    assert run(*argv, "--store", store) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"arpad: error: {given}: its folder /proc/a cannot be created: No such file or "
+        "directory (the store is as before)\n"
+    )
+
+
 # -- #3 months passed over: one line ---------------------------------------------------------
 def test_months_passed_over_are_one_not_frozen_line(store, tmp_path, capsys):
     assert run("publish", "--system", "elo", "--store", store) == 0  # June only
