@@ -622,6 +622,10 @@ def _main(argv: list[str] | None) -> int:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
     except Exception as exc:
+        from arpad._interrupt import _interrupted as interrupt_in_disguise
+
+        if interrupt_in_disguise(exc):  # Ctrl-C taken by DuckDB mid-query ("Query interrupted")
+            return _interrupted(KeyboardInterrupt())
         if (bad := _bad_path(exc)) is not None:  # a symlink loop, an over-long name
             print(f"arpad: error: {bad}", file=sys.stderr)
             return EXIT_BAD_INPUT
