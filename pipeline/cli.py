@@ -102,6 +102,17 @@ def _enclosing_store(path: str) -> Path | None:
     return None
 
 
+# Other words for a pool that games files already read (pipeline/validate.py
+# ``POOL_WORDS``; tests/test_round8_lead.py keeps the two equal): ``--pool bullet`` is
+# the blitz pool, ``--pool classical`` the standard one, with a note (hostile round 8).
+POOL_OPTION_WORDS = {
+    "classical": "standard",
+    "classic": "standard",
+    "bullet": "blitz",
+    "lightning": "blitz",
+}
+
+
 def _check_args(args) -> None:
     """Refuse, before anything runs, names that would become unsafe paths and output
     files that would land inside the store (pipeline/names.py, pipeline/store.py).
@@ -109,6 +120,15 @@ def _check_args(args) -> None:
     one-line error."""
     from arpad.pipeline import names
     from arpad.pipeline.store import output_target, outside
+
+    pool = getattr(args, "pool", None)
+    if isinstance(pool, str) and pool.strip().lower() in POOL_OPTION_WORDS:
+        args.pool = POOL_OPTION_WORDS[pool.strip().lower()]
+        print(
+            f"arpad: note: --pool {pool} read as {args.pool}, as games files read it "
+            '(docs/cli.md "Options")',
+            file=sys.stderr,
+        )
 
     for attr, kind in NAME_OPTIONS.items():
         value = getattr(args, attr, None)

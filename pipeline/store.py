@@ -18,6 +18,7 @@ visible under a final name. Layout (docs/store.md):
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import io
 import json
@@ -626,9 +627,12 @@ def _writable(root: Path) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        if exc.errno not in NOT_WRITABLE_ERRNOS:
+        if exc.errno in NOT_WRITABLE_ERRNOS:
+            problem = f"the store cannot be written ({exc.strerror}); nothing was changed"
+        elif exc.errno in (errno.ENOENT, errno.ENOTDIR):  # --store /proc/foo (hostile round 8)
+            problem = f"the store cannot be created there ({exc.strerror}); nothing was changed"
+        else:
             raise
-        problem = f"the store cannot be written ({exc.strerror}); nothing was changed"
         raise InputError(root, None, problem) from None
 
 

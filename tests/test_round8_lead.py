@@ -1,0 +1,60 @@
+"""Hostile round 8, small fixes: a store that cannot be created (`--store /proc/foo`)
+and the other words for a pool on the command line (docs/cli.md "Options")."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from arpad.pipeline import cli
+from arpad.pipeline.validate import POOL_WORDS
+
+
+@pytest.fixture
+def games(tmp_path):
+    path = tmp_path / "g.csv"
+    path.write_text(
+        "date,white_id,black_id,result,pool\n"
+        "2025-01-05,A,B,1-0,bullet\n"
+        "2025-01-06,B,C,1/2,bullet\n"
+        "2025-01-06,A,C,0-1,classical\n"
+    )
+    return path
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_a_store_that_cannot_be_created_is_one_line(games, capsys):
+    # Was "arpad: error: [Errno 2] No such file or directory: '/proc/foo'".
+    assert cli.main(["ingest", str(games), "--store", "/proc/foo", "--no-flow"]) == 2
+    assert capsys.readouterr().err == (
+        "arpad: error: /proc/foo: the store cannot be created there (No such file or "
+        "directory); nothing was changed\n"
+    )
+
+
+def test_the_option_reads_the_pool_words_games_files_read():
+    assert cli.POOL_OPTION_WORDS == {k: v for k, v in POOL_WORDS.items() if k}
+
+
+@pytest.mark.parametrize(
+    ("word", "pool", "games_rated"), [("bullet", "blitz", 2), ("Classical", "standard", 1)]
+)
+def test_pool_words_on_the_command_line(games, tmp_path, capsys, word, pool, games_rated):
+    root = str(tmp_path / "s")
+    assert cli.main(["ingest", str(games), "--store", root, "--no-flow"]) == 0
+    capsys.readouterr()
+    # Was "no games stored in pool 'bullet' (pools in the store: blitz, standard)".
+    assert cli.main(["rate", "--system", "elo", "--pool", word, "--store", root, "--no-flow"]) == 0
+    err = capsys.readouterr().err
+    assert f"arpad: note: --pool {word} read as {pool}, as games files read it" in err
+    assert (
+        cli.main(["list", "--system", "elo", "--pool", word, "--store", root, "--format", "csv"])
+        == 0
+    )
+    out = capsys.readouterr().out.splitlines()
+    header = out[0].split(",")
+    rows = [dict(zip(header, line.split(","), strict=True)) for line in out[1:]]
+    played = {"blitz": {"A", "B", "C"}, "standard": {"A", "C"}}[pool]
+    assert {r["player_id"] for r in rows if r["games"] != "0"} == played
+    assert sum(int(r["games"]) for r in rows) == 2 * games_rated
