@@ -113,6 +113,17 @@ def _level_groups(white: np.ndarray, black: np.ndarray, prior_given: np.ndarray)
     return np.where(on_the_scale[component], -1, component)
 
 
+def _prior_at(players: dict, month: int, w2: float) -> tuple[np.ndarray, np.ndarray]:
+    """Rating and rd at ``month`` of each player with a starting rating who has no game
+    yet: the prior, the players file's rating with its sd grown by ``w2`` per month since
+    the first walked period (docs/whr.md "Which players are reported"); NaN for others."""
+    given = players["prior_given"]
+    since = players["prior_month"]
+    months = np.where(since >= 0, np.maximum(month - since, 0), 0)
+    rd = np.sqrt(players["prior_var"] + w2 * months)
+    return np.where(given, players["prior_mean"], np.nan), np.where(given, rd, np.nan)
+
+
 def _group_mean(values: np.ndarray, group: np.ndarray) -> np.ndarray:
     """Mean of ``values`` over each entry's group, one value per entry."""
     groups, index = np.unique(group, return_inverse=True)
@@ -322,11 +333,10 @@ class WhrSystem(RatingSystem):
     def _append(self, state: State, games: PeriodGames) -> State:
         s = state.players
         month = periods.month_index(games.period)
-        if s["last_month"].max(initial=-1) < 0 and not state.tables["sides"]["player"].size:
-            # first walked period: starting ratings from the players file are dated here
-            prior_month = np.where(s["prior_given"], month, -1).astype(np.int64)
-        else:
-            prior_month = s["prior_month"]
+        # starting ratings from the players file are dated at the first walked period
+        # (also when it has no game: a later period does not move the date)
+        undated = s["prior_given"] & (s["prior_month"] < 0)
+        prior_month = np.where(undated, month, s["prior_month"]).astype(np.int64)
         sides = state.tables["sides"]
         g0 = int(sides["game"].max()) + 1 if sides["game"].size else 0
         ids = g0 + np.arange(games.n_games, dtype=np.int64)
@@ -349,18 +359,23 @@ class WhrSystem(RatingSystem):
         month = periods.month_index(games.period)
         work = self._append(state, games)
         players, sides = work.players, work.tables["sides"]
+        # a player with a starting rating and no game yet keeps his prior (rd grown)
+        prior_rating, prior_rd = _prior_at(players, month, rules.w2)
         if not sides["player"].size:
-            return work, self._report(s, s["rating"], s["rd"], np.zeros(n, dtype=bool), games)
+            players = {**players, "rating": prior_rating, "rd": prior_rd}
+            return State(players, work.tables), self._report(
+                s, prior_rating, prior_rd, np.zeros(n, dtype=bool), games
+            )
         fit = self.fit(work, rules)
 
         # latest node of every player, its rd grown to this period
         last = np.full(n, -1, dtype=np.int64)
         last[fit.node_player] = np.arange(fit.node_player.size)  # nodes sorted: last one wins
         has = last >= 0
-        rating = np.where(has, fit.rating[np.maximum(last, 0)], s["rating"])
+        rating = np.where(has, fit.rating[np.maximum(last, 0)], prior_rating)
         last_month = np.where(has, fit.node_month[np.maximum(last, 0)], -1)
         var = fit.variance[np.maximum(last, 0)] + rules.w2 * np.maximum(month - last_month, 0)
-        rd = np.where(has, np.sqrt(var), s["rd"])
+        rd = np.where(has, np.sqrt(var), prior_rd)
         played = games.games_per_player() > 0
 
         new_state = State(
@@ -405,33 +420,45 @@ class WhrSystem(RatingSystem):
 
         A player's rating at a period between two of their nodes is the Wiener-process
         interpolation of the two; after the last node it stays at the last node's value
-        (its variance grows by w2 per month); before the first node the player is not reported.
+        (its variance grows by w2 per month). Before the first node, a player with a
+        starting rating is reported (``inactive``) with the estimate from his prior and his
+        first node (his prior alone if he never played); any other player is not reported.
         """
         if not rules.retroactive:
             return {}
+        s = state.players
+        n = s["prior_mean"].shape[0]
+        zeros = np.zeros(n)
+        # the state before the first walked period, as a step's rating_before
+        previous = np.where(s["prior_given"], s["prior_mean"], np.nan)
+        previous_rd = np.where(s["prior_given"], np.sqrt(s["prior_var"]), np.nan)
         if not state.tables["sides"]["player"].size:  # no game yet: what a step reports
-            s = state.players
-            known = ~np.isnan(s["rating"])
-            status = np.where(known, INACTIVE, NOT_REPORTED).astype(np.int8)
-            zeros = np.zeros(s["rating"].shape[0])
-            columns = {
-                "rating_before": s["rating"],
-                "rating_after": s["rating"],
-                "games": zeros.astype(np.int32),
-                "score": zeros,
-                "rd_before": s["rd"],
-                "rd_after": s["rd"],
-                "change": s["rating"] - s["rating"],
-            }
-            return {p: Report(columns=dict(columns), status=status.copy()) for p in walked}
+            out: dict[int, Report] = {}
+            for period in walked:
+                rating, rd = _prior_at(s, periods.month_index(period), rules.w2)
+                status = np.where(s["prior_given"], INACTIVE, NOT_REPORTED).astype(np.int8)
+                columns = {
+                    "rating_before": previous,
+                    "rating_after": rating,
+                    "games": zeros.astype(np.int32),
+                    "score": zeros,
+                    "rd_before": previous_rd,
+                    "rd_after": rd,
+                    "change": rating - previous,
+                }
+                out[period] = Report(columns=columns, status=status)
+                previous, previous_rd = rating, rd
+            return out
         fit = self.fit(state, rules)
-        n = state.players["prior_mean"].shape[0]
         sides = state.tables["sides"]
         games_at = np.bincount(fit.side_node, minlength=fit.node_player.size)
         score_at = np.bincount(fit.side_node, weights=sides["score"], minlength=games_at.size)
-        out: dict[int, Report] = {}
-        previous = np.full(n, np.nan)
-        previous_rd = np.full(n, np.nan)
+        out = {}
+        # each player's first node (for the estimate before it, of a player with a prior)
+        first = np.searchsorted(fit.node_player, np.arange(n))
+        has_first = first < fit.node_player.size
+        has_first[has_first] = fit.node_player[first[has_first]] == np.flatnonzero(has_first)
+        first = np.minimum(first, fit.node_player.size - 1)
         months = [periods.month_index(p) for p in walked]
         span = max(int(fit.node_month.max()), *months) + 2
         node_key = fit.node_player * span + fit.node_month
@@ -455,10 +482,20 @@ class WhrSystem(RatingSystem):
             frac = np.where(nxt >= 0, dt / gap, 0.0)
             rating = fit.rating[k] + frac * (fit.rating[kn] - fit.rating[k])
             var = fit.variance[k] + rules.w2 * dt * np.where(nxt >= 0, 1 - frac, 1.0)
-            rating = np.where(has, rating, np.nan)
-            rd = np.where(has, np.sqrt(var), np.nan)
+            # before the first node: the prior (at the first walked period, its variance
+            # grown by w2 per month) and the first node, combined as Gaussians (the Wiener
+            # process from the prior to the first node, conditioned on that node)
+            prior_rating, prior_rd = _prior_at(s, month, rules.w2)
+            ahead = s["prior_given"] & has_first & ~has
+            a = np.where(s["prior_given"], prior_rd**2, 1.0)
+            b = rules.w2 * np.where(ahead, fit.node_month[first] - month, 0)
+            weight = np.where(ahead, a / (a + b), 0.0)
+            before_rating = prior_rating + weight * (fit.rating[first] - prior_rating)
+            before_var = np.where(ahead, a * b / (a + b) + weight**2 * fit.variance[first], a)
+            rating = np.where(has, rating, before_rating)
+            rd = np.where(has, np.sqrt(var), np.sqrt(before_var))
             played = has & (dt == 0)
-            status = np.where(has, INACTIVE, NOT_REPORTED).astype(np.int8)
+            status = np.where(has | s["prior_given"], INACTIVE, NOT_REPORTED).astype(np.int8)
             status[played] = RATED
             out[period] = Report(
                 columns={
@@ -481,8 +518,9 @@ class WhrSystem(RatingSystem):
         """Each revised report's performance column: the true logistic performance of
         the period's games (docs/legacy-systems.md), against the opponents' ratings as
         re-estimated for that month (``rating_after``: in the retroactive view the rating
-        a player had then; ``rating_before`` is the previous period's and is NaN on a
-        first appearance). It was left empty (the analyst's attack, 2026-12-03)."""
+        a player had then; ``rating_before`` is the previous period's and is NaN on the
+        first appearance of a player without a starting rating). It was left empty (the
+        analyst's attack, 2026-12-03)."""
         from arpad.pipeline.performance import fill_performance
 
         month_of_side = sides["month"]
