@@ -538,7 +538,9 @@ def freeze(store: Store, system: str, pool: str) -> dict:
     ``revisions``: {period, changed, rows, corrections} of each of them but the latest
     frozen one (that one is ``previous``…);
     ``not_finished``: every rated month not over and not frozen (the current one, "in
-    progress", and any later one, "not begun"), each named in the report."""
+    progress", and any later one, "not begun"), each named in the report; ``replaced``:
+    the revised ratings a rating stated in a later file replaced
+    (``stated_ratings.replaced_revisions``, the report's ``replaced_lines``)."""
     from arpad.pipeline import publish
 
     rated = store.rating_periods(system, pool)
@@ -612,6 +614,11 @@ def freeze(store: Store, system: str, pool: str) -> dict:
         p for p, r in revisions.items() if r["changed"] and not publish.in_progress(p, day)
     ]
     out["revisions"] = [r for p, r in revisions.items() if r["changed"] and p != out["previous"]]
+    # the revised players a later file's stated rating started from another rating
+    from arpad.pipeline.stated_ratings import replaced_revisions
+
+    changed = {p: players for p, (players, _) in diffs.items() if players.height}
+    out["replaced"] = replaced_revisions(store, system, pool, changed) if changed else []
     return out
 
 
@@ -859,6 +866,43 @@ def revision_lines(r: dict, whole: bool = True) -> list[str]:
     return lines
 
 
+def replaced_lines(rows: list[dict], key: str, whole: bool = True) -> list[str]:
+    """The report's revised ratings that a rating stated in a later file replaced
+    (``freeze``'s ``replaced``): a correction of a frozen month reaches a later month
+    only where its files state no ratings (docs/observations.md "Corrections and stated
+    ratings"), and an arbiter states the frozen, pre-correction rating. The revisions
+    table showed the change and the next list silently dropped it (the officer's attack,
+    round 8); these lines name each player, both ratings, the file, and the remedy."""
+    if not rows:
+        return []
+    lines = [
+        f"Revisions not carried forward ({_text(key)}): {len(rows)} player(s) whose revised "
+        "rating was replaced by the rating a later file states (a stated rating replaces "
+        "the list's for its period: docs/observations.md \"Corrections and stated "
+        'ratings"); the later period starts from the stated rating.',
+        "",
+        "| player | name | list | published | revised | stated | from period | stated in |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {_text(r['player_id'])} | {_text(r['name'])} | {r['list']} | "
+            f"{_listed(r['published'], whole)} | {_listed(r['revised'], whole)} | "
+            f"{r['stated']:g} | {r['period']} | {_text(r['file'])} |"
+        )
+    files = ", ".join(_code(f) for f in dict.fromkeys(r["file"] for r in rows))
+    lines += [
+        "",
+        f"To carry the revised ratings, ingest {files} again without their stated ratings: "
+        "with only them in the inbox (from `INBOX/processed/`, under the same name), run "
+        "`arpad recalculate` with `--ignore-stated-ratings` once (the option applies to "
+        "the files of that run only; a player whose only rating is one a file states is "
+        "then unrated); or have the arbiter send them with the revised ratings.",
+        "",
+    ]
+    return lines
+
+
 def recomputed_now(jobs: list[dict], key: str, period: int) -> bool:
     """Whether this run's job of ``key`` ("system/pool") recomputed ``period``: only
     then can a frozen list's revision be new to this report."""
@@ -1064,4 +1108,11 @@ def markdown(summary: RecalculateSummary) -> str:
                 lines += revision_line(r, key)
             else:
                 lines += revision_lines(r, whole)
+        # (as a revision's table: in the report of the run that recomputed the period)
+        replaced = [
+            r
+            for r in frozen.get("replaced") or []
+            if recomputed_now(summary.jobs, key, r["period"])
+        ]
+        lines += replaced_lines(replaced, key, whole)
     return "\n".join(lines)

@@ -23,11 +23,12 @@ import pyarrow as pa
 from arpad.pipeline.store import Store
 
 
-def _stated(games: pa.Table) -> pl.DataFrame:
+def _stated(games: pa.Table, files: bool = False) -> pl.DataFrame:
     """(pool, period, player_id, rating) of every rating the games state (1..3500, as
     observations are read), one row per player and period: the first, as it counts. An
     event's repeated starting rating is stated once, at the event's first period
-    (``observations.event_start_ratings``), as the engine reads it."""
+    (``observations.event_start_ratings``), as the engine reads it. ``files``: with the
+    ``source_file`` that stated it, too."""
     from arpad.pipeline import observations
 
     cols = ["pool", "period", "white_id", "black_id", "white_rating", "black_rating"]
@@ -47,6 +48,7 @@ def _stated(games: pa.Table) -> pl.DataFrame:
             # Events are per pool, as the engine reads one pool at a time.
             pl.concat_str("pool", "event", separator="\x1f").alias("event"),
             pl.concat_str("pool", "event", "source_file", separator="\x1f").alias("in_file"),
+            "source_file",
         )
         for side in ("white", "black")
     ]
@@ -56,8 +58,9 @@ def _stated(games: pa.Table) -> pl.DataFrame:
         .filter(pl.col("rating").is_between(1, 3500))
         .sort("period", "order")
     )
+    out = ["pool", "period", "player_id", "rating", *(["source_file"] if files else [])]
     if both.is_empty():
-        return both.select("pool", "period", "player_id", "rating")
+        return both.select(out)
     codes = [
         both.get_column(c).cast(pl.Categorical).to_physical().cast(pl.Int64).fill_null(-1)
         for c in ("event", "in_file")
@@ -75,7 +78,7 @@ def _stated(games: pa.Table) -> pl.DataFrame:
         .filter(pl.Series(keep))
         .sort("period", "order")
         .unique(["pool", "period", "player_id"], keep="first", maintain_order=True)
-        .select("pool", "period", "player_id", "rating")
+        .select(out)
     )
 
 
@@ -143,6 +146,105 @@ def stated_rating_notes(store: Store, games: pa.Table) -> list[str]:
                 "the file"
             )
     return notes
+
+
+# The columns of a stored game file ``_stated`` reads (``observations.EVENT_COLUMNS`` too).
+_GAME_COLUMNS = ("game_id", "source", "event_id", "white_id", "black_id")
+
+
+def _period_games(store: Store, pool: str, periods: list[int]) -> pa.Table:
+    """The stored games of ``pool`` in ``periods`` that can state ratings, in counting
+    order (period, file name, row), with the ``pool`` and ``period`` ``_stated`` reads."""
+    frames = []
+    for period in periods:
+        for path in store.game_files(pool, period):
+            names = pl.read_parquet_schema(path)
+            if not {"white_rating", "black_rating"} <= set(names):
+                continue
+            wanted = [c for c in (*_GAME_COLUMNS, "white_rating", "black_rating") if c in names]
+            frame = pl.read_parquet(path, columns=wanted).with_columns(
+                pl.lit(pool, pl.String).alias("pool"), pl.lit(period, pl.Int64).alias("period")
+            )
+            frames.append(frame.with_columns(pl.col("white_id", "black_id").cast(pl.String)))
+    if not frames:
+        return pa.table({})
+    return pl.concat(frames, how="diagonal_relaxed").to_arrow()
+
+
+def replaced_revisions(
+    store: Store, system: str, pool: str, revisions: dict[int, pl.DataFrame]
+) -> list[dict]:
+    """The revised ratings that a rating stated in a later file replaced: a correction
+    of a frozen month changes later months only where their files state no ratings, and
+    an arbiter copies the list in force, the frozen one (docs/observations.md
+    "Corrections and stated ratings"; the officer's attack, round 8).
+
+    ``revisions``: period -> the players ``publish.diff`` finds on each frozen list a
+    correction revised (``published``, ``revised``). For each such list and each of its
+    revised players, his first stated rating in the periods that list is in force for
+    (after it, up to the next frozen list, or the latest rated period), when his rating
+    at the start of that period (``rating_before``, as the list writes it) is not his
+    revised one: {player_id, name, list, published, revised, stated, start, period,
+    file}, oldest list first. Empty for a system that does not seed from stated ratings
+    (``seeds_from_observations``)."""
+    from arpad.kernels.rounding import round_half_away_array
+    from arpad.pipeline.identity import alias_map
+    from arpad.pipeline.systems import get_system
+
+    if not get_system(system).seeds_from_observations:
+        return []
+    scale = 1.0 if get_system(system).integer_ratings else 10.0  # as its lists (lists.md)
+    done, rated = store.published_periods(system, pool), store.rating_periods(system, pool)
+    aliases = None
+    out = []
+    for frozen in sorted(revisions):
+        changed = revisions[frozen].filter(
+            pl.col("published").is_not_null() & pl.col("revised").is_not_null()
+        )
+        later = [p for p in done if p > frozen]
+        last = later[0] if later else (rated[-1] if rated else frozen)
+        in_force = [p for p in rated if frozen < p <= last]
+        if changed.is_empty() or not in_force:
+            continue
+        # (from the frozen month: an event begun then states its ratings once, there)
+        months = [p for p in store.periods(pool) if frozen <= p <= last]
+        stated = _stated(_period_games(store, pool, months), files=True)
+        if stated.is_empty():
+            continue
+        if aliases is None:  # a merged duplicate's statements are his keep's (engine)
+            aliases = alias_map(store)
+        if aliases:
+            stated = stated.with_columns(pl.col("player_id").replace(aliases))
+        first = (
+            stated.filter(pl.col("period").is_in(in_force))
+            .unique("player_id", keep="first", maintain_order=True)  # (sorted by period)
+            .join(changed.select("player_id", "name", "published", "revised"), on="player_id")
+        )
+        for period in sorted(set(first.get_column("period").to_list())):
+            rows = pl.from_arrow(
+                store.read_ratings(system, pool, period).select(["player_id", "rating_before"])
+            )
+            mine = first.filter(pl.col("period") == period).join(rows, on="player_id")
+            before = mine.get_column("rating_before").cast(pl.Float64).to_numpy()
+            start = round_half_away_array(before * scale) / scale
+            mine = mine.with_columns(pl.Series("start", start)).filter(
+                pl.col("start").is_not_nan() & (pl.col("start") != pl.col("revised"))
+            )
+            out += [
+                {
+                    "player_id": r["player_id"],
+                    "name": r["name"],
+                    "list": frozen,
+                    "published": r["published"],
+                    "revised": r["revised"],
+                    "stated": r["rating"],
+                    "start": r["start"],
+                    "period": period,
+                    "file": r["source_file"],
+                }
+                for r in mine.sort("player_id").iter_rows(named=True)
+            ]
+    return out
 
 
 def _months(period: int) -> int | None:
