@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from arpad.pipeline.schemas import POOLS
 from arpad.pipeline.tournament import (
     CATEGORY_SCHEMA,
     NormCheck,
@@ -22,12 +23,37 @@ from arpad.pipeline.tournament import (
 )
 
 
+def read_notes(raw, games: pa.Table | None = None) -> list[str]:
+    """The notes ``arpad ingest`` gives on reading a file (docs/ingest.md), for the calls
+    that read one without storing it (``arpad.rate(FILE)``, ``norm``, ``category``,
+    ``performance``): the reader's (``RawTable.notes``: Latin-1, ';', a column read as
+    ``white_id``, columns not read, …), a PGN's pools and, given the accepted ``games``,
+    the rows repeating an earlier row (a file pasted twice is rated twice). A pool note
+    loses its ``pass --pool`` advice: only ingest has that option."""
+    from arpad.pipeline.ingest import _pgn_pool_notes, _repeated_rows_note
+
+    notes = list(raw.notes)
+    if raw.format == "pgn" and raw.frame is not None:
+        notes += _pgn_pool_notes(raw.frame)
+    notes = [
+        n.split("; pass --pool", 1)[0] + ")" if n.startswith("pool ") and "; pass --pool" in n
+        else n
+        for n in notes
+    ]  # fmt: skip
+    if games is not None:
+        notes += _repeated_rows_note(games, raw.frame)
+    return notes
+
+
 def load(file, players=None, mapping: str | None = None, notes: list[str] | None = None):
-    """(games, roster, raw) of a games file and an optional players file; a line on the
-    rows that could not be read is appended to ``notes``."""
+    """(games, roster, raw) of a games file and an optional players file; the file's
+    ``read_notes`` and a line on the rows that could not be read are appended to
+    ``notes``, each after the file's name."""
     from arpad.pipeline.performance import read_games_file, read_players_file
 
     games, quarantine, raw = read_games_file(Path(file), mapping=mapping)
+    if notes is not None:
+        notes.extend(f"{file}: {note}" for note in read_notes(raw, games))
     if quarantine.num_rows and notes is not None:
         notes.append(
             f"{file}: {quarantine.num_rows} rows could not be read and are left out "
@@ -69,13 +95,31 @@ def file_categories(games: pa.Table, roster, event=None, women: bool = False) ->
     return pa.Table.from_pylist(category_rows(summary, women=women), schema=CATEGORY_SCHEMA)
 
 
-def player_by_name(name: str, raw, where: str, notes: list[str], roster=None) -> str:
+def _id_hint(name: str, games: pa.Table | None) -> str:
+    """What the ids of the file look like, for "no rated games of player …": a TRF's
+    players without a FIDE id are ``FILE#START`` (pipeline/trf.py), so a start number
+    ``1`` is named as the id it means; otherwise two of the file's ids as examples."""
+    if games is None or not games.num_rows:
+        return ""
+    ids = pc.unique(pa.chunked_array([games.column("white_id"), games.column("black_id")]))
+    ids = [i for i in ids.to_pylist() if i is not None]
+    meant = sorted(i for i in ids if i.endswith(f"#{name}") and "#" not in name)
+    if meant:
+        return f" (its players without a FIDE id are named by start number: {name} is {meant[0]!r})"
+    shown = ", ".join(repr(i) for i in sorted(ids)[:2])
+    return f" (its players' ids are like {shown})"
+
+
+def player_by_name(
+    name: str, raw, where: str, notes: list[str], roster=None, games: pa.Table | None = None
+) -> str:
     """A ``player`` that is no id with games in the file: a name matched among the
     file's players (PGN/TRF) and the ``--players`` file's (a CSV's names live there) as
-    ``arpad history`` matches names (pipeline/lookup.py), with a note."""
+    ``arpad history`` matches names (pipeline/lookup.py), with a note; no match, a
+    ValueError naming the ids the file has (``_id_hint``)."""
     from arpad.pipeline.lookup import NoMatch, match_name
 
-    missing = ValueError(f"no rated games of player {name!r} in {where}")
+    missing = ValueError(f"no rated games of player {name!r} in {where}{_id_hint(name, games)}")
     names: dict = {}
     if roster is not None and "name" in roster.column_names:
         for pid, nm in zip(
@@ -122,7 +166,19 @@ def file_norm(
     ids: list[str] = []
     opponents, score = opponent_ratings(games, roster, player, ids)
     if not opponents:
-        player = player_by_name(player, raw, where, notes, roster)
+        player = player_by_name(player, raw, where, notes, roster, games)
+        opponents, score = opponent_ratings(games, roster, player, ids)
+    # Title norms come from standard games only: in a file mixing pools (a rapid
+    # tie-break) the others are left out with a note; a player with no standard game is
+    # checked on his games with the condition `pool` failed (docs/legacy-systems.md)
+    pools = _pools_of(games, player)
+    other = {p: n for p, n in pools.items() if p != POOLS[0]}
+    if other and pools.get(POOLS[0]):
+        notes.append(
+            f"{player}: {_pool_counts(other)} left out: title norms come from {POOLS[0]} games only"
+        )
+        games = games.filter(pc.equal(games.column("pool"), POOLS[0]))
+        ids = []
         opponents, score = opponent_ratings(games, roster, player, ids)
     titles_by_id, feds_by_id = player_facts(roster, raw.players if raw is not None else None)
     # No title (federation) anywhere in the data: the condition is not checked
@@ -138,7 +194,35 @@ def file_norm(
         federation=federation or feds_by_id.get(player),
     )
     check.player = player
+    if other and not pools.get(POOLS[0]):
+        check.conditions.insert(
+            0,
+            ("pool", False, f"{_pool_counts(other)}: title norms come from {POOLS[0]} games only"),
+        )
     return check
+
+
+def _pools_of(games: pa.Table, player: str) -> dict[str, int]:
+    """pool → the number of ``player``'s rated games in it."""
+    mine = pc.and_(
+        games.column("rated"),
+        pc.or_(
+            pc.equal(games.column("white_id"), player), pc.equal(games.column("black_id"), player)
+        ),
+    )
+    pools = games.filter(pc.fill_null(mine, False)).column("pool").to_pylist()
+    return {p: pools.count(p) for p in dict.fromkeys(pools)}
+
+
+def _pool_counts(pools: dict[str, int]) -> str:
+    """``20 games in the blitz pool``; of several pools ``22 games in the blitz and rapid
+    pools (20, 2)``."""
+    total = sum(pools.values())
+    games = f"{total} game{'s' if total != 1 else ''}"
+    if len(pools) == 1:
+        return f"{games} in the {next(iter(pools))} pool"
+    counts = ", ".join(str(n) for n in pools.values())
+    return f"{games} in the {' and '.join(pools)} pools ({counts})"
 
 
 def norm_lines(check: NormCheck, who: str) -> list[str]:

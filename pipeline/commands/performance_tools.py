@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -126,17 +125,12 @@ def _opponent_ratings(text: str) -> list[float]:
 
 
 def _load(file: str, players: str | None, mapping: str | None = None):
-    from arpad.pipeline.performance import read_games_file, read_players_file
+    """The games and roster of ``arpad performance``, the file's notes (as ingest gives
+    them: a row repeated, Latin-1, …) and unreadable rows on stderr."""
+    from arpad.pipeline.tournament_files import load
 
-    games, quarantine, _ = read_games_file(Path(file), mapping=mapping)
-    if quarantine.num_rows:
-        print(
-            f"{file}: {quarantine.num_rows} rows could not be read and are left out "
-            f"(first: line {quarantine.column('line')[0]}: {quarantine.column('detail')[0]})",
-            file=sys.stderr,
-        )
     notes: list[str] = []
-    roster = read_players_file(Path(players), notes=notes) if players else None
+    games, roster, _ = load(file, players, mapping, notes)
     for note in notes:
         print(note, file=sys.stderr)
     return games, roster
@@ -209,14 +203,16 @@ def cmd_norm(args) -> int:
         if not args.player:
             raise ValueError("norm FILE needs --player ID")
         notes: list[str] = []
-        games, roster, raw = load(args.file, args.players, notes=notes)
-        check = file_norm(
-            games, roster, raw, args.player, args.title, str(args.file), args.event,
-            args.federation, notes,
-        )  # fmt: skip
-        for note in notes:
-            print(note if note.startswith(str(args.file)) else f"arpad: note: {note}",
-                  file=sys.stderr)  # fmt: skip
+        try:  # the file's notes also before an error (how its pool was read, …)
+            games, roster, raw = load(args.file, args.players, notes=notes)
+            check = file_norm(
+                games, roster, raw, args.player, args.title, str(args.file), args.event,
+                args.federation, notes,
+            )  # fmt: skip
+        finally:
+            for note in notes:
+                print(note if note.startswith(str(args.file)) else f"arpad: note: {note}",
+                      file=sys.stderr)  # fmt: skip
         who = check.player
     else:
         if args.opponents is None or args.score is None:

@@ -373,6 +373,11 @@ def _validated(data, kind: str, mapping: str | None, errors: str, fmt: str | Non
         raw = raw_from_arrow(table, Path(name), "dataframe", mapping, kind)
     check = validate_players if kind == "players" else validate_games
     validated = check(raw, name, "memory")
+    if isinstance(data, (str, os.PathLike)):  # the notes `arpad ingest` prints for it
+        from arpad.pipeline.tournament_files import read_notes
+
+        games = validated.accepted if kind == "games" else None
+        _warn_notes(name, [*read_notes(raw, games), *validated.notes])
     bad = validated.quarantine
     if bad.num_rows and errors == "raise":
         rows = bad.slice(0, 5).to_pylist()
@@ -386,6 +391,17 @@ def _validated(data, kind: str, mapping: str | None, errors: str, fmt: str | Non
     if bad.num_rows:  # errors="skip": say how many went, and why (they went without a word)
         warnings.warn(_skipped_text(kind, bad, validated.rows_read), stacklevel=_outside_arpad())
     return validated.accepted
+
+
+def _warn_notes(file, notes: list[str], players=None) -> None:
+    """One UserWarning per note of a file read as ``arpad ingest`` reads it (a row
+    repeated, Latin-1, ';', a column read as ``white_id``, columns not read, …), after
+    the file's name as the commands print it (docs/api.md "Notes on a file"); a note
+    already naming the file, or the ``players`` file, is given as it is."""
+    named = tuple(f"{f}: " for f in (file, players) if f is not None)
+    for note in notes:
+        text = note if note.startswith(named) else f"{file}: {note}"
+        warnings.warn(_in_api_words(text), stacklevel=_outside_arpad())
 
 
 def _skipped_text(kind: str, bad: pa.Table, rows: int) -> str:
@@ -471,7 +487,10 @@ def rate(
     ``InputError`` (``errors="skip"`` rates without them). Only ``pool``'s
     games are rated (default ``"standard"``; games given, none of them standard and
     ``pool`` not given: a ``ValueError`` naming the pools they have). ``fmt`` (``"pgn"``, ``"csv"``, …): the format of a games file
-    whose name does not say it, as ``arpad ingest --format``. Nothing is written to disk.
+    whose name does not say it, as ``arpad ingest --format``. The notes ``arpad ingest``
+    prints for a file (a row repeated, Latin-1, ';', a column read as ``white_id``, …)
+    are one ``UserWarning`` each (docs/api.md "Notes on a file"). Nothing is written to
+    disk.
 
     Returns a polars DataFrame, one row per player per period, sorted by period and
     player: every column of the ``ratings`` view in its order (``system``, ``pool``,
@@ -915,8 +934,9 @@ def category(source=None, *, average=None, event=None, women: bool = False, play
     games, a polars DataFrame (``event_id``, ``players``, ``rated_players``,
     ``average``, ``average_rounded``, ``category``; null category for an event
     without rated players); ``event`` one event only. Of one ``average`` rating: the
-    category, an int. ``TypeError`` for a source that is neither, ``ValueError`` for
-    both or neither, an event with no games."""
+    category, an int. A file's notes are ``UserWarning``s, as ``rate``'s. ``TypeError``
+    for a source that is neither, ``ValueError`` for both or neither, an event with no
+    games."""
     from arpad.pipeline.tournament import fide_category, store_event_categories
     from arpad.pipeline.tournament_files import file_categories, load
 
@@ -936,8 +956,10 @@ def category(source=None, *, average=None, event=None, women: bool = False, play
         return pl.from_arrow(store_event_categories(source._existing, event, women=women))
     path = _games_file(source, "category")
     roster = _games_file(players, "players") if players is not None else None
-    games, roster, _ = load(path, roster)
-    return pl.from_arrow(file_categories(games, roster, event, women=women))
+    notes: list[str] = []
+    games, table, _ = load(path, roster, notes=notes)
+    _warn_notes(path, notes, roster)
+    return pl.from_arrow(file_categories(games, table, event, women=women))
 
 
 def norm(file, player, title: str, *, players=None, event=None, federation=None):
@@ -947,9 +969,11 @@ def norm(file, player, title: str, *, players=None, event=None, federation=None)
     Ra, Rp, verdict), ``print(check)`` condition by condition as the command prints
     it; ``.conditions``, ``.verdict``, ``.achieved``, ``.failed``, ``.opponents_used``.
     ``players``: a players file (ratings, titles, federations); ``event`` one event of
-    the file; ``federation`` the player's, when the file does not say. ``ValueError``
-    for an unknown title, a player with no rated game in the file (or a name matching
-    several), ``TypeError`` for a file that is no path."""
+    the file; ``federation`` the player's, when the file does not say. Only standard
+    games count: a player with none fails the condition ``pool``. The file's notes are
+    ``UserWarning``s, as ``rate``'s. ``ValueError`` for an unknown title, a player with
+    no rated game in the file (or a name matching several; the message names the file's
+    id form), ``TypeError`` for a file that is no path."""
     from arpad.pipeline.tournament import NORMS
     from arpad.pipeline.tournament_files import file_norm, load
 
@@ -962,8 +986,12 @@ def norm(file, player, title: str, *, players=None, event=None, federation=None)
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{name}: a str, got {type(value).__name__}")
     roster = _games_file(players, "players") if players is not None else None
-    games, roster, raw = load(path, roster)
-    return file_norm(games, roster, raw, str(player), title, path.name, event, federation)
+    notes: list[str] = []
+    try:  # the file's notes also before an error, as `arpad norm` prints them
+        games, table, raw = load(path, roster, notes=notes)
+        return file_norm(games, table, raw, str(player), title, path.name, event, federation, notes)
+    finally:
+        _warn_notes(path, notes, roster)
 
 
 def fit_draws(predicted, score: str = "score"):
