@@ -600,42 +600,75 @@ NOTHING_MERGED = "nothing was merged"
 
 
 def read_mapping(
-    path, store: Store | None = None, force: bool = False
+    path, store: Store | None = None, force: bool = False, notes: list[str] | None = None
 ) -> list[tuple[str, str, str]]:
     """A reviewed mapping file: CSV with columns ``keep,duplicate`` (``evidence`` and
     ``score`` as written by ``identify`` are kept as the merge's reason), as (keep,
-    duplicate, reason) in file order. With ``store``, the rows are checked as ``merge``
-    would apply them one after another (``check_mapping``), and a row that would make
-    two ids that met in a game one player is refused naming its line (unless ``force``,
-    ``--force``; docs/identity.md "Self-play"). Every error is an ``InputError`` naming
-    the file and its line, and says that nothing was merged."""
+    duplicate, reason) in file order. Read as ``arpad ingest`` reads a CSV file
+    (pipeline/readers.py, so that a file saved by a spreadsheet is read): ``.gz``,
+    ``.zip`` and UTF-16 as there, a byte-order mark, UTF-8 else Windows-1252, ``;`` or a
+    tab as the separator when the header line has no comma, any line ends; a row of
+    empty fields only (a spreadsheet's ``;;;``) is skipped as a blank line. The reading's
+    notes (Latin-1, the separator) are appended to ``notes``. With ``store``, the rows
+    are checked as ``merge`` would apply them one after another (``check_mapping``), and
+    a row that would make two ids that met in a game one player is refused naming its
+    line (unless ``force``, ``--force``; docs/identity.md "Self-play"). Every error is
+    an ``InputError`` naming the file and its line, and says that nothing was merged."""
     import csv
+    import io
+    from pathlib import Path
 
     from arpad.pipeline.errors import InputError
+    from arpad.pipeline.readers import _csv_bytes, _delimiter, check_input_file, decode
 
     def refuse(line, problem: str):
         raise InputError(path, line, f"{problem}; {NOTHING_MERGED}")
 
+    notes = [] if notes is None else notes
+    if Path(path).is_dir():
+        refuse(None, "is a directory: name the mapping file (CSV keep,duplicate)")
+    try:
+        check_input_file(Path(path))
+        text = decode(_csv_bytes(Path(path), notes), Path(path), notes)
+    except InputError as exc:
+        refuse(exc.line, exc.problem)
+    if not text.strip():
+        refuse(1, "empty file: a mapping file needs the columns keep,duplicate")
+    handle = io.StringIO(text, newline="")
+    delimiter = _delimiter(handle.readline())
+    handle.seek(0)
+    if delimiter != ",":
+        notes.append(f"fields separated by {delimiter!r} (from the header line)")
     out, lines = [], []
     try:
-        # utf-8-sig: a spreadsheet saving CSV may put a byte-order mark before "keep"
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            reader = csv.DictReader(fh)
-            if not reader.fieldnames or not {"keep", "duplicate"} <= set(reader.fieldnames):
-                refuse(1, "a mapping file needs the columns keep,duplicate")
-            for row in reader:
-                line = reader.line_num  # the physical line: blank lines are skipped
-                keep = (row.get("keep") or "").strip()
-                dup = (row.get("duplicate") or "").strip()
-                if not keep or not dup:
-                    refuse(line, "empty keep or duplicate")
-                reason = f"mapping {path}"
-                if row.get("evidence"):
-                    reason += f": {row['evidence']}"
-                out.append((keep, dup, reason))
-                lines.append(line)
-    except UnicodeDecodeError:
-        refuse(None, "not UTF-8 text")
+        reader = csv.reader(handle, delimiter=delimiter)
+        header = [h.strip() for h in next(reader, [])]
+        if not {"keep", "duplicate"} <= set(header):
+            found = ", ".join(repr(h) for h in header[:10]) or "none"
+            more = f" and {len(header) - 10} more" if len(header) > 10 else ""
+            refuse(
+                1,
+                "a mapping file needs the columns keep,duplicate (found the columns "
+                f"{found}{more}, separated by {delimiter!r})",
+            )
+        at = {n: header.index(n) for n in ("keep", "duplicate", "evidence") if n in header}
+
+        def field(row: list[str], name: str) -> str:
+            i = at.get(name)
+            return row[i].strip() if i is not None and i < len(row) else ""
+
+        for row in reader:
+            line = reader.line_num  # the physical line: blank lines count
+            if not any(value.strip() for value in row):
+                continue  # a blank line, or a spreadsheet's ",,," / ";;;"
+            keep, dup = field(row, "keep"), field(row, "duplicate")
+            if not keep or not dup:
+                refuse(line, "empty keep or duplicate")
+            reason = f"mapping {path}"
+            if evidence := field(row, "evidence"):
+                reason += f": {evidence}"
+            out.append((keep, dup, reason))
+            lines.append(line)
     except csv.Error as exc:
         refuse(None, f"not a CSV file ({exc})")
     if not out:
@@ -813,8 +846,12 @@ def _given_match(a: tuple[str, ...], b: tuple[str, ...]) -> str | None:
     return None
 
 
-def _activity(store: Store) -> pl.DataFrame:
-    """Per player id: games, first and last year of play, and opponents' ids."""
+def _activity(store: Store, aliases: dict[str, str] | None = None) -> pl.DataFrame:
+    """Per player id: games, first and last year of play, and opponents' ids. With
+    ``aliases`` (duplicate -> keep, ``alias_map``), per id after the merges: a kept id
+    counts the games of the ids merged into it (it stands for the person: its years,
+    games and opponents), a merged duplicate has no row, and an opponent is the id it
+    counts as (docs/identity.md "Candidates")."""
     import pyarrow.parquet as pq
 
     frames = []
@@ -850,6 +887,10 @@ def _activity(store: Store) -> pl.DataFrame:
             }
         )
     games = pl.concat(frames)
+    if aliases:
+        games = games.with_columns(
+            pl.col("player_id").replace(aliases), pl.col("opponent").replace(aliases)
+        )
     return games.group_by("player_id").agg(
         pl.len().alias("games"),
         pl.col("year").min().cast(pl.Int32).alias("first"),
@@ -858,7 +899,7 @@ def _activity(store: Store) -> pl.DataFrame:
     )
 
 
-def candidates(store: Store, vetoed: list | None = None) -> pl.DataFrame:
+def candidates(store: Store, vetoed: list | None = None, apart: list | None = None) -> pl.DataFrame:
     """Proposed merges with their evidence: one row per (keep, duplicate), the keep being
     the source's own id over a file-scoped one, then the id with more games, then the
     more informative spelling (``_informative``), then the smaller id; sorted by score,
@@ -867,6 +908,12 @@ def candidates(store: Store, vetoed: list | None = None) -> pl.DataFrame:
     Two ids that met in a game (after the merges in force) are two people: such a pair
     is not proposed, and is appended to ``vetoed`` (keep, duplicate, evidence, score)
     when a list is given (``arpad players identify`` names them in a note).
+
+    An id stands for the person: a kept id's years of play, games and opponents count
+    the games of the ids already merged into it (``_activity``), and those duplicates
+    are not proposed again. A pair with compatible names whose careers are too far apart
+    (``_careers_apart``) is not proposed, and is appended to ``apart`` (a, b, a's years,
+    b's years) when a list is given (``identify``'s note).
 
     A pair needs compatible names (same surname, given names equal or one the
     abbreviation of the other, docs/identity.md) or one FIDE id under two ids; an
@@ -880,8 +927,8 @@ def candidates(store: Store, vetoed: list | None = None) -> pl.DataFrame:
     players = pl.from_arrow(store.read_players()).select("player_id", "name", "birth_year")
     merged = set(read_aliases(store).get_column("duplicate").to_list())
     players = players.filter(~pl.col("player_id").is_in(list(merged)))
-    act = {r["player_id"]: r for r in _activity(store).iter_rows(named=True)}
-    met = _met(act, alias_map(store))
+    act = {r["player_id"]: r for r in _activity(store, alias_map(store)).iter_rows(named=True)}
+    met = _met(act)
     people = {}
     for pid, name, birth in players.iter_rows():
         surname, given = matching_name(name or pid.rsplit(":", 1)[-1])
@@ -898,12 +945,14 @@ def candidates(store: Store, vetoed: list | None = None) -> pl.DataFrame:
         ids.sort()
         for i, a in enumerate(ids):
             for b in ids[i + 1 :]:
-                row = _score_pair(a, b, people, act, opponent_name, ids)
+                row = _score_pair(a, b, people, act, opponent_name, ids, apart)
                 if row is not None and met(a, b):  # a player is not his own opponent
                     if vetoed is not None:
                         vetoed.append(row)
                 elif row is not None:
                     rows.append(row)
+    if apart:  # the nearest careers first: the likeliest to be one person after all
+        apart.sort(key=lambda r: (_gap(r[0], r[1], act), r[0], r[1]))
     schema = {"keep": pl.String, "duplicate": pl.String, "evidence": pl.String, "score": pl.Float64}
     out = pl.DataFrame(rows, schema=schema, orient="row")
     # one keep per duplicate (its best-scoring proposal), followed to the end of a chain
@@ -951,23 +1000,16 @@ def _chain_row(dup, link, direct, people, act, met=None) -> tuple | None:
     )
 
 
-def _met(act: dict, aliases: dict[str, str]):
+def _met(act: dict):
     """``met(a, b)``: True when ids ``a`` and ``b`` (ids after merges) played each other
-    in a stored game, counting the games of the ids merged into them. ``act``: per
-    stored id, its ``opponents`` (``_activity``)."""
-    ids_of: dict[str, list[str]] = {}
-    for dup, keep in aliases.items():
-        ids_of.setdefault(keep, []).append(dup)
+    in a stored game, counting the games of the ids merged into them. ``act``: per id
+    after the merges, its ``opponents`` after the merges (``_activity`` with the
+    aliases)."""
     seen: dict[str, set[str]] = {}
 
     def opponents(pid: str) -> set[str]:
         if pid not in seen:
-            seen[pid] = {
-                aliases.get(o, o)
-                for x in (pid, *ids_of.get(pid, ()))
-                if x in act
-                for o in act[x]["opponents"]
-            }
+            seen[pid] = set(act[pid]["opponents"]) if pid in act else set()
         return seen[pid]
 
     return lambda a, b: b in opponents(a)
@@ -1056,12 +1098,29 @@ def _plausible(a: str, b: str, people, act) -> bool:
     ba, bb = people[a][2], people[b][2]
     if ba is not None and bb is not None and ba != bb:
         return False
+    return not _careers_apart(a, b, act)
+
+
+def _careers_apart(a: str, b: str, act) -> bool:
+    """The years-of-play veto: ``a``'s and ``b``'s years of play (``_activity``) are more
+    than ``MAX_GAP`` years apart or span more than ``MAX_CAREER`` years together."""
     xa, xb = act.get(a), act.get(b)
-    if xa and xb:
-        gap = max(xa["first"], xb["first"]) - min(xa["last"], xb["last"])
-        span = max(xa["last"], xb["last"]) - min(xa["first"], xb["first"])
-        return gap <= MAX_GAP and span <= MAX_CAREER
-    return True
+    if not (xa and xb):
+        return False
+    span = max(xa["last"], xb["last"]) - min(xa["first"], xb["first"])
+    return _gap(a, b, act) > MAX_GAP or span > MAX_CAREER
+
+
+def _gap(a: str, b: str, act) -> int:
+    """Years between ``a``'s and ``b``'s years of play (negative: they overlap)."""
+    xa, xb = act[a], act[b]
+    return max(xa["first"], xb["first"]) - min(xa["last"], xb["last"])
+
+
+def _years(pid: str, act) -> str:
+    """``first-last`` of ``pid``'s years of play (``_activity``), "" without games."""
+    x = act.get(pid)
+    return f"{x['first']}-{x['last']}" if x else ""
 
 
 def _ambiguous(a, b, ga, gb, field, among, people, act) -> bool:
@@ -1111,7 +1170,10 @@ def _shared_opponents(names_a: set, names_b: set) -> int:
     return min(len({x for x, _ in pairs}), len({y for _, y in pairs}))
 
 
-def _score_pair(a, b, people, act, opponent_name, same_key) -> tuple | None:
+def _score_pair(a, b, people, act, opponent_name, same_key, apart=None) -> tuple | None:
+    """(keep, duplicate, evidence, score) of ids ``a`` and ``b``, None when not proposed;
+    a pair left out only by the years-of-play veto is appended to ``apart`` (a, b, a's
+    years, b's years) when a list is given."""
     (sa, ga, ba, _, ka), (sb, gb, bb, _, kb) = people[a], people[b]
     same_surname = [c for c in same_key if people[c][0] == sa]
     match = _given_match(ga, gb) if sa == sb else None
@@ -1135,7 +1197,11 @@ def _score_pair(a, b, people, act, opponent_name, same_key) -> tuple | None:
             return None
         score += SCORE_ABBREVIATED
         evidence.append("abbreviated given name")
-    if not _plausible(a, b, people, act):
+    if ba is not None and bb is not None and ba != bb:
+        return None  # two birth years: two people
+    if _careers_apart(a, b, act):
+        if apart is not None:
+            apart.append((a, b, _years(a, act), _years(b, act)))
         return None
     if ba is not None and bb is not None:
         score += SCORE_BIRTH_YEAR

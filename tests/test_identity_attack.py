@@ -235,7 +235,11 @@ def merge_mapping(store: Store, text: str, capsys) -> tuple[int, str]:
             "m.csv:3: unknown player id 'NOBODY' (arpad players lists the ids)",
         ),
         ("keep,duplicate\nX1,\n", "m.csv:2: empty keep or duplicate"),
-        ("kept,duplicate\nX1,X2\n", "m.csv:1: a mapping file needs the columns keep,duplicate"),
+        (
+            "kept,duplicate\nX1,X2\n",
+            "m.csv:1: a mapping file needs the columns keep,duplicate "
+            "(found the columns 'kept', 'duplicate', separated by ',')",
+        ),
         ("keep,duplicate\n", "m.csv: no keep,duplicate rows"),
     ],
 )

@@ -86,13 +86,19 @@ def cmd_players(args) -> int:
 
 
 def cmd_merge(args) -> int:
+    import sys
+
     from arpad.pipeline import identity, jobs
+    from arpad.pipeline.errors import printable
 
     if args.mapping and args.ids:
         raise ValueError("give either KEEP DUPLICATE... or --mapping FILE, not both")
     if args.mapping:
         # every row checked against the store first, so that an error names its line
-        pairs = identity.read_mapping(args.mapping, require_store(args), force=args.force)
+        notes: list[str] = []  # read as ingest reads a CSV: Latin-1, ";" (docs/identity.md)
+        pairs = identity.read_mapping(args.mapping, require_store(args), args.force, notes)
+        for note in notes:
+            print(f"arpad: note: {printable(args.mapping)}: {note}", file=sys.stderr)
     elif len(args.ids) >= 2:
         pairs = [(args.ids[0], dup, args.reason) for dup in dict.fromkeys(args.ids[1:])]
     else:
@@ -108,8 +114,6 @@ def cmd_merge(args) -> int:
             "view; arpad players split puts them back)"
         )
     if request.self_play is not None and request.self_play.height:
-        import sys
-
         print(
             f"arpad: note: {request.self_play.height} game(s) of a player against himself "
             f"after this merge (--force; e.g. {request.self_play.row(0)[1]}): not rated "
@@ -156,7 +160,8 @@ def cmd_identify(args) -> int:
 
     store = require_store(args)
     vetoed: list = []
-    frame = identity.candidates(store, vetoed)
+    apart: list = []
+    frame = identity.candidates(store, vetoed, apart)
     if vetoed:  # no row to hold it: said on stderr (docs/identity.md "Candidates")
         import sys
 
@@ -165,6 +170,18 @@ def cmd_identify(args) -> int:
         print(
             f"arpad: note: {len(vetoed)} pair(s) with compatible names not proposed: "
             f"they met in a game ({shown}{more}); one person does not play himself",
+            file=sys.stderr,
+        )
+    if apart:  # the years-of-play veto, said as the one above (docs/identity.md)
+        import sys
+
+        shown = "; ".join(f"{a} ({ya}) and {b} ({yb})" for a, b, ya, yb in apart[:3])
+        more = f" and {len(apart) - 3} more" if len(apart) > 3 else ""
+        print(
+            f"arpad: note: {len(apart)} pair(s) with compatible names not proposed: their "
+            f"years of play are more than {identity.MAX_GAP} years apart or span more than "
+            f"{identity.MAX_CAREER} years ({shown}{more}); after merging the proposals, "
+            "identify again (a kept id counts its duplicates' years), or merge by hand",
             file=sys.stderr,
         )
     if args.output:
