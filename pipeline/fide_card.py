@@ -750,9 +750,14 @@ def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules
     start = info.get("rating")
     rated = start is not None
     games = 0
+    # A count nobody gave (no rated_games in the players file, a rating read from a
+    # published list) is taken as new_player_games (docs/rules.md): ``assumed`` says so,
+    # ``since`` counts the games of the published changes added to it.
+    assumed, since = False, 0
     if rated:
         known = info.get("rated_games")
-        games = known if known is not None and known >= 0 else rules.new_player_games
+        assumed = known is None or known < 0
+        games = rules.new_player_games if assumed else known
     peak = max(
         (_half_away(Fraction(v)) for v in (info.get("peak_rating"), start) if v is not None),
         default=0,
@@ -763,18 +768,18 @@ def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules
         before = r["rating_before"]
         if r["status"] == "new":  # his rated games are the pooled ones (§8.2)
             games = pooled(r["period"], [h for h in history if h["period"] < r["period"]])
-            rated = True
+            rated, assumed = True, False
             peak = max(peak, int(r["rating_after"]))
             continue
         if before is None:
             continue
         if not rated:  # rated from a published rating: taken as established
-            games, rated = rules.new_player_games, True
+            games, rated, assumed, since = rules.new_player_games, True, True, 0
         peak = max(peak, int(before + (r["adjustment"] or 0)))
-        if r["change"] is not None:  # a published change (a closing month)
+        if r["change"] is not None or (r["games"] and not closed(r["period"])):
+            # a published change (a closing month), or games published late (an adjustment)
             games += int(r["games"])
-        elif r["games"] and not closed(r["period"]):  # published late, as an adjustment
-            games += int(r["games"])
+            since += int(r["games"])
         if r["status"] == "unrated":  # fell below the floor
             rated = False
         elif r["rating_after"] is not None:
@@ -822,7 +827,13 @@ def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules
     elif peak >= rules.high_rating:
         base, why = rules.k_high, f"peak published rating {peak} ≥ {rules.high_rating}"
     else:
-        base, why = rules.k_mid, f"{games} rated games, peak rating {peak} < {rules.high_rating}"
+        count = f"{games} rated games"
+        if assumed:  # the card says it was not given (round 8, newuser8 #5)
+            taken = rules.new_player_games
+            count = f"rated games not known: taken as {taken}"
+            if since:
+                count += f", + {since} games since = {games}"
+        base, why = rules.k_mid, f"{count}, peak rating {peak} < {rules.high_rating}"
     n = card.rated_games
     k = base
     cap = rules.k_times_games_max

@@ -108,12 +108,14 @@ BAND_LABEL = "band: ±2 RD (≈95%)"  # rating ± 2·RD: about 95 % under the no
 
 
 def history_data(store: Store, players: list[str], system: str, pool: str) -> pl.DataFrame:
-    """(player_id, period, rating, rd, games, status) of ``players`` (ids), by period."""
+    """(player_id, period, rating_before, rating, rd, games, status) of ``players``
+    (ids), by period."""
     con = catalog.connect(store)
     try:
         frame = catalog.query_frame(
             con,
-            "SELECT player_id, period, rating, rd, games, status FROM player_history "
+            "SELECT player_id, period, rating_before, rating, rd, games, status "
+            "FROM player_history "
             "WHERE system = ? AND pool = ? AND list_contains(?, player_id) ORDER BY period",
             [system, pool, players],
         )
@@ -130,6 +132,29 @@ def _x(period: int):
     for abstract periods (Kaggle's months), which have no date."""
     day = first_day(period)
     return day if day is not None else period
+
+
+def _x_before(period: int):
+    """Where the rating before ``period`` is drawn: at the period before it (the first
+    day of the month before; the number before for abstract periods), where that
+    period's rating after would be."""
+    day = first_day(period)
+    return period - 1 if day is None else _months_on(day, -1)
+
+
+def _months_on(day: dt.date, months: int) -> dt.date:
+    """The first day of the month ``months`` after (before, if negative) ``day``'s."""
+    index = day.year * 12 + day.month - 1 + months
+    return dt.date(index // 12, index % 12 + 1, 1)
+
+
+def _span(xs: list):
+    """Axis limits for a plot whose points all fall on one period (a one-period store
+    without a rating before): a period either side, not matplotlib's ±2 years."""
+    (x,) = set(xs)
+    if isinstance(x, dt.date):
+        return _months_on(x, -1), _months_on(x, 1)
+    return x - 1, x + 1
 
 
 def _until_last_game(frame: pl.DataFrame) -> pl.DataFrame:
@@ -191,11 +216,19 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
     coarse = _coarse_players(store, pool, sorted(set(frame["period"].to_list())))
     fig, ax = _figure((9, 4.8))
     banded = marked = False
+    drawn: list = []
     for (pid, _), label in zip(chosen, labels, strict=True):
         f = frame.filter(pl.col("player_id") == pid)
         x = [_x(p) for p in f["period"].to_list()]
         r = f["rating"].to_numpy().astype(float)
-        (line,) = ax.plot(x, r, marker="o", markersize=3, label=label)
+        line_x, line_r = x, r
+        if f.height == 1 and f["rating_before"][0] is not None:
+            # One period: from the rating before it, at the period before (a lone dot
+            # showed no movement; docs/cli.md "arpad plot", tests/test_round8_summary_plot.py).
+            line_x = [_x_before(f["period"][0]), *x]
+            line_r = np.concatenate([[float(f["rating_before"][0])], r])
+        drawn.extend(line_x)
+        (line,) = ax.plot(line_x, line_r, marker="o", markersize=3, label=label)
         rough = [i for i, p in enumerate(f["period"].to_list()) if pid in coarse.get(p, ())]
         if rough:
             ax.plot(
@@ -235,6 +268,8 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
     ax.legend(handles, texts, fontsize=8, loc="best")
     dated = any(isinstance(_x(p), dt.date) for p in frame["period"].to_list())
     ax.set_xlabel("date" if dated else "period")
+    if drawn and len(set(drawn)) == 1:
+        ax.set_xlim(*_span(drawn))
     if dated:
         fig.autofmt_xdate()
     else:  # period numbers are whole: no tick at 133.25 between two periods

@@ -33,6 +33,7 @@ def test_a_tracked_ingest_names_files_as_typed(tmp_path, prefect_harness):
     assert tracked.stdout.splitlines() == [
         "k.csv: 1593 rows read, 1593 games stored, 0 quarantined",
         "bad.csv: 2 rows read, 1 games stored, 1 quarantined",
+        "2 files: 1595 rows read, 1594 games stored, 1 quarantined",  # (docs/cli.md)
     ]
     assert "  bad.csv:2: score_out_of_range: score 7 is not 1, 0.5 or 0" in tracked.stderr
     same = quiet.stderr.replace(str(tmp_path / "a"), str(tmp_path / "b"))  # (the pointer)

@@ -195,14 +195,22 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_sql)
 
 
+# From this many files on, a note said identically for several files is said once, with
+# the number of files (200 files repeated "decoded as Latin-1" 200 times; docs/cli.md).
+FOLD_NOTES_FROM = 4
+
+
 def print_ingest_report(report) -> int:
     """One line per file, the first problems with file:line, a pointer to the quarantine.
+    With several files, a total line after the files' lines; with ``FOLD_NOTES_FROM``
+    files or more, a note given identically for several files once, with their number.
     Every line is ``printable``: a file's name, a note or a quarantined row's detail may
     hold control characters that would clear or recolour the terminal (docs/cli.md)."""
 
     def say(text: str, err: bool = False) -> None:
         print(printable(text), file=sys.stderr if err else sys.stdout)
 
+    shared = shared_notes(report.files) if len(report.files) >= FOLD_NOTES_FROM else {}
     for f in report.files:
         if f.skipped:
             say(f"{f.path}: skipped, {f.skipped}")
@@ -218,12 +226,19 @@ def print_ingest_report(report) -> int:
             f"{f.quarantined} quarantined{extra}"
         )
         for note in f.notes:
-            say(f"  note: {note}")
+            if note not in shared:
+                say(f"  note: {note}")
         if f.quarantined or f.players_quarantined:
             reasons = ", ".join(f"{k} {v}" for k, v in f.reasons.items())
             say(f"  quarantined by reason: {reasons}", err=True)
             for example in f.examples:
                 say(f"  {example}", err=True)
+    for paths, notes in shared_by_files(shared).items():
+        say(f"notes for {files_noted(paths, len(report.files))}:")
+        for note in notes:
+            say(f"  note: {note}")
+    if len(report.files) > 1:
+        say(ingest_total(report))
     if report.quarantined:
         say(
             f"{report.quarantined} rows quarantined: see the 'quarantine' view "
@@ -232,6 +247,53 @@ def print_ingest_report(report) -> int:
         )
         return 2
     return 0
+
+
+def shared_notes(files) -> dict[str, list[str]]:
+    """The notes given identically for two files or more, each with those files' names
+    (in the order the files and notes came)."""
+    where: dict[str, list[str]] = {}
+    for f in files:
+        for note in dict.fromkeys(f.notes):
+            where.setdefault(note, []).append(f.path)
+    return {note: paths for note, paths in where.items() if len(paths) > 1}
+
+
+def shared_by_files(shared: dict[str, list[str]]) -> dict[tuple[str, ...], list[str]]:
+    """``shared_notes`` grouped by the files they are given for: one heading per group."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for note, paths in shared.items():
+        groups.setdefault(tuple(paths), []).append(note)
+    return groups
+
+
+def files_noted(paths: tuple[str, ...], total: int) -> str:
+    """``all 200 files``, or ``150 of 200 files (a.csv, b.csv, c.csv, …)``."""
+    if len(paths) == total:
+        return f"all {total} files"
+    names = ", ".join(paths[:3]) + (", …" if len(paths) > 3 else "")
+    return f"{len(paths)} of {total} files ({names})"
+
+
+def ingest_total(report) -> str:
+    """The sum of the files' lines of an ingest of several files, worded as they are:
+    ``200 files: 1000 rows read, 1000 games stored, 0 quarantined`` (players files'
+    rows ``N players stored``; files skipped as already ingested counted, and alone
+    when every file was)."""
+    ingested = [f for f in report.files if not f.skipped]
+    if not ingested:  # (a re-run: nothing read, nothing to count)
+        return f"{len(report.files)} files: {len(report.files)} skipped"
+    games = [f for f in ingested if f.kind != "players"]
+    players = [f for f in ingested if f.kind == "players"]
+    parts = [f"{sum(f.rows for f in ingested)} rows read"]
+    if games:
+        parts.append(f"{sum(f.accepted for f in games)} games stored")
+    if players:
+        parts.append(f"{sum(f.accepted for f in players)} players stored")
+    parts.append(f"{sum(f.quarantined for f in ingested)} quarantined")
+    if skipped := len(report.files) - len(ingested):
+        parts.append(f"{skipped} skipped")
+    return f"{len(report.files)} files: {', '.join(parts)}"
 
 
 def cmd_ingest(args) -> int:
