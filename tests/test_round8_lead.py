@@ -69,3 +69,33 @@ def test_schemas_doc_lists_every_quarantine_reason():
     doc = (Path(__file__).parents[1] / "docs" / "schemas.md").read_text()
     section = doc.split("## quarantine", 1)[1].split("\n## ", 1)[0]
     assert [r.value for r in Reason if f"`{r.value}`" not in section] == []
+
+
+def test_a_list_of_the_month_in_progress_says_it_is_provisional(tmp_path, capsys, monkeypatch):
+    # Officer round 8: on 2026-12-04 `arpad list` wrote the 202612 list (four days of
+    # December) with exit 0 and nothing said; publish refuses that month without --force.
+    import datetime as dt
+
+    from arpad.pipeline import publish
+
+    monkeypatch.setattr(publish, "today", lambda: dt.date(2026, 12, 4))
+    games = tmp_path / "g.csv"
+    games.write_text("date,white_id,black_id,result\n2026-11-05,A,B,1-0\n2026-12-02,A,B,1/2\n")
+    root = str(tmp_path / "s")
+    assert cli.main(["ingest", str(games), "--store", root, "--no-flow"]) == 0
+    assert cli.main(["rate", "--system", "elo", "--store", root, "--no-flow"]) == 0
+    capsys.readouterr()
+    note = (
+        "arpad: note: period 202612 is a month in progress (today is 2026-12-04, UTC): this "
+        "list is provisional, not the month's final list; --period 202611 for the last "
+        "finished month\n"
+    )
+    assert cli.main(["list", "--system", "elo", "--store", root, "--format", "csv"]) == 0
+    assert capsys.readouterr().err == note
+    for pool in ("standard", "all"):
+        assert cli.main(["list", "--system", "elo", "--pool", pool, "--store", root]) == 0
+        assert note in capsys.readouterr().err
+    # The last finished month: nothing to say.
+    args = ["list", "--system", "elo", "--period", "202611", "--store", root, "--format", "csv"]
+    assert cli.main(args) == 0
+    assert capsys.readouterr().err == ""

@@ -84,7 +84,7 @@ def test_request_values_are_checked_before_any_work(tmp_path, capsys):
         (["--shards", "0"], "--shards must be at least 1"),
         (["--shards", "-3"], "--shards must be at least 1"),
         (["--wait", "-5"], "--wait takes a number of seconds >= 0"),
-        (["--pool", "bullet"], "no games stored in pool 'bullet'"),
+        (["--pool", "rapid"], "no games stored in pool 'rapid'"),
         (["--from", "202511"], "no standard games with --from 202511"),
         (["--from", "203001"], "is out of range"),
         (["--workers", "0"], "--workers must be at least 1"),

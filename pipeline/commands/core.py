@@ -503,6 +503,7 @@ def cmd_list(args) -> int:
             for pool in rated_pools(store, args.system):
                 if note := revised_note(store, args.system, pool, period):
                     print(printable(f"arpad: note: {note}"), file=sys.stderr)
+        _provisional_note(store, args.system, "all", period)
         if args.fmt == "table" and not args.output:  # the same header as one pool's
             print(f"{args.system} / all pools / {_shown(args, period)}: {frame.height} players")
         elif args.date is not None or args.in_force is not None:  # no header line: stderr
@@ -536,6 +537,8 @@ def cmd_list(args) -> int:
             print(printable(f"arpad: note: {note}"), file=sys.stderr)
     elif stale := out_of_date(store, args.system, args.pool, period):  # docs/lists.md
         print(printable(f"arpad: note: {stale}"), file=sys.stderr)
+    if args.in_force is None:
+        _provisional_note(store, args.system, args.pool, period)
     if args.fmt == "table" and not args.output:
         print(f"{args.system} / {args.pool} / {_shown(args, period)}: {frame.height} players")
         from arpad.pipeline.precision import period_precision, precision_note
@@ -546,6 +549,29 @@ def cmd_list(args) -> int:
         print(f"{args.system} / {args.pool} / {_shown(args, period)}", file=sys.stderr)
     write_list(frame, period, args.fmt, args.output, max_rows=args.top or 50)
     return 0
+
+
+def _provisional_note(store, system: str, pool: str, period: int) -> None:
+    """The list of a month not over (the current month, or one whose games are dated
+    later) is provisional: one line on standard error, naming the last finished month
+    the list has, as the monthly job's "Provisional" and ``publish``'s refusal say
+    (docs/lists.md "Only finished months are frozen"; officer round 8: `arpad list` on
+    the 4th wrote the month in progress with nothing said)."""
+    from arpad.pipeline import publish
+
+    state = publish.month_state(period)
+    if state is None:
+        return
+    pools = [pool] if pool != "all" else store.pools()
+    rated = sorted({p for one in pools for p in store.rating_periods(system, one)})
+    finished = [p for p in rated if not publish.in_progress(p)]
+    hint = f"; --period {finished[-1]} for the last finished month" if finished else ""
+    day = publish.today().isoformat()
+    print(
+        f"arpad: note: period {period} is a month {state} (today is {day}, UTC): this list "
+        f"is provisional, not the month's final list{hint}",
+        file=sys.stderr,
+    )
 
 
 def _shown(args, period: int) -> str:
