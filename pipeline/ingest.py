@@ -43,7 +43,7 @@ from arpad.pipeline import (
 )
 from arpad.pipeline.digest import content_digest, digest_v1
 from arpad.pipeline.errors import InputError
-from arpad.pipeline.namesakes import namesake_notes
+from arpad.pipeline.namesakes import leading_zero_notes, namesake_notes
 from arpad.pipeline.readers import RawTable, check_input_file, read_any
 from arpad.pipeline.reasons import Reason
 from arpad.pipeline.stated_ratings import old_games_notes, stated_rating_notes
@@ -397,6 +397,7 @@ def ingest_file(
     elif head is not None:
         streamed = stream_ingest.store_games(store, staged, head, source, batch)
         report.notes.extend(n for n in streamed.notes if n not in report.notes)
+        report.not_stored.update(streamed.not_stored)  # byes, … of every slice
         if streamed.blank:
             report.notes.append(f"{streamed.blank} blank row(s) skipped")
         report.notes.extend(_conflict_note(streamed.quarantine, batch, manifest))
@@ -424,6 +425,8 @@ def ingest_file(
             stale = trail.stale_text(touched)
     else:
         validated = validate_games(raw, source, batch)
+        if stored_source and old_batches:  # a new version of which no row could be read
+            _refuse_unreadable_version(path, source, previous, validated, staged)
         touched: list[tuple[str, int]] = []
         if replace:
             removed, parts = _replace_store_games(staged, validated.accepted, batch, old_batches)
@@ -824,6 +827,34 @@ def _conflict_note(quarantine: pa.Table, batch: str, manifest: pa.Table) -> list
     ]
 
 
+def _refuse_unreadable_version(
+    path: Path, label: str, previous: pa.Table, validated, staged: journal.StagedStore
+) -> None:
+    """A new version of a stored source whose every row was quarantined (a file re-saved
+    by a spreadsheet with every date as 06/05/2025) does not replace the stored games:
+    ``InputError`` (exit 2), nothing written (docs/ingest.md "A new version that holds
+    much less"; hostile round 8). A header-only version (nothing quarantined) still
+    replaces the source."""
+    stored = sum(previous.column("accepted").to_pylist())
+    bad = validated.quarantine
+    if validated.accepted.num_rows or not bad.num_rows or not stored:
+        return
+    reasons = Counter(bad.column("reason").to_pylist())
+    counts = ", ".join(f"{r} {n}" for r, n in sorted(reasons.items()))
+    first = bad.sort_by("line").slice(0, 1).to_pylist()[0]
+    of = "" if label in (str(path), path.name) else f" of {label}"
+    # nothing staged is left for `arpad check` to call interrupted (the monthly job
+    # rejects the file and goes on)
+    staged.remove_tree(staged.stage)
+    raise InputError(
+        path,
+        None,
+        f"no row of this new version{of} could be read ({bad.num_rows} quarantined: "
+        f"{counts}; line {first['line']}: {first['reason']}: {first['detail']}); the "
+        f"stored version ({stored} games) is kept",
+    )
+
+
 def _shrunk_note(previous: pa.Table, label: str, now: int) -> list[str]:
     """A new version of a source that holds less than half of its stored games: it
     replaces the whole source (the officer's attack of 2026-12-03: a one-row
@@ -1179,6 +1210,7 @@ def _add_game_players(
     if len(missing) == 0:
         return 0, quarantine
     report.notes.extend(_ids_that_are_names(existing, missing))
+    report.notes.extend(leading_zero_notes(existing.column("player_id"), missing))
     added = pa.table({"player_id": missing, "source": pa.nulls(len(missing), pa.string())})
     added = schemas.conform(added, schemas.PLAYERS)
     combined = pa.concat_tables([existing, added]).sort_by("player_id")

@@ -495,6 +495,31 @@ def interrupted_rates(store) -> list[str]:
     return out
 
 
+def gameless_ratings(store) -> list[str]:
+    """The third note of ``arpad check`` (exit 0 still): ratings of a pool that holds no
+    game now (all its games moved to another pool with ``--pool``, or its source corrected
+    to no game). ``arpad list`` shows them as out of date; ``arpad rate`` of that pool
+    removes them (``jobs.drop_gameless_ratings``; docs/store.md "A pool left with no
+    games")."""
+    with_games = set(store.pools())
+    out = []
+    for system, pool in store.rated():
+        if pool in with_games:
+            continue
+        try:
+            periods = store.rating_periods(system, pool)
+        except (InputError, OSError, ValueError):
+            continue  # a damaged ratings folder: ``problems`` names it
+        if periods:
+            out.append(
+                f"ratings/system={system}/pool={pool}: {len(periods)} period(s) of ratings "
+                f"of pool {pool}, which holds no games now (moved to another pool or "
+                f"corrected away); arpad rate --system {system} --pool {pool} removes them "
+                "(published lists stay)"
+            )
+    return out
+
+
 def writer_busy(root: Path) -> str | None:
     """Who holds the store's writer lock (``STORE/.lock``) now, or None: probed without
     taking it for longer than the probe, and without writing (a read-only store too)."""

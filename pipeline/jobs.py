@@ -325,9 +325,59 @@ def check_pool(store: Store, pool: str, start: int | None = None, end: int | Non
         window = " and ".join(
             f"{flag} {value}" for flag, value in (("--from", start), ("--to", end)) if value
         )
-        raise ValueError(
-            f"no {pool} games with {window} (stored periods: {periods[0]}..{periods[-1]})"
+        stored = f"stored periods: {periods[0]}..{periods[-1]}" if periods else "none stored"
+        raise ValueError(f"no {pool} games with {window} ({stored})")
+
+
+def _gameless(
+    store: Store, systems: list[str] | None = None, pools: list[str] | None = None
+) -> list[tuple[str, str]]:
+    """The rated (system, pool) pairs of ``systems``/``pools`` (default all) whose pool
+    holds no game now: what ``drop_gameless_ratings`` removes. Read without a step, so
+    that the runs of a store with none (nearly every run) log no extra step."""
+    with_games = set(store.pools())
+    return [
+        (system, pool)
+        for system, pool in store.rated()
+        if pool not in with_games
+        and (not systems or system in systems)
+        and (not pools or pool in pools)
+    ]
+
+
+def _drop_gameless(runner, store: Store, systems, pools) -> list:
+    """``drop_gameless_ratings`` as a step, when there is anything to drop."""
+    if not _gameless(store, systems, pools):
+        return []
+    return runner.step(drop_gameless_ratings, store, systems, pools, name="drop-gameless", io=True)
+
+
+def drop_gameless_ratings(
+    store: Store, systems: list[str] | None = None, pools: list[str] | None = None
+) -> list:
+    """Step: remove the ratings and checkpoints of each rated system/pool (of ``systems``
+    and ``pools``, default all) whose pool holds no game now: all its games went to
+    another pool (``arpad ingest FILE --pool standard``) or its source was corrected to
+    no game. They rated games that are gone, as the engine removes the ratings of a
+    period left with no game. Frozen lists (``STORE/published``) and exports are
+    history and stay. One summary per system/pool removed, its ``skipped`` saying so
+    (docs/store.md "A pool left with no games")."""
+    from arpad.pipeline.engine import RateSummary
+
+    out = []
+    for system, pool in _gameless(store, systems, pools):
+        periods = store.rating_periods(system, pool)
+        # The whole system/pool folders (no empty one left for an ingest to mark stale),
+        # the per-game reports inside the ratings' too.
+        for period_folder in (store.rating_partition, store.state_partition):
+            store.remove_tree(period_folder(system, pool, 1).parent)
+        span = str(periods[0]) if len(periods) == 1 else f"{periods[0]}..{periods[-1]}"
+        reason = (
+            f"pool {pool} holds no games now; its ratings of {len(periods)} period(s) "
+            f"({span}) were removed (published lists stay)"
         )
+        out.append(RateSummary(system, pool, skipped=reason))
+    return out
 
 
 def has_published_ratings(store: Store) -> bool:
@@ -487,6 +537,11 @@ def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = N
     """Rate one pool with one system; returns the engine's RateSummary."""
     store = _existing_store(req.store)
     with store.writer_lock(f"arpad rate {req.label}", wait=req.wait):
+        dropped = _drop_gameless(runner, store, [req.system], [req.pool])
+        if dropped:  # nothing left to rate: exit 0, the line saying what was removed
+            runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
+            runner.info(summary_line(dropped[0]))
+            return dropped[0]
         start = runner.step(plan_rate, req, name=f"plan-{req.system}-{req.pool}")
         note = stale_start_note(req)
         name = f"rate-{req.system}-{req.pool}"
@@ -580,9 +635,17 @@ def reconstruct(
 
     store = _existing_store(req.store)
     with store.writer_lock("arpad reconstruct", wait=req.wait):
+        dropped = _drop_gameless(runner, store, req.systems, req.pools)
+        gone = {s.pool for s in dropped}
+        pools = [p for p in req.pools or store.pools() if p not in gone]
+        if dropped and not pools:  # no pool with games left: said, nothing to rate
+            runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
+            for s in dropped:
+                runner.info(summary_line(s))
+            return dropped
         # No pool named and none stored: refused as `rate` refuses it (it exited 0 with
         # nothing done).
-        pools = req.pools or store.pools() or ["standard"]
+        pools = pools or ["standard"]
         for pool in pools:
             check_pool(store, pool)
         systems = list(req.systems or system_names())
@@ -606,7 +669,7 @@ def reconstruct(
             for system in systems
             if system not in cannot
         ]
-        summaries = rate_all(runner, reqs, [None] * len(reqs), progress) + skipped
+        summaries = dropped + rate_all(runner, reqs, [None] * len(reqs), progress) + skipped
         runner.release()  # no more units: a local cluster may close meanwhile
         for r in reqs:
             runner.step(record_rate, r, None, name=f"record-{r.system}-{r.pool}", io=True)
@@ -701,6 +764,10 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
             )
             summary.files.append(result)
 
+        # The ratings of a pool left with no games (a source moved with --pool, or
+        # corrected to nothing) are removed, not planned: they blocked publishing for good.
+        for s in _drop_gameless(runner, store, req.systems, req.pools):
+            runner.info(summary_line(s))
         jobs = runner.step(monthly.plan, store, req.systems, req.pools, name="plan")
         # Each with the rules its last `arpad rate` recorded (monthly.kept_rules)
         reqs = [

@@ -93,11 +93,62 @@ def namesakes(before: pa.Table, after: pa.Table) -> list[tuple[str, str, str, st
     return found
 
 
-def namesake_notes(before: pa.Table, after: pa.Table) -> list[str]:
-    """The ingest summary's note (one line, empty list when nothing matched)."""
-    found = namesakes(before, after)
+def leading_zero_notes(stored: pa.Array | pa.ChunkedArray, new: pa.Array) -> list[str]:
+    """The ingest note for ``new`` player ids (not in the store) that equal a ``stored``
+    id but for leading zeros: a spreadsheet drops them (``04100018`` saved as
+    ``4100018``), or keeps them where the register lost them. Both sides all digits.
+    Noted, never merged: ``arpad players merge`` joins them (docs/identity.md
+    "Ids that differ only by leading zeros"; hostile round 8)."""
+
+    def numeric(ids):
+        """(ids of digits only, the same without leading zeros), vectorised: ``stored``
+        may hold a federation's million ids."""
+        ids = ids.cast(pa.string())
+        ids = ids.filter(pc.fill_null(pc.match_substring_regex(ids, r"^[0-9]+$"), False))
+        return ids, pc.utf8_ltrim(ids, characters="0")
+
+    fresh, fresh_values = numeric(new)
+    if not len(fresh):
+        return []
+    ids, values = numeric(stored)
+    hit = pc.is_in(values, value_set=pc.unique(fresh_values))
+    by_value: dict[str, list[str]] = {}
+    for pid, value in zip(ids.filter(hit).to_pylist(), values.filter(hit).to_pylist()):
+        by_value.setdefault(value, []).append(pid)
+    found = [
+        (pid, other)
+        for pid, value in sorted(zip(fresh.to_pylist(), fresh_values.to_pylist()))
+        for other in sorted(by_value.get(value, []))
+        if other != pid
+    ]
     if not found:
         return []
+    shown = "; ".join(f"{pid} and stored {other}" for pid, other in found[:MAX_EXAMPLES])
+    more = f" and {len(found) - MAX_EXAMPLES} more" if len(found) > MAX_EXAMPLES else ""
+    # the id with the zeros is the one a spreadsheet did not touch: kept by the merge
+    keep, drop = sorted(found[0], key=len, reverse=True)
+    return [
+        f"{len(found)} player id(s) new to the store equal a stored id but for leading "
+        f"zeros ({shown}{more}): a spreadsheet drops leading zeros, and one player under "
+        "two ids is rated as two; if so, keep the id column as text, correct the file and "
+        f"ingest it again, or arpad players merge {keep} {drop}"
+    ]
+
+
+def namesake_notes(before: pa.Table, after: pa.Table) -> list[str]:
+    """The ingest summary's notes (empty list when nothing matched): new ids with a
+    stored player's name, and new ids of described players (a players file, TRF 001
+    lines: ``source`` set) equal to a stored id but for leading zeros (the ids games
+    alone bring in are noted where they are added, ``ingest._add_game_players``)."""
+    zeros = []
+    if before.num_rows and after.num_rows != before.num_rows:
+        ids = after.column("player_id")
+        added = after.filter(pc.invert(pc.is_in(ids, value_set=before.column("player_id"))))
+        described = added.filter(pc.is_valid(added.column("source")))
+        zeros = leading_zero_notes(before.column("player_id"), described.column("player_id"))
+    found = namesakes(before, after)
+    if not found:
+        return zeros
     shown = "; ".join(
         f"{pid} {name!r} and stored {other} {other_name!r}"
         + (f", both born {born}" if born is not None else "")
@@ -105,8 +156,9 @@ def namesake_notes(before: pa.Table, after: pa.Table) -> list[str]:
     )
     more = f" and {len(found) - MAX_EXAMPLES} more" if len(found) > MAX_EXAMPLES else ""
     pid, _, other, _, _ = found[0]
-    return [
+    note = (
         f"{len(found)} player id(s) new to the store with the name of a stored player "
         f"({shown}{more}): a mistyped player id rates one person under two ids; if so, "
         f"correct the file and ingest it again, or arpad players merge {other} {pid}"
-    ]
+    )
+    return [note, *zeros]

@@ -79,6 +79,9 @@ class RawTable:
     # absences), and the file's own accounting identity (TRF: player-round blocks).
     not_stored: dict[str, int] = field(default_factory=dict)
     accounting: dict[str, int] = field(default_factory=dict)
+    # The first lines of the rows counted in ``not_stored`` by a CSV/Parquet reader
+    # (byes, double forfeits: ``without_non_games``), for the summary's note.
+    not_stored_lines: dict[str, list[int]] = field(default_factory=dict)
     # Rows of a Parquet/Arrow table with every field empty, skipped (a CSV's ",,,," lines).
     blank: int = 0
     # Id values that held invisible characters, by column (the note's counts; a
@@ -405,20 +408,24 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     names = (
         [chosen.rename.get(h, h) for h in header] if chosen else [column_name(h) for h in header]
     )
-    names = names if chosen else tag_aliases(names, notes)
+    names = (
+        names if chosen else player_aliases(path, header, tag_aliases(names, notes), kind, notes)
+    )
     # Columns without a name (a spreadsheet's trailing ",,") are unknown columns like any
     # other, each under its own name, not duplicates of one another (docs/ingest.md).
     names = [n if n else f"unnamed column {i}" for i, n in enumerate(names, 1)]
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
     if kind and row_kind != kind:
         raise InputError(path, 1, f"expected a {kind} file, the header looks like {row_kind}")
-    _check_columns(path, names, row_kind)
+    _check_columns(path, names, row_kind, header)
     if len(set(names)) != len(names):
         counts = Counter(names)  # the repeated names only, at most ten: one short line
         same = list(dict.fromkeys(h for h, n in zip(header, names) if counts[n] > 1))
         more = f" and {len(same) - 10} more" if len(same) > 10 else ""
         shown = ", ".join(repr(capped(n, 40)) for n in same[:10])
         raise InputError(path, 1, f"duplicate column names in header: {shown}{more}")
+    if not chosen:  # a mapping notes the columns it leaves (``_choose_mapping``)
+        unread_note(header, names, row_kind, notes)
 
     columns: list[list[str | None]] = [[] for _ in names]
     line_numbers: list[int] = []
@@ -494,7 +501,18 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     )
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
-    return RawTable(path, "csv", row_kind, frame, chosen.name if chosen else None, problems, notes)
+    frame, not_stored, lines = without_non_games(frame, row_kind, notes)
+    return RawTable(
+        path,
+        "csv",
+        row_kind,
+        frame,
+        chosen.name if chosen else None,
+        problems,
+        notes,
+        not_stored=not_stored,
+        not_stored_lines=lines,
+    )
 
 
 def _open_parquet(path: Path, pre_buffer: bool = True) -> pq.ParquetFile:
@@ -605,6 +623,9 @@ def raw_from_arrow(
         table = table.select([i for i, h in enumerate(header) if h in chosen.header])
         header = list(table.column_names)
     names = [chosen.rename.get(h, h) for h in header] if chosen else tag_aliases(lowered, notes)
+    if not chosen:
+        names = player_aliases(path, header, names, kind, notes)
+    given = (list(header), list(names))  # every column, for the messages and notes
     if not chosen:  # unknown columns arpad cannot read are left out, as a CSV's are ignored
         kept = [i for i, n in enumerate(names) if n in KNOWN_COLUMNS or _kept(table.column(i))]
         if len(kept) < len(names):
@@ -613,7 +634,9 @@ def raw_from_arrow(
     for name, column in zip(header, table.columns):
         _check_parquet_column(path, name, column, first_row)
     row_kind = chosen.kind if chosen else _detect_kind(path, names, kind)
-    _check_columns(path, names, row_kind)
+    _check_columns(path, names, row_kind, given[0])
+    if not chosen:
+        unread_note(*given, row_kind, notes)
     table = table.rename_columns(names)
     try:
         table = pa.table([_as_text(col) for col in table.columns], names=table.column_names)
@@ -641,8 +664,17 @@ def raw_from_arrow(
         notes.append(f"{blank} blank row(s) skipped")
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
+    frame, not_stored, lines = without_non_games(frame, row_kind, notes)
     return RawTable(
-        path, fmt, row_kind, frame, chosen.name if chosen else None, notes=notes, blank=blank
+        path,
+        fmt,
+        row_kind,
+        frame,
+        chosen.name if chosen else None,
+        notes=notes,
+        not_stored=not_stored,
+        blank=blank,
+        not_stored_lines=lines,
     )
 
 
@@ -1054,6 +1086,189 @@ def tag_aliases(names: list[str], notes: list[str]) -> list[str]:
     return out
 
 
+# A players file's headings read as canonical columns (docs/ingest.md "Column names",
+# decided in round 8): FIDE's list headings, as ``arpad list --format fide-txt`` writes
+# them (pipeline/lists.py ``FIDE_TXT_LAYOUT``; SRtng, RRtng, BRtng of the combined
+# file), and common spellings, each after ``column_name`` (``ID Number`` is
+# ``id_number``, ``B-day`` ``b_day``). FIDE's ``Gms`` is not here: it counts one
+# period's games, not the rated games so far (``rated_games``, which sets K); nor are
+# ``K`` and ``Flag``, which a list derives. They are named in the note of columns not read.
+PLAYER_HEADINGS = {
+    "player_id": ("ID Number", "ID", "FIDE ID", "FIDEID"),
+    "federation": ("Fed",),
+    "title": ("Tit",),
+    "w_title": ("WTit",),
+    "o_title": ("OTit",),
+    "foa_title": ("FOA",),
+    "rating": ("Elo", "Rtg", "FIDE rating", "SRtng", "RRtng", "BRtng"),
+    "birth_year": ("B-day", "Born", "Birthyear", "Year of birth", "YOB"),
+    "birth_date": ("Date of birth", "Birthdate", "DOB"),
+    "sex": ("Gender",),
+}
+PLAYER_ALIASES = {
+    column_name(heading): target
+    for target, headings in PLAYER_HEADINGS.items()
+    for heading in headings
+}
+# FIDE heads a list's rating column with the month the list takes effect (``DEC25``).
+_LIST_MONTH = re.compile(r"^(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\d{2}$")
+
+
+def player_aliases(
+    path: Path, header: list[str], names: list[str], kind: str | None, notes: list[str]
+) -> list[str]:
+    """``names`` (``column_name``'d) of a file that is not a games file with
+    ``PLAYER_ALIASES`` and FIDE's month headings read as canonical columns; the renamings
+    are noted in one note. A canonical column present beside an alias of it is kept, the
+    alias left unread (as ``tag_aliases`` does); two aliases of one column without it
+    (``Elo`` and ``DEC25``, ``ID`` and ``FIDE ID``) are refused, naming both."""
+    present = set(names)
+    if kind == "games" or present & {"white_id", "black_id"}:
+        return names
+    targets = ["rating" if _LIST_MONTH.match(n) else PLAYER_ALIASES.get(n) for n in names]
+    read: dict[str, int] = {}
+    for i, target in enumerate(targets):
+        if target is None or target in present:
+            continue
+        if target in read:
+            first = header[read[target]]
+            why = (
+                " (a players file gives one rating per row; for the pools, one row per "
+                "pool with a pool column)"
+                if target == "rating"
+                else ""
+            )
+            raise InputError(
+                path,
+                1,
+                f"columns {capped(first, 40)!r} and {capped(header[i], 40)!r} would both be "
+                f"read as {target}{why}: keep one, or head it {target}",
+            )
+        read[target] = i
+    if not read:
+        return names
+    said = ", ".join(f"{capped(header[i], 40)} as {t}" for t, i in read.items())
+    notes.append(f"column(s) read as arpad's: {said}")
+    at = {i: t for t, i in read.items()}
+    return [at.get(i, n) for i, n in enumerate(names)]
+
+
+# The columns validation reads, by kind of file (others are named in a note).
+READ_COLUMNS = {
+    "games": {*GAME_COLUMNS, "date_precision"},
+    "players": {*PLAYER_COLUMNS, "date", "pool"},
+}
+# Headings of games counts that are not ``rated_games`` (``PLAYER_ALIASES``).
+_PERIOD_GAMES = {"gms", "games", "sgm", "rgm", "bgm"}
+
+
+def unread_note(header: list[str], names: list[str], kind: str, notes: list[str]) -> None:
+    """A note naming the columns of the file that are not read (``READ_COLUMNS``), as
+    headed in the file: a column was left out unsaid (the new user's report, round 8)."""
+    unread = [h for h, n in zip(header, names) if n not in READ_COLUMNS[kind]]
+    if not unread:
+        return
+    named = [capped(h.strip().lstrip("\ufeff").strip(), 40) for h in unread]
+    shown = [h for h in named if h][:10]
+    more = len([h for h in named if h]) - len(shown)
+    nameless = len(named) - len([h for h in named if h])
+    text = ", ".join(shown)
+    if more:
+        text += f" and {more} more"
+    if nameless:
+        text += f"{', ' if text else ''}{nameless} without a name"
+    hint = ""
+    if kind == "players" and {n for n in names if n in _PERIOD_GAMES}:
+        hint = (
+            " (FIDE's Gms counts one period's games; the rated games so far, which set "
+            "K, go in rated_games)"
+        )
+    notes.append(f"columns not read: {text}{hint}")
+
+
+# An opponent id that says "no opponent" (docs/ingest.md "Byes and double forfeits"),
+# any case, surrounding spaces ignored: a pairing program's or spreadsheet's bye.
+BYE_IDS = ("bye", "(bye)", "[bye]", "-bye-", "spielfrei", "freilos", "-")
+_BYE_HINTS = ["bye", "spielfrei", "freilos", "-"]  # each marker holds one (a cheap look first)
+_BYE_BYTES = 24  # no marker, with the spaces around it, is longer (a UUID id is 36)
+# A double forfeit (no game: neither player came), any case, spaces anywhere: ``- - -``,
+# ``-:-``, ``-/-``, ``--``, ``0-0 F``, ``0:0 (F)``. ``0-0`` without the F stays
+# unknown_result (docs/ingest.md "Result codes").
+DOUBLE_FORFEIT = (
+    r"(?i)^\s*(-\s*[-–—:/]?\s*-|0\s*[-–—:]\s*0\s*(f|ff|forfeit|\(f\)|\(ff\)|\(forfeit\)))\s*$"
+)
+NOT_STORED_SHOWN = 5  # lines named in the note
+
+
+def without_non_games(
+    frame: pl.DataFrame, kind: str, notes: list[str]
+) -> tuple[pl.DataFrame, dict[str, int], dict[str, list[int]]]:
+    """A games table's rows that are no game left out, counted, their first lines kept,
+    and noted (``not_stored_notes``), as the TRF reader counts byes and double forfeits:
+    a bye (an id in ``BYE_IDS`` against a player) and a double forfeit (a result
+    matching ``DOUBLE_FORFEIT``). A row with an empty id is left to validation
+    (``empty_player_id``). Before round 8 a ``BYE`` was stored as a player with rated
+    games (the new user's report). One cheap look at the ids (a literal search) and
+    one anchored pattern on the results when there is nothing to leave out."""
+    if kind != "games" or not frame.height or not {"white_id", "black_id"} <= set(frame.columns):
+        return frame, {}, {}
+
+    def hint(name: str) -> pl.Expr:
+        value = pl.col(name).cast(pl.String)
+        short = value.str.len_bytes() <= _BYE_BYTES
+        return short & value.str.contains_any(_BYE_HINTS, ascii_case_insensitive=True)
+
+    some = (hint("white_id") | hint("black_id")).fill_null(False)
+    result = (
+        pl.col("result").cast(pl.String) if "result" in frame.columns else pl.lit(None, pl.String)
+    )
+    double = result.str.contains(DOUBLE_FORFEIT).fill_null(False)
+    looks = frame.select(some.any().alias("bye"), double.any().alias("forfeit")).row(0)
+    if not any(looks):
+        return frame, {}, {}
+    ids = [pl.col(c).cast(pl.String).str.strip_chars() for c in ("white_id", "black_id")]
+    both = pl.all_horizontal([i.str.len_bytes() > 0 for i in ids]).fill_null(False)
+    if looks[0]:
+        bye = some & pl.any_horizontal([i.str.to_lowercase().is_in(BYE_IDS) for i in ids]) & both
+        bye = bye.fill_null(False)
+    else:
+        bye = pl.lit(False)
+    flags = frame.select(bye.alias("bye"), (double & both & ~bye).alias("forfeit"))
+    lines = frame.get_column("_line")
+    not_stored, shown = {}, {}
+    for key, flag in (("byes", "bye"), ("double_forfeits", "forfeit")):
+        mask = flags.get_column(flag)
+        if mask.any():
+            not_stored[key] = int(mask.sum())
+            shown[key] = lines.filter(mask).head(NOT_STORED_SHOWN).to_list()
+    if not not_stored:  # an id such as "GER-1" holds a hint and is no bye
+        return frame, {}, {}
+    notes.extend(not_stored_notes(not_stored, shown))
+    keep = ~(flags.get_column("bye") | flags.get_column("forfeit"))
+    return frame.filter(keep), not_stored, shown
+
+
+def not_stored_notes(counts: dict[str, int], lines: dict[str, list[int]]) -> list[str]:
+    """The summary's notes of the byes and double forfeits ``without_non_games`` left
+    out (a streamed file's slices added up, pipeline/stream_ingest.py)."""
+    out = []
+    for key, one, many, what in (
+        ("byes", "bye", "byes", f"an opponent written {', '.join(BYE_IDS)}, any case"),
+        ("double_forfeits", "double forfeit", "double forfeits", "result - - -, -:- or 0-0 F"),
+    ):
+        n = counts.get(key, 0)
+        if not n:
+            continue
+        shown = lines.get(key, [])[:NOT_STORED_SHOWN]
+        at = ", ".join(map(str, shown)) + (", …" if n > len(shown) else "")
+        word = "line" if n == 1 else "lines"
+        out.append(
+            f"{n} {one if n == 1 else many} ({what}; {word} {at}): not "
+            f"{'a game' if n == 1 else 'games'}, counted and not stored"
+        )
+    return out
+
+
 def _choose_mapping(
     path: Path, header: list[str], name: str | None, notes: list[str] | None = None
 ) -> Mapping | None:
@@ -1115,7 +1330,8 @@ def _detect_kind(path: Path, names: list[str], kind: str | None) -> str:
     )
 
 
-def _check_columns(path: Path, names: list[str], kind: str) -> None:
+def _check_columns(path: Path, names: list[str], kind: str, header: list[str]) -> None:
+    """Refuse a file without its kind's required columns, naming the columns found."""
     if kind == "games":
         missing = [c for c in ("white_id", "black_id") if c not in names]
         if not ({"result", "score"} & set(names)):
@@ -1125,7 +1341,17 @@ def _check_columns(path: Path, names: list[str], kind: str) -> None:
     else:
         missing = [] if "player_id" in names else ["player_id"]
     if missing:
-        raise InputError(path, 1, f"missing required column(s): {', '.join(missing)}")
+        found = ", ".join(capped(h, 40) or "(no name)" for h in header[:20])
+        if len(header) > 20:
+            found += f" and {len(header) - 20} more"
+        hint = (
+            " (the player's id is headed player_id, ID, ID Number or FIDE ID)"
+            if "player_id" in missing
+            else ""
+        )
+        raise InputError(
+            path, 1, f"missing required column(s): {', '.join(missing)}{hint}; found: {found}"
+        )
 
 
 READERS: dict[str, Callable[..., RawTable]] = {"csv": read_csv, "parquet": read_parquet}

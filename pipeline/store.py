@@ -981,7 +981,14 @@ class Store:
         return sorted(out)
 
     def pools(self) -> list[str]:
-        return sorted(p.name.split("=", 1)[1] for p in self._subdirs(self.games_dir))
+        """Pools holding at least one games file. A pool whose games all went elsewhere
+        (its source ingested again with ``--pool``, or corrected to no game) keeps an
+        empty folder: it is no pool (docs/store.md "A pool left with no games")."""
+        return sorted(
+            p.name.split("=", 1)[1]
+            for p in self._subdirs(self.games_dir)
+            if any(p.glob("period=*/part-*.parquet"))
+        )
 
     def write_games(self, games: pa.Table, batch: str) -> list[tuple[str, int]]:
         """Write a batch's games, one file per (pool, period). Returns the partitions written."""

@@ -634,15 +634,19 @@ class Streamed:
     player_ids: pa.Array  # distinct ids of the stored games
     blank: int = 0  # rows with every field empty, skipped (readers.RawTable.blank)
     notes: list[str] = field(default_factory=list)  # the file's notes, once for all slices
+    not_stored: dict[str, int] = field(default_factory=dict)  # byes, … (RawTable.not_stored)
 
 
 class _SliceNotes:
-    """The notes of a streamed file's slices as the whole file's: blank rows and ids
-    with invisible characters counted over every slice, other notes said once."""
+    """The notes of a streamed file's slices as the whole file's: blank rows, ids
+    with invisible characters, byes and double forfeits (readers.without_non_games)
+    counted over every slice, other notes said once."""
 
     def __init__(self) -> None:
         self.blank = 0
         self.invisible: dict[str, int] = {}
+        self.not_stored: dict[str, int] = {}
+        self.not_stored_lines: dict[str, list[int]] = {}
         self.other: list[str] = []
 
     def add(self, raw: readers.RawTable) -> None:
@@ -650,6 +654,13 @@ class _SliceNotes:
         for name, count in raw.invisible.items():
             self.invisible[name] = self.invisible.get(name, 0) + count
         said = {readers.invisible_note(raw.invisible)} if raw.invisible else set()
+        said.update(readers.not_stored_notes(raw.not_stored, raw.not_stored_lines))
+        for name, count in raw.not_stored.items():
+            self.not_stored[name] = self.not_stored.get(name, 0) + count
+        for name, lines in raw.not_stored_lines.items():
+            self.not_stored_lines[name] = [*self.not_stored_lines.get(name, []), *lines][
+                : readers.NOT_STORED_SHOWN
+            ]
         for note in raw.notes:
             if note not in said and not note.endswith("blank row(s) skipped"):
                 if note not in self.other:
@@ -657,7 +668,7 @@ class _SliceNotes:
 
     def notes(self) -> list[str]:
         found = [readers.invisible_note(self.invisible)] if self.invisible else []
-        return self.other + found
+        return self.other + readers.not_stored_notes(self.not_stored, self.not_stored_lines) + found
 
 
 def _slices(store: Store, head, source: str, batch: str, batch_rows: int, notes=None):
@@ -752,6 +763,7 @@ def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=
         ids,
         notes.blank,
         notes.notes(),
+        notes.not_stored,
     )
 
 

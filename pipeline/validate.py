@@ -158,14 +158,49 @@ _SIDE = r"(1|0|½|1/2|0[.,]5)"
 _PAIR = rf"^{_SIDE}\s*[-–—:]\s*{_SIDE}$"
 # A score written with decimals: "1.0", "0.50", "0,5", "1.00".
 _DECIMAL = r"^(1[.,]0+|0[.,]0+|0[.,]50*)$"
+# A forfeit written with spaces, as chess-results.com and Swiss-Manager print it:
+# "+ - -", "+ : -", "+ / -", "+ -" (White wins by forfeit) and "- - +", "- : +", … (Black
+# does); and a pair marked F for forfeit: "1-0 F", "1 - 0 F", "0:1 (F)", "1-0 ff",
+# "1-0 forfeit" (docs/ingest.md "Result codes"; round 8, the new user's report). A
+# double forfeit ("- - -", "0-0 F") is no game: the readers count it, not stored
+# (readers.DOUBLE_FORFEIT).
+_SEP = r"\s*[-–—:/]?\s*"
+_FORFEIT_WON = rf"^\+{_SEP}-$"
+_FORFEIT_LOST = rf"^-{_SEP}\+$"
+_FORFEIT_MARK = r"\s*(f|ff|forfeit|\(f\)|\(ff\)|\(forfeit\))"
+_PAIR_FORFEIT = rf"^([01])\s*[-–—:]\s*([01]){_FORFEIT_MARK}$"
 
 
-def _result_key(result: pl.Expr) -> pl.Expr:
+def _has_forfeit_marks(values: pl.Series) -> bool:
+    """Whether a result column holds a ``+`` or an ``f`` (one cheap literal look): only
+    then are the forfeit spellings looked for, a third of the key's cost."""
+    return bool(values.str.contains_any(["+", "f", "F"]).any())
+
+
+def _result_key(result: pl.Expr, forfeits: bool = True) -> pl.Expr:
     """A result code as ``RESULTS`` spells it: lower case, the two scores of a pair
     joined by "-" (``1:0``, ``1 - 0``, ``1–0`` are ``1-0``; ``0,5`` is ``0.5``), and a
     score with decimals (``1.0``, ``0.50``) as ``1``, ``0.5`` (docs/ingest.md "Result
-    codes"). Anything else is looked up as written (forfeit codes such as ``+:-``)."""
+    codes"); a forfeit with spaces or an F mark (``+ - -``, ``- : +``, ``1 - 0 F``) as
+    ``+-``, ``-+``, ``1-0f``. Anything else is looked up as written (``+:-``). The one
+    key for text and typed (Parquet) files: ``result`` is always read as text."""
     key = result.str.to_lowercase()
+    if not forfeits:  # no value has a "+" or an "f" (``_has_forfeit_marks``)
+        return _scores_key(key)
+    key = (
+        pl.when(key.str.contains(_FORFEIT_WON))
+        .then(pl.lit("+-"))
+        .when(key.str.contains(_FORFEIT_LOST))
+        .then(pl.lit("-+"))
+        .when(key.str.contains(_PAIR_FORFEIT))
+        .then(key.str.replace(_PAIR_FORFEIT, "${1}-${2}f"))
+        .otherwise(key)
+    )
+    return _scores_key(key)
+
+
+def _scores_key(key: pl.Expr) -> pl.Expr:
+    """``_result_key`` of a lower-cased result: pairs and decimal scores."""
     pair = key.str.contains(_PAIR)
     joined = key.str.replace(_PAIR, "$1-$2").str.replace_all("0,5", "0.5")
     decimal = key.str.contains(_DECIMAL)
@@ -339,7 +374,8 @@ def validate_games(
         literal: nothing parsed for nothing (a typed Parquet file has few columns)."""
         return pl.lit(None, dtype=dtype) if name in absent else expr
 
-    result_key = _result_key(pl.col("result"))
+    given = f.get_column("result") if "result" in text - absent else None
+    result_key = _result_key(pl.col("result"), given is None or _has_forfeit_marks(given))
     lf = lf.with_columns(
         or_absent(
             "result",
@@ -772,12 +808,24 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
         (pl.col("player_id").is_null(), Reason.EMPTY_PLAYER_ID, pl.lit("player_id is empty"))
     )
     for c, (lo, hi) in numeric.items():
+        detail = pl.format(f"{c} {{}} is not a number in {lo:g}..{hi:g}", pl.col(c))
+        if c == "birth_year":  # a "Born" column of dates (readers.PLAYER_HEADINGS)
+            detail = (
+                pl.when(_parse_date(pl.col(c)).is_not_null())
+                .then(
+                    pl.format(
+                        "birth_year {} is a date, not a year: head a column of dates birth_date",
+                        pl.col(c),
+                    )
+                )
+                .otherwise(detail)
+            )
         checks.append(
             (
                 pl.col(c).is_not_null()
                 & (pl.col(f"_{c}").is_null() | ~pl.col(f"_{c}").is_between(lo, hi)),
                 Reason.BAD_PLAYER_FIELD,
-                pl.format(f"{c} {{}} is not a number in {lo:g}..{hi:g}", pl.col(c)),
+                detail,
             )
         )
     for c in ("rated_games", "birth_year"):

@@ -27,6 +27,7 @@ def test_a_bad_file_as_a_flow_is_the_one_line_of_the_run_in_process(tmp_path, pr
     tracked = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     local = subprocess.run([*cmd, "--no-flow"], env=env, capture_output=True, text=True)
     line = f"arpad: error: {bad}:1: missing required column(s): result or score, date or period"
+    line += "; found: white_id, black_id"  # the columns found are named (round 8)
     assert (tracked.returncode, local.returncode) == (2, 2)
     assert local.stderr.splitlines() == [line]
     assert [x for x in tracked.stderr.splitlines() if "ERROR" in x or "Trace" in x] == []

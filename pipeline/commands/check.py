@@ -16,7 +16,13 @@ def register(sub) -> None:
 
 
 def cmd_check(args) -> int:
-    from arpad.pipeline.integrity import interrupted_rates, notes, problems, writer_busy
+    from arpad.pipeline.integrity import (
+        gameless_ratings,
+        interrupted_rates,
+        notes,
+        problems,
+        writer_busy,
+    )
 
     store = require_store(args)
     # A store being written is not checked: files replaced, moved aside and removed under
@@ -38,12 +44,13 @@ def cmd_check(args) -> int:
     for problem in found:
         print(problem.line())
     # not damage (exit 0 still), but the officer must know: an interrupted ingest or rate
-    noted, rates = notes(store), interrupted_rates(store)
-    for note in noted + rates:
+    noted, rates, gameless = notes(store), interrupted_rates(store), gameless_ratings(store)
+    for note in noted + rates + gameless:
         print(f"note: {note}")
     if not found:
         counted = [f"{len(noted)} staged ingest(s)"] if noted else []
         counted += [f"{len(rates)} interrupted rate(s)"] if rates else []
+        counted += [f"{len(gameless)} rated pool(s) without games"] if gameless else []
         if counted:
             print(f"{store.root}: no damage found; {' and '.join(counted)} noted above")
         else:

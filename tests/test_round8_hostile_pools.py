@@ -1,0 +1,99 @@
+"""A pool left with no games (its only source ingested again with ``--pool standard``, or
+corrected to a header-only file): its ratings are removed by ``arpad rate`` of that pool,
+``reconstruct`` and the monthly job, frozen lists stay, ``arpad check`` notes them until
+then, and ``Store.pools()`` no longer lists the pool (docs/store.md "A pool left with no
+games"; hostile round 8, defect 1: IndexError in ``jobs.check_pool`` and a monthly job
+that refused for ever)."""
+
+from __future__ import annotations
+
+import shutil
+
+from arpad.pipeline.cli import main
+from arpad.pipeline.store import Store
+
+REMOVED = (
+    "elo/blitz: skipped: pool blitz holds no games now; its ratings of 1 period(s) "
+    "(202005) were removed (published lists stay)"
+)
+
+
+def _moved(tmp_path, shared_data) -> tuple[str, str]:
+    """A store whose blitz TRF (pool guessed from '5 Plus 0') was rated with elo, its
+    list of 202005 frozen, then the file ingested again with --pool standard."""
+    trf = tmp_path / "sw.trf"
+    shutil.copy(shared_data / "trf" / "lichess_swiss_2020-05-29.trf", trf)
+    s = str(tmp_path / "S")
+    assert main(["ingest", str(trf), "--store", s, "--no-flow"]) == 0
+    assert main(["rate", "--system", "elo", "--pool", "blitz", "--store", s, "--no-flow"]) == 0
+    assert main(["publish", "--system", "elo", "--pool", "blitz", "--store", s]) == 0
+    assert main(["ingest", str(trf), "--pool", "standard", "--store", s, "--no-flow"]) == 0
+    return s, str(trf)
+
+
+def test_rate_of_a_pool_left_with_no_games_removes_its_ratings(tmp_path, shared_data, capsys):
+    s, _ = _moved(tmp_path, shared_data)
+    store = Store(s)
+    assert store.pools() == ["standard"]  # the empty pool=blitz folder is no pool
+    capsys.readouterr()
+    # until rated again, check notes the stale ratings (exit 0: not damage)
+    assert main(["check", "--store", s]) == 0
+    out = capsys.readouterr().out
+    assert "note: ratings/system=elo/pool=blitz: 1 period(s) of ratings of pool blitz" in out
+    assert "no damage found; 1 rated pool(s) without games noted above" in out
+    # rate: exit 0, one line (it was an IndexError, exit 1)
+    assert main(["rate", "--system", "elo", "--pool", "blitz", "--store", s, "--no-flow"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == REMOVED and "Traceback" not in captured.err
+    assert store.rating_periods("elo", "blitz") == [] and store.state_periods("elo", "blitz") == []
+    assert store.published_periods("elo", "blitz") == [202005]  # frozen: history, kept
+    assert main(["check", "--store", s]) == 0
+    assert capsys.readouterr().out.strip() == f"{s}: no problem found"
+    # again: nothing left to remove, bad input in one line
+    assert main(["rate", "--system", "elo", "--pool", "blitz", "--store", s, "--no-flow"]) == 2
+    err = capsys.readouterr().err
+    assert "no games stored in pool 'blitz' (pools in the store: standard)" in err
+    assert "Traceback" not in err
+
+
+def test_reconstruct_and_recalculate_remove_them_instead_of_failing(tmp_path, shared_data, capsys):
+    s, _ = _moved(tmp_path, shared_data)
+    saved = tmp_path / "saved"
+    shutil.copytree(s, saved)
+    capsys.readouterr()
+    assert main(["reconstruct", "--systems", "elo", "--store", s, "--no-flow"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == REMOVED
+    assert out[1].startswith("elo/standard: rated 1 periods (202005..202005), 56 games")
+    assert Store(s).rated() == [("elo", "standard")]
+
+    # the monthly job: it refused ("ratings … out of date; run arpad rate … first")
+    shutil.rmtree(s)
+    shutil.copytree(saved, s)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    assert main(["recalculate", "--inbox", str(inbox), "--store", s, "--no-flow"]) == 0
+    assert Store(s).rated() == [("elo", "standard")]
+    assert Store(s).published_periods("elo", "blitz") == [202005]
+
+
+def test_a_source_corrected_to_its_header_leaves_no_ratings_and_no_crash(tmp_path, capsys):
+    games = tmp_path / "g.csv"
+    games.write_text("date,white_id,black_id,result\n2025-05-06,a,b,1-0\n")
+    s = str(tmp_path / "S")
+    assert main(["ingest", str(games), "--store", s, "--no-flow"]) == 0
+    assert main(["rate", "--system", "elo", "--store", s, "--no-flow"]) == 0
+    games.write_text("date,white_id,black_id,result\n")  # a correction: no game now
+    assert main(["ingest", str(games), "--store", s, "--no-flow"]) == 0
+    assert Store(s).pools() == []
+    capsys.readouterr()
+    assert main(["rate", "--system", "elo", "--full", "--store", s, "--no-flow"]) == 0
+    assert capsys.readouterr().out.strip() == (
+        "elo/standard: skipped: pool standard holds no games now; its ratings of 1 "
+        "period(s) (202505) were removed (published lists stay)"
+    )
+    for argv in (["rate", "--system", "fide"], ["rate", "--system", "elo"], ["reconstruct"]):
+        assert main([*argv, "--store", s, "--no-flow"]) == 2
+        err = capsys.readouterr().err
+        assert "no games stored in pool 'standard' (pools in the store: none)" in err
+        assert "Traceback" not in err
