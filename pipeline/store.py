@@ -449,16 +449,22 @@ def _make_folder(path: Path, output: str | os.PathLike | None) -> None:
     folder that cannot be made (``--output /proc/a/b.csv``) is bad input naming that
     name, as ``_temporary`` does for the file itself; a folder not writable and a full
     disk keep their own lines (pipeline/cli.py)."""
-    from arpad.pipeline.errors import DISK_FULL_ERRNOS, NOT_WRITABLE_ERRNOS, InputError
-
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        if output is None or exc.errno in NOT_WRITABLE_ERRNOS | DISK_FULL_ERRNOS:
-            raise
-        why = exc.strerror or str(exc)
-        problem = f"its folder {path.parent} cannot be created: {why} (the store is as before)"
-        raise InputError(output, None, problem) from exc
+        _output_refused(exc, output, f"its folder {path.parent} cannot be created")
+
+
+def _output_refused(exc: OSError, output: str | os.PathLike | None, what: str) -> None:
+    """Raise ``exc`` as bad input naming the output file ``output`` (``what`` happened,
+    and why), or as it is when it is no output's or a folder not writable or a full
+    disk, which keep their own lines (pipeline/cli.py)."""
+    from arpad.pipeline.errors import DISK_FULL_ERRNOS, NOT_WRITABLE_ERRNOS, InputError
+
+    if output is None or exc.errno in NOT_WRITABLE_ERRNOS | DISK_FULL_ERRNOS:
+        raise exc
+    why = exc.strerror or str(exc)
+    raise InputError(output, None, f"{what}: {why} (the store is as before)") from exc
 
 
 def write_parquet_file(
@@ -554,16 +560,11 @@ def _temporary(path: Path, output: str | os.PathLike | None) -> tuple[int, str]:
     prefix is added) is bad input naming that name, not the errno of a temporary file
     never typed (docs/cli.md "Output files"); a folder not writable and a full disk
     keep their own lines (pipeline/cli.py)."""
-    from arpad.pipeline.errors import DISK_FULL_ERRNOS, NOT_WRITABLE_ERRNOS, InputError
-
     try:
         return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
-        if output is None or exc.errno in NOT_WRITABLE_ERRNOS | DISK_FULL_ERRNOS:
-            raise
-        why = exc.strerror or str(exc)
-        problem = f"cannot be created in {path.parent}: {why} (the store is as before)"
-        raise InputError(output, None, problem) from exc
+        _output_refused(exc, output, f"cannot be created in {path.parent}")
+        raise  # (not reached: _output_refused raises)
 
 
 def _atomic_write(path: Path, root: Path | None, data: str | bytes, mode: str) -> None:
