@@ -82,18 +82,21 @@ def _json(response):
         return None
 
 
-def dask_task_runner(cluster: str | None = None, workers: int | None = None):
-    """A prefect-dask ``DaskTaskRunner`` on ``cluster`` (tcp://HOST:PORT) or on a
-    local cluster of ``workers`` processes; None when neither is given."""
+def dask_task_runner(cluster: str | None = None, workers: int | None = None, probe: bool = True):
+    """A ``DaskTaskRunner`` on ``cluster`` (tcp://HOST:PORT) or on a local cluster of
+    ``workers`` processes; None when neither is given. The scheduler is probed now when
+    ``probe`` (a command, ``serve``), and again, with its workers' arpad compared with
+    this one's, when a flow run starts (flows/task_runners.py)."""
     check_scale_out(cluster, workers)
     if not cluster and not workers:
         return None
-    from prefect_dask import DaskTaskRunner
+    from arpad.flows.task_runners import CheckedDaskTaskRunner
 
     if cluster:
-        probe_scheduler(cluster)
-        return DaskTaskRunner(address=cluster)
-    return DaskTaskRunner(
+        if probe:
+            probe_scheduler(cluster)
+        return CheckedDaskTaskRunner(address=cluster)
+    return CheckedDaskTaskRunner(
         cluster_class="distributed.LocalCluster",
         cluster_kwargs=local_cluster_kwargs(local_workers(workers)),
     )
@@ -111,12 +114,23 @@ def env_workers() -> int | None:
         ) from None
 
 
-def configured(flow_obj, cluster: str | None = None, workers: int | None = None):
+def configured(flow_obj, cluster: str | None = None, workers: int | None = None, now: bool = True):
     """``flow_obj`` with a Dask task runner when ``cluster``/``workers`` (or the
-    ``ARPAD_CLUSTER``/``ARPAD_WORKERS`` environment of a deployment) ask for one."""
+    ``ARPAD_CLUSTER``/``ARPAD_WORKERS`` environment of a deployment) ask for one. With
+    ``now`` False (a deployment's entrypoint, built when its module is imported) the
+    scheduler is not probed and a wrong setting is not raised here: the flow run checks
+    both when it starts and fails with the one line (a flow that cannot be loaded ended
+    Crashed, with Prefect's random name and a traceback; docs/runners.md)."""
     cluster = cluster or os.environ.get("ARPAD_CLUSTER") or None
-    workers = workers or env_workers()
-    runner = dask_task_runner(cluster, workers)
+    try:
+        workers = workers or env_workers()
+        runner = dask_task_runner(cluster, workers, probe=now)
+    except ValueError as exc:
+        if now:
+            raise
+        from arpad.flows.task_runners import RefusedTaskRunner
+
+        return flow_obj.with_options(task_runner=RefusedTaskRunner(str(exc)))
     if runner is None:
         return flow_obj
     # Dask's INFO lines (workers starting and stopping) would drown the command's output.

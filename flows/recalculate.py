@@ -42,5 +42,7 @@ def recalculate_flow(
 
 
 # The deployments' entrypoint: the same flow with the Dask task runner that the
-# deployment's ARPAD_CLUSTER/ARPAD_WORKERS environment asks for (read when a run starts).
-monthly_flow = configured(recalculate_flow)
+# deployment's ARPAD_CLUSTER/ARPAD_WORKERS environment asks for (read when a run loads
+# the flow). Checked when the run starts, not here: a scheduler that is down, or a bad
+# ARPAD_WORKERS, is then a Failed run with the one line (docs/runners.md).
+monthly_flow = configured(recalculate_flow, now=False)

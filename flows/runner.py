@@ -150,7 +150,10 @@ def _frozen(out: dict) -> str:
     if not out:
         return "no rated period: nothing frozen"
     frozen = out.get("frozen") or []
-    if not frozen and out.get("period") is None:
+    if out.get("held"):  # a rejected inbox file: nothing frozen (docs/operations.md step 4)
+        files = ", ".join(out.get("held_by") or [])
+        said = f"froze nothing: {len(out['held']):,} lists wait (inbox file(s) {files} rejected)"
+    elif not frozen and out.get("period") is None:
         said = "no finished month to freeze"
     elif not frozen:
         said = f"nothing new to freeze (latest finished period {out['period']})"
@@ -189,9 +192,15 @@ class PrefectRunner(Runner):
 
         ctx = FlowRunContext.get()
         runner = getattr(ctx, "task_runner", None) if ctx else None
+        # arpad's Dask task runner is checked as the flow run starts (its scheduler
+        # probed, its workers' arpad compared; flows/task_runners.py): a problem fails
+        # the run with one line.
+        checks = sys.modules.get("arpad.flows.task_runners")
+        if checks is not None:
+            checks.ready(runner)
         # Threads of one process would launch Numba's parallel layer concurrently (its
         # default workqueue layer does not support that): side by side only on Dask.
-        self.parallel = type(runner).__name__ == "DaskTaskRunner"
+        self.parallel = any(c.__name__ == "DaskTaskRunner" for c in type(runner).__mro__)
 
     def step(self, fn, *args, name=None, io=False):
         return as_task(fn, name or fn.__name__, io)(*args)

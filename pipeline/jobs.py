@@ -27,7 +27,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 
 from arpad.pipeline import catalog, incremental, names
@@ -106,8 +106,14 @@ class IngestRequest:
     pool: str | None = None  # --pool: every game of the games files in this pool
     ignore_stated_ratings: bool = False  # --ignore-stated-ratings (docs/observations.md)
     rate_moveless: bool = False  # --rate-moveless: PGN games without moves rated (pgn-trf.md)
+    # --encoding: the code page of files that are not UTF-8 (docs/ingest.md "Encodings");
+    # not a field: a tracked flow's parameters do not carry it (cmd_ingest says so)
+    encoding: InitVar[str | None] = None
 
-    def __post_init__(self):
+    def __post_init__(self, encoding: str | None):
+        from arpad.pipeline.readers import encoding_name
+
+        self.encoding = None if encoding is None else encoding_name(encoding)
         self.store = _absolute(self.store)
         self.files = [str(f) for f in self.files]
         if self.source is not None:
@@ -153,13 +159,15 @@ class IngestRequest:
         return [*((p, "players") for p in self.players), *((f, None) for f in self.files)]
 
 
-def read_file(path: str, kind: str | None, fmt: str | None, mapping: str | None):
+def read_file(
+    path: str, kind: str | None, fmt: str | None, mapping: str | None, encoding: str | None = None
+):
     """Step: read and parse one input file (no store access; runs on any worker)."""
     from arpad.pipeline.readers import read_any
 
     if kind == "players":
-        return read_any(Path(path), kind="players")
-    return read_any(Path(path), fmt=fmt, mapping=mapping)
+        return read_any(Path(path), kind="players", encoding=encoding)
+    return read_any(Path(path), fmt=fmt, mapping=mapping, encoding=encoding)
 
 
 def store_file(
@@ -202,7 +210,7 @@ def refresh_catalog(store_root: str) -> str:
     return str(catalog.refresh(Store(store_root)))
 
 
-def read_ahead(store: Store, items, fmt, mapping, runner: Runner) -> dict:
+def read_ahead(store: Store, items, fmt, mapping, runner: Runner, encoding=None) -> dict:
     """On a parallel runner: read every file whose content is not stored yet, side by
     side; path -> RawTable (or the InputError it raised). Empty otherwise."""
     if not runner.parallel:
@@ -213,32 +221,55 @@ def read_ahead(store: Store, items, fmt, mapping, runner: Runner) -> dict:
     todo = [(p, k) for p, k in items if sha256_file(Path(p)) not in known]
     results = runner.map(
         _read_or_error,
-        [(p, k, fmt, mapping) for p, k in todo],
+        [(p, k, fmt, mapping, encoding) for p, k in todo],
         names=[f"read-{Path(p).name}" for p, _ in todo],
         io=True,
     )
     return {p: r for (p, _), r in zip(todo, results)}
 
 
-def _read_or_error(path, kind, fmt, mapping):
+def _read_or_error(path, kind, fmt, mapping, encoding=None):
     try:
-        return read_file(path, kind, fmt, mapping)
+        return read_file(path, kind, fmt, mapping, encoding)
     except InputError as exc:
         return exc
 
 
+def _read_in_encoding(store: Store, path: str, kind, fmt, mapping, encoding):
+    """A text file not stored yet, read here in ``encoding`` (``--encoding``: the store
+    step reads a file without it); None for a Parquet file (streamed, no encoding) or
+    bytes already stored (skipped)."""
+    from arpad.pipeline.ingest import sha256_file
+    from arpad.pipeline.readers import detect_format
+
+    try:
+        if kind != "players" and (fmt or detect_format(Path(path))).strip().lower() == "parquet":
+            return None
+    except InputError as exc:
+        return exc
+    if sha256_file(Path(path)) in set(store.read_manifest().column("sha256").to_pylist()):
+        return None
+    return _read_or_error(path, kind, fmt, mapping, encoding)
+
+
 def ingest(req: IngestRequest, runner: Runner = LOCAL):
     """Ingest files into the store (players files first); returns an IngestReport."""
-    from arpad.pipeline.ingest import IngestReport
+    from arpad.pipeline.ingest import IngestReport, check_before_reading
 
     store = Store(req.store)
     with store.writer_lock("arpad ingest", wait=req.wait):
         store.ensure()
         items = req.items()
-        ahead = read_ahead(store, items, req.fmt, req.mapping, runner)
+        try:  # a bad file refuses the command before any file is read (docs/pgn-trf.md)
+            check_before_reading(store, items, req.fmt, req.mapping)
+        except InputError as exc:
+            raise req.named(exc.path, exc) from None
+        ahead = read_ahead(store, items, req.fmt, req.mapping, runner, req.encoding)
         reports = []
         for path, kind in items:
             raw = ahead.get(path)
+            if raw is None and req.encoding:
+                raw = _read_in_encoding(store, path, kind, req.fmt, req.mapping, req.encoding)
             if isinstance(raw, InputError):
                 raise req.named(path, raw)
             try:
@@ -780,13 +811,18 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
         runner.release()
         runner.step(monthly.record, store, jobs, name="record-runs", io=True)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
+        # A rejected inbox file freezes nothing: the month it was meant for is not known,
+        # and a month frozen without its games stays so (docs/operations.md step 4).
+        held = [Path(f["path"]).name for f in summary.files if f["outcome"] == monthly.REJECTED]
         for system, pool in monthly.published_lists(store, req.systems, req.pools):
             summary.exports += runner.step(
                 monthly.publish, store, system, pool, name=f"publish-{system}-{pool}", io=True
             )
             summary.published[f"{system}/{pool}"] = runner.step(
-                monthly.freeze, store, system, pool, name=f"freeze-{system}-{pool}", io=True
+                monthly.freeze, store, system, pool, held, name=f"freeze-{system}-{pool}", io=True
             )
+        if line := monthly.held_line(summary):
+            runner.info(line)
         monthly.summarise(store, summary, rate_summaries, jobs)
         runner.artifact("arpad-recalculation", monthly.markdown(summary))
     return summary

@@ -520,7 +520,7 @@ def provisional(path: str) -> bool:
     return Path(path).stem.endswith(PROVISIONAL)
 
 
-def freeze(store: Store, system: str, pool: str) -> dict:
+def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) -> dict:
     """Freeze the lists of the finished months never frozen (``to_freeze``), oldest
     first, under ``STORE/published/`` (pipeline/publish.py; a period already published
     is left as it is; a month in progress is rated but not frozen, ``in_progress`` names
@@ -540,7 +540,11 @@ def freeze(store: Store, system: str, pool: str) -> dict:
     ``not_finished``: every rated month not over and not frozen (the current one, "in
     progress", and any later one, "not begun"), each named in the report; ``replaced``:
     the revised ratings a rating stated in a later file replaced
-    (``stated_ratings.replaced_revisions``, the report's ``replaced_lines``)."""
+    (``stated_ratings.replaced_revisions``, the report's ``replaced_lines``).
+    ``held``: the inbox files this run rejected (``held_by``): then nothing is frozen,
+    and ``held`` in the result lists the months with a list that would have been
+    (docs/operations.md step 4: the month a rejected file was meant for is not known,
+    and once a later month is frozen it could never be frozen with that file's games)."""
     from arpad.pipeline import publish
 
     rated = store.rating_periods(system, pool)
@@ -552,8 +556,14 @@ def freeze(store: Store, system: str, pool: str) -> dict:
     done = store.published_periods(system, pool)
     from arpad.pipeline.lists import EmptyListError
 
-    frozen = []
-    for p in to_freeze(store, system, pool, day):  # oldest first: each before a later one
+    frozen, waiting = [], []
+    if held:  # the months with a list (``passed_over``'s query), none frozen
+        from arpad.pipeline.lists import empty_lists
+
+        months = to_freeze(store, system, pool, day)
+        empty = empty_lists(store, system, pool, months)
+        waiting = [p for p in months if p not in empty]
+    for p in [] if held else to_freeze(store, system, pool, day):  # oldest first
         try:
             publish.publish(store, system, pool, p)
         except EmptyListError:
@@ -568,6 +578,8 @@ def freeze(store: Store, system: str, pool: str) -> dict:
         "period": period,
         "frozen": frozen,
         "frozen_now": period in frozen,
+        "held": waiting,
+        "held_by": list(held or []),
         "later": later[0] if later and period not in done else None,
         "passed": passed_over(store, system, pool, finished, done, period),
         "revised": [],
@@ -938,6 +950,28 @@ def revision_line(r: dict, key: str) -> list[str]:
 MERGE_HINT = "arpad players merge"
 
 
+def held_line(summary: RecalculateSummary) -> str | None:
+    """The report's one line when this run froze nothing because it rejected an inbox
+    file (``freeze``'s ``held``): which file, what to do, which lists wait; else None."""
+    waiting = [(k, out["held"]) for k, out in summary.published.items() if (out or {}).get("held")]
+    if not waiting:
+        return None
+    names = [Path(f["path"]).name for f in summary.files if f["outcome"] == REJECTED]
+    files = ", ".join(_code(n) for n in names)
+    lists = "; ".join(
+        f"{_text(k)} period {p[0]}" if len(p) == 1 else f"{_text(k)} periods {p[0]}-{p[-1]}"
+        for k, p in waiting
+    )
+    one = len(names) == 1
+    return (
+        f"Not frozen: inbox file{'' if one else 's'} {files} {'was' if one else 'were'} "
+        f"rejected (now in `INBOX/rejected/`); fix {'it' if one else 'them'}, put "
+        f"{'it' if one else 'them'} back in the inbox and run again: nothing is frozen "
+        f"until the inbox is clean, a run that rejects a file freezes no list (waiting: "
+        f"{lists}; docs/operations.md)."
+    )
+
+
 def frozen_twice_lines(summary: RecalculateSummary) -> list[str]:
     """Under a note that suggests a merge (``MERGE_HINT``), when this run froze lists:
     they list both ids, and how that is corrected (the officer's attack, round 7: the
@@ -1036,15 +1070,35 @@ def markdown(summary: RecalculateSummary) -> str:
         for period in (frozen or {}).get("revised", [])
     }
 
+    held = {  # the lists a rejected inbox file kept from being frozen (``held_line``)
+        f"system={key.split('/', 1)[0]}/pool={key.split('/', 1)[1]}/list-{period}"
+        for key, frozen in summary.published.items()
+        for period in (frozen or {}).get("held", [])
+    }
+
     def is_revised(path: str) -> bool:
         p = Path(path)
         return f"{p.parent.parent.name}/{p.parent.name}/{p.stem}" in revised
 
-    final = [p for p in summary.exports if not provisional(p) and not is_revised(p)]
+    def is_held(path: str) -> bool:
+        p = Path(path)
+        return f"{p.parent.parent.name}/{p.parent.name}/{p.stem}" in held
+
+    final = [
+        p for p in summary.exports if not provisional(p) and not is_revised(p) and not is_held(p)
+    ]
     early = [p for p in summary.exports if provisional(p)]
     late = [p for p in summary.exports if is_revised(p)]
     if final:
         lines += ["Published lists:", "", *(f"- `STORE/{p}`" for p in final), ""]
+    if held:  # exported with the current ratings, not frozen (docs/operations.md)
+        lines += [
+            "Not frozen (an inbox file was rejected, below; the next run that rejects "
+            "none freezes them):",
+            "",
+            *(f"- `STORE/{p}`" for p in summary.exports if is_held(p)),
+            "",
+        ]
     if late:  # the current ratings of a list frozen earlier (docs/operations.md)
         lines += [
             "Revised lists (the current ratings of a list an earlier run froze; they differ "
@@ -1060,6 +1114,8 @@ def markdown(summary: RecalculateSummary) -> str:
             *(f"- `STORE/{p}`" for p in early),
             "",
         ]
+    if line := held_line(summary):
+        lines += [line, ""]
     for key, frozen in summary.published.items():
         if not frozen:
             continue
@@ -1091,7 +1147,8 @@ def markdown(summary: RecalculateSummary) -> str:
                 "and lists are frozen in order (docs/lists.md).",
                 "",
             ]
-        if latest is not None and latest not in now and latest not in {p for p, _ in passed}:
+        waiting = {p for p, _ in passed} | set(frozen.get("held") or [])
+        if latest is not None and latest not in now and latest not in waiting:
             lines += [
                 f"Already frozen: list {key} period {latest}, by an earlier run "
                 "(`STORE/published/`; left as it is).",

@@ -15,6 +15,7 @@ import io
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -164,6 +165,14 @@ class Mapping:
     header: tuple[str, ...]
     rename: dict[str, str]
     derive: Callable[[pl.DataFrame], pl.DataFrame] | None = None
+    # Columns of the source layout left unread on purpose, with why (said in the note).
+    unread: dict[str, str] = field(default_factory=dict)
+
+    def names(self, header: list[str]) -> list[str]:
+        """``header``'s cells as canonical names: the mapping's columns matched as
+        ``column_name`` reads a name (any case, surrounding spaces), others as given."""
+        rename = {column_name(k): v for k, v in self.rename.items()}
+        return [rename.get(column_name(h), h) for h in header]
 
 
 def _deloitte_players(frame: pl.DataFrame) -> pl.DataFrame:
@@ -193,15 +202,17 @@ MAPPINGS = {
         Mapping(
             "deloitte2011",
             "games",
-            ("TEID", "MonthID", "WhitePlayer", "BlackPlayer", "WhiteScore", "Leaderboard"),
+            ("TEID", "MonthID", "WhitePlayer", "BlackPlayer", "WhiteScore"),
             {
                 "TEID": "game_id",
                 "MonthID": "period",
                 "WhitePlayer": "white_id",
                 "BlackPlayer": "black_id",
                 "WhiteScore": "score",
-                "Leaderboard": "event_id",
             },
+            # Not event_id (decided in round 8): systems that rate per event (USCF,
+            # Harkness, Ingo, FIDE's first event) rated each month as two events.
+            unread={"Leaderboard": "Kaggle's random Public/Private scoring split, not an event"},
         ),
         Mapping(
             "deloitte2011-players",
@@ -233,51 +244,225 @@ def refuse_nul(data: bytes, path: Path, first_line: int = 1, what: str = "") -> 
         raise InputError(path, line, f"{what}binary data (NUL byte): not a text file")
 
 
-def _windows_1252(line: bytes) -> str:
-    """A line that is not UTF-8, as Windows-1252 (the Latin-1 of Windows exports, e.g.
-    ChessBase: 0x8A is Š, 0x9E is ž, where Latin-1 has invisible C1 controls); the
-    five bytes Windows-1252 leaves undefined are read as Latin-1."""
+# The encoding of the files that are not UTF-8, when the command states it (``--encoding``,
+# docs/ingest.md "Encodings"): set by ``read_any`` around the reader, so that the CSV,
+# PGN and TRF readers, which all call ``decode``, follow it. None: told from the bytes.
+_ENCODING: ContextVar[str | None] = ContextVar("arpad_encoding", default=None)
+ENCODING_LABELS = {
+    "cp1250": "Windows-1250",
+    "cp1252": "Windows-1252",
+    "iso8859-1": "Latin-1",
+    "iso8859-2": "Latin-2",
+    "utf-8": "UTF-8",
+}
+
+
+def encoding_name(name: str) -> str:
+    """``--encoding NAME`` as Python's name of the codec (``windows-1250`` is
+    ``cp1250``); refused unless it reads ASCII as ASCII (a code page, a Latin-N or
+    UTF-8: UTF-16 is read from its byte-order mark, docs/ingest.md)."""
+    import codecs
+
+    plain = bytes(range(32, 127)) + b"\t\r\n"
     try:
-        return line.decode("cp1252")
-    except UnicodeDecodeError:
-        return "".join(
-            chr(b) if b in _CP1252_UNDEFINED else bytes([b]).decode("cp1252") for b in line
+        codec = codecs.lookup(name.strip()).name
+        ok = plain.decode(codec) == plain.decode("ascii")
+    except (LookupError, UnicodeError):
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"--encoding {name}: not an encoding arpad reads (the code page of a file that "
+            "is not UTF-8: cp1250 for Central European, cp1252 for Western, latin-1, "
+            "iso8859-2, …; or utf-8)"
         )
+    return "utf-8" if codec == "utf-8-sig" else codec
 
 
-_CP1252_UNDEFINED = frozenset((0x81, 0x8D, 0x8F, 0x90, 0x9D))
+def _single_byte(line: bytes, codec: str) -> str:
+    """A line that is not UTF-8 in a code page (Windows-1252 for Western exports, e.g.
+    ChessBase: 0x8A is Š, 0x9E is ž, where Latin-1 has invisible C1 controls); the
+    bytes the code page leaves undefined are read as Latin-1 (the line is not lost)."""
+    try:
+        return line.decode(codec)
+    except UnicodeDecodeError:
+        return "".join(bytes([b]).decode(codec, "replace").replace("\ufffd", chr(b)) for b in line)
 
 
-def _decode_mixed(data: bytes, notes: list[str]) -> str:
+# Where Windows-1250 (Central European) and Windows-1252 (Western) differ, and what
+# says which one a file is (``_central_european``, docs/ingest.md "Encodings").
+_DIFFERENT = bytes(
+    b
+    for b in range(0x80, 0x100)
+    if bytes([b]).decode("cp1250", "replace") != bytes([b]).decode("cp1252", "replace")
+)
+_DIFFERENT_AT = re.compile(b"[" + re.escape(_DIFFERENT) + b"]")
+# Windows-1250's spacing accents and its undefined bytes: never in a name or a result,
+# where Windows-1252 has ½ (a draw), ¡ ¢ ² ÿ ƒ.
+_NOT_TEXT = set("ˇ˘˛˝˙\ufffd")
+_EVIDENCE_CAP = 20_000  # places where the two differ that are looked at
+_VOWELS = set("aeiouyáéíóúýäëöüâêîôûąęěůőű")
+
+
+def _letter(c: str) -> bool:
+    return c.isalpha() and c not in "ªº"  # (ordinal signs, Unicode letters)
+
+
+def _in_word(west: str, before: str, after: str) -> bool:
+    """Whether Windows-1252's symbol ``west`` stands where a letter of a name would:
+    beside a letter (``£ucja``, ``Wa³êsa``, ``Pawe³``); ``¿`` after one (Spanish ``¿Qué``
+    is not ``żQué``), ``º`` between two (``Nº 3``), ``ª`` starting a lower-case word."""
+    if west == "¿":
+        return _letter(before)
+    if west == "º":
+        return _letter(before) and _letter(after)
+    if west == "ª":
+        return after.islower() and not before.isalnum()
+    return _letter(before) or _letter(after)
+
+
+def _letter_evidence(byte: int, before: str, after: str) -> int:
+    """For a byte that is a letter in both code pages: > 0 for Windows-1250's letter,
+    < 0 for Windows-1252's, by how names use them (``before`` and ``after`` as
+    Windows-1250 reads them)."""
+    start = not _letter(before) and after.islower()
+    if byte in (0xF5, 0xD5):  # ő (Erdős, Győr); Portuguese õ comes before e (Simões)
+        return -2 if after == "e" else 2
+    if byte in (0xFB, 0xDB, 0x8C, 0x9C):  # ű (Szűcs), ś (French û, œ are rarer)
+        return 1
+    if byte in (0xEC, 0xF9):  # ě, ů inside a word (Němec, Růžička); Italian ì, French où
+        return 2 if _letter(after) else 0
+    if byte in (0xC8, 0xCC, 0xD9, 0xD0):  # Č, Ě, Ů, Đ starting a name (È, Ì, Ù, Ð seldom do)
+        return 2 if start else 0
+    if byte == 0xF1:  # Spanish ñ comes before a vowel (Peña); Polish ń never does (Stępień)
+        return -2 if after.lower() in _VOWELS else (2 if _letter(before) else 0)
+    if byte == 0xE6:  # ć ending a name (Ivanović); Danish æ seldom does
+        return 2 if _letter(before) and not _letter(after) else 0
+    if byte == 0xF8:  # ř before a vowel (Dvořák, Jiří); Danish ø before a consonant (Søren)
+        return 1 if after.lower() in _VOWELS else (-1 if _letter(after) else 0)
+    if byte in (0xE0, 0xC0, 0xE5, 0xC5):  # French à, Swedish å (ŕ, ĺ: rare Slovak letters)
+        return -2
+    if byte in (0xE3, 0xC3):  # Portuguese ã (Romanian ă)
+        return -1
+    return 0
+
+
+def _central_european(lines: list[bytes]) -> tuple[bool, list[tuple[str, str]]]:
+    """Whether ``lines`` (not UTF-8) are Windows-1250 rather than Windows-1252, and the
+    letters that speak for Windows-1250 (as (its letter, Windows-1252's character)).
+
+    Read both ways, at each byte where the two differ: a character Windows-1250 never
+    has in text (``½`` there is ``˝``) decides Windows-1252; a Windows-1252 symbol that
+    Windows-1250 reads as a letter inside a word (``£ ³ ¹ ¥ ¼ ¾ ¯ ¿ ª º``: Ł ł ą Ą Ľ ľ
+    Ż ż Ş ş; an undefined byte: Ť Ź ť; ``Ÿ`` inside a lower-case word: ź) decides
+    Windows-1250; letters both ways are weighed by ``_letter_evidence`` and decide
+    Windows-1250 at 2 or more. Otherwise Windows-1252, the default."""
+    text = b"\n".join(lines)
+    west = text.decode("cp1252", "replace")
+    east = text.decode("cp1250", "replace")
+    against = strong = weak = 0
+    found: dict[str, str] = {}
+    for k, at in enumerate(_DIFFERENT_AT.finditer(text)):
+        if k == _EVIDENCE_CAP:  # enough to tell (a long file: no pass over every byte)
+            break
+        i = at.start()
+        w, e = west[i], east[i]
+        before = east[i - 1] if i else ""
+        after = east[i + 1] if i + 1 < len(east) else ""
+        if e in _NOT_TEXT:
+            against += 1
+            continue
+        if not _letter(w) and _letter(e):
+            evidence = 2 * _in_word(w, before, after)
+            strong += evidence
+        elif w.isupper() and e.islower() and before.islower() and after.islower():
+            evidence = 2
+            strong += evidence
+        else:
+            evidence = _letter_evidence(text[i], before, after)
+            weak += evidence
+        if evidence > 0 and len(found) < 3:  # (an undefined byte shown as Latin-1 has it)
+            found.setdefault(e, chr(text[i]) if w == "\ufffd" else w)
+    return (not against and (strong > 0 or weak >= 2)), list(found.items())
+
+
+def _decode_mixed(data: bytes, path: Path, notes: list[str], encoding: str | None) -> str:
     """Text that is not UTF-8 as a whole: each line that is valid UTF-8 stays UTF-8
-    (a file pasted together from two sources), the others are read as Windows-1252,
-    the superset of Latin-1 that Windows programs write (``_windows_1252``)."""
+    (a file pasted together from two sources); the others are read in ``encoding`` (as
+    stated, ``--encoding``; a byte it does not have is refused, naming the line), or in
+    Windows-1250 or Windows-1252 as their letters say (``_central_european``)."""
     while data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     lines = data.split(b"\n")
-    out, utf8, latin1 = [], 0, 0
+    out: list[str | None] = []
+    other: list[tuple[int, int]] = []  # (index, offset) of the lines that are not UTF-8
+    utf8 = at = 0
     for line in lines:
         try:
-            text = line.decode("utf-8")
+            out.append(line.decode("utf-8"))
             utf8 += not line.isascii()
-        except UnicodeDecodeError:
-            text = _windows_1252(line)
-            latin1 += 1
-        out.append(text)
+        except UnicodeDecodeError as exc:
+            if encoding == "utf-8":
+                raise InputError(
+                    path,
+                    1 + line_breaks(data, at),
+                    f"byte 0x{line[exc.start]:02X} is not UTF-8 (--encoding utf-8): save the "
+                    "file as UTF-8, or name its code page (--encoding cp1250, cp1252, …)",
+                ) from None
+            other.append((len(out), at))
+            out.append(None)
+        at += len(line) + 1
+    found: list[tuple[str, str]] = []
+    hint = ""
+    if encoding:
+        codec, why = encoding, f" (--encoding {encoding})"
+    else:
+        east, found = _central_european([lines[i] for i, _ in other])
+        codec, why = ("cp1250", "") if east else ("cp1252", "")
+        if east:
+            why = (
+                f" (Central European: {', '.join(repr(e) for e, _ in found)} inside names, "
+                f"not Windows-1252's {', '.join(repr(w) for _, w in found)}; "
+                "--encoding cp1252 reads it as Western)"
+            )
+        elif found:  # some letters would be Central European: said, the guess not made
+            shown = ", ".join(f"{w!r} (Windows-1250: {e!r})" for e, w in found)
+            hint = f"; {shown}: --encoding cp1250 if it is Central European"
+    for i, start in other:
+        line = lines[i]
+        if not encoding:
+            out[i] = _single_byte(line, codec)
+            continue
+        try:
+            out[i] = line.decode(codec)
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                path,
+                1 + line_breaks(data, start),
+                f"byte 0x{line[exc.start]:02X} is not a character of "
+                f"{ENCODING_LABELS.get(codec, codec)} (--encoding {codec})",
+            ) from None
+    # Windows-1252 as guessed keeps its words of before round 8 ("Latin-1")
+    western = codec == "cp1252" and not encoding
+    label = "Latin-1" if western else ENCODING_LABELS.get(codec, codec)
     if utf8:
         notes.append(
-            f"not valid UTF-8; {latin1} line(s) decoded as Latin-1, {utf8} other non-ASCII "
-            "line(s) kept as UTF-8 (Latin-1 read as Windows-1252)"
+            f"not valid UTF-8; {len(other)} line(s) decoded as {label}{why}, {utf8} other "
+            "non-ASCII line(s) kept as UTF-8"
+            + (f" (Latin-1 read as Windows-1252){hint}" if western else "")
         )
+    elif western:
+        notes.append(f"not valid UTF-8; decoded as Latin-1 (Windows-1252){hint}")
     else:
-        notes.append("not valid UTF-8; decoded as Latin-1 (Windows-1252)")
+        notes.append(f"not valid UTF-8; decoded as {label}{why}")
     return "\n".join(out)
 
 
-def decode(data: bytes, path: Path, notes: list[str]) -> str:
-    """UTF-8 (with or without BOM); Latin-1 (as Windows-1252) when the bytes are not
-    UTF-8. NUL bytes anywhere are refused; repeated byte-order marks at the start are
-    dropped with a note."""
+def decode(data: bytes, path: Path, notes: list[str], encoding: str | None = None) -> str:
+    """UTF-8 (with or without BOM); when the bytes are not UTF-8, ``encoding`` (or the
+    one ``read_any`` was given, ``--encoding``), else Windows-1250 or Windows-1252 as
+    the file's letters say (``_decode_mixed``). NUL bytes anywhere are refused;
+    repeated byte-order marks at the start are dropped with a note."""
+    encoding = encoding or _ENCODING.get()
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise InputError(
             path, 1, "UTF-16 text (byte-order mark): arpad reads UTF-8 or Latin-1; save as UTF-8"
@@ -286,7 +471,11 @@ def decode(data: bytes, path: Path, notes: list[str]) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return _decode_mixed(data, notes)
+        return _decode_mixed(data, path, notes, encoding)
+    if encoding not in (None, "utf-8") and not data.isascii():
+        notes.append(
+            f"valid UTF-8: read as UTF-8 (--encoding {encoding} is for files that are not)"
+        )
     if text.startswith("\ufeff"):
         stripped = text.lstrip("\ufeff")
         notes.append(f"{len(text) - len(stripped) + 1} byte-order marks at the start; dropped")
@@ -376,38 +565,13 @@ def _delimiter(header: str) -> str:
     return ","
 
 
-def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
-    """Every physical line is accounted for: a header, a blank line, a row (which may
-    span lines inside a quoted field) or a problem quarantined at its own line.
-
-    A row that runs over several lines and does not have the header's number of
-    fields, or that ends inside a quote at the end of the file, is taken to be a
-    stray quote: its first line is quarantined (``malformed_row``, naming the line
-    where the quote opened) and reading starts again on the next line. A field
-    longer than ``csv.field_size_limit()`` (131072 characters) quarantines its row;
-    the quarantine keeps at most ``RAW_TEXT_CAP`` characters of a row's text."""
-    notes: list[str] = []
-    text = decode(_csv_bytes(path, notes), path, notes)
-    if not text.strip():
-        raise InputError(path, 1, "empty file: no header and no rows")
-    lines = _PHYSICAL_LINE.findall(text)
-    source = _Lines(lines, 0)
-    delimiter = _delimiter(lines[0] if lines else "")
-    if delimiter != ",":
-        notes.append(f"fields separated by {delimiter!r} (from the header line)")
-    reader = csv.reader(source, delimiter=delimiter)
-    try:
-        header = [h.strip() for h in next(reader)]
-    except csv.Error as exc:
-        raise InputError(path, 1, f"unreadable header: {exc}") from None
-    if len(header) > MAX_COLUMNS:  # before a column is built for each
-        raise InputError(path, 1, f"{len(header)} columns in the header (at most {MAX_COLUMNS})")
-    if source.pos > 1:
-        raise InputError(path, 1, "the header runs over several lines (a quote that never closes?)")
+def _csv_header(
+    path: Path, header: list[str], mapping: str | None, kind: str | None, notes: list[str]
+) -> tuple[Mapping | None, list[str], str]:
+    """A CSV header's mapping, canonical names and kind of rows (refused, naming the
+    problem, when it is none of arpad's)."""
     chosen = _choose_mapping(path, header, mapping, notes)
-    names = (
-        [chosen.rename.get(h, h) for h in header] if chosen else [column_name(h) for h in header]
-    )
+    names = chosen.names(header) if chosen else [column_name(h) for h in header]
     names = (
         names if chosen else player_aliases(path, header, tag_aliases(names, notes), kind, notes)
     )
@@ -426,6 +590,62 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, f"duplicate column names in header: {shown}{more}")
     if not chosen:  # a mapping notes the columns it leaves (``_choose_mapping``)
         unread_note(header, names, row_kind, notes)
+    return chosen, names, row_kind
+
+
+# Excel's first line naming the separator (``sep=;``, ``sep=,``, ``sep=`` and a tab):
+# read as the separator and skipped (docs/ingest.md "Separator"; it was refused as a
+# header "['sep=', 'unnamed column 2']").
+_SEP_LINE = re.compile(r'^\ufeff?"?sep=([,;\t|])"?[ \t]*(?:\r\n|\r|\n|$)', re.IGNORECASE)
+
+
+def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) -> RawTable:
+    """Every physical line is accounted for: a header, a blank line, a row (which may
+    span lines inside a quoted field) or a problem quarantined at its own line.
+
+    A row that runs over several lines and does not have the header's number of
+    fields, or that ends inside a quote at the end of the file, is taken to be a
+    stray quote: its first line is quarantined (``malformed_row``, naming the line
+    where the quote opened) and reading starts again on the next line. A field
+    longer than ``csv.field_size_limit()`` (131072 characters) quarantines its row;
+    the quarantine keeps at most ``RAW_TEXT_CAP`` characters of a row's text."""
+    notes: list[str] = []
+    text = decode(_csv_bytes(path, notes), path, notes)
+    if not text.strip():
+        raise InputError(path, 1, "empty file: no header and no rows")
+    lines = _PHYSICAL_LINE.findall(text)
+    declared = _SEP_LINE.match(lines[0]) if lines else None
+    if declared:  # Excel's "sep=;" line: the separator, then the header on line 2
+        delimiter = declared.group(1)
+        notes.append(
+            f"first line {lines[0].strip()!r} (a spreadsheet's separator line): fields "
+            f"separated by {delimiter!r}, the header read from line 2"
+        )
+        if len(lines) < 2 or not lines[1].strip():
+            raise InputError(path, 2, "no header after the separator line 'sep=…'")
+    else:
+        delimiter = _delimiter(lines[0] if lines else "")
+        if delimiter != ",":
+            notes.append(f"fields separated by {delimiter!r} (from the header line)")
+    head = 1 + bool(declared)  # the header's line
+    source = _Lines(lines, head - 1)
+    reader = csv.reader(source, delimiter=delimiter)
+    try:
+        header = [h.strip() for h in next(reader)]
+    except csv.Error as exc:
+        raise InputError(path, head, f"unreadable header: {exc}") from None
+    if len(header) > MAX_COLUMNS:  # before a column is built for each
+        raise InputError(path, head, f"{len(header)} columns in the header (at most {MAX_COLUMNS})")
+    if source.pos > head:
+        raise InputError(
+            path, head, "the header runs over several lines (a quote that never closes?)"
+        )
+    try:
+        chosen, names, row_kind = _csv_header(path, header, mapping, kind, notes)
+    except InputError as exc:  # the header's own line, after a "sep=;" line
+        if exc.line != 1 or head == 1:
+            raise
+        raise InputError(exc.path, head, exc.problem) from None
 
     columns: list[list[str | None]] = [[] for _ in names]
     line_numbers: list[int] = []
@@ -499,6 +719,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         pl.Series("_line", line_numbers, dtype=pl.Int64),
         pl.Series("_raw", raws, dtype=pl.String),
     )
+    frame = _thousands_dots(frame, delimiter, notes)
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
     frame, not_stored, lines = without_non_games(frame, row_kind, notes)
@@ -512,6 +733,48 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         notes,
         not_stored=not_stored,
         not_stored_lines=lines,
+    )
+
+
+# A rating written with a thousands separator (Excel's number format ``#.##0`` in a
+# locale whose decimal mark is the comma): ``1.850`` is 1850 (``_thousands_dots``).
+RATING_COLUMNS = ("rating", "peak_rating", "white_rating", "black_rating")
+_THOUSANDS = r"^\s*\d{1,2}\.\d{3}\s*$"
+_DECIMAL_COMMA = r"^\s*\d+,\d+\s*$"
+
+
+def _thousands_dots(frame: pl.DataFrame, delimiter: str, notes: list[str]) -> pl.DataFrame:
+    """In a CSV of a decimal-comma locale (``;`` separators, or a number written with a
+    decimal comma, ``0,5``), a rating ``d.ddd`` or ``dd.ddd`` is read with the dot as a
+    thousands separator (``1.850`` is 1850), counted in a note naming the column and
+    the first line. Read as a decimal it was a rating of 1.85, below every floor: the
+    player unrated, unsaid (hostile8, round 8; docs/ingest.md "Separator")."""
+    columns = [c for c in RATING_COLUMNS if c in frame.columns]
+    if not columns or not frame.height:
+        return frame
+    dotted = [pl.col(c).str.contains(_THOUSANDS).fill_null(False) for c in columns]
+    hits = frame.select(d.sum() for d in dotted).row(0)
+    if not any(hits):
+        return frame
+    if delimiter != ";":
+        numbers = [c for c in (*columns, "score", "result") if c in frame.columns]
+        comma = pl.any_horizontal(pl.col(c).str.contains(_DECIMAL_COMMA) for c in numbers)
+        if not frame.select(comma.fill_null(False).any()).item():
+            return frame
+    said = []
+    for column, dots, count in zip(columns, dotted, hits):
+        if count:
+            line, value = frame.filter(dots).select("_line", column).row(0)
+            value = value.strip()
+            said.append(f"{column} {count} (line {line}: {value!r} as {value.replace('.', '')})")
+    why = "';' separators" if delimiter == ";" else "decimal commas"
+    notes.append(
+        f"rating(s) written with a thousands separator read as whole numbers: "
+        f"{', '.join(said)} (the file uses {why}: its decimals are written 0,5)"
+    )
+    return frame.with_columns(
+        pl.when(d).then(pl.col(c).str.replace_all(r"[.\s]", "")).otherwise(pl.col(c)).alias(c)
+        for c, d in zip(columns, dotted)
     )
 
 
@@ -620,9 +883,10 @@ def raw_from_arrow(
     notes: list[str] = []
     chosen = _choose_mapping(path, header, mapping, notes)
     if chosen and len(header) > len(chosen.header):  # the mapping's columns only
-        table = table.select([i for i, h in enumerate(header) if h in chosen.header])
+        read = {column_name(h) for h in chosen.header}
+        table = table.select([i for i, h in enumerate(header) if column_name(h) in read])
         header = list(table.column_names)
-    names = [chosen.rename.get(h, h) for h in header] if chosen else tag_aliases(lowered, notes)
+    names = chosen.names(header) if chosen else tag_aliases(lowered, notes)
     if not chosen:
         names = player_aliases(path, header, names, kind, notes)
     given = (list(header), list(names))  # every column, for the messages and notes
@@ -1276,40 +1540,55 @@ def _choose_mapping(
     that holds every column of a mapping, in any order and beside other columns (a
     pandas index written as a first unnamed column, an added column), is read with it
     too: named, or detected when the header has no canonical id column; the other
-    columns are noted and left unread (docs/ingest.md "Named mappings")."""
-    names = {column_name(h) for h in header}
+    columns are noted and left unread (docs/ingest.md "Named mappings"). Names are
+    compared as ``column_name`` reads them: any case, surrounding spaces ignored
+    (``month #`` is ``Month #``; a lower-cased export was refused before round 8)."""
+    keys = [column_name(h) for h in header]
+    present = set(keys)
     if name:
         if name not in MAPPINGS:
             raise InputError(path, None, f"unknown mapping {name!r} (known: {', '.join(MAPPINGS)})")
         mapping = MAPPINGS[name]
-        missing = [h for h in mapping.header if h not in header]
+        missing = [h for h in mapping.header if column_name(h) not in present]
         if missing:
+            found = ", ".join(repr(capped(h, 40)) for h in header[:20])
+            more = f" and {len(header) - 20} more" if len(header) > 20 else ""
             raise InputError(
                 path,
                 1,
-                f"header {header} does not match mapping {name!r}: it lacks "
-                f"{', '.join(map(repr, missing))} (the mapping's columns: "
-                f"{', '.join(map(repr, mapping.header))})",
+                f"header does not match mapping {name!r}: it lacks "
+                f"{', '.join(map(repr, missing))} (found: {found}{more}; the mapping's "
+                f"columns, any case: {', '.join(map(repr, mapping.header))})",
             )
     else:
-        exact = [m for m in MAPPINGS.values() if tuple(header) == m.header]
+
+        def wanted(m: Mapping) -> list[str]:
+            return [column_name(h) for h in m.header]
+
+        exact = [m for m in MAPPINGS.values() if keys == wanted(m)]
         within = [
             m
             for m in MAPPINGS.values()
-            if set(m.header) <= set(header) and not names & {"white_id", "black_id", "player_id"}
+            if set(wanted(m)) <= present and not present & {"white_id", "black_id", "player_id"}
         ]
         if not (exact or within):
-            if tuple(header) == ("TEID", "MonthID", "WhitePlayer", "BlackPlayer"):
+            if keys == ["teid", "monthid", "whiteplayer", "blackplayer"]:
                 raise InputError(
                     path, 1, "Deloitte 2011 test file without results: use test_solution.csv"
                 )
             return None
         mapping = (exact or within)[0]
-    other = [h for h in header if h not in mapping.header]
+    read = {column_name(h) for h in mapping.header}
+    other = [h for h, k in zip(header, keys) if k not in read]
     if other and notes is not None:
         shown = ", ".join(repr(capped(h, 40)) for h in other[:10])
         more = f" and {len(other) - 10} more" if len(other) > 10 else ""
-        notes.append(f"mapping {mapping.name!r}: column(s) {shown}{more} not read")
+        why = {column_name(k): f"{k}: {v}" for k, v in mapping.unread.items()}
+        said = "; ".join(why[k] for k in dict.fromkeys(keys) if k in why and k not in read)
+        notes.append(
+            f"mapping {mapping.name!r}: column(s) {shown}{more} not read"
+            + (f" ({said})" if said else "")
+        )
     return mapping
 
 
@@ -1620,8 +1899,21 @@ def _parquet_problem(path: Path, exc: BaseException) -> str:
 
 
 def read_any(
-    path: Path, fmt: str | None = None, mapping: str | None = None, kind: str | None = None
+    path: Path,
+    fmt: str | None = None,
+    mapping: str | None = None,
+    kind: str | None = None,
+    encoding: str | None = None,
 ) -> RawTable:
+    """The file read by the reader of its format. ``encoding``: the code page of a
+    text file that is not UTF-8 (``--encoding``; ``encoding_name``), else told from
+    its letters (``decode``)."""
+    if encoding is not None:
+        token = _ENCODING.set(encoding_name(encoding))
+        try:
+            return read_any(path, fmt, mapping, kind)
+        finally:
+            _ENCODING.reset(token)
     check_input_file(path)
     given = bool(fmt)
     if given:  # detect_format refuses them otherwise

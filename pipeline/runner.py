@@ -24,6 +24,7 @@ imports Prefect.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import sys
@@ -255,6 +256,81 @@ def wait_for_a_worker(client, address: str) -> None:
             f"(waited {NO_WORKERS_WAIT:g} s): "
             f"start some with `dask worker {address}`"
         ) from None
+
+
+#: The packages of an arpad build (pyproject.toml [tool.setuptools]: ``arpad.pipeline``
+#: holds its subpackages commands, rules and systems).
+PACKAGES = ("arpad", "arpad.pipeline", "arpad.kernels", "arpad.flows")
+
+
+@functools.lru_cache(maxsize=1)
+def source_digest() -> str:
+    """The sha256 (hex) of this process's arpad: every ``.py`` and ``.json`` file of the
+    installed arpad packages (``PACKAGES``), by its name inside the package and its
+    bytes, in sorted order. The same sources give the same digest in an editable
+    checkout and an installed wheel (a file is counted under the innermost package
+    folder that holds it); the kernels compiled ahead of time (``kernels/_aot``) and
+    byte-code are left out: they follow from the sources (a stale AOT module is not
+    used, kernels/aot.py). Computed once per process (130 files, 2 MB: 5-15 ms;
+    docs/runners.md "Workers of another arpad")."""
+    import hashlib
+    from importlib.util import find_spec
+
+    roots = {}
+    for package in PACKAGES:
+        spec = find_spec(package)
+        if spec is not None and spec.submodule_search_locations:
+            roots[package] = os.path.realpath(next(iter(spec.submodule_search_locations)))
+    files = {}
+    for package, root in roots.items():
+        inner = set(roots.values()) - {root}
+        for folder, subfolders, names in os.walk(root):
+            subfolders[:] = [
+                d
+                for d in subfolders
+                if d not in ("__pycache__", "_aot") and os.path.join(folder, d) not in inner
+            ]
+            rel = os.path.relpath(folder, root).replace(os.sep, "/")
+            prefix = package + "/" + ("" if rel == "." else rel + "/")
+            for name in names:
+                if name.endswith((".py", ".json")):
+                    files[prefix + name] = os.path.join(folder, name)
+    h = hashlib.sha256()
+    for name in sorted(files):
+        with open(files[name], "rb") as fh:
+            data = fh.read()
+        h.update(f"{name}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def check_workers_build(client, address: str) -> None:
+    """A one-line ValueError when a worker of the scheduler at ``address`` runs other
+    arpad sources than this process (``source_digest`` compared through
+    ``client.run``). Workers started before an upgrade of arpad keep the old modules:
+    they unpickled the new client's objects against them (an internal error and 150
+    lines of traceback), or would have rated with the old code and the new client
+    recorded those runs as its own (docs/runners.md "Workers of another arpad"). A
+    worker whose arpad has no ``source_digest`` (older than the check) counts as
+    another version."""
+    here = source_digest()
+    theirs = client.run(source_digest, on_error="return")
+    older = "unknown (an older arpad)"
+    other = [d if isinstance(d, str) else older for d in theirs.values() if d != here]
+    if not other:
+        return
+    counts: dict[str, int] = {}
+    for digest in other:
+        counts[digest] = counts.get(digest, 0) + 1
+    there = ", ".join(
+        f"{digest if digest == older else digest[:8]} on {n} of {len(theirs)} workers"
+        for digest, n in sorted(counts.items(), key=lambda item: -item[1])
+    )
+    raise ValueError(
+        f"the Dask workers at {named_cluster(address)} run another version of arpad "
+        f"(sources differ: {here[:8]} here, {there}); restart them "
+        f"(dask worker {address}) after an upgrade"
+    )
 
 
 def _names(fn: Callable, count: int, names: Sequence[str] | None) -> list[str]:
@@ -560,6 +636,7 @@ def dask_client(cluster: str | None = None, workers: int | None = None) -> Itera
             ) from None
         with client:
             wait_for_a_worker(client, cluster)
+            check_workers_build(client, cluster)
             yield client
         return
     with start_local_cluster(workers) as local, Client(local) as client:

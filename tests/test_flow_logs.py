@@ -201,7 +201,7 @@ def test_each_task_line_says_what_the_step_did(tmp_path):
         catalog,
         "publish-elo-standard: wrote 8 export files: exports/system=elo/pool=standard/"
         "list-1.csv, exports/system=elo/pool=standard/list-1.parquet and 6 more",
-        "freeze-elo-standard: froze 4 lists (periods 1 to 4)",
+        "freeze-elo-standard: froze nothing: 4 lists wait (inbox file(s) zbad.csv rejected)",
     ]
     assert run.lines[8].startswith(f"read-zbad.csv: not read: {inbox}/zbad.csv:1: header")
     assert all(len(x) < 260 and "\n" not in x for x in run.lines)

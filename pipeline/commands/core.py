@@ -75,6 +75,13 @@ def register(sub) -> None:
         "whose moves were not kept; default: stored unrated, as a forfeit may be; "
         "docs/pgn-trf.md)",
     )
+    p.add_argument(
+        "--encoding",
+        default=None,
+        metavar="CODEPAGE",
+        help="the code page of files that are not UTF-8 (cp1250 for Central European, "
+        "cp1252 for Western, …; default: told from their letters; docs/ingest.md)",
+    )
     add_orchestration(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -315,7 +322,13 @@ def cmd_ingest(args) -> int:
         args.pool,
         args.ignore_stated_ratings,
         args.rate_moveless,
+        encoding=args.encoding,
     )
+    if request.encoding:
+        from arpad.pipeline.launch import wants_flow
+
+        if wants_flow(args.flow):  # the flow's parameters do not carry it (jobs.py)
+            raise ValueError("--encoding is not passed to a tracked flow: add --no-flow")
     return print_ingest_report(run_job(args, "ingest", request))
 
 

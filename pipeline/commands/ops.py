@@ -155,6 +155,7 @@ def schedule_parameters(args) -> tuple[dict, dict]:
     except Exception as exc:
         raise ValueError(f"--cron {args.cron!r} --timezone {args.timezone!r}: {exc}") from None
     require_server()
+    warn_missing_starting_ratings(Store(store), request.systems, inbox)
     # (an option left at its default is left out: the flow's own default is the same)
     parameters = {
         k: v for k, v in vars(request).items() if v is not None and v is not False and k != "wait"
@@ -165,6 +166,32 @@ def schedule_parameters(args) -> tuple[dict, dict]:
     if args.workers:
         env["ARPAD_WORKERS"] = str(args.workers)
     return parameters, env
+
+
+def warn_missing_starting_ratings(store, systems: list[str] | None, inbox: Path) -> None:
+    """A warning (not a refusal) for each system the runs would rate that needs published
+    starting ratings the store does not have: each run would fail at its plan step
+    (``jobs.check_starting_ratings``, the run's own check and line) until a players file
+    with ratings is ingested or arrives in the inbox. Not refused, since that file may be
+    put in the inbox after the schedule is made; nothing is said while a players file
+    waits in INBOX/players/ (the run ingests it before it plans). A deployment of
+    ``--systems fide`` on a store without ratings was created silently, and its runs
+    failed at 03:00 on the 1st (docs/operations.md "The schedule")."""
+    from arpad.pipeline.jobs import check_starting_ratings
+    from arpad.pipeline.monthly import configured_systems
+
+    waiting = inbox / "players"
+    if waiting.is_dir() and any(p.is_file() for p in waiting.iterdir()):
+        return
+    for system in configured_systems(store, systems):
+        try:
+            check_starting_ratings(store, system)
+        except ValueError as exc:
+            print(
+                f"arpad: warning: {exc}; the scheduled runs fail at their plan step until "
+                f"such a players file is ingested or put in {waiting}/",
+                file=sys.stderr,
+            )
 
 
 def check_timezone(name: str) -> None:
@@ -229,7 +256,9 @@ def cmd_deploy(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    """Serve the schedule from this process (``flow.serve``): no work pool, no worker."""
+    """Serve the schedule from this process (a Prefect ``Runner``, as ``flow.serve``
+    does): no work pool, no worker. SIGINT and SIGTERM stop it with the one line every
+    command gives (``serve_until_stopped``)."""
     parameters, env = schedule_parameters(args)
     import os
 
@@ -240,18 +269,60 @@ def cmd_serve(args) -> int:
     # --cluster as given, not a variable the user never set.
     served = configured(recalculate_flow, args.cluster, args.workers)
     os.environ.update(env)
-    print(
-        f"serving recalculate/{args.name} on {args.cron!r} {args.timezone} (Ctrl-C stops it)",
-        file=sys.stderr,
-        flush=True,
-    )
+    from prefect.runner import Runner
     from prefect.schedules import Cron
 
-    served.serve(
+    runner = Runner(name=args.name)
+    runner.add_flow(
+        served,
         name=args.name,
         schedules=[Cron(args.cron, timezone=args.timezone)],
         parameters=parameters,
         tags=run_tags("recalculate", parameters),
-        print_starting_message=False,
     )
+    print(
+        f"serving recalculate/{args.name} on {args.cron!r} {args.timezone} "
+        f"(Ctrl-C or kill -INT/-TERM {os.getpid()} stops it)",
+        file=sys.stderr,
+        flush=True,
+    )
+    serve_until_stopped(runner)
     return 0
+
+
+def serve_until_stopped(runner) -> None:
+    """Run ``runner`` (a Prefect ``Runner``) until SIGINT or SIGTERM, then end as every
+    command does on them: ``KeyboardInterrupt`` or ``cli.Terminated``, one line, exit
+    130 or 143 (pipeline/cli.py).
+
+    Both handlers are set here, explicitly: a shell starts a background job (`arpad
+    serve … &` in a script) with SIGINT ignored, and Python keeps it ignored, so `kill
+    -INT` did nothing; Prefect's runner put its own SIGTERM handler in place of the
+    CLI's as it started and stopped without a word, exit 0. Either signal now makes the
+    runner stop as Prefect's SIGTERM handler does (the runs in flight are cancelled and
+    their processes stopped: a `kill -INT` reaches this process alone, and the run's
+    process went on without it), then raises; a second signal, or one before the
+    runner has started, raises at once (docs/runners.md "Stopping arpad serve")."""
+    import asyncio
+    import signal
+
+    from arpad.pipeline.cli import Terminated
+
+    graceful = runner.handle_sigterm  # Prefect's: cancel the runs in flight, end start()
+    got: list[int] = []
+
+    def stopped(signum: int) -> KeyboardInterrupt:
+        return Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    def stop(signum, frame):
+        if got or not runner.started:
+            raise stopped(signum)
+        got.append(signum)
+        graceful()
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    runner.handle_sigterm = stop  # the runner installs it for SIGTERM as it starts
+    asyncio.run(runner.start())
+    if got:
+        raise stopped(got[0])
