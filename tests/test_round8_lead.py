@@ -99,3 +99,25 @@ def test_a_list_of_the_month_in_progress_says_it_is_provisional(tmp_path, capsys
     args = ["list", "--system", "elo", "--period", "202611", "--store", root, "--format", "csv"]
     assert cli.main(args) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_pairings_with_a_mapping_read_headers_in_any_case():
+    # ops round 8 found the mapping case-sensitive for files; api._mapped was too.
+    import polars as pl
+
+    import arpad
+
+    games = pl.DataFrame(
+        {"Month #": [1, 1], "White Player #": [1, 2], "Black Player #": [2, 3], "Score": [1.0, 0.5]}
+    )
+    lower = pl.DataFrame({"month #": [2], " white player # ": [1], "BLACK PLAYER #": [3]})
+    state = arpad.rate(games, system="elo", mapping="kaggle2010")
+    got = arpad.predict(state, lower, mapping="kaggle2010")
+    same = arpad.predict(
+        state,
+        lower.rename({" white player # ": "White Player #", "BLACK PLAYER #": "Black Player #"}),
+        mapping="kaggle2010",
+    )
+    assert got.height == 1
+    assert got.get_column("expected").to_list() == same.get_column("expected").to_list()
+    assert 0.5 < got.get_column("expected")[0] < 1.0  # 1 beat 2, 3 drew 2: 1 is stronger

@@ -840,7 +840,8 @@ def _mapped(pairs: pl.DataFrame, mapping: str | None) -> pl.DataFrame:
             return pairs
         for name, known in MAPPINGS.items():  # the Kaggle file as it is: name the mapping
             sides = [k for k, v in known.rename.items() if v in ("white_id", "black_id")]
-            if known.kind == "games" and set(sides) <= set(pairs.columns):
+            have = {c.strip().lower() for c in pairs.columns}
+            if known.kind == "games" and {k.lower() for k in sides} <= have:
                 raise ValueError(
                     f"pairings: no white_id and black_id, but {', '.join(sides)}: pass "
                     f"mapping={name!r}"
@@ -850,7 +851,10 @@ def _mapped(pairs: pl.DataFrame, mapping: str | None) -> pl.DataFrame:
     games = [name for name, m in MAPPINGS.items() if m.kind == "games"]
     if not isinstance(mapping, str) or mapping not in games:
         raise ValueError(f"mapping: {mapping!r} is not one of {', '.join(games)}")
-    rename = {k: v for k, v in MAPPINGS[mapping].rename.items() if k in pairs.columns}
+    # Headers in any case, spaces around them ignored, as a games file's (docs/ingest.md)
+    found = {c.strip().lower(): c for c in pairs.columns}
+    known = MAPPINGS[mapping].rename.items()
+    rename = {found[k.lower()]: v for k, v in known if k.lower() in found}
     if not {"white_id", "black_id"} <= set(rename.values()):
         raise ValueError(
             f"pairings: mapping {mapping!r} reads the columns "
