@@ -169,3 +169,36 @@ def assert_same_backtest(local, remote) -> None:
         ), a.system
         for name in a.predictions:
             assert np.array_equal(a.predictions[name], b.predictions[name])
+
+
+def kill_process_groups(procs, log=None) -> None:
+    """Stop test-started processes (each its own process group: ``dask scheduler``,
+    ``dask worker``, …), newest first, and close their shared log."""
+    import signal
+
+    for proc in reversed(procs):
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    if log is not None:
+        log.close()
+
+
+def run_deployment_once(name: str, pool: str, cwd: Path):
+    """Start the deployment ``recalculate/<name>`` and run it with one Prefect worker of
+    ``pool`` (``--run-once``): the flow run as the server has it after, and the worker's
+    output."""
+    import subprocess
+    import sys
+
+    from prefect.client.orchestration import get_client
+    from prefect.deployments import run_deployment
+
+    run = run_deployment(f"recalculate/{name}", timeout=0)
+    worker = subprocess.run(
+        [str(Path(sys.executable).with_name("prefect")), "worker", "start", "--pool", pool,
+         "--run-once", "--limit", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300, cwd=cwd,
+    )  # fmt: skip
+    with get_client(sync_client=True) as client:
+        return client.read_flow_run(run.id), worker.stdout

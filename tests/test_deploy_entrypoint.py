@@ -10,11 +10,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from arpad.pipeline.cli import main
+from tests.conftest import run_deployment_once
 from tests.test_flow_logs import kaggle_months
 from tests.test_runners import dask_processes  # noqa: F401 (a fixture)
 
@@ -78,7 +78,6 @@ def test_a_deployment_on_an_external_dask_scheduler_completes(
     --run-once``: the run completes, its read and rate tasks ran on the cluster."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import FlowRunFilter
-    from prefect.deployments import run_deployment
 
     store, inbox = tmp_path / "club", tmp_path / "inbox"
     inbox.mkdir()
@@ -91,21 +90,14 @@ def test_a_deployment_on_an_external_dask_scheduler_completes(
                  "--work-pool", pool, "--systems", "elo", "--mapping", "kaggle2010",
                  "--cluster", dask_processes]) == 0  # fmt: skip
     try:
-        run = run_deployment(f"recalculate/{name}", timeout=0)
-        worker = subprocess.run(
-            [str(Path(sys.executable).with_name("prefect")), "worker", "start", "--pool", pool,
-             "--run-once", "--limit", "1"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
-            cwd=tmp_path,
-        )  # fmt: skip
+        finished, output = run_deployment_once(name, pool, tmp_path)
+        assert finished.state.is_completed(), output[-3000:]
         with get_client(sync_client=True) as client:
-            finished = client.read_flow_run(run.id)
-            assert finished.state.is_completed(), worker.stdout[-3000:]
-            tasks = client.read_task_runs(flow_run_filter=FlowRunFilter(id={"any_": [run.id]}))
+            tasks = client.read_task_runs(flow_run_filter=FlowRunFilter(id={"any_": [finished.id]}))
         states = {t.name: t.state_name for t in tasks}
         assert states["read-m4.csv"] == states["rate-elo-standard"] == "Completed"
         assert (inbox / "processed" / "m4.csv").exists()
-        assert "No module named" not in worker.stdout
+        assert "No module named" not in output
     finally:
         with get_client(sync_client=True) as client:
             client.delete_deployment(client.read_deployment_by_name(f"recalculate/{name}").id)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from arpad.pipeline.cli import main
-from tests.conftest import free_port, write_csv
+from tests.conftest import free_port, kill_process_groups, write_csv
 from tests.test_cli_flow import small_store
 
 ARPAD = str(Path(sys.executable).with_name("arpad"))
@@ -218,11 +217,7 @@ def elsewhere_cluster(tmp_path):
             client.wait_for_workers(1, timeout=120)
         yield address
     finally:
-        for proc in reversed(procs):
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-        log.close()
+        kill_process_groups(procs, log)
 
 
 @pytest.mark.once

@@ -18,14 +18,13 @@ import shlex
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from arpad.pipeline.cli import main
 from arpad.pipeline.jobs import starting_ratings_reason
 from arpad.pipeline.systems import get_system, system_names
-from tests.conftest import REPO, free_port
+from tests.conftest import REPO, free_port, run_deployment_once
 from tests.test_flow_logs import kaggle_months
 from tests.test_runner_attack3 import plain_env
 
@@ -116,7 +115,6 @@ def test_a_deployed_run_with_the_scheduler_down_is_failed_not_crashed(tmp_path, 
     deployment run`, `prefect worker start --run-once`: Failed (it was Crashed), named
     like arpad's runs (it kept Prefect's random name), the one line as its message."""
     from prefect.client.orchestration import get_client
-    from prefect.deployments import run_deployment
 
     store, inbox = tmp_path / "club", tmp_path / "inbox"
     inbox.mkdir()
@@ -128,16 +126,8 @@ def test_a_deployed_run_with_the_scheduler_down_is_failed_not_crashed(tmp_path, 
     assert main(["deploy", "--store", str(store), "--inbox", str(inbox), "--name", name,
                  "--work-pool", pool, "--systems", "elo,glicko2", "--cluster", address]) == 0  # fmt: skip
     try:
-        run = run_deployment(f"recalculate/{name}", timeout=0)
-        worker = subprocess.run(
-            [str(Path(sys.executable).with_name("prefect")), "worker", "start", "--pool", pool,
-             "--run-once", "--limit", "1"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
-            cwd=tmp_path,
-        )  # fmt: skip
-        with get_client(sync_client=True) as client:
-            finished = client.read_flow_run(run.id)
-        assert finished.state.is_failed(), worker.stdout[-3000:]
+        finished, output = run_deployment_once(name, pool, tmp_path)
+        assert finished.state.is_failed(), output[-3000:]
         assert finished.name == "recalculate-elo,glicko2-club"
         assert finished.state.message == (
             "Flow run encountered an exception: ValueError: cannot reach the Dask scheduler "

@@ -27,7 +27,7 @@ import arpad.kernels
 import arpad.pipeline
 from arpad.pipeline import runner
 from arpad.pipeline.cli import main
-from tests.conftest import free_port, write_csv
+from tests.conftest import free_port, kill_process_groups, write_csv
 from tests.test_runner_attack3 import plain_env
 
 DIGEST = "from arpad.pipeline.runner import source_digest; print(source_digest())"
@@ -139,11 +139,7 @@ def cluster(tmp_path):
     try:
         yield address, add, stop
     finally:
-        for proc in reversed(procs):
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-        log.close()
+        kill_process_groups(procs, log)
 
 
 @pytest.mark.once

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from arpad.pipeline.cli import main
-from tests.conftest import BUNDLED, free_port, write_csv
+from tests.conftest import BUNDLED, free_port, kill_process_groups, write_csv
 
 ARPAD = str(Path(sys.executable).with_name("arpad"))
 KAGGLE = BUNDLED / "kaggle2010_elo_vs_rest" / "training_data.csv"
@@ -351,7 +351,6 @@ def test_prefect_api_url_at_something_that_is_not_prefect(
 def scheduler(tmp_path):
     """A real ``dask scheduler`` process on a free port (no workers): its address and
     a function starting one ``dask worker`` on it; everything stopped at the end."""
-    import signal
     import time
 
     port = free_port()
@@ -384,11 +383,7 @@ def scheduler(tmp_path):
     try:
         yield address, procs[0], add_worker
     finally:
-        for proc in reversed(procs):
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-        log.close()
+        kill_process_groups(procs, log)
 
 
 @pytest.mark.once
