@@ -202,3 +202,19 @@ def run_deployment_once(name: str, pool: str, cwd: Path):
     )  # fmt: skip
     with get_client(sync_client=True) as client:
         return client.read_flow_run(run.id), worker.stdout
+
+
+def wait_for_port(port: int, log: Path, seconds: float = 60.0) -> None:
+    """Wait until something listens on 127.0.0.1:``port`` (a test-started ``dask
+    scheduler``); fail with the process's ``log`` after ``seconds``."""
+    import socket
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.3)

@@ -10,16 +10,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from arpad.pipeline.cli import main
-from tests.conftest import free_port, kill_process_groups, write_csv
+from tests.conftest import free_port, kill_process_groups, wait_for_port, write_csv
 from tests.test_cli_flow import small_store
 
 ARPAD = str(Path(sys.executable).with_name("arpad"))
@@ -202,14 +200,7 @@ def elsewhere_cluster(tmp_path):
         procs.append(subprocess.Popen([dask, *args], cwd=folder, env=env, stdout=log,
                                       stderr=subprocess.STDOUT, start_new_session=True))  # fmt: skip
         if args[0] == "scheduler":
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    assert time.monotonic() < deadline, (tmp_path / "dask.log").read_text()
-                    time.sleep(0.3)
+            wait_for_port(port, tmp_path / "dask.log")
     try:
         from distributed import Client
 

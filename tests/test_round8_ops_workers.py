@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -27,7 +26,7 @@ import arpad.kernels
 import arpad.pipeline
 from arpad.pipeline import runner
 from arpad.pipeline.cli import main
-from tests.conftest import free_port, kill_process_groups, write_csv
+from tests.conftest import free_port, kill_process_groups, wait_for_port, write_csv
 from tests.test_runner_attack3 import plain_env
 
 DIGEST = "from arpad.pipeline.runner import source_digest; print(source_digest())"
@@ -111,14 +110,7 @@ def cluster(tmp_path):
     env = plain_env(NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1")
     env.pop("ARPAD_CLUSTER", None)
     start("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard", env=env)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert time.monotonic() < deadline, (tmp_path / "dask.log").read_text()
-            time.sleep(0.3)
+    wait_for_port(port, tmp_path / "dask.log")
 
     def add(pythonpath: Path):
         proc = start("worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard",

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from arpad.pipeline.cli import main
-from tests.conftest import BUNDLED, free_port, kill_process_groups, write_csv
+from tests.conftest import BUNDLED, free_port, kill_process_groups, wait_for_port, write_csv
 
 ARPAD = str(Path(sys.executable).with_name("arpad"))
 KAGGLE = BUNDLED / "kaggle2010_elo_vs_rest" / "training_data.csv"
@@ -351,7 +351,6 @@ def test_prefect_api_url_at_something_that_is_not_prefect(
 def scheduler(tmp_path):
     """A real ``dask scheduler`` process on a free port (no workers): its address and
     a function starting one ``dask worker`` on it; everything stopped at the end."""
-    import time
 
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
@@ -367,14 +366,7 @@ def scheduler(tmp_path):
         return procs[-1]
 
     start("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert time.monotonic() < deadline, (tmp_path / "dask.log").read_text()
-            time.sleep(0.3)
+    wait_for_port(port, tmp_path / "dask.log")
 
     def add_worker():
         return start("worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard",
