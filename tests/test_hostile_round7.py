@@ -46,45 +46,33 @@ def store(tmp_path, capsys) -> str:
 
 
 # -- #2 an output that cannot be created ---------------------------------------------------
+CANNOT_CREATE = "cannot be created in /proc: No such file or directory"
+# Was "arpad: error: [Errno 2] No such file or directory: '/proc/a'" (docs/cli.md
+# "Output files").
+FOLDER_CANNOT = "its folder /proc/a cannot be created: No such file or directory"
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
 @pytest.mark.parametrize(
-    "argv",
+    "argv, problem",
     [
-        ["list", "--system", "elo", "--format", "csv", "--output", "/proc/x.csv"],
-        ["sql", "select 1 AS one", "--output", "/proc/x.parquet"],  # (the Parquet writer)
-        ["plot", "history", "X1", "--system", "elo", "--output", "/proc/x.png"],
-        ["players", "identify", "--output", "/proc/x.csv"],
+        (["list", "--system", "elo", "--format", "csv", "--output", "/proc/x.csv"], CANNOT_CREATE),
+        (["sql", "select 1 AS one", "--output", "/proc/x.parquet"], CANNOT_CREATE),  # (Parquet)
+        (["plot", "history", "X1", "--system", "elo", "--output", "/proc/x.png"], CANNOT_CREATE),
+        (["players", "identify", "--output", "/proc/x.csv"], CANNOT_CREATE),
+        (
+            ["list", "--system", "elo", "--format", "csv", "--output", "/proc/a/x.csv"],
+            FOLDER_CANNOT,
+        ),
+        (["sql", "select 1 AS one", "--output", "/proc/a/x.parquet"], FOLDER_CANNOT),
     ],
 )
-def test_an_output_that_cannot_be_created_names_the_path_given(store, capsys, argv):
+def test_an_output_that_cannot_be_created_names_the_path_given(store, capsys, argv, problem):
     given = argv[-1]
     assert run(*argv, "--store", store) == 2
     err = capsys.readouterr().err
-    assert err == (
-        f"arpad: error: {given}: cannot be created in /proc: No such file or directory "
-        "(the store is as before)\n"
-    )
+    assert err == f"arpad: error: {given}: {problem} (the store is as before)\n"
     assert ".tmp" not in err
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["list", "--system", "elo", "--format", "csv", "--output", "/proc/a/x.csv"],
-        ["sql", "select 1 AS one", "--output", "/proc/a/x.parquet"],
-    ],
-)
-def test_an_output_whose_folder_cannot_be_made_names_the_path_given(store, capsys, argv):
-    # Was "arpad: error: [Errno 2] No such file or directory: '/proc/a'" (docs/cli.md
-    # "Output files").
-    given = argv[-1]
-    assert run(*argv, "--store", store) == 2
-    err = capsys.readouterr().err
-    assert err == (
-        f"arpad: error: {given}: its folder /proc/a cannot be created: No such file or "
-        "directory (the store is as before)\n"
-    )
 
 
 # -- #3 months passed over: one line ---------------------------------------------------------
