@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
 
@@ -97,3 +99,30 @@ def test_a_source_corrected_to_its_header_leaves_no_ratings_and_no_crash(tmp_pat
         err = capsys.readouterr().err
         assert "no games stored in pool 'standard' (pools in the store: none)" in err
         assert "Traceback" not in err
+
+
+def test_the_api_reconstruct_removes_them_on_a_store_with_no_games_left(tmp_path):
+    # Store.reconstruct refused such a store before the job could remove the stale
+    # ratings (its "no games stored" pre-check); the CLI's reconstruct removed them.
+    import arpad
+
+    games = tmp_path / "g.csv"
+    games.write_text("date,white_id,black_id,result\n2025-05-06,a,b,1-0\n")
+    store = arpad.Store(tmp_path / "S")
+    store.ingest(games)
+    store.rate("elo")
+    games.write_text("date,white_id,black_id,result\n")  # corrected: no game now
+    store.ingest(games)
+    summaries = store.reconstruct(["elo"])
+    assert [(s.system, s.pool, s.skipped) for s in summaries] == [
+        (
+            "elo",
+            "standard",
+            "pool standard holds no games now; its ratings of 1 period(s) (202505) were "
+            "removed (published lists stay)",
+        )
+    ]
+    assert Store(str(tmp_path / "S")).rating_periods("elo", "standard") == []
+    # nothing left to remove: refused in one line, as rate refuses it
+    with pytest.raises(ValueError, match="no games stored in pool 'standard'"):
+        store.reconstruct(["elo"])

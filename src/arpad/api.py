@@ -1298,10 +1298,14 @@ class Store:
         overrides = {k: str(v) for k, v in settings.items()}
         request = ReconstructRequest(str(self.path), systems, pools, overrides, wait)
         store = self._existing  # a path with no store: one line, before any cluster starts
-        if pools is None and not store.pools():  # as Store.rate says (it returned [])
-            from arpad.pipeline.jobs import check_pool
+        # No games stored: refused as Store.rate refuses it (it returned []), unless
+        # ratings of pools now without games are there to remove (the job removes them
+        # and says so, docs/store.md "A pool left with no games").
+        if pools is None and not store.pools():
+            from arpad.pipeline.jobs import _gameless, check_pool
 
-            check_pool(store, "standard")
+            if not _gameless(store, request.systems):
+                check_pool(store, "standard")
         _check_progress(progress)
         summaries = self._run("reconstruct", request, progress=progress, **how)
         for summary in summaries:  # why a system was skipped, in the API's words
