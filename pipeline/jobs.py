@@ -799,6 +799,7 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
         # corrected to nothing) are removed, not planned: they blocked publishing for good.
         for s in _drop_gameless(runner, store, req.systems, req.pools):
             runner.info(summary_line(s))
+            summary.removed.append(f"{s.system}/{s.pool}: {s.skipped}")
         jobs = runner.step(monthly.plan, store, req.systems, req.pools, name="plan")
         # Each with the rules its last `arpad rate` recorded (monthly.kept_rules)
         reqs = [

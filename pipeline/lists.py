@@ -133,12 +133,18 @@ def list_frame(
     try:
         # the partition folders (one listing; the SQL binds every ratings file's footer)
         rated = store.rating_periods(system, pool)
-        if not rated:
+        # --in-force also finds the frozen lists whose ratings are gone (a pool left with
+        # no games, docs/store.md "A pool left with no games": published lists stay)
+        frozen_only = []
+        if in_force is not None:
+            frozen_only = [p for p in store.published_periods(system, pool) if p not in rated]
+        if not rated and not frozen_only:
             raise store.no_ratings(system, pool)
         if date is not None:
             period = periods.period_at(date, rated, f"the {system}/{pool} list")
         elif in_force is not None:
-            period = period_in_force(in_force, rated, f"{system}/{pool}", system)
+            listed = sorted({*rated, *frozen_only})
+            period = period_in_force(in_force, listed, f"{system}/{pool}", system)
         elif period is None:
             period = rated[-1]
         elif period not in rated:
@@ -519,6 +525,12 @@ def revised_note(store, system: str, pool: str, period: int) -> str | None:
 
     if period not in store.published_periods(system, pool):
         return None
+    if period not in store.rating_periods(system, pool):  # its games and ratings are gone
+        return (
+            f"this is the {system}/{pool} list of period {period} as published (frozen); "
+            f"the store no longer holds its ratings (pool {pool} holds no games of that "
+            "period now)"
+        )
     changed, _ = diff(store, system, pool, period)
     if changed.height == 0:
         return None

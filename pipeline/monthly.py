@@ -68,6 +68,9 @@ class RecalculateSummary:
     unread: list[str] = field(default_factory=list)  # inbox subfolders not read (``unread``)
     # inbox files not read, with why (``unread_files``)
     left_in_inbox: list[tuple[str, str]] = field(default_factory=list)
+    # "system/pool: why" of the ratings removed because their pool holds no games now
+    # (``jobs.drop_gameless_ratings``; docs/store.md "A pool left with no games")
+    removed: list[str] = field(default_factory=list)
 
     @property
     def games_ingested(self) -> int:
@@ -1050,6 +1053,10 @@ def markdown(summary: RecalculateSummary) -> str:
                 f"({_code(quarantine_command(summary.store))}).",
                 "",
             ]
+    if summary.removed:  # said before the jobs: the lists below no longer include them
+        lines += ["Ratings removed (their pool holds no games now; published lists stay):", ""]
+        lines += [f"- {_text(line)}" for line in summary.removed]
+        lines.append("")
     if not summary.jobs:
         lines += ["Every system and pool was up to date: nothing recomputed.", ""]
     for job in summary.jobs:

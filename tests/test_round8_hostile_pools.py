@@ -11,6 +11,7 @@ import shutil
 
 import pytest
 
+from arpad.pipeline import jobs, monthly
 from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
 
@@ -77,6 +78,41 @@ def test_reconstruct_and_recalculate_remove_them_instead_of_failing(tmp_path, sh
     assert main(["recalculate", "--inbox", str(inbox), "--store", s, "--no-flow"]) == 0
     assert Store(s).rated() == [("elo", "standard")]
     assert Store(s).published_periods("elo", "blitz") == [202005]
+    # the monthly report names the removal (it was only a log line)
+    summary = jobs.recalculate(jobs.RecalculateRequest(s, str(inbox)))
+    assert summary.removed == []  # nothing left to remove on the second run
+    shutil.rmtree(s)
+    shutil.copytree(saved, s)
+    summary = jobs.recalculate(jobs.RecalculateRequest(s, str(inbox)))
+    assert summary.removed == [f"elo/blitz: {REMOVED.split(': skipped: ', 1)[1]}"]
+    text = monthly.markdown(summary)
+    assert (
+        "Ratings removed (their pool holds no games now; published lists stay):\n\n"
+        f"- elo/blitz: {REMOVED.split(': skipped: ', 1)[1]}\n"
+    ) in text
+
+
+def test_the_frozen_list_stays_in_force_after_its_ratings_are_removed(
+    tmp_path, shared_data, capsys
+):
+    # `list --in-force` said "no ratings for system elo pool blitz; run arpad rate first"
+    # once the pool's ratings were removed, though the frozen list is history that stays.
+    s, _ = _moved(tmp_path, shared_data)
+    assert main(["rate", "--system", "elo", "--pool", "blitz", "--store", s, "--no-flow"]) == 0
+    capsys.readouterr()
+    argv = ["list", "--system", "elo", "--pool", "blitz", "--in-force", "2020-06"]
+    assert main([*argv, "--format", "csv", "--store", s]) == 0
+    captured = capsys.readouterr()
+    rows = captured.out.splitlines()
+    assert rows[0].startswith("rank,player_id,name,") and len(rows) == 1 + 13
+    assert rows[1].startswith("1,sw.trf#1,mattderkuerschner,")
+    assert (
+        "arpad: note: this is the elo/blitz list of period 202005 as published (frozen); the "
+        "store no longer holds its ratings (pool blitz holds no games of that period now)"
+    ) in captured.err
+    # the current list has no ratings: refused as before, in one line
+    assert main(["list", "--system", "elo", "--pool", "blitz", "--store", s]) == 2
+    assert "no ratings for system elo pool blitz" in capsys.readouterr().err
 
 
 def test_a_source_corrected_to_its_header_leaves_no_ratings_and_no_crash(tmp_path, capsys):
