@@ -26,6 +26,7 @@ def ingest_flow(
     pool: str | None = None,
     ignore_stated_ratings: bool = False,
     rate_moveless: bool = False,
+    encoding: str | None = None,
 ):
     request = jobs.IngestRequest(
         store,
@@ -40,5 +41,6 @@ def ingest_flow(
         pool,
         ignore_stated_ratings,
         rate_moveless,
+        encoding,
     )
     return jobs.ingest(request, PrefectRunner())

@@ -34,9 +34,10 @@ def recalculate_flow(
     mapping: str | None = None,
     wait: float = 600.0,
     ignore_stated_ratings: bool = False,
+    encoding: str | None = None,
 ):
     request = jobs.RecalculateRequest(
-        store, inbox, systems, pools, fmt, mapping, wait, ignore_stated_ratings
+        store, inbox, systems, pools, fmt, mapping, wait, ignore_stated_ratings, encoding
     )
     return jobs.recalculate(request, PrefectRunner())
 

@@ -27,7 +27,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arpad.pipeline import catalog, incremental, names
@@ -91,6 +91,16 @@ def _check_read_options(fmt: str | None, mapping: str | None) -> None:
         raise ValueError(f"--mapping {mapping}: unknown mapping (known: {known})")
 
 
+def _check_encoding(encoding: str | None) -> str | None:
+    """``--encoding NAME`` as Python's name of the codec (``readers.encoding_name``: an
+    unknown one is a one-line ValueError), or None."""
+    if encoding is None:
+        return None
+    from arpad.pipeline.readers import encoding_name
+
+    return encoding_name(encoding)
+
+
 # -- ingest ---------------------------------------------------------------------------------
 @dataclass
 class IngestRequest:
@@ -106,14 +116,11 @@ class IngestRequest:
     pool: str | None = None  # --pool: every game of the games files in this pool
     ignore_stated_ratings: bool = False  # --ignore-stated-ratings (docs/observations.md)
     rate_moveless: bool = False  # --rate-moveless: PGN games without moves rated (pgn-trf.md)
-    # --encoding: the code page of files that are not UTF-8 (docs/ingest.md "Encodings");
-    # not a field: a tracked flow's parameters do not carry it (cmd_ingest says so)
-    encoding: InitVar[str | None] = None
+    # --encoding: the code page of files that are not UTF-8 (docs/ingest.md "Encodings")
+    encoding: str | None = None
 
-    def __post_init__(self, encoding: str | None):
-        from arpad.pipeline.readers import encoding_name
-
-        self.encoding = None if encoding is None else encoding_name(encoding)
+    def __post_init__(self):
+        self.encoding = _check_encoding(self.encoding)
         self.store = _absolute(self.store)
         self.files = [str(f) for f in self.files]
         if self.source is not None:
@@ -235,10 +242,13 @@ def _read_or_error(path, kind, fmt, mapping, encoding=None):
         return exc
 
 
-def _read_in_encoding(store: Store, path: str, kind, fmt, mapping, encoding):
-    """A text file not stored yet, read here in ``encoding`` (``--encoding``: the store
-    step reads a file without it); None for a Parquet file (streamed, no encoding) or
-    bytes already stored (skipped)."""
+def _read_here(store: Store, ahead: dict, path: str, kind, fmt, mapping, encoding):
+    """The file as ``read_ahead`` read it, else, with ``--encoding`` (which the store step
+    does not take), a text file not stored yet read here in it (or the InputError it
+    raised); None leaves the reading to the store step: no encoding, a Parquet file
+    (streamed, no encoding) or bytes already stored (skipped unread)."""
+    if path in ahead or not encoding:
+        return ahead.get(path)
     from arpad.pipeline.ingest import sha256_file
     from arpad.pipeline.readers import detect_format
 
@@ -267,9 +277,7 @@ def ingest(req: IngestRequest, runner: Runner = LOCAL):
         ahead = read_ahead(store, items, req.fmt, req.mapping, runner, req.encoding)
         reports = []
         for path, kind in items:
-            raw = ahead.get(path)
-            if raw is None and req.encoding:
-                raw = _read_in_encoding(store, path, kind, req.fmt, req.mapping, req.encoding)
+            raw = _read_here(store, ahead, path, kind, req.fmt, req.mapping, req.encoding)
             if isinstance(raw, InputError):
                 raise req.named(path, raw)
             try:
@@ -721,6 +729,7 @@ class RecalculateRequest:
     mapping: str | None = None
     wait: float = 600.0
     ignore_stated_ratings: bool = False  # --ignore-stated-ratings, each file's ingest
+    encoding: str | None = None  # --encoding, each text file's (docs/ingest.md "Encodings")
 
     def __post_init__(self):
         self.store = _absolute(self.store)
@@ -728,6 +737,7 @@ class RecalculateRequest:
         _check_systems(self.systems)
         _check_pools(self.pools)
         _check_read_options(self.fmt, self.mapping)
+        self.encoding = _check_encoding(self.encoding)
         _check_wait(self.wait)
         if not Path(self.inbox).is_dir():
             raise FileNotFoundError(f"--inbox {self.inbox}: no such folder")
@@ -767,9 +777,9 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
         summary.unread = monthly.unread_folders(Path(req.inbox))
         summary.left_in_inbox = monthly.unread_files(Path(req.inbox))
         items = [*((str(p), "players") for p in players), *((str(g), None) for g in games)]
-        ahead = read_ahead(store, items, req.fmt, req.mapping, runner)
+        ahead = read_ahead(store, items, req.fmt, req.mapping, runner, req.encoding)
         for path, kind in items:
-            raw = ahead.get(path)
+            raw = _read_here(store, ahead, path, kind, req.fmt, req.mapping, req.encoding)
             if isinstance(raw, InputError):
                 result = monthly.rejected(Path(path), kind, raw)
             else:

@@ -26,6 +26,18 @@ def add_store(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(_takes_store=True)
 
 
+def add_encoding(parser: argparse.ArgumentParser) -> None:
+    """``--encoding CODEPAGE`` of the commands that read games and players files
+    (``ingest``, ``recalculate``; docs/ingest.md "Encodings"), checked with the request."""
+    parser.add_argument(
+        "--encoding",
+        default=None,
+        metavar="CODEPAGE",
+        help="the code page of files that are not UTF-8 (cp1250 for Central European, "
+        "cp1252 for Western, …; default: told from their letters; docs/ingest.md)",
+    )
+
+
 def add_orchestration(parser: argparse.ArgumentParser, writes_store: bool = True) -> None:
     """How a job runs (docs/runners.md): in this process by default; as a tracked
     Prefect flow with --flow or whenever PREFECT_API_URL is set; --no-flow forces

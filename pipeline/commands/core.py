@@ -9,6 +9,7 @@ from pathlib import Path
 
 from arpad.pipeline import output
 from arpad.pipeline.commands.common import (
+    add_encoding,
     add_orchestration,
     add_store,
     is_terminal,
@@ -75,13 +76,7 @@ def register(sub) -> None:
         "whose moves were not kept; default: stored unrated, as a forfeit may be; "
         "docs/pgn-trf.md)",
     )
-    p.add_argument(
-        "--encoding",
-        default=None,
-        metavar="CODEPAGE",
-        help="the code page of files that are not UTF-8 (cp1250 for Central European, "
-        "cp1252 for Western, …; default: told from their letters; docs/ingest.md)",
-    )
+    add_encoding(p)
     add_orchestration(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -324,11 +319,6 @@ def cmd_ingest(args) -> int:
         args.rate_moveless,
         encoding=args.encoding,
     )
-    if request.encoding:
-        from arpad.pipeline.launch import wants_flow
-
-        if wants_flow(args.flow):  # the flow's parameters do not carry it (jobs.py)
-            raise ValueError("--encoding is not passed to a tracked flow: add --no-flow")
     return print_ingest_report(run_job(args, "ingest", request))
 
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from arpad.pipeline.commands.common import (
+    add_encoding,
     add_orchestration,
     add_store,
     is_terminal,
@@ -36,6 +37,7 @@ def register(sub) -> None:
     p.add_argument("--format", dest="fmt", default=None, help="input format of games files")
     p.add_argument("--mapping", default=None, help="named column mapping of games files")
     add_ignore_stated_ratings(p)
+    add_encoding(p)
     add_orchestration(p)
     p.set_defaults(func=cmd_recalculate)
 
@@ -91,6 +93,7 @@ def cmd_recalculate(args) -> int:
         args.mapping,
         args.wait,
         args.ignore_stated_ratings,
+        args.encoding,
     )
     progress = Progress("recalculate", enabled=is_terminal())
     summary = run_job(args, "recalculate", request, progress=progress)
