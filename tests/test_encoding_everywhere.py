@@ -119,3 +119,23 @@ def test_an_unknown_encoding_is_one_line_before_anything_is_read(tmp_path, capsy
         assert capsys.readouterr() == ("", line)
     assert waiting.exists() and not (inbox / "processed").exists()  # nothing moved
     assert stored_names(store) == [None, None]  # the games file's players only
+
+
+def test_the_api_ingest_takes_the_code_page_too(tmp_path):
+    # Store.ingest had no encoding= (an analyst's cp1250 export was guessed, or refused
+    # with advice naming --encoding, a flag a notebook has no place for).
+    import arpad
+
+    store = arpad.Store(tmp_path / "api")
+    report = store.ingest(
+        games_file(tmp_path / "g.csv"),
+        players=cp1250_players(tmp_path / "p.csv"),
+        encoding="windows-1250",
+    )
+    assert stored_names(tmp_path / "api") == NAMES
+    notes = [n for f in report.files for n in f.notes]
+    assert any(
+        "not valid UTF-8; decoded as Windows-1250 (encoding='cp1250')" in n for n in notes
+    ), notes
+    with pytest.raises(ValueError, match="^encoding='klingon': not an encoding arpad reads"):
+        store.ingest(games_file(tmp_path / "g2.csv"), encoding="klingon")

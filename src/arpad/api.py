@@ -91,6 +91,7 @@ API_ADVICE = (
     ),
     (re.compile(r"use --format \(([^)]*)\)"), r"pass fmt= (\1)"),
     (re.compile(r"use --format (\w+)"), r"pass fmt='\1'"),
+    (re.compile(r"--encoding ([\w-]+)"), r"encoding='\1'"),
     # round 5 (docs/api.md "Attacked in a notebook, round 5"): the Python argument named
     (
         re.compile(r"run arpad rate --system (\S+) --pool (\S+) (again )?first"),
@@ -1080,6 +1081,7 @@ INGEST_PARAMETERS = (
     "pool",
     "ignore_stated_ratings",
     "rate_moveless",
+    "encoding",
 )
 STORE_RATE_PARAMETERS = (
     "system", "pool", "start", "end", "rules", "full", "shards", "wait", "progress",
@@ -1163,6 +1165,7 @@ class Store:
         pool: str | None = None,
         ignore_stated_ratings: bool = False,
         rate_moveless: bool = False,
+        encoding: str | None = None,
         **how,
     ):
         """Ingest games files (and players files first); returns the ingest report
@@ -1176,8 +1179,9 @@ class Store:
         players and result of a game of another file (docs/pgn-trf.md). ``source``,
         ``pool``, ``ignore_stated_ratings``, ``rate_moveless``: ``arpad ingest``'s
         ``--source`` (the one games file is a new version of that source), ``--pool``,
-        ``--ignore-stated-ratings`` and ``--rate-moveless`` (docs/ingest.md); the report's
-        notes name these keywords."""
+        ``--ignore-stated-ratings`` and ``--rate-moveless`` (docs/ingest.md); ``encoding``:
+        ``--encoding``, the code page of text files that are not UTF-8 ('cp1250', …;
+        docs/ingest.md "Encodings"); the report's notes name these keywords."""
         _interrupt.for_rating("arpad.pipeline.ingest", "arpad.pipeline.readers")
         from arpad.pipeline.jobs import IngestRequest
 
@@ -1200,6 +1204,7 @@ class Store:
             pool=None if pool is None else _pool(pool),
             ignore_stated_ratings=ignore_stated_ratings,
             rate_moveless=rate_moveless,
+            encoding=encoding,
         )
         report = self._run("ingest", request, **how)
         for file in report.files:  # its notes' advice in the API's words, as the errors'
