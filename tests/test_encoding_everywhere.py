@@ -137,5 +137,31 @@ def test_the_api_ingest_takes_the_code_page_too(tmp_path):
     assert any(
         "not valid UTF-8; decoded as Windows-1250 (encoding='cp1250')" in n for n in notes
     ), notes
-    with pytest.raises(ValueError, match="^encoding='klingon': not an encoding arpad reads"):
+    with pytest.raises(ValueError, match=r"^encoding='klingon': not an encoding arpad reads"):
         store.ingest(games_file(tmp_path / "g2.csv"), encoding="klingon")
+
+
+@pytest.mark.parametrize("command", ["serve", "deploy"])
+def test_the_scheduled_runs_carry_the_code_page(tmp_path, monkeypatch, command):
+    # serve/deploy had no --encoding: the scheduled monthly runs of a Windows
+    # federation's inbox guessed every file's code page.
+    import arpad.flows.common
+    from arpad.pipeline.cli import build_parser
+    from arpad.pipeline.commands.ops import schedule_parameters
+
+    store = tmp_path / "S"
+    assert (
+        main(["ingest", str(games_file(tmp_path / "g.csv")), "--store", str(store), "--no-flow"])
+        == 0
+    )
+    (tmp_path / "inbox").mkdir()
+    monkeypatch.setattr(arpad.flows.common, "require_server", lambda: None)
+    argv = [command, "--store", str(store), "--inbox", str(tmp_path / "inbox")]
+    args = build_parser().parse_args([*argv, "--encoding", "windows-1250"])
+    parameters, _ = schedule_parameters(args)
+    assert parameters["encoding"] == "cp1250"  # Python's name, as the flow reads it
+    args = build_parser().parse_args(argv)
+    assert "encoding" not in schedule_parameters(args)[0]  # the flow's default: told
+    args = build_parser().parse_args([*argv, "--encoding", "klingon"])
+    with pytest.raises(ValueError, match=r"^--encoding klingon: not an encoding arpad reads"):
+        schedule_parameters(args)

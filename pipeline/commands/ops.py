@@ -55,6 +55,7 @@ def register(sub) -> None:
         p.add_argument("--pools", default=None)
         p.add_argument("--format", dest="fmt", default=None)
         p.add_argument("--mapping", default=None)
+        add_encoding(p)
         add_ignore_stated_ratings(p)
         p.add_argument(
             "--cluster", default=None, metavar="tcp://HOST:PORT", help="Dask scheduler for the runs"
@@ -148,6 +149,7 @@ def schedule_parameters(args) -> tuple[dict, dict]:
         args.fmt,
         args.mapping,
         ignore_stated_ratings=args.ignore_stated_ratings,
+        encoding=args.encoding,
     )
     check_scale_out(args.cluster, args.workers)
     check_timezone(args.timezone)
