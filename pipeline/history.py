@@ -77,6 +77,21 @@ _SCHEMA = {
 }
 
 
+def whole_numbers(frame: pl.DataFrame, system: str) -> pl.DataFrame:
+    """``frame`` (``rating_history``'s) with its rating columns as whole numbers when
+    ``system`` publishes whole numbers (``RatingSystem.integer_ratings``: FIDE's 1720, not
+    1720.0, as ``arpad list`` and ``card`` print them) and every value is one; K too
+    when whole. What ``arpad history`` prints (the officer's report, round 9); the
+    API's frame keeps its floats."""
+    from arpad.pipeline.lists import _all_whole
+    from arpad.pipeline.systems import get_system
+
+    if not get_system(system).integer_ratings:
+        return frame
+    whole = [c for c in ("rating_before", "delta", "rating_after", "k") if _all_whole(frame[c])]
+    return frame.with_columns(pl.col(c).fill_nan(None).cast(pl.Int64) for c in whole)
+
+
 # Consecutive inactive periods shown as one line by the table of `arpad history`
 # (docs/cli.md "history"): a run of at least this many.
 COLLAPSE_MIN = 2

@@ -400,6 +400,16 @@ def problems(store, first_only: bool = False) -> list[Problem]:
             except InputError as exc:
                 if add_error(exc, path):
                     return found
+    # Files the commands refuse to go on without while games are stored (their own
+    # lines): the players table, and the key dictionary of games files that carry keys
+    # (``check`` said "no problem found" for either deleted: hostile round 9).
+    if not store.players_path.exists() or not store.keys_path.exists():
+        try:
+            store.read_players()
+            player_keys.refuse_lost_dictionary(store.keys_path)
+        except InputError as exc:
+            if add_error(exc):
+                return found
     for path in others:  # the quarantine, and any Parquet file no check above read
         if path not in opened and parquet(path) is None and first_only and found:
             return found

@@ -741,9 +741,33 @@ class RecalculateRequest:
         _check_wait(self.wait)
         if not Path(self.inbox).is_dir():
             raise FileNotFoundError(f"--inbox {self.inbox}: no such folder")
+        _refuse_inbox_in_store(Path(self.inbox), Path(self.store))
         from arpad.pipeline.store import check_store_path
 
         check_store_path(Path(self.store))
+
+
+def _refuse_inbox_in_store(inbox: Path, store: Path) -> None:
+    """The monthly job moves every file it reads out of the inbox (to ``processed/`` or
+    ``rejected/``) and reads ``INBOX/players/``: an inbox that is the store, or a folder
+    inside it, would move the store's own files (``players/players.parquet``,
+    ``store.json``, …), and a store inside ``INBOX/players/`` would be read as players
+    files. Refused before anything is read or moved (hostile round 9: ``--inbox S
+    --store S`` moved the players table to ``S/rejected/``, and a Ctrl-C then left it
+    there)."""
+    inbox, store = inbox.resolve(), store.resolve()
+    players = inbox / "players"
+    if inbox == store or store in inbox.parents:
+        where = "is the store" if inbox == store else "is inside the store"
+    elif store == players or players in store.parents:
+        where = "holds the store in its players/ folder"
+    else:
+        return
+    raise ValueError(
+        f"--inbox {inbox} {where} ({store}): the monthly job moves the files it reads "
+        "out of the inbox, so it would move the store's own files; put the month's files "
+        "in a folder of their own and give that (nothing was read or moved)"
+    )
 
 
 def _refuse_no_store(store: Store, req: RecalculateRequest) -> None:

@@ -106,7 +106,12 @@ def cmd_card(args) -> int:
 
 
 def cmd_history(args) -> int:
-    from arpad.pipeline.history import collapse_inactive, plot_history, rating_history
+    from arpad.pipeline.history import (
+        collapse_inactive,
+        plot_history,
+        rating_history,
+        whole_numbers,
+    )
 
     store = require_store(args)
     player = resolve_player(store, args.player, args.system, args.pool)
@@ -115,6 +120,7 @@ def cmd_history(args) -> int:
     # the table is read by a person: runs of inactive periods are one line each;
     # files are read by programs and keep every period (docs/cli.md "history")
     shown = frame if args.fmt != "table" or args.every_period else collapse_inactive(frame)
+    shown = whole_numbers(shown, args.system)  # FIDE's 1720, not 1720.0
     output.render(shown, args.fmt, args.output, max_rows=shown.height)
     if args.plot:
         path = plot_history(frame, args.plot, f"{player} — {args.system}/{args.pool}")

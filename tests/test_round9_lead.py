@@ -1,0 +1,106 @@
+"""Users' attack round 9, the lead's fixes:
+
+- ``arpad recalculate --inbox S --store S`` moved the store's own files (the players
+  table to ``S/rejected/``) and a Ctrl-C left them there; an inbox that is the store, a
+  folder inside it, or one whose ``players/`` holds the store is refused before anything
+  is read or moved (hostile #1, docs/operations.md);
+- ``arpad check`` said "no problem found" for a deleted ``players/players.parquet`` or
+  ``players/keys.parquet``, which ``rate`` and ``ingest`` refuse (hostile #2,
+  docs/store.md "A damaged store");
+- ``arpad history`` printed FIDE's ratings as ``1720.0``, ``k 40.0`` where lists and
+  cards print whole numbers (officer #7, docs/cli.md "history")."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arpad.pipeline.cli import main
+from tests.conftest import write_csv
+
+
+@pytest.fixture
+def store(tmp_path, capsys) -> Path:
+    write_csv(
+        tmp_path / "p.csv", "player_id,name,rating", ['1,"Alpha, A",2000', '2,"Beta, B",1900']
+    )
+    write_csv(tmp_path / "g.csv", "date,white_id,black_id,result", ["2026-10-05,1,2,1-0"])
+    root = tmp_path / "S"
+    argv = ["ingest", str(tmp_path / "g.csv"), "--players", str(tmp_path / "p.csv")]
+    assert main([*argv, "--store", str(root), "--no-flow"]) == 0
+    assert main(["rate", "--system", "fide", "--store", str(root), "--no-flow"]) == 0
+    capsys.readouterr()
+    return root
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("inbox", [".", "players", "games/pool=standard"])
+def test_an_inbox_in_the_store_is_refused_and_nothing_moves(store, tmp_path, capsys, inbox):
+    shutil.copy(tmp_path / "g.csv", store / "new.csv")  # a month's file put in the store
+    before = files_of(store)
+    folder = (store / inbox).resolve()
+    where = "is the store" if inbox == "." else "is inside the store"
+    argv = ["recalculate", "--inbox", str(folder), "--store", str(store), "--no-flow"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"arpad: error: --inbox {folder} {where} ({store.resolve()}): the monthly job moves "
+        "the files it reads out of the inbox, so it would move the store's own files; put "
+        "the month's files in a folder of their own and give that (nothing was read or "
+        "moved)\n"
+    )
+    assert files_of(store) == before
+    assert main(["check", "--store", str(store)]) == 0
+
+
+def test_a_store_in_the_inbox_players_folder_is_refused(store, tmp_path, capsys):
+    inbox = tmp_path / "inbox"
+    (inbox / "players").mkdir(parents=True)
+    inside = inbox / "players" / "S"
+    shutil.move(store, inside)
+    assert main(["recalculate", "--inbox", str(inbox), "--store", str(inside)]) == 2
+    assert "holds the store in its players/ folder" in capsys.readouterr().err
+    assert (inside / "players" / "players.parquet").is_file()
+
+
+@pytest.mark.parametrize(
+    "name, problem",
+    [
+        ("players.parquet", "players/players.parquet: missing while games are stored; "),
+        ("keys.parquet", "players/keys.parquet: missing, but games files carry player keys"),
+    ],
+)
+def test_check_names_a_deleted_players_table_or_key_dictionary(store, capsys, name, problem):
+    (store / "players" / name).unlink()
+    assert main(["check", "--store", str(store)]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith(problem) and "restore it from a backup" in out
+    assert f"arpad: 1 problem(s) in the store {store}" in out
+    # what check names is what the commands refuse: rate without the players table,
+    # ingest without the dictionary (a new one would give stored keys to other players)
+    more = store.parent / "more.csv"
+    write_csv(more, "date,white_id,black_id,result", ["2026-11-05,2,1,1-0"])
+    argv = ["rate", "--system", "fide"] if name == "players.parquet" else ["ingest", str(more)]
+    assert main([*argv, "--store", str(store), "--no-flow"]) == 2
+    assert "restore it from a backup" in capsys.readouterr().err
+
+
+def test_history_prints_fide_ratings_as_whole_numbers(store, capsys):
+    # FIDE K 20 (RULES.md 1.3): D = 100 -> PD 0.64 (table 8.1.2), win 1 - 0.64 = 0.36,
+    # 20 x 0.36 = 7.2 -> 7 (rounded half away from zero): 2000 -> 2007.
+    assert main(["history", "1", "--store", str(store), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "period,event,rating_before,delta,rating_after,games,score,k,status",
+        "202610,games,2000,7,2007,1,1.0,20,rated",
+    ]
+    # a system that keeps decimals keeps them
+    assert main(["rate", "--system", "elo", "--store", str(store), "--no-flow"]) == 0
+    capsys.readouterr()
+    assert main(["history", "1", "--system", "elo", "--store", str(store), "--format", "csv"]) == 0
+    row = capsys.readouterr().out.splitlines()[1].split(",")
+    assert row[2] == "2000.0" and float(row[3]) == pytest.approx(20 * (1 - 1 / (1 + 10**-0.25)))
