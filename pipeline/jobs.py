@@ -96,6 +96,8 @@ def _check_encoding(encoding: str | None) -> str | None:
     unknown one is a one-line ValueError), or None."""
     if encoding is None:
         return None
+    if not isinstance(encoding, str):  # encoding=1250 from Python: one line, not AttributeError
+        raise ValueError(f"--encoding: a code page's name is text ('cp1250', …), not {encoding!r}")
     from arpad.pipeline.readers import encoding_name
 
     return encoding_name(encoding)

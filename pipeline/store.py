@@ -1202,7 +1202,9 @@ class Store:
             part = p / "part-0.parquet"
             if part.is_file():
                 out.append(_period_of(p))
-            elif part.exists():  # a directory in its place: not "no rated period"
+            elif part.is_dir():  # a directory in its place: not "no rated period"
+                # (``is_dir``, not ``exists``: a file a writer renamed into place between
+                # the two looks was called damage, analyst round 9)
                 from arpad.pipeline.integrity import damaged
 
                 raise damaged(part, "a directory where a Parquet file belongs")
@@ -1218,10 +1220,15 @@ class Store:
         return sorted(out)
 
     def no_ratings(self, system: str, pool: str) -> ValueError:
-        """The error for a missing system/pool, naming what the store does have."""
+        """The error for a missing system/pool, naming what the store does have and the
+        command that rates it (its pool too: "run arpad rate first" led an analyst to
+        rate the standard pool again for a blitz list, round 9)."""
         have = ", ".join(f"{s}/{p}" for s, p in self.rated())
         hint = f" (this store has ratings of {have})" if have else ""
-        return ValueError(f"no ratings for system {system} pool {pool}; run arpad rate first{hint}")
+        which = f"--system {system}" + (f" --pool {pool}" if pool != "standard" else "")
+        return ValueError(
+            f"no ratings for system {system} pool {pool}; run arpad rate {which} first{hint}"
+        )
 
     def remove_ratings(self, system: str, pool: str, period: int) -> None:
         for directory in (

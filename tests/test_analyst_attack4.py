@@ -248,7 +248,7 @@ def test_api_errors_give_api_advice(tmp_path):
     with pytest.raises(ValueError) as caught:
         store.list("elo")
     assert str(caught.value) == (
-        "no ratings for system elo pool standard; call store.rate(system) first"
+        "no ratings for system elo pool standard; call store.rate('elo') first"
     )
     with pytest.raises(ValueError, match=r"call store\.rate\('elo', pool='standard'\) first"):
         store.history("Steinitz", system="elo")

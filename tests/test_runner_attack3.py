@@ -53,7 +53,7 @@ def test_a_bad_arpad_workers_is_one_line_of_the_command_that_uses_it(tmp_path, c
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "ARPAD_WORKERS='abc'" in err and "whole number" in err
     assert main(["list", "--store", store, "--system", "elo"]) == 2  # not rated: its own error
-    assert "run arpad rate first" in capsys.readouterr().err
+    assert "run arpad rate --system elo first" in capsys.readouterr().err
     monkeypatch.delenv("ARPAD_WORKERS")
     for value, said in (("abc", "got 'abc'"), ("1.5", "got '1.5'"), ("0", "at least 1"),
                         ("-1", "at least 1")):  # fmt: skip

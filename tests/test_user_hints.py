@@ -42,7 +42,7 @@ def test_empty_store_has_no_hint(tmp_path):
     store = Store(tmp_path / "empty")
     assert store.rated() == []
     assert str(store.no_ratings("elo", "blitz")) == (
-        "no ratings for system elo pool blitz; run arpad rate first"
+        "no ratings for system elo pool blitz; run arpad rate --system elo --pool blitz first"
     )
 
 

@@ -92,6 +92,8 @@ API_ADVICE = (
     (re.compile(r"use --format \(([^)]*)\)"), r"pass fmt= (\1)"),
     (re.compile(r"use --format (\w+)"), r"pass fmt='\1'"),
     (re.compile(r"--encoding ([\w-]+)"), r"encoding='\1'"),
+    (re.compile(r"leave out --flow"), "leave out flow=True"),
+    (re.compile(r"--encoding:"), "encoding:"),
     # round 5 (docs/api.md "Attacked in a notebook, round 5"): the Python argument named
     (
         re.compile(r"run arpad rate --system (\S+) --pool (\S+) (again )?first"),
