@@ -30,7 +30,7 @@ import polars as pl
 
 from arpad.pipeline import observations, schemas
 from arpad.pipeline.store import Store, atomic_write_parquet, read_parquet_file
-from arpad.pipeline.transliterate import phonetic_key
+from arpad.pipeline.transliterate import phonetic_key, variant_key
 
 OBSERVED = ("name", "birth_year", "federation", "sex", "title")
 # Numeric fields kept per source too, so that two files giving one player
@@ -747,6 +747,10 @@ SCORE_ABBREVIATED = 0.5  # same surname, given names one the abbreviation of the
 # alone are proposed; an abbreviated one needs more evidence (years, opponents).
 SCORE_TRANSLITERATED = 0.5
 SCORE_TRANSLITERATED_ABBREVIATED = 0.4
+# Given names that agree only as spelling variants (pipeline/transliterate.py
+# ``VARIANT_RULES``: Carl / Karl, Jacob / Jakob, Ignatz / Ignaz): as transliterations.
+SCORE_VARIANT = SCORE_TRANSLITERATED
+SCORE_VARIANT_ABBREVIATED = SCORE_TRANSLITERATED_ABBREVIATED
 SCORE_BIRTH_YEAR = 0.3  # both give the same birth year
 SCORE_OVERLAP = 0.1  # their years of play overlap or are at most MAX_GAP years apart
 SCORE_SHARED_OPPONENT = 0.05  # per opponent (by normalised name) both met, at most 0.2
@@ -932,8 +936,9 @@ def candidates(store: Store, vetoed: list | None = None, apart: list | None = No
     people = {}
     for pid, name, birth in players.iter_rows():
         surname, given = matching_name(name or pid.rsplit(":", 1)[-1])
-        # (surname, given, birth year, phonetic surname, phonetic given names)
-        people[pid] = (surname, given, birth, *phonetic_key(surname, given))
+        # (surname, given, birth year, phonetic surname, phonetic given names,
+        # spelling-variant key of the given names)
+        people[pid] = (surname, given, birth, *phonetic_key(surname, given), variant_key(given))
     # an opponent's name: (surname key, first given-name key, first normalised given name)
     opponent_name = {pid: (v[3], "".join(v[4][:1]), "".join(v[1][:1])) for pid, v in people.items()}
     by_surname: dict[str, list[str]] = {}  # by phonetic surname: transliterations meet
@@ -1083,9 +1088,14 @@ def self_play_refusal(games: pl.DataFrame) -> str:
 
 
 def _names_compatible(a: str, b: str, people) -> bool:
-    """Given names that agree as normalised names or as transliteration keys."""
-    (sa, ga, _, _, ka), (sb, gb, _, _, kb) = people[a], people[b]
-    return (sa == sb and _given_match(ga, gb) is not None) or _given_match(ka, kb) is not None
+    """Given names that agree as normalised names (same surname), as transliteration
+    keys or as spelling variants (``variant_key``: "Carl" / "Karl")."""
+    (sa, ga, _, _, ka, va), (sb, gb, _, _, kb, vb) = people[a], people[b]
+    return (
+        (sa == sb and _given_match(ga, gb) is not None)
+        or _given_match(ka, kb) is not None
+        or _given_match(va, vb) is not None
+    )
 
 
 def _scoped(pid: str) -> bool:
@@ -1123,21 +1133,35 @@ def _years(pid: str, act) -> str:
     return f"{x['first']}-{x['last']}" if x else ""
 
 
-def _ambiguous(a, b, ga, gb, field, among, people, act) -> bool:
-    """An abbreviated given name (``ga`` or ``gb``, the shorter) compatible with two
-    plausible players of ``among`` whose full given names differ ("Lasker, E" with
-    "Lasker, Emanuel" and "Lasker, Edward"); ``field``: 1 compares normalised given
-    names, 4 their phonetic keys."""
-    short = ga if len("".join(ga)) < len("".join(gb)) else gb
-    short_id = a if short == ga else b
-    fulls = {
-        people[c][field]
+def _ambiguous(a, b, among, people, act) -> bool:
+    """The abbreviated given name of ``a`` or ``b`` (the shorter) is compatible
+    (``_names_compatible``) with two plausible players of ``among`` whose given names
+    are longer and not compatible with each other ("Lasker, E" with "Lasker, Emanuel"
+    and "Lasker, Edward"). ``among``: the ids of one surname key, so "Loewenthal, J."
+    counts "Löwenthal, Johann Jakob" as it counts "Loewenthal, Johann Jacob"; two
+    spellings of one name ("Johann Jacob" / "Johann Jakob") are one full name."""
+    length = {x: len("".join(people[x][1])) for x in (a, b)}
+    short_id = a if length[a] < length[b] else b
+    fulls = {  # one id per spelling (surname, given names): the keys follow from it
+        people[c][:2]: c
         for c in among
-        if _given_match(short, people[c][field])
-        and len("".join(people[c][field])) > len("".join(short))
+        if len("".join(people[c][1])) > length[short_id]
+        and _names_compatible(short_id, c, people)
         and _plausible(short_id, c, people, act)
-    }
-    return any(_given_match(x, y) is None for x in fulls for y in fulls)
+    }.values()
+    return any(not _names_compatible(x, y, people) for x in fulls for y in fulls)
+
+
+def _variant_words(ga: tuple[str, ...], gb: tuple[str, ...], ka, kb) -> str:
+    """The given names of two names that agree only as spelling variants, shown for the
+    evidence: the words whose transliteration keys (``ka``, ``kb``) do not agree,
+    capitalised ("Jacob / Jakob" of "Johann Jacob" and "Johann Jakob")."""
+    pairs = [
+        (x, y)
+        for x, y, kx, ky in zip(ga, gb, ka, kb, strict=False)
+        if not (kx.startswith(ky) or ky.startswith(kx))
+    ]
+    return " / ".join(" ".join(w.capitalize() for w in side) for side in zip(*pairs, strict=True))
 
 
 def _informative(given: tuple[str, ...]) -> tuple[int, int]:
@@ -1174,29 +1198,34 @@ def _score_pair(a, b, people, act, opponent_name, same_key, apart=None) -> tuple
     """(keep, duplicate, evidence, score) of ids ``a`` and ``b``, None when not proposed;
     a pair left out only by the years-of-play veto is appended to ``apart`` (a, b, a's
     years, b's years) when a list is given."""
-    (sa, ga, ba, _, ka), (sb, gb, bb, _, kb) = people[a], people[b]
-    same_surname = [c for c in same_key if people[c][0] == sa]
+    (sa, ga, ba, _, ka, va), (sb, gb, bb, _, kb, vb) = people[a], people[b]
     match = _given_match(ga, gb) if sa == sb else None
     evidence, score = [], 0.0
-    if match is None:
+    if match is None and (match := _given_match(ka, kb)) is not None:
         # transliterations of one name: the keys agree, the normalised names do not
-        match = _given_match(ka, kb)
-        if match is None:
-            return None
-        if match != "same" and _ambiguous(a, b, ka, kb, 4, same_key, people, act):
-            return None
         score += SCORE_TRANSLITERATED if match == "same" else SCORE_TRANSLITERATED_ABBREVIATED
         evidence.append(
             "transliterated name" if match == "same" else "transliterated, abbreviated name"
         )
+    elif match is None:
+        # spellings of one given name (Carl / Karl): only the variant keys agree
+        match = _given_match(va, vb)
+        if match is None:
+            return None
+        if sa != sb:
+            evidence.append("transliterated surname")
+        short = "abbreviated " if match != "same" else ""
+        words = _variant_words(ga, gb, ka, kb)
+        score += SCORE_VARIANT if match == "same" else SCORE_VARIANT_ABBREVIATED
+        evidence.append(f"{short}given names {words} (spelling variants)")
     elif match == "same":
         score += SCORE_SAME_NAME
         evidence.append("same normalised name")
     else:
-        if _ambiguous(a, b, ga, gb, 1, same_surname, people, act):
-            return None
         score += SCORE_ABBREVIATED
         evidence.append("abbreviated given name")
+    if match != "same" and _ambiguous(a, b, same_key, people, act):
+        return None
     if ba is not None and bb is not None and ba != bb:
         return None  # two birth years: two people
     if _careers_apart(a, b, act):

@@ -109,3 +109,30 @@ def phonetic_key(surname: str, given: tuple[str, ...]) -> tuple[str, tuple[str, 
         " ".join(phonetic_word(w) for w in surname.split()),
         tuple(phonetic_word(w) for w in given),
     )
+
+
+# Given names only: spellings of one given name that 19th-century sources use side by
+# side (docs/identity.md "Spelling variants of given names"), applied after ``RULES``
+# (which already fold ph / f, and doubled letters: Adolph / Adolf, Matthias / Mathias).
+# Not for surnames: "Kohn" / "Cohn" or "Schultz" / "Schulz" are different families as
+# often as one.
+VARIANT_RULES: tuple[tuple[str, str], ...] = (
+    (r"c(?![eiy])", "k"),  # hard c (soft c before e, i, y stays): Carl / Karl, Jacob / Jakob
+    (r"tz", "z"),  # Ignatz / Ignaz, Moritz / Moriz
+    (r"th", "t"),  # Günther / Günter, Walther / Walter, Mathias / Matias
+    (r"(.)\1+", r"\1"),  # the doubles these make: Frederick / Frederik (ck, kk, k)
+)
+_VARIANTS = tuple((re.compile(p), r) for p, r in VARIANT_RULES)
+
+
+def variant_key(given: tuple[str, ...]) -> tuple[str, ...]:
+    """The spelling-variant key of normalised given names: each word's ``phonetic_word``
+    with ``VARIANT_RULES`` applied ("Carl" and "Karl" give "karl", "Johann Jacob" and
+    "Johann Jakob" ("iohan", "iakob"), "Ignatz" and "Ignaz" "ignaz")."""
+    out = []
+    for word in given:
+        word = phonetic_word(word)
+        for pattern, replacement in _VARIANTS:
+            word = pattern.sub(replacement, word)
+        out.append(word)
+    return tuple(out)
