@@ -212,7 +212,9 @@ def check_card(store: Store, system: str, pool: str = "standard", player: str = 
     (docs/cli.md "card")."""
     fide = FideSystem.name
     rated = store.rated()
-    others = [f"{s}/{p}" for s, p in rated if s != fide or p != pool]
+    # for another system asked for, every rated pair (its fide ratings too: "this store
+    # has no ratings" was said of a store rated with fide only, hostile round 9)
+    others = [f"{s}/{p}" for s, p in rated if system != fide or s != fide or p != pool]
     if system != fide:  # the rows of the system asked for, else none named
         other = system if any(s == system for s, _ in rated) else None
     else:

@@ -152,3 +152,12 @@ def test_api_encoding_and_flow_errors_in_the_api_words(tmp_path, monkeypatch):
     assert str(caught.value) == "encoding: a code page's name is text ('cp1250', …), not 1252"
     with pytest.raises(ValueError, match=r"or leave out flow=True to run in this process$"):
         store.ingest(tmp_path / "g.csv", flow=True)
+
+
+def test_card_of_another_system_names_the_fide_ratings_the_store_has(store, capsys):
+    # "…, not elo's; this store has no ratings" on a store rated with fide (hostile round 9)
+    assert main(["card", "1", "--system", "elo", "--store", str(store)]) == 2
+    assert capsys.readouterr().err == (
+        "arpad: error: arpad card is FIDE's rating card only (the per-game breakdown of a "
+        "FIDE rating change), not elo's; this store has ratings of fide/standard\n"
+    )
