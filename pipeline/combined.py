@@ -82,9 +82,20 @@ COMBINED_XML_ELEMENTS = (
 )
 
 
-def rated_pools(store, system: str) -> list[str]:
-    """The pools of ``COMBINED_POOLS`` that ``system`` has ratings for."""
-    return [pool for pool, _ in COMBINED_POOLS if store.rating_periods(system, pool)]
+def pool_periods(store, system: str, pool: str, frozen: bool = False) -> list[int]:
+    """The periods of ``system``/``pool`` with a list: the rated ones; ``frozen`` (the
+    lists as published, ``--in-force``): the published ones too, whose ratings may be
+    gone (docs/store.md "A pool left with no games": frozen lists stay)."""
+    rated = store.rating_periods(system, pool)
+    if not frozen:
+        return rated
+    return sorted({*rated, *store.published_periods(system, pool)})
+
+
+def rated_pools(store, system: str, frozen: bool = False) -> list[str]:
+    """The pools of ``COMBINED_POOLS`` that ``system`` has ratings for (``frozen``: or a
+    published list, ``pool_periods``)."""
+    return [pool for pool, _ in COMBINED_POOLS if pool_periods(store, system, pool, frozen)]
 
 
 def combined_frame(
@@ -93,20 +104,25 @@ def combined_frame(
     """(frame, period): the combined list of ``period`` (default: the latest period any
     of the pools has rated) in ``COMBINED_COLUMNS``, sorted by name then id (FIDE's
     download is alphabetical); ``frozen``: each pool's list as published, when it was
-    (``lists.published_list``). A pool without a list for the period leaves its columns
+    (``lists.published_list``), also of a pool whose ratings of the period are gone since
+    (docs/lists.md "--in-force"). A pool without a list for the period leaves its columns
     empty; no list in any pool is ``EmptyListError`` (or ValueError for a period no
     pool has rated)."""
-    pools = rated_pools(store, system)
+    pools = rated_pools(store, system, frozen)
     if not pools:
         raise ValueError(
             f"no {system} ratings for the standard, rapid or blitz pools; run arpad rate first"
         )
     if period is None:
-        period = max(max(store.rating_periods(system, pool)) for pool in pools)
+        period = max(max(pool_periods(store, system, pool, frozen)) for pool in pools)
     frames: dict[str, pl.DataFrame] = {}
     empty = None
     for pool in pools:
         if period not in store.rating_periods(system, pool):
+            # the frozen list of a pool whose ratings of the period were removed since
+            published = lists.published_list(store, system, pool, period) if frozen else None
+            if published is not None:
+                frames[pool] = published
             continue
         try:
             frames[pool], _ = lists.list_frame(store, system, pool, period, frozen=frozen)

@@ -19,8 +19,8 @@ particles ("Jaenisch" or "Von Jaenisch" for "Von Jaenisch, Carl Friedrich":
 
 ``one_player`` does the same for the commands and API calls about one player
 (``history``, ``card``, ``audit``): an id is used as it is (a merged duplicate's:
-its keep's), anything else is a name matched among the players rated in the system
-and pool asked for.
+its keep's), anything else is a name matched among the players with ratings rows in
+the system and pool asked for (also a player not rated yet, as his id finds him).
 """
 
 from __future__ import annotations
@@ -111,16 +111,18 @@ def _unrated_match(
     )
 
 
-def rated_ids(store, system: str, pool: str) -> pl.DataFrame:
-    """The ids with at least one rating in ``system``/``pool`` (names are matched among them)."""
+def rated_ids(store, system: str, pool: str, unrated: bool = False) -> pl.DataFrame:
+    """The ids with at least one rating in ``system``/``pool`` (names are matched among
+    them); ``unrated``: every id with a ratings row there, also a player with no rating
+    yet (status unrated: his games pooled for an initial rating), as his id finds him."""
     from arpad.pipeline import catalog
 
+    rating = "" if unrated else " AND rating_after IS NOT NULL"
     con = catalog.connect(store)
     try:
         return catalog.query_frame(
             con,
-            "SELECT DISTINCT player_id FROM ratings WHERE system = ? AND pool = ? "
-            "AND rating_after IS NOT NULL",
+            f"SELECT DISTINCT player_id FROM ratings WHERE system = ? AND pool = ?{rating}",
             [system, pool],
         )
     finally:
@@ -129,8 +131,8 @@ def rated_ids(store, system: str, pool: str) -> pl.DataFrame:
 
 def one_player(store, spec: str, system: str, pool: str = "standard") -> str:
     """The player id ``spec`` names: a stored player id (a merged duplicate: the id it
-    was merged into), else a name matched among the players rated in ``system``/``pool``
-    (exactly one match, as ``resolve_players``)."""
+    was merged into), else a name matched among the players with ratings rows in
+    ``system``/``pool``, rated or not yet (exactly one match, as ``resolve_players``)."""
     return found_player(store, spec, system, pool)[0]
 
 
@@ -144,7 +146,7 @@ def found_player(store, spec: str, system: str, pool: str = "standard") -> tuple
         kept = resolve_id(store, text)
         if kept != text or _is_player_id(store, text):
             return kept, text
-    rated = rated_ids(store, system, pool)
+    rated = rated_ids(store, system, pool, unrated=True)  # the players an id finds
     pid, _, found = _resolve_specs(store, [spec], rated, f"{system}/{pool}")[0]
     return pid, found
 

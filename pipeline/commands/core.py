@@ -489,12 +489,13 @@ def cmd_list(args) -> int:
 
             rated = sorted({p for pool in POOLS for p in store.rating_periods(args.system, pool)})
             period = periods.period_at(args.date, rated, f"the {args.system} lists")
-        elif args.in_force is not None:
+        elif args.in_force is not None:  # published lists too, their ratings gone or not
+            from arpad.pipeline.combined import pool_periods
             from arpad.pipeline.lists import period_in_force
             from arpad.pipeline.schemas import POOLS
 
-            rated = sorted({p for pool in POOLS for p in store.rating_periods(args.system, pool)})
-            period = period_in_force(args.in_force, rated, args.system, args.system)
+            listed = {p for pool in POOLS for p in pool_periods(store, args.system, pool, True)}
+            period = period_in_force(args.in_force, sorted(listed), args.system, args.system)
         if args.min_games is not None:
             raise ValueError("--min-games is for one pool's list, not --pool all")
         frozen = args.in_force is not None  # the pools' lists as published (docs/lists.md)
@@ -503,7 +504,7 @@ def cmd_list(args) -> int:
             from arpad.pipeline.combined import rated_pools
             from arpad.pipeline.lists import revised_note
 
-            for pool in rated_pools(store, args.system):
+            for pool in rated_pools(store, args.system, frozen):
                 if note := revised_note(store, args.system, pool, period):
                     print(printable(f"arpad: note: {note}"), file=sys.stderr)
         _provisional_note(store, args.system, "all", period)

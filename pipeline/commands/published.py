@@ -83,11 +83,19 @@ def cmd_publish(args) -> int:
     return 0
 
 
+# After ``out_of_date``'s note: what the diff of stale ratings does not show yet.
+STALE_DIFF = (
+    "; until then this diff compares the published list with ratings that do not count that change"
+)
+
+
 def cmd_diff(args) -> int:
     from arpad.pipeline.publish import diff
 
     store = require_store(args)
     players, corrections = diff(store, args.system, args.pool, args.published)
+    # "0 changed" of stale ratings is not "the correction changed nothing" (docs/cli.md)
+    note_out_of_date(store, args.system, args.pool, args.published, STALE_DIFF)
     if args.fmt == "table" and not args.output:
         print(
             f"{players.height} player(s) whose {args.system}/{args.pool} rating of period "
