@@ -449,6 +449,10 @@ def ingest_file(
             if probable:
                 report.notes.append(probable_duplicates.note(probable))
         accepted = validated.accepted.num_rows
+        if raw.format == "pgn":  # its games stored not rated: of the games stored
+            from arpad.pipeline.pgn import stored_notes
+
+            report.notes = stored_notes(report.notes, raw.frame, validated.accepted)
         _resent_notes(
             report, manifest, previous_mask, content, resent, accepted, lambda: digest_v1(before)
         )

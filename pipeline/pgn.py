@@ -315,8 +315,9 @@ def _strings(
 
 def _utf8(data: bytes, path: Path, notes: list[str], first_line: int = 1, what: str = "") -> bytes:
     """The text as UTF-8 bytes under ``readers.decode``'s rules (UTF-8 with or without
-    BOM, else Latin-1; UTF-16 and NUL anywhere refused), without building a str for
-    UTF-8 text."""
+    BOM, else Latin-1; UTF-16 and NUL anywhere refused; UTF-8 text with ``--encoding``
+    given: a note that it is read as UTF-8), without building a str for UTF-8 text
+    (but for that note)."""
     data = from_utf16(data, path, notes, first_line, what)
     readers.refuse_nul(data, path, first_line, what)
     body = data
@@ -328,9 +329,13 @@ def _utf8(data: bytes, path: Path, notes: list[str], first_line: int = 1, what: 
         return body
     try:
         pl.Series([body], dtype=pl.Binary).cast(pl.String)  # strict: raises unless UTF-8
-        return body
     except (pl.exceptions.ComputeError, pl.exceptions.InvalidOperationError):
         return decode(data, path, notes).encode("utf-8")
+    if readers._ENCODING.get():  # --encoding given for UTF-8 text: ``decode``'s note says so
+        said: list[str] = []
+        decode(body, path, said)
+        notes.extend(what + n for n in said)
+    return body
 
 
 def _ascii_pair(a: int, b: int) -> bool:
@@ -834,25 +839,15 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
         pl.col("Round").str.strip_chars().replace(["", "?", "-"], None).alias("_round"),
         # a game of chess rated but for its moves (``rate_moveless``; validation drops it)
         (~pl.col("_has_move") & ~_variant() & ~_set_up()).alias(MOVELESS),
+        # why a game is not rated, for the notes on them (``_unrated_notes``)
+        "_has_move",
+        pl.when(_variant()).then(pl.col("Variant").str.strip_chars()).alias("_variant_tag"),
+        _set_up().alias("_set_up"),
     ).sort("_line")
     frame = _same_key_other_game(frame, problems)
     players = _players(games, frame, source)
     notes.extend(_twin_notes(games, players))
-    not_played = games.filter(~pl.col("_has_move")).height
-    if not_played:
-        notes.append(_moveless_note(games.filter(~pl.col("_has_move")), rated=False))
-    variants = games.filter(pl.col("_has_move") & _variant())["Variant"].str.strip_chars()
-    if variants.len():
-        names = ", ".join(sorted(set(variants.to_list())))
-        notes.append(
-            f"{variants.len()} game(s) of another variant (Variant tag: {names}): stored, not rated"
-        )
-    set_up = games.filter(pl.col("_has_move") & ~_variant() & _set_up()).height
-    if set_up:
-        notes.append(
-            f"{set_up} game(s) from a set-up position (FEN other than the initial position: "
-            "odds games, studies): stored, not rated"
-        )
+    notes.extend(_unrated_notes(frame))
     unknown = games.filter(pl.col("_wn").is_null() | pl.col("_bn").is_null()).height
     if unknown:
         notes.append(
@@ -1011,7 +1006,7 @@ MOVELESS = "_moveless"  # read_pgn's frame: the game would be rated but has no m
 def _moveless_note(moveless: pl.DataFrame, rated: bool) -> str:
     """The summary's note on games without moves: a forfeit or a result whose moves were
     not kept (a crosstable) cannot be told apart in a PGN (docs/pgn-trf.md)."""
-    draws = moveless.filter(pl.col("Result") == "1/2-1/2").height
+    draws = moveless.filter(pl.col("result") == "1/2-1/2").height
     of_them = f", {draws} of them draws" if draws else ""
     if rated:
         return (
@@ -1037,9 +1032,78 @@ def rate_moveless(raw: RawTable) -> RawTable:
     frame = raw.frame.with_columns(
         pl.when(pl.col(MOVELESS)).then(None).otherwise(pl.col("rated")).alias("rated")
     )
-    note = _moveless_note(moveless.rename({"result": "Result"}), rated=True)
-    notes = [note if re.match(r"\d+ game\(s\) without moves", n) else n for n in raw.notes]
+    notes = _replaced(raw.notes, _unrated_notes(frame))
     return dataclasses.replace(raw, frame=frame, notes=notes)
+
+
+# The notes on games stored but not rated (``_unrated_notes``): replaced by
+# ``stored_notes`` once the stored games are known.
+UNRATED_NOTE = re.compile(r"\d+ game\(s\) (?:without moves|of another variant|from a set-up)")
+
+
+def _unrated_notes(frame: pl.DataFrame, kept: pl.Expr | None = None) -> list[str]:
+    """The notes on the games of ``frame`` (read_pgn's) stored not rated: without moves
+    (or rated, ``rate_moveless``), of another variant, from a set-up position
+    (docs/pgn-trf.md). Counted among the games ``kept`` selects, else those that can be
+    stored: not a game against an unknown player (no id) or with the result "*"
+    (quarantined); ``stored_notes`` counts the games stored."""
+    unrated = pl.col("rated").is_not_null() | pl.col(MOVELESS)
+    # --rate-moveless was given when a game without moves is rated (in the whole file)
+    rated = frame.select((pl.col(MOVELESS) & pl.col("rated").is_null()).any()).item()
+    if kept is None:
+        kept = (
+            pl.col("white_id").is_not_null()
+            & pl.col("black_id").is_not_null()
+            & (pl.col("result") != "*")
+        )
+    # only the games not rated, and only the columns the notes read
+    columns = ["result", "rated", MOVELESS, "_has_move", "_variant_tag", "_set_up"]
+    games = frame.lazy().filter(unrated & kept).select(columns).collect()
+    notes = []
+    moveless = games.filter(
+        pl.col(MOVELESS) & pl.col("rated").is_null() if rated else ~pl.col("_has_move")
+    )
+    if moveless.height:
+        notes.append(_moveless_note(moveless, rated=rated))
+    variants = games.filter(pl.col("_has_move"))["_variant_tag"].drop_nulls()
+    if variants.len():
+        names = ", ".join(sorted(set(variants.to_list())))
+        notes.append(
+            f"{variants.len()} game(s) of another variant (Variant tag: {names}): stored, not rated"
+        )
+    set_up = games.filter(
+        pl.col("_has_move") & pl.col("_variant_tag").is_null() & pl.col("_set_up")
+    ).height
+    if set_up:
+        notes.append(
+            f"{set_up} game(s) from a set-up position (FEN other than the initial position: "
+            "odds games, studies): stored, not rated"
+        )
+    return notes
+
+
+def stored_notes(notes: list[str], frame: pl.DataFrame, accepted: pa.Table) -> list[str]:
+    """``notes`` with the notes on games stored not rated (``_unrated_notes``) counting
+    the ``accepted`` games only (``arpad ingest``'s "games stored": after validation and
+    the duplicates taken out), in the place of the reader's: a game quarantined is not
+    "stored, not rated" (docs/pgn-trf.md "Reading PGN")."""
+    if (
+        accepted.num_rows == frame.height
+        or "_variant_tag" not in frame.columns
+        or not any(UNRATED_NOTE.match(n) for n in notes)
+    ):  # every game stored, none unrated (or not read_pgn's frame): the reader's notes
+        return notes
+    # an accepted game's source is "<source>:<line>"
+    line = pl.from_arrow(accepted.column("source")).str.extract(r":(\d+)$").cast(pl.Int64)
+    stored = pl.col("_line").cast(pl.Int64).is_in(line.implode())
+    return _replaced(notes, _unrated_notes(frame, stored))
+
+
+def _replaced(notes: list[str], fresh: list[str]) -> list[str]:
+    """``notes`` with ``fresh`` in the place of the notes ``UNRATED_NOTE`` matches."""
+    at = next((i for i, n in enumerate(notes) if UNRATED_NOTE.match(n)), len(notes))
+    kept = [n for n in notes if not UNRATED_NOTE.match(n)]
+    return kept[:at] + fresh + kept[at:]
 
 
 # Termination markers of old databases and print-era collections (``½-½``, ``1:0``):
