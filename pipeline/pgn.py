@@ -851,8 +851,8 @@ def read_pgn(path: Path, mapping: str | None = None, kind: str | None = None) ->
     unknown = games.filter(pl.col("_wn").is_null() | pl.col("_bn").is_null()).height
     if unknown:
         notes.append(
-            f"{unknown} game(s) against an unknown player (name '?', '-', 'NN', 'N.N.', "
-            "'Amateur', 'Unknown' or 'Anonymous'): "
+            f"{unknown} game(s) against an unknown player (name '?', 'NN', 'N.N.', "
+            "'Amateur', 'Unknown' or 'Anonymous'; '-' against no name): "
             "quarantined, a placeholder is nobody's id"
         )
     return RawTable(

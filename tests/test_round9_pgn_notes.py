@@ -66,6 +66,8 @@ def test_the_reported_file_stores_nothing_and_notes_nothing_stored(tmp_path, cap
     assert "nn.pgn: 3 rows read, 0 games stored, 3 quarantined" in out
     assert "stored, not rated" not in out
     assert "2 game(s) against an unknown player" in out  # quarantined, and said so
+    # a lone '-' against a name is a bye now (tests/test_pgn_byes.py), not an unknown
+    assert "(name '?', 'NN', 'N.N.', 'Amateur', 'Unknown' or 'Anonymous'; '-' against no" in out
 
 
 def test_ingest_counts_only_the_games_stored(tmp_path):
