@@ -150,9 +150,9 @@ def _frozen(out: dict) -> str:
     if not out:
         return "no rated period: nothing frozen"
     frozen = out.get("frozen") or []
-    if out.get("held"):  # a rejected inbox file: nothing frozen (docs/operations.md step 4)
-        files = ", ".join(out.get("held_by") or [])
-        said = f"froze nothing: {len(out['held']):,} lists wait (inbox file(s) {files} rejected)"
+    if out.get("held"):  # an inbox file held it: nothing frozen (docs/operations.md step 4)
+        files = ", ".join(out.get("held_by") or [])  # ("late.csv rejected": monthly.holding)
+        said = f"froze nothing: {len(out['held']):,} lists wait (inbox file(s) {files})"
     elif not frozen and out.get("period") is None:
         said = "no finished month to freeze"
     elif not frozen:

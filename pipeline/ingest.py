@@ -37,6 +37,7 @@ from arpad.pipeline import (
     names,
     observations,
     probable_duplicates,
+    readers,
     schemas,
     stream_ingest,
     trail,
@@ -211,6 +212,7 @@ def ingest_file(
     pool: str | None = None,
     ignore_stated_ratings: bool = False,
     rate_moveless: bool = False,
+    encoding: str | None = None,
 ) -> FileReport:
     """Ingest one file (games or players) into the store. See module docstring.
 
@@ -228,7 +230,10 @@ def ingest_file(
     docs/observations.md). The same bytes from the same source with options other than
     those its stored version was read with (none after some included) are stored again
     (a new version of that source); under another name they are skipped, the skip
-    saying that the options were not applied.
+    saying that the options were not applied. ``encoding``: the code page of a text
+    file that is not UTF-8 (``--encoding``); the same bytes from the same source that
+    it reads otherwise than their stored version was read are stored again, a new
+    version of the source (``_read_otherwise``, docs/ingest.md "Encodings").
 
     Nothing is written under a final name until the whole ingest is staged
     (pipeline/journal.py): a kill at any point leaves the store before or after it.
@@ -248,7 +253,8 @@ def ingest_file(
     asked = _read_options(kind, pool, ignore_stated_ratings)
     # --rate-moveless (PGN, pgn.rate_moveless): other rows too, so another batch id
     asked += "m" if rate_moveless and kind != "players" else ""
-    batch = digest[:16] + asked
+    codec = readers.encoding_name(encoding) if encoding else None
+    batch = digest[:16] + asked + (_encoding_mark(codec) if codec else "")
     manifest = store.read_manifest()
     same = manifest.filter(pc.equal(manifest["sha256"], digest))
     # Which source the same bytes were ingested as, if they were.
@@ -303,6 +309,16 @@ def ingest_file(
         and same_key == key
         and stored_options != asked
     )
+    # --encoding on bytes stored already: the file read in it when that reads it
+    # otherwise than the stored version was read (how: ``stored_as``), else None; from
+    # the same source, a new version of it (the way to mend names read in the wrong
+    # code page: the tool's own note sends the user to --encoding, newuser round 9)
+    recoded = stored_as = None
+    if codec and same.num_rows and not again and not recorrect and not reread:
+        recoded, stored_as = _read_otherwise(
+            path, fmt, mapping, kind, codec, same.column("batch")[0].as_py()
+        )
+        reread = recoded is not None and same_key == key
     if same.num_rows and not again and not recorrect and not reread:
         prior = same.column("source")[0].as_py()
         report = FileReport(
@@ -316,6 +332,10 @@ def ingest_file(
                 pool,
                 ignore_stated_ratings,
                 rate_moveless and kind != "players",
+            )
+        if codec:
+            report.skipped += _encoding_not_applied(
+                same_key, same.column("kind")[0].as_py(), codec, stored_as, recoded is not None
             )
         if probable_duplicates.quarantined(store, same.column("batch")[0].as_py()):
             report.skipped += (
@@ -332,10 +352,12 @@ def ingest_file(
         return report
 
     head = None  # a Parquet games file's header: the file is streamed (docs/ingest.md)
+    if recoded is not None:  # read in the stated code page already
+        raw = recoded
     if raw is None:
         # --pool and --ignore-stated-ratings change the rows: such a file is read whole
         head = None if asked else stream_ingest.streamable(path, fmt, mapping, kind)
-        raw = head or read_any(path, fmt=fmt, mapping=mapping, kind=kind)
+        raw = head or read_any(path, fmt=fmt, mapping=mapping, kind=kind, encoding=codec)
     if raw.kind == "games" and head is None:
         raw = _as_asked(raw, pool, ignore_stated_ratings)
         if rate_moveless:  # a PGN's games without moves rated (docs/pgn-trf.md)
@@ -358,6 +380,11 @@ def ingest_file(
     if explicit and raw.format in probable_duplicates.FORMATS:
         raw = probable_duplicates.scoped_by_source(raw, path.name, source)
     report = FileReport(str(path), source, raw.kind, raw.format, notes=list(raw.notes))
+    if recoded is not None:
+        report.notes.append(
+            f"--encoding {codec} reads these bytes otherwise than their stored version "
+            f"(read as {stored_as}): stored again, a new version of {key}"
+        )
     if explicit and not stored_source:
         if hint := _label_hint(manifest, key):
             report.notes.append(f"--source {key} names no stored source{hint}")
@@ -373,7 +400,7 @@ def ingest_file(
     old_batches = previous.column("batch").to_pylist()
     if head is not None and (replace or old_batches):
         # Corrections and --replace compare the whole file with the store: read whole.
-        raw, head = read_any(path, fmt=fmt, mapping=mapping, kind=kind), None
+        raw, head = read_any(path, fmt=fmt, mapping=mapping, kind=kind, encoding=codec), None
     keys.refuse_lost_dictionary(store.keys_path)  # docs/store.md "A damaged store"
     staged = journal.StagedStore(store, batch, path=str(path), source=key)
 
@@ -384,10 +411,11 @@ def ingest_file(
         dated = observations.is_dated(raw)  # a date column: dated ratings (docs/observations.md)
         validated = validate_players(raw, source, batch, by_date=dated)
         report.notes.extend(validated.notes)  # ratings of 0 read as unrated
-        when = None
+        when, rows = None, validated.accepted
         if dated or observations.has_pool_column(raw):  # a row's pool: its rating's pool
-            validated, when = observations.dated_players(raw, validated, source, batch)
-        merged = _merge_players(staged, validated.accepted, source, state=True, dated=when)
+            # (rows: and a row per further pool rating of a line, FIDE's RRtng and BRtng)
+            validated, when, rows = observations.dated_players(raw, validated, source, batch)
+        merged = _merge_players(staged, rows, source, state=True, dated=when)
         if merged.changed or dated:
             incremental.mark_all_stale(staged)
             stale = "all"
@@ -747,6 +775,74 @@ def _batch_options(batch: str) -> str:
     rest = batch[16:]
     options = rest[:7] if rest.startswith("o") else ""
     return options + ("m" if rest[len(options) :].startswith("m") else "")
+
+
+def _encoding_mark(codec: str) -> str:
+    """The batch id's mark of a file read with ``--encoding`` (``e`` and 4 hex digits of
+    the code page's name), after its read options: which code page its stored version
+    was read in (``_read_otherwise``)."""
+    return "e" + hashlib.sha256(codec.encode()).hexdigest()[:4]
+
+
+def _stored_code_page(batch: str) -> str | None:
+    """The code page ``--encoding`` gave a stored batch (``_encoding_mark``): its name
+    when it is one of readers.ENCODING_LABELS, "" for another; None without a mark."""
+    rest = batch[16 + len(_batch_options(batch)) :]
+    if not re.match(r"e[0-9a-f]{4}", rest):
+        return None
+    return next((c for c in readers.ENCODING_LABELS if _encoding_mark(c) == rest[:5]), "")
+
+
+def _read_otherwise(
+    path: Path, fmt: str | None, mapping: str | None, kind: str | None, codec: str, batch: str
+) -> tuple[RawTable | None, str | None]:
+    """``--encoding codec`` on bytes stored as ``batch``: the file read in ``codec`` when
+    that reads it otherwise than the stored version was read (in the code page its
+    batch id marks, else the one told from its letters), else None (the same reading,
+    a UTF-8 file, a Parquet file); and the label of the stored version's reading
+    (``UTF-8`` for a UTF-8 file), None for a Parquet file."""
+    if kind == "players":
+        fmt = mapping = None
+    if (fmt or readers.detect_format(path)).strip().lower() == "parquet":
+        return None, None  # no text to decode
+    stated = read_any(path, fmt=fmt, mapping=mapping, kind=kind, encoding=codec)
+    if readers.decoded_as(stated.notes) is None:
+        return None, "UTF-8"
+    stored = _stored_code_page(batch)
+    if stored == codec:
+        return None, readers.decoded_as(stated.notes)
+    if stored == "":  # a code page this installation has no label for: read again
+        return stated, "another code page"
+    before = read_any(path, fmt=fmt, mapping=mapping, kind=kind, encoding=stored)
+    same = stated.frame.equals(before.frame) and (
+        stated.players is None
+        if before.players is None
+        else stated.players is not None and stated.players.equals(before.players)
+    )
+    return (None if same else stated), readers.decoded_as(before.notes)
+
+
+def _encoding_not_applied(
+    stored_as: str, kind: str, codec: str, read_as: str | None, otherwise: bool
+) -> str:
+    """The skip line's tail for ``--encoding codec`` on bytes stored already: a UTF-8
+    file, or a code page that reads them as their stored version was read, changes
+    nothing; bytes stored as another source ``stored_as`` are not read again under
+    this name: how to read that source in ``codec``."""
+    if read_as is None:
+        return f" (--encoding {codec} does not apply to a Parquet file)"
+    if read_as == "UTF-8":
+        return f" (valid UTF-8: --encoding {codec} is for files that are not)"
+    if not otherwise:
+        return f" (--encoding {codec} reads them as their stored version was read: {read_as})"
+    ident = shlex.quote(stored_as)
+    this = "" if kind == "players" else f", or this file with --source {ident} --encoding {codec}"
+    players = "--players " if kind == "players" else ""
+    return (
+        f" (--encoding {codec} not applied: these bytes are stored as the source "
+        f"{stored_as}, read as {read_as}; to read that source in {codec}: arpad ingest "
+        f"{players}{ident} --encoding {codec}{this})"
+    )
 
 
 def _options_not_applied(

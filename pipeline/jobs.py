@@ -192,13 +192,15 @@ def store_file(
     pool: str | None = None,
     ignore_stated_ratings: bool = False,
     rate_moveless: bool = False,
+    encoding: str | None = None,
 ):
     """Step: validate one file and store it (manifest, partitions, players, quarantine),
-    as one atomic transition (pipeline/journal.py)."""
+    as one atomic transition (pipeline/journal.py). ``encoding``: ``--encoding``, for
+    bytes stored already (``raw`` None: ingest_file reads them again in it)."""
     from arpad.pipeline.ingest import ingest_file
 
     if kind == "players":
-        return ingest_file(Store(store_root), path, kind="players", raw=raw)
+        return ingest_file(Store(store_root), path, kind="players", raw=raw, encoding=encoding)
     return ingest_file(
         Store(store_root),
         path,
@@ -211,6 +213,7 @@ def store_file(
         pool=pool,
         ignore_stated_ratings=ignore_stated_ratings,
         rate_moveless=rate_moveless,
+        encoding=encoding,
     )
 
 
@@ -297,6 +300,7 @@ def ingest(req: IngestRequest, runner: Runner = LOCAL):
                     req.pool,
                     req.ignore_stated_ratings,
                     req.rate_moveless,
+                    req.encoding,
                     name=f"ingest-{Path(path).name}",
                     io=True,
                 )
@@ -818,6 +822,7 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
                     req.mapping,
                     raw,
                     req.ignore_stated_ratings,
+                    req.encoding,
                     name=f"ingest-{Path(path).name}",
                     io=True,
                 )
@@ -849,8 +854,9 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
         runner.step(monthly.record, store, jobs, name="record-runs", io=True)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
         # A rejected inbox file freezes nothing: the month it was meant for is not known,
-        # and a month frozen without its games stays so (docs/operations.md step 4).
-        held = [Path(f["path"]).name for f in summary.files if f["outcome"] == monthly.REJECTED]
+        # and a month frozen without its games stays so; nor does a correction sent under
+        # another name, quarantined conflicting_result (docs/operations.md step 4).
+        held = monthly.holding(summary.files)
         for system, pool in monthly.published_lists(store, req.systems, req.pools):
             summary.exports += runner.step(
                 monthly.publish, store, system, pool, name=f"publish-{system}-{pool}", io=True

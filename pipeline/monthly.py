@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,7 @@ from pathlib import Path
 from arpad.pipeline import catalog, incremental, journal, names
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.ingest import FileReport, ingest_file
+from arpad.pipeline.reasons import Reason
 from arpad.pipeline.store import Store, undo_on_failure
 from arpad.pipeline.systems import DEFAULT_SYSTEM, get_system
 
@@ -173,10 +175,11 @@ def ingest_inbox_file(
     mapping: str | None,
     raw=None,
     ignore_stated_ratings: bool = False,
+    encoding: str | None = None,
 ) -> dict:
-    """Ingest one inbox file (``raw``: already read; ``ignore_stated_ratings``: as
-    ``arpad ingest --ignore-stated-ratings``); a file that cannot be read at all is
-    reported, not raised."""
+    """Ingest one inbox file (``raw``: already read; ``ignore_stated_ratings``,
+    ``encoding``: as ``arpad ingest --ignore-stated-ratings``, ``--encoding``); a file
+    that cannot be read at all is reported, not raised."""
     if kind == "players":
         fmt = mapping = None
     try:
@@ -197,6 +200,7 @@ def ingest_inbox_file(
                 raw=raw,
                 base=Path(path).parent,
                 ignore_stated_ratings=ignore_stated_ratings,
+                encoding=encoding,
             )
     except InputError as exc:
         return rejected(path, kind, exc)
@@ -217,10 +221,40 @@ def ingest_inbox_file(
         # how many more the quarantine holds (its players' rows too: a TRF 001 line)
         "examples": list(report.examples),
         "more": max(0, report.quarantined + report.players_quarantined - len(report.examples)),
+        # rows quarantined per reason: a conflicting_result holds the freeze (``holding``)
+        "reasons": {str(r): n for r, n in report.reasons.items()},
         # the notes for the rating officer `arpad ingest` prints (a stated rating that
         # differs from the published list in force, a probable mistyped id, ...)
         "notes": list(report.notes),
     }
+
+
+# A correction sent under another file name is quarantined, not applied
+# (docs/ingest.md "Conflicting results"): such a run freezes nothing (``holding``).
+UNAPPLIED = str(Reason.CONFLICTING_RESULT)
+
+
+def unapplied(f: dict) -> int:
+    """The games of an inbox file quarantined ``conflicting_result``: a correction of
+    games stored from another file, not applied (0 for a summary of an earlier arpad)."""
+    return (f.get("reasons") or {}).get(UNAPPLIED, 0)
+
+
+def holding(files: list[dict]) -> list[str]:
+    """The inbox files that keep this run from freezing any list, each with why
+    (``freeze``'s ``held``; docs/operations.md step 4): a file rejected (the month it
+    was meant for is not known), and a file with games quarantined ``conflicting_result``
+    (an unapplied correction: a month frozen without it stays so; the officer's attack,
+    round 9). Other quarantined rows hold nothing: a bad row is the file's own, and
+    must not keep a federation's lists from being frozen."""
+    out = []
+    for f in files:
+        name = Path(f["path"]).name
+        if f["outcome"] == REJECTED:
+            out.append(f"{name} rejected")
+        elif unapplied(f):
+            out.append(f"{name} with an unapplied correction")
+    return out
 
 
 class ArchiveError(OSError, ValueError):
@@ -544,10 +578,11 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
     progress", and any later one, "not begun"), each named in the report; ``replaced``:
     the revised ratings a rating stated in a later file replaced
     (``stated_ratings.replaced_revisions``, the report's ``replaced_lines``).
-    ``held``: the inbox files this run rejected (``held_by``): then nothing is frozen,
-    and ``held`` in the result lists the months with a list that would have been
-    (docs/operations.md step 4: the month a rejected file was meant for is not known,
-    and once a later month is frozen it could never be frozen with that file's games)."""
+    ``held``: the inbox files that hold the freeze (``holding``: rejected, or with an
+    unapplied correction; ``held_by``): then nothing is frozen, and ``held`` in the
+    result lists the months with a list that would have been (docs/operations.md step
+    4: the month a rejected file was meant for is not known, and once a later month is
+    frozen it could never be frozen with that file's games or correction)."""
     from arpad.pipeline import publish
 
     rated = store.rating_periods(system, pool)
@@ -634,6 +669,43 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
 
     changed = {p: players for p, (players, _) in diffs.items() if players.height}
     out["replaced"] = replaced_revisions(store, system, pool, changed) if changed else []
+    # each stating file's source identity and stored read options: the remedy names them
+    reading = stored_reading(store, {r["file"] for r in out["replaced"]})
+    for r in out["replaced"]:
+        r.update(reading.get(r["file"], {}))
+    return out
+
+
+def stored_reading(store: Store, labels: set[str]) -> dict[str, dict]:
+    """label -> {source, read_with} of each stored source named ``labels`` (the
+    ``source`` its games carry): its identity, which ``--source`` must give to read it
+    again as that source, and the ``arpad ingest`` options its stored version was read
+    with (``--pool standard``; from its batch id, pipeline/ingest.py ``_read_options``).
+    The report's remedy for "Revisions not carried forward" names them: a file stored
+    with ``--pool standard`` read again through ``arpad recalculate`` (which has no
+    ``--pool``) went back to the pool its header names (the officer's attack, round 9)."""
+    from arpad.pipeline.ingest import _batch_options, _read_options
+    from arpad.pipeline.schemas import POOLS
+
+    if not labels:
+        return {}
+    out = {}
+    manifest = store.read_manifest().select(["source", "source_key", "batch"])
+    for row in manifest.to_pylist():
+        if row["source"] not in labels:
+            continue
+        options = _batch_options(row["batch"])
+        words = [
+            f"--pool {pool}"
+            for pool in POOLS
+            for ignore in (False, True)
+            if options[:7] and options[:7] == _read_options("games", pool, ignore)
+        ]
+        words += ["--rate-moveless"] if options.endswith("m") else []
+        out[row["source"]] = {
+            "source": row["source_key"] or row["source"],
+            "read_with": " ".join(words),
+        }
     return out
 
 
@@ -684,9 +756,14 @@ ORDER BY abs(r.rating_after - r.rating_before) DESC, r.player_id
 LIMIT ?
 """
 
+# Players whose rating the periods rated: with games that counted and a rating after
+# them. Not a player pooled toward an initial rating not reached yet, nor one whose games
+# were not rated (only unrated opponents: games 0); before, "players rated" counted the
+# pooled ones (the officer's attack, round 9; docs/operations.md step 5).
 PLAYERS_RATED_SQL = """
 SELECT count(DISTINCT player_id) FROM ratings
 WHERE system = ? AND pool = ? AND period >= ? AND games > 0
+  AND rating_after IS NOT NULL AND status <> 'unrated'
 """
 
 
@@ -709,6 +786,7 @@ def biggest_movers(store: Store, system: str, pool: str, n: int = 10) -> list[di
 
 
 def players_rated(store: Store, system: str, pool: str, since: int | None) -> int:
+    """The report's "players rated" from period ``since`` on (``PLAYERS_RATED_SQL``)."""
     con = catalog.connect(store)
     try:
         first = since if since is not None else -(2**31)
@@ -853,16 +931,30 @@ def mover_lines(movers: list[dict], system: str) -> list[str]:
     ]
 
 
-def revision_lines(r: dict, whole: bool = True) -> list[str]:
-    """The report's "Revisions" of one frozen list: {period, changed, rows, corrections};
-    ``whole``: the system publishes whole-number ratings (``integer_ratings``), else the
-    ratings and changes have one decimal, as its lists (1558.3 -> 1558.2 is -0.1, not
-    "1558 | 1558 | -0": the officer's attack, round 6)."""
+def diff_command(key: str, period: int) -> str:
+    """``arpad diff --published PERIOD`` of the frozen list of ``key`` ("system/pool"),
+    with ``--system`` and ``--pool`` where they are not the command's defaults: the
+    hint of a rapid list gave standard's diff (the officer's attack, round 9)."""
+    system, pool = key.split("/", 1)
+    words = [f"arpad diff --published {period}"]
+    words += [f"--system {system}"] if system != DEFAULT_SYSTEM else []
+    words += [f"--pool {pool}"] if pool != "standard" else []
+    return " ".join(words)
+
+
+def revision_lines(r: dict, whole: bool = True, key: str | None = None) -> list[str]:
+    """The report's "Revisions" of one frozen list of ``key`` ("system/pool", named:
+    two pools' lines of one period were alike, the officer's attack, round 9; None: of
+    the default system's standard list):
+    {period, changed, rows, corrections}; ``whole``: the system publishes whole-number
+    ratings (``integer_ratings``), else the ratings and changes have one decimal, as its
+    lists (1558.3 -> 1558.2 is -0.1, not "1558 | 1558 | -0": the officer's attack,
+    round 6)."""
+    key = key or f"{DEFAULT_SYSTEM}/standard"
     lines = [
-        f"Revisions of the published list of period {r['period']}: "
+        f"Revisions of the published {_text(key)} list of period {r['period']}: "
         f"{r['changed']:,} player(s) changed, {r['corrections']} ingest(s) "
-        "or merge(s) since publication touched it (`arpad diff --published "
-        f"{r['period']}`).",
+        f"or merge(s) since publication touched it ({_code(diff_command(key, r['period']))}).",
         "",
     ]
     if r["rows"]:
@@ -881,13 +973,17 @@ def revision_lines(r: dict, whole: bool = True) -> list[str]:
     return lines
 
 
-def replaced_lines(rows: list[dict], key: str, whole: bool = True) -> list[str]:
+def replaced_lines(
+    rows: list[dict], key: str, whole: bool = True, store: str | None = None
+) -> list[str]:
     """The report's revised ratings that a rating stated in a later file replaced
     (``freeze``'s ``replaced``): a correction of a frozen month reaches a later month
     only where its files state no ratings (docs/observations.md "Corrections and stated
     ratings"), and an arbiter states the frozen, pre-correction rating. The revisions
     table showed the change and the next list silently dropped it (the officer's attack,
-    round 8); these lines name each player, both ratings, the file, and the remedy."""
+    round 8); these lines name each player, both ratings, the file, and the remedy: the
+    exact ``arpad ingest`` of each file (``remedy_command``) when a stored version was
+    read with options ``arpad recalculate`` does not give (a ``--pool``; round 9)."""
     if not rows:
         return []
     lines = [
@@ -905,17 +1001,49 @@ def replaced_lines(rows: list[dict], key: str, whole: bool = True) -> list[str]:
             f"{_listed(r['published'], whole)} | {_listed(r['revised'], whole)} | "
             f"{r['stated']:g} | {r['period']} | {_text(r['file'])} |"
         )
-    files = ", ".join(_code(f) for f in dict.fromkeys(r["file"] for r in rows))
+    stating = {r["file"]: r for r in rows}  # (first row of each file: its stored reading)
+    files = ", ".join(_code(f) for f in stating)
+    if not any(r.get("read_with") for r in stating.values()):
+        lines += [
+            "",
+            f"To carry the revised ratings, ingest {files} again without their stated "
+            "ratings: with only them in the inbox (from `INBOX/processed/`, under the same "
+            "name), run `arpad recalculate` with `--ignore-stated-ratings` once (the option "
+            "applies to the files of that run only; a player whose only rating is one a "
+            "file states is then unrated); or have the arbiter send them with the revised "
+            "ratings.",
+            "",
+        ]
+        return lines
+    # A stored version read with --pool (the way to undo a wrong pool guess): through
+    # ``arpad recalculate``, which has no --pool, its games went back to the guessed pool.
+    read = "; ".join(
+        f"{_code(f)} with {_code(r['read_with'])}" for f, r in stating.items() if r.get("read_with")
+    )
+    commands = "; ".join(_code(remedy_command(f, r, store)) for f, r in stating.items())
     lines += [
         "",
-        f"To carry the revised ratings, ingest {files} again without their stated ratings: "
-        "with only them in the inbox (from `INBOX/processed/`, under the same name), run "
-        "`arpad recalculate` with `--ignore-stated-ratings` once (the option applies to "
-        "the files of that run only; a player whose only rating is one a file states is "
-        "then unrated); or have the arbiter send them with the revised ratings.",
+        f"To carry the revised ratings, ingest {files} again without their stated ratings, "
+        f"each with the options its stored version was read with ({read}), which `arpad "
+        "recalculate` does not give (read through it without `--pool`, a file's games go "
+        f"back to the pool it names): {commands}; then run `arpad recalculate` "
+        "(`--ignore-stated-ratings` applies to the files it is given only; a player whose "
+        "only rating is one a file states is then unrated); or have the arbiter send them "
+        "with the revised ratings.",
         "",
     ]
     return lines
+
+
+def remedy_command(label: str, r: dict, store: str | None) -> str:
+    """``arpad ingest`` of a stating file's copy in ``INBOX/processed/`` as its stored
+    source, with the options its stored version was read with (``stored_reading``) and
+    ``--ignore-stated-ratings``: a new version of that source without stated ratings."""
+    words = ["arpad ingest", shlex.quote(f"INBOX/processed/{label}")]
+    words += ["--source", shlex.quote(r.get("source") or label)]
+    words += [*([r["read_with"]] if r.get("read_with") else []), "--ignore-stated-ratings"]
+    words += ["--store", shlex.quote(store)] if store else []
+    return " ".join(words)
 
 
 def recomputed_now(jobs: list[dict], key: str, period: int) -> bool:
@@ -938,10 +1066,10 @@ def revision_line(r: dict, key: str) -> list[str]:
     latest = f", the latest recorded {r['latest']}" if r.get("latest") else ""
     export = f"STORE/exports/system={system}/pool={pool}/list-{r['period']}.csv"
     return [
-        f"Revisions of the published list of period {r['period']}: unchanged by this run "
-        f"(it did not recompute the period): {r['changed']:,} player(s) changed by "
+        f"Revisions of the published {_text(key)} list of period {r['period']}: unchanged by "
+        f"this run (it did not recompute the period): {r['changed']:,} player(s) changed by "
         f"{r['corrections']} ingest(s) or merge(s) since publication{latest}; the report "
-        f"of the run that recomputed it (and `arpad diff --published {r['period']}`) lists "
+        f"of the run that recomputed it (and {_code(diff_command(key, r['period']))}) lists "
         "them. A frozen list is never published again (docs/lists.md): the current ratings "
         f"are {_code(export)}, and every list frozen from now on includes them.",
         "",
@@ -954,25 +1082,42 @@ MERGE_HINT = "arpad players merge"
 
 
 def held_line(summary: RecalculateSummary) -> str | None:
-    """The report's one line when this run froze nothing because it rejected an inbox
-    file (``freeze``'s ``held``): which file, what to do, which lists wait; else None."""
+    """The report's one line when this run froze nothing because an inbox file holds
+    the freeze (``holding``: rejected, or with an unapplied correction): which file,
+    why, what to do, which lists wait; else None."""
     waiting = [(k, out["held"]) for k, out in summary.published.items() if (out or {}).get("held")]
     if not waiting:
         return None
-    names = [Path(f["path"]).name for f in summary.files if f["outcome"] == REJECTED]
-    files = ", ".join(_code(n) for n in names)
     lists = "; ".join(
         f"{_text(k)} period {p[0]}" if len(p) == 1 else f"{_text(k)} periods {p[0]}-{p[-1]}"
         for k, p in waiting
     )
-    one = len(names) == 1
-    return (
-        f"Not frozen: inbox file{'' if one else 's'} {files} {'was' if one else 'were'} "
-        f"rejected (now in `INBOX/rejected/`); fix {'it' if one else 'them'}, put "
-        f"{'it' if one else 'them'} back in the inbox and run again: nothing is frozen "
-        f"until the inbox is clean, a run that rejects a file freezes no list (waiting: "
-        f"{lists}; docs/operations.md)."
-    )
+    parts = []
+    names = [Path(f["path"]).name for f in summary.files if f["outcome"] == REJECTED]
+    if names:
+        files = ", ".join(_code(n) for n in names)
+        one = len(names) == 1
+        parts.append(
+            f"inbox file{'' if one else 's'} {files} {'was' if one else 'were'} "
+            f"rejected (now in `INBOX/rejected/`); fix {'it' if one else 'them'}, put "
+            f"{'it' if one else 'them'} back in the inbox and run again: nothing is frozen "
+            "until the inbox is clean, a run that rejects a file freezes no list"
+        )
+    held = [f for f in summary.files if f["outcome"] != REJECTED and unapplied(f)]
+    if held:
+        files = ", ".join(_code(Path(f["path"]).name) for f in held)
+        one = len(held) == 1
+        games = sum(unapplied(f) for f in held)
+        parts.append(
+            f"inbox file{'' if one else 's'} {files} (now in `INBOX/processed/`) "
+            f"{'has' if one else 'have'} {games} game(s) quarantined as {_code(UNAPPLIED)}: a "
+            "correction of games stored from another file, not applied; apply it as "
+            f"{'its' if one else 'their'} note says (`arpad ingest` with `--source` naming "
+            "the file it corrects), or leave it if the stored results stand, and run "
+            "again: a run that leaves a correction unapplied freezes no list, as a month "
+            "frozen without it stays so"
+        )
+    return f"Not frozen: {'; '.join(parts)} (waiting: {lists}; docs/operations.md)."
 
 
 def frozen_twice_lines(summary: RecalculateSummary) -> list[str]:
@@ -1099,9 +1244,17 @@ def markdown(summary: RecalculateSummary) -> str:
     if final:
         lines += ["Published lists:", "", *(f"- `STORE/{p}`" for p in final), ""]
     if held:  # exported with the current ratings, not frozen (docs/operations.md)
+        rejects = any(f["outcome"] == REJECTED for f in summary.files)
+        corrects = any(f["outcome"] != REJECTED and unapplied(f) for f in summary.files)
+        why = {
+            (True, False): "was rejected, below; the next run that rejects none",
+            (False, True): "holds an unapplied correction, below; the next run without one",
+        }.get(
+            (rejects, corrects),
+            "was rejected or holds an unapplied correction, below; the next run without either",
+        )
         lines += [
-            "Not frozen (an inbox file was rejected, below; the next run that rejects "
-            "none freezes them):",
+            f"Not frozen (an inbox file {why} freezes them):",
             "",
             *(f"- `STORE/{p}`" for p in summary.exports if is_held(p)),
             "",
@@ -1171,12 +1324,12 @@ def markdown(summary: RecalculateSummary) -> str:
             if r["changed"] and not recomputed_now(summary.jobs, key, r["period"]):
                 lines += revision_line(r, key)
             else:
-                lines += revision_lines(r, whole)
+                lines += revision_lines(r, whole, key)
         # (as a revision's table: in the report of the run that recomputed the period)
         replaced = [
             r
             for r in frozen.get("replaced") or []
             if recomputed_now(summary.jobs, key, r["period"])
         ]
-        lines += replaced_lines(replaced, key, whole)
+        lines += replaced_lines(replaced, key, whole, summary.store)
     return "\n".join(lines)

@@ -420,19 +420,28 @@ def has_pool_column(raw) -> bool:
 
 
 def dated_players(raw, validated, source: str, batch: str):
-    """(validated, dated): a dated players file's (or one with a ``pool`` column)
-    accepted rows with bad dates or pools moved to the quarantine, and per accepted row
-    with a date its ``source`` (the ``file:line`` key of the players row), ``period``
-    and ``pool`` (``pool`` column, default standard). Rows without a date stay undated
-    (as of the first period); a file with a ``pool`` column gives them too, with a null
-    period and their pool, which they seed alone (``undated_ratings``)."""
+    """(validated, dated, players): a dated players file's (or one with a ``pool``
+    column) accepted rows with bad dates, pools or pool ratings moved to the quarantine,
+    and per accepted row with a date its ``source`` (the ``file:line`` key of the players
+    row), ``period`` and ``pool`` (``pool`` column, default standard). Rows without a date
+    stay undated (as of the first period); a file with a ``pool`` column gives them too,
+    with a null period and their pool, which they seed alone (``undated_ratings``).
+
+    A row's ratings of further pools (``readers.POOL_RATINGS`` left beside its rating:
+    FIDE's RRtng and BRtng beside SRtng, ``readers.pool_ratings``) are each a row of
+    ``players`` (the accepted rows and these: for the players table and the identity
+    observations) and of ``dated``, keyed ``file:pool:line``; a value of 0 or none gives
+    no rating in that pool, another that is no rating quarantines the row."""
     import polars as pl
 
     from arpad.pipeline import schemas
+    from arpad.pipeline.readers import POOL_RATINGS
     from arpad.pipeline.reasons import Reason
-    from arpad.pipeline.validate import POOL_WORDS, Validated, capped_raw
+    from arpad.pipeline.validate import PLAYER_NUMERIC, POOL_WORDS, Validated, capped_raw
 
     columns = raw.frame.columns
+    others = [c for c in POOL_RATINGS if c in columns]  # beside the row's own rating
+    low, high = PLAYER_NUMERIC["rating"]
     frame = raw.frame.select(
         "_line",
         "_raw",
@@ -447,23 +456,34 @@ def dated_players(raw, validated, source: str, batch: str):
         # classical, bullet, lightning: as a games file reads them (validate.POOL_WORDS)
         .replace({k: v for k, v in POOL_WORDS.items() if k})
         .alias("pool"),
+        *[pl.col(c).str.strip_chars().replace("", None).alias(c) for c in others],
     )
     frame = frame.with_columns(
         pl.col("date").map_elements(_period_of, return_dtype=pl.Int64).alias("period"),
         pl.format("{}:{}", pl.lit(source), pl.col("_line")).alias("source"),
+        *[pl.col(c).cast(pl.Float64, strict=False).alias(f"_{c}") for c in others],
     )
-    accepted = pl.from_arrow(validated.accepted.select(["source"]))
+    accepted = pl.from_arrow(validated.accepted.select(["source", "player_id"]))
     rows = accepted.join(frame, on="source", how="left")
     bad_date = pl.col("date").is_not_null() & pl.col("period").is_null()
     bad_pool = pl.col("pool").is_not_null() & ~pl.col("pool").is_in(schemas.POOLS)
-    bad = rows.filter(bad_date | bad_pool)
+    bad_rating = {
+        c: pl.col(c).is_not_null() & ~pl.col(f"_{c}").is_between(low, high).fill_null(False)
+        for c in others
+    }
+    bad_row = pl.any_horizontal(bad_date, bad_pool, *bad_rating.values())
+    bad = rows.filter(bad_row)
     if bad.height:
-        detail = (
-            pl.when(bad_date)
-            .then(pl.format("date {} is not a date (YYYY-MM-DD, YYYY-MM) in range", pl.col("date")))
-            .otherwise(
-                pl.format("pool {} is not one of " + ", ".join(schemas.POOLS), pl.col("pool"))
+        detail = pl.when(bad_date).then(
+            pl.format("date {} is not a date (YYYY-MM-DD, YYYY-MM) in range", pl.col("date"))
+        )
+        for c, wrong in bad_rating.items():
+            shown = pl.col(c).str.slice(0, 40)
+            detail = detail.when(wrong).then(
+                pl.format(f"{c} {{}} is not a number in {low:g}..{high:g}", shown)
             )
+        detail = detail.otherwise(
+            pl.format("pool {} is not one of " + ", ".join(schemas.POOLS), pl.col("pool"))
         )
         quarantine = bad.select(
             pl.lit(source).alias("source"),
@@ -473,7 +493,7 @@ def dated_players(raw, validated, source: str, batch: str):
             capped_raw(pl.col("_raw")).alias("raw"),
             pl.lit(batch).alias("ingest_batch"),
         ).to_arrow()
-        keep = pa.array(~rows.select((bad_date | bad_pool).alias("b")).get_column("b").to_numpy())
+        keep = pa.array(~rows.select(bad_row.alias("b")).get_column("b").to_numpy())
         validated = Validated(
             validated.accepted.filter(keep),
             pa.concat_tables(
@@ -481,13 +501,31 @@ def dated_players(raw, validated, source: str, batch: str):
             ).sort_by("line"),
             validated.rows_read,
         )
-        rows = rows.filter(~(bad_date | bad_pool))
+        rows = rows.filter(~bad_row)
+    # A further pool's rating: its own row (blitz before rapid, so that the players
+    # table's rating, the standard row's, is else the rapid one: ingest.POOL_FIELDS).
+    extra = [
+        rows.filter(pl.col(f"_{c}").is_not_null() & (pl.col(f"_{c}") != 0)).select(
+            "player_id",
+            pl.col(f"_{c}").alias("rating"),
+            pl.format("{}:{}:{}", pl.lit(source), pl.lit(POOL_RATINGS[c]), "_line").alias("source"),
+            pl.col("period").cast(pl.Int32),
+            pl.lit(POOL_RATINGS[c]).alias("pool"),
+        )
+        for c in reversed(others)
+    ]
     if "pool" not in columns:  # undated rows without a pool seed every pool
         rows = rows.filter(pl.col("period").is_not_null())
     dated = rows.select(
         "source", pl.col("period").cast(pl.Int32), pl.col("pool").fill_null("standard")
     )
-    return validated, dated
+    players = validated.accepted
+    if extra:
+        more = pl.concat(extra)
+        dated = pl.concat([more.select(dated.columns), dated])
+        rated = more.select("player_id", "rating", "source").to_arrow()
+        players = pa.concat_tables([schemas.conform(rated, schemas.PLAYERS), players])
+    return validated, dated, players
 
 
 def file_observations(store: Store, pool: str) -> pa.Table | None:

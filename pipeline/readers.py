@@ -59,6 +59,8 @@ PLAYER_COLUMNS = (
     "volatility",
     "grade",
 )
+# A players file's columns of one pool's rating, in the pools' order (``pool_ratings``).
+POOL_RATINGS = {"standard_rating": "standard", "rapid_rating": "rapid", "blitz_rating": "blitz"}
 
 
 @dataclass
@@ -301,6 +303,11 @@ _DIFFERENT_AT = re.compile(b"[" + re.escape(_DIFFERENT) + b"]")
 _NOT_TEXT = set("ˇ˘˛˝˙\ufffd")
 _EVIDENCE_CAP = 20_000  # places where the two differ that are looked at
 _VOWELS = set("aeiouyáéíóúýäëöüâêîôûąęěůőű")
+# Letters of Czech, Slovak, Polish, Hungarian and Croatian names where Windows-1252 has
+# another letter or a sign (č is è, ř is ø, ł is ³): a file read as Western in which
+# Windows-1250 would give one inside a word is told that --encoding cp1250 may be meant
+# (the guess is the evidence's: French è is Czech č, historian round 9).
+_EASTERN_LETTERS = set("čČřŘěĚůŮňŇťŤďĎśŚźŹżŻłŁąĄęĘőŐűŰćĆńŃľĽđĐ")
 
 
 def _letter(c: str) -> bool:
@@ -355,12 +362,15 @@ def _central_european(lines: list[bytes]) -> tuple[bool, list[tuple[str, str]]]:
     Windows-1250 reads as a letter inside a word (``£ ³ ¹ ¥ ¼ ¾ ¯ ¿ ª º``: Ł ł ą Ą Ľ ľ
     Ż ż Ş ş; an undefined byte: Ť Ź ť; ``Ÿ`` inside a lower-case word: ź) decides
     Windows-1250; letters both ways are weighed by ``_letter_evidence`` and decide
-    Windows-1250 at 2 or more. Otherwise Windows-1252, the default."""
+    Windows-1250 at 2 or more. Otherwise Windows-1252, the default, and the letters are
+    those that speak for Windows-1250 then those of ``_EASTERN_LETTERS`` that nothing
+    speaks against (the hint of the note, up to three)."""
     text = b"\n".join(lines)
     west = text.decode("cp1252", "replace")
     east = text.decode("cp1250", "replace")
     against = strong = weak = 0
     found: dict[str, str] = {}
+    maybe: dict[str, str] = {}  # Central European letters weighed neither way (è: č)
     for k, at in enumerate(_DIFFERENT_AT.finditer(text)):
         if k == _EVIDENCE_CAP:  # enough to tell (a long file: no pass over every byte)
             break
@@ -377,12 +387,15 @@ def _central_european(lines: list[bytes]) -> tuple[bool, list[tuple[str, str]]]:
         elif w.isupper() and e.islower() and before.islower() and after.islower():
             evidence = 2
             strong += evidence
-        else:
+        else:  # weighed by how names use the letter
             evidence = _letter_evidence(text[i], before, after)
             weak += evidence
+            if not evidence and e in _EASTERN_LETTERS and (_letter(before) or _letter(after)):
+                maybe.setdefault(e, w)
         if evidence > 0 and len(found) < 3:  # (an undefined byte shown as Latin-1 has it)
             found.setdefault(e, chr(text[i]) if w == "\ufffd" else w)
-    return (not against and (strong > 0 or weak >= 2)), list(found.items())
+    is_east = not against and (strong > 0 or weak >= 2)
+    return is_east, list(found.items()) if is_east else list({**found, **maybe}.items())[:3]
 
 
 def _decode_mixed(data: bytes, path: Path, notes: list[str], encoding: str | None) -> str:
@@ -481,6 +494,21 @@ def decode(data: bytes, path: Path, notes: list[str], encoding: str | None = Non
         notes.append(f"{len(text) - len(stripped) + 1} byte-order marks at the start; dropped")
         text = stripped
     return text
+
+
+_DECODED_AS = re.compile(
+    r"not valid UTF-8; (?:\d+ line\(s\) )?decoded as (Latin-1 \(Windows-1252\)|[^\s,;()]+)"
+)
+
+
+def decoded_as(notes: list[str]) -> str | None:
+    """The code page (its label: ``Windows-1250``) in which a reading's text that is not
+    UTF-8 was read, as its note says (``_decode_mixed``); None: the text is UTF-8."""
+    for note in notes:
+        if found := _DECODED_AS.search(note):
+            label = found.group(1)
+            return "Windows-1252" if label.startswith("Latin-1 (") else label
+    return None
 
 
 def _csv_bytes(path: Path, notes: list[str]) -> bytes:
@@ -719,7 +747,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
         pl.Series("_line", line_numbers, dtype=pl.Int64),
         pl.Series("_raw", raws, dtype=pl.String),
     )
-    frame = _thousands_dots(frame, delimiter, notes)
+    frame = pool_ratings(_thousands_dots(frame, delimiter, notes), row_kind)
     if chosen and chosen.derive:
         frame = chosen.derive(frame)
     frame, not_stored, lines = without_non_games(frame, row_kind, notes)
@@ -738,7 +766,7 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
 
 # A rating written with a thousands separator (Excel's number format ``#.##0`` in a
 # locale whose decimal mark is the comma): ``1.850`` is 1850 (``_thousands_dots``).
-RATING_COLUMNS = ("rating", "peak_rating", "white_rating", "black_rating")
+RATING_COLUMNS = ("rating", "peak_rating", "white_rating", "black_rating", *POOL_RATINGS)
 _THOUSANDS = r"^\s*\d{1,2}\.\d{3}\s*$"
 _DECIMAL_COMMA = r"^\s*\d+,\d+\s*$"
 
@@ -924,6 +952,7 @@ def raw_from_arrow(
         pl.lit(None, dtype=pl.String).alias("_raw"),
     )
     frame, blank = _without_blank_rows(frame, row_kind)
+    frame = pool_ratings(frame, row_kind)
     if blank:
         notes.append(f"{blank} blank row(s) skipped")
     if chosen and chosen.derive:
@@ -1034,7 +1063,7 @@ WHOLE_NUMBER_COLUMNS = ("white_id", "black_id", "player_id", "game_id", "event_i
 ID_COLUMNS = ("white_id", "black_id", "player_id", "game_id", "event_id")
 # Every column name a games or players file is read for (others are ignored): an
 # unknown column of a type arpad cannot read is left out, not refused.
-KNOWN_COLUMNS = {*GAME_COLUMNS, *PLAYER_COLUMNS, "date", "pool", "date_precision"}
+KNOWN_COLUMNS = {*GAME_COLUMNS, *PLAYER_COLUMNS, "date", "pool", "date_precision", *POOL_RATINGS}
 
 
 def _refuse_inexact_float_ids(frame: pl.DataFrame, path: Path, first_row: int) -> None:
@@ -1352,11 +1381,12 @@ def tag_aliases(names: list[str], notes: list[str]) -> list[str]:
 
 # A players file's headings read as canonical columns (docs/ingest.md "Column names",
 # decided in round 8): FIDE's list headings, as ``arpad list --format fide-txt`` writes
-# them (pipeline/lists.py ``FIDE_TXT_LAYOUT``; SRtng, RRtng, BRtng of the combined
-# file), and common spellings, each after ``column_name`` (``ID Number`` is
-# ``id_number``, ``B-day`` ``b_day``). FIDE's ``Gms`` is not here: it counts one
-# period's games, not the rated games so far (``rated_games``, which sets K); nor are
-# ``K`` and ``Flag``, which a list derives. They are named in the note of columns not read.
+# them (pipeline/lists.py ``FIDE_TXT_LAYOUT``), and common spellings, each after
+# ``column_name`` (``ID Number`` is ``id_number``, ``B-day`` ``b_day``). FIDE's ``Gms``
+# is not here: it counts one period's games, not the rated games so far (``rated_games``,
+# which sets K); nor are ``K`` and ``Flag``, which a list derives. They are named in the
+# note of columns not read. The headings of one pool's rating (FIDE's combined file:
+# SRtng, RRtng, BRtng; decided in round 9) are read as that pool's (``POOL_RATINGS``).
 PLAYER_HEADINGS = {
     "player_id": ("ID Number", "ID", "FIDE ID", "FIDEID"),
     "federation": ("Fed",),
@@ -1364,7 +1394,10 @@ PLAYER_HEADINGS = {
     "w_title": ("WTit",),
     "o_title": ("OTit",),
     "foa_title": ("FOA",),
-    "rating": ("Elo", "Rtg", "FIDE rating", "SRtng", "RRtng", "BRtng"),
+    "rating": ("Elo", "Rtg", "Rtng", "FIDE rating"),
+    "standard_rating": ("SRtng", "SRtg", "Std. rating", "Std rating"),
+    "rapid_rating": ("RRtng", "RRtg"),
+    "blitz_rating": ("BRtng", "BRtg"),
     "birth_year": ("B-day", "Born", "Birthyear", "Year of birth", "YOB"),
     "birth_date": ("Date of birth", "Birthdate", "DOB"),
     "sex": ("Gender",),
@@ -1397,8 +1430,8 @@ def player_aliases(
         if target in read:
             first = header[read[target]]
             why = (
-                " (a players file gives one rating per row; for the pools, one row per "
-                "pool with a pool column)"
+                " (a players file gives one rating of every pool per row, or one of each pool "
+                "headed SRtng, RRtng, BRtng, or one row per pool with a pool column)"
                 if target == "rating"
                 else ""
             )
@@ -1409,18 +1442,57 @@ def player_aliases(
                 f"read as {target}{why}: keep one, or head it {target}",
             )
         read[target] = i
-    if not read:
-        return names
-    said = ", ".join(f"{capped(header[i], 40)} as {t}" for t, i in read.items())
-    notes.append(f"column(s) read as arpad's: {said}")
     at = {i: t for t, i in read.items()}
-    return [at.get(i, n) for i, n in enumerate(names)]
+    out = [at.get(i, n) for i, n in enumerate(names)]
+    _one_kind_of_rating(path, header, out)
+    if read:
+        said = ", ".join(f"{capped(header[i], 40)} as {t}" for t, i in read.items())
+        notes.append(f"column(s) read as arpad's: {said}")
+    return out
+
+
+def _one_kind_of_rating(path: Path, header: list[str], names: list[str]) -> None:
+    """Refuse a column of one pool's rating (``POOL_RATINGS``: SRtng, Rapid rating, …)
+    beside a rating of every pool (``rating``, ``Elo``) or a ``pool`` column: which pool
+    a row's rating is of would be said twice (docs/ingest.md "Column names")."""
+    pooled = next((i for i, n in enumerate(names) if n in POOL_RATINGS), None)
+    other = next((i for i, n in enumerate(names) if n in ("rating", "pool")), None)
+    if pooled is None or other is None:
+        return
+    a, b = capped(header[other], 40), capped(header[pooled], 40)
+    pool = POOL_RATINGS[names[pooled]]
+    said = (
+        f"both give a rating: {a!r} of every pool, {b!r} of the {pool} pool only"
+        if names[other] == "rating"
+        else f"both say a rating's pool: {a!r} each row's, {b!r} the {pool} pool"
+    )
+    raise InputError(
+        path,
+        1,
+        f"columns {a!r} and {b!r} {said}: keep one (a players file gives either one "
+        "rating of every pool, or one of each pool headed SRtng, RRtng, BRtng, or one "
+        "row per pool with a pool column)",
+    )
+
+
+def pool_ratings(frame: pl.DataFrame, kind: str) -> pl.DataFrame:
+    """A players file's columns of one pool's rating (``POOL_RATINGS``; FIDE's SRtng,
+    RRtng, BRtng, decided in round 9): the first of them (standard's when given) is the
+    row's ``rating`` and a ``pool`` column names its pool, so that it seeds that pool only
+    (docs/observations.md "Undated ratings and pools"); the others stay as they are, and
+    ``observations.dated_players`` gives each its pool. Before, SRtng was read as a
+    rating of every pool, and SRtng beside RRtng was refused."""
+    pooled = [c for c in POOL_RATINGS if c in frame.columns]
+    if kind != "players" or not pooled:
+        return frame
+    first = pooled[0]
+    return frame.rename({first: "rating"}).with_columns(pl.lit(POOL_RATINGS[first]).alias("pool"))
 
 
 # The columns validation reads, by kind of file (others are named in a note).
 READ_COLUMNS = {
     "games": {*GAME_COLUMNS, "date_precision"},
-    "players": {*PLAYER_COLUMNS, "date", "pool"},
+    "players": {*PLAYER_COLUMNS, "date", "pool", *POOL_RATINGS},
 }
 # Headings of games counts that are not ``rated_games`` (``PLAYER_ALIASES``).
 _PERIOD_GAMES = {"gms", "games", "sgm", "rgm", "bgm"}

@@ -121,8 +121,8 @@ def test_every_frozen_month_a_correction_changed_is_revised(tmp_path, monkeypatc
     ]
     revisions = [line for line in report.splitlines() if line.startswith("Revisions of")]
     assert [line.split(":")[0] for line in revisions] == [
-        "Revisions of the published list of period 202610",
-        "Revisions of the published list of period 202611",
+        "Revisions of the published fide/standard list of period 202610",
+        "Revisions of the published fide/standard list of period 202611",
     ]
     # Ozturk (2280, K 20) against Nowak (1520; D 760 counted 400, expected 0.92):
     # frozen draw 2280 - 20 x 0.42 = 2271.6, listed 2272; the win 2280 + 20 x 0.08 =

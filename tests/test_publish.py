@@ -224,7 +224,7 @@ def test_monthly_job_freezes_the_list_and_reports_its_revisions(tmp_path, bundle
     assert revisions["changed"] == players.height > 0
     assert {f.name: sha(f) for f in frozen.iterdir()} == hashes
     report = monthly.markdown(second)
-    assert f"Revisions of the published list of period {PERIOD}" in report
+    assert f"Revisions of the published {SYSTEM}/standard list of period {PERIOD}" in report
     assert f"| {players['player_id'][0]} |" in report
 
 

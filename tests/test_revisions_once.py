@@ -52,7 +52,7 @@ def test_a_frozen_lists_revision_is_in_full_once_then_one_line(tmp_path, monkeyp
     run = month_run(root, inbox, {})
     report = monthly.markdown(run)
     assert [line.split(":")[0] for line in revision_lines(report)] == [
-        "Revisions of the published list of period 202611"
+        "Revisions of the published fide/standard list of period 202611"
     ]
     assert TABLE_HEADER in report.splitlines()
     # Ozturk's November games now count (under the new id, unrated, they were not rated)
@@ -68,7 +68,7 @@ def test_a_frozen_lists_revision_is_in_full_once_then_one_line(tmp_path, monkeyp
     assert not [line for line in report.splitlines() if line.endswith("+0/-0/~0 |")]  # no row
     export = "`STORE/exports/system=fide/pool=standard/list-202611.csv`"
     assert revision_lines(report) == [
-        "Revisions of the published list of period 202611: unchanged by this run (it did not "
+        "Revisions of the published fide/standard list of period 202611: unchanged by this run (it did not "
         f"recompute the period): {frozen['changed']} player(s) changed by 1 ingest(s) or "
         f"merge(s) since publication, the latest recorded {frozen['latest']}; the report of "
         "the run that recomputed it (and `arpad diff --published 202611`) lists them. A "

@@ -141,9 +141,10 @@ def test_a_missing_id_column_names_the_columns_found(tmp_path, capsys):
 
 
 def test_two_headings_for_one_column_are_refused_naming_both(tmp_path, capsys):
-    (tmp_path / "p.csv").write_text("FIDE ID,Name,SRtng,RRtng\n1,A,2000,1900\n")
+    # (SRtng and RRtng are two pools' ratings since round 9: tests/test_round9_pool_ratings.py)
+    (tmp_path / "p.csv").write_text("FIDE ID,Name,Elo,DEC25\n1,A,2000,1900\n")
     assert _run("ingest", "--players", tmp_path / "p.csv", "--store", tmp_path / "S") != 0
-    assert "columns 'SRtng' and 'RRtng' would both be read as rating" in capsys.readouterr().err
+    assert "columns 'Elo' and 'DEC25' would both be read as rating" in capsys.readouterr().err
     # beside the canonical column, the alias is left unread and named (as tag aliases)
     (tmp_path / "q.csv").write_text("player_id,rating,Elo\n1,2000,1900\n")
     report = arpad.Store(tmp_path / "T").ingest([], players=tmp_path / "q.csv")

@@ -91,6 +91,19 @@ API_ADVICE = (
     ),
     (re.compile(r"use --format \(([^)]*)\)"), r"pass fmt= (\1)"),
     (re.compile(r"use --format (\w+)"), r"pass fmt='\1'"),
+    # how to read bytes stored already in a code page (ingest._encoding_not_applied)
+    (
+        re.compile(rf"arpad ingest --players ({_SHELL_WORD}) --encoding ([\w-]+)"),
+        lambda m: f"store.ingest([], players={_unquoted(m[1])!r}, encoding={m[2]!r})",
+    ),
+    (
+        re.compile(rf"arpad ingest ({_SHELL_WORD}) --encoding ([\w-]+)"),
+        lambda m: f"store.ingest({_unquoted(m[1])!r}, encoding={m[2]!r})",
+    ),
+    (
+        re.compile(rf"--source ({_SHELL_WORD}) --encoding ([\w-]+)"),
+        lambda m: f"source={_unquoted(m[1])!r}, encoding={m[2]!r}",
+    ),
     (re.compile(r"--encoding ([\w-]+)"), r"encoding='\1'"),
     (re.compile(r"leave out --flow"), "leave out flow=True"),
     (re.compile(r"--encoding:"), "encoding:"),
