@@ -266,9 +266,14 @@ def encoding_name(name: str) -> str:
     import codecs
 
     plain = bytes(range(32, 127)) + b"\t\r\n"
+    # escapes and labels that only a transform reads otherwise (unicode_escape,
+    # raw_unicode_escape, idna were taken for code pages, hostile round 9)
+    probes = (plain, b"Kasparov\\n\\u0041", b"xn--mller-kva")
     try:
-        codec = codecs.lookup(name.strip()).name
-        ok = plain.decode(codec) == plain.decode("ascii")
+        info = codecs.lookup(name.strip()) if isinstance(name, str) else None
+        codec = info.name if info else ""
+        ok = bool(info) and getattr(info, "_is_text_encoding", True)
+        ok = ok and all(p.decode(codec) == p.decode("ascii") for p in probes)
     except (LookupError, UnicodeError):
         ok = False
     if not ok:

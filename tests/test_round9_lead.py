@@ -161,3 +161,33 @@ def test_card_of_another_system_names_the_fide_ratings_the_store_has(store, caps
         "arpad: error: arpad card is FIDE's rating card only (the per-game breakdown of a "
         "FIDE rating change), not elo's; this store has ratings of fide/standard\n"
     )
+
+
+def test_arpad_rate_takes_the_code_page_its_note_advises(tmp_path):
+    # The note said "encoding='cp1252' reads it as Western", and arpad.rate refused the
+    # keyword as an unknown rule field (analyst round 9). Estonian õ (0xF5) is ő in cp1250.
+    import warnings
+
+    import arpad
+
+    path = tmp_path / "est.csv"
+    path.write_bytes(b"date,white_id,black_id,result\n2025-01-05,T\xf5nu Kask,Mart Tamm,1-0\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        guessed = arpad.rate(path, system="elo")
+    assert sorted(guessed["player_id"]) == ["Mart Tamm", "Tőnu Kask"]
+    assert any("encoding='cp1252' reads it as Western" in str(w.message) for w in caught)
+    stated = arpad.rate(path, system="elo", encoding="cp1252")
+    assert sorted(stated["player_id"]) == ["Mart Tamm", "Tõnu Kask"]
+    with pytest.raises(ValueError, match=r"^encoding='klingon': not an encoding arpad reads"):
+        arpad.rate(path, system="elo", encoding="klingon")
+
+
+@pytest.mark.parametrize("name", ["unicode_escape", "raw_unicode_escape", "idna", "rot13"])
+def test_transforms_are_no_code_pages(name):
+    # taken for code pages before (hostile round 9): they read ASCII text otherwise
+    from arpad.pipeline.readers import encoding_name
+
+    with pytest.raises(ValueError, match=rf"^--encoding {name}: not an encoding arpad reads"):
+        encoding_name(name)
+    assert encoding_name("Windows-1250") == "cp1250" and encoding_name("utf-8-sig") == "utf-8"

@@ -366,7 +366,9 @@ def _in_memory(data, what: str) -> pa.Table:
     raise TypeError(f"{what}: {_args.TABLE_KINDS}, got {type(data).__name__}")
 
 
-def _validated(data, kind: str, mapping: str | None, errors: str, fmt: str | None = None):
+def _validated(
+    data, kind: str, mapping: str | None, errors: str, fmt: str | None = None, encoding=None
+):
     from arpad.pipeline.readers import raw_from_arrow
     from arpad.pipeline.validate import validate_games, validate_players
 
@@ -382,7 +384,13 @@ def _validated(data, kind: str, mapping: str | None, errors: str, fmt: str | Non
                 "arpad.Store(PATH).rate(system) and read its ratings with .ratings(system)",
             )
         name = str(data)
-        raw = read_any(Path(data).expanduser(), fmt=fmt, mapping=mapping, kind=kind)
+        if encoding is not None:  # ``--encoding``'s check: one line for a bad name
+            from arpad.pipeline.jobs import _check_encoding
+
+            encoding = _check_encoding(encoding)
+        raw = read_any(
+            Path(data).expanduser(), fmt=fmt, mapping=mapping, kind=kind, encoding=encoding
+        )
     else:
         name = f"<{kind} DataFrame>"
         table = _tables.extra_columns_as_text(_arrow(data, kind))
@@ -485,6 +493,7 @@ def rate(
     mapping: str | None = None,
     errors: str = "raise",
     fmt: str | None = None,
+    encoding: str | None = None,
     **settings: Any,
 ) -> pl.DataFrame:
     """Rate in-memory games with one system; one row per player per period.
@@ -503,7 +512,9 @@ def rate(
     ``InputError`` (``errors="skip"`` rates without them). Only ``pool``'s
     games are rated (default ``"standard"``; games given, none of them standard and
     ``pool`` not given: a ``ValueError`` naming the pools they have). ``fmt`` (``"pgn"``, ``"csv"``, …): the format of a games file
-    whose name does not say it, as ``arpad ingest --format``. The notes ``arpad ingest``
+    whose name does not say it, as ``arpad ingest --format``; ``encoding`` (``"cp1250"``,
+    …): the code page of a games or players file that is not UTF-8, as ``arpad ingest
+    --encoding`` (the notes' advice names it). The notes ``arpad ingest``
     prints for a file (a row repeated, Latin-1, ';', a column read as ``white_id``, …)
     are one ``UserWarning`` each (docs/api.md "Notes on a file"). Nothing is written to
     disk.
@@ -535,8 +546,14 @@ def rate(
     named_pool, pool = pool is not None, "standard" if pool is None else pool
     if pool not in schemas.POOLS:
         raise ValueError(f"pool: {pool!r} is not one of {', '.join(schemas.POOLS)}")
-    game_table = _validated(games, "games", mapping, errors, fmt)
-    player_table = _validated(players, "players", None, errors) if players is not None else None
+    if encoding is not None and not any(isinstance(d, str | os.PathLike) for d in (games, players)):
+        raise TypeError(f"encoding: only for a file (a path), got {type(games).__name__}")
+    game_table = _validated(games, "games", mapping, errors, fmt, encoding)
+    player_table = (
+        _validated(players, "players", None, errors, None, encoding)
+        if players is not None
+        else None
+    )
     _check_observations(get_system(system), game_table)
     _check_starting_ratings(get_system(system), player_table)
     _ecf_ignores_rating(get_system(system), player_table)
@@ -625,7 +642,9 @@ def _check_starting_ratings(system, players: pa.Table | None) -> None:
         )
 
 
-RATE_PARAMETERS = ("games", "system", "players", "rules", "pool", "mapping", "errors", "fmt")
+RATE_PARAMETERS = (
+    "games", "system", "players", "rules", "pool", "mapping", "errors", "fmt", "encoding",
+)  # fmt: skip
 PREDICT_PARAMETERS = (
     "ratings", "pairings", "system", "rules", "draws", "mapping", "pool", "period",
 )  # fmt: skip
