@@ -22,6 +22,7 @@ from arpad.pipeline import identity
 from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
 from arpad.pipeline.transliterate import variant_key
+from tests.test_identity_attack import players_store as csv_store
 
 
 def pgn_game(event: str, year: int, white: str, black: str, result: str) -> str:
@@ -43,22 +44,6 @@ def pgn_store(tmp_path: Path, files: dict[str, tuple]) -> Path:
     root = tmp_path / "S"
     assert main(["ingest", "--no-flow", "--store", str(root), *paths]) == 0
     return root
-
-
-def csv_store(tmp_path: Path, players: list[tuple], games: list[tuple]) -> Store:
-    """A store from (id, name, birth year) players and (white, black, year) games."""
-    data = tmp_path / "in"
-    data.mkdir()
-    rows = ["player_id,name,birth_year"]
-    rows += [f'{pid},"{name}",{"" if born is None else born}' for pid, name, born in players]
-    (data / "players.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    rows = ["game_id,date,white_id,black_id,result"]
-    rows += [f"g{i},{year}-03-0{1 + i % 9},{w},{b},1-0" for i, (w, b, year) in enumerate(games)]
-    (data / "games.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    root = tmp_path / "S"
-    argv = ["ingest", "--no-flow", "--store", str(root), "--players", str(data / "players.csv")]
-    assert main([*argv, str(data / "games.csv")]) == 0
-    return Store(root)
 
 
 def proposals(root: Path) -> list[tuple]:
