@@ -728,6 +728,8 @@ def check_mapping(store: Store, path, rows: list[tuple[int, str, str]]) -> None:
             problem = f"cannot merge {keep} into itself"
         elif keep in current:
             problem = f"cannot merge {dup} into {keep}: {keep} is a duplicate ({why(keep)})"
+        elif current.get(dup) == keep and origin[dup][0] is None:
+            continue  # merged so in the store: a mapping run again (``players merge`` says so)
         elif dup in current:
             problem = f"cannot merge {dup} into {keep}: {dup} is already a duplicate ({why(dup)})"
         if problem:

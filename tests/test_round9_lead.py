@@ -191,3 +191,25 @@ def test_transforms_are_no_code_pages(name):
     with pytest.raises(ValueError, match=rf"^--encoding {name}: not an encoding arpad reads"):
         encoding_name(name)
     assert encoding_name("Windows-1250") == "cp1250" and encoding_name("utf-8-sig") == "utf-8"
+
+
+def test_a_merge_run_again_is_said_and_exit_0(tmp_path, capsys):
+    # A monthly script repeating its merges failed: "2111 is already merged into 2011
+    # (split it first)", exit 2 (officer round 9). Into another keep it is still refused.
+    write_csv(tmp_path / "p.csv", "player_id,name", ['2011,"X"', '2111,"Y"', '3,"Z"', '4,"W"'])
+    write_csv(tmp_path / "g.csv", "date,white_id,black_id,result", ["2026-10-05,2011,3,1-0"])
+    s = str(tmp_path / "S")
+    argv = ["ingest", str(tmp_path / "g.csv"), "--players", str(tmp_path / "p.csv")]
+    assert main([*argv, "--store", s, "--no-flow"]) == 0
+    write_csv(tmp_path / "m.csv", "keep,duplicate", ["2011,2111"])
+    for merge in (["2011", "2111"], ["--mapping", str(tmp_path / "m.csv")]):
+        assert main(["players", "merge", *merge, "--store", s]) == 0
+        capsys.readouterr()
+        assert main(["players", "merge", *merge, "--store", s]) == 0  # again: nothing to do
+        captured = capsys.readouterr()
+        assert captured.out == "merged 0 pair(s); all 1 already in force\n"
+        assert captured.err == "arpad: note: 2111 is already merged into 2011: nothing to do\n"
+        assert main(["players", "split", "2011", "2111", "--store", s]) == 0
+    assert main(["players", "merge", "2011", "2111", "--store", s]) == 0
+    assert main(["players", "merge", "4", "2111", "--store", s]) == 2
+    assert "2111 is already merged into 2011 (split it first)" in capsys.readouterr().err

@@ -103,6 +103,9 @@ def cmd_merge(args) -> int:
         pairs = [(args.ids[0], dup, args.reason) for dup in dict.fromkeys(args.ids[1:])]
     else:
         raise ValueError("players merge needs KEEP DUPLICATE... or --mapping FILE")
+    pairs = _not_merged_yet(args, pairs)
+    if not pairs:
+        return 0
     request = jobs.MergeRequest(args.store, pairs, wait=args.wait, force=args.force)
     stale = _all_or_nothing(request, "merged")
     _report("merged", pairs, stale)
@@ -121,6 +124,35 @@ def cmd_merge(args) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _not_merged_yet(args, pairs: list) -> list:
+    """``pairs`` without those already in force (the duplicate merged into that keep):
+    a merge run again, as a script that repeats its merges every month does, is said and
+    is exit 0 (it was "X is already merged into K (split it first)", exit 2; officer
+    round 9, docs/identity.md). A duplicate merged into another keep is still refused."""
+    import sys
+
+    from arpad.pipeline import identity
+
+    store = require_store(args)
+    if not store.aliases_path.exists():
+        return pairs
+    aliases = identity.read_aliases(store)
+    current = dict(zip(aliases["duplicate"], aliases["keep"], strict=True))
+    known = set(current) | set(current.values())
+    left = []
+    for pair in pairs:
+        keep, dup = (identity.spelt_as_stored(p, known) for p in pair[:2])
+        if current.get(dup) == keep:
+            print(
+                f"arpad: note: {dup} is already merged into {keep}: nothing to do", file=sys.stderr
+            )
+        else:
+            left.append(pair)
+    if not left:
+        print(f"merged 0 pair(s); all {len(pairs)} already in force")
+    return left
 
 
 def _all_or_nothing(request, done: str):
