@@ -213,3 +213,10 @@ def test_a_merge_run_again_is_said_and_exit_0(tmp_path, capsys):
     assert main(["players", "merge", "2011", "2111", "--store", s]) == 0
     assert main(["players", "merge", "4", "2111", "--store", s]) == 2
     assert "2111 is already merged into 2011 (split it first)" in capsys.readouterr().err
+
+
+def test_a_mistyped_system_gets_a_suggestion(store, capsys):
+    assert main(["rate", "--system", "fido", "--store", str(store), "--no-flow"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "arpad: error: unknown rating system 'fido' (did you mean 'fide'?) (known: ecf, elo,"
+    )

@@ -44,8 +44,12 @@ def get_system(name: str) -> RatingSystem:
     try:
         return _REGISTRY[name]
     except KeyError:
+        import difflib
+
         known = ", ".join(sorted(_REGISTRY))
-        raise ValueError(f"unknown rating system {name!r} (known: {known})") from None
+        near = difflib.get_close_matches(str(name).lower(), sorted(_REGISTRY), n=1, cutoff=0.6)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise ValueError(f"unknown rating system {name!r}{hint} (known: {known})") from None
 
 
 def _load_one(name: str) -> None:
