@@ -777,6 +777,22 @@ def _batch_options(batch: str) -> str:
     return options + ("m" if rest[len(options) :].startswith("m") else "")
 
 
+def read_option_words(batch: str) -> str:
+    """The ``arpad ingest`` options a stored batch was read with, as words (``--pool
+    standard``, ``--rate-moveless``): ``_read_options``'s suffix is a digest, so the pools
+    are tried (the monthly report's remedy names them, pipeline/monthly.py)."""
+    from arpad.pipeline.schemas import POOLS
+
+    options = _batch_options(batch)
+    words = [
+        f"--pool {pool}"
+        for pool in POOLS
+        for ignore in (False, True)
+        if options[:7] and options[:7] == _read_options("games", pool, ignore)
+    ]
+    return " ".join(words + (["--rate-moveless"] if options.endswith("m") else []))
+
+
 def _encoding_mark(codec: str) -> str:
     """The batch id's mark of a file read with ``--encoding`` (``e`` and 4 hex digits of
     the code page's name), after its read options: which code page its stored version

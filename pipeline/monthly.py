@@ -684,8 +684,7 @@ def stored_reading(store: Store, labels: set[str]) -> dict[str, dict]:
     The report's remedy for "Revisions not carried forward" names them: a file stored
     with ``--pool standard`` read again through ``arpad recalculate`` (which has no
     ``--pool``) went back to the pool its header names (the officer's attack, round 9)."""
-    from arpad.pipeline.ingest import _batch_options, _read_options
-    from arpad.pipeline.schemas import POOLS
+    from arpad.pipeline.ingest import read_option_words
 
     if not labels:
         return {}
@@ -694,17 +693,9 @@ def stored_reading(store: Store, labels: set[str]) -> dict[str, dict]:
     for row in manifest.to_pylist():
         if row["source"] not in labels:
             continue
-        options = _batch_options(row["batch"])
-        words = [
-            f"--pool {pool}"
-            for pool in POOLS
-            for ignore in (False, True)
-            if options[:7] and options[:7] == _read_options("games", pool, ignore)
-        ]
-        words += ["--rate-moveless"] if options.endswith("m") else []
         out[row["source"]] = {
             "source": row["source_key"] or row["source"],
-            "read_with": " ".join(words),
+            "read_with": read_option_words(row["batch"]),
         }
     return out
 
