@@ -506,6 +506,8 @@ def ingest_file(
         report.new_players, player_quarantine = _add_game_players(
             staged, validated.accepted, raw, source, batch, report
         )
+        if report.replaced and raw.format == "pgn":
+            report.notes.extend(_drop_replaced_players(staged, source, validated.accepted, raw))
         min_period = min((p for _, p in touched), default=None) if touched else None
         if touched:
             incremental.mark_stale(staged, touched)
@@ -1377,6 +1379,41 @@ def _add_game_players(
     combined = pa.concat_tables([existing, added]).sort_by("player_id")
     store.write_players(combined)
     return len(missing), quarantine
+
+
+def _drop_replaced_players(store: Store, source: str, games: pa.Table, raw: RawTable) -> list[str]:
+    """A new version of a PGN file: the players only its earlier version named are gone
+    with it. A PGN player without a FIDE id has the file-scoped id ``SOURCE:Name``
+    (pipeline/pgn.py), so no other file's games name him; his row stays only while this
+    version names him, or a merge does. The case: a file read in the wrong code page,
+    then again with ``--encoding`` (or after iconv), left "Opoèenský, Karel" in the
+    players table beside "Opočenský, Karel" (historian, round 9; docs/ingest.md
+    "Encodings")."""
+    from arpad.pipeline.identity import read_aliases
+
+    players = store.read_players()
+    ids = players.column("player_id")
+    scoped = pc.fill_null(pc.starts_with(ids, pattern=f"{source}:"), False)
+    if not pc.any(scoped).as_py():
+        return []
+    still = set(pc.unique(games.column("white_id")).to_pylist())
+    still |= set(pc.unique(games.column("black_id")).to_pylist())
+    if raw.players is not None and raw.players.height:
+        still |= set(raw.players.get_column("player_id").to_list())
+    aliases = read_aliases(getattr(store, "real", store))  # (a staged view has no aliases)
+    still |= set(aliases.get_column("keep").to_list()) | set(aliases.get_column("duplicate"))
+    still = pa.array(sorted(i for i in still if i is not None), pa.string())
+    gone = pc.and_(scoped, pc.invert(pc.is_in(ids, value_set=still)))
+    if not pc.any(gone).as_py():
+        return []
+    dropped = players.filter(gone)
+    store.write_players(players.filter(pc.invert(gone)))
+    names = [n for n in dropped.column("name").to_pylist() if n][:3]
+    example = f" ({', '.join(repr(n) for n in names)})" if names else ""
+    return [
+        f"{dropped.num_rows} player(s) only the earlier version of {source} named{example}: "
+        "removed from the players table with its games"
+    ]
 
 
 def _repeated_rows_note(games: pa.Table, frame: pl.DataFrame | None = None) -> list[str]:

@@ -33,7 +33,10 @@ class Reason(str, Enum):
         "tag arpad reads given twice with different values; "
         "TRF: an unreadable rank or round",
     )
-    EMPTY_PLAYER_ID = "empty_player_id", "has no white or black id (players file: no player_id)"
+    EMPTY_PLAYER_ID = (
+        "empty_player_id",
+        "has no white or black id (players file: no player_id); the detail names the side, and in a PGN a placeholder name ('?', 'NN', 'Unknown'...) is no id",
+    )
     SELF_PLAY = "self_play", "has the same player on both sides"
     RESULT_SCORE_MISMATCH = (
         "result_score_mismatch",

@@ -339,6 +339,27 @@ class SeenIds(Protocol):
     def add(self, ids: pl.Series, lines: pl.Series) -> None: ...
 
 
+def _empty_side(white: pl.Expr, black: pl.Expr, pgn: bool) -> pl.Expr:
+    """The empty_player_id detail, naming the side: in a PGN an empty id is a name that
+    is nobody's ('?', 'NN', 'Unknown', ...: pipeline/pgn.py), so it says that (the
+    hostile and analyst attacks, round 9: "white_id or black_id is empty" for a game
+    against 'NN')."""
+    if pgn:
+        both, one = "White and Black are unknown players", "{} is an unknown player"
+        tail = " (a placeholder name such as '?' or 'NN' is nobody's id)"
+    else:
+        both, one, tail = "white_id and black_id are empty", "{} is empty", ""
+    white_text = one.format("White" if pgn else "white_id")
+    black_text = one.format("Black" if pgn else "black_id")
+    return (
+        pl.when(white & black)
+        .then(pl.lit(both + tail))
+        .when(white)
+        .then(pl.lit(white_text + tail))
+        .otherwise(pl.lit(black_text + tail))
+    )
+
+
 def validate_games(
     raw: RawTable, source: str, batch: str, seen: SeenIds | None = None
 ) -> Validated:
@@ -493,7 +514,7 @@ def validate_games(
         (
             blank("white_id") | blank("black_id"),
             Reason.EMPTY_PLAYER_ID,
-            pl.lit("white_id or black_id is empty"),
+            _empty_side(blank("white_id"), blank("black_id"), raw.format == "pgn"),
         ),
         (
             pl.col("white_id") == pl.col("black_id"),

@@ -1,0 +1,121 @@
+"""Round-9 leftovers fixed by the lead (docs/ingest.md "Encodings" and "Quarantine").
+
+- A PGN read in the wrong code page, then again with ``--encoding``, left the garbled
+  name's player row ("Opoèenský, Karel", no games) beside the right one; ``arpad
+  players`` listed both (historian, round 9). A new version of a PGN file now takes the
+  file-scoped players only its earlier version named out of the players table.
+- The per-line detail of ``empty_player_id`` said "white_id or black_id is empty" for a
+  PGN game against 'NN', whose name is not empty (hostile and analyst, round 9): it now
+  names the side, and in a PGN that the name is a placeholder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from arpad.pipeline.cli import main
+from arpad.pipeline.store import Store
+
+# "Opočenský, Karel" in Windows-1250: 'č' is byte 0xE8, which Windows-1252 reads as 'è'
+BRNO = (
+    b'[Event "Brno"]\n[Date "1921.??.??"]\n[White "Opo\xe8ensk\xfd, Karel"]\n'
+    b'[Black "Treybal, Karel"]\n[Result "1-0"]\n\n1. e4 e5 1-0\n'
+)
+GARBLED, RIGHT = "brno.pgn:Opoèenský, Karel", "brno.pgn:Opočenský, Karel"
+TREYBAL = "brno.pgn:Treybal, Karel"
+
+
+def player_ids(root: Path) -> list[str]:
+    return sorted(pl.from_arrow(Store(root).read_players()).get_column("player_id").to_list())
+
+
+def test_pgn_read_again_with_its_code_page_leaves_no_garbled_player(tmp_path, capsys):
+    pgn = tmp_path / "brno.pgn"
+    pgn.write_bytes(BRNO)
+    root = tmp_path / "S"
+    assert main(["ingest", "--no-flow", "--store", str(root), str(pgn)]) == 0
+    assert player_ids(root) == [GARBLED, TREYBAL]
+    capsys.readouterr()
+    args = ["ingest", "--no-flow", "--store", str(root), "--encoding", "cp1250", str(pgn)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert player_ids(root) == [RIGHT, TREYBAL]
+    assert (
+        "1 player(s) only the earlier version of brno.pgn named ('Opoèenský, Karel'): "
+        "removed from the players table with its games"
+    ) in out
+    # the rating of the right name only, and the store sound
+    assert main(["rate", "--no-flow", "--store", str(root), "--system", "elo"]) == 0
+    store = Store(root)
+    ratings = pl.from_arrow(
+        store.read_ratings("elo", "standard", store.rating_periods("elo", "standard")[-1])
+    )
+    assert sorted(ratings.get_column("player_id").to_list()) == [RIGHT, TREYBAL]
+    assert main(["check", "--store", str(root)]) == 0
+
+
+def test_a_corrected_name_removes_the_old_spelling_but_a_merged_one_stays(tmp_path, capsys):
+    game = '[Event "L"]\n[Date "1851.??.??"]\n[White "{}"]\n[Black "{}"]\n[Result "1-0"]\n\n1. e4 1-0\n'
+    pgn = tmp_path / "london.pgn"
+    pgn.write_text(
+        game.format("Anderssen, Adolf", "Kieseritzky, Lionel")
+        + "\n"
+        + game.format("Staunton, Howard", "Williams, Elijah")
+        + "\n"
+        + game.format("Stuanton, H.", "Horwitz, Bernhard"),  # a typo, merged by hand
+        encoding="utf-8",
+    )
+    root = tmp_path / "S"
+    assert main(["ingest", "--no-flow", "--store", str(root), str(pgn)]) == 0
+    keep, typo = "london.pgn:Staunton, Howard", "london.pgn:Stuanton, H."
+    assert main(["players", "merge", keep, typo, "--store", str(root)]) == 0
+    # the new version: Kieseritzky misspelt before, now right; the typo game still there
+    pgn.write_text(
+        game.format("Anderssen, Adolf", "Kieseritzki, Lionel")
+        + "\n"
+        + game.format("Staunton, Howard", "Williams, Elijah")
+        + "\n"
+        + game.format("Horwitz, Bernhard", "Williams, Elijah"),  # the typo game gone
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    assert main(["ingest", "--no-flow", "--store", str(root), str(pgn)]) == 0
+    ids = player_ids(root)
+    assert "london.pgn:Kieseritzky, Lionel" not in ids  # named by the old version only
+    assert "london.pgn:Kieseritzki, Lionel" in ids
+    assert typo in ids  # a merge names it: kept (``players split`` needs it)
+    assert "1 player(s) only the earlier version of london.pgn named" in capsys.readouterr().out
+
+
+def test_empty_player_id_detail_names_the_side(tmp_path, capsys):
+    pgn = tmp_path / "nn.pgn"
+    game = '[Event "x"]\n[Date "2025.01.10"]\n[White "{}"]\n[Black "{}"]\n[Result "1-0"]\n\n1. e4 1-0\n'
+    pgn.write_text(
+        game.format("Cora", "NN") + "\n" + game.format("?", "Dan") + "\n" + game.format("?", "NN"),
+        encoding="utf-8",
+    )
+    csv = tmp_path / "e.csv"
+    csv.write_text(
+        "date,white_id,black_id,result\n2025-01-10,,b,1-0\n2025-01-10,a,,1-0\n"
+        "2025-01-10,,,1-0\n2025-01-10,a,b,1-0\n",
+        encoding="utf-8",
+    )
+    root = tmp_path / "S"
+    capsys.readouterr()
+    main(["ingest", "--no-flow", "--store", str(root), str(pgn), str(csv)])
+    rows = [
+        (Path(line.split(":")[0].strip()).name, line.split("empty_player_id: ")[1])
+        for line in capsys.readouterr().err.splitlines()
+        if "empty_player_id: " in line
+    ]
+    placeholder = " (a placeholder name such as '?' or 'NN' is nobody's id)"
+    assert rows == [
+        ("nn.pgn", "Black is an unknown player" + placeholder),
+        ("nn.pgn", "White is an unknown player" + placeholder),
+        ("nn.pgn", "White and Black are unknown players" + placeholder),
+        ("e.csv", "white_id is empty"),
+        ("e.csv", "black_id is empty"),
+        ("e.csv", "white_id and black_id are empty"),
+    ]
