@@ -432,6 +432,23 @@ def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFram
     return out, corrections(store, manifest)
 
 
+def renamed(store: Store, system: str, pool: str, period: int) -> pl.DataFrame:
+    """(player_id, published, now): the players whose name on the published list of
+    ``period`` is not their name in the players table now. A name corrected by a players
+    file (a code page put right, a typo) changes no rating, so ``diff`` lists no change
+    for it and the trail records no stale mark; the frozen list keeps the old name and
+    the next list carries the new one (the officer's report of round 9: the frozen list
+    said "Szûcs", diff said nothing changed)."""
+    frozen = pl.read_parquet(store.published_partition(system, pool, period) / FILES["parquet"])
+    players = pl.from_arrow(store.read_players().select(["player_id", "name"]))
+    return (
+        frozen.select("player_id", pl.col("name").alias("published"))
+        .join(players.rename({"name": "now"}), on="player_id")
+        .filter(pl.col("now").is_not_null() & (pl.col("published") != pl.col("now")))
+        .sort("player_id")
+    )
+
+
 def freeze(
     store: Store,
     system: str,

@@ -119,3 +119,33 @@ def test_empty_player_id_detail_names_the_side(tmp_path, capsys):
         ("e.csv", "black_id is empty"),
         ("e.csv", "white_id and black_id are empty"),
     ]
+
+
+def test_diff_published_names_a_player_renamed_since(tmp_path, capsys):
+    """A players file corrects a name on a frozen list (officer, round 9: "Szûcs" read in
+    the wrong code page): no rating changes, so the table is empty, and a note names the
+    rename (docs/cli.md "arpad publish / arpad diff")."""
+    players = tmp_path / "pl.csv"
+    players.write_text("player_id,name,rating\n11,Szûcs Ödön,2000\n12,Kiss Anna,1900\n")
+    games = tmp_path / "g.csv"
+    games.write_text(
+        "date,white_id,black_id,result\n2025-01-10,11,12,1-0\n2025-01-11,12,11,1/2-1/2\n"
+    )
+    root = str(tmp_path / "S")
+    assert (
+        main(["ingest", "--no-flow", "--store", root, "--players", str(players), str(games)]) == 0
+    )
+    assert main(["rate", "--no-flow", "--store", root, "--system", "fide"]) == 0
+    assert main(["publish", "--store", root, "--period", "202501"]) == 0
+    fixed = tmp_path / "pl2.csv"
+    fixed.write_text("player_id,name\n11,Szűcs Ödön\n", encoding="utf-8")
+    assert main(["ingest", "--no-flow", "--store", root, "--players", str(fixed)]) == 0
+    capsys.readouterr()
+    assert main(["diff", "--published", "202501", "--store", root]) == 0
+    captured = capsys.readouterr()
+    assert "0 player(s) whose fide/standard rating of period 202501 changed" in captured.out
+    assert (
+        "arpad: note: 1 player(s) renamed since the list of period 202501 was published "
+        "(11: 'Szûcs Ödön' now 'Szűcs Ödön'): the published list keeps the names it was "
+        "published with; the next list carries the new ones"
+    ) in captured.err

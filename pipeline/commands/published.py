@@ -102,6 +102,7 @@ def cmd_diff(args) -> int:
             f"{args.published} changed since it was published"
         )
     output.render(players, args.fmt, args.output)
+    _note_renamed(store, args)
     if args.fmt == "table" and not args.output:
         print(
             f"\n{corrections.height} ingest(s) and merge(s) since publication touching "
@@ -109,6 +110,30 @@ def cmd_diff(args) -> int:
         )
         output.render(corrections, "table")
     return 0
+
+
+def _note_renamed(store, args) -> None:
+    """A name corrected since the publication: a note on stderr (no rating changed, so
+    the table does not list it; docs/cli.md "arpad diff")."""
+    import sys
+
+    from arpad.pipeline.errors import printable
+    from arpad.pipeline.publish import renamed
+
+    names = renamed(store, args.system, args.pool, args.published)
+    if names.is_empty():
+        return
+    shown = "; ".join(
+        f"{pid}: {printable(old)!r} now {printable(new)!r}"
+        for pid, old, new in names.head(3).iter_rows()
+    )
+    more = f"; and {names.height - 3} more" if names.height > 3 else ""
+    print(
+        f"arpad: note: {names.height} player(s) renamed since the list of period "
+        f"{args.published} was published ({shown}{more}): the published list keeps the "
+        "names it was published with; the next list carries the new ones",
+        file=sys.stderr,
+    )
 
 
 def cmd_audit(args) -> int:
