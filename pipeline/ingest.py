@@ -45,6 +45,7 @@ from arpad.pipeline import (
 from arpad.pipeline.digest import content_digest, digest_v1
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.namesakes import leading_zero_notes, namesake_notes
+from arpad.pipeline.pgn import POOL_WORDS
 from arpad.pipeline.readers import RawTable, check_input_file, read_any
 from arpad.pipeline.reasons import Reason
 from arpad.pipeline.stated_ratings import old_games_notes, stated_rating_notes
@@ -896,9 +897,6 @@ def _read_options(kind: str | None, pool: str | None, ignore_stated_ratings: boo
     return "o" + hashlib.sha256(text.encode()).hexdigest()[:6]
 
 
-_PGN_POOL_WORDS = {"blitz": r"blitz|bullet", "rapid": r"rapid"}  # pgn.event_pool
-
-
 def _pgn_pool_notes(frame: pl.DataFrame) -> list[str]:
     """The summary's note for PGN games stored in a pool other than standard, and what
     gave it (pgn.py: the TimeControl tag, else a word of the Event tag)."""
@@ -913,7 +911,7 @@ def _pgn_pool_notes(frame: pl.DataFrame) -> list[str]:
             if "event_id" in games.columns
             else []
         )
-        pattern = _PGN_POOL_WORDS.get(pool)
+        pattern = dict(POOL_WORDS).get(pool)  # pgn.event_pool's words
         word = next(
             (
                 (e, m.group(0))

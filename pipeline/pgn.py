@@ -28,7 +28,8 @@ Decisions (the PGN standard, "PGN Standard 1994-03-12" §8, leaves them open):
   read as ``1851.??.??``.
 * Pool: ``TimeControl`` when it is a time control (base + 60 × increment ≤ 10
   min blitz, < 60 min rapid, else standard; FIDE Laws, Appendices A and B),
-  else the words blitz/bullet/rapid in ``Event``, else standard.
+  else the words of ``POOL_WORDS`` in ``Event`` (blitz/bullet/lightning, rapid/schnell),
+  else standard.
 * Player id: the FIDE id (``WhiteFideId``) when present (also for the same
   name's other games in the file, unless the file gives that name two FIDE ids),
   else ``<file name>:<player name>``; a note names a name with two FIDE ids and a
@@ -173,15 +174,24 @@ def time_control_pool(tc: str | None) -> str | None:
     return "standard"
 
 
+# The words that name a pool in an event's title, PGN's Event as a TRF's 092/122/012
+# records (pipeline/trf.py): one list, so that the German "Schnellschach" of an
+# arbiter's PGN goes to rapid as his TRF does (new user's attack, round 10: the PGN was
+# stored as standard and its rapid Elo tags re-seeded standard ratings).
+POOL_WORDS = (
+    ("blitz", r"blitz|bullet|lightning"),
+    ("rapid", r"rapid|schnell|rápid"),
+)
+
+
 def event_pool(event: str | None) -> str | None:
-    """Pool named by an event title: blitz/bullet -> blitz, rapid -> rapid."""
+    """Pool named by an event title (``POOL_WORDS``): blitz/bullet/lightning -> blitz,
+    rapid/schnell/rápid -> rapid."""
     if not event:
         return None
-    text = event.lower()
-    if "blitz" in text or "bullet" in text:
-        return "blitz"
-    if "rapid" in text:
-        return "rapid"
+    for pool, words in POOL_WORDS:
+        if re.search(words, event, re.IGNORECASE):
+            return pool
     return None
 
 

@@ -218,11 +218,7 @@ def round_date(text: str, start: str | None = None) -> str | None:
 
 # The header records the pool is read from, in this order, and what each one is.
 POOL_RECORDS = {"092": "tournament type", "122": "time control", "012": "tournament name"}
-_POOL_WORDS = (
-    ("blitz", r"blitz|bullet|lightning"),
-    ("rapid", r"rapid|schnell|rápid"),
-    ("standard", r"standard|classical"),
-)
+_POOL_WORDS = (*pgn.POOL_WORDS, ("standard", r"standard|classical"))
 
 
 def pool_origin(header: dict[str, str]) -> tuple[str | None, str | None]:

@@ -149,3 +149,33 @@ def test_diff_published_names_a_player_renamed_since(tmp_path, capsys):
         "(11: 'Szûcs Ödön' now 'Szűcs Ödön'): the published list keeps the names it was "
         "published with; the next list carries the new ones"
     ) in captured.err
+
+
+def test_pgn_event_names_a_pool_with_the_trf_words(tmp_path, capsys):
+    """A German arbiter's PGN "Herbst Schnellschach 2026" was stored as standard (his TRF
+    of the same event went to rapid), and its rapid Elo tags re-seeded standard ratings
+    (new user, round 10). PGN's Event and a TRF's header read one list of words
+    (pipeline/pgn.py ``POOL_WORDS``; docs/pgn-trf.md)."""
+    from arpad.pipeline import pgn, trf
+
+    assert pgn.event_pool("Herbst Schnellschach 2026") == "rapid"
+    assert pgn.event_pool("Lightning Open") == "blitz"
+    assert pgn.event_pool("Blitzturnier Herbst") == "blitz"
+    assert pgn.event_pool("Torneo de partidas rápidas") == "rapid"
+    assert pgn.event_pool("Vienna 1873") is None
+    assert trf.tournament_pool({"012": "Offene Schnellschach-Meisterschaft"}) == "rapid"
+    game = (
+        '[Event "{}"]\n[Date "2026.10.03"]\n[White "A"]\n[Black "B"]\n[Result "1-0"]\n\n1. e4 1-0\n'
+    )
+    path = tmp_path / "herbst.pgn"
+    path.write_text(game.format("Herbst Schnellschach 2026") + "\n" + game.format("Klubturnier"))
+    root = tmp_path / "S"
+    assert main(["ingest", "--no-flow", "--store", str(root), str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "pool rapid for 1 of 2 game(s) (the TimeControl tag, or without one the word "
+        "'Schnell' in the Event tag 'Herbst Schnellschach 2026'; pass --pool standard to "
+        "override)"
+    ) in out
+    store = Store(root)
+    assert store.periods("rapid") == [202610] and store.periods("standard") == [202610]
