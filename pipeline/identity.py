@@ -322,15 +322,41 @@ def _write_merge(store: Store, aliases: pl.DataFrame, log_rows: list[dict]) -> N
     atomic_write_parquet(log.to_arrow(), store.merges_path, store.root)
 
 
+def merged_into(current: dict[str, str], keep: str, duplicate: str) -> bool:
+    """The merge of ``duplicate`` into ``keep`` is in force in ``current`` (duplicate ->
+    keep): asking for it again is nothing to do (``merge`` skips it), while a duplicate
+    merged into another keep is refused (docs/identity.md "A merge run again")."""
+    return current.get(duplicate) == keep
+
+
+def in_force(store: Store, pairs) -> list:
+    """The pairs of ``pairs`` (keep, duplicate[, ...]) whose merge is in force in
+    ``store`` (``merged_into``; ids spelt as stored), in order: those ``merge`` skips."""
+    current = alias_map(store)
+    known = set(current) | set(current.values())
+    return [
+        pair
+        for pair in pairs
+        if merged_into(current, spelt_as_stored(pair[0], known), spelt_as_stored(pair[1], known))
+    ]
+
+
 def merge(
-    store: Store, keep: str, duplicates: list[str], reason: str = ""
+    store: Store,
+    keep: str,
+    duplicates: list[str],
+    reason: str = "",
+    skipped: list[str] | None = None,
 ) -> list[tuple[str, int]]:
     """Count every game of each id in ``duplicates`` as ``keep``'s: an alias row
     (duplicate -> keep, when, why) in ``players/aliases.parquet``, read by the engine
     when it maps ids to players; stored games are not rewritten, so ``split`` is exact.
     A duplicate that was itself a keep brings its own duplicates along. Marks every
     rated system stale from the earliest period where any of the ids played; returns
-    those (pool, period) marks."""
+    those (pool, period) marks. A duplicate already merged into ``keep``
+    (``merged_into``) is skipped: no alias row, no trail row, no stale mark; it is
+    appended to ``skipped`` when a list is given. Nothing is written when every
+    duplicate is skipped."""
     from datetime import UTC, datetime
 
     aliases = read_aliases(store)
@@ -351,6 +377,10 @@ def merge(
     for dup in dict.fromkeys(duplicates):
         if dup == keep:
             raise ValueError(f"cannot merge {keep} into itself")
+        if merged_into(current, keep, dup):  # a merge run again: nothing to do
+            if skipped is not None:
+                skipped.append(dup)
+            continue
         if dup in current:
             raise ValueError(f"{dup} is already merged into {current[dup]} (split it first)")
         involved.add(dup)
@@ -358,6 +388,8 @@ def merge(
         log_rows.append(
             {"at": now, "action": "merge", "keep": keep, "duplicate": dup, "reason": reason}
         )
+    if not rows:
+        return []
     dups = {r["duplicate"] for r in rows}
     # ids merged into a duplicate before now follow it to ``keep`` (no chains)
     moved = aliases.filter(pl.col("keep").is_in(list(dups)))
@@ -728,8 +760,8 @@ def check_mapping(store: Store, path, rows: list[tuple[int, str, str]]) -> None:
             problem = f"cannot merge {keep} into itself"
         elif keep in current:
             problem = f"cannot merge {dup} into {keep}: {keep} is a duplicate ({why(keep)})"
-        elif current.get(dup) == keep and origin[dup][0] is None:
-            continue  # merged so in the store: a mapping run again (``players merge`` says so)
+        elif merged_into(current, keep, dup) and origin[dup][0] is None:
+            continue  # merged so in the store: a mapping run again (``merge`` skips it)
         elif dup in current:
             problem = f"cannot merge {dup} into {keep}: {dup} is already a duplicate ({why(dup)})"
         if problem:
@@ -755,7 +787,7 @@ SCORE_VARIANT = SCORE_TRANSLITERATED
 SCORE_VARIANT_ABBREVIATED = SCORE_TRANSLITERATED_ABBREVIATED
 SCORE_BIRTH_YEAR = 0.3  # both give the same birth year
 SCORE_OVERLAP = 0.1  # their years of play overlap or are at most MAX_GAP years apart
-SCORE_SHARED_OPPONENT = 0.05  # per opponent (by normalised name) both met, at most 0.2
+SCORE_SHARED_OPPONENT = 0.05  # per opponent (by name, ``_same_opponent``) both met, at most 0.2
 MAX_GAP = 10  # years between two careers beyond which one person is implausible
 MAX_CAREER = 60  # years a combined career may span
 PROPOSE_AT = 0.5
@@ -941,8 +973,9 @@ def candidates(store: Store, vetoed: list | None = None, apart: list | None = No
         # (surname, given, birth year, phonetic surname, phonetic given names,
         # spelling-variant key of the given names)
         people[pid] = (surname, given, birth, *phonetic_key(surname, given), variant_key(given))
-    # an opponent's name: (surname key, first given-name key, first normalised given name)
-    opponent_name = {pid: (v[3], "".join(v[4][:1]), "".join(v[1][:1])) for pid, v in people.items()}
+    # an opponent's name: (surname key, first given name's spelling-variant key, first
+    # normalised given name): the keys the names themselves are compared with
+    opponent_name = {pid: (v[3], "".join(v[5][:1]), "".join(v[1][:1])) for pid, v in people.items()}
     by_surname: dict[str, list[str]] = {}  # by phonetic surname: transliterations meet
     for pid, person in people.items():
         if person[3]:
@@ -1176,8 +1209,9 @@ def _informative(given: tuple[str, ...]) -> tuple[int, int]:
 
 def _same_opponent(x: tuple[str, str, str], y: tuple[str, str, str]) -> bool:
     """Two opponents' names (``candidates``' ``opponent_name``) are one: the surname keys
-    agree and the first given names are equal (as keys) or one is the other's initial
-    ("Zukertort, J." and "Zukertort, Johannes Hermann"; "Jan" is not "Johannes")."""
+    agree and the first given names are equal (as spelling-variant keys, ``variant_key``:
+    "Carl" / "Karl") or one is the other's initial ("Zukertort, J." and "Zukertort,
+    Johannes Hermann"; "C." and "Karl"; "Jan" is not "Johannes")."""
     if x[0] != y[0]:
         return False
     if x[1] == y[1]:

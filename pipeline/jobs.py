@@ -993,13 +993,19 @@ class MergeRequest:
 
 def merge_players(req: MergeRequest, runner: Runner = LOCAL) -> list[tuple[str, int]]:
     """Apply the merges (or splits) in order; returns the (pool, period) stale marks set.
-    The next ``arpad rate`` recomputes from them (pipeline/incremental.py)."""
+    The next ``arpad rate`` recomputes from them (pipeline/incremental.py). A merge
+    already in force is skipped (``identity.merge``); when every pair is, nothing is
+    written (docs/identity.md "A merge run again")."""
     from arpad.pipeline import identity
 
     store = _existing_store(req.store)
     label = "split" if req.split else "merge"
     touched: list[tuple[str, int]] = []
     with store.writer_lock(f"arpad players {label}", wait=req.wait):
+        in_force = [] if req.split else identity.in_force(store, req.pairs)
+        if in_force and len(in_force) == len(req.pairs):
+            runner.info(f"players merge: all {len(in_force)} pair(s) already in force")
+            return []
         if not req.split:
             # two ids that met in a game are two people (docs/identity.md "Self-play")
             req.self_play = identity.self_play_games(store, req.pairs)
@@ -1026,7 +1032,9 @@ def merge_players(req: MergeRequest, runner: Runner = LOCAL) -> list[tuple[str, 
     for pool, period in touched:
         earliest[pool] = min(period, earliest.get(pool, period))
     runner.info(
-        f"players {label}: {len(req.pairs)} pair(s); {req.games_out} game(s) "
+        f"players {label}: {len(req.pairs) - len(in_force)} pair(s)"
+        + (f" ({len(in_force)} already in force)" if in_force else "")
+        + f"; {req.games_out} game(s) "
         f"{'put back' if req.split else 'taken out'} as probable duplicates; stale from "
         + (", ".join(f"{pool} {p}" for pool, p in sorted(earliest.items())) or "nothing rated")
     )

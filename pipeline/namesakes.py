@@ -72,7 +72,17 @@ def _could_match(table: pa.Table, surnames: set[str]) -> pa.Table:
 def namesakes(before: pa.Table, after: pa.Table) -> list[tuple[str, str, str, str, object]]:
     """(new id, its name, stored id, stored name, birth year) for every id of the
     players table ``after`` an ingest that ``before`` did not hold and whose player
-    has the name of a stored player (see the module docstring)."""
+    has the name of a stored player (see the module docstring); the birth year is
+    either's, when one is known (``_pairs`` keeps both)."""
+    return [
+        (pid, name, other, other_name, born if born is not None else other_born)
+        for pid, name, other, other_name, born, other_born in _pairs(before, after)
+    ]
+
+
+def _pairs(before: pa.Table, after: pa.Table) -> list[tuple]:
+    """``namesakes`` with both birth years: (new id, its name, stored id, stored name,
+    the new id's birth year, the stored id's), None where unknown."""
     if not before.num_rows or after.num_rows == before.num_rows:  # nothing to match, or no id added
         return []
     ids = after.column("player_id")
@@ -89,7 +99,7 @@ def namesakes(before: pa.Table, after: pa.Table) -> list[tuple[str, str, str, st
     for pid, name, key, born in sorted(fresh):
         for other, other_name, other_born in stored.get(key, []):
             if born is None or other_born is None or born == other_born:
-                found.append((pid, name, other, other_name, born or other_born))
+                found.append((pid, name, other, other_name, born, other_born))
     return found
 
 
@@ -146,19 +156,31 @@ def namesake_notes(before: pa.Table, after: pa.Table) -> list[str]:
         added = after.filter(pc.invert(pc.is_in(ids, value_set=before.column("player_id"))))
         described = added.filter(pc.is_valid(added.column("source")))
         zeros = leading_zero_notes(before.column("player_id"), described.column("player_id"))
-    found = namesakes(before, after)
+    found = _pairs(before, after)
     if not found:
         return zeros
     shown = "; ".join(
-        f"{pid} {name!r} and stored {other} {other_name!r}"
-        + (f", both born {born}" if born is not None else "")
-        for pid, name, other, other_name, born in found[:MAX_EXAMPLES]
+        f"{pid} {name!r} and stored {other} {other_name!r}{_born(pid, born, other, other_born)}"
+        for pid, name, other, other_name, born, other_born in found[:MAX_EXAMPLES]
     )
     more = f" and {len(found) - MAX_EXAMPLES} more" if len(found) > MAX_EXAMPLES else ""
-    pid, _, other, _, _ = found[0]
+    pid, _, other, *_ = found[0]
     note = (
         f"{len(found)} player id(s) new to the store with the name of a stored player "
         f"({shown}{more}): a mistyped player id rates one person under two ids; if so, "
         f"correct the file and ingest it again, or arpad players merge {other} {pid}"
     )
     return [note, *zeros]
+
+
+def _born(pid: str, born, other: str, other_born) -> str:
+    """What the note says of two namesakes' birth years: only what a source gave
+    (", both born 1980"; ", 2 born 1980, 11 without a birth year"; nothing when neither
+    is known; round 9: "both born 1980" was said of an id without a birth year)."""
+    if born is None and other_born is None:
+        return ""
+    if born is not None and other_born is not None:
+        return f", both born {born}"  # not different (``namesakes``): the same year
+    if born is None:
+        pid, born, other = other, other_born, pid
+    return f", {pid} born {born}, {other} without a birth year"

@@ -105,10 +105,12 @@ def test_carl_and_karl_are_proposed_as_spelling_variants(tmp_path, capsys):
     0.5 + years 0.1; "C." abbreviates Carl (0.5 + 0.1). All end in one keep (Carl:
     the smaller id of two equally informative spellings with one game each)."""
     root = pgn_store(tmp_path, SCHLECHTER)
+    # round 10: the Marcos' opponents "Schlechter, Karl" and "Schlechter, C." are one
+    # opponent by the spelling-variant key (C. / Karl): +0.05 (docs/identity.md)
     assert proposals(root) == [
+        ("b.pgn:Marco, Georg", "c.pgn:Marco, G.", "abbreviated given name; years 1874-1874 and 1875-1875; 1 shared opponent(s)", 0.65),
         (CARL, KARL, "given names Carl / Karl (spelling variants); years 1873-1873 and 1874-1874", 0.6),
         (CARL, C, "abbreviated given name; years 1873-1873 and 1875-1875", 0.6),
-        ("b.pgn:Marco, Georg", "c.pgn:Marco, G.", "abbreviated given name; years 1874-1874 and 1875-1875", 0.6),
     ]  # fmt: skip
     out = tmp_path / "m.csv"
     argv = ["players", "identify", "--store", str(root), "--output", str(out)]

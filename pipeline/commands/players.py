@@ -127,10 +127,11 @@ def cmd_merge(args) -> int:
 
 
 def _not_merged_yet(args, pairs: list) -> list:
-    """``pairs`` without those already in force (the duplicate merged into that keep):
-    a merge run again, as a script that repeats its merges every month does, is said and
-    is exit 0 (it was "X is already merged into K (split it first)", exit 2; officer
-    round 9, docs/identity.md). A duplicate merged into another keep is still refused."""
+    """``pairs`` without those already in force (``identity.in_force``: the duplicate
+    merged into that keep, which ``identity.merge`` skips): a merge run again, as a
+    script that repeats its merges every month does, is said and is exit 0 (officer
+    round 9, docs/identity.md "A merge run again"). A duplicate merged into another
+    keep is still refused (by ``identity.merge``)."""
     import sys
 
     from arpad.pipeline import identity
@@ -138,18 +139,13 @@ def _not_merged_yet(args, pairs: list) -> list:
     store = require_store(args)
     if not store.aliases_path.exists():
         return pairs
-    aliases = identity.read_aliases(store)
-    current = dict(zip(aliases["duplicate"], aliases["keep"], strict=True))
+    done = identity.in_force(store, pairs)
+    current = identity.alias_map(store)
     known = set(current) | set(current.values())
-    left = []
-    for pair in pairs:
+    for pair in done:
         keep, dup = (identity.spelt_as_stored(p, known) for p in pair[:2])
-        if current.get(dup) == keep:
-            print(
-                f"arpad: note: {dup} is already merged into {keep}: nothing to do", file=sys.stderr
-            )
-        else:
-            left.append(pair)
+        print(f"arpad: note: {dup} is already merged into {keep}: nothing to do", file=sys.stderr)
+    left = [pair for pair in pairs if pair not in done]
     if not left:
         print(f"merged 0 pair(s); all {len(pairs)} already in force")
     return left
