@@ -130,6 +130,12 @@ def test_demo_says_how_to_open_its_catalog(bundled_data, tmp_path, monkeypatch, 
     out = capsys.readouterr().out
     hint = re.search(r"^Open a catalog in DuckDB from its store .*: cd (\S+) && (.*)$", out, re.M)
     assert hint and hint.groups() == ("demo/deloitte2011", "duckdb -readonly catalog.duckdb")
+    # the duckdb CLI is a separate install: the Python line the demo gives instead (new
+    # user, round 10: "duckdb: command not found")
+    assert (
+        "  (the duckdb command-line tool is a separate install; in Python: "
+        "duckdb.connect('catalog.duckdb', read_only=True), from the same folder)"
+    ) in out.splitlines()
     # the hint works: from the store the views find their files
     monkeypatch.chdir(tmp_path / "demo" / "deloitte2011")
     con = duckdb.connect("catalog.duckdb", read_only=True)

@@ -104,7 +104,9 @@ def cmd_demo(args) -> int:
     # the catalog's views read store-relative paths: DuckDB opened elsewhere finds no files
     print(
         "Open a catalog in DuckDB from its store (its views use paths relative to it): "
-        f"cd {shlex.quote(str(fide.root))} && duckdb -readonly {fide.catalog_path.name}"
+        f"cd {shlex.quote(str(fide.root))} && duckdb -readonly {fide.catalog_path.name}\n"
+        "  (the duckdb command-line tool is a separate install; in Python: "
+        f"duckdb.connect({fide.catalog_path.name!r}, read_only=True), from the same folder)"
     )
     print(f'Query them: arpad sql "SELECT * FROM rating_list LIMIT 5" --store {fide.root}')
     return 0
