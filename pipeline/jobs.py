@@ -762,11 +762,15 @@ def _refuse_inbox_in_store(inbox: Path, store: Path) -> None:
     --store S`` moved the players table to ``S/rejected/``, and a Ctrl-C then left it
     there)."""
     inbox, store = inbox.resolve(), store.resolve()
-    players = inbox / "players"
+    # resolved: INBOX/players may be a link into the store (officer, round 10: a link to
+    # the store moved its store.json and catalog to INBOX/rejected/)
+    players = (inbox / "players").resolve()
     if inbox == store or store in inbox.parents:
         where = "is the store" if inbox == store else "is inside the store"
     elif store == players or players in store.parents:
         where = "holds the store in its players/ folder"
+    elif store in players.parents:
+        where = f"has a players/ folder inside the store ({players})"
     else:
         return
     raise ValueError(

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
@@ -179,3 +180,31 @@ def test_pgn_event_names_a_pool_with_the_trf_words(tmp_path, capsys):
     ) in out
     store = Store(root)
     assert store.periods("rapid") == [202610] and store.periods("standard") == [202610]
+
+
+@pytest.mark.parametrize("target", [".", "players"])
+def test_an_inbox_players_link_into_the_store_is_refused(tmp_path, capsys, target):
+    """``INBOX/players`` a symbolic link to the store (or its players folder): the link
+    was not resolved, and the run moved store.json and the catalog into
+    ``INBOX/rejected/`` (officer, round 10; docs/operations.md)."""
+    from tests.test_round9_lead import files_of
+
+    (tmp_path / "p.csv").write_text('player_id,name,rating\n1,"Alpha, A",2000\n2,"Beta, B",1900\n')
+    (tmp_path / "g.csv").write_text("date,white_id,black_id,result\n2026-10-05,1,2,1-0\n")
+    root = tmp_path / "S"
+    argv = ["ingest", str(tmp_path / "g.csv"), "--players", str(tmp_path / "p.csv")]
+    assert main([*argv, "--store", str(root), "--no-flow"]) == 0
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "players").symlink_to((root / target).resolve(), target_is_directory=True)
+    before = files_of(root)
+    capsys.readouterr()
+    assert main(["recalculate", "--inbox", str(inbox), "--store", str(root), "--no-flow"]) == 2
+    err = capsys.readouterr().err
+    if target == ".":
+        assert "holds the store in its players/ folder" in err
+    else:
+        assert f"has a players/ folder inside the store ({(root / 'players').resolve()})" in err
+    assert "(nothing was read or moved)" in err
+    assert files_of(root) == before
+    assert not (inbox / "rejected").exists()
