@@ -137,6 +137,77 @@ def collapse_inactive(frame: pl.DataFrame, min_run: int = COLLAPSE_MIN) -> pl.Da
     return pl.DataFrame(out, schema=_SCHEMA, orient="row") if out else frame.clear()
 
 
+def stated_start_note(
+    store: Store, frame: pl.DataFrame, player_id: str, system: str, pool: str
+) -> str | None:
+    """The footnote of `arpad history` for the rows of ``frame`` (``rating_history``'s)
+    whose rating_before is not the previous row's rating_after because a games file
+    states the player's rating for that period: the stated rating re-seeded him (a
+    system that seeds, ``seeds_from_observations``; docs/observations.md "Corrections and
+    stated ratings"). None when there is no such row; the count and three examples."""
+    from arpad.kernels.rounding import round_half_away_array
+    from arpad.pipeline.systems import get_system
+
+    if frame.height < 2 or not get_system(system).seeds_from_observations:
+        return None
+    scale = 1.0 if get_system(system).integer_ratings else 10.0
+    at_scale = [
+        pl.Series(c, round_half_away_array(frame.get_column(c).to_numpy() * scale) / scale)
+        for c in ("rating_before", "rating_after")
+    ]
+    rows = (
+        frame.select("period")
+        .with_columns(s.fill_nan(None) for s in at_scale)
+        .with_columns(
+            pl.col("rating_after").shift(1).alias("previous"),
+            pl.col("period").shift(1).alias("previous_period"),
+        )
+        .filter(pl.col("rating_before") != pl.col("previous"))
+    )
+    if rows.is_empty():
+        return None
+    from arpad.pipeline.identity import alias_map
+    from arpad.pipeline.stated_ratings import _period_games, _stated
+
+    stored = store.periods(pool)
+    months = sorted(
+        {
+            p
+            for a, b in rows.select("previous_period", "period").iter_rows()
+            for p in stored
+            if a <= p <= b
+        }
+    )
+    stated = _stated(_period_games(store, pool, months), files=True)
+    if stated.is_empty():
+        return None
+    aliases = alias_map(store)  # a merged duplicate's statements are his keep's (engine)
+    if aliases:
+        stated = stated.with_columns(pl.col("player_id").replace(aliases))
+    mine = stated.filter(pl.col("player_id") == player_id).unique("period", keep="first")
+    hit = rows.with_columns(pl.col("period").cast(pl.Int64)).join(
+        mine.select("period", "source_file"), on="period"
+    )
+    if hit.is_empty():
+        return None
+
+    def show(value: float) -> str:
+        return f"{value:.0f}" if scale == 1.0 else f"{value:g}"
+
+    examples = [
+        f"{r['period']}: {show(r['rating_before'])} stated in {r['source_file']}, "
+        f"{show(r['previous'])} after {r['previous_period']}"
+        for r in hit.sort("period").head(3).iter_rows(named=True)
+    ]
+    return (
+        f"{hit.height} period(s) of {player_id} start from the rating a games file states, "
+        f"not the previous rating_after ({'; '.join(examples)}"
+        + (", …" if hit.height > 3 else "")
+        + '): a stated rating re-seeds the player (docs/observations.md "Corrections and '
+        'stated ratings")'
+    )
+
+
 def _event(r, kind, before, delta, after, games, score, k):
     return (r["period"], kind, before, delta, after, games, score, k, r["status"])
 

@@ -498,6 +498,13 @@ class StaleStartWarning(UserWarning):
     the run rated from P as asked and left that period out of date (``stale_start_note``)."""
 
 
+class StatedOverrideWarning(UserWarning):
+    """A rate run that recomputed after a correction, for a system that seeds from stated
+    ratings: ratings stated in later files re-seed players the correction changed, so it
+    stops there (pipeline/stated_ratings.py ``overridden_note``; docs/observations.md
+    "Corrections and stated ratings")."""
+
+
 def stale_start_note(req: RateRequest) -> str | None:
     """The note for a ``--from P`` run while a period before P is stale (games or players
     changed since it was rated: a late result, a correction, a merge), else None. Asked
@@ -580,6 +587,8 @@ def record_rate(req: RateRequest, start: int | None) -> None:
 
 def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = None):
     """Rate one pool with one system; returns the engine's RateSummary."""
+    from arpad.pipeline import stated_ratings
+
     store = _existing_store(req.store)
     with store.writer_lock(f"arpad rate {req.label}", wait=req.wait):
         dropped = _drop_gameless(runner, store, [req.system], [req.pool])
@@ -589,6 +598,9 @@ def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = N
             return dropped[0]
         start = runner.step(plan_rate, req, name=f"plan-{req.system}-{req.pool}")
         note = stale_start_note(req)
+        # (read before the run rewrites the ratings; None unless a seeding system
+        # recomputes after a correction: nothing read on an ordinary run)
+        before = stated_ratings.before_recompute(store, req.system, req.pool)
         name = f"rate-{req.system}-{req.pool}"
         if req.shards and req.shards > 1 and runner.parallel:
             # The rating loop runs as a task on a worker and sends each period's player
@@ -597,12 +609,18 @@ def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = N
         else:
             summary = runner.step(rate_periods, req, start, progress, name=name, io=True)
         check_rows_written(summary)
+        overridden = stated_ratings.overridden_note(
+            store, req.system, req.pool, before, summary.periods
+        )
         runner.step(record_rate, req, start, name=f"record-{req.system}-{req.pool}", io=True)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
     runner.info(summary_line(summary))
     if note:  # after the run: a run that failed has no ratings to build on anything
         runner.info(note)
         warnings.warn(note, StaleStartWarning, stacklevel=_outside_arpad())
+    if overridden:
+        runner.info(overridden)
+        warnings.warn(overridden, StatedOverrideWarning, stacklevel=_outside_arpad())
     return summary
 
 

@@ -16,6 +16,8 @@ tests/test_officer_attack3.py).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -286,3 +288,169 @@ def old_games_notes(store: Store, games: pa.Table) -> list[str]:
                 "file and ingest it again with --replace (docs/ingest.md)"
             )
     return notes
+
+
+@dataclass
+class BeforeRecompute:
+    """What a rate run that recomputes after a correction needs from before the run to
+    name the stated ratings the recompute now overrides (``overridden_note``)."""
+
+    stale: int  # the first period the run recomputes because of the correction
+    periods: list[int]  # the rated periods from ``stale`` on, before the run
+    stated: pl.DataFrame  # player_id, period, source_file: later periods' statements
+    old: pl.DataFrame  # ``_starts`` of those players before the run
+
+
+_STARTS = {
+    "player_id": pl.String,
+    "period": pl.Int64,
+    "start": pl.Float64,
+    "previous": pl.Float64,
+    "previous_period": pl.Int64,
+}
+
+
+def _starts(
+    store: Store, system: str, pool: str, periods: list[int], players: pl.DataFrame
+) -> pl.DataFrame:
+    """(player_id, period, start, previous, previous_period) of ``players`` in the rated
+    ``periods`` (``players``: a frame of ``player_id``): the rating each period started
+    from (``rating_before``) and his rating after the latest earlier period of ``periods``
+    he has a row in, at the system's list scale (a whole number, or tenths: docs/lists.md);
+    null where there is none."""
+    from arpad.kernels.rounding import round_half_away_array
+    from arpad.pipeline.systems import get_system
+
+    scale = 1.0 if get_system(system).integer_ratings else 10.0
+    frames = []
+    for period in periods:
+        path = store.rating_partition(system, pool, period) / "part-0.parquet"
+        if path.is_file():
+            frame = pl.read_parquet(path, columns=["player_id", "rating_before", "rating_after"])
+            frame = frame.join(players, on="player_id", how="semi")
+            frames.append(frame.with_columns(pl.lit(period, pl.Int64).alias("period")))
+    if not frames:
+        return pl.DataFrame(schema=_STARTS)
+    frame = pl.concat(frames).sort("player_id", "period")
+    at_scale = [
+        pl.Series(
+            name,
+            round_half_away_array(frame.get_column(c).cast(pl.Float64).to_numpy() * scale) / scale,
+        )
+        for name, c in (("start", "rating_before"), ("after", "rating_after"))
+    ]
+    return (
+        frame.select("player_id", "period")
+        .with_columns(s.fill_nan(None) for s in at_scale)
+        .with_columns(
+            pl.col("after").shift(1).over("player_id").alias("previous"),
+            pl.col("period").shift(1).over("player_id").alias("previous_period"),
+        )
+        .drop("after")
+    )
+
+
+def before_recompute(store: Store, system: str, pool: str) -> BeforeRecompute | None:
+    """Before a rate run: what ``overridden_note`` compares, when ``system`` seeds from
+    stated ratings (``seeds_from_observations``) and a correction marked the pool stale
+    with ratings on disk after the stale period whose games state ratings; else None
+    (nothing read beyond the stale mark: the first rate, a run with nothing corrected,
+    a system that does not seed)."""
+    from arpad.pipeline import incremental
+    from arpad.pipeline.systems import get_system
+
+    if not get_system(system).seeds_from_observations:
+        return None
+    mark = incremental.read_stale(store).get(f"{system}/{pool}")
+    if mark is None:
+        return None
+    stale = incremental.first_stale(store, system, pool, mark)
+    rated = [p for p in store.rating_periods(system, pool) if p >= stale]
+    later = [p for p in rated if p > stale]
+    if not later:
+        return None
+    # (from the month before: an event begun then states its ratings once, there)
+    months = store.periods(pool)
+    months = [
+        *[p for p in months if p < stale][-1:],
+        *(p for p in months if stale <= p <= later[-1]),
+    ]
+    stated = _stated(_period_games(store, pool, months), files=True)
+    if stated.is_empty():
+        return None
+    from arpad.pipeline.identity import alias_map
+
+    aliases = alias_map(store)  # a merged duplicate's statements are his keep's (engine)
+    if aliases:
+        stated = stated.with_columns(pl.col("player_id").replace(aliases))
+    stated = stated.filter(pl.col("period").is_in(later)).unique(
+        ["player_id", "period"], keep="first", maintain_order=True
+    )
+    if stated.is_empty():
+        return None
+    stated = stated.select(
+        "player_id", "period", pl.col("source_file").fill_null("a later file")
+    )
+    old = _starts(store, system, pool, rated, stated.select("player_id").unique())
+    return BeforeRecompute(stale, rated, stated, old)
+
+
+def overridden_note(
+    store: Store, system: str, pool: str, before: BeforeRecompute | None, rated: list[int]
+) -> str | None:
+    """After the rate run that ``before`` was taken for (``rated``: the periods it rated):
+    the ratings stated in later files that the run's correction no longer carries into,
+    else None. A player counts at period P when the run changed his rating after his
+    previous period (Q, from the stale period on), his start of P equalled his old rating
+    after Q (the file's rating agreed with it, or none replaced it) and now differs from
+    his new one, and a file states his rating at P: the stated rating re-seeds him there,
+    so the correction stops at P (docs/observations.md "Corrections and stated ratings";
+    tests/test_round10_stated_override.py). One line: the count and three examples."""
+    if before is None or not rated:
+        return None
+    players = before.stated.select("player_id").unique()
+    new = _starts(store, system, pool, before.periods, players)
+    keys = ["player_id", "period"]
+    hit = (
+        before.stated.filter(pl.col("period").is_in(rated))
+        .join(before.old, on=keys)
+        .join(new, on=keys, suffix="_new")
+        .filter(
+            (pl.col("previous") != pl.col("previous_new"))
+            & (pl.col("start") == pl.col("previous"))
+            & (pl.col("start_new") != pl.col("previous_new"))
+        )
+        .sort("period", "player_id")
+    )
+    if hit.is_empty():
+        return None
+    from arpad.pipeline.systems import get_system
+
+    whole = get_system(system).integer_ratings
+
+    def show(value: float) -> str:
+        return f"{value:.0f}" if whole else f"{value:g}"
+
+    places = hit.select("source_file", "period").unique()
+    one = places.height == 1
+    where = (
+        f"in {hit['source_file'][0]} for {hit['period'][0]}"
+        if one
+        else f"in {places['source_file'].n_unique()} file(s) of later periods"
+    )
+    examples = [
+        f"{r['player_id']}: {show(r['start_new'])} stated"
+        + ("" if one else f" in {r['source_file']} for {r['period']}")
+        + f", {show(r['previous_new'])} now after {r['previous_period_new']}"
+        for r in hit.head(3).iter_rows(named=True)
+    ]
+    more = ", …" if hit.height > 3 else ""
+    files = sorted(set(hit.get_column("source_file").drop_nulls().to_list()))
+    named = ", ".join(files[:3]) + (", …" if len(files) > 3 else "")
+    return (
+        f"{system}/{pool}: {hit.height} rating(s) stated {where} differ from the recomputed "
+        f"ratings they agreed with before this run ({'; '.join(examples)}{more}): a stated "
+        "rating re-seeds the player, so the correction does not carry past it "
+        '(docs/observations.md "Corrections and stated ratings"); to carry it, ingest '
+        f"{named} again under the same --source with --ignore-stated-ratings, then rate"
+    )

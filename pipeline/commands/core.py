@@ -424,7 +424,7 @@ def rules_date_note(system_name: str, spec: str | None, pool: str) -> None:
 def cmd_rate(args) -> int:
     import warnings
 
-    from arpad.pipeline.jobs import RateRequest, StaleStartWarning
+    from arpad.pipeline.jobs import RateRequest, StaleStartWarning, StatedOverrideWarning
 
     rules_date_note(args.system, args.rules, args.pool)
 
@@ -442,12 +442,16 @@ def cmd_rate(args) -> int:
         checkpoint_every=args.checkpoint_every,
     )
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", StaleStartWarning)  # said even where ignored
+        notes = (StaleStartWarning, StatedOverrideWarning)
+        for category in notes:  # said even where ignored
+            warnings.simplefilter("always", category)
         summary = run_job(args, "rate", request, progress=Progress(request.label))
     print_rate_summary(summary)
     players_notes(args, [summary])
-    for w in caught:  # the job's note on an earlier stale period (jobs.stale_start_note)
-        if issubclass(w.category, StaleStartWarning):
+    # the job's notes: an earlier stale period (jobs.stale_start_note); stated ratings
+    # that stop a correction (stated_ratings.overridden_note)
+    for w in caught:
+        if issubclass(w.category, notes):
             print(f"arpad: note: {w.message}", file=sys.stderr)
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)

@@ -110,6 +110,7 @@ def cmd_history(args) -> int:
         collapse_inactive,
         plot_history,
         rating_history,
+        stated_start_note,
         whole_numbers,
     )
 
@@ -122,6 +123,11 @@ def cmd_history(args) -> int:
     shown = frame if args.fmt != "table" or args.every_period else collapse_inactive(frame)
     shown = whole_numbers(shown, args.system)  # FIDE's 1720, not 1720.0
     output.render(shown, args.fmt, args.output, max_rows=shown.height)
+    stated = stated_start_note(store, frame, player, args.system, args.pool)
+    if stated:  # a rating_before that is not the row before's rating_after, explained
+        from arpad.pipeline.errors import printable
+
+        print(printable(f"arpad: note: {stated}"), file=sys.stderr)
     if args.plot:
         path = plot_history(frame, args.plot, f"{player} — {args.system}/{args.pool}")
         print(f"plot written to {path}", file=sys.stderr)
