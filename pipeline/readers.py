@@ -1705,6 +1705,11 @@ def _check_columns(path: Path, names: list[str], kind: str, header: list[str]) -
             if "player_id" in missing
             else ""
         )
+        if kind == "players" and {"white_id", "black_id"} <= set(names):
+            # a games file given as --players (new user, round 10)
+            hint = " (this is a games file, not a players file)"
+        elif kind == "games" and "player_id" in names and not {"white_id", "black_id"} & set(names):
+            hint = " (this is a players file, not a games file)"
         raise InputError(
             path, 1, f"missing required column(s): {', '.join(missing)}{hint}; found: {found}"
         )

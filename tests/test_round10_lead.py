@@ -208,3 +208,24 @@ def test_an_inbox_players_link_into_the_store_is_refused(tmp_path, capsys, targe
     assert "(nothing was read or moved)" in err
     assert files_of(root) == before
     assert not (inbox / "rejected").exists()
+
+
+def test_a_games_file_given_as_players_and_the_reverse_say_so(tmp_path, capsys):
+    """``--players GAMES.csv`` said only "missing required column(s): player_id" (new
+    user, round 10); the error now says what the file is (docs/ingest.md)."""
+    games = tmp_path / "gg.csv"
+    games.write_text("Date,White ID,Black ID,Result\n2025-01-10,1,2,1-0\n")
+    players = tmp_path / "pl.csv"
+    players.write_text("player_id,name,rating\n1,A,2000\n")
+    root = str(tmp_path / "S")
+    assert main(["ingest", "--no-flow", "--store", root, "--players", str(games)]) == 2
+    assert capsys.readouterr().err == (
+        f"arpad: error: {games}:1: missing required column(s): player_id (this is a games "
+        "file, not a players file); found: Date, White ID, Black ID, Result\n"
+    )
+    assert main(["performance", str(players)]) == 2
+    assert capsys.readouterr().err == (
+        f"arpad: error: {players}:1: missing required column(s): white_id, black_id, result "
+        "or score, date or period (this is a players file, not a games file); found: "
+        "player_id, name, rating\n"
+    )
