@@ -32,6 +32,7 @@ from arpad.pipeline import (
     catalog,
     identity,
     incremental,
+    integrity,
     journal,
     keys,
     names,
@@ -338,6 +339,13 @@ def ingest_file(
             report.skipped += _encoding_not_applied(
                 same_key, same.column("kind")[0].as_py(), codec, stored_as, recoded is not None
             )
+        stored_kind = same.column("kind")[0].as_py()
+        if kind is not None and stored_kind is not None and kind != stored_kind:
+            # a games file given again as --players (new user, round 10): not read as one
+            report.skipped += (
+                f" (stored as a {stored_kind} file: not read as a {kind} file; nothing new "
+                "was read)"
+            )
         if probable_duplicates.quarantined(store, same.column("batch")[0].as_py()):
             report.skipped += (
                 f" (its probable duplicates stay quarantined: "
@@ -403,6 +411,7 @@ def ingest_file(
         # Corrections and --replace compare the whole file with the store: read whole.
         raw, head = read_any(path, fmt=fmt, mapping=mapping, kind=kind, encoding=codec), None
     keys.refuse_lost_dictionary(store.keys_path)  # docs/store.md "A damaged store"
+    integrity.refuse_lost_observations(store)  # (else rewritten with this source's rows)
     staged = journal.StagedStore(store, batch, path=str(path), source=key)
 
     player_quarantine = None

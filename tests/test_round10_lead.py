@@ -229,3 +229,24 @@ def test_a_games_file_given_as_players_and_the_reverse_say_so(tmp_path, capsys):
         "or score, date or period (this is a players file, not a games file); found: "
         "player_id, name, rating\n"
     )
+
+
+def test_a_stored_games_file_given_again_as_players_says_it_was_not_read(tmp_path, capsys):
+    """The same bytes already stored as games, given as ``--players``: skipped, exit 0,
+    and the user believed players were read (new user, round 10)."""
+    games = tmp_path / "gg.csv"
+    games.write_text("Date,White ID,Black ID,Result\n2025-01-10,1,2,1-0\n")
+    root = str(tmp_path / "S")
+    assert main(["ingest", "--no-flow", "--store", root, str(games)]) == 0
+    capsys.readouterr()
+    assert main(["ingest", "--no-flow", "--store", root, "--players", str(games)]) == 0
+    assert (
+        "gg.csv: skipped, identical content already ingested as gg.csv (stored as a games "
+        "file: not read as a players file; nothing new was read)"
+    ) in capsys.readouterr().out
+    assert main(["ingest", "--no-flow", "--store", root, str(games)]) == 0
+    assert (
+        capsys.readouterr()
+        .out.rstrip()
+        .endswith("skipped, identical content already ingested as gg.csv")
+    )
