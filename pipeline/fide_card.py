@@ -749,7 +749,7 @@ def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules
     players = store.read_players()
     mine = players.filter(pc.equal(players.column("player_id"), card.player_id)).to_pylist()
     info = {k: _none(v) for k, v in (mine[0] if mine else {}).items()}
-    start = info.get("rating")
+    start = _undated_rating(store, card.player_id, card.pool, info.get("rating"))
     rated = start is not None
     games = 0
     # A count nobody gave (no rated_games in the players file, a rating read from a
@@ -786,6 +786,10 @@ def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules
             rated = False
         elif r["rating_after"] is not None:
             peak = max(peak, int(r["rating_after"]))
+    if not rated:
+        # Rated at the start of this period from a rating a source stated (his own or a
+        # merged duplicate's, observations.md): established, as the engine's seed.
+        games, assumed, since = rules.new_player_games, True, 0
     own = card.rating_in_force
     peak = max(peak, own)
     year = periods.year_of(card.period)
@@ -842,6 +846,21 @@ def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules
     if not card.pending and cap > 0 and base * n > cap:
         k = cap // n
     return KFactor(base, why, games, n, cap, k, card.k, card.pending)
+
+
+def _undated_rating(store: Store, player_id: str, pool: str, rating) -> float | None:
+    """The player's rating before the first period as the engine takes it
+    (``observations.undated_ratings``): the latest undated players-file rating of his own
+    id, not the players table's, which a games file's stated rating may have written (a
+    dated observation, seeded in its period); a merged duplicate's row is not used
+    (docs/identity.md). None: not rated then."""
+    import numpy as np
+
+    from arpad.pipeline import observations
+
+    given = np.array([np.nan if rating is None else rating], dtype=np.float64)
+    value = observations.undated_ratings(store, [player_id], given, None, pool)[0]
+    return None if np.isnan(value) else float(value)
 
 
 def _games_by_player(con, files: list[str]) -> tuple[list[tuple], dict[str, list[int]]]:
