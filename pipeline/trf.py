@@ -218,7 +218,8 @@ def round_date(text: str, start: str | None = None) -> str | None:
 
 # The header records the pool is read from, in this order, and what each one is.
 POOL_RECORDS = {"092": "tournament type", "122": "time control", "012": "tournament name"}
-_POOL_WORDS = (*pgn.POOL_WORDS, ("standard", r"standard|classical"))
+# (with pgn.POOL_WORDS, read when called: pgn imports readers, which imports this module)
+_STANDARD_WORDS = ("standard", r"standard|classical")
 
 
 def pool_origin(header: dict[str, str]) -> tuple[str | None, str | None]:
@@ -228,7 +229,7 @@ def pool_origin(header: dict[str, str]) -> tuple[str | None, str | None]:
     'SK Rapid Wien …'")``; ``(None, None)`` when the header names none (standard)."""
     texts = [(code, header.get(code, "")) for code in POOL_RECORDS]
     for code, text in texts:
-        for pool, words in _POOL_WORDS:
+        for pool, words in (*pgn.POOL_WORDS, _STANDARD_WORDS):
             if m := re.search(words, text, re.IGNORECASE):
                 where = f"{code} {POOL_RECORDS[code]} {text.strip()!r}"
                 return pool, f"the word {m.group(0)!r} in the {where}"

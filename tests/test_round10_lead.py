@@ -250,3 +250,15 @@ def test_a_stored_games_file_given_again_as_players_says_it_was_not_read(tmp_pat
         .out.rstrip()
         .endswith("skipped, identical content already ingested as gg.csv")
     )
+
+
+@pytest.mark.parametrize("module", ["pgn", "trf", "readers"])
+def test_each_reader_module_imports_first(module):
+    """pgn -> readers -> trf -> pgn: a module-level use of ``pgn.POOL_WORDS`` in trf.py
+    broke ``import arpad.pipeline.pgn`` in a fresh process (round 10)."""
+    import subprocess
+    import sys
+
+    code = f"import arpad.pipeline.{module}"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
