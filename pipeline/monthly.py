@@ -16,7 +16,8 @@ flows/recalculate.py).
    progress is rated, not frozen) and diff the previous frozen list against the current
    ratings (the report's "Revisions"; an export of a list frozen earlier that differs
    from it is "Revised");
-5. summarise: games ingested and quarantined, players rated, biggest movers.
+5. summarise: games ingested and quarantined, players rated, biggest movers, and the
+   work of a run stopped before its report (``take_unreported``).
 
 Decisions where the issue leaves room (docs/operations.md): "configured systems"
 are the systems already rated in the store (the first run rates FIDE only unless
@@ -27,6 +28,8 @@ whose content is already in the manifest is moved to ``processed`` unchanged.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
+import json
 import os
 import re
 import shlex
@@ -38,7 +41,7 @@ from arpad.pipeline import catalog, incremental, journal, names
 from arpad.pipeline.errors import InputError
 from arpad.pipeline.ingest import FileReport, ingest_file
 from arpad.pipeline.reasons import Reason
-from arpad.pipeline.store import Store, undo_on_failure
+from arpad.pipeline.store import Store, atomic_write_text, remove_path, undo_on_failure
 from arpad.pipeline.systems import DEFAULT_SYSTEM, get_system
 
 DEFAULT_SYSTEMS = (DEFAULT_SYSTEM,)
@@ -73,6 +76,9 @@ class RecalculateSummary:
     # "system/pool: why" of the ratings removed because their pool holds no games now
     # (``jobs.drop_gameless_ratings``; docs/store.md "A pool left with no games")
     removed: list[str] = field(default_factory=list)
+    # the work of runs stopped before their report (``take_unreported``): {started, runs,
+    # files, jobs, unread}; this run's report gives it
+    interrupted: dict = field(default_factory=dict)
 
     @property
     def games_ingested(self) -> int:
@@ -179,7 +185,20 @@ def ingest_inbox_file(
 ) -> dict:
     """Ingest one inbox file (``raw``: already read; ``ignore_stated_ratings``,
     ``encoding``: as ``arpad ingest --ignore-stated-ratings``, ``--encoding``); a file
-    that cannot be read at all is reported, not raised."""
+    that cannot be read at all is reported, not raised. The result is recorded until
+    the run's report is written (``note_unreported``)."""
+    result = _ingest_inbox_file(
+        store, path, kind, fmt, mapping, raw, ignore_stated_ratings, encoding
+    )
+    result["taken_at"] = _now()  # (this run's own record: ``take_unreported``)
+    note_unreported(store, "file", {"at": result["taken_at"], "file": result})
+    return result
+
+
+def _ingest_inbox_file(
+    store, path, kind, fmt, mapping, raw, ignore_stated_ratings, encoding
+) -> dict:
+    """``ingest_inbox_file``'s ingest: the file's row of the report."""
     if kind == "players":
         fmt = mapping = None
     try:
@@ -360,6 +379,9 @@ def plan(store: Store, systems: list[str] | None, pools: list[str] | None) -> li
                 continue
             start = incremental.incremental_start(store, system, pool, rules, overrides)
             jobs.append(Job(system, pool, start, rules, overrides, recorded))
+    if jobs:  # what this run recomputes, until its report is written (``note_unreported``)
+        planned = [{"system": j.system, "pool": j.pool, "from": j.start} for j in jobs]
+        note_unreported(store, "plan", {"at": _now(), "jobs": planned})
     return jobs
 
 
@@ -804,7 +826,124 @@ def summarise(store: Store, summary: RecalculateSummary, rate_summaries: list, j
         )
         summary.players_rated[key] = players_rated(store, job.system, job.pool, job.start)
         summary.movers[key] = biggest_movers(store, job.system, job.pool)
+    take_unreported(store, summary, jobs)
     return summary
+
+
+# -- the work of a run stopped before its report ---------------------------------------
+# A run stopped (Ctrl-C, SIGTERM, a kill) after it took inbox files or recomputed keeps
+# that work (a KeyboardInterrupt is not undone: pipeline/store.py), but its report, written
+# last, was never written; the run the interrupt message asks for found nothing to do and
+# said "the report of the run that recomputed it … lists them" (the officer's attack,
+# round 9). So each step that changes the store records its part until the report:
+# one JSON file per inbox file taken (``ingest_inbox_file``) and one per plan, written
+# atomically under ``STORE/manifest/unreported/`` (journalled: a run that fails removes
+# its own); ``summarise``, the last step before the report, takes those of earlier runs
+# into the summary and removes the folder (docs/operations.md "A run stopped before
+# its report").
+UNREPORTED = "unreported"
+
+
+def unreported_dir(store: Store) -> Path:
+    return Path(store.root) / "manifest" / UNREPORTED
+
+
+def _now() -> str:
+    """Now, local time with its UTC offset, to the microsecond."""
+    return dt.datetime.now().astimezone().isoformat(timespec="microseconds")
+
+
+def note_unreported(store: Store, kind: str, entry: dict) -> None:
+    """Record one part of this run's work (``kind``: "file", "plan") until its report."""
+    name = f"{time.time_ns()}-{os.getpid()}-{kind}.json"
+    text = json.dumps({"kind": kind, "pid": os.getpid(), **entry}, default=str)
+    atomic_write_text(text, unreported_dir(store) / name, store.root)
+
+
+def unreported_problem(data: dict) -> str | None:
+    """A record of ``note_unreported`` that cannot be reported, or None."""
+    try:
+        dt.datetime.fromisoformat(data["at"])
+        if data["kind"] == "file":
+            f = data["file"]
+            texts = all(isinstance(f.get(k), str) for k in ("path", "kind", "outcome", "taken_at"))
+            counts = all(_count(f.get(k)) for k in ("accepted", "quarantined"))
+            if not (texts and counts):
+                return "its file is not {path, kind, outcome, accepted, quarantined, taken_at}"
+            return None
+        if data["kind"] == "plan":
+            ok = all(
+                isinstance(j["system"], str)
+                and isinstance(j["pool"], str)
+                and (j["from"] is None or _count(j["from"]))
+                for j in data["jobs"]
+            )
+            return None if ok else "its jobs are not {system, pool, from}"
+    except (KeyError, TypeError, ValueError):
+        return "not a record of an inbox file or a plan (kind, at, file or jobs)"
+    return f"its kind is {json.dumps(data['kind'])[:40]}, not file or plan"
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def take_unreported(store: Store, summary: RecalculateSummary, jobs: list[Job]) -> None:
+    """The recorded work (``note_unreported``) of runs stopped before their report, into
+    ``summary.interrupted``: their inbox files, and their jobs this run did not recompute
+    again (each with its players rated and movers, as a job of this run), then remove the
+    record: this run's report gives it. A record that cannot be read is named there."""
+    from arpad.pipeline.integrity import open_json
+
+    folder = unreported_dir(store)
+    if not folder.is_dir():
+        return
+    own = {f.get("taken_at") for f in summary.files}
+
+    def again(j: dict) -> bool:  # recomputed by this run too: its own report has it
+        return any(
+            (t.system, t.pool) == (j["system"], j["pool"])
+            and (t.start is None or (j["from"] is not None and t.start <= j["from"]))
+            for t in jobs
+        )
+
+    files, planned, unread, at, pids = [], {}, [], [], set()
+    repair = "it was removed (it held part of an interrupted run's report)"
+    for path in sorted(folder.glob("*.json")):
+        try:
+            entry = open_json(path, unreported_problem, repair)
+        except (InputError, OSError) as exc:
+            unread.append(str(exc))
+            continue
+        if entry["kind"] == "file" and entry["file"]["taken_at"] not in own:
+            files.append(entry["file"])
+        elif entry["kind"] == "plan" and not all(again(j) for j in entry["jobs"]):
+            for j in entry["jobs"]:
+                key = (j["system"], j["pool"])
+                start = planned.get(key, j["from"])
+                planned[key] = None if None in (start, j["from"]) else min(start, j["from"])
+        else:
+            continue
+        at.append(entry["at"])
+        pids.add(entry.get("pid"))
+    remove_path(folder)
+    done = []
+    for (system, pool), start in planned.items():
+        j = {"system": system, "pool": pool, "from": start}
+        if again(j):
+            continue
+        j["players"] = players_rated(store, system, pool, start)
+        j["movers"] = biggest_movers(store, system, pool)
+        done.append(j)
+    if files or done or unread:
+        started = dt.datetime.fromisoformat(min(at)).isoformat(timespec="seconds") if at else None
+        summary.interrupted = {
+            "started": started,
+            "runs": len(pids),
+            "files": files,
+            "jobs": done,
+            "unread": unread,
+        }
 
 
 # Characters markdown reads as markup: a '|' ends a table cell, '*' '_' '~' emphasise,
@@ -1133,6 +1272,114 @@ def frozen_twice_lines(summary: RecalculateSummary) -> list[str]:
     ]
 
 
+def file_lines(summary: RecalculateSummary, files: list[dict]) -> list[str]:
+    """The report's table of inbox files, then each file's notes and quarantined rows,
+    then the pointer to the quarantine view (empty without files)."""
+    if not files:
+        return []
+    lines = ["| file | kind | accepted | quarantined | outcome |", "|---|---|---:|---:|---|"]
+    for f in files:
+        name = _text(Path(f["path"]).name)
+        outcome = f["outcome"] + (f" ({f['detail']})" if f.get("detail") else "")
+        lines.append(
+            f"| {name} | {_text(f['kind'])} | {f['accepted']:,} | {f['quarantined']:,} | "
+            f"{_text(outcome)} |"
+        )
+    lines.append("")
+    # Which rows and why, per file (docs/operations.md, step 5): the count alone
+    # sent the officer to `arpad ingest` or the quarantine view to find them.
+    # The notes for the rating officer first, as `arpad ingest` prints them.
+    for f in files:
+        notes = note_lines(f)
+        if notes:
+            lines += [f"Notes on {_text(Path(f['path']).name)}:", ""]
+            lines += [f"- {_text(line)}" for line in notes]
+            if any(MERGE_HINT in line for line in notes):
+                lines += frozen_twice_lines(summary)
+            lines.append("")
+        shown = quarantine_lines(f)
+        if shown:
+            lines += [f"Quarantined rows of {_text(Path(f['path']).name)}:", ""]
+            lines += [*(f"- {_text(line)}" for line in shown), ""]
+    rows = quarantine_rows(files)
+    if rows:  # the pointer of `arpad ingest`, the command as code
+        lines += [
+            f"{rows:,} rows quarantined: see the 'quarantine' view "
+            f"({_code(quarantine_command(summary.store))}).",
+            "",
+        ]
+    return lines
+
+
+def _started(done: dict) -> str:
+    """Which interrupted run(s) of ``summary.interrupted``, with when it started."""
+    when = f"started {done['started']}" if done.get("started") else "start not known"
+    if done.get("runs", 1) > 1:
+        return f"{done['runs']} interrupted runs (the first {when})"
+    return f"an interrupted run ({when})"
+
+
+def interrupted_lines(summary: RecalculateSummary) -> list[str]:
+    """What the runs stopped before their report did (``take_unreported``): one line,
+    then their inbox files as this run's (``file_lines``); their recomputed lists'
+    revisions follow in full with this run's (``recomputed_now``)."""
+    done = summary.interrupted
+    if not done:
+        return []
+    files, jobs = done.get("files") or [], done.get("jobs") or []
+    did = []
+    if files:
+        did.append(f"took {len(files)} file(s) from the inbox")
+    if jobs:
+        did.append(
+            "recomputed "
+            + ", ".join(
+                f"{_text(j['system'] + '/' + j['pool'])} from "
+                + ("the first period" if j["from"] is None else f"period {j['from']}")
+                for j in jobs
+            )
+        )
+    lines = []
+    if did:
+        one = done.get("runs", 1) <= 1
+        its, it = ("its", "it") if one else ("their", "they")
+        gives = [f"{its} files below"] if files else []
+        gives += [f"in full, the revisions of the lists {it} recomputed"] if jobs else []
+        lines += [
+            f"Not reported before: {_started(done)} {' and '.join(did)}, and "
+            f"{'was' if one else 'were'} stopped (Ctrl-C, SIGTERM or a kill) before "
+            f"{its} report{'' if one else 's'}; {its} work was kept, and this report gives "
+            f'it: {" and, ".join(gives)} (docs/operations.md "A run stopped before its '
+            'report").',
+            "",
+        ]
+    lines += file_lines(summary, files)
+    for line in done.get("unread") or []:
+        lines += [f"Not read: {_text(line)}", ""]
+    return lines
+
+
+def interrupted_job_lines(summary: RecalculateSummary) -> list[str]:
+    """Each system/pool a run stopped before its report recomputed (and this run did
+    not): its heading, players rated and biggest movers, as a job of this run."""
+    done = summary.interrupted
+    own = {f"{j['system']}/{j['pool']}" for j in summary.jobs}
+    lines = []
+    for j in done.get("jobs") or []:
+        key = f"{j['system']}/{j['pool']}"
+        if key in own:  # (this run's heading and movers have it; its line names the start)
+            continue
+        start = "the first period" if j["from"] is None else f"period {j['from']}"
+        lines += [
+            f"## {key}",
+            "",
+            f"Recomputed from {start} by {_started(done)}: **{j['players']:,} players rated**.",
+            "",
+        ]
+        lines += mover_lines(j["movers"], j["system"])
+    return lines
+
+
 def markdown(summary: RecalculateSummary) -> str:
     """The run's report (published as a Prefect markdown artifact)."""
     ingested, read = summary.games_ingested, summary.games_read
@@ -1157,43 +1404,15 @@ def markdown(summary: RecalculateSummary) -> str:
         lines += ["Not read, left in the inbox:", ""]
         lines += [f"- {_code(name)}: {why}" for name, why in summary.left_in_inbox]
         lines.append("")
-    if summary.files:
-        lines += ["| file | kind | accepted | quarantined | outcome |", "|---|---|---:|---:|---|"]
-        for f in summary.files:
-            name = _text(Path(f["path"]).name)
-            outcome = f["outcome"] + (f" ({f['detail']})" if f.get("detail") else "")
-            lines.append(
-                f"| {name} | {_text(f['kind'])} | {f['accepted']:,} | {f['quarantined']:,} | "
-                f"{_text(outcome)} |"
-            )
-        lines.append("")
-        # Which rows and why, per file (docs/operations.md, step 5): the count alone
-        # sent the officer to `arpad ingest` or the quarantine view to find them.
-        # The notes for the rating officer first, as `arpad ingest` prints them.
-        for f in summary.files:
-            notes = note_lines(f)
-            if notes:
-                lines += [f"Notes on {_text(Path(f['path']).name)}:", ""]
-                lines += [f"- {_text(line)}" for line in notes]
-                if any(MERGE_HINT in line for line in notes):
-                    lines += frozen_twice_lines(summary)
-                lines.append("")
-            shown = quarantine_lines(f)
-            if shown:
-                lines += [f"Quarantined rows of {_text(Path(f['path']).name)}:", ""]
-                lines += [*(f"- {_text(line)}" for line in shown), ""]
-        rows = quarantine_rows(summary.files)
-        if rows:  # the pointer of `arpad ingest`, the command as code
-            lines += [
-                f"{rows:,} rows quarantined: see the 'quarantine' view "
-                f"({_code(quarantine_command(summary.store))}).",
-                "",
-            ]
+    lines += file_lines(summary, summary.files)
     if summary.removed:  # said before the jobs: the lists below no longer include them
         lines += ["Ratings removed (their pool holds no games now; published lists stay):", ""]
         lines += [f"- {_text(line)}" for line in summary.removed]
         lines.append("")
-    if not summary.jobs:
+    lines += interrupted_lines(summary)
+    if not summary.jobs and summary.interrupted.get("jobs"):  # (its lists: below)
+        lines += ["Nothing else to recompute: every system and pool was up to date.", ""]
+    elif not summary.jobs:
         lines += ["Every system and pool was up to date: nothing recomputed.", ""]
     for job in summary.jobs:
         key = f"{job['system']}/{job['pool']}"
@@ -1207,6 +1426,10 @@ def markdown(summary: RecalculateSummary) -> str:
             *rules_lines(job),
         ]
         lines += mover_lines(summary.movers.get(key) or [], job["system"])
+    lines += interrupted_job_lines(summary)
+    # the periods this run or a run stopped before its report recomputed: their
+    # revisions are new to this report (``recomputed_now``)
+    recomputed = [*summary.jobs, *(summary.interrupted.get("jobs") or [])]
     revised = {
         f"system={key.split('/', 1)[0]}/pool={key.split('/', 1)[1]}/list-{period}"
         for key, frozen in summary.published.items()
@@ -1312,15 +1535,13 @@ def markdown(summary: RecalculateSummary) -> str:
             *(frozen.get("revisions") or []),
             *([{**frozen, "period": frozen["previous"]}] if frozen["previous"] is not None else []),
         ]:
-            if r["changed"] and not recomputed_now(summary.jobs, key, r["period"]):
+            if r["changed"] and not recomputed_now(recomputed, key, r["period"]):
                 lines += revision_line(r, key)
             else:
                 lines += revision_lines(r, whole, key)
         # (as a revision's table: in the report of the run that recomputed the period)
         replaced = [
-            r
-            for r in frozen.get("replaced") or []
-            if recomputed_now(summary.jobs, key, r["period"])
+            r for r in frozen.get("replaced") or [] if recomputed_now(recomputed, key, r["period"])
         ]
         lines += replaced_lines(replaced, key, whole, summary.store)
     return "\n".join(lines)
