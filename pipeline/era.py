@@ -27,7 +27,8 @@ BY = ("year", "decade")
 ERA_COLUMNS = ("rank", "player_id", "name", "federation", "rating", "games", "period")
 
 _SQL = """
-SELECT period, player_id, rating_after AS rating, games, status
+SELECT period, player_id, rating_after AS rating, games, status, rating_before, change,
+       adjustment
 FROM ratings WHERE system = ? AND pool = ?
 """
 
@@ -70,8 +71,10 @@ def era_table(
     year = pl.col("period").replace_strict(years, return_dtype=pl.Int32)
     bucket = year if by == "year" else (year // 10) * 10
     rows = rows.with_columns(bucket.alias(by), pl.col("games").fill_null(0))
-    if rated.cumulative_interim_games:
-        rows = _games_of_each_period(rows)
+    if rated.cumulative_interim_games or rated.held_games_repeated:
+        rows = _games_of_each_period(
+            rows, interim=rated.cumulative_interim_games, held=rated.held_games_repeated
+        )
     games = rows.group_by(by, "player_id").agg(pl.col("games").sum().cast(pl.Int64))
     listed = (
         rows.filter(pl.col("status").is_in(LISTED) & pl.col("rating").is_not_null())
@@ -96,19 +99,32 @@ def era_table(
     return table.select(by, *ERA_COLUMNS)
 
 
-def _games_of_each_period(rows: pl.DataFrame) -> pl.DataFrame:
-    """``games`` as the games played in each row's own period, each game once, for a
-    system whose ``provisional`` rows count the open cycle's games so far (ECF's interim
-    grades): a row's count less the player's previous row's when that one was interim
-    (the same cycle); after a row of another status (the cycle published) the count
-    starts again. The cycle's publication, in its closing month, then adds only that
-    month's games (none when the month is walked without games)."""
+def _games_of_each_period(
+    rows: pl.DataFrame, interim: bool = True, held: bool = False
+) -> pl.DataFrame:
+    """``games`` as the games played in each row's own period, each game once: a row's
+    count less the player's previous row's when that one's games are counted again.
+
+    ``interim`` (``cumulative_interim_games``, ECF's interim grades): a ``provisional``
+    row counts the open cycle's games so far, so the next row of the same cycle repeats
+    them; after a row of another status (the cycle published) the count starts again,
+    and the publication in the closing month adds only that month's games (none when
+    the month is walked without games).
+    ``held`` (``held_games_repeated``, FIDE's two-monthly lists; needs the columns
+    ``rating_before``, ``change`` and ``adjustment``): a rated row with ``change`` null
+    (the first month of a rating period) holds its games, and the row that publishes
+    them (the closing month's) counts them again, unless it published them late as an
+    ``adjustment`` (a closing month not walked: its ``games`` are its own)."""
     rows = rows.sort("player_id", "period")
     before = pl.col("games").shift(1).over("player_id")
-    interim_before = (pl.col("status").shift(1).over("player_id") == "provisional").fill_null(False)
-    return rows.with_columns(
-        (pl.col("games") - pl.when(interim_before).then(before).otherwise(0)).alias("games")
-    )
+    repeats = pl.lit(False)
+    if interim:
+        repeats = repeats | (pl.col("status").shift(1).over("player_id") == "provisional")
+    if held:
+        held_row = pl.col("rating_before").is_not_null() & pl.col("change").is_null()
+        repeats = repeats | (held_row.shift(1).over("player_id") & pl.col("adjustment").is_null())
+    repeated = pl.when(repeats.fill_null(False)).then(before).otherwise(0)
+    return rows.with_columns((pl.col("games") - repeated).alias("games"))
 
 
 def _whole(col: pl.Series) -> pl.Series:

@@ -201,12 +201,24 @@ def _coarse_players(store: Store, pool: str, periods: list[int]) -> dict[int, se
 def history_figure(store: Store, players: list[str], system: str, pool: str = "standard"):
     """(figure, axes) of the players' ratings after each period on one dated axis, with a
     ±2·RD band where the system keeps an RD (Glicko, Glicko-2, WHR). ``players``: ids
-    or names (pipeline/lookup.py); the title and legend name them."""
+    or names (pipeline/lookup.py), matched as ``arpad history`` matches them: among the
+    players with ratings rows, rated or not yet, so a name of two such players is
+    refused (``'Mieses' matches 2 players``), not the rated one drawn; a player found
+    without any rating is refused (nothing to draw). The title and legend name them."""
     from arpad.pipeline.lookup import rated_ids, resolve_players
 
-    chosen = resolve_players(store, players, rated_ids(store, system, pool), f"{system}/{pool}")
+    what = f"{system}/{pool}"
+    chosen = resolve_players(store, players, rated_ids(store, system, pool, unrated=True), what)
     frame = history_data(store, [pid for pid, _ in chosen], system, pool)
-    frame = _until_last_game(frame.filter(pl.col("rating").is_not_null()))
+    frame = frame.filter(pl.col("rating").is_not_null())
+    drawn_ids = set(frame["player_id"].to_list())
+    unrated = [f"{pid} ({name})" for pid, name in chosen if pid not in drawn_ids]
+    if unrated:
+        raise ValueError(
+            f"no {what} rating to plot for {'; '.join(unrated)}: not rated yet "
+            "(arpad history shows the unrated rows)"
+        )
+    frame = _until_last_game(frame)
     shown = [name for _, name in chosen]
     labels = [
         f"{name} ({pid})" if shown.count(name) > 1 else name for (pid, name) in chosen

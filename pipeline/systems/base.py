@@ -286,6 +286,11 @@ class RatingSystem:
     # (ECF's interim grades), the next row's include them again; a row of another status
     # closes the cycle. Counts of games per year (pipeline/era.py) take differences.
     cumulative_interim_games: ClassVar[bool] = False
+    # A rated row with ``change`` null holds its games for the row that publishes them,
+    # which counts them again (FIDE's two-monthly lists: the first month's row, and the
+    # closing month's row counts both months; a late publication, an ``adjustment``,
+    # does not). Counts of games per year (pipeline/era.py) take differences.
+    held_games_repeated: ClassVar[bool] = False
     # The status ``inactive`` the system rates is already a list's inactivity (FIDE's own
     # rule, dated); otherwise a list flags ``i`` after 12 months without a rated game
     # (pipeline/lists.py ``idle_players``, docs/observations.md "Who is on a list").

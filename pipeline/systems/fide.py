@@ -334,6 +334,7 @@ class FideSystem(RatingSystem):
     seeds_from_observations = True  # a published FIDE rating is the rating (docs/observations.md)
     uses_game_days = True  # the first event is the one of the earliest game (§8.2.1)
     status_is_list_activity = True  # inactive: its rules' own inactive_months, dated
+    held_games_repeated = True  # two-monthly lists: the closing row repeats the first month's
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: FideRules):
         """White's expected score of the game (``arpad predict``): table 8.1.2 with the
