@@ -121,7 +121,8 @@ def list_frame(
     '2026-12') the list in force on that day (``period_in_force``, FIDE's list date):
     the list as published when the period was published (``published_list``: the frozen
     one, not the current ratings of a period revised since), else the current one.
-    ``frozen``: the published list of ``period`` too, when there is one.
+    ``frozen``: the published list of ``period`` too, when there is one (also of a
+    period whose ratings are gone; default period: the latest rated or published).
     ``top``: the first ``top`` ranked (active) players only; ``min_games``: only players
     with at least that many rated games in periods up to the list's (``total_games``),
     ranked again. Raises ValueError for a period that has no list and
@@ -136,7 +137,7 @@ def list_frame(
         # --in-force also finds the frozen lists whose ratings are gone (a pool left with
         # no games, docs/store.md "A pool left with no games": published lists stay)
         frozen_only = []
-        if in_force is not None:
+        if in_force is not None or frozen:
             frozen_only = [p for p in store.published_periods(system, pool) if p not in rated]
         if not rated and not frozen_only:
             raise store.no_ratings(system, pool)
@@ -146,11 +147,12 @@ def list_frame(
             listed = sorted({*rated, *frozen_only})
             period = period_in_force(in_force, listed, f"{system}/{pool}", system)
         elif period is None:
-            period = rated[-1]
-        elif period not in rated:
+            period = max([*rated, *frozen_only])
+        elif period not in rated and period not in frozen_only:
+            known = sorted({*rated, *frozen_only})
             raise ValueError(
                 f"no {system}/{pool} list for period {period} "
-                f"(rated periods: {rated[0]}..{rated[-1]}, {len(rated)} in all)"
+                f"(rated periods: {known[0]}..{known[-1]}, {len(known)} in all)"
             )
         published = None
         if frozen or in_force is not None:
@@ -552,9 +554,12 @@ def rating_list(
     top: int | None,
     date=None,
     min_games: int | None = None,
+    in_force=None,
+    frozen: bool = False,
 ):
-    """(frame, period) for ``arpad list`` tables and the API: the ``TABLE_COLUMNS``."""
-    frame, period = list_frame(store, system, pool, period, top, date, min_games)
+    """(frame, period) for ``arpad list`` tables and the API: the ``TABLE_COLUMNS``
+    (``in_force``, ``frozen``: as ``list_frame`` takes them)."""
+    frame, period = list_frame(store, system, pool, period, top, date, min_games, in_force, frozen)
     return frame.select(table_columns(frame)), period
 
 

@@ -197,26 +197,34 @@ def performance_table(
     return table.sort_by(sort)
 
 
-def read_games_file(path: Path, fmt: str | None = None, mapping: str | None = None):
-    """Any games file a reader understands → (accepted GAMES table, quarantined rows)."""
+def read_games_file(
+    path: Path, fmt: str | None = None, mapping: str | None = None, encoding: str | None = None
+):
+    """Any games file a reader understands → (accepted GAMES table, quarantined rows).
+    ``encoding``: the code page of a text file that is not UTF-8 (``--encoding``, as
+    ``read_any`` takes it), else told from its letters."""
     from arpad.pipeline.readers import read_any
     from arpad.pipeline.validate import validate_games
 
-    raw = read_any(Path(path), fmt=fmt, mapping=mapping, kind="games")
+    raw = read_any(Path(path), fmt=fmt, mapping=mapping, kind="games", encoding=encoding)
     validated = validate_games(raw, Path(path).name, "performance")
     return validated.accepted, validated.quarantine, raw
 
 
 def read_players_file(
-    path: Path, fmt: str | None = None, notes: list[str] | None = None
+    path: Path,
+    fmt: str | None = None,
+    notes: list[str] | None = None,
+    encoding: str | None = None,
 ) -> pa.Table:
     """The accepted rows of a players file; a line on the rows that could not be read
     (each named by line and problem, as ingest names them) is appended to ``notes``:
-    a rating ``21OO`` or a row split by an unquoted comma is never dropped unsaid."""
+    a rating ``21OO`` or a row split by an unquoted comma is never dropped unsaid.
+    ``encoding``: as ``read_games_file``'s."""
     from arpad.pipeline.readers import read_any
     from arpad.pipeline.validate import validate_players
 
-    raw = read_any(Path(path), fmt=fmt, kind="players")
+    raw = read_any(Path(path), fmt=fmt, kind="players", encoding=encoding)
     validated = validate_players(raw, Path(path).name, "performance")
     bad = validated.quarantine
     if bad.num_rows and notes is not None:

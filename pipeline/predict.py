@@ -246,23 +246,33 @@ def pairing_columns(pairs: pl.DataFrame) -> pl.DataFrame:
     return pairs.rename(rename) if rename else pairs
 
 
-def read_pairings(path: Path) -> tuple[pl.DataFrame, list[int], list[str]]:
+def read_pairings(
+    path: Path, encoding: str | None = None
+) -> tuple[pl.DataFrame, list[int], list[str]]:
     """``arpad predict``'s pairings file read as ``arpad ingest`` reads a CSV file
-    (pipeline/readers.py): the same checks of the path, ``.gz``/``.zip``/UTF-16, UTF-8 or
-    Latin-1, a NUL byte refused, ``;`` or tab as the separator when the header has no
-    comma, blank lines skipped, header names stripped. Returns the pairings (every
-    field text, an empty one null; columns under the header's names), each row's file
-    line (the header is line 1) and the reading's notes. Every problem is
-    ``InputError`` naming the file and its line."""
+    (pipeline/readers.py): the same checks of the path, ``.gz``/``.zip``/UTF-16, UTF-8
+    or else ``encoding`` (``--encoding``, checked by ``readers.encoding_name``) or the
+    code page its letters say (``readers.decode``), a NUL byte refused, ``;`` or tab as
+    the separator when the header has no comma, blank lines skipped, header names
+    stripped. Returns the pairings (every field text, an empty one null; columns under
+    the header's names), each row's file line (the header is line 1) and the reading's
+    notes. Every problem is ``InputError`` naming the file and its line."""
     import csv
     import io
 
     from arpad.pipeline.errors import InputError
-    from arpad.pipeline.readers import _csv_bytes, _delimiter, check_input_file, decode
+    from arpad.pipeline.readers import (
+        _csv_bytes,
+        _delimiter,
+        check_input_file,
+        decode,
+        encoding_name,
+    )
 
+    codec = encoding_name(encoding) if encoding is not None else None
     check_input_file(path)
     notes: list[str] = []
-    text = decode(_csv_bytes(path, notes), path, notes)
+    text = decode(_csv_bytes(path, notes), path, notes, codec)
     if not text.strip():
         raise InputError(path, 1, "empty file: no header and no rows")
     handle = io.StringIO(text, newline="")

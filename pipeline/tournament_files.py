@@ -45,13 +45,21 @@ def read_notes(raw, games: pa.Table | None = None) -> list[str]:
     return notes
 
 
-def load(file, players=None, mapping: str | None = None, notes: list[str] | None = None):
+def load(
+    file,
+    players=None,
+    mapping: str | None = None,
+    notes: list[str] | None = None,
+    encoding: str | None = None,
+):
     """(games, roster, raw) of a games file and an optional players file; the file's
     ``read_notes`` and a line on the rows that could not be read are appended to
-    ``notes``, each after the file's name."""
+    ``notes``, each after the file's name. ``encoding``: the code page of the files
+    that are not UTF-8 (``--encoding``, docs/ingest.md "Encodings"), else told from
+    their letters."""
     from arpad.pipeline.performance import read_games_file, read_players_file
 
-    games, quarantine, raw = read_games_file(Path(file), mapping=mapping)
+    games, quarantine, raw = read_games_file(Path(file), mapping=mapping, encoding=encoding)
     if notes is not None:
         notes.extend(f"{file}: {note}" for note in read_notes(raw, games))
     if quarantine.num_rows and notes is not None:
@@ -59,7 +67,7 @@ def load(file, players=None, mapping: str | None = None, notes: list[str] | None
             f"{file}: {quarantine.num_rows} rows could not be read and are left out "
             f"(first: line {quarantine.column('line')[0]}: {quarantine.column('detail')[0]})"
         )
-    roster = read_players_file(Path(players), notes=notes) if players else None
+    roster = read_players_file(Path(players), notes=notes, encoding=encoding) if players else None
     return games, roster, raw
 
 

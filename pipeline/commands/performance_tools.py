@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from arpad.pipeline import output
-from arpad.pipeline.commands.common import require_store
+from arpad.pipeline.commands.common import add_encoding, require_store
 from arpad.pipeline.conversions import ECF_ERAS, SCALES, convert_values
 from arpad.pipeline.tournament import (
     DEFAULT_CLASS_TABLE,
@@ -29,6 +29,7 @@ def register(sub) -> None:
     p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
     p.add_argument("--mapping", default=None, help="named column mapping of the games file")
     p.add_argument("--output", default=None, metavar="FILE")
+    add_encoding(p)
     p.set_defaults(func=cmd_performance)
 
     p = sub.add_parser("convert", help="convert ratings between ECF, FIDE/Elo and Ingo")
@@ -68,6 +69,7 @@ def register(sub) -> None:
         default=None,
         help="the player's federation (default: the players file's)",
     )
+    add_encoding(p)
     p.set_defaults(func=cmd_norm)
 
     p = sub.add_parser("category", help="FIDE category of each event in a games file or store")
@@ -80,6 +82,7 @@ def register(sub) -> None:
     p.add_argument("--average", type=_rating, default=None, help="category of one average rating")
     p.add_argument("--women", action="store_true", help="women's bands (200 lower)")
     p.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
+    add_encoding(p)
     p.set_defaults(func=cmd_category)
 
     p = sub.add_parser("class", help="rating class name (FIDE/Elo or USCF table)")
@@ -124,20 +127,33 @@ def _opponent_ratings(text: str) -> list[float]:
     return ratings
 
 
-def _load(file: str, players: str | None, mapping: str | None = None):
+def file_encoding(args, without: str | None = None) -> str | None:
+    """``--encoding``, checked as ``arpad ingest`` checks it (``readers.encoding_name``:
+    an unknown name is one line, before anything is read); given with ``without`` (the
+    way of the command that reads no file: ``--store``), a one-line refusal."""
+    if args.encoding is None:
+        return None
+    if without:
+        raise ValueError(f"--encoding is for the files the command reads, not {without}")
+    from arpad.pipeline.readers import encoding_name
+
+    return encoding_name(args.encoding)
+
+
+def _load(file: str, players: str | None, mapping: str | None = None, encoding=None):
     """The games and roster of ``arpad performance``, the file's notes (as ingest gives
     them: a row repeated, Latin-1, …) and unreadable rows on stderr."""
     from arpad.pipeline.tournament_files import load
 
     notes: list[str] = []
-    games, roster, _ = load(file, players, mapping, notes)
+    games, roster, _ = load(file, players, mapping, notes, encoding)
     for note in notes:
         print(note, file=sys.stderr)
     return games, roster
 
 
 def cmd_performance(args) -> int:
-    games, roster = _load(args.file, args.players, args.mapping)
+    games, roster = _load(args.file, args.players, args.mapping, file_encoding(args))
     from arpad.pipeline.performance import performance_table
 
     table = performance_table(games, roster, by=args.by, curve=args.curve)
@@ -199,12 +215,13 @@ def _split(text: str | None) -> list | None:
 def cmd_norm(args) -> int:
     from arpad.pipeline.tournament_files import file_norm, load, norm_lines
 
+    encoding = file_encoding(args, None if args.file else "--opponents")
     if args.file:
         if not args.player:
             raise ValueError("norm FILE needs --player ID")
         notes: list[str] = []
         try:  # the file's notes also before an error (how its pool was read, …)
-            games, roster, raw = load(args.file, args.players, notes=notes)
+            games, roster, raw = load(args.file, args.players, notes=notes, encoding=encoding)
             check = file_norm(
                 games, roster, raw, args.player, args.title, str(args.file), args.event,
                 args.federation, notes,
@@ -231,12 +248,14 @@ def cmd_norm(args) -> int:
 
 
 def cmd_category(args) -> int:
+    encoding = file_encoding(args, "--average" if args.average is not None else None)
     if args.average is not None:
         print(fide_category(args.average, women=args.women))
         return 0
     if args.store:
         if args.file:
             raise ValueError("category takes FILE or --store S, not both")
+        file_encoding(args, "--store (its games are stored as text already)")
         store = require_store(args)
         output.render(store_event_categories(store, args.event, women=args.women), args.fmt)
         return 0
@@ -245,7 +264,7 @@ def cmd_category(args) -> int:
     from arpad.pipeline.tournament_files import file_categories, load
 
     notes: list[str] = []
-    games, roster, _ = load(args.file, args.players, notes=notes)
+    games, roster, _ = load(args.file, args.players, notes=notes, encoding=encoding)
     for note in notes:
         print(note, file=sys.stderr)
     output.render(file_categories(games, roster, args.event, women=args.women), args.fmt)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from arpad.pipeline import output
-from arpad.pipeline.commands.common import add_store, parse_sets, require_store
+from arpad.pipeline.commands.common import add_encoding, add_store, parse_sets, require_store
 from arpad.pipeline.periods import parse_period
 from arpad.pipeline.store import outside
 from arpad.pipeline.systems import DEFAULT_SYSTEM
@@ -44,6 +44,7 @@ def register(sub) -> None:
     )
     p.add_argument("--format", dest="fmt", default="table", choices=("table", "csv", "json"))
     p.add_argument("--output", default=None, metavar="FILE")
+    add_encoding(p)
     p.set_defaults(func=cmd_predict)
 
 
@@ -62,7 +63,7 @@ def cmd_predict(args) -> int:
     sets = parse_sets(args.set)
     path = Path(args.pairings)
     # read as arpad ingest reads a CSV file; every error names the file and its line
-    pairs, lines, notes = read_pairings(path)
+    pairs, lines, notes = read_pairings(path, args.encoding)
     for note in notes:
         print(f"note: {path}: {note}", file=sys.stderr)
     pairs = pairing_columns(pairs)  # White/Black, White ID: as arpad.predict and rate read them

@@ -120,6 +120,13 @@ API_ADVICE = (
     (re.compile(r"arpad ingest --players FILE"), "store.ingest(files, players=FILE)"),
     (re.compile(r"--set (\w+)="), r"\1="),
     (re.compile(r"see arpad diff --published"), "see store.diff(period, system)"),
+    (  # the note of a published list revised since (pipeline/lists.py ``revised_note``)
+        re.compile(
+            r"arpad diff --published (\d+)(?: --system (\S+))?(?: --pool (\w+))? shows them, "
+            r"arpad list --period \d+(?: --system \S+)?(?: --pool \w+)? the current list"
+        ),
+        lambda m: _revised_advice(m[1], m[2], m[3]),
+    ),
     # round 6 (docs/api.md "Attacked in a notebook, round 6"): the options left over
     (
         re.compile(
@@ -218,6 +225,19 @@ API_ADVICE = (
     (re.compile(r"or --replace\b"), "or replace=True"),
     (re.compile(r"--replace: "), "replace=True: "),
 )
+
+
+def _revised_advice(period: str, system: str | None, pool: str | None) -> str:
+    """The revised published list's advice (``lists.revised_note``: ``arpad diff
+    --published P``, ``arpad list --period P``; a system or pool left out is the
+    default) as the Store calls."""
+    from arpad.pipeline.systems import DEFAULT_SYSTEM
+
+    which = f"{(system or DEFAULT_SYSTEM)!r}{_pool_keyword(pool or 'standard')}"
+    return (
+        f"store.diff({period}, {which}) shows them, store.list({which}, period={period}) "
+        "the current list"
+    )
 
 
 def _pool_keyword(pool: str) -> str:
@@ -646,7 +666,7 @@ RATE_PARAMETERS = (
     "games", "system", "players", "rules", "pool", "mapping", "errors", "fmt", "encoding",
 )  # fmt: skip
 PREDICT_PARAMETERS = (
-    "ratings", "pairings", "system", "rules", "draws", "mapping", "pool", "period",
+    "ratings", "pairings", "system", "rules", "draws", "mapping", "pool", "period", "encoding",
 )  # fmt: skip
 
 
@@ -682,6 +702,7 @@ def predict(
     mapping: str | None = None,
     pool: str | None = None,
     period=None,
+    encoding: str | None = None,
     **settings: Any,
 ) -> pl.DataFrame:
     """Expected scores of new pairings from a rating state (pipeline/predict.py).
@@ -702,7 +723,10 @@ def predict(
     reads as them: ``White``/``Black``, ``White ID``; other columns are kept), or the
     columns of a named games ``mapping``
     (``kaggle2010``: ``White Player #``, ``Black Player #``; renamed as ``rate`` renames
-    them, e.g. ``Score`` to ``score``). A store folder's path is that store. A player
+    them, e.g. ``Score`` to ``score``). A pairings CSV file is read as ``arpad predict
+    PAIRINGS.csv`` reads it, its notes ``UserWarning``s; ``encoding`` (``"cp1252"``) is
+    its ``--encoding``, the code page of a file that is not UTF-8 (default: told from
+    its letters, docs/ingest.md "Encodings"). A store folder's path is that store. A player
     paired with himself is a ``ValueError`` naming the row. Returns the pairings with
     ``white_rating``, ``black_rating`` and ``expected`` (White's expected score, by
     the system's own formula; columns of these names are replaced); unknown players
@@ -742,6 +766,7 @@ def predict(
     given = None if system is _FROM_RATINGS else system
     if system is not _FROM_RATINGS:
         rules = checked(rules, system)
+    encoding = _encoding(encoding)
     pool = None if pool is None else _pool(pool)
     period = _args.period(period, "period")
     stored = None  # (store, pool, period) of a Store's ratings
@@ -774,7 +799,7 @@ def predict(
             "rd_after column (Store.list has none: use Store.ratings or rate's result)"
         )
     state = _finite(latest_state(frame), get_system(system).expected_uses_rd)
-    pairs = _whole_ids(_mapped(pl.from_arrow(_arrow(pairings, "pairings")), mapping))
+    pairs = _whole_ids(_mapped(_pairings(pairings, encoding), mapping))
     where = "standard" if pool is None else pool
     chosen = rules or None  # (rules="": none, as before)
     if isinstance(chosen, str | os.PathLike):
@@ -953,6 +978,73 @@ def _draw_model(draws):
     return DrawModel.from_draw_rate(float(draws))
 
 
+def _encoding(encoding) -> str | None:
+    """``encoding=`` checked as ``--encoding`` is (``jobs._check_encoding``: Python's
+    name of the codec; an unknown one a one-line ValueError in the API's words)."""
+    if encoding is None:
+        return None
+    from arpad.pipeline.jobs import _check_encoding
+
+    try:
+        return _check_encoding(encoding)
+    except ValueError as exc:
+        raise ValueError(_in_api_words(str(exc))) from None
+
+
+def _pairings(pairings, encoding: str | None) -> pl.DataFrame:
+    """``predict``'s pairings: a CSV file read as ``arpad predict PAIRINGS.csv`` reads it
+    (pipeline/predict.py ``read_pairings``: UTF-8, else ``encoding`` or the code page
+    its letters say, with the notes as ``UserWarning``s; every field text), a Parquet
+    file or a table (``_arrow``). ``encoding`` with no CSV file is a TypeError."""
+    if isinstance(pairings, str | os.PathLike):
+        path = Path(pairings).expanduser()
+        if path.is_file() and path.suffix.lower() != ".parquet":
+            from arpad.pipeline.predict import read_pairings
+
+            frame, _, notes = _in_api_errors(read_pairings, path, encoding)
+            _warn_notes(path, notes)
+            return frame
+    if encoding is not None:
+        raise TypeError(
+            f"encoding: only for a pairings CSV file (a path), got {type(pairings).__name__}"
+        )
+    return pl.from_arrow(_arrow(pairings, "pairings"))
+
+
+def _in_api_errors(function, *args, **kwargs):
+    """``function(*args, **kwargs)``, an InputError of reading a file (a byte the code
+    page stated lacks: ``(--encoding cp1252)``) in the API's words (``encoding='cp1252'``)."""
+    try:
+        return function(*args, **kwargs)
+    except InputError as exc:
+        problem = _in_api_words(exc.problem)
+        if problem == exc.problem:
+            raise
+        raise InputError(exc.path, exc.line, problem) from None
+
+
+def _in_force(in_force, period, date) -> tuple[Any, bool]:
+    """``Store.list``'s ``in_force`` as ``list_frame``'s (in_force, frozen): False
+    neither; True the published list (``frozen``); a day (text, ``datetime.date``) that
+    of ``arpad list --in-force DAY``, which takes no ``period`` or ``date``."""
+    if in_force is None or in_force is False:
+        return None, False
+    if in_force is True:
+        return None, True
+    if isinstance(in_force, datetime.datetime):
+        in_force = in_force.date()
+    if not isinstance(in_force, str | datetime.date):
+        raise TypeError(
+            f"in_force: True (the published list) or a day ('2026-12-01'), got {in_force!r}"
+        )
+    if period is not None or date is not None:
+        raise ValueError(
+            "in_force: a day is the list in force then; give it, period or date, not two "
+            "(in_force=True with period= is that period's published list)"
+        )
+    return in_force, False
+
+
 def _games_file(path, what: str) -> Path:
     """A games file argument (str or os.PathLike, ``~`` expanded): a one-line
     TypeError for anything else, FileNotFoundError when it is not there."""
@@ -966,10 +1058,13 @@ def _games_file(path, what: str) -> Path:
     return out
 
 
-def category(source=None, *, average=None, event=None, women: bool = False, players=None):
+def category(
+    source=None, *, average=None, event=None, women: bool = False, players=None, encoding=None
+):
     """FIDE tournament category (docs/legacy-systems.md "Categories"), as ``arpad
     category``: of each event of a games file (PGN, TRF, CSV, … ``source`` a path;
-    ``players`` a players file for ratings the games do not state) or of a ``Store``'s
+    ``players`` a players file for ratings the games do not state; ``encoding`` their
+    code page when they are not UTF-8, ``--encoding``) or of a ``Store``'s
     games, a polars DataFrame (``event_id``, ``players``, ``rated_players``,
     ``average``, ``average_rounded``, ``category``; null category for an event
     without rated players); ``event`` one event only. Of one ``average`` rating: the
@@ -985,6 +1080,9 @@ def category(source=None, *, average=None, event=None, women: bool = False, play
         raise TypeError(f"event: an event name (str), got {type(event).__name__}")
     if (source is None) == (average is None):
         raise ValueError("category takes a games file or a Store, or average=R (one of them)")
+    encoding = _encoding(encoding)
+    if encoding is not None and (average is not None or isinstance(source, Store)):
+        raise ValueError("encoding: only with a games file (the files the call reads)")
     if average is not None:
         if isinstance(average, bool) or not isinstance(average, int | float | np.number):
             raise TypeError(f"average: a rating (a number), got {average!r}")
@@ -996,19 +1094,20 @@ def category(source=None, *, average=None, event=None, women: bool = False, play
     path = _games_file(source, "category")
     roster = _games_file(players, "players") if players is not None else None
     notes: list[str] = []
-    games, table, _ = load(path, roster, notes=notes)
+    games, table, _ = _in_api_errors(load, path, roster, notes=notes, encoding=encoding)
     _warn_notes(path, notes, roster)
     return pl.from_arrow(file_categories(games, table, event, women=women))
 
 
-def norm(file, player, title: str, *, players=None, event=None, federation=None):
+def norm(file, player, title: str, *, players=None, event=None, federation=None, encoding=None):
     """Title-norm check of ``player`` (an id or a name of the file's players) in a games
     file (docs/legacy-systems.md "Title-norm check"), as ``arpad norm FILE --player
     ID --title T``. Returns the ``NormCheck``: one line in a notebook (games, score,
     Ra, Rp, verdict), ``print(check)`` condition by condition as the command prints
     it; ``.conditions``, ``.verdict``, ``.achieved``, ``.failed``, ``.opponents_used``.
     ``players``: a players file (ratings, titles, federations); ``event`` one event of
-    the file; ``federation`` the player's, when the file does not say. Only standard
+    the file; ``federation`` the player's, when the file does not say; ``encoding`` the
+    code page of the files when they are not UTF-8 (``--encoding``). Only standard
     games count: a player with none fails the condition ``pool``. The file's notes are
     ``UserWarning``s, as ``rate``'s. ``ValueError`` for an unknown title, a player with
     no rated game in the file (or a name matching several; the message names the file's
@@ -1025,9 +1124,10 @@ def norm(file, player, title: str, *, players=None, event=None, federation=None)
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{name}: a str, got {type(value).__name__}")
     roster = _games_file(players, "players") if players is not None else None
+    encoding = _encoding(encoding)
     notes: list[str] = []
     try:  # the file's notes also before an error, as `arpad norm` prints them
-        games, table, raw = load(path, roster, notes=notes)
+        games, table, raw = _in_api_errors(load, path, roster, notes=notes, encoding=encoding)
         return file_norm(games, table, raw, str(player), title, path.name, event, federation, notes)
     finally:
         _warn_notes(path, notes, roster)
@@ -1357,10 +1457,18 @@ class Store:
     def list(
         self, system: str = "fide", *, pool: str = "standard", period: int | None = None,
         top: int | None = None, date: str | None = None, min_games: int | None = None,
+        in_force=False,
     ) -> pl.DataFrame:  # fmt: skip
         """The rating list of ``period`` (default: the latest rated one); ``date``
         ('1886', '1886-03', '1886-03-15') instead: the list as it stood on that date,
         the latest rated period at or before it (docs/lists.md "A list on a date").
+        ``in_force=True``: the list as published (``arpad publish``: the frozen list of
+        ``period``, default the latest rated or published period, also one whose
+        ratings are gone; a period never published: its current list), as ``arpad list
+        --in-force`` shows it; ``in_force`` a day ('2026-12-01', '2026-12', a
+        ``datetime.date``) instead of ``period``/``date``: the list in force on that day,
+        ``arpad list --in-force 2026-12-01`` (docs/lists.md). A published list revised
+        since is a ``UserWarning`` (the command's note).
 
         A polars DataFrame, best first: ``rank``, ``player_id``, ``name``,
         ``federation``, ``title``, ``rating``, ``games``, ``k``, ``flag``, ``status``,
@@ -1376,10 +1484,16 @@ class Store:
         top = _args.whole(top, "top", "players")
         period = _args.period(period, "period")
         min_games = _args.whole(min_games, "min_games", "games")  # docs/lists.md --min-games
-        frame, shown = rating_list(
-            self._existing, _system(system), _pool(pool), period, top, date, min_games
-        )
-        _warn_stale(self._existing, system, pool, shown)
+        day, frozen = _in_force(in_force, period, date)
+        store, system, pool = self._existing, _system(system), _pool(pool)
+        frame, shown = rating_list(store, system, pool, period, top, date, min_games, day, frozen)
+        if (frozen or day is not None) and shown in store.published_periods(system, pool):
+            from arpad.pipeline.lists import revised_note  # as `arpad list --in-force` says
+
+            if note := revised_note(store, system, pool, shown):
+                warnings.warn(_in_api_words(note), UserWarning, stacklevel=_outside_arpad())
+        else:
+            _warn_stale(store, system, pool, shown)
         # the system goes with its numbers: predict(store.list("ecf"), …) read ECF grades
         # with FIDE's table (the re-attack of 2026-12-03)
         return frame.with_columns(pl.lit(_system(system)).alias("system"))
