@@ -625,7 +625,37 @@ def put_back(staged) -> tuple[int, list[tuple[str, int]]]:
     _write_held(staged, held.filter(pc.invert(pc.is_in(held.column("game_id"), returned_ids))))
     touched = _partitions(back)
     _mark_stale(staged, touched)
+    _log_put_back(staged, frame)
     return back.num_rows, touched
+
+
+def _log_put_back(staged, back: pl.DataFrame) -> None:
+    """Add the periods of the games ``put_back`` returns (``back``) to the
+    ``stale_from`` of the splits staged in ``staged`` (the trail's rows this
+    transition added): a split's row records the marks it set, the earliest period
+    per pool, as the command prints them ("affected: standard from 188205"). A game
+    counts for the splits of its White or Black (the stored ids), else for every one.
+    Before round 10 a split recorded only its two ids' stored games, later than the
+    games it put back (docs/identity.md "Copies a merge makes one game")."""
+    log = read_merge_log(staged)
+    start = read_merge_log(staged.real).height
+    if log.height <= start:
+        return
+    rows = log.slice(start).to_dicts()
+    marks: list[list[tuple[str, int]]] = [[] for _ in rows]
+    for white, black, pool, period in back.select("white_id", "black_id", "pool", "period").rows():
+        hit = [i for i, r in enumerate(rows) if {white, black} & {r["keep"], r["duplicate"]}]
+        for i in hit or range(len(rows)):
+            marks[i].append((pool, int(period)))
+    for row, more in zip(rows, marks, strict=True):
+        given = [m.rsplit(":", 1) for m in (row["stale_from"] or "").split(";") if m]
+        earliest: dict[str, int] = {}
+        for pool, period in [*((pool, int(p)) for pool, p in given), *more]:
+            earliest[pool] = min(period, earliest.get(pool, period))
+        row["stale_from"] = ";".join(f"{pool}:{p}" for pool, p in sorted(earliest.items()))
+    new = pl.DataFrame(rows, schema={c: pl.String for c in LOG_COLUMNS})
+    log = pl.concat([log.head(start), new])
+    atomic_write_parquet(log.to_arrow(), staged.merges_path, staged.root)
 
 
 NOTHING_MERGED = "nothing was merged"
@@ -937,7 +967,12 @@ def _activity(store: Store, aliases: dict[str, str] | None = None) -> pl.DataFra
     )
 
 
-def candidates(store: Store, vetoed: list | None = None, apart: list | None = None) -> pl.DataFrame:
+def candidates(
+    store: Store,
+    vetoed: list | None = None,
+    apart: list | None = None,
+    ambiguous: list | None = None,
+) -> pl.DataFrame:
     """Proposed merges with their evidence: one row per (keep, duplicate), the keep being
     the source's own id over a file-scoped one, then the id with more games, then the
     more informative spelling (``_informative``), then the smaller id; sorted by score,
@@ -957,40 +992,96 @@ def candidates(store: Store, vetoed: list | None = None, apart: list | None = No
     abbreviation of the other, docs/identity.md) or one FIDE id under two ids; an
     abbreviated name compatible with two players whose full names differ ("Lasker, E"
     with both "Lasker, Emanuel" and "Lasker, Edward") is left out as ambiguous, and
-    different birth years or careers too far apart veto a pair.
+    different birth years or careers too far apart veto a pair; such an abbreviated id
+    is appended to ``ambiguous`` as (id, the ids of the players it fits) when a list is
+    given (``identify``'s note).
+
+    A kept id is compared under its own name and under each name of the ids merged into
+    it (the spellings the user already confirmed), with the best evidence of any of
+    them; the evidence then says which ("same normalised name as merged X"), and its
+    names are one player's when an abbreviation is weighed (``_ambiguous``).
 
     Each duplicate is proposed once, for the end of its chain of best keeps (no chains
     in the alias table, ``merge``); the row's evidence and score are those of the pair
     it shows (``_chain_row``)."""
     players = pl.from_arrow(store.read_players()).select("player_id", "name", "birth_year")
-    merged = set(read_aliases(store).get_column("duplicate").to_list())
-    players = players.filter(~pl.col("player_id").is_in(list(merged)))
-    act = {r["player_id"]: r for r in _activity(store, alias_map(store)).iter_rows(named=True)}
+    current = alias_map(store)
+    act = {r["player_id"]: r for r in _activity(store, current).iter_rows(named=True)}
     met = _met(act)
-    people = {}
+    people, merged_names = {}, []
     for pid, name, birth in players.iter_rows():
         surname, given = matching_name(name or pid.rsplit(":", 1)[-1])
         # (surname, given, birth year, phonetic surname, phonetic given names,
         # spelling-variant key of the given names)
-        people[pid] = (surname, given, birth, *phonetic_key(surname, given), variant_key(given))
+        person = (surname, given, birth, *phonetic_key(surname, given), variant_key(given))
+        if pid in current:
+            merged_names.append((pid, person))
+        else:
+            people[pid] = person
+    # a kept id's other spellings: keep -> [(merged id, its name with the keep's birth
+    # year)], one per spelling other than the keep's own
+    aka: dict[str, list[tuple[str, tuple]]] = {}
+    for dup, person in sorted(merged_names):
+        keep = current[dup]
+        if keep not in people:
+            continue
+        spelt = {people[keep][:2], *(p[:2] for _, p in aka.get(keep, ()))}
+        if person[:2] not in spelt:
+            birth = people[keep][2]
+            aka.setdefault(keep, []).append((dup, (*person[:2], birth, *person[3:])))
     # an opponent's name: (surname key, first given name's spelling-variant key, first
     # normalised given name): the keys the names themselves are compared with
     opponent_name = {pid: (v[3], "".join(v[5][:1]), "".join(v[1][:1])) for pid, v in people.items()}
     by_surname: dict[str, list[str]] = {}  # by phonetic surname: transliterations meet
     for pid, person in people.items():
-        if person[3]:
-            by_surname.setdefault(person[3], []).append(pid)
-    rows = []
-    for ids in by_surname.values():
+        keys = {person[3], *(p[3] for _, p in aka.get(pid, ()))}
+        for key in sorted(k for k in keys if k):
+            by_surname.setdefault(key, []).append(pid)
+    found = []  # (a, b, row) of every pair proposed
+    # a pair with a kept id's other spellings: its best row, its veto notes (pair -> ...)
+    best_of: dict[tuple[str, str], tuple] = {}
+    notes: dict[tuple[str, str], tuple[list, list]] = {}
+    unclear: list = []  # (short id, the ids it fits) of the pairs held back as ambiguous
+    for key, ids in by_surname.items():
         ids.sort()
         for i, a in enumerate(ids):
             for b in ids[i + 1 :]:
-                row = _score_pair(a, b, people, act, opponent_name, ids, apart)
-                if row is not None and met(a, b):  # a player is not his own opponent
-                    if vetoed is not None:
-                        vetoed.append(row)
-                elif row is not None:
-                    rows.append(row)
+                if a not in aka and b not in aka:  # one spelling each: as before
+                    row = _score_pair(a, b, people, act, opponent_name, ids, apart, unclear, aka)
+                    if row is not None:
+                        found.append((a, b, row))
+                    continue
+                far, vague = notes.setdefault((a, b), ([], []))
+                for via_a, pa in _spellings(a, key, people, aka):
+                    for via_b, pb in _spellings(b, key, people, aka):
+                        via = " and ".join(f"merged {d}" for d in (via_a, via_b) if d)
+                        spelt = {a: pa, b: pb}
+                        row = _score_pair(
+                            a, b, people, act, opponent_name, ids, far, vague, aka, spelt, via
+                        )
+                        old = best_of.get((a, b))
+                        if row is not None and (old is None or row[3] > old[3]):
+                            best_of[(a, b)] = row
+    for (a, b), (far, vague) in notes.items():
+        if (row := best_of.get((a, b))) is not None:
+            found.append((a, b, row))
+            continue
+        if far and apart is not None:  # the careers do not depend on the spelling
+            apart.append(far[0])
+        # a kept id held back under one of its other names is no note of its own
+        unclear += [(short, fits) for short, fits in vague if short not in fits]
+    rows = []
+    for a, b, row in found:
+        if met(a, b):  # a player is not his own opponent
+            if vetoed is not None:
+                vetoed.append(row)
+        else:
+            rows.append(row)
+    if ambiguous is not None:  # once per abbreviated id, every player it fits
+        fits: dict[str, set[str]] = {}
+        for short, ids in unclear:
+            fits.setdefault(short, set()).update(ids)
+        ambiguous += [(short, sorted(ids)) for short, ids in sorted(fits.items())]
     if apart:  # the nearest careers first: the likeliest to be one person after all
         apart.sort(key=lambda r: (_gap(r[0], r[1], act), r[0], r[1]))
     schema = {"keep": pl.String, "duplicate": pl.String, "evidence": pl.String, "score": pl.Float64}
@@ -1004,14 +1095,21 @@ def candidates(store: Store, vetoed: list | None = None, apart: list | None = No
     proposed = [
         row
         for dup in best["duplicate"]
-        if (row := _chain_row(dup, link, direct, people, act, met)) is not None
+        if (row := _chain_row(dup, link, direct, people, act, met, aka)) is not None
     ]
     return pl.DataFrame(proposed, schema=schema, orient="row").sort(
         ["score", "keep", "duplicate"], descending=[True, False, False]
     )
 
 
-def _chain_row(dup, link, direct, people, act, met=None) -> tuple | None:
+def _spellings(pid: str, key: str, people, aka) -> list[tuple[str | None, tuple]]:
+    """``pid``'s spellings whose surname key is ``key``: (None, its own name) and, for a
+    kept id, (merged id, that id's name) of ``aka`` (``candidates``)."""
+    named = [(None, people[pid]), *aka.get(pid, ())]
+    return [(via, person) for via, person in named if person[3] == key]
+
+
+def _chain_row(dup, link, direct, people, act, met=None, aka=None) -> tuple | None:
     """The row proposing ``dup`` for the end of its chain of best keeps, with the
     evidence and score *of that pair*: its own when the two were scored directly, else
     "linked through" the ids between them, each link's evidence, and the weakest link's
@@ -1026,7 +1124,11 @@ def _chain_row(dup, link, direct, people, act, met=None) -> tuple | None:
         return keep, dup, *link[dup][1:]
     if frozenset((keep, dup)) in direct:
         return keep, dup, *direct[frozenset((keep, dup))]
-    if not (_names_compatible(keep, dup, people) and _plausible(keep, dup, people, act)):
+    names = [[p for _, p in (("", people[x]), *(aka or {}).get(x, ()))] for x in (keep, dup)]
+    if not (
+        any(_compatible(p, q) for p in names[0] for q in names[1])
+        and _plausible(keep, dup, people, act)
+    ):
         return None
     if met is not None and met(keep, dup):  # the two ends played each other
         return None
@@ -1122,11 +1224,12 @@ def self_play_refusal(games: pl.DataFrame) -> str:
     )
 
 
-def _names_compatible(a: str, b: str, people) -> bool:
-    """Given names that agree as normalised names (same surname), as transliteration
-    keys or as spelling variants (``variant_key``: "Carl" / "Karl")."""
-    (sa, ga, _, _, ka, va), (sb, gb, _, _, kb, vb) = people[a], people[b]
-    return (
+def _compatible(p: tuple, q: tuple) -> bool:
+    """Two names (``candidates``' tuples) with equal surname keys whose given names agree
+    as normalised names (same surname), as transliteration keys or as spelling variants
+    (``variant_key``: "Carl" / "Karl")."""
+    (sa, ga, _, ha, ka, va), (sb, gb, _, hb, kb, vb) = p, q
+    return ha == hb and (
         (sa == sb and _given_match(ga, gb) is not None)
         or _given_match(ka, kb) is not None
         or _given_match(va, vb) is not None
@@ -1168,23 +1271,37 @@ def _years(pid: str, act) -> str:
     return f"{x['first']}-{x['last']}" if x else ""
 
 
-def _ambiguous(a, b, among, people, act) -> bool:
+def _ambiguous(a, b, among, people, act, aka=None, spelt=None) -> tuple | None:
     """The abbreviated given name of ``a`` or ``b`` (the shorter) is compatible
-    (``_names_compatible``) with two plausible players of ``among`` whose given names
+    (``_compatible``) with two plausible players of ``among`` whose given names
     are longer and not compatible with each other ("Lasker, E" with "Lasker, Emanuel"
-    and "Lasker, Edward"). ``among``: the ids of one surname key, so "Loewenthal, J."
-    counts "Löwenthal, Johann Jakob" as it counts "Loewenthal, Johann Jacob"; two
-    spellings of one name ("Johann Jacob" / "Johann Jakob") are one full name."""
-    length = {x: len("".join(people[x][1])) for x in (a, b)}
+    and "Lasker, Edward"): (the shorter id, the ids of the players it fits, sorted), else
+    None. ``among``: the ids of one surname key, so "Loewenthal, J." counts "Löwenthal,
+    Johann Jakob" as it counts "Loewenthal, Johann Jacob"; two spellings of one name
+    ("Johann Jacob" / "Johann Jakob") are one full name. A kept id is one player under
+    its own name and its merged ids' (``aka``, ``candidates``): "Steinitz, William" with
+    "Steinitz, Wilhelm" merged into it leaves "Steinitz, W." one player to fit.
+    ``spelt``: the names ``a`` and ``b`` are compared under (default: their own)."""
+    name = {x: (spelt or {}).get(x, people[x]) for x in (a, b)}
+    length = {x: len("".join(name[x][1])) for x in (a, b)}
     short_id = a if length[a] < length[b] else b
-    fulls = {  # one id per spelling (surname, given names): the keys follow from it
-        people[c][:2]: c
-        for c in among
-        if len("".join(people[c][1])) > length[short_id]
-        and _names_compatible(short_id, c, people)
-        and _plausible(short_id, c, people, act)
-    }.values()
-    return any(not _names_compatible(x, y, people) for x in fulls for y in fulls)
+    short = name[short_id]
+    fulls = {}  # id -> its names longer than the short name and compatible with it
+    for c in among:
+        names = [people[c], *(p for _, p in (aka or {}).get(c, ()))]
+        names = [
+            p for p in names if len("".join(p[1])) > length[short_id] and _compatible(short, p)
+        ]
+        if names and _plausible(short_id, c, people, act):
+            fulls[c] = names
+    if any(
+        not any(_compatible(p, q) for p in fulls[x] for q in fulls[y])
+        for x in fulls
+        for y in fulls
+        if x < y
+    ):
+        return short_id, sorted(fulls)
+    return None
 
 
 def _variant_words(ga: tuple[str, ...], gb: tuple[str, ...], ka, kb) -> str:
@@ -1230,11 +1347,27 @@ def _shared_opponents(names_a: set, names_b: set) -> int:
     return min(len({x for x, _ in pairs}), len({y for _, y in pairs}))
 
 
-def _score_pair(a, b, people, act, opponent_name, same_key, apart=None) -> tuple | None:
+def _score_pair(
+    a,
+    b,
+    people,
+    act,
+    opponent_name,
+    same_key,
+    apart=None,
+    ambiguous=None,
+    aka=None,
+    spelt=None,
+    via="",
+) -> tuple | None:
     """(keep, duplicate, evidence, score) of ids ``a`` and ``b``, None when not proposed;
     a pair left out only by the years-of-play veto is appended to ``apart`` (a, b, a's
-    years, b's years) when a list is given."""
-    (sa, ga, ba, _, ka, va), (sb, gb, bb, _, kb, vb) = people[a], people[b]
+    years, b's years), and one left out as ambiguous to ``ambiguous`` (``_ambiguous``'s
+    short id and the ids it fits), when a list is given. ``spelt``: the names ``a`` and
+    ``b`` are compared under (a kept id's merged ids' names, ``candidates``; default:
+    their own), said in the evidence as ``via`` ("same normalised name as merged X")."""
+    spelt = spelt or {}
+    (sa, ga, ba, _, ka, va), (sb, gb, bb, _, kb, vb) = (spelt.get(x, people[x]) for x in (a, b))
     match = _given_match(ga, gb) if sa == sb else None
     evidence, score = [], 0.0
     if match is None and (match := _given_match(ka, kb)) is not None:
@@ -1260,7 +1393,11 @@ def _score_pair(a, b, people, act, opponent_name, same_key, apart=None) -> tuple
     else:
         score += SCORE_ABBREVIATED
         evidence.append("abbreviated given name")
-    if match != "same" and _ambiguous(a, b, same_key, people, act):
+    if via:
+        evidence[-1] += f" as {via}"
+    if match != "same" and (fits := _ambiguous(a, b, same_key, people, act, aka, spelt)):
+        if ambiguous is not None:
+            ambiguous.append(fits)
         return None
     if ba is not None and bb is not None and ba != bb:
         return None  # two birth years: two people
@@ -1276,8 +1413,8 @@ def _score_pair(a, b, people, act, opponent_name, same_key, apart=None) -> tuple
     gb_n = xb["games"] if xb else 0
     # keep a source's own id (FIDE or the CSV's) over a file-scoped one, then more games,
     # then the more informative spelling (``_informative``), then the smaller id
-    rank_a = (not _scoped(a), ga_n, _informative(ga), b)
-    rank_b = (not _scoped(b), gb_n, _informative(gb), a)
+    rank_a = (not _scoped(a), ga_n, _informative(people[a][1]), b)  # the ids' own names
+    rank_b = (not _scoped(b), gb_n, _informative(people[b][1]), a)
     keep, dup = (a, b) if rank_a >= rank_b else (b, a)
     if xa and xb:
         score += SCORE_OVERLAP

@@ -189,7 +189,8 @@ def cmd_identify(args) -> int:
     store = require_store(args)
     vetoed: list = []
     apart: list = []
-    frame = identity.candidates(store, vetoed, apart)
+    ambiguous: list = []
+    frame = identity.candidates(store, vetoed, apart, ambiguous)
     if vetoed:  # no row to hold it: said on stderr (docs/identity.md "Candidates")
         import sys
 
@@ -210,6 +211,18 @@ def cmd_identify(args) -> int:
             f"years of play are more than {identity.MAX_GAP} years apart or span more than "
             f"{identity.MAX_CAREER} years ({shown}{more}); after merging the proposals, "
             "identify again (a kept id counts its duplicates' years), or merge by hand",
+            file=sys.stderr,
+        )
+    if ambiguous:  # the ambiguity rule, said as the vetoes above (docs/identity.md)
+        import sys
+
+        shown = "; ".join(f"{short}: {' / '.join(fits)}" for short, fits in ambiguous[:3])
+        more = f" and {len(ambiguous) - 3} more" if len(ambiguous) > 3 else ""
+        print(
+            f"arpad: note: {len(ambiguous)} abbreviated name(s) not proposed: each fits "
+            f"several players' full names ({shown}{more}); merge by hand the one the "
+            "sources name (arpad players merge KEEP DUPLICATE), or merge those players "
+            "first if they are one",
             file=sys.stderr,
         )
     if args.output:
