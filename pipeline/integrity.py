@@ -400,13 +400,17 @@ def problems(store, first_only: bool = False) -> list[Problem]:
             except InputError as exc:
                 if add_error(exc, path):
                     return found
-    # Files the commands refuse to go on without while games are stored (their own
-    # lines): the players table, and the key dictionary of games files that carry keys
-    # (``check`` said "no problem found" for either deleted: hostile round 9).
-    if not store.players_path.exists() or not store.keys_path.exists():
+    # Files the commands refuse to go on without (their own lines): the players table
+    # while games are stored, the key dictionary of games files that carry keys
+    # (``check`` said "no problem found" for either deleted: hostile round 9), and the
+    # observations of ingested players files (newuser round 10).
+    for refuse in (
+        lambda: store.players_path.exists() or store.read_players(),
+        lambda: player_keys.refuse_lost_dictionary(store.keys_path),
+        lambda: refuse_lost_observations(store),
+    ):
         try:
-            store.read_players()
-            player_keys.refuse_lost_dictionary(store.keys_path)
+            refuse()
         except InputError as exc:
             if add_error(exc):
                 return found
@@ -648,6 +652,34 @@ def missing_batches(store) -> list[tuple[str, str, int]]:
     ]
 
 
+def refuse_lost_observations(store) -> None:
+    """``players/observations.parquet`` missing while the manifest lists a players file:
+    every players-file ingest writes it (identity.record_observations), so it was deleted
+    (or half a backup restored). Without it ``rate`` seeds every pool with the players
+    table's (standard) rating, and the next ingest would rewrite it with one source's
+    rows (newuser round 10). A store that never wrote it (players written directly, not
+    through ingest) is not refused. A stat; two columns of the manifest are read only
+    when the file is missing (an unreadable manifest is named where it is read)."""
+    from arpad.pipeline.observations import observations_path
+
+    path = observations_path(store)
+    if path.exists() or not store.manifest_path.is_file():
+        return
+    try:
+        with pq.ParquetFile(store.manifest_path) as file:
+            manifest = file.read(columns=["kind", "source"])
+    except (OSError, ValueError, KeyError, pa.ArrowException):
+        return
+    kinds = manifest.column("kind").to_pylist()
+    given = [s for s, k in zip(manifest.column("source").to_pylist(), kinds) if k == "players"]
+    if given:
+        raise damaged(
+            path,
+            f"missing while players files are stored ({given[0]} in the manifest)",
+            BACKUP + " (without it every pool would start from the players table's rating)",
+        )
+
+
 def check_batches(store) -> None:
     """Before a rate: a games source whose files are all gone would be rated as if it had
     no games (a silent wrong answer); refused naming it. One manifest read and one listing
@@ -657,6 +689,7 @@ def check_batches(store) -> None:
     for path in sorted((store.root / "runs").glob("system=*/pool=*.json")):
         if not path.is_dir():
             open_json(path)
+    refuse_lost_observations(store)  # (else rapid seeded from standard ratings)
     missing = missing_batches(store)
     if missing:
         batch, source, accepted = missing[0]

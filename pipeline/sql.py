@@ -390,9 +390,14 @@ def run_readonly_sql(
 
     ``timeout``: seconds the query may run (None: no limit). A SIGINT or SIGTERM stops
     the query at once (``_Interrupts``). Raises ValueError (exit 2) for a refused
-    statement, an SQL error or a query that ran out of time."""
+    statement, an SQL error or a query that ran out of time, and an InputError naming
+    the players table deleted from a store with games, as ``rate`` and ``list`` (the
+    ``players`` view read as empty, every name null: analyst round 10). A stat of the
+    file; no view reads the key dictionary, so none is refused without it."""
     timeout = check_timeout(timeout)
     check_statement(query)
+    if not store.players_path.exists():
+        store.read_players()  # (refused while games are stored)
     for attempt in range(1, RACE_ATTEMPTS + 1):
         try:
             return _run_readonly_once(store, query, params, allow_files, timeout)
