@@ -1005,6 +1005,9 @@ class MergeRequest:
     # filled by merge_players: the games a merge took out as probable duplicates of games
     # of another file, or a split put back (docs/identity.md "Copies a merge makes one game")
     games_out: int = 0
+    # filled by merge_players: the ratings stated for the duplicates that differ from the
+    # published list in force, now the keeps' (stated_ratings.merge_notes)
+    notes: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         self.store = _absolute(self.store)
@@ -1050,6 +1053,15 @@ def merge_players(req: MergeRequest, runner: Runner = LOCAL) -> list[tuple[str, 
         touched += more
         identity.commit_staged(staged)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
+        if not req.split:  # the duplicates' stated ratings are now the keeps' (engine)
+            from arpad.pipeline.stated_ratings import merge_notes
+
+            after = identity.alias_map(store)
+            moved = {dup: keep for dup, keep in after.items() if before.get(dup) != keep}
+            try:  # the merge is done: a file that cannot be read is said, not raised
+                req.notes = merge_notes(store, moved)
+            except ValueError as exc:
+                req.notes = [f"stated ratings of the merged ids not compared: {exc}"]
     earliest: dict[str, int] = {}
     for pool, period in touched:
         earliest[pool] = min(period, earliest.get(pool, period))

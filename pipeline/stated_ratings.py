@@ -16,6 +16,7 @@ tests/test_officer_attack3.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,18 +98,51 @@ def _list_ratings(store: Store, system: str, pool: str, period: int) -> pl.DataF
     return frame.with_columns(pl.col("rating").cast(pl.Float64).alias("listed"))
 
 
-def stated_rating_notes(store: Store, games: pa.Table) -> list[str]:
-    """One note per published system/pool whose list in force disagrees with ratings
-    stated in ``games`` (empty when there is nothing to compare)."""
+def _whole(values: np.ndarray) -> np.ndarray:
+    """FIDE rounds a stated rating half away from zero (FideSystem.seed)."""
+    return np.sign(values) * np.floor(np.abs(values) + 0.5)
+
+
+def _fallen(store: Store, system: str, pool: str, upto: int, players: list[str]) -> pl.DataFrame:
+    """(player_id, fell, fell_in) of ``players`` off the list because they fell below the
+    floor: their latest ratings row with a rating at or before ``upto`` is ``unrated``
+    (an unrated player's later games leave it empty; a player never rated has none:
+    docs/observations.md "Who is on a list")."""
+    schema = {"player_id": pl.String, "fell": pl.Float64, "fell_in": pl.Int64}
+    periods = [p for p in store.rating_periods(system, pool) if p <= upto]
+    scans = [
+        pl.scan_parquet(path)
+        .select("player_id", "status", pl.col("rating_after").alias("fell"))
+        .filter(pl.col("player_id").is_in(players) & pl.col("fell").is_not_nan())
+        .with_columns(pl.lit(p, pl.Int64).alias("fell_in"))
+        for p in periods
+        if (path := store.rating_partition(system, pool, p) / "part-0.parquet").is_file()
+    ]
+    if not players or not scans:
+        return pl.DataFrame(schema=schema)
+    latest = pl.concat(scans).sort("fell_in").group_by("player_id").last().collect()
+    return latest.filter(pl.col("status") == "unrated").select(*schema)
+
+
+def _differences(store: Store, stated: pl.DataFrame) -> list[tuple[str, str, list[tuple]]]:
+    """(system, pool, differences) of each published system that seeds and pool where a
+    rating of ``stated`` (``_stated``'s rows, with ``source_file`` or not) differs from the
+    published list in force (the latest published before its period): differences are
+    (in_force, player_id, rating, listed, fell_in, source_file, *other columns) rows
+    (``merge_notes``: the duplicate). ``listed`` is the
+    list's rating; for a player off that list because he fell below the floor, his rating
+    then and ``fell_in`` its period (a stated rating above it rates him again: officer,
+    round 10); a player never rated is not compared (a newcomer)."""
     systems = _published_systems(store)
-    if not systems:
-        return []
-    stated = _stated(games)
-    if stated.is_empty():
+    if not systems or stated.is_empty():
         return []
     from arpad.pipeline.systems import get_system  # only with a published list to compare
 
-    notes = []
+    if "source_file" not in stated.columns:
+        stated = stated.with_columns(pl.lit(None, pl.String).alias("source_file"))
+    known = ("pool", "period", "player_id", "rating", "source_file")
+    extra = [c for c in stated.columns if c not in known]
+    out = []
     for name in systems:
         try:
             system = get_system(name)
@@ -127,26 +161,130 @@ def stated_rating_notes(store: Store, games: pa.Table) -> list[str]:
                     continue
                 in_force = before[-1]
                 mine = stated.filter((pl.col("pool") == pool) & (pl.col("period") == period))
-                joined = mine.join(
-                    _list_ratings(store, name, pool, in_force), on="player_id", how="inner"
+                mine = mine.with_columns(pl.Series("whole", _whole(mine["rating"].to_numpy())))
+                listed = _list_ratings(store, name, pool, in_force)
+                on = mine.join(listed, on="player_id", how="inner").filter(
+                    pl.col("whole") != pl.col("listed")
                 )
-                # FIDE rounds a stated rating half away from zero (FideSystem.seed)
-                rating = joined.get_column("rating").to_numpy()
-                whole = np.sign(rating) * np.floor(np.abs(rating) + 0.5)
-                off = joined.filter(pl.Series(whole != joined.get_column("listed").to_numpy()))
-                differ += [(in_force, *row) for row in off.select(
-                    "player_id", "rating", "listed").iter_rows()]  # fmt: skip
-            if not differ:
-                continue
-            in_force, pid, rating, listed = differ[0]
-            players = len({d[1] for d in differ})
-            notes.append(
-                f"{players} player(s) whose rating in the file differs from the published "
-                f"{name}/{pool} list in force ({in_force}; e.g. {pid}: {rating:g} here, "
-                f"{listed:g} on the list): the file's ratings replace the list's for its "
-                "period (docs/observations.md); if the arbiter used an older list, correct "
-                "the file"
-            )
+                off = mine.join(listed, on="player_id", how="anti")
+                fell = _fallen(store, name, pool, in_force, off["player_id"].to_list())
+                off = off.join(fell, on="player_id")
+                # a stated rating at or below his rating then is below the floor too: none
+                off = off.filter(
+                    pl.Series(off["whole"].to_numpy() > _whole(off["fell"].to_numpy()))
+                )
+                rows = ("player_id", "rating", "listed", "fell_in", "source_file", *extra)
+                on = on.with_columns(pl.lit(None, pl.Int64).alias("fell_in"))
+                off = off.select(*rows[:2], pl.col("fell").alias("listed"), *rows[3:])
+                for frame in (on, off):
+                    differ += [(in_force, *row) for row in frame.select(rows).iter_rows()]
+            if differ:
+                out.append((name, pool, differ))
+    return out
+
+
+def _examples(differ: list[tuple], where: Callable[[tuple], str]) -> str:
+    """The first difference with the list, and the first player off it (fell below the
+    floor), each as "ID: R here, …" (``where``: what follows "here" for the row)."""
+    listed = [d for d in differ if d[4] is None][:1]
+    fallen = [d for d in differ if d[4] is not None][:1]
+    return "; ".join(
+        f"{d[1]}: {d[2]:g}{where(d)}, "
+        + (
+            f"{d[3]:g} on the list"
+            if d[4] is None
+            else f"not on the list: {d[3]:g} in {d[4]}, below the floor"
+        )
+        for d in [*listed, *fallen]
+    )
+
+
+def stated_rating_notes(store: Store, games: pa.Table) -> list[str]:
+    """One note per published system/pool whose list in force disagrees with ratings
+    stated in ``games`` (empty when there is nothing to compare)."""
+    if not _published_systems(store):
+        return []
+    stated = _stated(games)
+    if not stated.is_empty() and store.aliases_path.exists():
+        from arpad.pipeline.identity import alias_map  # a merged id's rating is his keep's
+
+        stated = stated.with_columns(pl.col("player_id").replace(alias_map(store)))
+    notes = []
+    for name, pool, differ in _differences(store, stated):
+        players = len({d[1] for d in differ})
+        notes.append(
+            f"{players} player(s) whose rating in the file differs from the published "
+            f"{name}/{pool} list in force ({differ[0][0]}; e.g. "
+            f"{_examples(differ, lambda d: ' here')}): the file's ratings replace the list's "
+            "for its period (docs/observations.md); if the arbiter used an older list, "
+            "correct the file"
+        )
+    return notes
+
+
+def merge_notes(store: Store, moved: dict[str, str]) -> list[str]:
+    """After ``arpad players merge`` (``moved``: duplicate -> keep of each id the merge
+    counts for a new keep): one note per published system/pool whose list in force
+    differs from a rating stated for a duplicate, now his keep's (a merged duplicate's
+    observations count for his keep: docs/observations.md "Merges and stated ratings").
+    A club PGN without FIDE ids copied from another list re-seeds the kept players at
+    the next rate, and its ingest could not compare file-scoped ids (new user, round 10).
+    Only statements that count after the merge: a keep's own one of the same period
+    first in counting order wins (``pool_observations``). Empty when nothing differs."""
+    systems = _published_systems(store)
+    if not moved or not systems:
+        return []
+    from arpad.pipeline.identity import alias_map
+
+    aliases = alias_map(store)
+    frames = []
+    for pool in store.pools():
+        firsts = [lists[0] for s in systems if (lists := store.published_periods(s, pool))]
+        if not firsts:
+            continue
+        # from the month of the first list on (the month before too: an event begun then
+        # states its ratings once, there); a statement at the first list has none before
+        months = store.periods(pool)
+        months = [
+            *[p for p in months if p < min(firsts)][-1:],
+            *(p for p in months if p >= min(firsts)),
+        ]
+        games = _period_games(store, pool, months)
+        if games.num_rows == 0:
+            continue
+        mine = _stated(games, files=True)
+        if mine.is_empty():
+            continue
+        brought = mine.filter(pl.col("player_id").is_in(list(moved))).with_columns(
+            pl.col("player_id").alias("duplicate"), pl.col("player_id").replace(moved)
+        )
+        if brought.is_empty():
+            continue
+        # as the engine counts them: the ids resolved first
+        resolved = pl.from_arrow(games).with_columns(
+            pl.col("white_id", "black_id").replace(aliases)
+        )
+        counted = _stated(resolved.to_arrow()).filter(
+            pl.col("player_id").is_in(brought["player_id"].unique().to_list())
+        )
+        keys = ["pool", "period", "player_id", "rating"]
+        frames.append(brought.join(counted.select(keys), on=keys, how="semi"))
+    if not frames:
+        return []
+    notes = []
+    for name, pool, differ in _differences(store, pl.concat(frames)):
+        players = len({d[1] for d in differ})
+        files = sorted({d[5] for d in differ if d[5] is not None})
+        named = ", ".join(files[:3]) + (", …" if len(files) > 3 else "")
+        notes.append(
+            f"{players} kept player(s) whose rating stated for a merged duplicate differs "
+            f"from the published {name}/{pool} list in force ({differ[0][0]}; e.g. "
+            + _examples(differ, lambda d: f" stated for {d[6]} in {d[5]}")
+            + "): the duplicates' stated ratings replace the list's for their periods at "
+            'the next rate (docs/observations.md "Merges and stated ratings"); if the file '
+            f"copied another list, ingest {named} again under the same --source with "
+            "--ignore-stated-ratings, then rate"
+        )
     return notes
 
 
@@ -388,9 +526,7 @@ def before_recompute(store: Store, system: str, pool: str) -> BeforeRecompute | 
     )
     if stated.is_empty():
         return None
-    stated = stated.select(
-        "player_id", "period", pl.col("source_file").fill_null("a later file")
-    )
+    stated = stated.select("player_id", "period", pl.col("source_file").fill_null("a later file"))
     old = _starts(store, system, pool, rated, stated.select("player_id").unique())
     return BeforeRecompute(stale, rated, stated, old)
 

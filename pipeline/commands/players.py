@@ -123,6 +123,8 @@ def cmd_merge(args) -> int:
             "(docs/identity.md)",
             file=sys.stderr,
         )
+    for note in request.notes:  # stated ratings the merge brings (docs/observations.md)
+        print(f"arpad: note: {note}", file=sys.stderr)
     return 0
 
 
