@@ -532,11 +532,15 @@ def _start_source(store: Store, con, pool: str, own_ids, period: int, before: in
     after = last["rating_after"]
     if after is not None and _half_away(Fraction(after)) == before:
         return None
-    previous = (
-        f"the list of period {last['period']} had {_half_away(Fraction(after))}"
-        if after is not None
-        else f"the row of period {last['period']} had no rating"
-    )
+    if after is None:
+        previous = f"the row of period {last['period']} had no rating"
+    elif last.get("status") == "unrated":  # fell below the floor: on no list (§1.3.5)
+        previous = (
+            f"his row of period {last['period']} had {_half_away(Fraction(after))}, below "
+            "the rating floor: unrated, not on the list"
+        )
+    else:
+        previous = f"the list of period {last['period']} had {_half_away(Fraction(after))}"
     low, high = before - 0.5, before + 0.5  # FIDE's seed rounds half away from zero
     given = identity.read_observations(store).filter(
         pl.col("player_id").is_in(own_ids)

@@ -83,6 +83,14 @@ def test_a_stated_rating_above_a_fallen_players_counts_in_the_ingest_note(octobe
     # 2000 (400: .08) ½: 20 x (.63 + .42) = 21 -> 1426, on the list
     assert cli(october, "rate", "--system", "fide", "--no-flow") == 0
     assert november(october)["4600002"] == 1426
+    # and the card says where he came from without calling him listed (it said "the
+    # list of period 202610 had 1394": no list holds him)
+    capsys.readouterr()
+    assert cli(october, "card", "4600002", "--period", "202611") == 0
+    assert (
+        "rating at the start: 1405 (stated in nov.csv for this period; his row of period "
+        "202610 had 1394, below the rating floor: unrated, not on the list)"
+    ) in capsys.readouterr().out
 
 
 def test_ratings_as_listed_and_a_fallen_players_own_rating_say_nothing(october, capsys):
