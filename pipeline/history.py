@@ -166,8 +166,7 @@ def stated_start_note(
     )
     if rows.is_empty():
         return None
-    from arpad.pipeline.identity import alias_map
-    from arpad.pipeline.stated_ratings import _period_games, _stated
+    from arpad.pipeline.stated_ratings import stated_in
 
     stored = store.periods(pool)
     months = sorted(
@@ -178,12 +177,9 @@ def stated_start_note(
             if a <= p <= b
         }
     )
-    stated = _stated(_period_games(store, pool, months), files=True)
+    stated = stated_in(store, pool, months)
     if stated.is_empty():
         return None
-    aliases = alias_map(store)  # a merged duplicate's statements are his keep's (engine)
-    if aliases:
-        stated = stated.with_columns(pl.col("player_id").replace(aliases))
     mine = stated.filter(pl.col("player_id") == player_id).unique("period", keep="first")
     hit = rows.with_columns(pl.col("period").cast(pl.Int64)).join(
         mine.select("period", "source_file"), on="period"

@@ -292,6 +292,19 @@ def merge_notes(store: Store, moved: dict[str, str]) -> list[str]:
 _GAME_COLUMNS = ("game_id", "source", "event_id", "white_id", "black_id")
 
 
+def stated_in(store: Store, pool: str, months: list[int]) -> pl.DataFrame:
+    """``_stated`` of the stored games of ``pool`` in ``months``, with the source file, and
+    a merged duplicate's statements as his keep's, as the engine counts them (empty when
+    nothing is stated)."""
+    from arpad.pipeline.identity import alias_map
+
+    stated = _stated(_period_games(store, pool, months), files=True)
+    if stated.is_empty():
+        return stated
+    aliases = alias_map(store)
+    return stated.with_columns(pl.col("player_id").replace(aliases)) if aliases else stated
+
+
 def _period_games(store: Store, pool: str, periods: list[int]) -> pa.Table:
     """The stored games of ``pool`` in ``periods`` that can state ratings, in counting
     order (period, file name, row), with the ``pool`` and ``period`` ``_stated`` reads."""
@@ -328,14 +341,12 @@ def replaced_revisions(
     file}, oldest list first. Empty for a system that does not seed from stated ratings
     (``seeds_from_observations``)."""
     from arpad.kernels.rounding import round_half_away_array
-    from arpad.pipeline.identity import alias_map
     from arpad.pipeline.systems import get_system
 
     if not get_system(system).seeds_from_observations:
         return []
     scale = 1.0 if get_system(system).integer_ratings else 10.0  # as its lists (lists.md)
     done, rated = store.published_periods(system, pool), store.rating_periods(system, pool)
-    aliases = None
     out = []
     for frozen in sorted(revisions):
         changed = revisions[frozen].filter(
@@ -348,13 +359,9 @@ def replaced_revisions(
             continue
         # (from the frozen month: an event begun then states its ratings once, there)
         months = [p for p in store.periods(pool) if frozen <= p <= last]
-        stated = _stated(_period_games(store, pool, months), files=True)
+        stated = stated_in(store, pool, months)
         if stated.is_empty():
             continue
-        if aliases is None:  # a merged duplicate's statements are his keep's (engine)
-            aliases = alias_map(store)
-        if aliases:
-            stated = stated.with_columns(pl.col("player_id").replace(aliases))
         first = (
             stated.filter(pl.col("period").is_in(in_force))
             .unique("player_id", keep="first", maintain_order=True)  # (sorted by period)
@@ -513,14 +520,9 @@ def before_recompute(store: Store, system: str, pool: str) -> BeforeRecompute | 
         *[p for p in months if p < stale][-1:],
         *(p for p in months if stale <= p <= later[-1]),
     ]
-    stated = _stated(_period_games(store, pool, months), files=True)
+    stated = stated_in(store, pool, months)
     if stated.is_empty():
         return None
-    from arpad.pipeline.identity import alias_map
-
-    aliases = alias_map(store)  # a merged duplicate's statements are his keep's (engine)
-    if aliases:
-        stated = stated.with_columns(pl.col("player_id").replace(aliases))
     stated = stated.filter(pl.col("period").is_in(later)).unique(
         ["player_id", "period"], keep="first", maintain_order=True
     )
