@@ -149,10 +149,23 @@ def open_store(args) -> Store:
 
 
 def require_store(args) -> Store:
+    check_system(args)
     store = open_store(args)
     if not store.exists():
         raise FileNotFoundError(f"no store at {args.store} (ingest something first)")
     return store
+
+
+def check_system(args) -> None:
+    """The one check of ``--system`` for every command that reads a store (they all
+    open it here): a name no rating system has is refused with the line of ``arpad
+    rate`` and ``list`` (``unknown rating system 'eloo' (did you mean 'elo'?)``), not
+    the advice to rate it (analyst round 10; docs/cli.md)."""
+    name = getattr(args, "system", None)
+    if isinstance(name, str):  # (site's default None: every system)
+        from arpad.pipeline.systems import get_system
+
+        get_system(name)  # ValueError: the one line, exit 2
 
 
 def resolve_player(store: Store, player_id: str, system: str, pool: str = "standard") -> str:
