@@ -28,7 +28,8 @@ def add_store(parser: argparse.ArgumentParser) -> None:
 
 def add_encoding(parser: argparse.ArgumentParser) -> None:
     """``--encoding CODEPAGE`` of the commands that read games and players files
-    (``ingest``, ``recalculate``; docs/ingest.md "Encodings"), checked with the request."""
+    (``ingest``, ``recalculate``, ``serve``/``deploy``, ``performance``, ``norm``,
+    ``category``, ``predict``; docs/ingest.md "Encodings"), checked before a file is read."""
     parser.add_argument(
         "--encoding",
         default=None,
