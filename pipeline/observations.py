@@ -337,6 +337,20 @@ def undated_ratings(
             return rating
         wanted = ("player_id", "source", "line", "rating", "period", "pool")
         obs = file.read(columns=[c for c in wanted if c in present])
+    return latest_undated(
+        obs, lambda: store.read_manifest().column("source"), player_ids, rating, index, pool
+    )
+
+
+def latest_undated(
+    obs: pa.Table, sources, player_ids, rating: np.ndarray, index=None, pool: str | None = None
+) -> np.ndarray:
+    """``undated_ratings`` of identity observations ``obs`` (``player_id`` and
+    ``rating``; ``source``, ``line``, ``period`` and ``pool`` where known): per player of
+    ``player_ids``, the rating of the latest undated row of ``pool`` or of no pool, in the
+    order of ``sources()`` (the players files in ingest order: the store's manifest, read
+    only when ``obs`` names sources), then the line. ``arpad.rate`` picks a players
+    frame's starting ratings of its pool with it, as a store run does (docs/api.md)."""
     undated = pc.is_valid(obs.column("rating"))
     if "period" in obs.column_names:  # files written before dated players files lack it
         undated = pc.and_(undated, pc.is_null(obs.column("period")))
@@ -361,7 +375,7 @@ def undated_ratings(
     # The rating of the players file ingested last (manifest order: a corrected file
     # is the latest), its last row; never the players table's value, which other
     # sources (a dated players file) may have written (docs/observations.md).
-    order = store.read_manifest().column("source")
+    order = sources()
     position = pc.fill_null(pc.index_in(obs.column("source"), value_set=order), -1)
     position = position.to_numpy(zero_copy_only=False)
     line = np.zeros(obs.num_rows, dtype=np.int64)

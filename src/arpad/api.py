@@ -417,6 +417,16 @@ def _validated(
         raw = raw_from_arrow(table, Path(name), "dataframe", mapping, kind)
     check = validate_players if kind == "players" else validate_games
     validated = check(raw, name, "memory")
+    rows = None
+    if kind == "players" and "pool" in raw.frame.columns:
+        from arpad.pipeline.observations import dated_players
+
+        # a row's pool, FIDE's RRtng/BRtng beside SRtng: each a row of its own pool, as
+        # ingest splits them (bad pools and pool ratings quarantined), for _pool_players
+        validated, pools, rows = dated_players(raw, validated, name, "memory")
+        rows = pl.from_arrow(rows).join(
+            pools.select("source", "pool"), on="source", how="left", maintain_order="left"
+        )
     if isinstance(data, (str, os.PathLike)):  # the notes `arpad ingest` prints for it
         from arpad.pipeline.tournament_files import read_notes
 
@@ -434,7 +444,7 @@ def _validated(
         )
     if bad.num_rows:  # errors="skip": say how many went, and why (they went without a word)
         warnings.warn(_skipped_text(kind, bad, validated.rows_read), stacklevel=_outside_arpad())
-    return validated.accepted
+    return validated.accepted if rows is None else rows.to_arrow()
 
 
 def _warn_notes(file, notes: list[str], players=None) -> None:
@@ -465,6 +475,91 @@ def _ecf_ignores_rating(system, players: pa.Table | None) -> None:
     system's ``players_notes``, which ``arpad rate`` prints as notes."""
     for note in system.players_notes(lambda: players):
         warnings.warn(note, stacklevel=_outside_arpad())
+
+
+def _pool_players(rows: pa.Table | None, pool: str) -> pa.Table | None:
+    """The players of a run of ``pool``, one row per player, from a players input
+    whose rows have a pool (a ``pool`` column, or FIDE's SRtng/RRtng/BRtng:
+    ``_validated`` split them as ingest does, ``observations.dated_players``): the facts
+    merged as ingest merges them into the players table (``ingest._merge_players``: of
+    ``POOL_FIELDS`` the standard row's, a rapid or blitz row's only where it has none;
+    the other fields the last given), and the rating the player's own of ``pool``, picked
+    as a store run picks it (``observations.latest_undated``; none: unrated, the standard
+    rating never seeds rapid or blitz; docs/observations.md "Undated ratings and pools").
+    So the result is ``Store.ingest`` + ``Store.rate``'s (docs/api.md round 10). Rows
+    without a pool are returned as they are."""
+    if rows is None or "pool" not in rows.column_names:
+        return rows
+    from arpad.pipeline import schemas
+    from arpad.pipeline.ingest import POOL_FIELDS
+    from arpad.pipeline.observations import latest_undated
+
+    frame = pl.from_arrow(rows)
+    other = pl.col("pool").is_not_null() & (pl.col("pool") != schemas.POOLS[0])
+    merged = frame.group_by("player_id", maintain_order=True).agg(
+        pl.coalesce(
+            pl.col(c).filter(~other).drop_nulls().last(),
+            pl.col(c).filter(other).drop_nulls().last(),
+        )
+        if c in POOL_FIELDS
+        else pl.col(c).drop_nulls().last()
+        for c in frame.columns
+        if c not in ("player_id", "pool")
+    )
+    seeds = frame.select(
+        "player_id",
+        pl.lit("players").alias("source"),  # one input: its rows in line order
+        pl.col("source").str.extract(r":(\d+)$", 1).cast(pl.Int64).alias("line"),
+        "rating",
+        "pool",
+    ).to_arrow()
+    ids = merged.get_column("player_id").to_arrow()
+    given = merged.get_column("rating").cast(pl.Float64).fill_null(np.nan).to_numpy()
+    rating = latest_undated(seeds, lambda: pa.array(["players"]), ids, given, None, pool)
+    merged = merged.with_columns(pl.Series("rating", rating).fill_nan(None))
+    return schemas.conform(merged.to_arrow(), schemas.PLAYERS)
+
+
+# A ratings frame (``rate``'s result, ``Store.ratings``) given as ``players=``: its state
+# after the period, read as the starting state when the frame has no ``rating``.
+_STATE_AFTER = {"rating_after": "rating", "rd_after": "rd", "volatility_after": "volatility"}
+# What a ratings frame cannot give: K by the rated games so far, the peak, the age.
+_HISTORY_FACTS = ("rated_games", "peak_rating", "birth_year")
+
+
+def _ratings_as_players(players):
+    """``players`` given as a ratings frame (``rate``'s result, ``Store.ratings``: no
+    ``rating``, but ``rating_after``): ``rating_after``, ``rd_after`` and
+    ``volatility_after`` read as ``rating``, ``rd`` and ``volatility`` (columns of those
+    names kept), with a UserWarning saying so and naming the facts such a frame lacks
+    (its ``games`` counts one period's games, not the rated games so far). They were
+    not read, and every player started unrated without a word (docs/api.md round 10).
+    A file is read as ``arpad ingest`` reads it (its note names the columns not read)."""
+    if players is None or isinstance(players, str | os.PathLike):
+        return players
+    table = _arrow(players, "players")
+    names = table.column_names
+    if "rating" in names or "rating_after" not in names:
+        return table  # (read once: _validated takes the Arrow table as it is)
+    read = {
+        after: name
+        for after, name in _STATE_AFTER.items()
+        if after in names and name not in names and table.column(after).null_count < len(table)
+    }
+    if "rating_after" not in read:  # no rating in it: as before
+        return table
+    table = table.rename_columns([read.get(n, n) for n in names])
+    said = ", ".join(f"{after} as {name}" for after, name in read.items())
+    text = f"players: a ratings frame: {said} (the state after its period)"
+    lacking = [c for c in _HISTORY_FACTS if c not in names]
+    if lacking:
+        text += (
+            f"; it has no {', '.join(lacking)} (its games count one period's games): where K "
+            "depends on them (FIDE, USCF) each rated player is taken as established and "
+            "adult unless you join them as columns"
+        )
+    warnings.warn(text, UserWarning, stacklevel=_outside_arpad())
+    return table
 
 
 def _players_table(games: pa.Table, players: pa.Table | None) -> pa.Table:
@@ -569,13 +664,15 @@ def rate(
     if encoding is not None and not any(isinstance(d, str | os.PathLike) for d in (games, players)):
         raise TypeError(f"encoding: only for a file (a path), got {type(games).__name__}")
     game_table = _validated(games, "games", mapping, errors, fmt, encoding)
-    player_table = (
+    players = _ratings_as_players(players)
+    player_rows = (
         _validated(players, "players", None, errors, None, encoding)
         if players is not None
         else None
     )
+    player_table = _pool_players(player_rows, pool)
     _check_observations(get_system(system), game_table)
-    _check_starting_ratings(get_system(system), player_table)
+    _check_starting_ratings(get_system(system), player_table, pool, player_rows)
     _ecf_ignores_rating(get_system(system), player_table)
     game_table = _of_pool(game_table, pool, named_pool)
     overrides = {k: v for k, v in settings.items()}
@@ -648,14 +745,31 @@ def _check_observations(system, games: pa.Table) -> None:
         )
 
 
-def _check_starting_ratings(system, players: pa.Table | None) -> None:
+def _check_starting_ratings(
+    system, players: pa.Table | None, pool: str = "standard", rows: pa.Table | None = None
+) -> None:
     """A system that rates no one without published ratings (FIDE, Harkness, Ingo) and
     players without any rating: a ValueError, as ``arpad rate`` refuses such a store
-    (it returned every player unrated, or no rows at all)."""
+    (it returned every player unrated, or no rows at all). ``rows`` (the players input
+    per pool, ``_validated``) giving ratings of other pools only: the ValueError says so
+    (a pool's ratings seed that pool alone; ``_pool_players``)."""
     if not system.needs_published_ratings:
         return
     ratings = players.column("rating") if players is not None else None
     if ratings is None or ratings.null_count == len(ratings):
+        if rows is not None and "pool" in rows.column_names:
+            from arpad.pipeline.readers import PLAYER_HEADINGS
+
+            rated = rows.filter(pa.compute.is_valid(rows.column("rating")))
+            pools = sorted(set(rated.column("pool").to_pylist()) - {None})
+            if pools:
+                raise ValueError(
+                    f"{system.name} needs published starting ratings of the {pool} pool: the "
+                    f"players give {' and '.join(pools)} ratings only, and a pool's ratings "
+                    "seed that pool alone (docs/observations.md): give a "
+                    f"{pool}_rating column ({PLAYER_HEADINGS[f'{pool}_rating'][0]} in FIDE's "
+                    f"list) or rows with pool {pool}"
+                )
         raise ValueError(
             f"{system.name} needs published starting ratings: give players= with a "
             "rating column (player_id, rating, rated_games, …)"
