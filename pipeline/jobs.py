@@ -826,14 +826,15 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
         store.ensure()
         summary = monthly.RecalculateSummary(req.store)
         players, games = monthly.inbox_files(Path(req.inbox))
-        summary.unread = monthly.unread_folders(Path(req.inbox))
+        summary.unread = monthly.unread_folders(Path(req.inbox), Path(req.store))
+        summary.store_folder = monthly.store_folder(Path(req.inbox), Path(req.store))
         summary.left_in_inbox = monthly.unread_files(Path(req.inbox))
         items = [*((str(p), "players") for p in players), *((str(g), None) for g in games)]
         ahead = read_ahead(store, items, req.fmt, req.mapping, runner, req.encoding)
         for path, kind in items:
             raw = _read_here(store, ahead, path, kind, req.fmt, req.mapping, req.encoding)
-            if isinstance(raw, InputError):
-                result = monthly.rejected(Path(path), kind, raw)
+            if isinstance(raw, InputError):  # (recorded: a stopped run's rejection holds)
+                result = monthly.noted(store, monthly.rejected(Path(path), kind, raw))
             else:
                 result = runner.step(
                     monthly.ingest_inbox_file,
@@ -863,6 +864,16 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
         for s in _drop_gameless(runner, store, req.systems, req.pools):
             runner.info(summary_line(s))
             summary.removed.append(f"{s.system}/{s.pool}: {s.skipped}")
+        # The files of a run stopped before its report hold this run's freeze as its own
+        # would; a players file that changed stored players: the frozen lists as they are
+        # now, to tell whether the recompute revises them (monthly.revising).
+        summary.earlier = monthly.earlier_files(store, summary.files)
+        pending = [*summary.files, *summary.earlier]
+        baseline = {}
+        if any(monthly.starting_state(f) for f in pending):
+            baseline = runner.step(
+                monthly.frozen_baseline, store, pending, req.systems, req.pools, name="baseline"
+            )
         jobs = runner.step(monthly.plan, store, req.systems, req.pools, name="plan")
         # Each with the rules its last `arpad rate` recorded (monthly.kept_rules)
         reqs = [
@@ -877,8 +888,12 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
         # A rejected inbox file freezes nothing: the month it was meant for is not known,
         # and a month frozen without its games stays so; nor does a correction sent under
-        # another name, quarantined conflicting_result (docs/operations.md step 4).
-        held = monthly.holding(summary.files)
+        # another name, quarantined conflicting_result, nor a players file that re-rated
+        # frozen months (docs/operations.md step 4).
+        if baseline:
+            revised = runner.step(monthly.revising, store, pending, baseline, name="revising")
+            monthly.mark_revising(pending, revised)
+        held = summary.held = monthly.holding(pending)
         for system, pool in monthly.published_lists(store, req.systems, req.pools):
             summary.exports += runner.step(
                 monthly.publish, store, system, pool, name=f"publish-{system}-{pool}", io=True

@@ -79,6 +79,13 @@ class RecalculateSummary:
     # the work of runs stopped before their report (``take_unreported``): {started, runs,
     # files, jobs, unread}; this run's report gives it
     interrupted: dict = field(default_factory=dict)
+    # the inbox files of such runs, read before the freeze (``earlier_files``): one that
+    # holds the freeze holds this run's (``holding``)
+    earlier: list[dict] = field(default_factory=list)
+    # why this run froze nothing (``holding``): the command exits 2
+    held: list[str] = field(default_factory=list)
+    # the inbox's folder that is the store (or holds it; ``store_folder``): not read
+    store_folder: str | None = None
 
     @property
     def games_ingested(self) -> int:
@@ -137,18 +144,31 @@ def unread_files(inbox: Path) -> list[tuple[str, str]]:
 OWN_FOLDERS = ("players", PROCESSED, REJECTED)
 
 
-def unread_folders(inbox: Path) -> list[str]:
+def unread_folders(inbox: Path, store: Path | None = None) -> list[str]:
     """The inbox's other subfolders: their files are not read (only the inbox's top
     level and ``players/`` are), which the summary says, so that a file dropped into a
-    folder of its own is not thought ingested (the officer's attack, 2026-12-03)."""
+    folder of its own is not thought ingested (the officer's attack, 2026-12-03). The
+    folder that is the store (or holds it, ``store_folder``) is not one of them."""
     inbox = Path(inbox)
     if not inbox.is_dir():
         return []
+    mine = store_folder(inbox, store) if store is not None else None
     return sorted(
         p.name
         for p in inbox.iterdir()
         if p.is_dir() and p.name not in OWN_FOLDERS and not p.name.startswith(".")
+        if mine is None or p.name != mine.split("/")[0]
     )
+
+
+def store_folder(inbox: Path, store: Path) -> str | None:
+    """The store's path inside the inbox (``S``, ``sub/S``), else None: ``recalculate
+    --inbox . --store S`` run beside the store. The report says it is the store, not
+    read; as another folder it was told "move them there" (the new user, round 10)."""
+    inbox, store = Path(inbox).resolve(), Path(store).resolve()
+    if inbox not in store.parents:
+        return None
+    return store.relative_to(inbox).as_posix()
 
 
 def rejected(path: Path, kind: str | None, exc: Exception) -> dict:
@@ -187,9 +207,20 @@ def ingest_inbox_file(
     ``encoding``: as ``arpad ingest --ignore-stated-ratings``, ``--encoding``); a file
     that cannot be read at all is reported, not raised. The result is recorded until
     the run's report is written (``note_unreported``)."""
+    recorded = store.read_history().num_rows
     result = _ingest_inbox_file(
         store, path, kind, fmt, mapping, raw, ignore_stated_ratings, encoding
     )
+    if result["outcome"] == PROCESSED:  # the periods it made stale (``revising``)
+        rows = store.read_history().slice(recorded).column("stale").to_pylist()
+        result["stale"] = rows[-1] if rows else None
+    return noted(store, result)
+
+
+def noted(store: Store, result: dict) -> dict:
+    """``result`` (an inbox file's row), recorded until the run's report is written
+    (``note_unreported``): a file rejected before its ingest too (``jobs.recalculate``'s
+    read-ahead), so that the run after an interrupted one knows of it (``earlier_files``)."""
     result["taken_at"] = _now()  # (this run's own record: ``take_unreported``)
     note_unreported(store, "file", {"at": result["taken_at"], "file": result})
     return result
@@ -273,7 +304,113 @@ def holding(files: list[dict]) -> list[str]:
             out.append(f"{name} rejected")
         elif unapplied(f):
             out.append(f"{name} with an unapplied correction")
+        elif f.get("revises"):
+            out.append(f"{name} revising frozen lists")
     return out
+
+
+# -- a players file that re-rates frozen months ------------------------------------------
+# A players file's undated rating, rated games and peak rating hold as of the store's
+# first period (docs/observations.md), so a register exported now (counts and peaks that
+# grew with last month's games) re-rates months already frozen. Such a run freezes no list
+# and exits 2 (``holding``), as a rejected file does; the run after it freezes (the
+# officer's attack, round 10; docs/operations.md step 4).
+def starting_state(f: dict) -> bool:
+    """Whether inbox file ``f`` is a players file that changed stored players (its
+    ingest made every period stale: history ``stale`` "all", pipeline/trail.py)."""
+    return f["outcome"] == PROCESSED and f["kind"] == "players" and f.get("stale") == "all"
+
+
+def _digest(frame) -> str:
+    """A list's ratings (player_id, rating) as one hash: equal lists, equal hashes."""
+    import hashlib
+
+    import polars as pl
+
+    rows = frame.select(pl.col("player_id").cast(pl.String), pl.col("rating").cast(pl.Float64))
+    rows = rows.sort("player_id")
+    return hashlib.sha256(rows.write_csv().encode()).hexdigest()
+
+
+def frozen_digests(store: Store, systems, pools) -> dict[str, dict[str, str]]:
+    """Every frozen list's current ratings: "system/pool" -> {period: ``_digest`` of the
+    period's list now ("none": no list now)}."""
+    return {
+        f"{system}/{pool}": {
+            str(p): _list_digest(store, system, pool, p)
+            for p in store.published_periods(system, pool)
+        }
+        for system, pool in published_lists(store, systems, pools)
+        if store.published_periods(system, pool)
+    }
+
+
+def _list_digest(store: Store, system: str, pool: str, period: int) -> str:
+    from arpad.pipeline import lists
+
+    try:
+        return _digest(lists.list_frame(store, system, pool, period)[0])
+    except ValueError:  # (EmptyListError, or no ratings of the pool now)
+        return "none"
+
+
+def frozen_baseline(store: Store, files: list[dict], systems, pools) -> dict:
+    """Before the recompute, when a players file of this run (or of a run stopped before
+    its report, ``earlier_files``) changed stored players: the frozen lists as they are
+    (``frozen_digests``), recorded until the report; a stopped run's record is kept (its
+    recompute may have begun). Else {}."""
+    if not any(starting_state(f) for f in files):
+        return {}
+    for entry in _records(store):
+        if isinstance(entry, dict) and entry["kind"] == "baseline":
+            return entry["lists"]
+    lists = frozen_digests(store, systems, pools)
+    if lists:  # (none frozen: a first load)
+        note_unreported(store, "baseline", {"at": _now(), "lists": lists})
+    return lists
+
+
+def _games_stale(files: list[dict]) -> dict[str, int]:
+    """pool -> the earliest period the games files among ``files`` made stale."""
+    out: dict[str, int] = {}
+    for f in files:
+        if f["kind"] == "players" or not f.get("stale") or f["stale"] == "all":
+            continue
+        for part in f["stale"].split(";"):
+            pool, _, period = part.partition(":")
+            out[pool] = min(int(period), out.get(pool, int(period)))
+    return out
+
+
+def revising(store: Store, files: list[dict], baseline: dict) -> list[list]:
+    """After the recompute: [["system/pool", period, players changed], …] of the frozen
+    lists whose ratings changed since ``baseline`` (``frozen_baseline``) and now differ
+    from the frozen list for a player it has, but not at or after a period a games file
+    among ``files`` made stale in their pool (those the games changed, as a late file or
+    a correction does); ``mark_revising`` gives them to the players files."""
+    from arpad.pipeline import publish
+
+    games = _games_stale(files)
+    revised = []
+    for key, periods in baseline.items():
+        system, pool = key.split("/", 1)
+        for p, digest in ((int(p), d) for p, d in periods.items()):
+            if p >= games.get(pool, p + 1) or _list_digest(store, system, pool, p) == digest:
+                continue
+            # a player the frozen list has, rated otherwise now or gone (a new player of
+            # the file, listed from the first period, changes no published rating)
+            changed = publish.diff(store, system, pool, p)[0]["published"].is_not_null().sum()
+            if changed:
+                revised.append([key, p, changed])
+    return revised
+
+
+def mark_revising(files: list[dict], revised: list[list]) -> None:
+    """Each players file among ``files`` that changed stored players gets ``revised``
+    (``revising``) as its ``revises``: it holds the freeze (``holding``)."""
+    for f in files:
+        if revised and starting_state(f):
+            f["revises"] = revised
 
 
 class ArchiveError(OSError, ValueError):
@@ -868,9 +1005,20 @@ def unreported_problem(data: dict) -> str | None:
             f = data["file"]
             texts = all(isinstance(f.get(k), str) for k in ("path", "kind", "outcome", "taken_at"))
             counts = all(_count(f.get(k)) for k in ("accepted", "quarantined"))
+            stale = f.get("stale")  # (``revising``; none in a record of an earlier arpad)
+            if stale is not None and not (isinstance(stale, str) and _STALE.fullmatch(stale)):
+                return "its file's stale periods are not all or pool:period;…"
             if not (texts and counts):
                 return "its file is not {path, kind, outcome, accepted, quarantined, taken_at}"
             return None
+        if data["kind"] == "baseline":  # (``frozen_baseline``)
+            lists = data["lists"]
+            ok = isinstance(lists, dict) and all(
+                isinstance(periods, dict)
+                and all(p.isdigit() and isinstance(d, str) for p, d in periods.items())
+                for periods in lists.values()
+            )
+            return None if ok else "its lists are not {system/pool: {period: digest}}"
         if data["kind"] == "plan":
             ok = all(
                 isinstance(j["system"], str)
@@ -881,11 +1029,48 @@ def unreported_problem(data: dict) -> str | None:
             return None if ok else "its jobs are not {system, pool, from}"
     except (KeyError, TypeError, ValueError):
         return "not a record of an inbox file or a plan (kind, at, file or jobs)"
-    return f"its kind is {json.dumps(data['kind'])[:40]}, not file or plan"
+    return f"its kind is {json.dumps(data['kind'])[:40]}, not file, plan or baseline"
+
+
+_STALE = re.compile(r"all|\w+:\d+(;\w+:\d+)*")  # a history row's ``stale`` (trail.py)
 
 
 def _count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _records(store: Store) -> list:
+    """The records of ``note_unreported`` in the order written: each a dict, or the
+    one-line error of one that cannot be read (``take_unreported`` names and removes it)."""
+    from arpad.pipeline.integrity import open_json
+
+    folder = unreported_dir(store)
+    if not folder.is_dir():
+        return []
+    out = []
+    repair = "it was removed (it held part of an interrupted run's report)"
+    for path in sorted(folder.glob("*.json")):
+        try:
+            out.append(open_json(path, unreported_problem, repair))
+        except (InputError, OSError) as exc:
+            out.append(str(exc))
+    return out
+
+
+def earlier_files(store: Store, files: list[dict]) -> list[dict]:
+    """The inbox files of runs stopped before their report (``note_unreported``), not
+    among this run's ``files``: a file one of them rejected, or one with an unapplied
+    correction or revising frozen lists, holds this run's freeze as its own would
+    (``holding``); the stopped run froze nothing it held, and its report, which said so,
+    was never written (the officer's attack, round 10)."""
+    own = {f.get("taken_at") for f in files}
+    return [
+        entry["file"]
+        for entry in _records(store)
+        if isinstance(entry, dict)
+        and entry["kind"] == "file"
+        and entry["file"]["taken_at"] not in own
+    ]
 
 
 def take_unreported(store: Store, summary: RecalculateSummary, jobs: list[Job]) -> None:
@@ -893,11 +1078,6 @@ def take_unreported(store: Store, summary: RecalculateSummary, jobs: list[Job]) 
     ``summary.interrupted``: their inbox files, and their jobs this run did not recompute
     again (each with its players rated and movers, as a job of this run), then remove the
     record: this run's report gives it. A record that cannot be read is named there."""
-    from arpad.pipeline.integrity import open_json
-
-    folder = unreported_dir(store)
-    if not folder.is_dir():
-        return
     own = {f.get("taken_at") for f in summary.files}
 
     def again(j: dict) -> bool:  # recomputed by this run too: its own report has it
@@ -907,13 +1087,13 @@ def take_unreported(store: Store, summary: RecalculateSummary, jobs: list[Job]) 
             for t in jobs
         )
 
+    folder = unreported_dir(store)
+    if not folder.is_dir():
+        return
     files, planned, unread, at, pids = [], {}, [], [], set()
-    repair = "it was removed (it held part of an interrupted run's report)"
-    for path in sorted(folder.glob("*.json")):
-        try:
-            entry = open_json(path, unreported_problem, repair)
-        except (InputError, OSError) as exc:
-            unread.append(str(exc))
+    for entry in _records(store):
+        if isinstance(entry, str):
+            unread.append(entry)
             continue
         if entry["kind"] == "file" and entry["file"]["taken_at"] not in own:
             files.append(entry["file"])
@@ -1213,19 +1393,22 @@ MERGE_HINT = "arpad players merge"
 
 def held_line(summary: RecalculateSummary) -> str | None:
     """The report's one line when this run froze nothing because an inbox file holds
-    the freeze (``holding``: rejected, or with an unapplied correction): which file,
-    why, what to do, which lists wait; else None."""
+    the freeze (``holding``: rejected, with an unapplied correction, or a players file
+    revising frozen lists; of this run or of one stopped before its report,
+    ``earlier_files``): which file, why, what to do, which lists wait; else None."""
     waiting = [(k, out["held"]) for k, out in summary.published.items() if (out or {}).get("held")]
-    if not waiting:
+    pending = [*summary.files, *summary.earlier]  # (``earlier_files``: a stopped run's)
+    revisers = [f for f in pending if f["outcome"] != REJECTED and f.get("revises")]
+    if not waiting and not revisers:
         return None
     lists = "; ".join(
         f"{_text(k)} period {p[0]}" if len(p) == 1 else f"{_text(k)} periods {p[0]}-{p[-1]}"
         for k, p in waiting
     )
     parts = []
-    names = [Path(f["path"]).name for f in summary.files if f["outcome"] == REJECTED]
+    names = [_held_name(f, summary) for f in pending if f["outcome"] == REJECTED]
     if names:
-        files = ", ".join(_code(n) for n in names)
+        files = ", ".join(names)
         one = len(names) == 1
         parts.append(
             f"inbox file{'' if one else 's'} {files} {'was' if one else 'were'} "
@@ -1233,9 +1416,9 @@ def held_line(summary: RecalculateSummary) -> str | None:
             f"{'it' if one else 'them'} back in the inbox and run again: nothing is frozen "
             "until the inbox is clean, a run that rejects a file freezes no list"
         )
-    held = [f for f in summary.files if f["outcome"] != REJECTED and unapplied(f)]
+    held = [f for f in pending if f["outcome"] != REJECTED and unapplied(f)]
     if held:
-        files = ", ".join(_code(Path(f["path"]).name) for f in held)
+        files = ", ".join(_held_name(f, summary) for f in held)
         one = len(held) == 1
         games = sum(unapplied(f) for f in held)
         parts.append(
@@ -1247,7 +1430,34 @@ def held_line(summary: RecalculateSummary) -> str | None:
             "again: a run that leaves a correction unapplied freezes no list, as a month "
             "frozen without it stays so"
         )
-    return f"Not frozen: {'; '.join(parts)} (waiting: {lists}; docs/operations.md)."
+    if revisers:
+        files = ", ".join(_held_name(f, summary) for f in revisers)
+        one = len(revisers) == 1
+        revised = ", ".join(
+            f"{_text(key)} period {p} ({n} player(s))" for key, p, n in revisers[0]["revises"]
+        )
+        parts.append(
+            f"players file{'' if one else 's'} {files} (now in `INBOX/processed/`) "
+            f"{'changes' if one else 'change'} the ratings of lists frozen before "
+            f"{'it' if one else 'them'}: {revised}, the revisions below. A players file's "
+            "undated ratings, rated games and peak ratings hold as of the store's first "
+            "period, so the counts and peaks of a register exported now re-rate the months "
+            "they grew in (docs/observations.md). To keep the frozen ratings, send "
+            f"{'it' if one else 'them'} again under the same name with the rated games and "
+            "peak ratings the store started from and the ratings dated (a `date` column, "
+            "the list's month), and run again; to accept the revisions, run again: a run "
+            "whose players file revises frozen lists freezes no list, the next one freezes "
+            "with them"
+        )
+    waits = f"waiting: {lists}" if lists else "no list waits to be frozen"
+    return f"Not frozen: {'; '.join(parts)} ({waits}; docs/operations.md)."
+
+
+def _held_name(f: dict, summary: RecalculateSummary) -> str:
+    """A file that holds the freeze, as ``held_line`` names it: a run stopped before its
+    report took it (``earlier_files``), or this run."""
+    name = _code(Path(f["path"]).name)
+    return name if f in summary.files else f"{name} (taken by an interrupted run)"
 
 
 def frozen_twice_lines(summary: RecalculateSummary) -> list[str]:
@@ -1393,6 +1603,12 @@ def markdown(summary: RecalculateSummary) -> str:
         f"**{summary.quarantined:,} rows quarantined**.",
         "",
     ]
+    if summary.store_folder:  # (``store_folder``: not an unread folder)
+        top, _, below = summary.store_folder.partition("/")
+        where = "is the store (--store)"
+        if below:
+            where = f"holds the store ({_code(summary.store_folder)}, --store)"
+        lines += [f"{_code(top + '/')} {where}: not read.", ""]
     if summary.unread:
         folders = ", ".join(_code(f"{name}/") for name in summary.unread)
         lines += [
@@ -1458,14 +1674,18 @@ def markdown(summary: RecalculateSummary) -> str:
     if final:
         lines += ["Published lists:", "", *(f"- `STORE/{p}`" for p in final), ""]
     if held:  # exported with the current ratings, not frozen (docs/operations.md)
-        rejects = any(f["outcome"] == REJECTED for f in summary.files)
-        corrects = any(f["outcome"] != REJECTED and unapplied(f) for f in summary.files)
+        pending = [*summary.files, *summary.earlier]
+        rejects = any(f["outcome"] == REJECTED for f in pending)
+        corrects = any(f["outcome"] != REJECTED and unapplied(f) for f in pending)
+        revises = any(f["outcome"] != REJECTED and f.get("revises") for f in pending)
         why = {
-            (True, False): "was rejected, below; the next run that rejects none",
-            (False, True): "holds an unapplied correction, below; the next run without one",
+            (True, False, False): "was rejected, below; the next run that rejects none",
+            (False, True, False): "holds an unapplied correction, below; the next run without one",
+            (False, False, True): "revises lists frozen before it, below; the next run without one",
         }.get(
-            (rejects, corrects),
-            "was rejected or holds an unapplied correction, below; the next run without either",
+            (rejects, corrects, revises),
+            "was rejected, holds an unapplied correction or revises frozen lists, below; the "
+            "next run without any",
         )
         lines += [
             f"Not frozen (an inbox file {why} freezes them):",

@@ -15,6 +15,7 @@ lists every correction, replacement, merge and split.
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import polars as pl
 import pyarrow as pa
@@ -139,9 +140,30 @@ def marks(store: Store) -> dict:
     }
 
 
+def _in_pool(stale: str, pool: str | None, stale_from: pl.Expr) -> pl.Expr:
+    """The earliest period of ``pool`` that a row's ``stale`` text (``pool:period;…``,
+    "all", or null) made stale: that pool's part; 0 (every period) for "all", a players
+    file that changed a starting state field; a row without the text, or a list without
+    a pool, goes by ``stale_from`` (any pool), as before. A text without the pool: null,
+    the row touched other pools only (a standard file's correction was counted in the
+    rapid list's revisions; the officer's attack, round 10)."""
+    col = pl.col(stale)
+    if pool is None:
+        return stale_from
+    part = col.str.extract(rf"(?:^|;){re.escape(pool)}:(\d+)", 1).cast(pl.Int32)
+    return (
+        pl.when(col == "all")
+        .then(pl.lit(0, pl.Int32))
+        .when(col.is_not_null())
+        .then(part)
+        .otherwise(stale_from)
+    )
+
+
 def since(store: Store, manifest: dict) -> pl.DataFrame:
     """The ingested versions, merges and splits after a publication (its manifest)
-    that touched its period or an earlier one, oldest first.
+    that touched its period or an earlier one in its pool (``_in_pool``; a players file
+    that changed a starting state field touches every pool), oldest first.
 
     After the publication: the history and merge-log rows beyond the counts the
     manifest recorded (``marks``). A publication written before those counts were kept
@@ -149,7 +171,7 @@ def since(store: Store, manifest: dict) -> pl.DataFrame:
     not among the list's batches); rows of a store without history by batch alone."""
     from arpad.pipeline.identity import read_merge_log
 
-    period, batches = manifest["period"], manifest["batches"]
+    period, batches, pool = manifest["period"], manifest["batches"], manifest.get("pool")
     published = dt.datetime.fromisoformat(manifest["published_at"])
     history = pl.from_arrow(store.read_history()).with_row_index("_i")
     if "history_rows" in manifest:
@@ -166,6 +188,7 @@ def since(store: Store, manifest: dict) -> pl.DataFrame:
         history.filter(after).select(
             pl.col("ingested_at").alias("recorded_at"),
             *TRAIL_COLUMNS[TRAIL_COLUMNS.index("action") : TRAIL_COLUMNS.index("batch") + 1],
+            _in_pool("stale", pool, pl.col("stale_from")).alias("_touched"),
         ),
         legacy.select(
             pl.col("ingested_at").cast(pl.Datetime("us", "UTC")).alias("recorded_at"),
@@ -176,18 +199,22 @@ def since(store: Store, manifest: dict) -> pl.DataFrame:
             "accepted",
             pl.col("min_period").alias("stale_from"),
             "batch",
+            pl.col("min_period").alias("_touched"),
         ),
     ]
     log = read_merge_log(store).with_row_index("_i")
-    log = log.with_columns(
-        pl.col("at")
-        .str.to_datetime(format="%Y-%m-%dT%H:%M:%S%.f%z", time_zone="UTC")
-        .alias("recorded_at"),
+    earliest = (  # of any pool
         pl.col("stale_from")
         .str.extract_all(r":(\d+)")
         .list.eval(pl.element().str.slice(1).cast(pl.Int32))
         .list.min()
-        .alias("stale_from"),
+    )
+    log = log.with_columns(
+        pl.col("at")
+        .str.to_datetime(format="%Y-%m-%dT%H:%M:%S%.f%z", time_zone="UTC")
+        .alias("recorded_at"),
+        _in_pool("stale_from", pool, earliest).alias("_touched"),
+        earliest.alias("stale_from"),
     )
     if "merge_rows" in manifest:
         log = log.filter(pl.col("_i") >= manifest["merge_rows"])
@@ -201,6 +228,7 @@ def since(store: Store, manifest: dict) -> pl.DataFrame:
             "stale_from",
             "keep",
             "duplicate",
+            "_touched",
         )
     )
     out = pl.concat(frames, how="diagonal_relaxed")
@@ -208,7 +236,7 @@ def since(store: Store, manifest: dict) -> pl.DataFrame:
         pl.lit(None, pl.String).alias(c) for c in TRAIL_COLUMNS if c not in out.columns
     )
     return (
-        out.filter(pl.col("stale_from").is_not_null() & (pl.col("stale_from") <= period))
+        out.filter(pl.col("_touched").is_not_null() & (pl.col("_touched") <= period))
         .sort("recorded_at", maintain_order=True)
         .select(TRAIL_COLUMNS)
     )

@@ -125,7 +125,12 @@ def cmd_recalculate(args) -> int:
         )
     for name, why in summary.left_in_inbox:
         print(printable(f"{Path(args.inbox) / name}: not read: {why}"), file=sys.stderr)
-    return 2 if rejected or summary.quarantined else 0
+    # A freeze held (a file rejected, a correction unapplied, frozen lists revised by a
+    # players file; of this run or of one stopped before its report): exit 2.
+    if summary.held:
+        said = "; ".join(summary.held)
+        print(printable(f"froze no list: {said} (the report says why)"), file=sys.stderr)
+    return 2 if rejected or summary.quarantined or summary.held else 0
 
 
 def schedule_parameters(args) -> tuple[dict, dict]:
