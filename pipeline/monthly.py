@@ -1447,7 +1447,8 @@ def held_line(summary: RecalculateSummary) -> str | None:
             "peak ratings the store started from and the ratings dated (a `date` column, "
             "the list's month), and run again; to accept the revisions, run again: a run "
             "whose players file revises frozen lists freezes no list, the next one freezes "
-            "with them"
+            "with them. Later months' registers are best sent without the rated-games and "
+            "peak columns: arpad counts the games it rates and the peaks it publishes"
         )
     waits = f"waiting: {lists}" if lists else "no list waits to be frozen"
     return f"Not frozen: {'; '.join(parts)} ({waits}; docs/operations.md)."
