@@ -12,13 +12,15 @@ Methods and conventions: ``kernels.performance`` and docs/legacy-systems.md
   logistic curve, for every other Elo-scale system.
 * ``performance_table`` rates any set of games (``arpad performance FILE``):
   opponents' ratings come from the games' ``white_rating``/``black_rating``
-  (PGN WhiteElo/BlackElo) and, where those are empty, from the players file.
+  (PGN WhiteElo/BlackElo) and, where those are empty, from the players file's
+  ratings of the game's pool (``read_players_file``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -26,6 +28,9 @@ import pyarrow as pa
 from arpad.kernels.performance import performance_period
 from arpad.pipeline.rules import dp_by_percent
 from arpad.pipeline.systems.base import PeriodGames, RatingSystem, Report
+
+if TYPE_CHECKING:
+    from arpad.pipeline.tournament import Roster
 
 # method name -> (column of PerformanceResult, curve)
 METHODS = {
@@ -102,16 +107,17 @@ def _entries_csr(unit: np.ndarray, n_units: int, *columns: np.ndarray):
 
 def performance_table(
     games: pa.Table,
-    players: pa.Table | None = None,
+    players: Roster | None = None,
     by: str = "player",
     curve: str = "normal",
 ) -> pa.Table:
     """Performance of every player (``by='player'``) or player × event (``by='event'``).
 
-    ``games``: canonical GAMES rows (only rated games count); ``players``:
-    canonical PLAYERS rows or None. Games whose opponent has no rating are left
-    out. Columns: player_id, [event_id], games, score, percent,
-    average_opponent, fide, linear, true, virtual_draw, curve.
+    ``games``: canonical GAMES rows (only rated games count); ``players``: the
+    players file's ratings per pool (``read_players_file``) or None, read for each
+    game in its pool. Games whose opponent has no rating are left out. Columns:
+    player_id, [event_id], games, score, percent, average_opponent, fide, linear,
+    true, virtual_draw, curve.
     """
     if by not in ("player", "event"):
         raise ValueError("--by must be player or event")
@@ -130,24 +136,23 @@ def performance_table(
         return np.where(values > 0, values, np.nan)
 
     white_rating, black_rating = ratings("white_rating"), ratings("black_rating")
-    listed: dict[str, float] = {}
-    if players is not None:
-        for pid, r in zip(
-            players.column("player_id").to_pylist(), players.column("rating").to_pylist()
-        ):
-            if r is not None and r > 0:
-                listed[pid] = float(r)
-    if listed:
-        white_rating = np.where(
-            np.isnan(white_rating), [listed.get(p, np.nan) for p in white], white_rating
-        )
-        black_rating = np.where(
-            np.isnan(black_rating), [listed.get(p, np.nan) for p in black], black_rating
-        )
+    pools = games.column("pool").to_pylist()
+
+    def listed(ids: np.ndarray) -> np.ndarray:
+        """The players file's rating of each game's player in the game's pool (NaN: none)."""
+        if players is None:
+            return np.full(len(ids), np.nan)
+        found = (players.rating(p, pool) for p, pool in zip(ids, pools))
+        return np.array([r if r is not None and r > 0 else np.nan for r in found], np.float64)
+
+    white_listed, black_listed = listed(white), listed(black)
+    white_rating = np.where(np.isnan(white_rating), white_listed, white_rating)
+    black_rating = np.where(np.isnan(black_rating), black_listed, black_rating)
 
     player = np.concatenate([white, black])
     opp_rating = np.concatenate([black_rating, white_rating])
     own_game_rating = np.concatenate([white_rating, black_rating])
+    own_listed = np.concatenate([white_listed, black_listed])
     own_score = np.concatenate([score, 1.0 - score])
     if by == "event":
         event = games.column("event_id").to_pylist() if "event_id" in games.column_names else []
@@ -158,22 +163,24 @@ def performance_table(
     unit_keys, unit = np.unique(keys, return_inverse=True) if keys.size else (keys, keys)
     n_units = int(unit_keys.size)
     unit = np.asarray(unit, dtype=np.int64)
-    offsets, (opp_sorted, score_sorted, own_sorted) = _entries_csr(
-        unit, n_units, opp_rating, own_score, own_game_rating
+    offsets, (opp_sorted, score_sorted, own_sorted, listed_sorted) = _entries_csr(
+        unit, n_units, opp_rating, own_score, own_game_rating, own_listed
     )
     unit_player = np.empty(n_units, dtype=object)
     unit_player[unit] = player
-    # The player's own rating (only for the virtual draw at 0 %/100 %): players
-    # file first, else the mean of the ratings the games give the player.
-    own = np.array([listed.get(p, np.nan) for p in unit_player], dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        known = ~np.isnan(own_sorted)
-        sums = np.bincount(
-            np.repeat(np.arange(n_units), np.diff(offsets)), own_sorted * known, n_units
-        )
-        counts = np.bincount(np.repeat(np.arange(n_units), np.diff(offsets)), known, n_units)
-        from_games = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-    own = np.where(np.isnan(own), from_games, own)
+    # The player's own rating (only for the virtual draw at 0 %/100 %): players file
+    # first (of the games' pool; the mean over a player's games of several pools),
+    # else the mean of the ratings the games give the player.
+    entry_unit = np.repeat(np.arange(n_units), np.diff(offsets))
+
+    def mean_known(values: np.ndarray) -> np.ndarray:
+        known = ~np.isnan(values)
+        sums = np.bincount(entry_unit, np.where(known, values, 0.0), n_units)
+        counts = np.bincount(entry_unit, known, n_units)
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+    own = mean_known(listed_sorted)
+    own = np.where(np.isnan(own), mean_known(own_sorted), own)
     res = performance_period(offsets, opp_sorted, score_sorted, own, dp_by_percent(), curve)
     keep = res.games > 0
     cols: dict[str, pa.Array] = {"player_id": pa.array(unit_player[keep].tolist(), pa.string())}
@@ -216,17 +223,40 @@ def read_players_file(
     fmt: str | None = None,
     notes: list[str] | None = None,
     encoding: str | None = None,
-) -> pa.Table:
-    """The accepted rows of a players file; a line on the rows that could not be read
-    (each named by line and problem, as ingest names them) is appended to ``notes``:
-    a rating ``21OO`` or a row split by an unquoted comma is never dropped unsaid.
+) -> Roster:
+    """A players file as ``arpad.rate`` reads it (``api._validated``, ``_pool_players``):
+    one row per player, and each player's rating of each pool, a row's own pool only
+    (FIDE's SRtng/RRtng/BRtng, a ``pool`` column: ``observations.dated_players``; a
+    rating without a pool seeds every pool). Appended to ``notes``, after the file's
+    name: the notes ``arpad ingest`` prints for it (``read_notes``: ';', the columns read
+    and not read, Latin-1, ratings of 0 read as unrated, …) and a line on the rows that
+    could not be read (each named by line and problem, as ingest names them): a rating
+    ``21OO`` or a row split by an unquoted comma is never dropped unsaid.
     ``encoding``: as ``read_games_file``'s."""
+    import polars as pl
+
+    from arpad.api import _pool_players  # one definition with arpad.rate's (docs/api.md)
+    from arpad.pipeline.observations import dated_players, has_pool_column
     from arpad.pipeline.readers import read_any
+    from arpad.pipeline.schemas import POOLS
+    from arpad.pipeline.tournament import Roster, roster_ratings
+    from arpad.pipeline.tournament_files import read_notes
     from arpad.pipeline.validate import validate_players
 
     raw = read_any(Path(path), fmt=fmt, kind="players", encoding=encoding)
-    validated = validate_players(raw, Path(path).name, "performance")
+    name = Path(path).name
+    validated = validate_players(raw, name, "performance")
+    rows = validated.accepted
+    if has_pool_column(raw):  # each row's pool, as ingest and arpad.rate split them
+        validated, pools, rows = dated_players(raw, validated, name, "performance")
+        rows = (
+            pl.from_arrow(rows)
+            .join(pools.select("source", "pool"), on="source", how="left", maintain_order="left")
+            .to_arrow()
+        )
     bad = validated.quarantine
+    if notes is not None:
+        notes.extend(f"{path}: {note}" for note in [*read_notes(raw), *validated.notes])
     if bad.num_rows and notes is not None:
         lines = bad.column("line").to_pylist()
         details = bad.column("detail").to_pylist()
@@ -236,4 +266,7 @@ def read_players_file(
             f"{path}: {bad.num_rows} players rows could not be read and are left out "
             f"({shown}{more})"
         )
-    return validated.accepted
+    by_pool = {pool: _pool_players(rows, pool) for pool in POOLS}
+    return Roster(
+        by_pool[POOLS[0]], {pool: roster_ratings(table) for pool, table in by_pool.items()}
+    )

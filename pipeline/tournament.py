@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from arpad.pipeline.rules import dp_by_percent
+from arpad.pipeline.schemas import POOLS
 
 CATEGORY_BASE = 2250
 CATEGORY_WIDTH = 25
@@ -516,21 +517,38 @@ def store_event_categories(store, event: str | None = None, women: bool = False)
 
 
 # -- a player's event, from a games file and an optional roster (arpad norm) ------------------
-def roster_ratings(roster: pa.Table | None) -> dict[str, float]:
+@dataclass(frozen=True)
+class Roster:
+    """A players file as the tournament tools read it (``--players``; performance, norm,
+    category): ``players`` one row per player (name, title, federation: PLAYERS) and
+    ``ratings`` per pool each player's own rating there, picked as ``arpad.rate`` and a
+    store run pick it (``performance.read_players_file``): FIDE's SRtng/RRtng/BRtng or a
+    ``pool`` column seed their own pool only, a plain ``rating`` every pool; a player
+    without a rating of a pool is unrated there (docs/observations.md "Undated ratings
+    and pools")."""
+
+    players: pa.Table
+    ratings: dict[str, dict[str, float]]
+
+    def rating(self, player: str, pool: str | None) -> float | None:
+        """``player``'s rating in ``pool`` (a game's pool; none: standard), or None."""
+        return self.ratings.get(pool or POOLS[0], {}).get(player)
+
+
+def roster_ratings(players: pa.Table | None) -> dict[str, float]:
     """player id -> rating of a players table (players without a rating left out)."""
-    if roster is None:
+    if players is None:
         return {}
-    ids, ratings = roster.column("player_id").to_pylist(), roster.column("rating").to_pylist()
+    ids, ratings = players.column("player_id").to_pylist(), players.column("rating").to_pylist()
     return {p: r for p, r in zip(ids, ratings) if r is not None}
 
 
 def opponent_ratings(
-    games: pa.Table, roster, player: str, ids: list[str] | None = None
+    games: pa.Table, roster: Roster | None, player: str, ids: list[str] | None = None
 ) -> tuple[list[float], float]:
     """Ratings of ``player``'s opponents in the rated games (the game's stated rating,
-    else the roster's; NaN when neither), and the player's score; appends the
-    opponents' ids to ``ids`` when given."""
-    listed = roster_ratings(roster)
+    else the roster's of the game's pool; NaN when neither), and the player's score;
+    appends the opponents' ids to ``ids`` when given."""
     rated = games.filter(games.column("rated"))
     opponents: list[float] = []
     score = 0.0
@@ -541,8 +559,8 @@ def opponent_ratings(
             opp, rating, s = row["white_id"], row.get("white_rating"), 1.0 - row["score"]
         else:
             continue
-        if rating is None:
-            rating = listed.get(opp)
+        if rating is None and roster is not None:
+            rating = roster.rating(opp, row.get("pool"))
         opponents.append(np.nan if rating is None else float(rating))
         score += float(s)
         if ids is not None:
@@ -550,7 +568,7 @@ def opponent_ratings(
     return opponents, score
 
 
-def player_facts(roster, raw_players) -> tuple[dict, dict]:
+def player_facts(roster: Roster | None, raw_players) -> tuple[dict, dict]:
     """player id → title and → federation: the players file first, else the games file's
     own players rows (PGN WhiteTitle/BlackTitle; TRF title and federation)."""
     titles: dict = {}
@@ -564,11 +582,12 @@ def player_facts(roster, raw_players) -> tuple[dict, dict]:
                     if v is not None:
                         into[pid] = v
     if roster is not None:
-        ids = roster.column("player_id").to_pylist()
-        for pid, t in zip(ids, roster.column("title").to_pylist()):
+        players = roster.players
+        ids = players.column("player_id").to_pylist()
+        for pid, t in zip(ids, players.column("title").to_pylist()):
             if t is not None:
                 titles[pid] = t
-        for pid, f in zip(ids, roster.column("federation").to_pylist()):
+        for pid, f in zip(ids, players.column("federation").to_pylist()):
             if f is not None:
                 feds[pid] = f
     return titles, feds

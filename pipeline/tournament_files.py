@@ -15,11 +15,11 @@ from arpad.pipeline.schemas import POOLS
 from arpad.pipeline.tournament import (
     CATEGORY_SCHEMA,
     NormCheck,
+    Roster,
     category_rows,
     norm_check,
     opponent_ratings,
     player_facts,
-    roster_ratings,
 )
 
 
@@ -52,11 +52,11 @@ def load(
     notes: list[str] | None = None,
     encoding: str | None = None,
 ):
-    """(games, roster, raw) of a games file and an optional players file; the file's
-    ``read_notes`` and a line on the rows that could not be read are appended to
-    ``notes``, each after the file's name. ``encoding``: the code page of the files
-    that are not UTF-8 (``--encoding``, docs/ingest.md "Encodings"), else told from
-    their letters."""
+    """(games, roster, raw) of a games file and an optional players file (the roster:
+    ``tournament.Roster``, its ratings per pool); each file's ``read_notes`` and a line
+    on its rows that could not be read are appended to ``notes``, each after the file's
+    name. ``encoding``: the code page of the files that are not UTF-8 (``--encoding``,
+    docs/ingest.md "Encodings"), else told from their letters."""
     from arpad.pipeline.performance import read_games_file, read_players_file
 
     games, quarantine, raw = read_games_file(Path(file), mapping=mapping, encoding=encoding)
@@ -75,26 +75,31 @@ def of_event(games: pa.Table, event: str | None) -> pa.Table:
     return games if event is None else games.filter(pc.equal(games.column("event_id"), event))
 
 
-def file_categories(games: pa.Table, roster, event=None, women: bool = False) -> pa.Table:
+def file_categories(
+    games: pa.Table, roster: Roster | None, event=None, women: bool = False
+) -> pa.Table:
     """FIDE category of each event of ``games`` (CATEGORY_SCHEMA): a player's rating is
-    the first one the event's games state, else the roster's."""
+    the first one the event's games state, else the roster's of the pool of the player's
+    first game in the event."""
     games = of_event(games, event)
     if event is not None and games.num_rows == 0:
         raise ValueError(f"no games of event {event!r} in the file")
-    listed = roster_ratings(roster)
     events: dict[str, dict[str, float | None]] = {}
+    first_pool: dict[tuple[str, str], str | None] = {}  # (event, player) -> pool
     for row in games.to_pylist():
-        players = events.setdefault(row.get("event_id") or "", {})
+        name = row.get("event_id") or ""
+        players = events.setdefault(name, {})
         for side in ("white", "black"):
             # the games' rating first (as --store and `arpad performance`), else the
             # players file's; a player's first stated rating in the event is kept
             pid = row[f"{side}_id"]
+            first_pool.setdefault((name, pid), row.get("pool"))
             if players.get(pid) is None:
                 players[pid] = row.get(f"{side}_rating")
-    for players in events.values():
+    for name, players in events.items():
         for pid, rating in players.items():
-            if rating is None:
-                players[pid] = listed.get(pid)
+            if rating is None and roster is not None:
+                players[pid] = roster.rating(pid, first_pool[name, pid])
     summary = []
     for name, players in sorted(events.items()):
         ratings = [r for r in players.values() if r is not None]
@@ -119,7 +124,12 @@ def _id_hint(name: str, games: pa.Table | None) -> str:
 
 
 def player_by_name(
-    name: str, raw, where: str, notes: list[str], roster=None, games: pa.Table | None = None
+    name: str,
+    raw,
+    where: str,
+    notes: list[str],
+    roster: Roster | None = None,
+    games: pa.Table | None = None,
 ) -> str:
     """A ``player`` that is no id with games in the file: a name matched among the
     file's players (PGN/TRF) and the ``--players`` file's (a CSV's names live there) as
@@ -129,9 +139,10 @@ def player_by_name(
 
     missing = ValueError(f"no rated games of player {name!r} in {where}{_id_hint(name, games)}")
     names: dict = {}
-    if roster is not None and "name" in roster.column_names:
+    if roster is not None and "name" in roster.players.column_names:
+        listed = roster.players
         for pid, nm in zip(
-            roster.column("player_id").to_pylist(), roster.column("name").to_pylist(), strict=True
+            listed.column("player_id").to_pylist(), listed.column("name").to_pylist(), strict=True
         ):
             if nm:
                 names[pid] = nm
@@ -157,7 +168,7 @@ def player_by_name(
 
 def file_norm(
     games: pa.Table,
-    roster,
+    roster: Roster | None,
     raw,
     player: str,
     title: str,
@@ -167,8 +178,8 @@ def file_norm(
     notes: list[str] | None = None,
 ) -> NormCheck:
     """The title-norm check of ``player`` (an id, else a name of the file's players) in
-    the rated games of ``games`` (of ``event``), with the opponents' titles and
-    federations the roster or the file gives."""
+    the rated games of ``games`` (of ``event``), with the opponents' ratings of each
+    game's pool and their titles and federations the roster or the file gives."""
     notes = [] if notes is None else notes
     games = of_event(games, event)
     ids: list[str] = []

@@ -163,7 +163,7 @@ def cmd_performance(args) -> int:
         # an empty table said nothing (a historical PGN file has no Elo tags)
         print(
             f"{args.file}: no performance: none of its {games.num_rows} games has an opponent "
-            "with a rating (WhiteElo/BlackElo or --players F)",
+            "with a rating (WhiteElo/BlackElo, or --players F's rating of the game's pool)",
             file=sys.stderr,
         )
     if flagged and args.fmt == "table" and not args.output:
@@ -226,9 +226,10 @@ def cmd_norm(args) -> int:
                 games, roster, raw, args.player, args.title, str(args.file), args.event,
                 args.federation, notes,
             )  # fmt: skip
-        finally:
+        finally:  # a file's notes after its name, as ingest's; others as arpad's notes
+            named = tuple(f"{f}: " for f in (args.file, args.players) if f)
             for note in notes:
-                print(note if note.startswith(str(args.file)) else f"arpad: note: {note}",
+                print(note if note.startswith(named) else f"arpad: note: {note}",
                       file=sys.stderr)  # fmt: skip
         who = check.player
     else:
