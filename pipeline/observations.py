@@ -576,3 +576,47 @@ def file_observations(store: Store, pool: str) -> pa.Table | None:
             "rating": obs.column("rating").cast(pa.float64()),
         }
     )
+
+
+def pool_players(rows: pa.Table | None, pool: str) -> pa.Table | None:
+    """The players of a run of ``pool``, one row per player, from a players input
+    whose rows have a pool (a ``pool`` column, or FIDE's SRtng/RRtng/BRtng:
+    ``_validated`` split them as ingest does, ``observations.dated_players``): the facts
+    merged as ingest merges them into the players table (``ingest._merge_players``: of
+    ``POOL_FIELDS`` the standard row's, a rapid or blitz row's only where it has none;
+    the other fields the last given), and the rating the player's own of ``pool``, picked
+    as a store run picks it (``observations.latest_undated``; none: unrated, the standard
+    rating never seeds rapid or blitz; docs/observations.md "Undated ratings and pools").
+    So the result is ``Store.ingest`` + ``Store.rate``'s (docs/api.md round 10); the tournament tools' ``--players`` too. Rows
+    without a pool are returned as they are."""
+    if rows is None or "pool" not in rows.column_names:
+        return rows
+    import polars as pl
+
+    from arpad.pipeline import schemas
+    from arpad.pipeline.ingest import POOL_FIELDS
+
+    frame = pl.from_arrow(rows)
+    other = pl.col("pool").is_not_null() & (pl.col("pool") != schemas.POOLS[0])
+    merged = frame.group_by("player_id", maintain_order=True).agg(
+        pl.coalesce(
+            pl.col(c).filter(~other).drop_nulls().last(),
+            pl.col(c).filter(other).drop_nulls().last(),
+        )
+        if c in POOL_FIELDS
+        else pl.col(c).drop_nulls().last()
+        for c in frame.columns
+        if c not in ("player_id", "pool")
+    )
+    seeds = frame.select(
+        "player_id",
+        pl.lit("players").alias("source"),  # one input: its rows in line order
+        pl.col("source").str.extract(r":(\d+)$", 1).cast(pl.Int64).alias("line"),
+        "rating",
+        "pool",
+    ).to_arrow()
+    ids = merged.get_column("player_id").to_arrow()
+    given = merged.get_column("rating").cast(pl.Float64).fill_null(np.nan).to_numpy()
+    rating = latest_undated(seeds, lambda: pa.array(["players"]), ids, given, None, pool)
+    merged = merged.with_columns(pl.Series("rating", rating).fill_nan(None))
+    return schemas.conform(merged.to_arrow(), schemas.PLAYERS)

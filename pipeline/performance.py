@@ -224,7 +224,7 @@ def read_players_file(
     notes: list[str] | None = None,
     encoding: str | None = None,
 ) -> Roster:
-    """A players file as ``arpad.rate`` reads it (``api._validated``, ``_pool_players``):
+    """A players file as ``arpad.rate`` reads it (``api._validated``, ``observations.pool_players``):
     one row per player, and each player's rating of each pool, a row's own pool only
     (FIDE's SRtng/RRtng/BRtng, a ``pool`` column: ``observations.dated_players``; a
     rating without a pool seeds every pool). Appended to ``notes``, after the file's
@@ -235,8 +235,11 @@ def read_players_file(
     ``encoding``: as ``read_games_file``'s."""
     import polars as pl
 
-    from arpad.api import _pool_players  # one definition with arpad.rate's (docs/api.md)
-    from arpad.pipeline.observations import dated_players, has_pool_column
+    from arpad.pipeline.observations import (
+        dated_players,
+        has_pool_column,
+        pool_players,
+    )
     from arpad.pipeline.readers import read_any
     from arpad.pipeline.schemas import POOLS
     from arpad.pipeline.tournament import Roster, roster_ratings
@@ -266,7 +269,7 @@ def read_players_file(
             f"{path}: {bad.num_rows} players rows could not be read and are left out "
             f"({shown}{more})"
         )
-    by_pool = {pool: _pool_players(rows, pool) for pool in POOLS}
+    by_pool = {pool: pool_players(rows, pool) for pool in POOLS}
     return Roster(
         by_pool[POOLS[0]], {pool: roster_ratings(table) for pool, table in by_pool.items()}
     )

@@ -422,7 +422,7 @@ def _validated(
         from arpad.pipeline.observations import dated_players
 
         # a row's pool, FIDE's RRtng/BRtng beside SRtng: each a row of its own pool, as
-        # ingest splits them (bad pools and pool ratings quarantined), for _pool_players
+        # ingest splits them (bad pools and pool ratings quarantined), for observations.pool_players
         validated, pools, rows = dated_players(raw, validated, name, "memory")
         rows = pl.from_arrow(rows).join(
             pools.select("source", "pool"), on="source", how="left", maintain_order="left"
@@ -475,49 +475,6 @@ def _ecf_ignores_rating(system, players: pa.Table | None) -> None:
     system's ``players_notes``, which ``arpad rate`` prints as notes."""
     for note in system.players_notes(lambda: players):
         warnings.warn(note, stacklevel=_outside_arpad())
-
-
-def _pool_players(rows: pa.Table | None, pool: str) -> pa.Table | None:
-    """The players of a run of ``pool``, one row per player, from a players input
-    whose rows have a pool (a ``pool`` column, or FIDE's SRtng/RRtng/BRtng:
-    ``_validated`` split them as ingest does, ``observations.dated_players``): the facts
-    merged as ingest merges them into the players table (``ingest._merge_players``: of
-    ``POOL_FIELDS`` the standard row's, a rapid or blitz row's only where it has none;
-    the other fields the last given), and the rating the player's own of ``pool``, picked
-    as a store run picks it (``observations.latest_undated``; none: unrated, the standard
-    rating never seeds rapid or blitz; docs/observations.md "Undated ratings and pools").
-    So the result is ``Store.ingest`` + ``Store.rate``'s (docs/api.md round 10). Rows
-    without a pool are returned as they are."""
-    if rows is None or "pool" not in rows.column_names:
-        return rows
-    from arpad.pipeline import schemas
-    from arpad.pipeline.ingest import POOL_FIELDS
-    from arpad.pipeline.observations import latest_undated
-
-    frame = pl.from_arrow(rows)
-    other = pl.col("pool").is_not_null() & (pl.col("pool") != schemas.POOLS[0])
-    merged = frame.group_by("player_id", maintain_order=True).agg(
-        pl.coalesce(
-            pl.col(c).filter(~other).drop_nulls().last(),
-            pl.col(c).filter(other).drop_nulls().last(),
-        )
-        if c in POOL_FIELDS
-        else pl.col(c).drop_nulls().last()
-        for c in frame.columns
-        if c not in ("player_id", "pool")
-    )
-    seeds = frame.select(
-        "player_id",
-        pl.lit("players").alias("source"),  # one input: its rows in line order
-        pl.col("source").str.extract(r":(\d+)$", 1).cast(pl.Int64).alias("line"),
-        "rating",
-        "pool",
-    ).to_arrow()
-    ids = merged.get_column("player_id").to_arrow()
-    given = merged.get_column("rating").cast(pl.Float64).fill_null(np.nan).to_numpy()
-    rating = latest_undated(seeds, lambda: pa.array(["players"]), ids, given, None, pool)
-    merged = merged.with_columns(pl.Series("rating", rating).fill_nan(None))
-    return schemas.conform(merged.to_arrow(), schemas.PLAYERS)
 
 
 # A ratings frame (``rate``'s result, ``Store.ratings``) given as ``players=``: its state
@@ -670,7 +627,9 @@ def rate(
         if players is not None
         else None
     )
-    player_table = _pool_players(player_rows, pool)
+    from arpad.pipeline.observations import pool_players
+
+    player_table = pool_players(player_rows, pool)
     _check_observations(get_system(system), game_table)
     _check_starting_ratings(get_system(system), player_table, pool, player_rows)
     _ecf_ignores_rating(get_system(system), player_table)
@@ -752,7 +711,7 @@ def _check_starting_ratings(
     players without any rating: a ValueError, as ``arpad rate`` refuses such a store
     (it returned every player unrated, or no rows at all). ``rows`` (the players input
     per pool, ``_validated``) giving ratings of other pools only: the ValueError says so
-    (a pool's ratings seed that pool alone; ``_pool_players``)."""
+    (a pool's ratings seed that pool alone; ``observations.pool_players``)."""
     if not system.needs_published_ratings:
         return
     ratings = players.column("rating") if players is not None else None
