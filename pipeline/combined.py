@@ -105,9 +105,10 @@ def combined_frame(
     of the pools has rated) in ``COMBINED_COLUMNS``, sorted by name then id (FIDE's
     download is alphabetical); ``frozen``: each pool's list as published, when it was
     (``lists.published_list``), also of a pool whose ratings of the period are gone since
-    (docs/lists.md "--in-force"). A pool without a list for the period leaves its columns
-    empty; no list in any pool is ``EmptyListError`` (or ValueError for a period no
-    pool has rated)."""
+    (docs/lists.md "--in-force"). A pool without games in the period but with a list
+    before it has that list carried forward (``lists.carried_list``: 0 games, no K);
+    a pool without any list up to the period leaves its columns empty; no list in any
+    pool is ``EmptyListError`` (or ValueError for a period no pool has rated)."""
     pools = rated_pools(store, system, frozen)
     if not pools:
         raise ValueError(
@@ -118,11 +119,12 @@ def combined_frame(
     frames: dict[str, pl.DataFrame] = {}
     empty = None
     for pool in pools:
-        if period not in store.rating_periods(system, pool):
-            # the frozen list of a pool whose ratings of the period were removed since
-            published = lists.published_list(store, system, pool, period) if frozen else None
-            if published is not None:
-                frames[pool] = published
+        # rated, or (``frozen``) published with its ratings removed since, or carried
+        # forward from the pool's latest list (no games of the pool in the period)
+        listed = pool_periods(store, system, pool, frozen)
+        if period not in listed and period not in lists.carried_periods(
+            store, system, pool, frozen
+        ):
             continue
         try:
             frames[pool], _ = lists.list_frame(store, system, pool, period, frozen=frozen)

@@ -104,6 +104,20 @@ def flag(sex: str | None, status: str | None) -> str | None:
     return ("w" if woman else "") + ("i" if inactive else "") or None
 
 
+def flag_column(inactive: pl.Expr) -> pl.Expr:
+    """The list's ``flag`` column (``flag`` row by row): ``w`` for sex F, ``i`` where
+    ``inactive``."""
+    woman = pl.col("sex").str.strip_chars().str.to_uppercase().is_in(["F", "W"]).fill_null(False)
+    return (
+        pl.concat_str(
+            pl.when(woman).then(pl.lit("w")).otherwise(pl.lit("")),
+            pl.when(inactive).then(pl.lit("i")).otherwise(pl.lit("")),
+        )
+        .replace("", None)
+        .alias("flag")
+    )
+
+
 def list_frame(
     store,
     system: str,
@@ -125,8 +139,10 @@ def list_frame(
     period whose ratings are gone; default period: the latest rated or published).
     ``top``: the first ``top`` ranked (active) players only; ``min_games``: only players
     with at least that many rated games in periods up to the list's (``total_games``),
-    ranked again. Raises ValueError for a period that has no list and
-    ``EmptyListError`` for a list without any rated player."""
+    ranked again. A period in which the pool has no games but another pool of the
+    combined file has a list is the pool's latest list carried forward (``--period``,
+    ``in_force``, ``frozen``; not ``date``: ``carried_list``). Raises ValueError for a
+    period that has no list and ``EmptyListError`` for a list without any rated player."""
     from arpad.pipeline.systems import get_system
 
     sys_ = get_system(system)  # an unknown system name is its own one-line error
@@ -141,23 +157,25 @@ def list_frame(
             frozen_only = [p for p in store.published_periods(system, pool) if p not in rated]
         if not rated and not frozen_only:
             raise store.no_ratings(system, pool)
+        # the months another pool has a list and this one no games: its list carried forward
+        carried = carried_periods(store, system, pool, in_force is not None or frozen)
         if date is not None:
             period = periods.period_at(date, rated, f"the {system}/{pool} list")
         elif in_force is not None:
-            listed = sorted({*rated, *frozen_only})
+            listed = sorted({*rated, *frozen_only, *carried})
             period = period_in_force(in_force, listed, f"{system}/{pool}", system)
         elif period is None:
             period = max([*rated, *frozen_only])
-        elif period not in rated and period not in frozen_only:
+        elif period not in rated and period not in frozen_only and period not in carried:
             known = sorted({*rated, *frozen_only})
             raise ValueError(
                 f"no {system}/{pool} list for period {period} "
                 f"(rated periods: {known[0]}..{known[-1]}, {len(known)} in all)"
             )
         published = None
-        if frozen or in_force is not None:
+        if period not in carried and (frozen or in_force is not None):
             published = published_list(store, system, pool, period)
-        if published is None:
+        if published is None and period not in carried:  # else ``carried_list`` below
             # the listed period's file checked (its footer): without ``status`` it listed nobody
             check_ratings_file(store.rating_partition(system, pool, period) / "part-0.parquet")
             sql = catalog.listed_rows_sql(sys_.list_columns) if sys_.list_columns else LIST_SQL
@@ -167,6 +185,9 @@ def list_frame(
                 frame = interim_while_in_progress(frame, period)
     finally:
         con.close()
+    if period in carried:
+        frozen = frozen or in_force is not None
+        return carried_list(store, system, pool, period, top, min_games, frozen), period
     if published is not None:  # as frozen: its ratings, ranks, flags and player fields
         if min_games is not None:
             published = _ranked(
@@ -185,20 +206,12 @@ def list_frame(
     frame = frame.join(players, on="player_id", how="left").with_columns(women_title())
     if min_games is not None:
         frame = _with_min_games(frame, store, system, pool, period, min_games)
-    woman = pl.col("sex").str.strip_chars().str.to_uppercase().is_in(["F", "W"]).fill_null(False)
     if sys_.status_is_list_activity:  # FIDE: its status applies its own rule
         inactive = pl.col("status") == "inactive"
     else:  # "no game this period" is not inactive: INACTIVE_MONTHS without a rated game is
         idle = idle_players(store, system, pool, period)
         inactive = pl.col("player_id").is_in(idle) & (pl.col("status") == "inactive")
-    frame = frame.with_columns(
-        pl.concat_str(
-            pl.when(woman).then(pl.lit("w")).otherwise(pl.lit("")),
-            pl.when(inactive).then(pl.lit("i")).otherwise(pl.lit("")),
-        )
-        .replace("", None)
-        .alias("flag")  # FIDE's: the same as ``flag`` row by row
-    )
+    frame = frame.with_columns(flag_column(inactive))
     integer = sys_.integer_ratings
     frame = frame.with_columns(
         _whole(frame["rating"]) if integer else list_text.tenths(frame["rating"]),
@@ -268,7 +281,7 @@ def women_title() -> pl.Expr:
 
 
 _TOTAL_SQL = """
-SELECT player_id, period, games, status FROM ratings
+SELECT player_id, period, games, status, rating_before, change, adjustment FROM ratings
 WHERE system = ? AND pool = ? AND period <= ?
 """
 
@@ -282,9 +295,10 @@ def total_games(store, system: str, pool: str, period: int) -> pl.DataFrame:
 
 
 def own_games(store, system: str, pool: str, period: int) -> pl.DataFrame:
-    """(player_id, period, games, status): every ratings row up to ``period`` with
-    ``games`` the games of the row's own period (ECF's interim rows count the open
-    season's games so far: each game once, pipeline/era.py)."""
+    """(player_id, period, games, status, …): every ratings row up to ``period`` with
+    ``games`` the games of the row's own period, each game once (pipeline/era.py
+    ``_games_of_each_period``: ECF's interim rows count the open season's games so far,
+    FIDE's two-monthly closing rows repeat the held month's games)."""
     from arpad.pipeline.systems import get_system
 
     con = catalog.connect(store)
@@ -293,10 +307,12 @@ def own_games(store, system: str, pool: str, period: int) -> pl.DataFrame:
     finally:
         con.close()
     rows = rows.with_columns(pl.col("games").fill_null(0))
-    if get_system(system).cumulative_interim_games:
-        from arpad.pipeline.era import _games_of_each_period  # ECF's interim counts
+    rated = get_system(system)
+    if rated.cumulative_interim_games or rated.held_games_repeated:
+        from arpad.pipeline.era import _games_of_each_period
 
-        rows = _games_of_each_period(rows)
+        interim, held = rated.cumulative_interim_games, rated.held_games_repeated
+        rows = _games_of_each_period(rows, interim=interim, held=held)
     return rows
 
 
@@ -307,6 +323,20 @@ def idle_players(store, system: str, pool: str, period: int) -> list[str]:
     without any game in the store (a players file's rating) is idle, as ``--active``
     counts him (FIDE's own rule counts such a rating as a game the month before the
     first walked period: docs/fide-history.md "Inactivity")."""
+    return _window(store, system, pool, period).filter("_idle")["player_id"].to_list()
+
+
+def recent_players(store, system: str, pool: str, period: int) -> list[str]:
+    """The players of ``system``/``pool`` with a rated game in ``period`` or the
+    ``INACTIVE_MONTHS`` - 1 periods before it: a list carried forward flags everybody
+    else ``i`` (``carried_list``; ``idle_players`` names only players with a row then)."""
+    return _window(store, system, pool, period).filter(~pl.col("_idle"))["player_id"].to_list()
+
+
+def _window(store, system: str, pool: str, period: int) -> pl.DataFrame:
+    """(player_id, played, _idle) of ``idle_players``: every player with a ratings row in
+    ``period`` or the ``INACTIVE_MONTHS`` - 1 periods before it, the last of those with
+    rated games, and whether none is recent enough."""
     # only the window decides (a list reads its INACTIVE_MONTHS periods, not the whole
     # history: shorter reads, and fewer files a run may replace under the query)
     now = periods.month_index(period)
@@ -315,8 +345,7 @@ def idle_players(store, system: str, pool: str, period: int) -> list[str]:
     last = last_played(store, system, pool, period, since)
     index = {p: periods.month_index(p) for p in last["played"].drop_nulls().unique().to_list()}
     month = pl.col("played").replace_strict(index, return_dtype=pl.Int64, default=None)
-    idle = last.filter((now - month >= INACTIVE_MONTHS).fill_null(True))
-    return idle["player_id"].to_list()
+    return last.with_columns((now - month >= INACTIVE_MONTHS).fill_null(True).alias("_idle"))
 
 
 _LAST_PLAYED_SQL = """
@@ -345,6 +374,113 @@ def last_played(
         return catalog.query_frame(con, _LAST_PLAYED_SQL, bounds)
     finally:
         con.close()
+
+
+# -- a pool without games in a period (docs/lists.md "A pool without games in a period")
+def carries_lists(system) -> bool:
+    """Whether a period without games leaves ``system``'s list unchanged but for games,
+    K and activity, so that the latest list can be carried forward: not for a system
+    whose list shows numbers that move with time alone (an RD: ``list_columns``), one
+    that revises its ratings (``retroactive``), nor for season lists (ECF's:
+    ``cumulative_interim_games``, whose interim lists carry the grades already)."""
+    return not (system.list_columns or system.retroactive or system.cumulative_interim_games)
+
+
+def carried_periods(store, system: str, pool: str, frozen: bool = False) -> list[int]:
+    """The periods whose list of ``pool`` is its latest list carried forward: the pool
+    is one of the combined file's (standard, rapid, blitz), has no list of the period
+    (rated, or with ``frozen`` published) but one before it, and another of those pools
+    has a list of it (FIDE publishes all three lists every month); only periods that
+    close a list under the system's rules (``list_periods``), only for a system whose
+    lists carry (``carries_lists``)."""
+    from arpad.pipeline.combined import COMBINED_POOLS  # combined imports this module
+    from arpad.pipeline.systems import get_system
+
+    rated = get_system(system)
+    pools = [one for one, _ in COMBINED_POOLS]
+    if pool not in pools or not carries_lists(rated):
+        return []
+
+    def listed(one: str) -> set[int]:
+        found = set(store.rating_periods(system, one))
+        return found | set(store.published_periods(system, one)) if frozen else found
+
+    own = listed(pool)
+    own_lists = rated.list_periods(sorted(own))
+    if not own_lists:
+        return []
+    others = {p for one in pools if one != pool for p in listed(one)}
+    return rated.list_periods(sorted(p for p in others - own if p > own_lists[0]))
+
+
+def carried_list(
+    store,
+    system: str,
+    pool: str,
+    period: int,
+    top: int | None = None,
+    min_games: int | None = None,
+    frozen: bool = False,
+) -> pl.DataFrame:
+    """The list of ``period`` (one of ``carried_periods``) for a pool without games in it:
+    its latest list before it (as published when ``frozen`` and it was) with every
+    player's rating carried, 0 games, no K (none was used: "What a list holds"), and the
+    status and flag of a rated player without a game: for a system whose status is the
+    list's activity (FIDE) ``inactive`` and ``i`` once his last rated game is
+    ``INACTIVE_MONTHS`` or more before ``period`` (``long_idle``), else ``rated``; for
+    the others ``inactive``, flagged ``i`` unless ``recent_players``. Ranked again;
+    ``top`` and ``min_games`` as ``list_frame`` takes them. No ratings row is written:
+    the next period with games starts from the same ratings."""
+    from arpad.pipeline.systems import get_system
+
+    rated = get_system(system)
+    own = set(store.rating_periods(system, pool))
+    if frozen:
+        own |= set(store.published_periods(system, pool))
+    source = max(p for p in rated.list_periods(sorted(own)) if p < period)
+    frame, _ = list_frame(store, system, pool, source, frozen=frozen)
+    if rated.status_is_list_activity:
+        idle = pl.col("player_id").is_in(long_idle(store, system, pool, period))
+        inactive = (pl.col("status") == "inactive") | idle
+        status = pl.when(inactive).then(pl.lit("inactive")).otherwise(pl.lit("rated"))
+    else:  # no row of the pool in the period: who played in the window is not idle
+        inactive = ~pl.col("player_id").is_in(recent_players(store, system, pool, period))
+        status = pl.lit("inactive")
+    frame = frame.with_columns(
+        pl.lit(0, pl.Int64).alias("games"),
+        pl.lit(None, frame["k"].dtype).alias("k"),
+        status.alias("status"),
+        flag_column(inactive),
+    )
+    if min_games is not None:
+        frame = _with_min_games(frame, store, system, pool, period, min_games)
+    frame = _ranked(frame, rated.lower_is_better, tuple(frame.columns))
+    return top_ranked(frame, top) if top else frame
+
+
+_FIRST_AND_PLAYED_SQL = """
+SELECT player_id, min(period) AS first, max(period) FILTER (WHERE games > 0) AS played
+FROM ratings WHERE system = ? AND pool = ? AND period <= ? GROUP BY player_id
+"""
+
+
+def long_idle(store, system: str, pool: str, period: int) -> list[str]:
+    """The players of ``system``/``pool`` whose last rated game up to ``period`` is
+    ``INACTIVE_MONTHS`` or more months before it, a rating without a game counting as a
+    game the month before the player's first row, as FIDE's own rule counts a players
+    file's rating (docs/fide-history.md "Inactivity"; ``idle_players`` counts it idle)."""
+    con = catalog.connect(store)
+    try:
+        rows = catalog.query_frame(con, _FIRST_AND_PLAYED_SQL, [system, pool, period])
+    finally:
+        con.close()
+    seen = {*rows["first"].to_list(), *rows["played"].drop_nulls().to_list()}
+    index = {p: periods.month_index(p) for p in seen}
+    month = pl.col("played").replace_strict(index, return_dtype=pl.Int64, default=None)
+    before = pl.col("first").replace_strict(index, return_dtype=pl.Int64) - 1
+    last = pl.coalesce(month, before)
+    idle = rows.filter(periods.month_index(period) - last >= INACTIVE_MONTHS)
+    return idle["player_id"].to_list()
 
 
 _PUBLISHED_SQL = """

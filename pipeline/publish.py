@@ -273,6 +273,12 @@ def publish(
     from arpad.pipeline.lists import TooWideError, fide_txt_problem, list_frame, write_list
 
     period = period_to_publish(store, system, pool, period, force)
+    if period not in store.rating_periods(system, pool):  # no ratings of it (docs/lists.md)
+        raise ValueError(
+            f"no {system}/{pool} ratings of period {period} to publish: pool {pool} has no "
+            "rated games in it (a list carried forward from an earlier period is published "
+            "in the combined file of the other pools' publication, not on its own)"
+        )
     frame, period = list_frame(store, system, pool, period)
     folder = store.published_partition(system, pool, period)
     if (folder / MANIFEST).exists():

@@ -87,13 +87,20 @@ def read_fixed_width(text: str) -> pl.DataFrame:
 
 
 def pool_rows(store: Store, pool: str, period: int) -> dict[str, dict]:
-    """The pool's listed players straight from its ratings partition (or none)."""
-    if period not in store.rating_periods("fide", pool):
+    """The pool's listed players straight from its ratings partition (or none); a pool
+    without games in the period has its latest list carried forward (docs/lists.md "A
+    pool without games in a period"): 0 games, no K, and here inactive (blitz's only
+    games are of 202501, 13 months before 202602)."""
+    rated = [p for p in store.rating_periods("fide", pool) if p <= period]
+    if not rated:
         return {}
-    rows = store.read_ratings("fide", pool, period).to_pylist()
-    return {
+    rows = store.read_ratings("fide", pool, rated[-1]).to_pylist()
+    listed = {
         r["player_id"]: r for r in rows if r["status"] in LISTED and r["rating_after"] is not None
     }
+    if rated[-1] != period:
+        return {i: {**r, "games": 0, "k": None, "status": "inactive"} for i, r in listed.items()}
+    return listed
 
 
 @pytest.mark.parametrize("period", [202501, 202602])
