@@ -585,10 +585,24 @@ def record_rate(req: RateRequest, start: int | None) -> None:
     )
 
 
-def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = None):
-    """Rate one pool with one system; returns the engine's RateSummary."""
+def _before_recompute(store, system: str, pool: str):
+    """``stated_ratings.before_recompute``, imported only for a system that seeds from
+    stated ratings with a stale mark on the pool: that module imports polars, which an
+    ordinary rate does not (docs/runners.md "Start-up"; 0.11 s of FIDE's rate)."""
+    from arpad.pipeline import incremental
+    from arpad.pipeline.systems import get_system
+
+    if not get_system(system).seeds_from_observations:
+        return None
+    if incremental.read_stale(store).get(f"{system}/{pool}") is None:
+        return None
     from arpad.pipeline import stated_ratings
 
+    return stated_ratings.before_recompute(store, system, pool)
+
+
+def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = None):
+    """Rate one pool with one system; returns the engine's RateSummary."""
     store = _existing_store(req.store)
     with store.writer_lock(f"arpad rate {req.label}", wait=req.wait):
         dropped = _drop_gameless(runner, store, [req.system], [req.pool])
@@ -600,7 +614,7 @@ def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = N
         note = stale_start_note(req)
         # (read before the run rewrites the ratings; None unless a seeding system
         # recomputes after a correction: nothing read on an ordinary run)
-        before = stated_ratings.before_recompute(store, req.system, req.pool)
+        before = _before_recompute(store, req.system, req.pool)
         name = f"rate-{req.system}-{req.pool}"
         if req.shards and req.shards > 1 and runner.parallel:
             # The rating loop runs as a task on a worker and sends each period's player
@@ -609,9 +623,13 @@ def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = N
         else:
             summary = runner.step(rate_periods, req, start, progress, name=name, io=True)
         check_rows_written(summary)
-        overridden = stated_ratings.overridden_note(
-            store, req.system, req.pool, before, summary.periods
-        )
+        overridden = None
+        if before is not None:
+            from arpad.pipeline import stated_ratings
+
+            overridden = stated_ratings.overridden_note(
+                store, req.system, req.pool, before, summary.periods
+            )
         runner.step(record_rate, req, start, name=f"record-{req.system}-{req.pool}", io=True)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
     runner.info(summary_line(summary))

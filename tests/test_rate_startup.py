@@ -133,3 +133,19 @@ def test_no_kernel_load_beside_without_jit_or_when_switched_off():
         assert proc.returncode == 0, proc.stderr
         outputs[name] = proc.stdout.strip()
     assert outputs == {"jit": "thread", "off": "none", "nojit": "none", "aot": "none"}
+
+
+def test_the_rate_job_of_a_seeding_system_imports_no_polars(tmp_path):
+    """The rate job's check for stated ratings that stop a correction (jobs.rate,
+    pipeline/stated_ratings.py) is imported only when the pool has a stale mark: that
+    module imports polars, 0.11 s of every FIDE rate (round 10)."""
+    root = _store(tmp_path)
+    code = (
+        "import sys\n"
+        "from arpad.pipeline import jobs\n"
+        f"summary = jobs.rate(jobs.RateRequest(store={str(root)!r}, system='fide'))\n"
+        "assert summary.periods, summary\n"
+        "assert 'polars' not in sys.modules\n"
+        "assert 'arpad.pipeline.stated_ratings' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, env=_env())
