@@ -25,14 +25,9 @@ import pytest
 import arpad
 from arpad.pipeline.cli import main
 
-# The analyst's files (/tmp/attack/work-analyst10/s10): a FIDE combined list (1003 has
-# no rapid rating) and games of two pools.
-FIDECOMB = """\
-ID Number;Name;Fed;Sex;Tit;WTit;OTit;FOA;SRtng;SGm;SK;RRtng;RGm;Rk;BRtng;BGm;BK;B-day;Flag
-1001;Kask, Tonu;EST;M;FM;;;;2285;0;20;2200;0;20;2150;0;20;1985;
-1002;Tamm, Jaan;EST;M;;;;;2010;0;20;2000;0;20;0;0;0;1990;
-1003;Ots, Mari;EST;F;;WFM;;;1850;0;20;;0;0;1700;0;20;2012;w
-"""
+# The analyst's FIDE combined list (1003 has no rapid rating), as the API's test has it
+from tests.test_round10_api_seeds import FIDECOMB
+
 RAPID = """\
 date,white_id,black_id,result,pool
 2025-11-05,1001,1002,0-1,rapid
