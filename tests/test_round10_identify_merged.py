@@ -74,7 +74,9 @@ def test_a_spelling_merged_by_hand_finds_the_next_file_spelt_so(tmp_path, capsys
     assert "note" not in err
 
 
-def test_an_ambiguous_abbreviation_is_noted_then_proposed_once_its_fits_are_merged(tmp_path, capsys):
+def test_an_ambiguous_abbreviation_is_noted_then_proposed_once_its_fits_are_merged(
+    tmp_path, capsys
+):
     """ "Steinitz, W." fits two players, William and Wilhelm: not proposed, and a note
     names them. Once they are merged, W. fits one player and is proposed into the keep;
     it fits the keep's own "William" and its merged "Wilhelm" equally (abbreviated,
