@@ -340,23 +340,22 @@ class SeenIds(Protocol):
 
 
 def _empty_side(white: pl.Expr, black: pl.Expr, pgn: bool) -> pl.Expr:
-    """The empty_player_id detail, naming the side: in a PGN an empty id is a name that
-    is nobody's ('?', 'NN', 'Unknown', ...: pipeline/pgn.py), so it says that (the
-    hostile and analyst attacks, round 9: "white_id or black_id is empty" for a game
-    against 'NN')."""
-    if pgn:
-        both, one = "White and Black are unknown players", "{} is an unknown player"
-        tail = " (a placeholder name such as '?' or 'NN' is nobody's id)"
-    else:
-        both, one, tail = "white_id and black_id are empty", "{} is empty", ""
-    white_text = one.format("White" if pgn else "white_id")
-    black_text = one.format("Black" if pgn else "black_id")
+    """The empty_player_id detail, naming the side; in a PGN an empty id is a name tag
+    that is empty or nobody's ('?', 'NN', 'Unknown', ...: pipeline/pgn.py), so it says
+    that too (the hostile and analyst attacks, round 9: "white_id or black_id is empty"
+    for a game against 'NN')."""
+
+    def why(tags: str) -> str:
+        if not pgn:
+            return ""
+        return f" (the {tags} empty or a placeholder name such as '?' or 'NN', nobody's id)"
+
     return (
         pl.when(white & black)
-        .then(pl.lit(both + tail))
+        .then(pl.lit("white_id and black_id are empty" + why("White and Black tags are")))
         .when(white)
-        .then(pl.lit(white_text + tail))
-        .otherwise(pl.lit(black_text + tail))
+        .then(pl.lit("white_id is empty" + why("White tag is")))
+        .otherwise(pl.lit("black_id is empty" + why("Black tag is")))
     )
 
 

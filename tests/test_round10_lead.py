@@ -111,11 +111,14 @@ def test_empty_player_id_detail_names_the_side(tmp_path, capsys):
         for line in capsys.readouterr().err.splitlines()
         if "empty_player_id: " in line
     ]
-    placeholder = " (a placeholder name such as '?' or 'NN' is nobody's id)"
+
+    def placeholder(tags: str) -> str:
+        return f" (the {tags} empty or a placeholder name such as '?' or 'NN', nobody's id)"
+
     assert rows == [
-        ("nn.pgn", "Black is an unknown player" + placeholder),
-        ("nn.pgn", "White is an unknown player" + placeholder),
-        ("nn.pgn", "White and Black are unknown players" + placeholder),
+        ("nn.pgn", "black_id is empty" + placeholder("Black tag is")),
+        ("nn.pgn", "white_id is empty" + placeholder("White tag is")),
+        ("nn.pgn", "white_id and black_id are empty" + placeholder("White and Black tags are")),
         ("e.csv", "white_id is empty"),
         ("e.csv", "black_id is empty"),
         ("e.csv", "white_id and black_id are empty"),
