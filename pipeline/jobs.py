@@ -594,11 +594,12 @@ def _before_recompute(store, system: str, pool: str):
 
     if not get_system(system).seeds_from_observations:
         return None
-    if incremental.read_stale(store).get(f"{system}/{pool}") is None:
+    mark = incremental.read_stale(store).get(f"{system}/{pool}")
+    if mark is None:
         return None
     from arpad.pipeline import stated_ratings
 
-    return stated_ratings.before_recompute(store, system, pool)
+    return stated_ratings.before_recompute(store, system, pool, mark)
 
 
 def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = None):

@@ -495,20 +495,13 @@ def _starts(
     )
 
 
-def before_recompute(store: Store, system: str, pool: str) -> BeforeRecompute | None:
-    """Before a rate run: what ``overridden_note`` compares, when ``system`` seeds from
-    stated ratings (``seeds_from_observations``) and a correction marked the pool stale
-    with ratings on disk after the stale period whose games state ratings; else None
-    (nothing read beyond the stale mark: the first rate, a run with nothing corrected,
-    a system that does not seed)."""
+def before_recompute(store: Store, system: str, pool: str, mark: int) -> BeforeRecompute | None:
+    """Before a rate run of a system that seeds from stated ratings, whose pool a
+    correction marked stale (``mark``; the caller, ``jobs._before_recompute``, checks
+    both before importing this module): what ``overridden_note`` compares, when there
+    are ratings on disk after the stale period whose games state ratings; else None."""
     from arpad.pipeline import incremental
-    from arpad.pipeline.systems import get_system
 
-    if not get_system(system).seeds_from_observations:
-        return None
-    mark = incremental.read_stale(store).get(f"{system}/{pool}")
-    if mark is None:
-        return None
     stale = incremental.first_stale(store, system, pool, mark)
     rated = [p for p in store.rating_periods(system, pool) if p >= stale]
     later = [p for p in rated if p > stale]
