@@ -12,7 +12,6 @@ import errno
 import importlib
 import logging
 import os
-import pkgutil
 import sys
 import traceback
 from pathlib import Path
@@ -287,7 +286,11 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. With ``argv`` naming a known command (and no
+    ``--help``/``-h`` before it), only the module of that command registers its
+    parsers (``commands.COMMAND_MODULES``); otherwise every command module does (the
+    list of commands, a mistyped command's "did you mean")."""
     parser = _Parser(prog="arpad", description="Batch rating pipeline for chess federations.")
     parser.add_argument("--version", action=_Version, help="print arpad's version and exit")
     parser.add_argument(
@@ -301,9 +304,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     import arpad.pipeline.commands as package
+    from arpad.pipeline.lean import command_of
 
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
+    command = command_of(argv) if argv is not None else None
+    if command in package.COMMAND_MODULES:
+        names = [package.COMMAND_MODULES[command]]
+    else:
+        import pkgutil
+
+        infos = pkgutil.iter_modules(package.__path__)
+        names = sorted(info.name for info in infos)
+    for name in names:
+        module = importlib.import_module(f"{package.__name__}.{name}")
         if hasattr(module, "register"):
             module.register(sub)
     _case_insensitive_choices(parser)
@@ -574,8 +586,8 @@ def _usage_hint(parser: argparse.ArgumentParser, argv: list[str], message: str) 
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     if not argv:  # `arpad` alone: the list of commands, as a usage error
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT

@@ -117,8 +117,9 @@ def player_info(players: pa.Table) -> PlayerInfo:
         return col.to_numpy(zero_copy_only=False).astype(np.int64)
 
     birth_year = ints("birth_year")
+    ids = players.column("player_id")
     return PlayerInfo(
-        player_id=_objects(players.column("player_id")),
+        player_id=_objects(ids),
         rating=np.nan_to_num(floats("rating"), nan=np.nan),
         rated_games=ints("rated_games"),
         peak_rating=floats("peak_rating"),
@@ -128,6 +129,7 @@ def player_info(players: pa.Table) -> PlayerInfo:
         grade=floats("grade"),
         sex=_objects(players.column("sex")),
         birth_date=_yyyymmdd(players, "birth_date"),
+        ids=ids.combine_chunks().cast(pa.string()),
     )
 
 
@@ -354,7 +356,13 @@ GAME_COLUMNS = ["white_id", "black_id", "score", "rated", "event_id"]
 
 
 def id_array(player_id) -> pa.Array:
-    """The run's player ids as one Arrow string array (built once per run, not per period)."""
+    """The run's player ids as one Arrow string array (built once per run, not per
+    period), from a ``PlayerInfo`` (its ``ids`` when it has them), an Arrow array or
+    Python strings."""
+    if isinstance(player_id, PlayerInfo):
+        if player_id.ids is not None:
+            return player_id.ids
+        player_id = player_id.player_id
     if isinstance(player_id, pa.Array):
         return player_id
     return pa.array(np.asarray(player_id, dtype=object), type=pa.string())
@@ -668,11 +676,13 @@ def rate_in_memory(
     pool: str = "standard",
     rules: Any | None = None,
     overrides: dict | None = None,
+    seeds: observations.Observations | None = None,
 ) -> dict[int, pa.Table]:
     """The engine's walk over in-memory periods — (period, white, black, score, event)
     in period order, players as dense indices into ``info``, and optionally a sixth item,
     the ``day``/``event_key`` arrays of ``period_arrays(days=…)`` — with no store:
-    period -> ratings table (the columns of a stored ratings partition)."""
+    period -> ratings table (the columns of a stored ratings partition). ``seeds``: dated
+    observations a seeding system takes before each period, as ``rate`` does."""
     sys_ = get_system(system)
     rules_for = rules_picker(sys_, pool, rules, overrides)
     if not periods:
@@ -685,11 +695,15 @@ def rate_in_memory(
     state = sys_.initial_state(info, rules_for(periods[0][0]))
     previous: int | None = None
     out: dict[int, pa.Table] = {}
-    ids = id_array(info.player_id)
+    ids = id_array(info)
     absorbing = sys_.revises_history(rules_for(periods[-1][0]))
     for i, (period, white, black, score, event, *days) in enumerate(periods):
         extra = days[0] if days and sys_.uses_game_days else {}
         games = PeriodGames.build(period, white, black, score, info.n, event, previous, **extra)
+        if seeds is not None and sys_.seeds_from_observations:
+            state = observations.seed_period(
+                sys_, state, seeds, previous, period, rules_for(period)
+            )
         if absorbing and i < len(periods) - 1:  # replaced by history_reports below
             state = sys_.absorb(state, games, rules_for(period))
         else:
@@ -894,7 +908,7 @@ def _rate(
     if aliases is not None:  # a merged duplicate is not a player of its own
         players = players.filter(pc.invert(pc.is_in(players.column("player_id"), aliases[0])))
     info = player_info(players)
-    ids = id_array(info.player_id)
+    ids = id_array(info)
     # One hash table of the run's player ids, for the observations' ids and the keys'.
     index = player_keys.StringIndex(ids)
     # Ratings PGN/TRF files gave are dated observations, not undated seeds (docs/observations.md).

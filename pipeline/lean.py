@@ -25,14 +25,21 @@ FULL_COMMANDS = ("serve", "deploy")
 DISTRIBUTING_OPTIONS = ("--flow", "--workers", "--cluster")
 
 
-def _command(argv: list[str]) -> str | None:
+def command_of(argv: list[str]) -> str | None:
+    """The command ``argv`` names (its first word that is not an option), or None:
+    none given, or an option other than ``--store S`` before it (``--help``,
+    ``--version``: the whole parser answers those)."""
     skip = False
     for arg in argv:
         if skip:  # the value of ``--store S`` given before the command (docs/cli.md)
             skip = False
         elif arg == "--store":
             skip = True
-        elif not arg.startswith("-"):
+        elif arg.startswith("--store="):
+            continue
+        elif arg.startswith("-"):
+            return None
+        else:
             return arg
     return None
 
@@ -41,7 +48,7 @@ def hide_unneeded_modules(argv: list[str]) -> bool:
     """Make pandas absent for a command run in this process; True when done (the
     console then ends with ``exit_now``). Not for ``serve``/``deploy``, a flow, Dask
     or a Prefect server (``PREFECT_API_URL``)."""
-    command = _command(argv)
+    command = command_of(argv)
     if "pandas" in sys.modules or command is None or command in FULL_COMMANDS:
         return False
     if os.environ.get("PREFECT_API_URL"):

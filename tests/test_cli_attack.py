@@ -103,11 +103,13 @@ def test_store_on_both_sides_must_agree_and_only_where_taken(tmp_path, capsys):
 def test_lean_start_up_finds_the_command_after_a_leading_store():
     """pipeline/lean.py read `arpad --store S serve` as the command `S` (and hid pandas
     from serve, which needs it)."""
-    from arpad.pipeline.lean import _command
+    from arpad.pipeline.lean import command_of
 
-    assert _command(["--store", "serve", "serve"]) == "serve"
-    assert _command(["--store", "S", "ingest", "f.csv"]) == "ingest"
-    assert _command(["--store=S", "rate"]) == "rate"
+    assert command_of(["--store", "serve", "serve"]) == "serve"
+    assert command_of(["--store", "S", "ingest", "f.csv"]) == "ingest"
+    assert command_of(["--store=S", "rate"]) == "rate"
+    # an option before the command (`arpad --help rate`): the whole parser answers
+    assert command_of(["--help", "rate"]) is None
 
 
 @pytest.mark.parametrize(

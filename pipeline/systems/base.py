@@ -44,6 +44,9 @@ class PlayerInfo:
     # int64 YYYYMMDD of the birth date, -1 = unknown (FIDE's junior K "until their 18th
     # birthday" of the 2014-07 rules); None when the caller has no players table
     birth_date: np.ndarray | None = None
+    # ``player_id`` as one Arrow string array, when read from a players table: the
+    # run's ids without building them again from the Python strings (``engine.id_array``)
+    ids: object = None
 
     @property
     def n(self) -> int:
