@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -159,6 +160,37 @@ def normalise_title(title) -> str | None:
     return TITLE_ALIASES.get(text, text)
 
 
+# FIDE's list order of titles, highest first (as in NORM_TITLES' comment), for naming an opponent
+# who holds two: a players file's Tit and WTit (``title_label``).
+TITLE_ORDER = ("GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM")
+_TITLE_SEPARATORS = re.compile(r"[\s/(),]+")
+
+
+def title_set(entry) -> frozenset[str]:
+    """An opponent's titles, normalised: None → none; one title (``"GM"``, ``"wg"``);
+    several in one text as ``title_label`` writes them (``"IM (WGM)"``, ``"IM/WGM"``);
+    or a list/tuple of titles (a players file's Tit and WTit)."""
+    if entry is None:
+        return frozenset()
+    parts = _TITLE_SEPARATORS.split(entry) if isinstance(entry, str) else entry
+    held = (normalise_title(part) for part in parts)
+    return frozenset(t for t in held if t)
+
+
+def title_label(*titles) -> str | None:
+    """One opponent's titles as one text (each argument as ``title_set`` reads it), the
+    highest first and the others in parentheses: Tit IM and WTit WGM → ``"IM (WGM)"``;
+    Tit WGM and WTit WGM (FIDE's lists give a woman's women's title in both) →
+    ``"WGM"``; Tit empty and WTit WIM → ``"WIM"``; no title → None."""
+    held = frozenset().union(*(title_set(t) for t in titles))
+    rank = {t: i for i, t in enumerate(TITLE_ORDER)}
+    ordered = sorted(held, key=lambda t: (rank.get(t, len(TITLE_ORDER)), t))
+    if not ordered:
+        return None
+    rest = f" ({', '.join(ordered[1:])})" if len(ordered) > 1 else ""
+    return ordered[0] + rest
+
+
 def normalise_federation(federation) -> str | None:
     if federation is None:
         return None
@@ -196,6 +228,9 @@ class NormCheck:
     counts_as: int = 0  # games the norm counts for (at most 13)
     opponents_given: list[float] = field(default_factory=list)  # as given (NaN: unrated)
     player: str | None = None  # the player checked, when read from a games file
+    # each opponent's titles as ``title_label`` names them ("IM (WGM)"; None: untitled),
+    # in the order of ``opponents_given``; empty when the titles are not known
+    opponent_titles: list[str | None] = field(default_factory=list)
 
     def __repr__(self) -> str:
         """One line for a notebook (docs/api.md "Tournaments"); ``str()`` the check
@@ -253,7 +288,9 @@ def composition_conditions(
 
     ``opponent_titles``/``opponent_federations`` hold one entry per game (None =
     untitled / unknown federation); pass None for the whole list when the data is
-    not known — those conditions are then reported as not checked.
+    not known — those conditions are then reported as not checked. An opponent's
+    entry may name several titles (``"IM (WGM)"``, ``("IM", "WGM")``: ``title_set``):
+    he counts as titled, and for the 1/3 rule, when any of them does.
     """
     key = title.upper()
     out: list[tuple[str, bool | None, str]] = []
@@ -261,19 +298,23 @@ def composition_conditions(
         out.append(("titled", None, "opponents' titles not known"))
         out.append(("norm_titles", None, "opponents' titles not known"))
     else:
-        titles = [normalise_title(t) for t in opponent_titles]
-        n = len(titles)
-        titled = sum(t in TITLED for t in titles)
+        # an opponent's titles are all he holds (a players file's Tit and WTit): one
+        # title of the set makes him titled, or a holder of the norm's title, once
+        held = [title_set(t) for t in opponent_titles]
+        n = len(held)
+        titled = sum(bool(h & TITLED) for h in held)
         need = rules.min_titled_fraction * n
+        two = [title_label(h) for h in held if len(h) > 1]
         out.append(
             (
                 "titled",
                 _at_least(titled, n, rules.min_titled_fraction),
-                f"{titled} of {n} opponents titled, CM/WCM not counted (minimum {need:g})",
+                f"{titled} of {n} opponents titled, CM/WCM not counted (minimum {need:g})"
+                + (f"; two titles, each opponent counted once: {'; '.join(two)}" if two else ""),
             )
         )
         allowed = NORM_TITLES[key]
-        holders = sum(t in allowed for t in titles)
+        holders = sum(bool(h & allowed) for h in held)
         need = rules.min_norm_title_fraction * n
         names = "/".join(sorted(allowed, key=["GM", "IM", "WGM", "WIM"].index))
         out.append(
@@ -422,6 +463,9 @@ def norm_check(
         conditions=conditions,
         counts_as=min(n, rules.max_counted_games),
         opponents_given=opp.tolist(),
+        opponent_titles=[]
+        if opponent_titles is None
+        else [title_label(t) for t in opponent_titles],
     )
 
 
@@ -570,24 +614,50 @@ def opponent_ratings(
 
 def player_facts(roster: Roster | None, raw_players) -> tuple[dict, dict]:
     """player id → title and → federation: the players file first, else the games file's
-    own players rows (PGN WhiteTitle/BlackTitle; TRF title and federation)."""
+    own players rows (PGN WhiteTitle/BlackTitle; TRF title and federation). A player's
+    title is the union of the file's ``title`` and ``w_title`` (FIDE's Tit and WTit) as
+    ``title_label`` names it: Tit IM and WTit WGM → ``"IM (WGM)"``, WTit WIM alone →
+    ``"WIM"``."""
     titles: dict = {}
     feds: dict = {}
     if raw_players is not None:
-        for column, into in (("title", titles), ("federation", feds)):
-            if column in raw_players.columns:
-                for pid, v in zip(
-                    raw_players["player_id"].to_list(), raw_players[column].to_list()
-                ):
-                    if v is not None:
-                        into[pid] = v
+        ids = raw_players["player_id"].to_list()
+        columns = raw_players.columns
+        _titles_into(titles, ids, *(_column(raw_players, c, columns) for c in TITLE_COLUMNS))
+        if "federation" in columns:
+            for pid, v in zip(ids, raw_players["federation"].to_list()):
+                if v is not None:
+                    feds[pid] = v
     if roster is not None:
         players = roster.players
         ids = players.column("player_id").to_pylist()
-        for pid, t in zip(ids, players.column("title").to_pylist()):
-            if t is not None:
-                titles[pid] = t
+        columns = players.column_names
+        _titles_into(titles, ids, *(_column(players, c, columns) for c in TITLE_COLUMNS))
         for pid, f in zip(ids, players.column("federation").to_pylist()):
             if f is not None:
                 feds[pid] = f
     return titles, feds
+
+
+# A players file's columns of the titles that count for norms: FIDE's Tit and WTit (OTit
+# and FOA name arbiters', trainers' and organisers' titles, no playing title).
+TITLE_COLUMNS = ("title", "w_title")
+
+
+def _column(table, name: str, columns) -> list | None:
+    """A column of a polars frame or an Arrow table as a list; None when absent."""
+    if name not in columns:
+        return None
+    if isinstance(table, pa.Table):
+        return table.column(name).to_pylist()
+    return table[name].to_list()
+
+
+def _titles_into(titles: dict, ids: list, *columns: list | None) -> None:
+    """Each id's ``title_label`` of its values in ``columns`` into ``titles`` (an id
+    without a title in any of them keeps what ``titles`` has)."""
+    given = [c for c in columns if c is not None]
+    for i, pid in enumerate(ids):
+        label = title_label(*(c[i] for c in given))
+        if label is not None:
+            titles[pid] = label
