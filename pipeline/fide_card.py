@@ -236,12 +236,19 @@ def check_card(store: Store, system: str, pool: str = "standard", player: str = 
         )
     if store.rating_periods(fide, pool):
         return
-    from arpad.pipeline.jobs import has_published_ratings
+    from arpad.pipeline.jobs import has_published_ratings, rated_pools
 
     if not has_published_ratings(store):
         why = (
             "and fide cannot be rated here: it needs published starting ratings, which "
             "neither the players table nor the games give (a historical store)"
+        )
+    elif not has_published_ratings(store, pool):
+        why = (
+            f"and fide cannot rate pool {pool} here: it needs published starting ratings "
+            f"of that pool, and the store's ratings are of pool "
+            f"{' and '.join(rated_pools(store))} only (give {pool} ratings: arpad ingest "
+            "--players FILE; docs/observations.md)"
         )
     else:
         why = f"(arpad rate --system fide --pool {pool} gives them)"

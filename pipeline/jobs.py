@@ -425,41 +425,79 @@ def drop_gameless_ratings(
     return out
 
 
-def has_published_ratings(store: Store) -> bool:
-    """True when the players table gives at least one player a starting rating, or a
-    game or players file gives a dated one (docs/observations.md)."""
+def has_published_ratings(store: Store, pool: str | None = None) -> bool:
+    """True when a published rating starts at least one player of ``pool``, as a run of
+    a seeding system picks them (``observations.has_pool_seeds``: an undated
+    players-file rating of the pool or of every pool, a dated one of the pool, a rating
+    in the pool's games; a standard rating is no rapid one). ``pool`` None: of any pool
+    (the players table gives a rating, or a game or players file a dated one;
+    docs/observations.md)."""
+    from arpad.pipeline import observations
     from arpad.pipeline.integrity import open_parquet
-    from arpad.pipeline.observations import has_observations
 
     if not store.players_path.exists():
         store.read_players()  # deleted while games are stored: named (docs/store.md)
-    else:
+
+    def table_rated() -> bool:
         # One column, not the whole table (the engine reads the players again anyway).
         with open_parquet(store.players_path) as file:
             if "rating" in file.schema_arrow.names:
                 ratings = file.read(columns=["rating"]).column("rating")
-                if ratings.null_count < len(ratings):
-                    return True
-    return has_observations(store)
+                return ratings.null_count < len(ratings)
+        return False
+
+    if pool is not None:
+        return observations.has_pool_seeds(store, pool, table_rated)
+    return table_rated() or observations.has_observations(store)
 
 
-def starting_ratings_reason(system: str) -> str | None:
-    """Why ``system`` cannot rate this store, or None: a system with
-    ``needs_published_ratings`` and a players table without any rating."""
+def rated_pools(store: Store) -> list[str]:
+    """The pools a published rating of the store starts someone in (``has_published_ratings``)."""
+    from arpad.pipeline.schemas import POOLS
+
+    return [p for p in POOLS if has_published_ratings(store, p)]
+
+
+# FIDE's heading of each pool's rating in its rating list files (docs/ingest.md).
+_POOL_HEADINGS = {"standard": "SRtng", "rapid": "RRtng", "blitz": "BRtng"}
+
+
+def starting_ratings_reason(system: str, pool: str | None = None, rated=()) -> str:
+    """Why ``system`` (one that ``needs_published_ratings``) cannot rate this store: no
+    published rating at all; or, with ``pool`` and the pools the store's ratings are of
+    (``rated``, ``rated_pools``), none of ``pool`` (a pool's ratings seed that pool alone)."""
+    if pool is None or not rated:
+        return (
+            f"{system} needs published starting ratings and neither the players table nor "
+            "the games give any "
+            "(ingest a players file with ratings: arpad ingest --players FILE)"
+        )
+    return unseeded_pool_reason(f"{system} needs", [pool], rated)
+
+
+def unseeded_pool_reason(subject: str, pools: list[str], rated) -> str:
+    """``subject`` ("fide needs") published starting ratings of ``pools`` the store
+    has none of, its ratings being of the ``rated`` pools only, and what to give."""
+    what = " and ".join(pools)
+    headings = "/".join(_POOL_HEADINGS[p] for p in pools)
+    columns = "/".join(f"{p}_rating" for p in pools)
     return (
-        f"{system} needs published starting ratings and neither the players table nor "
-        "the games give any "
-        "(ingest a players file with ratings: arpad ingest --players FILE)"
+        f"{subject} published starting ratings for pool {what} and neither the players "
+        f"table nor the games give any {what} rating (the store's ratings are of pool "
+        f"{' and '.join(rated)} only, and a pool's ratings seed that pool alone): ingest a "
+        f"players file with {what} ratings (arpad ingest --players FILE with the column "
+        f"{headings} or {columns}, or rows with pool {' or '.join(pools)}; docs/observations.md)"
     )
 
 
-def check_starting_ratings(store: Store, system: str) -> None:
-    """A system that cannot start from nothing, on a store with no published rating,
-    is bad input (exit 2) before any period is rated."""
+def check_starting_ratings(store: Store, system: str, pool: str | None = None) -> None:
+    """A system that cannot start from nothing, on a store with no published rating
+    (of ``pool``; None: of any pool), is bad input (exit 2) before any period is rated."""
     from arpad.pipeline.systems import get_system
 
-    if get_system(system).needs_published_ratings and not has_published_ratings(store):
-        raise ValueError(starting_ratings_reason(system))
+    if get_system(system).needs_published_ratings and not has_published_ratings(store, pool):
+        rated = rated_pools(store) if pool is not None else ()
+        raise ValueError(starting_ratings_reason(system, pool, rated))
 
 
 def check_rows_written(summary) -> None:
@@ -487,7 +525,7 @@ def plan_rate(req: RateRequest) -> int | None:
     a system that needs published starting ratings the store does not have."""
     store = Store(req.store)
     check_pool(store, req.pool, req.start, req.end)
-    check_starting_ratings(store, req.system)
+    check_starting_ratings(store, req.system, req.pool)
     if req.start is not None or req.full:
         return req.start
     return incremental.incremental_start(store, req.system, req.pool, req.rules, req.overrides)
@@ -502,7 +540,8 @@ class StatedOverrideWarning(UserWarning):
     """A rate run that recomputed after a correction, for a system that seeds from stated
     ratings: ratings stated in later files re-seed players the correction changed, so it
     stops there (pipeline/stated_ratings.py ``overridden_note``; docs/observations.md
-    "Corrections and stated ratings")."""
+    "Corrections and stated ratings"); or ratings stated in a file replaced the store's
+    own results of an earlier period (``replaced_note``)."""
 
 
 def stale_start_note(req: RateRequest) -> str | None:
@@ -602,6 +641,31 @@ def _before_recompute(store, system: str, pool: str):
     return stated_ratings.before_recompute(store, system, pool, mark)
 
 
+def stated_replaced_note(
+    store, system: str, pool: str, rated: list[int], existing: list[int]
+) -> str | None:
+    """``stated_ratings.replaced_note`` of the periods a run of a system that seeds from
+    stated ratings rated (``rated``) that were not rated before it (``existing``): said
+    once, by the run that first rates a period. Imported (with polars) only when a game
+    file of those periods or of the month before states a rating (Parquet statistics:
+    docs/runners.md "Start-up")."""
+    from arpad.pipeline.systems import get_system
+
+    run = set(rated) - set(existing)
+    if not run or not get_system(system).seeds_from_observations:
+        return None
+    from arpad.pipeline.observations import _file_observations
+
+    months = store.periods(pool)
+    months = [*[p for p in months if p < min(run)][-1:], *(p for p in months if p in run)]
+    files = (str(f) for p in months for f in store.game_files(pool, p))
+    if not any(_file_observations(f, 0) is not None for f in files):
+        return None
+    from arpad.pipeline import stated_ratings
+
+    return stated_ratings.replaced_note(store, system, pool, sorted(run))
+
+
 def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = None):
     """Rate one pool with one system; returns the engine's RateSummary."""
     store = _existing_store(req.store)
@@ -613,6 +677,7 @@ def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = N
             return dropped[0]
         start = runner.step(plan_rate, req, name=f"plan-{req.system}-{req.pool}")
         note = stale_start_note(req)
+        existing = store.rating_periods(req.system, req.pool)  # (stated_replaced_note)
         # (read before the run rewrites the ratings; None unless a seeding system
         # recomputes after a correction: nothing read on an ordinary run)
         before = _before_recompute(store, req.system, req.pool)
@@ -631,15 +696,18 @@ def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = N
             overridden = stated_ratings.overridden_note(
                 store, req.system, req.pool, before, summary.periods
             )
+        # stated ratings that replaced the store's own results (an arbiter's old list)
+        replaced = stated_replaced_note(store, req.system, req.pool, summary.periods, existing)
         runner.step(record_rate, req, start, name=f"record-{req.system}-{req.pool}", io=True)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
     runner.info(summary_line(summary))
     if note:  # after the run: a run that failed has no ratings to build on anything
         runner.info(note)
         warnings.warn(note, StaleStartWarning, stacklevel=_outside_arpad())
-    if overridden:
-        runner.info(overridden)
-        warnings.warn(overridden, StatedOverrideWarning, stacklevel=_outside_arpad())
+    for stated in (overridden, replaced):
+        if stated:
+            runner.info(stated)
+            warnings.warn(stated, StatedOverrideWarning, stacklevel=_outside_arpad())
     return summary
 
 
@@ -707,11 +775,11 @@ def reconstruct(
 ) -> list:
     """Rate every requested system over every requested pool from the first period.
 
-    A system that needs published starting ratings the store does not have is skipped
-    with its reason (a summary with ``skipped``); when every system is skipped, the
-    reconstruction is refused (exit 2). ``progress`` is called after each period of each
-    system/pool, as ``rate``'s, when the units run one after the other in this process
-    (``rate_all``)."""
+    A system that needs published starting ratings the store does not have for a pool
+    is skipped there with its reason (a summary with ``skipped``); when every unit is
+    skipped, the reconstruction is refused (exit 2). ``progress`` is called after each
+    period of each system/pool, as ``rate``'s, when the units run one after the other in
+    this process (``rate_all``)."""
     from arpad.pipeline.engine import RateSummary
     from arpad.pipeline.systems import get_system, system_names
 
@@ -731,25 +799,31 @@ def reconstruct(
         for pool in pools:
             check_pool(store, pool)
         systems = list(req.systems or system_names())
-        seeded = has_published_ratings(store)
-        cannot = [s for s in systems if get_system(s).needs_published_ratings and not seeded]
-        if cannot == systems:
-            raise ValueError(
-                f"nothing to reconstruct: {', '.join(cannot)} "
-                f"{'needs' if len(cannot) == 1 else 'need'} published starting "
-                "ratings and the players table has none (ingest a players file with "
-                "ratings: arpad ingest --players FILE)"
-            )
+        # Per pool: a pool's ratings seed that pool alone (docs/observations.md).
+        needy = [s for s in systems if get_system(s).needs_published_ratings]
+        unseeded = [p for p in pools if needy and not has_published_ratings(store, p)]
+        if unseeded == pools and needy == systems:
+            rated = rated_pools(store)
+            verb = "needs" if len(needy) == 1 else "need"
+            if not rated:
+                raise ValueError(
+                    f"nothing to reconstruct: {', '.join(needy)} {verb} published starting "
+                    "ratings and the players table has none (ingest a players file with "
+                    "ratings: arpad ingest --players FILE)"
+                )
+            subject = f"nothing to reconstruct: {', '.join(needy)} {verb}"
+            raise ValueError(unseeded_pool_reason(subject, unseeded, rated))
+        rated = rated_pools(store) if unseeded else []
         skipped = [
-            RateSummary(s, pool, skipped=starting_ratings_reason(s))
-            for pool in pools
-            for s in cannot
+            RateSummary(s, pool, skipped=starting_ratings_reason(s, pool, rated))
+            for pool in unseeded
+            for s in needy
         ]
         reqs = [
             RateRequest(req.store, system, pool, overrides=req.overrides, full=True)
             for pool in pools
             for system in systems
-            if system not in cannot
+            if not (pool in unseeded and system in needy)
         ]
         summaries = dropped + rate_all(runner, reqs, [None] * len(reqs), progress) + skipped
         runner.release()  # no more units: a local cluster may close meanwhile
@@ -957,7 +1031,7 @@ def whatif(req: WhatIfRequest, runner: Runner = LOCAL):
         w.resolve(spec, req.pool)
     # FIDE cannot start from nothing: games without any published rating replay into
     # empty tables, which read as "no rating moved" (docs/fide-history.md, what-if)
-    check_starting_ratings(store, w.FIDE)
+    check_starting_ratings(store, w.FIDE, req.pool)
     sides = runner.map(
         w.replay_side,
         [(req.store, spec, req.pool, req.start, req.end) for spec in (req.rules_a, req.rules_b)],

@@ -243,6 +243,40 @@ def has_observations(store: Store) -> bool:
     return False
 
 
+def has_pool_seeds(store: Store, pool: str, table_rated) -> bool:
+    """True when a published rating starts at least one player of ``pool``, as a run of
+    a seeding system picks them: an undated players-file rating of ``pool`` or of every
+    pool (a row without a pool: ``undated_ratings``; a store without identity ratings:
+    ``table_rated()``, the players table's), a dated players-file row of ``pool``
+    (``file_observations``), or a rating in one of the pool's game files
+    (``pool_observations``). A standard rating (SRtng, a ``pool=standard`` row) is no
+    rapid seed (docs/observations.md "Undated ratings and pools"). Read with pyarrow
+    alone: three columns of the observations file, the game files' Parquet statistics
+    (no polars import on the ``rate`` path, docs/runners.md "Start-up")."""
+    path = observations_path(store)
+    obs = None
+    if path.exists():
+        with pq.ParquetFile(path) as file:
+            present = set(file.schema_arrow.names)
+            if "rating" in present:  # written before ratings were kept per source: none
+                obs = file.read(columns=[c for c in ("rating", "period", "pool") if c in present])
+    if obs is None:
+        if table_rated():
+            return True
+    elif obs.num_rows:
+        n = obs.num_rows
+        names = obs.column_names
+        period = obs.column("period") if "period" in names else pa.nulls(n, pa.int64())
+        given = obs.column("pool") if "pool" in names else pa.nulls(n, pa.string())
+        mine = pc.equal(given, pool)
+        undated = pc.and_(pc.is_null(period), pc.fill_null(mine, True))
+        dated = pc.and_(pc.is_valid(period), pc.fill_null(mine, False))
+        seeds = pc.and_(pc.is_valid(obs.column("rating")), pc.or_(undated, dated))
+        if pc.any(seeds).as_py():
+            return True
+    return any(_file_observations(str(p), 0) is not None for p in store.game_files(pool))
+
+
 def pool_observations(
     store: Store, pool: str, player_ids, aliases: tuple[pa.Array, pa.Array] | None = None
 ) -> Observations:
@@ -250,21 +284,11 @@ def pool_observations(
     period: per player and period the rating of his first game in the period (file-name
     order, rows in file order, White before Black within a game). Ratings outside
     1..3500 are ignored (the PGN reader's bounds for a plausible Elo)."""
-    from arpad.pipeline.engine import id_array
-    from arpad.pipeline.keys import resolve_aliases
-
     tables = []
     # Dated players-file rows first: within a period they come before the games' tags.
     given = file_observations(store, pool)
     if given is not None:
-        n = given.num_rows
-        tables.append(
-            given.append_column("order", pa.array(np.arange(n, dtype=np.int64)))
-            .append_column("event", pa.nulls(n, pa.string()))
-            .append_column("source_file", pa.nulls(n, pa.string()))
-            .append_column("file", pa.array(np.full(n, -1)))
-            .select(["player_id", "rating", "order", "event", "source_file", "period", "file"])
-        )
+        tables.append(_players_part(given))
     # Files ranked in (period, name) order: an observation moved to its event's first
     # period (event_start_ratings) keeps its file's place after that period's files.
     files = [
@@ -274,6 +298,46 @@ def pool_observations(
         t = _file_observations(f, period, events=True)
         if t is not None and t.num_rows:
             tables.append(t.append_column("file", pa.array(np.full(t.num_rows, rank))))
+    return _counted(tables, player_ids, aliases)
+
+
+def given_observations(rows: pa.Table | None, pool: str, player_ids) -> Observations:
+    """The dated observations of ``pool`` in a players input given without a store
+    (``arpad.rate``'s ``players=`` with a ``date`` column: ``player_id``, ``rating``,
+    ``period``, ``pool``, and ``source``/``line`` where known), counted exactly as
+    ``pool_observations`` counts a store's dated players-file rows (``dated_rows``, then
+    the same per-player-and-period first rating), so that ``arpad.rate`` equals
+    ``Store.ingest`` + ``Store.rate`` of the same file (docs/api.md)."""
+    if rows is None or "period" not in rows.column_names:
+        return Observations.empty()
+    import polars as pl
+
+    given = dated_rows(_input_observations(pl.from_arrow(rows)), pool)
+    if given is None:
+        return Observations.empty()
+    return _counted([_players_part(given)], player_ids, None)
+
+
+def _players_part(given: pa.Table) -> pa.Table:
+    """Dated players-file rows (``dated_rows``) in ``pool_observations``' columns: in
+    their order, before every games file (``file`` -1), of no event."""
+    n = given.num_rows
+    return (
+        given.append_column("order", pa.array(np.arange(n, dtype=np.int64)))
+        .append_column("event", pa.nulls(n, pa.string()))
+        .append_column("source_file", pa.nulls(n, pa.string()))
+        .append_column("file", pa.array(np.full(n, -1)))
+        .select(["player_id", "rating", "order", "event", "source_file", "period", "file"])
+    )
+
+
+def _counted(tables: list[pa.Table], player_ids, aliases) -> Observations:
+    """``pool_observations``' rows as dense arrays: ids looked up in ``player_ids``,
+    ratings outside 1..3500 dropped, an event's stated ratings its starting ratings, the
+    first observation per player and period."""
+    from arpad.pipeline.engine import id_array
+    from arpad.pipeline.keys import resolve_aliases
+
     if not tables:
         return Observations.empty()
     obs = pa.concat_tables(tables)
@@ -555,6 +619,16 @@ def file_observations(store: Store, pool: str) -> pa.Table | None:
             return None
         wanted = ("player_id", "source", "line", "rating", "period", "pool")
         obs = file.read(columns=[c for c in wanted if c in present])
+    return dated_rows(obs, pool)
+
+
+def dated_rows(obs: pa.Table, pool: str) -> pa.Table | None:
+    """(player_id, period, rating) of the identity observations ``obs`` that are dated
+    ratings of ``pool`` (``player_id``, ``rating``, ``period``, ``pool``; ``source`` and
+    ``line`` where known), in counting order: period, then source and line; None when
+    there are none. ``file_observations`` of a store, ``given_observations`` of a players
+    frame given to ``arpad.rate``."""
+    present = set(obs.column_names)
     keep = pc.and_(
         pc.and_(pc.is_valid(obs.column("period")), pc.is_valid(obs.column("rating"))),
         pc.fill_null(pc.equal(obs.column("pool"), pool), False),
@@ -606,17 +680,28 @@ def pool_players(rows: pa.Table | None, pool: str) -> pa.Table | None:
         if c in POOL_FIELDS
         else pl.col(c).drop_nulls().last()
         for c in frame.columns
-        if c not in ("player_id", "pool")
+        if c not in ("player_id", "pool", "period")
     )
-    seeds = frame.select(
-        "player_id",
-        pl.lit("players").alias("source"),  # one input: its rows in line order
-        pl.col("source").str.extract(r":(\d+)$", 1).cast(pl.Int64).alias("line"),
-        "rating",
-        "pool",
-    ).to_arrow()
+    seeds = _input_observations(frame)  # a dated row is no undated seed (as in a store)
     ids = merged.get_column("player_id").to_arrow()
     given = merged.get_column("rating").cast(pl.Float64).fill_null(np.nan).to_numpy()
     rating = latest_undated(seeds, lambda: pa.array(["players"]), ids, given, None, pool)
     merged = merged.with_columns(pl.Series("rating", rating).fill_nan(None))
     return schemas.conform(merged.to_arrow(), schemas.PLAYERS)
+
+
+def _input_observations(frame) -> pa.Table:
+    """A players input's rows (``arpad.rate``'s ``players=``, split by pool and dated by
+    ``dated_players``) as the identity observations a store keeps of one players file
+    (``identity.record_observations``): ``player_id``, ``source`` (one input), ``line``,
+    ``rating``, ``pool`` and ``period`` (null: undated; no column: every row undated)."""
+    import polars as pl
+
+    return frame.select(
+        "player_id",
+        pl.lit("players").alias("source"),  # one input: its rows in line order
+        pl.col("source").str.extract(r":(\d+)$", 1).cast(pl.Int64).alias("line"),
+        "rating",
+        "pool",
+        *(["period"] if "period" in frame.columns else []),
+    ).to_arrow()

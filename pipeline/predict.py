@@ -249,14 +249,25 @@ def pairing_columns(pairs: pl.DataFrame) -> pl.DataFrame:
 def read_pairings(
     path: Path, encoding: str | None = None
 ) -> tuple[pl.DataFrame, list[int], list[str]]:
-    """``arpad predict``'s pairings file read as ``arpad ingest`` reads a CSV file
-    (pipeline/readers.py): the same checks of the path, ``.gz``/``.zip``/UTF-16, UTF-8
-    or else ``encoding`` (``--encoding``, checked by ``readers.encoding_name``) or the
-    code page its letters say (``readers.decode``), a NUL byte refused, ``;`` or tab as
-    the separator when the header has no comma, blank lines skipped, header names
-    stripped. Returns the pairings (every field text, an empty one null; columns under
-    the header's names), each row's file line (the header is line 1) and the reading's
-    notes. Every problem is ``InputError`` naming the file and its line."""
+    """``arpad predict``'s pairings file (``arpad.predict``'s too): ``read_text_csv``."""
+    return read_text_csv(path, encoding, "white_id, black_id")
+
+
+def read_text_csv(
+    path: Path, encoding: str | None = None, header_of: str = "white_id, black_id"
+) -> tuple[pl.DataFrame, list[int], list[str]]:
+    """A CSV file of ``predict``/``fit_draws`` (pairings, ratings, predictions) read as
+    ``arpad ingest`` reads a CSV file (pipeline/readers.py): the same checks of the path,
+    ``.gz``/``.zip``/UTF-16, UTF-8 or else ``encoding`` (``--encoding``, checked by
+    ``readers.encoding_name``; a byte it lacks is refused, naming the line) or the code
+    page its letters say (``readers.decode``), a NUL byte refused, ``;`` or tab as the
+    separator when the header has no comma, blank lines skipped, header names stripped.
+    Returns the rows (every field text, an empty one null; columns under the header's
+    names), each row's file line (the header is line 1) and the reading's notes. Every
+    problem is ``InputError`` naming the file and its line (``header_of``: the columns
+    a blank first line is told to hold). ``arpad.predict``'s ratings and ``fit_draws``'
+    predictions were polars' ``read_csv``, which refused a file that is not UTF-8
+    ("invalid utf-8 sequence") whatever its ``encoding``."""
     import csv
     import io
 
@@ -284,9 +295,7 @@ def read_pairings(
     try:
         header = [h.strip() for h in next(reader)]
         if not any(header):
-            raise InputError(
-                path, 1, "a blank first line: the header (white_id, black_id) goes there"
-            )
+            raise InputError(path, 1, f"a blank first line: the header ({header_of}) goes there")
         width = len(header)
         while True:
             first = reader.line_num + 1  # the row's first line (a quoted field may span more)

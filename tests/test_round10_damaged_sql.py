@@ -59,12 +59,13 @@ def rapid(root: Path) -> dict[str, tuple]:
     return {r["player_id"]: (r["rating_before"], r["rating_after"]) for r in rows}
 
 
-def test_intact_store_rapid_players_start_unrated(store, capsys):
+def test_intact_store_without_rapid_ratings_refuses_fide_rapid(store, capsys):
     assert run("check", "--store", store) == 0
     assert capsys.readouterr().out == f"{store}: no problem found\n"
-    assert run("rate", "--system", "fide", "--pool", "rapid", "--store", store) == 0
-    # SRtng is no rapid rating (docs/observations.md "Undated ratings and pools")
-    assert rapid(store) == {"4600001": (None, None), "4600002": (None, None)}
+    # SRtng is no rapid rating (docs/observations.md "Undated ratings and pools"): nobody
+    # has one, so fide/rapid is refused (round 11; it rated both unrated, exit 0)
+    assert run("rate", "--system", "fide", "--pool", "rapid", "--store", store) == 2
+    assert "for pool rapid" in capsys.readouterr().err
 
 
 def test_deleted_observations_are_named_and_refused(store, tmp_path, capsys):

@@ -77,12 +77,11 @@ def test_srtng_seeds_the_standard_pool_only(tmp_path, capsys):
     root = tmp_path / "S"
     ingest(tmp_path, root, ("std.csv", STD), ("rapid", RAPID), ("standard", STANDARD))
     assert "SRtng as standard_rating" in capsys.readouterr().out
-    # Rapid: no rapid rating given, both unrated (before: 2285 and 2010, and the list
-    # said 2288/2007); a game between two unrated players is not rated.
-    assert rated(root, "rapid") == {"4600001": (None, None), "4600002": (None, None)}
+    # Rapid: no rapid rating given: refused (round 11; round 9 rated both as unrated,
+    # before that 2285 and 2010, and the list said 2288/2007).
     capsys.readouterr()
-    assert run("list", "--system", "fide", "--pool", "rapid", "--store", root) == 2
-    assert "has no rated player" in capsys.readouterr().err
+    assert run("rate", "--system", "fide", "--pool", "rapid", "--store", root) == 2
+    assert "for pool rapid" in capsys.readouterr().err
     # Standard, unchanged: Schröder wins, -.83 x 20 = -16.6 -> -17, +17.
     assert rated(root, "standard") == {
         "4600001": (2285.0, 2268.0),

@@ -21,9 +21,10 @@ def run(*args: str) -> int:
     return main([*args, "--no-flow"])
 
 
-def rated(tmp_path: Path, *players: str, code: int = 0) -> Path:
+def rated(tmp_path: Path, *players: str, code: int = 0, rapid: int = 0) -> Path:
     """A store of ``GAMES`` and the players files ``players`` (texts), FIDE rated in
-    standard and rapid."""
+    standard and rapid; ``rapid``: the exit code of the rapid run (2: no rapid rating
+    given, refused; tests/test_pool_seed_r11.py)."""
     games = tmp_path / "g.csv"
     games.write_text(GAMES)
     args = []
@@ -34,7 +35,8 @@ def rated(tmp_path: Path, *players: str, code: int = 0) -> Path:
     root = tmp_path / "s"
     assert run("ingest", str(games), *args, "--store", str(root)) == code
     for pool in ("standard", "rapid"):
-        assert run("rate", "--system", "fide", "--pool", pool, "--store", str(root)) == 0
+        expected = rapid if pool == "rapid" else 0
+        assert run("rate", "--system", "fide", "--pool", pool, "--store", str(root)) == expected
     return root
 
 
@@ -50,15 +52,11 @@ def test_a_standard_row_does_not_seed_rapid(tmp_path):
         '1,"A, Ann",standard,2000,100\n'
         '2,"B, Bob",standard,1900,100\n'
         '3,"C, Cy",standard,1800,100\n',
+        rapid=2,
     )
-    rapid = rows(root, "rapid")
-    # C has no rapid game and no rapid rating: not on the rapid list (before: 1800, rated).
-    assert "3" not in rapid
-    # A and B have no rapid rating: both unrated, and a game between two unrated
-    # players is not rated (FIDE §8.2; before: A 2000 -> 2007, B 1900 -> 1893).
-    for p in ("1", "2"):
-        assert rapid[p]["rating_before"] is None and rapid[p]["rating_after"] is None
-        assert rapid[p]["status"] == "unrated"
+    # Nobody has a rapid rating: fide/rapid is refused (round 11; round 7 rated A and B
+    # as unrated, and before that A 2000 -> 2007, B 1900 -> 1893 from their standard).
+    assert Store(root).rating_periods("fide", "rapid") == []
     # Standard still starts from the register: A 2000 + 20 x (1 - 0.76) = 2005 (§8.3).
     standard = rows(root, "standard")
     assert standard["1"]["rating_before"] == 2000 and standard["1"]["rating_after"] == 2005
@@ -110,12 +108,13 @@ def test_an_unknown_pool_on_an_undated_row_is_quarantined(tmp_path):
         '2,"B, Bob",rapdi,1900\n'
         '3,"C, Cy",standard,1800\n',
         code=2,
+        rapid=2,
     )
     from tests.test_historian_attack import sql
 
     q = sql(root, "SELECT line, detail FROM quarantine ORDER BY line")
     assert q["line"].to_list() == [3]
     assert q["detail"][0] == "pool rapdi is not one of standard, rapid, blitz"
-    # B's row is not stored: unrated in rapid, not on the standard list (no game there).
-    assert rows(root, "rapid")["2"]["rating_before"] is None
+    # B's row is not stored: no rapid rating at all, fide/rapid refused (round 11).
+    assert Store(root).rating_periods("fide", "rapid") == []
     assert "2" not in rows(root, "standard")

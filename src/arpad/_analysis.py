@@ -173,15 +173,28 @@ def _table_file(data: Any, what: str, folder: Path) -> str:
 
 
 def _scratch_store(
-    games, players, mapping: str | None, errors: str, folder: Path, start: int | None
+    games,
+    players,
+    mapping: str | None,
+    errors: str,
+    folder: Path,
+    start: int | None,
+    pool: str = "standard",
 ) -> str:
     """A store in ``folder`` holding ``games`` (and ``players``), rejected rows raising
     ``InputError`` unless ``errors="skip"``, as ``arpad.rate`` does. With ``start`` the
-    store is rated with FIDE's versions in force first (``arpad rate --system fide``), so
-    that both sides start from the ratings before ``start``, as ``--from`` needs."""
+    store's ``pool`` is rated with FIDE's versions in force first (``arpad rate --system
+    fide --pool POOL``), so that both sides start from the ratings before ``start``, as
+    ``--from`` needs. No published rating of ``pool`` (a standard rating is no rapid one,
+    docs/observations.md): a ValueError, as ``arpad rate`` refuses it."""
     from arpad.api import _validated
     from arpad.pipeline import launch
-    from arpad.pipeline.jobs import IngestRequest, RateRequest, has_published_ratings
+    from arpad.pipeline.jobs import (
+        IngestRequest,
+        RateRequest,
+        has_published_ratings,
+        rated_pools,
+    )
     from arpad.pipeline.store import Store
     from arpad.pipeline.systems import FIDE_SYSTEM
 
@@ -192,13 +205,21 @@ def _scratch_store(
     players_files = [] if players is None else [_table_file(players, "players", folder)]
     root = folder / "store"
     launch.run("ingest", IngestRequest(str(root), [games_file], players_files, None, mapping))
-    if not has_published_ratings(Store(root)):
+    store = Store(root)
+    if not has_published_ratings(store):
         raise ValueError(
             f"players: {FIDE_SYSTEM} needs published starting ratings: give players= with a "
             "rating column (player_id, rating, rated_games, …), or games that carry ratings"
         )
+    if not has_published_ratings(store, pool):
+        raise ValueError(  # as arpad.rate says it (api._check_starting_ratings)
+            f"players: {FIDE_SYSTEM} needs published starting ratings of the {pool} pool: "
+            f"the players and games give {' and '.join(rated_pools(store))} ratings only, "
+            "and a pool's ratings seed that pool alone (docs/observations.md): give "
+            f"players= with a {pool}_rating column or rows with pool {pool}"
+        )
     if start is not None:
-        launch.run("rate", RateRequest(str(root), FIDE_SYSTEM, end=start - 1))
+        launch.run("rate", RateRequest(str(root), FIDE_SYSTEM, pool, end=start - 1))
     return str(root)
 
 
@@ -262,7 +283,7 @@ def whatif(
         return _run("whatif", request, flow, cluster, workers)
     folder = Path(tempfile.mkdtemp(prefix="arpad-whatif-api-"))
     try:
-        root = _scratch_store(games, players, mapping, errors, folder, start)
+        root = _scratch_store(games, players, mapping, errors, folder, start, pool)
         request = WhatIfRequest(root, spec_a, spec_b, pool, start, end, top)
         return _run("whatif", request, flow, cluster, workers)
     finally:

@@ -344,21 +344,60 @@ def systems() -> list[str]:
     return system_names()
 
 
-def _arrow(data, what: str) -> pa.Table:
+def _arrow(data, what: str, encoding: str | None = None) -> pa.Table:
     """A polars/pandas DataFrame, an Arrow table, a dict of columns or a list (or iterator)
-    of row dicts as an Arrow table; a path (``predict``'s ratings or pairings) is read as
-    ``arpad predict`` reads a pairings file: a CSV as text, or a Parquet file."""
+    of row dicts as an Arrow table; a path (``predict``'s ratings or pairings,
+    ``fit_draws``' predictions) is read as ``arpad predict`` reads a pairings file: a
+    CSV as text in ``encoding`` (``_csv_frame``), or a Parquet file."""
     if isinstance(data, str | os.PathLike):
         path = Path(data).expanduser()
         if not path.is_file():
             raise FileNotFoundError(f"{what}: no such file {path}")
+        if path.suffix.lower() != ".parquet":
+            return _csv_frame(path, what, encoding).to_arrow()
         try:
-            if path.suffix.lower() == ".parquet":
-                return pl.read_parquet(path).to_arrow()
-            return pl.read_csv(path, infer_schema=False).to_arrow()
+            return pl.read_parquet(path).to_arrow()
         except pl.exceptions.PolarsError as exc:
             raise ValueError(f"{what}: {path} is not a CSV or Parquet file ({exc})") from None
     return _tables.periods_of_dates(_tables.without_views(_in_memory(data, what)))
+
+
+class TableFileError(InputError, ValueError):
+    """A CSV file ``predict`` or ``fit_draws`` reads that is not what it should be (a
+    byte its code page lacks, a row of another width): an ``arpad.InputError`` naming
+    the file and its line, and the ``ValueError`` of a bad argument."""
+
+
+# the columns a blank first line of each file is told to hold (pipeline/predict.py)
+_CSV_HEADERS = {
+    "pairings": "white_id, black_id",
+    "ratings": "player_id, rating",
+    "predicted": "expected, score",
+}
+
+
+def _csv_frame(path: Path, what: str, encoding: str | None) -> pl.DataFrame:
+    """A CSV file of ``predict``/``fit_draws`` read as ``arpad predict PAIRINGS.csv``
+    reads its pairings (pipeline/predict.py ``read_text_csv``: UTF-8, else ``encoding``
+    or the code page its letters say; every field text), its notes ``UserWarning``s.
+    A problem (a byte ``encoding`` lacks) is one line naming the file and its line, in
+    the API's words (``TableFileError``); it was polars' "invalid utf-8 sequence"."""
+    from arpad.pipeline.predict import read_text_csv
+
+    try:
+        frame, _, notes = read_text_csv(path, encoding, _CSV_HEADERS.get(what, "its columns"))
+    except InputError as exc:
+        raise TableFileError(exc.path, exc.line, _in_api_words(exc.problem)) from None
+    _warn_notes(path, notes)
+    return frame
+
+
+def _is_csv_file(data) -> bool:
+    """``data`` is the path of a file ``_arrow`` reads as CSV (not Parquet)."""
+    if not isinstance(data, str | os.PathLike):
+        return False
+    path = Path(data).expanduser()
+    return path.is_file() and path.suffix.lower() != ".parquet"
 
 
 def _in_memory(data, what: str) -> pa.Table:
@@ -415,17 +454,26 @@ def _validated(
         name = f"<{kind} DataFrame>"
         table = _tables.extra_columns_as_text(_arrow(data, kind))
         raw = raw_from_arrow(table, Path(name), "dataframe", mapping, kind)
-    check = validate_players if kind == "players" else validate_games
-    validated = check(raw, name, "memory")
     rows = None
-    if kind == "players" and "pool" in raw.frame.columns:
-        from arpad.pipeline.observations import dated_players
+    if kind == "players":
+        from arpad.pipeline.observations import dated_players, is_dated
 
+        # a date column: a row per player and date, each a dated observation, as ingest
+        # reads a dated players file (docs/observations.md "Players files with dates")
+        dated = is_dated(raw)
+        validated = validate_players(raw, name, "memory", by_date=dated)
+    else:
+        validated = validate_games(raw, name, "memory")
+    if kind == "players" and (dated or "pool" in raw.frame.columns):
         # a row's pool, FIDE's RRtng/BRtng beside SRtng: each a row of its own pool, as
-        # ingest splits them (bad pools and pool ratings quarantined), for observations.pool_players
+        # ingest splits them (bad dates, pools and pool ratings quarantined), and its
+        # period, for observations.pool_players and observations.given_observations
         validated, pools, rows = dated_players(raw, validated, name, "memory")
         rows = pl.from_arrow(rows).join(
-            pools.select("source", "pool"), on="source", how="left", maintain_order="left"
+            pools.select("source", "pool", "period"),
+            on="source",
+            how="left",
+            maintain_order="left",
         )
     if isinstance(data, (str, os.PathLike)):  # the notes `arpad ingest` prints for it
         from arpad.pipeline.tournament_files import read_notes
@@ -627,7 +675,7 @@ def rate(
         if players is not None
         else None
     )
-    from arpad.pipeline.observations import pool_players
+    from arpad.pipeline.observations import given_observations, pool_players
 
     player_table = pool_players(player_rows, pool)
     _check_observations(get_system(system), game_table)
@@ -643,8 +691,11 @@ def rate(
     else:
         engine.check_run_rules(system, None, overrides, pool)
     info = engine.player_info(_players_table(game_table, player_table))
+    # a players frame's dated rows: observations a seeding system takes at their period,
+    # counted as a store counts a dated players file's (docs/observations.md)
+    seeds = given_observations(player_rows, pool, info.player_id)
     periods = _period_arrays(game_table, info.player_id, get_system(system).uses_game_days)
-    tables = engine.rate_in_memory(system, info, periods, pool, resolved, overrides)
+    tables = engine.rate_in_memory(system, info, periods, pool, resolved, overrides, seeds)
     # the result carries each period's rules_hash, not the fields: predict(result) finds
     # the rules (keywords included) by it in this session (pipeline/predict.py)
     rules_for = engine.rules_picker(get_system(system), pool, resolved, overrides)
@@ -714,6 +765,12 @@ def _check_starting_ratings(
     (a pool's ratings seed that pool alone; ``observations.pool_players``)."""
     if not system.needs_published_ratings:
         return
+    if rows is not None and "period" in rows.column_names:
+        import pyarrow.compute as pc
+
+        dated = pc.and_(pc.is_valid(rows.column("period")), pc.is_valid(rows.column("rating")))
+        if pc.any(pc.and_(dated, pc.equal(rows.column("pool"), pool))).as_py():
+            return  # dated ratings of the pool: published ratings, as a store takes them
     ratings = players.column("rating") if players is not None else None
     if ratings is None or ratings.null_count == len(ratings):
         if rows is not None and "pool" in rows.column_names:
@@ -797,9 +854,11 @@ def predict(
     columns of a named games ``mapping``
     (``kaggle2010``: ``White Player #``, ``Black Player #``; renamed as ``rate`` renames
     them, e.g. ``Score`` to ``score``). A pairings CSV file is read as ``arpad predict
-    PAIRINGS.csv`` reads it, its notes ``UserWarning``s; ``encoding`` (``"cp1252"``) is
-    its ``--encoding``, the code page of a file that is not UTF-8 (default: told from
-    its letters, docs/ingest.md "Encodings"). A store folder's path is that store. A player
+    PAIRINGS.csv`` reads it, its notes ``UserWarning``s, and so is a ratings CSV file;
+    ``encoding`` (``"cp1252"``) is its ``--encoding``, the code page of a file that is
+    not UTF-8 (default: told from its letters, docs/ingest.md "Encodings"), for both
+    files; a byte it lacks is a ``ValueError`` (an ``arpad.InputError``) naming the file
+    and its line. A store folder's path is that store. A player
     paired with himself is a ``ValueError`` naming the row. Returns the pairings with
     ``white_rating``, ``black_rating`` and ``expected`` (White's expected score, by
     the system's own formula; columns of these names are replaced); unknown players
@@ -840,6 +899,7 @@ def predict(
     if system is not _FROM_RATINGS:
         rules = checked(rules, system)
     encoding = _encoding(encoding)
+    _encoding_for_files(encoding, ratings, pairings)
     pool = None if pool is None else _pool(pool)
     period = _args.period(period, "period")
     stored = None  # (store, pool, period) of a Store's ratings
@@ -853,7 +913,7 @@ def predict(
         ratings, shown = store_state(store._existing, system, where, period)
         _warn_stale(store._existing, system, where, shown)
         stored = (store._existing, where, shown)
-    frame = _whole_ids(pl.from_arrow(_arrow(ratings, "ratings")))
+    frame = _whole_ids(pl.from_arrow(_arrow(ratings, "ratings", encoding)))
     system = _system_of_ratings(frame, given)
     if given is None:
         rules = checked(rules, system)
@@ -1066,22 +1126,20 @@ def _encoding(encoding) -> str | None:
 
 def _pairings(pairings, encoding: str | None) -> pl.DataFrame:
     """``predict``'s pairings: a CSV file read as ``arpad predict PAIRINGS.csv`` reads it
-    (pipeline/predict.py ``read_pairings``: UTF-8, else ``encoding`` or the code page
-    its letters say, with the notes as ``UserWarning``s; every field text), a Parquet
-    file or a table (``_arrow``). ``encoding`` with no CSV file is a TypeError."""
-    if isinstance(pairings, str | os.PathLike):
-        path = Path(pairings).expanduser()
-        if path.is_file() and path.suffix.lower() != ".parquet":
-            from arpad.pipeline.predict import read_pairings
-
-            frame, _, notes = _in_api_errors(read_pairings, path, encoding)
-            _warn_notes(path, notes)
-            return frame
-    if encoding is not None:
-        raise TypeError(
-            f"encoding: only for a pairings CSV file (a path), got {type(pairings).__name__}"
-        )
+    (``_csv_frame``: UTF-8, else ``encoding`` or the code page its letters say, with the
+    notes as ``UserWarning``s; every field text), a Parquet file or a table (``_arrow``)."""
+    if _is_csv_file(pairings):
+        return _csv_frame(Path(pairings).expanduser(), "pairings", encoding)
     return pl.from_arrow(_arrow(pairings, "pairings"))
+
+
+def _encoding_for_files(encoding: str | None, *data) -> None:
+    """``encoding`` given with no CSV file among ``data`` (tables, a store, Parquet)
+    is a TypeError: it would be ignored."""
+    if encoding is not None and not any(_is_csv_file(d) for d in data):
+        got = " and ".join(type(d).__name__ for d in data)
+        what = "a pairings CSV file or a ratings CSV file" if len(data) == 2 else "a CSV file"
+        raise TypeError(f"encoding: only for {what} (a path), got {got}")
 
 
 def _in_api_errors(function, *args, **kwargs):
@@ -1206,16 +1264,21 @@ def norm(file, player, title: str, *, players=None, event=None, federation=None,
         _warn_notes(path, notes, roster)
 
 
-def fit_draws(predicted, score: str = "score"):
+def fit_draws(predicted, score: str = "score", *, encoding: str | None = None):
     """Returns the draw model (``arpad.DrawModel``) that best explains played games: ``predicted``
     is ``predict``'s output for games already played (ratings from before them) with
     White's ``score`` (1, 0.5, 0, or results as text: ``1-0``, ``1/2-1/2``) in a column;
     ν by maximum likelihood (pipeline/draws.py ``fit_nu``). Rows without ``expected`` or
     a score are left out. A missing ``expected`` or ``score`` column, or a score that is
-    no result, is a ``ValueError`` naming the column."""
+    no result, is a ``ValueError`` naming the column. ``predicted`` may be a CSV file
+    (read as ``predict`` reads one: UTF-8, else ``encoding``, ``"cp1250"``, or the code
+    page its letters say; a byte the code page lacks is a ``ValueError`` naming the file
+    and its line) or a Parquet file; ``encoding`` with a table is a ``TypeError``."""
     from arpad.pipeline.draws import fit_nu
 
-    frame = pl.from_arrow(_arrow(predicted, "predicted"))
+    encoding = _encoding(encoding)
+    _encoding_for_files(encoding, predicted)
+    frame = pl.from_arrow(_arrow(predicted, "predicted", encoding))
     missing = [c for c in ("expected", score) if c not in frame.columns]
     if missing:
         raise ValueError(
