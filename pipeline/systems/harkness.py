@@ -3,6 +3,8 @@ new = average opponent rating + 10 × (percentage score − 50).
 
 Rated per event when the games carry an event id, else per period
 (``pipeline.event_ratings``); docs/legacy-systems.md.
+An event id's games in consecutive months are one event (``event_months``; the
+state's ``events`` table, docs/legacy-systems.md "Events over several months").
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import ClassVar
 import numpy as np
 
 from arpad.kernels.harkness_ingo import METHOD_HARKNESS
-from arpad.pipeline.event_ratings import rate_events
+from arpad.pipeline.event_ratings import empty_events, rate_events
 from arpad.pipeline.systems import register
 from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, RatingSystem, State
 
@@ -22,15 +24,23 @@ from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, RatingSystem, S
 class HarknessRules:
     points_per_percent: float = 10.0  # rating points per percentage point above/below 50 %
     round_result: bool = True  # each event's result rounded to an integer (1577.27 → 1577)
+    # an event id's games in up to this many consecutive months are one event, rated as a
+    # whole with the ratings at its start (docs/legacy-systems.md "Events over several
+    # months"); 1: each month's games of an event are an event of their own
+    event_months: int = 6
 
     # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
     # (points_per_percent from 1: the expected score divides by it)
-    RANGES: ClassVar[dict[str, tuple[float, float]]] = {"points_per_percent": (1, 100)}
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "points_per_percent": (1, 100),
+        "event_months": (1, 120),
+    }
 
 
 class HarknessSystem(RatingSystem):
     name = "harkness"
     rules_type: ClassVar[type] = HarknessRules
+    uses_game_days = True  # the event ids' keys in every period: events over several months
     shardable = True  # a player's events read only the opponents' pre-period ratings
     needs_initial_ratings = True  # no initial_rating rule: starting ratings from the players
     needs_published_ratings = True  # an event needs rated opponents to rate anybody
@@ -44,7 +54,10 @@ class HarknessSystem(RatingSystem):
         return np.clip(0.5 + (white - black) / (100.0 * rules.points_per_percent), 0.0, 1.0)
 
     def initial_state(self, players: PlayerInfo, rules: HarknessRules) -> State:
-        return State(players={"rating": players.rating.astype(np.float64).copy()})
+        return State(
+            players={"rating": players.rating.astype(np.float64).copy()},
+            tables={"events": empty_events()},
+        )
 
     def seed(self, state: State, players, ratings, rules: HarknessRules) -> State:
         """Published ratings observed since the last walked period replace the players'
@@ -59,6 +72,7 @@ class HarknessSystem(RatingSystem):
             games,
             METHOD_HARKNESS,
             rules.points_per_percent,
+            event_months=rules.event_months,
             round_result=rules.round_result,
         )
 

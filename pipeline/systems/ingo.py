@@ -5,6 +5,8 @@ Per event: performance P = N − (100·S/n − 50), N the opponents' average Ing
 ``ingo_update="dsb"``: new = 0.75 × old + 0.25 × P. Starting numbers come from
 the players file's ``rating`` read as Elo: Ingo = (2840 − Elo) / 8.
 Rated per event when the games carry an event id, else per period.
+An event id's games in consecutive months are one event (``event_months``; the
+state's ``events`` table, docs/legacy-systems.md "Events over several months").
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 
 from arpad.kernels.harkness_ingo import METHOD_INGO_DSB, METHOD_INGO_PERFORMANCE
 from arpad.pipeline.conversions import elo_to_ingo
-from arpad.pipeline.event_ratings import rate_events
+from arpad.pipeline.event_ratings import empty_events, rate_events
 from arpad.pipeline.systems import register
 from arpad.pipeline.systems.base import PeriodGames, PlayerInfo, RatingSystem, State
 
@@ -28,11 +30,16 @@ class IngoRules:
     expected_cap: float = 40.0  # DSB "40-Grad-Grenze" for the expected score
     round_result: bool = True  # each event's result rounded to an integer (109.09 → 109)
     initial_from_elo: bool = True  # players file `rating` is Elo: Ingo = (2840 − Elo)/8
+    # an event id's games in up to this many consecutive months are one event, rated as a
+    # whole with the ratings at its start (docs/legacy-systems.md "Events over several
+    # months"); 1: each month's games of an event are an event of their own
+    event_months: int = 6
 
     # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
     RANGES: ClassVar[dict[str, tuple[float, float]]] = {
         "dsb_old_weight": (0, 1),
         "expected_cap": (0, 1000),
+        "event_months": (1, 120),
     }
 
     def __post_init__(self):
@@ -43,6 +50,7 @@ class IngoRules:
 class IngoSystem(RatingSystem):
     name = "ingo"
     rules_type: ClassVar[type] = IngoRules
+    uses_game_days = True  # the event ids' keys in every period: events over several months
     shardable = True  # a player's events read only the opponents' pre-period numbers
     lower_is_better = True
     needs_initial_ratings = True  # no initial_rating rule: starting numbers from the players
@@ -62,7 +70,7 @@ class IngoSystem(RatingSystem):
         rating = players.rating.astype(np.float64)
         if rules.initial_from_elo:
             rating = elo_to_ingo(rating)
-        return State(players={"rating": rating.copy()})
+        return State(players={"rating": rating.copy()}, tables={"events": empty_events()})
 
     def seed(self, state: State, players, ratings, rules: IngoRules) -> State:
         """Published ratings observed since the last walked period (Elo, converted as in
@@ -83,6 +91,7 @@ class IngoSystem(RatingSystem):
             1.0,
             old_weight=rules.dsb_old_weight,
             expected_cap=rules.expected_cap,
+            event_months=rules.event_months,
             round_result=rules.round_result,
         )
 
