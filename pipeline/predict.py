@@ -246,6 +246,79 @@ def pairing_columns(pairs: pl.DataFrame) -> pl.DataFrame:
     return pairs.rename(rename) if rename else pairs
 
 
+def games_mappings() -> list[str]:
+    """The names of the games mappings (pipeline/readers.py ``MAPPINGS``) that read a
+    pairings file: ``kaggle2010``, ``deloitte2011``."""
+    from arpad.pipeline.readers import MAPPINGS
+
+    return [name for name, m in MAPPINGS.items() if m.kind == "games"]
+
+
+def _mapping_words(name: str, cli: bool) -> str:
+    """How the caller names a mapping: ``mapping='kaggle2010'`` (``arpad.predict``) or
+    ``--mapping kaggle2010`` (``arpad predict``)."""
+    return f"--mapping {name}" if cli else f"mapping={name!r}"
+
+
+def check_games_mapping(mapping: str | None, cli: bool = False) -> None:
+    """``mapping`` (``--mapping``) is None or a games mapping's name, else a ValueError
+    naming the known ones (before any file is read)."""
+    if mapping is None:
+        return
+    games = games_mappings()
+    if cli and mapping not in games:
+        raise ValueError(f"--mapping {mapping}: not a games mapping (known: {', '.join(games)})")
+    if not isinstance(mapping, str) or mapping not in games:
+        raise ValueError(f"mapping: {mapping!r} is not one of {', '.join(games)}")
+
+
+def mapped_pairings(
+    pairs: pl.DataFrame, mapping: str | None, path: Path | None = None, cli: bool = False
+) -> pl.DataFrame:
+    """The pairings' columns renamed by the games ``mapping`` as ``rate`` and ``arpad
+    ingest --mapping`` rename a games file's (pipeline/readers.py ``MAPPINGS``; headers
+    in any case, spaces around them ignored); the columns of the mapping that the
+    pairings lack (a cross-validation file without ``Score``) are not needed. Without a
+    mapping: ``pairing_columns``, and pairings with neither ``white_id`` nor
+    ``black_id`` but a games mapping's two id columns (Kaggle's
+    ``cross_validation_dataset.csv``, Deloitte's ``test.csv``) are refused naming the
+    mapping that reads them (``pass mapping='kaggle2010'``, from the command ``pass
+    --mapping kaggle2010``: ``cli``). Shared by ``arpad.predict`` and ``arpad
+    predict``; read from ``path``, a problem is an ``InputError`` naming the file and
+    its header line."""
+    from arpad.pipeline.errors import InputError
+    from arpad.pipeline.readers import MAPPINGS
+
+    def refuse(problem: str):
+        return ValueError(problem) if path is None else InputError(path, 1, problem)
+
+    if mapping is None:
+        pairs = pairing_columns(pairs)  # White/Black, White ID: as rate reads them
+        if {"white_id", "black_id"} & set(pairs.columns):
+            return pairs
+        have = {c.strip().lower() for c in pairs.columns}
+        for name in games_mappings():  # the contest's file as it is: name the mapping
+            sides = [k for k, v in MAPPINGS[name].rename.items() if v in ("white_id", "black_id")]
+            if {k.lower() for k in sides} <= have:
+                raise refuse(
+                    f"pairings: no white_id and black_id, but {', '.join(sides)}: pass "
+                    f"{_mapping_words(name, cli)}"
+                )
+        return pairs
+
+    check_games_mapping(mapping, cli)
+    found = {c.strip().lower(): c for c in pairs.columns}
+    known = MAPPINGS[mapping].rename.items()
+    rename = {found[k.lower()]: v for k, v in known if k.lower() in found}
+    if not {"white_id", "black_id"} <= set(rename.values()):
+        raise refuse(
+            f"pairings: mapping {mapping!r} reads the columns "
+            f"{', '.join(MAPPINGS[mapping].rename)}; these pairings have "
+            f"{', '.join(pairs.columns)}"
+        )
+    return pairs.drop([v for v in rename.values() if v in pairs.columns]).rename(rename)
+
+
 def read_pairings(
     path: Path, encoding: str | None = None
 ) -> tuple[pl.DataFrame, list[int], list[str]]:

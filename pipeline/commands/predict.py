@@ -42,6 +42,13 @@ def register(sub) -> None:
         metavar="KEY=VALUE",
         help="rule field on top of the rules the ratings were made with (as rate --set)",
     )
+    p.add_argument(
+        "--mapping",
+        default=None,
+        metavar="NAME",
+        help="named column mapping of the pairings file, as for ingest (kaggle2010, "
+        "deloitte2011: the contests' cross_validation_dataset.csv, test.csv)",
+    )
     p.add_argument("--format", dest="fmt", default="table", choices=("table", "csv", "json"))
     p.add_argument("--output", default=None, metavar="FILE")
     add_encoding(p)
@@ -51,8 +58,9 @@ def register(sub) -> None:
 def cmd_predict(args) -> int:
     from arpad.pipeline.draws import DrawModel
     from arpad.pipeline.predict import (
+        check_games_mapping,
         check_pairings,
-        pairing_columns,
+        mapped_pairings,
         predict_pairings,
         read_pairings,
         store_rules,
@@ -61,12 +69,15 @@ def cmd_predict(args) -> int:
     )
 
     sets = parse_sets(args.set)
+    check_games_mapping(args.mapping, cli=True)  # an unknown name before any file is read
     path = Path(args.pairings)
     # read as arpad ingest reads a CSV file; every error names the file and its line
     pairs, lines, notes = read_pairings(path, args.encoding)
     for note in notes:
         print(f"note: {path}: {note}", file=sys.stderr)
-    pairs = pairing_columns(pairs)  # White/Black, White ID: as arpad.predict and rate read them
+    # --mapping's columns, else White/Black, White ID: as arpad.predict and rate read them
+    # (a contest file without --mapping: the error names the mapping that reads it)
+    pairs = mapped_pairings(pairs, args.mapping, path, cli=True)
     pairs = check_pairings(pairs, path, lines)
     draws = None if args.draw_rate is None else DrawModel.from_draw_rate(args.draw_rate)
     store = require_store(args)

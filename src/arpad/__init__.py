@@ -35,6 +35,7 @@ _API = (
     "WhatIf",
     "category",
     "norm",
+    "performance",
 )
 __all__ = [*_API, "__version__"]
 

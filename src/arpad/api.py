@@ -1022,39 +1022,11 @@ def _is_store_folder(path) -> bool:
 
 def _mapped(pairs: pl.DataFrame, mapping: str | None) -> pl.DataFrame:
     """The pairings' columns renamed by the games ``mapping`` as ``rate`` renames a
-    games file's (pipeline/readers.py ``MAPPINGS``); the columns of the mapping that the
-    pairings lack (a cross-validation file without ``Score``) are not needed."""
-    from arpad.pipeline.predict import pairing_columns
-    from arpad.pipeline.readers import MAPPINGS
+    games file's: pipeline/predict.py ``mapped_pairings``, shared with ``arpad predict
+    --mapping``."""
+    from arpad.pipeline.predict import mapped_pairings
 
-    if mapping is None:
-        pairs = pairing_columns(pairs)  # White/Black, White ID: as rate reads them
-        if {"white_id", "black_id"} & set(pairs.columns):
-            return pairs
-        for name, known in MAPPINGS.items():  # the Kaggle file as it is: name the mapping
-            sides = [k for k, v in known.rename.items() if v in ("white_id", "black_id")]
-            have = {c.strip().lower() for c in pairs.columns}
-            if known.kind == "games" and {k.lower() for k in sides} <= have:
-                raise ValueError(
-                    f"pairings: no white_id and black_id, but {', '.join(sides)}: pass "
-                    f"mapping={name!r}"
-                )
-        return pairs
-
-    games = [name for name, m in MAPPINGS.items() if m.kind == "games"]
-    if not isinstance(mapping, str) or mapping not in games:
-        raise ValueError(f"mapping: {mapping!r} is not one of {', '.join(games)}")
-    # Headers in any case, spaces around them ignored, as a games file's (docs/ingest.md)
-    found = {c.strip().lower(): c for c in pairs.columns}
-    known = MAPPINGS[mapping].rename.items()
-    rename = {found[k.lower()]: v for k, v in known if k.lower() in found}
-    if not {"white_id", "black_id"} <= set(rename.values()):
-        raise ValueError(
-            f"pairings: mapping {mapping!r} reads the columns "
-            f"{', '.join(MAPPINGS[mapping].rename)}; these pairings have "
-            f"{', '.join(pairs.columns)}"
-        )
-    return pairs.drop([v for v in rename.values() if v in pairs.columns]).rename(rename)
+    return mapped_pairings(pairs, mapping)
 
 
 def _finite(state: pl.DataFrame, uses_rd: bool) -> pl.DataFrame:
@@ -1228,6 +1200,84 @@ def category(
     games, table, _ = _in_api_errors(load, path, roster, notes=notes, encoding=encoding)
     _warn_notes(path, notes, roster)
     return pl.from_arrow(file_categories(games, table, event, women=women))
+
+
+def performance(
+    games, *, players=None, by: str = "player", curve: str = "normal", mapping=None, encoding=None
+) -> pl.DataFrame:
+    """Performance ratings of a set of games (docs/legacy-systems.md "Performance
+    ratings"), as ``arpad performance FILE``: ``games`` a games file (PGN, TRF, CSV,
+    Parquet, … read as the command reads it; ``mapping`` its ``--mapping``, ``encoding``
+    its ``--encoding``) or a table of games (a polars or pandas DataFrame, an Arrow
+    table, …, with ``white_id``, ``black_id``, a result and ``white_rating``/
+    ``black_rating``; ``mapping`` renames its columns as ``rate``'s). ``players``: a
+    players file whose ratings (of each game's pool) stand in for the ratings the games
+    do not state (``--players F``). ``by``: ``"player"`` (one row per player) or
+    ``"event"`` (per player and event, ``--by event``); ``curve``: ``"normal"`` or
+    ``"logistic"``, the curve of the true performance (``--curve``). Returns a polars
+    DataFrame with the command's columns: ``player_id``, [``event_id``], ``games``,
+    ``score``, ``percent``, ``average_opponent``, ``fide`` (table 8.1.1), ``linear``,
+    ``true``, ``virtual_draw`` (true at 0 %/100 %: the true performance includes one
+    virtual draw against the player's own rating) and ``curve``; games against an
+    unrated opponent are left out. A file's notes, its rows that cannot be read (left
+    out, as the command leaves them out) and an empty result of games (no opponent with
+    a rating) are ``UserWarning``s, as the command prints them on stderr. ``TypeError``
+    for games that are neither a path nor a table, ``ValueError`` for an unknown ``by``
+    or ``curve``, ``FileNotFoundError`` for a file that is not there."""
+    from arpad.pipeline.performance import performance_table
+    from arpad.pipeline.tournament_files import load
+
+    for name, value, known in (
+        ("by", by, ("player", "event")),
+        ("curve", curve, ("normal", "logistic")),
+    ):
+        if not isinstance(value, str) or value not in known:
+            raise ValueError(f"{name}: {value!r} is not one of {', '.join(known)}")
+    if mapping is not None and not isinstance(mapping, str):
+        raise TypeError(f"mapping: a mapping name (str), got {type(mapping).__name__}")
+    encoding = _encoding(encoding)
+    roster_file = _games_file(players, "players") if players is not None else None
+    notes: list[str] = []
+    if isinstance(games, str | os.PathLike):
+        path = _games_file(games, "performance")
+        name = str(path)
+        try:  # the file's notes also before an error, as the command prints them
+            table, roster, _ = _in_api_errors(
+                load, path, roster_file, mapping, notes=notes, encoding=encoding
+            )
+        finally:
+            _warn_notes(path, notes, roster_file)
+    else:
+        if isinstance(games, Store):
+            raise TypeError(
+                "games: a games file or a table of games, got a Store: a store's performance "
+                "ratings are the performance column of store.ratings(system)"
+            )
+        if encoding is not None and roster_file is None:
+            raise TypeError(
+                f"encoding: only for a games file or a players file (a path), "
+                f"got {type(games).__name__}"
+            )
+        name = "games"
+        table = _validated(games, "games", mapping, "skip")
+        roster = None
+        if roster_file is not None:
+            from arpad.pipeline.performance import read_players_file
+
+            try:
+                roster = _in_api_errors(
+                    read_players_file, roster_file, notes=notes, encoding=encoding
+                )
+            finally:
+                _warn_notes(roster_file, notes, roster_file)
+    result = performance_table(table, roster, by=by, curve=curve)
+    if not result.num_rows and table.num_rows:  # an empty table said nothing (the command's note)
+        warnings.warn(
+            f"{name}: no performance: none of its {table.num_rows} games has an opponent "
+            "with a rating (WhiteElo/BlackElo, or the players= file's rating of the game's pool)",
+            stacklevel=_outside_arpad(),
+        )
+    return pl.from_arrow(result)
 
 
 def norm(file, player, title: str, *, players=None, event=None, federation=None, encoding=None):
