@@ -49,3 +49,16 @@ def audit(store: Store, player_id: str, system: str, pool: str = "standard"):
     periods = pl.concat(frames).select(AUDIT_COLUMNS).sort("period")
     ids = [player_id, *identity.duplicates_of(store, player_id)]
     return periods, trail.for_player(store, ids, periods["period"].max())
+
+
+def cut_rules(periods: pl.DataFrame, shown: int = 40) -> list[str]:
+    """A line per rules name longer than a printed table shows (``output.render`` cuts
+    text at ``shown`` characters; a rules file's or ``--set``'s changed fields stand at
+    the name's end, docs/rules.md): the whole name, its ``rules_hash`` and periods."""
+    lines = []
+    rows = periods.filter(pl.col("rules").str.len_chars() > shown)
+    for (name, digest), group in rows.group_by(["rules", "rules_hash"], maintain_order=True):
+        first, last = group["period"].min(), group["period"].max()
+        when = f"period {first}" if first == last else f"periods {first}..{last}"
+        lines.append(f"rules in full: {name} (rules_hash {digest}; {when})")
+    return lines

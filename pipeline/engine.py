@@ -43,6 +43,7 @@ from arpad.pipeline.systems.base import (
     State,
     apply_overrides,
     check_rules,
+    overridden_name,
     parse_rule_value,
     rule_changes,
 )
@@ -159,8 +160,72 @@ def resolve_rules(system_name: str, spec: str | None, pool: str = "standard") ->
     system = get_system(system_name)
     path = Path(spec)
     if path.suffix == ".json" or path.exists():
-        return rules_from_file(system.rules_type(), path)
+        return file_rules_named(system, rules_from_file(system.rules_type(), path), path, pool)
     return system.rules_at(spec, pool=pool)
+
+
+def file_rules_named(system: Any, rules: Any, path: Path, pool: str = "standard") -> Any:
+    """A rules file's rules, named so that the stored ``rules`` column, the run summary
+    and ``arpad audit`` say where they came from and ``rules_from_name`` rebuilds them:
+    the version the file's ``"name"`` names (none: the system's default rules'), the
+    file, then `` + key=value`` for each field that differs from that version
+    (``overridden_name``): ``FIDE 2024-03 (my_fed_rules.json) + k_mid=25``. A name that
+    is no version's is kept, its fields noted against the system's default rules. Rules
+    without a ``name`` field are named by their class (``rules_name``) and left as they are."""
+    if "name" not in {f.name for f in dataclasses.fields(rules)}:
+        return rules
+    head = split_rules_name(str(rules.name), rules)[0]
+    version = named_version(system, head, pool)
+    reference = system.rules_type() if version is None else version
+    title = head if version is None else version.name
+    label = f"{title} ({path.name.replace(' + ', '+')})"  # (no " + " but the notes')
+    changes = {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)}
+    return dataclasses.replace(rules, name=overridden_name(label, reference, changes))
+
+
+def split_rules_name(name: str, rules: Any) -> tuple[str, dict[str, str]]:
+    """(head, notes) of a rules name as ``overridden_name`` writes it: ``FIDE 2024-03 +
+    k_mid=25`` is (``FIDE 2024-03``, {``k_mid``: ``25``}); a `` + `` that is not such a
+    note (a field of ``rules`` = value) is part of the head, and then there are no notes."""
+    fields = {f.name for f in dataclasses.fields(rules)}
+    head, *parts = name.split(" + ")
+    notes: dict[str, str] = {}
+    for part in parts:
+        key, eq, value = part.partition("=")
+        if not eq or key not in fields:
+            return name, {}
+        notes[key] = value
+    return head, notes
+
+
+def named_version(system: Any, head: str, pool: str = "standard") -> Any | None:
+    """The dated version ``head`` names: its name, or its name then `` (FILE)`` (a rules
+    file's, ``file_rules_named``); the versions of ``pool`` first, then the standard
+    pool's; None when it names none."""
+    versions = [*system.rule_versions(pool), *system.rule_versions("standard")]
+    for v in sorted(versions, key=lambda v: -len(str(v.name))):  # the longest name first
+        name = str(v.name)
+        if head == name or (head.startswith(f"{name} (") and head.endswith(")")):
+            return v
+    return None
+
+
+def rules_from_name(system: Any, name: str, pool: str = "standard") -> Any | None:
+    """The rules a stored ``rules`` name describes (``file_rules_named``,
+    ``apply_overrides``): the version it names (none: the system's default rules) with
+    the fields its notes give, named ``name``; None when a note cannot be read or the
+    rules have no ``name`` field. The caller checks ``rules_hash`` against the stored one."""
+    base = system.rules_type()
+    if "name" not in {f.name for f in dataclasses.fields(base)}:
+        return None
+    head, notes = split_rules_name(name, base)
+    version = named_version(system, head, pool)
+    base = base if version is None else version
+    try:
+        changes = rule_changes(base, notes, parse_rule_value)
+        return dataclasses.replace(base, **{**changes, "name": name})
+    except (TypeError, ValueError):
+        return None
 
 
 def rules_from_file(base: Any, path: Path) -> Any:
@@ -170,6 +235,12 @@ def rules_from_file(base: Any, path: Path) -> Any:
     range; anything else is refused with the file and the field named (exit 2)."""
     from arpad.pipeline.errors import RulesFileError
 
+    if path.is_dir():  # (it was Python's "[Errno 21] Is a directory: '…'"; as ingest says it)
+        raise RulesFileError(
+            path,
+            None,
+            "is a directory, not a rules file (a JSON file of rule fields or an ISO date)",
+        )
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:

@@ -1,9 +1,10 @@
 """FIDE rating card: the per-game breakdown of one player's change in one period.
 
 Recomputed one game at a time from the stored games and the stored ratings in
-force (``rating_before + adjustment`` of the period), with the rules the stored
-run used for the period (the version named in its ratings rows; the version in
-force then when that name is not a dated version, e.g. a rules file), or the ones
+force (``rating_before + adjustment`` of the period), with exactly the rules the
+stored run used for the period (rebuilt from the ``rules`` name of its ratings rows:
+the version, a rules file's changed fields, ``--set``'s; else from the run's
+checkpoint record; either only when its ``rules_hash`` is the rows'), or the ones
 given, so that a rating officer can follow every step:
 
     D = own − opponent, after the 400-point rule (B.02 §8.3.1: cap, 2650 exemption,
@@ -150,6 +151,10 @@ class Card:
     # cards (``arpad site``) have neither, and are equal to the single cards without.
     k_factor: KFactor | None = field(default=None, compare=False)
     initial: InitialRating | None = field(default=None, compare=False)
+    # Set when the rules of the stored run could not be rebuilt (ratings of a rules file
+    # stored before arpad named its fields, no checkpoint of that run): the one line the
+    # card prints instead of claiming DIFFERS, as its figures were not checked.
+    rules_note: str | None = None
 
     @property
     def matches(self) -> bool:
@@ -312,11 +317,15 @@ def rating_card(
 
     explain = cache is None if explain is None else explain
     fixed = rules is not None  # --rules: the same rules for the earlier periods too
+    note = None
     aliases = _memo(cache, "aliases", lambda: identity.alias_map(store))
     player_id = aliases.get(player_id, player_id)  # a merged duplicate: its kept id
     own_ids = [player_id, *sorted(d for d, keep in aliases.items() if keep == player_id)]
     if rules is None:
-        rules = _memo(cache, ("rules", pool, period), lambda: _run_rules(store, pool, period))
+        rules, note = _memo(
+            cache, ("rules", pool, period), lambda: _stored_rules(store, pool, period)
+        )
+        note = None if overrides else note  # --set: the rules are the user's to say
     rules = apply_overrides(rules, overrides or {})
     close = closing_month(period, rules.list_months)
     months = [
@@ -373,6 +382,7 @@ def rating_card(
             pool=pool,
             period=period,
             rules=rules.name,
+            rules_note=note,
             status=me["status"],
             rating_before=before,
             adjustment=adjustment,
@@ -428,8 +438,8 @@ def rating_card(
                 """The rules of an earlier period (the card's own with --rules)."""
                 if fixed:
                     return rules
-                at = _memo(cache, ("rules", pool, m), lambda: _run_rules(store, pool, m))
-                return apply_overrides(at, overrides or {})
+                at = _memo(cache, ("rules", pool, m), lambda: _stored_rules(store, pool, m))
+                return apply_overrides(at[0], overrides or {})
 
             def pooled(m: int, earlier: list[dict]) -> int:
                 """The games of an earlier ``new`` row's pool: his rated games then."""
@@ -920,19 +930,71 @@ def _ratings(con, pool: str, period: int, store: Store) -> dict[str, dict]:
 def _run_rules(store: Store, pool: str, period: int) -> FideRules:
     """The dated version the stored run used for ``period`` (the ``rules`` name of its
     ratings rows), else the version in force then (``rules_for``)."""
+    return _version_of(_stored_audit(store, pool, period)[0], pool, period)
+
+
+def _version_of(names: set[str], pool: str, period: int) -> FideRules:
+    """The dated version one stored ``rules`` name starts with (``FIDE 2014-07 +
+    k_mid=15``, ``FIDE 2024-03 (my.json) + k_mid=25``: engine.named_version), else the
+    version in force for ``period``."""
+    from arpad.pipeline import engine
+
+    system = FideSystem()
+    if len(names) == 1:
+        (name,) = names
+        version = engine.named_version(system, engine.split_rules_name(name, FideRules())[0], pool)
+        if version is not None:
+            return version
+    return system.rules_for(period, pool)
+
+
+def _stored_audit(store: Store, pool: str, period: int) -> tuple[set[str], set[str], set[str]]:
+    """The ``rules`` names, ``rules_hash`` values and ``run_id`` values of the period's
+    stored ratings rows (nulls and columns an older file has not left out)."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    system = FideSystem()
-    used: set[str] = set()
+    found: dict[str, set[str]] = {"rules": set(), "rules_hash": set(), "run_id": set()}
     for f in sorted(store.rating_partition(FideSystem.name, pool, period).glob("*.parquet")):
-        column = pq.read_table(f, columns=["rules"]).column("rules")
-        used.update(v for v in pc.unique(column).to_pylist() if v)
-    by_name = {v.name: v for v in system.rule_versions(pool)}
-    # a run with --set stored "FIDE 2024-10 + k_mid=15" (base.overridden_name): its version
-    if len(used) == 1 and (name := used.pop().split(" + ")[0]) in by_name:
-        return by_name[name]
-    return system.rules_for(period, pool)
+        columns = [c for c in found if c in pq.read_schema(f).names]
+        table = pq.read_table(f, columns=columns)
+        for c in columns:
+            found[c].update(v for v in pc.unique(table.column(c)).to_pylist() if v)
+    return found["rules"], found["rules_hash"], found["run_id"]
+
+
+def _stored_rules(store: Store, pool: str, period: int) -> tuple[FideRules, str | None]:
+    """(rules, note): exactly the rules the stored run used for ``period``. The first of
+    the rules its ``rules`` name describes (engine.rules_from_name: the version, a rules
+    file's changed fields, ``--set``'s), its version, and the rules the ``replay``
+    record of a checkpoint of that run gives (pipeline/predict.py), whose ``rules_hash``
+    is the rows'; rows without one hash (older files): the version (``_version_of``).
+    None of them: the version, and ``note`` the line the card prints instead of DIFFERS."""
+    from arpad.pipeline import engine, predict
+
+    names, hashes, runs = _stored_audit(store, pool, period)
+    version = _version_of(names, pool, period)
+    if len(hashes) != 1:
+        return version, None
+    (wanted,) = hashes
+    system = FideSystem()
+
+    def candidates():
+        if len(names) == 1:
+            yield engine.rules_from_name(system, next(iter(names)), pool)
+        yield version
+        yield predict._run_rules(store, FideSystem.name, pool, period, runs)
+
+    for rules in candidates():
+        if rules is not None and engine.rules_hash(rules) == wanted:
+            return rules, None
+    name = " / ".join(sorted(names)) or "no name"
+    return version, (
+        f"not checked: the rules of the stored run ({name}, rules_hash {wanted}) cannot be "
+        f"rebuilt from the store (a rules file rated before arpad named its changed "
+        f"fields, no checkpoint of that run left); the card used {version.name}: give the "
+        f"run's --rules FILE or --set to check"
+    )
 
 
 def _names(store: Store, ids: set[str] | None = None) -> dict[str, str]:
@@ -1077,23 +1139,28 @@ def format_card(card: Card) -> str:
             f"ΣΔR = {card.sum_delta:+.2f}   K = {k}   K × ΣΔR = {card.unrounded:+.2f}   "
             f"rounded half away from zero = {card.change:+d}"
         )
+        # the stored run's rules not rebuilt: one line says so, no DIFFERS (unchecked)
+        unchecked = card.rules_note is not None and not card.matches
         if card.k_factor is not None:
-            lines.extend(_k_lines(card.k_factor, card.rules))
+            lines.extend(_k_lines(card.k_factor, card.rules, flag=not unchecked))
         if card.pending:
             lines.append("two-monthly list: the change is published with the closing month")
         else:
             stored = "-" if card.stored_change is None else f"{card.stored_change:+.0f}"
             mark = "matches" if card.matches else "DIFFERS (rules other than the card's?)"
-            lines.append(f"stored change = {stored}  ({mark})")
+            lines.append(f"stored change = {stored}" + ("" if unchecked else f"  ({mark})"))
             if card.rating_after is not None:
                 lines.append(f"rating after: {card.rating_after:.0f}")
+        if unchecked and card.initial is None:
+            lines.append(card.rules_note)
     if card.initial is not None:
-        lines.extend(_initial_lines(card.initial))
+        unchecked = card.rules_note is not None and not card.initial.matches
+        lines.extend(_initial_lines(card.initial, None if not unchecked else card.rules_note))
     return "\n".join(lines) + "\n"
 
 
-def _k_lines(kf: KFactor, rules: str) -> list[str]:
-    """K's derivation (§8.3.3) and, when the stored K is another, a flag."""
+def _k_lines(kf: KFactor, rules: str, flag: bool = True) -> list[str]:
+    """K's derivation (§8.3.3) and, when the stored K is another, a flag (``flag``)."""
     text = f"K = {kf.k}: base K {kf.base} ({kf.reason}); "
     if kf.pending:
         text += "the K × n cap applies when the rating period closes"
@@ -1107,13 +1174,14 @@ def _k_lines(kf: KFactor, rules: str) -> list[str]:
     else:
         text += f"K × n = {kf.base} × {kf.games} = {kf.base * kf.games} ≤ {kf.cap}"
     lines = [text]
-    if not kf.matches:
+    if flag and not kf.matches:
         lines.append(f"stored K = {kf.stored} DIFFERS from the recomputed K = {kf.k}")
     return lines
 
 
-def _initial_lines(init: InitialRating) -> list[str]:
-    """The initial rating's computation (§8.2), step by step, and the stored one."""
+def _initial_lines(init: InitialRating, unchecked: str | None = None) -> list[str]:
+    """The initial rating's computation (§8.2), step by step, and the stored one (with
+    ``unchecked``, the line saying the stored run's rules were not rebuilt, not DIFFERS)."""
     pooled = ", ".join(str(m) for m in init.months) or "no period"
     lines = [
         f"initial rating (§8.2, {init.method} method): {init.games} game(s) against rated "
@@ -1155,6 +1223,8 @@ def _initial_lines(init: InitialRating) -> list[str]:
             lines.append(f"  maximum initial rating {init.cap}: {init.rounded} → {init.rating}")
     lines.append(f"  {init.reason}")
     stored = "not rated" if init.stored is None else f"{init.stored:.0f}"
+    if unchecked is not None:  # the stored run's rules not rebuilt (``Card.rules_note``)
+        return [*lines, f"stored initial rating = {stored}", unchecked]
     mark = "matches" if init.matches else "DIFFERS (rules other than the card's?)"
     lines.append(f"stored initial rating = {stored}  ({mark})")
     return lines

@@ -12,6 +12,9 @@ as a small summary across slices:
   its line), so a duplicate id in a later slice names the line of the first, as it
   would in the whole file;
 * the order-independent content digest (pipeline/digest.py);
+* for rows without their own id, their contents so far (``SeenRows``: two 64-bit
+  hashes and the place of each), so that rows repeating an earlier row of the file
+  get the note a file read whole gets (``_Repeats``);
 * for re-sent games, how many rows of each content key matching stored games
   earlier slices held (``prior``), so stored copies are used up one for one across
   slices as within one;
@@ -161,6 +164,34 @@ class SeenIds:
         self.second[self.count : stop] = second
         self.value[self.count : stop] = lines.cast(pl.Int64).to_numpy()
         self.count = stop
+
+
+class SeenRows(SeenIds):
+    """``SeenIds`` of whole rows (a DataFrame's), each as two 64-bit hashes of its
+    values (polars' ``hash_rows`` with the two seeds): the contents of the rows without
+    their own id a streamed file held so far (``_Repeats``)."""
+
+    def _hashes(self, rows: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        if self._last is not None and self._last[0] is rows:
+            return self._last[1]
+        hashes = tuple(
+            read_only(np.ascontiguousarray(rows.hash_rows(seed=seed).to_numpy(), np.uint64))
+            for seed in self.SEEDS
+        )
+        self._last = (rows, hashes)
+        return hashes
+
+    def add_and_find(self, rows: pl.DataFrame, index: np.ndarray) -> np.ndarray:
+        """Add ``rows`` (``index``: their values), then the value of each row's first
+        entry: an entry is found before those added after it with the same hashes (they
+        are placed further along its probe sequence), so a row finds the first row with
+        its content, earlier for a repeat, itself otherwise."""
+        from arpad.kernels.idset import _find
+
+        first, second = self._hashes(rows)
+        self.add(rows, pl.Series(index))
+        self._index_added()
+        return _find(self.slot, self.first, self.second, self.value, first, second)
 
 
 class PartitionWriters:
@@ -684,6 +715,70 @@ def _slices(store: Store, head, source: str, batch: str, batch_rows: int, notes=
         yield _drop_store_duplicates(store, v, batch, [])
 
 
+# What makes a row without its own id repeat an earlier row of the file exactly: the
+# columns ingest._repeated_rows_note compares for a file read whole (a Parquet file has
+# no PGN round).
+REPEAT_COLUMNS = (
+    *("date", "period", "pool", "white_id", "black_id", "score", "rated", "event_id"),
+    "moves_digest",
+)
+
+
+class _Repeats:
+    """The rows without their own id (``game_id`` is ``file:line``) that repeat an
+    earlier row of the file exactly, counted slice by slice as the file's duplicate ids
+    are (``SeenRows``: two 64-bit hashes of each such row's content and its index among
+    them, 24 bytes a row; kept only for a file with such rows): the note
+    ``ingest._repeated_rows_note`` gives a file read whole, which the streamed ingest
+    did not give (the new user's report, round 11: 52 repeats of the Kaggle training
+    file noted for its CSV, not for the same rows in Parquet). The same count and
+    example for any slicing. ``add``: a slice's accepted games before its re-sent games
+    leave, as ``before`` in ingest.py; two hashes and one probe per row."""
+
+    def __init__(self, expected: int = 0) -> None:
+        self.expected = expected
+        self.seen: SeenRows | None = None
+        self.rows = 0  # rows without their own id so far: the index of the next
+        self.repeats = 0
+        self.example: tuple[int, dict] | None = None  # earliest row repeated later
+
+    def add(self, games: pa.Table) -> None:
+        if not games.num_rows:
+            return
+        derived = pc.fill_null(pc.equal(games.column("game_id"), games.column("source")), False)
+        if not pc.any(derived).as_py():
+            return
+        if not pc.all(derived).as_py():
+            games = games.filter(derived)
+        rows = pl.from_arrow(games.select([c for c in REPEAT_COLUMNS if c in games.column_names]))
+        index = np.arange(self.rows, self.rows + rows.height, dtype=np.int64)
+        self.rows += rows.height
+        if self.seen is None:
+            self.seen = SeenRows(self.expected)
+        first = self.seen.add_and_find(rows, index)  # its content's first row
+        again = first < index
+        if again.any():
+            self.repeats += int(again.sum())
+            i = int(np.argmin(np.where(again, first, np.iinfo(np.int64).max)))
+            self._example(int(first[i]), rows, i)
+
+    def _example(self, at: int, table: pl.DataFrame, i: int) -> None:
+        if self.example is None or at < self.example[0]:
+            self.example = (at, table.row(i, named=True))
+
+    def notes(self) -> list[str]:
+        """``ingest._repeated_rows_note``'s note, word for word (tests/test_newuser_r11.py)."""
+        if not self.repeats or self.example is None:
+            return []
+        first = self.example[1]
+        return [
+            f"{self.repeats} row(s) repeat an earlier row of the file exactly (e.g. "
+            f"{first['date'] or first['period']} {first['white_id']}-{first['black_id']} "
+            f"{first['score']:g}): stored as games of their own (a pairing may be played "
+            "twice); if a row was pasted twice, remove it and ingest the file again"
+        ]
+
+
 class _Staging:
     """What the slices stored so far add up to; ``add`` stores one validated slice
     (in file order, one at a time)."""
@@ -728,13 +823,18 @@ def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=
     slice by slice; the key dictionary and the games files are staged (``staged``,
     a journal.StagedStore) and recorded for the commit."""
     staging = _Staging(store, staged, batch)
+    expected = _rows(head.path)
+    repeats = _Repeats(expected)
     notes = _SliceNotes()
     behind = WriteBehind()  # slice i stored while slice i + 1 is read and validated
     try:
-        if behind.threaded and _rows(head.path) >= COMPILED_FROM:
+        if behind.threaded and expected >= COMPILED_FROM:
             behind.submit(warm_up)  # the digest's kernels load while slice 1 is read
         for v in _slices(store, head, source, batch, batch_rows or BATCH_ROWS, notes):
             behind.submit(lambda v=v: staging.add(v))
+            # rows repeating an earlier row, for the note: on this thread while the
+            # slice is stored behind (docs/ingest.md "Large Parquet files")
+            repeats.add(v.accepted)
             del v
             pa.default_memory_pool().release_unused()  # give freed slices' memory back
     except BaseException:
@@ -762,7 +862,7 @@ def store_games(store: Store, staged, head, source: str, batch: str, batch_rows=
         written,
         ids,
         notes.blank,
-        notes.notes(),
+        notes.notes() + repeats.notes(),
         notes.not_stored,
     )
 

@@ -116,7 +116,7 @@ def test_the_name_notes_only_changed_fields_sorted_by_key():
     assert elo.rules_name(rules) == "EloRules + k=32"
 
 
-def test_api_keywords_name_the_rules_and_a_rules_file_keeps_its_name(tmp_path, capsys):
+def test_api_keywords_name_the_rules_and_a_rules_file_is_named_with_its_file(tmp_path, capsys):
     players, games = us_files(tmp_path)
     result = arpad.rate(str(games), system="uscf", players=str(players), n_star_formula="2004")
     assert set(result["rules"].to_list()) == {"USCF 2017 + n_star_formula=2004"}
@@ -125,10 +125,13 @@ def test_api_keywords_name_the_rules_and_a_rules_file_keeps_its_name(tmp_path, c
     s = str(tmp_path / "S")
     assert main(["ingest", str(games), "--players", str(players), "--store", s]) == 0
     assert main(["rate", "--system", "uscf", "--store", s, "--rules", str(rules_file)]) == 0
-    assert capsys.readouterr().out.endswith("rules: Club 2024\n")
+    # its name, the file, the fields unlike the system's defaults (round 11: name kept before)
+    assert capsys.readouterr().out.endswith("rules: Club 2024 (club.json) + n_star_formula=2004\n")
     args = ["rate", "--system", "uscf", "--store", s, "--rules", str(rules_file)]
     assert main([*args, "--set", "bonus=off"]) == 0
-    assert capsys.readouterr().out.endswith("rules: Club 2024 + bonus=false\n")
+    assert capsys.readouterr().out.endswith(
+        "rules: Club 2024 (club.json) + bonus=false + n_star_formula=2004\n"
+    )
 
 
 def test_card_finds_the_version_of_a_set_run(tmp_path):

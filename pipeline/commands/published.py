@@ -137,7 +137,7 @@ def _note_renamed(store, args) -> None:
 
 
 def cmd_audit(args) -> int:
-    from arpad.pipeline.audit import audit
+    from arpad.pipeline.audit import audit, cut_rules
 
     store = require_store(args)
     player = resolve_player(store, args.player_id, args.system, args.pool)
@@ -145,6 +145,8 @@ def cmd_audit(args) -> int:
     note_out_of_date(store, args.system, args.pool)  # the note of arpad list (docs/cli.md)
     output.render(periods, args.fmt, args.output)
     if args.fmt == "table" and not args.output:
+        for line in cut_rules(periods):  # a name the table cuts, whole (docs/rules.md)
+            print(line)
         print(f"\n{trail.height} ingest(s), correction(s) and merge(s) touching these periods:")
         output.render(trail, "table", max_rows=max(trail.height, 1))
     return 0
