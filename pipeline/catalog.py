@@ -125,7 +125,13 @@ DERIVED_VIEWS: dict[str, str] = {
                                            CASE WHEN system IN ({lower_is_better})
                                                 THEN rating_after ELSE -rating_after END,
                                            r.player_id) AS position,
-               r.player_id, p.name, p.federation, p.title, rating_after AS rating,
+               r.player_id, p.name, p.federation,
+               -- a women's title alone (a TRF's, or a register's w_title) is the list's
+               -- title too (list_text.listed_titles; docs/lists.md "Titles")
+               coalesce(nullif(trim(p.title), ''),
+                        CASE WHEN upper(trim(p.w_title)) IN ('WGM', 'WIM', 'WFM', 'WCM')
+                             THEN upper(trim(p.w_title)) END) AS title,
+               rating_after AS rating,
                games, status,
                nullif(CASE WHEN upper(trim(p.sex)) IN ('F', 'W') THEN 'w' ELSE '' END
                       || CASE WHEN inactive THEN 'i' ELSE '' END, '') AS flag

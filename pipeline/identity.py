@@ -28,11 +28,16 @@ import re
 
 import polars as pl
 
-from arpad.pipeline import observations, schemas
+from arpad.pipeline import list_text, observations, schemas
 from arpad.pipeline.store import Store, atomic_write_parquet, read_parquet_file
 from arpad.pipeline.transliterate import phonetic_key, variant_key
 
-OBSERVED = ("name", "birth_year", "federation", "sex", "title")
+OBSERVED = ("name", "birth_year", "federation", "sex", "title", "w_title")
+# A player's titles (FIDE's Tit and WTit). A players file with a ``title`` or ``w_title``
+# column gives both: its empty cell is kept as "" (no such title), so that it is told
+# from a file that said nothing (``record_observations``; docs/ingest.md "The register
+# wins"), and they are compared with the games files' (``conflicts``).
+TITLE_FIELDS = ("title", "w_title")
 # Numeric fields kept per source too, so that two files giving one player
 # different ratings are reported instead of the last one winning silently.
 OBSERVED_STATE = ("rating", "rated_games", "peak_rating", "rd", "volatility", "grade")
@@ -78,13 +83,17 @@ def record_observations(
     source: str,
     state: bool = False,
     dated: pl.DataFrame | None = None,
+    titles: bool = False,
 ) -> None:
     """Replace ``source``'s observations with the accepted players rows it gave.
 
     ``state``: keep the starting-state fields too (players files). The ratings a PGN
     or TRF file gives are the ratings at that event; they differ between events by
-    nature, so they are not compared."""
+    nature, so they are not compared. ``titles``: a players file with a title column
+    (``TITLE_FIELDS``): an empty title is kept as ""."""
     kept = (*OBSERVED, *OBSERVED_STATE) if state else OBSERVED
+    if state and titles:
+        players = players.with_columns(pl.col(c).fill_null("") for c in TITLE_FIELDS)
     rows = players.select(
         "player_id",
         pl.lit(source).alias("source"),
@@ -134,11 +143,13 @@ def conflicts(store: Store) -> pl.DataFrame:
     rated_games``, ``blitz peak_rating`` ... The players table holds, of ``POOL_FIELDS``,
     the standard row's value (or a row's without a pool; a rapid or blitz row only fills
     an empty field, pipeline/ingest.py ``_merge_players``), and of the other fields
-    (``birth_year``, ``grade``, and the uncompared name, federation, sex, title) the
-    value of the file ingested last."""
+    (``birth_year``, ``grade``, and the uncompared name, federation, sex) the
+    value of the file ingested last. The titles (``TITLE_FIELDS``) are compared for the
+    players whose titles a players file gave (``_title_conflicts``)."""
+    every = read_observations(store)
     # Dated observations differ over time by nature: only undated rows are compared.
-    obs = read_observations(store).filter(pl.col("period").is_null())
-    frames = []
+    obs = every.filter(pl.col("period").is_null())
+    frames = [_title_conflicts(store, every)]
     for field in CONFLICT_FIELDS:
         given = obs.filter(pl.col(field).is_not_null())
         if field in POOL_FIELDS:
@@ -164,6 +175,66 @@ def conflicts(store: Store) -> pl.DataFrame:
             )
         )
     return pl.concat(frames).unique(maintain_order=True).sort("player_id", "field", "source")
+
+
+def compared_titles(register: pl.Expr, prefix: str = "") -> list[pl.Expr]:
+    """A source's ``title`` and ``w_title`` (columns ``prefix`` + name) as compared,
+    upper case: a women's title (``WGM`` … ``WCM``) in ``title`` is the source's
+    ``w_title`` when that is empty (a PGN's ``WhiteTitle "WIM"``, a players file's
+    ``title`` column of FIDE's Tit), and says of the open title: nothing for a games
+    file (null), none ("") for a players file (``register``), which gives a player's
+    titles whole."""
+    title = pl.col(f"{prefix}title").str.strip_chars().str.to_uppercase()
+    w_title = pl.col(f"{prefix}w_title").str.strip_chars().str.to_uppercase()
+    women = title.is_in(list_text.WOMEN_TITLES).fill_null(False)
+    return [
+        pl.when(women)
+        .then(pl.when(register).then(pl.lit("")).otherwise(pl.lit(None, pl.String)))
+        .otherwise(title)
+        .alias(f"{prefix}title"),
+        pl.when(w_title.is_null() | (w_title == ""))
+        .then(pl.when(women).then(title).otherwise(w_title))
+        .otherwise(w_title)
+        .alias(f"{prefix}w_title"),
+    ]
+
+
+def _title_conflicts(store: Store, obs: pl.DataFrame) -> pl.DataFrame:
+    """``conflicts``' rows of the titles: for each player whose titles a players file
+    gave (a title column, even empty: ""), each of ``TITLE_FIELDS`` that his sources
+    (players files and games files, dated rows too: a title is not a rating at a
+    date) give different values of (``compared_titles``; "" shown as ``none``). Games
+    files alone are not compared: a TRF of March may name the title of a promotion
+    in February."""
+    registers = register_sources(store)
+    said = obs.with_columns(compared_titles(pl.col("source").is_in(registers)))
+    described = said.filter(
+        pl.col("source").is_in(registers)
+        & (pl.col("title").is_not_null() | pl.col("w_title").is_not_null())
+    ).get_column("player_id")
+    said = said.filter(pl.col("player_id").is_in(described.implode()))
+    frames = []
+    for field in TITLE_FIELDS:
+        given = said.filter(pl.col(field).is_not_null())
+        bad = (
+            given.group_by("player_id")
+            .agg(pl.col(field).n_unique().alias("values"))
+            .filter(pl.col("values") > 1)
+        )
+        frames.append(
+            given.join(bad.select("player_id"), on="player_id", how="semi").select(
+                "player_id",
+                "source",
+                "line",
+                "name",
+                pl.lit(field).alias("field"),
+                pl.when(pl.col(field) == "")
+                .then(pl.lit("none"))
+                .otherwise(pl.col(field))
+                .alias("value"),
+            )
+        )
+    return pl.concat(frames)
 
 
 def _pools(given: pl.DataFrame, field: str) -> pl.DataFrame:
@@ -659,6 +730,10 @@ def _log_put_back(staged, back: pl.DataFrame) -> None:
 
 
 NOTHING_MERGED = "nothing was merged"
+# The mapping file's ``merge`` column (docs/identity.md "Pairs held back"): a row is
+# merged when the column is missing, empty or yes, left out when it is no.
+MERGE_YES = frozenset({"", "yes", "y", "true", "1"})
+MERGE_NO = frozenset({"no", "n", "false", "0"})
 
 
 def read_mapping(
@@ -670,7 +745,9 @@ def read_mapping(
     (pipeline/readers.py, so that a file saved by a spreadsheet is read): ``.gz``,
     ``.zip`` and UTF-16 as there, a byte-order mark, UTF-8 else Windows-1252, ``;`` or a
     tab as the separator when the header line has no comma, any line ends; a row of
-    empty fields only (a spreadsheet's ``;;;``) is skipped as a blank line. The reading's
+    empty fields only (a spreadsheet's ``;;;``) is skipped as a blank line. A row whose
+    ``merge`` column (``identify``'s held-back pairs) is "no" is left out, and counted
+    in a note; "yes" or empty merges it. The reading's
     notes (Latin-1, the separator) are appended to ``notes``. With ``store``, the rows
     are checked as ``merge`` would apply them one after another (``check_mapping``), and
     a row that would make two ids that met in a game one player is refused naming its
@@ -701,7 +778,7 @@ def read_mapping(
     handle.seek(0)
     if delimiter != ",":
         notes.append(f"fields separated by {delimiter!r} (from the header line)")
-    out, lines = [], []
+    out, lines, held = [], [], 0
     try:
         reader = csv.reader(handle, delimiter=delimiter)
         header = [h.strip() for h in next(reader, [])]
@@ -713,7 +790,8 @@ def read_mapping(
                 "a mapping file needs the columns keep,duplicate (found the columns "
                 f"{found}{more}, separated by {delimiter!r})",
             )
-        at = {n: header.index(n) for n in ("keep", "duplicate", "evidence") if n in header}
+        names = ("keep", "duplicate", "evidence", "merge")
+        at = {n: header.index(n) for n in names if n in header}
 
         def field(row: list[str], name: str) -> str:
             i = at.get(name)
@@ -723,6 +801,12 @@ def read_mapping(
             line = reader.line_num  # the physical line: blank lines count
             if not any(value.strip() for value in row):
                 continue  # a blank line, or a spreadsheet's ",,," / ";;;"
+            switch = field(row, "merge").lower()  # identify's held-back rows: "no"
+            if switch not in MERGE_YES | MERGE_NO:
+                refuse(line, f"merge is {switch!r}: yes (or empty) to merge the row, no to not")
+            if switch in MERGE_NO:
+                held += 1
+                continue
             keep, dup = field(row, "keep"), field(row, "duplicate")
             if not keep or not dup:
                 refuse(line, "empty keep or duplicate")
@@ -733,8 +817,19 @@ def read_mapping(
             lines.append(line)
     except csv.Error as exc:
         refuse(None, f"not a CSV file ({exc})")
+    if not out and held:
+        refuse(
+            None,
+            f"every row is marked merge 'no' ({held} pair(s) held back by arpad players "
+            "identify): write yes in the merge column of the rows to merge",
+        )
     if not out:
         refuse(None, "no keep,duplicate rows")
+    if held:
+        notes.append(
+            f"{held} row(s) marked merge 'no' left out (pairs arpad players identify held "
+            "back; write yes in the merge column to merge one)"
+        )
     if store is not None:
         check_mapping(store, path, [(n, k, d) for n, (k, d, _) in zip(lines, out, strict=True)])
         if not force:
@@ -882,15 +977,45 @@ def normalise_name(name: str | None) -> tuple[str, tuple[str, ...]]:
 
 
 # Forms of address a source may write before a name ("Owen, Rev. John", "Herr Max
-# Lange"): left out of identify's matching key, never out of the stored name.
-HONORIFICS = frozenset({"rev", "revd", "reverend", "mr", "dr", "herr", "sir"})
+# Lange", "Capt. Mackenzie", "Mackenzie, Capt. George Henry"): left out of identify's
+# matching key, never out of the stored name. Civil, academic and military ones; none
+# of these words is a given name.
+HONORIFICS = frozenset(
+    {
+        "rev", "revd", "reverend", "mr", "dr", "herr", "sir",
+        "prof", "professor",
+        "capt", "captain", "lt", "lieut", "lieutenant", "colonel", "major", "general",
+    }
+)  # fmt: skip
+# Abbreviated forms of address that are given names too ("Col" for Colin, the Swedish
+# "Maj"): left out only when written with their full stop ("Col. Moreau", "Maj. Hanham").
+DOTTED_HONORIFICS = re.compile(r"(?<![^\W\d_])(?:col|maj|gen)\.", re.IGNORECASE)
+# Nobiliary particles ("von der Lasa", "de Rivière", "van der Wiel"): a catalogue writes
+# them after the given names ("Lasa, Tassilo von der"), where ``matching_name`` takes
+# them back to the surname. Words and phrases that are not given names; "le", "la", "do"
+# alone are left out (Vietnamese and Chinese names), "de la" is in.
+PARTICLES = frozenset(
+    {
+        "von", "von der", "von dem", "von den", "vom", "zu", "zum", "zur", "von und zu",
+        "van", "van der", "van den", "van de", "de", "de la", "de las", "de los",
+        "del", "della", "dello", "degli", "di", "da", "du", "des", "ten", "ter",
+        "dos", "das",
+    }
+)  # fmt: skip
 
 
 def matching_name(name: str | None) -> tuple[str, tuple[str, ...]]:
-    """``normalise_name`` without the forms of address of ``HONORIFICS``: "Owen, Rev.
-    John" and "Rev. John Owen" give ("owen", ("john",)) as "Owen, John" does. In the
+    """``normalise_name`` without the forms of address of ``HONORIFICS`` (and
+    ``DOTTED_HONORIFICS``), with a nobiliary particle written after the given names
+    taken back to the surname: "Owen, Rev. John" and "Rev. John Owen" give ("owen",
+    ("john",)) as "Owen, John" does; "Mackenzie, Capt. George Henry" gives
+    ("mackenzie", ("george", "henry")); "Lasa, Tassilo von der" and "Tassilo von der
+    Lasa" give ("von der lasa", ("tassilo",)) as "von der Lasa, Tassilo" does. In the
     surname a word is left out only when another remains ("Sir" alone stays a name);
-    given names of forms of address only are no given names (they match nothing)."""
+    given names of forms of address only are no given names (they match nothing). A
+    particle moves only when a given name stays before it ("Wang, Da" keeps "da")."""
+    if name and "." in name:
+        name = DOTTED_HONORIFICS.sub(" ", name)
     surname, given = normalise_name(name)
     words = surname.split()
     if len(words) > 1 and any(w in HONORIFICS for w in words):
@@ -898,6 +1023,10 @@ def matching_name(name: str | None) -> tuple[str, tuple[str, ...]]:
         surname = " ".join(kept) if kept else surname
     if any(w in HONORIFICS for w in given):
         given = tuple(w for w in given if w not in HONORIFICS)
+    for n in (3, 2, 1):  # the longest particle first: "von der", not "der"
+        if len(given) > n and " ".join(given[-n:]) in PARTICLES and surname:
+            surname, given = f"{' '.join(given[-n:])} {surname}", given[:-n]
+            break
     return surname, given
 
 
@@ -972,6 +1101,7 @@ def candidates(
     vetoed: list | None = None,
     apart: list | None = None,
     ambiguous: list | None = None,
+    held: list | None = None,
 ) -> pl.DataFrame:
     """Proposed merges with their evidence: one row per (keep, duplicate), the keep being
     the source's own id over a file-scoped one, then the id with more games, then the
@@ -1003,7 +1133,14 @@ def candidates(
 
     Each duplicate is proposed once, for the end of its chain of best keeps (no chains
     in the alias table, ``merge``); the row's evidence and score are those of the pair
-    it shows (``_chain_row``)."""
+    it shows (``_chain_row``).
+
+    ``held``, when a list is given, gets every pair held back by those three rules as
+    (keep, duplicate, why) rows (``_held_rows``): the mapping file's rows marked
+    ``merge`` "no" (``arpad players identify``, docs/identity.md "Pairs held back")."""
+    vetoed = [] if vetoed is None else vetoed
+    apart = [] if apart is None else apart
+    ambiguous = [] if ambiguous is None else ambiguous
     players = pl.from_arrow(store.read_players()).select("player_id", "name", "birth_year")
     current = alias_map(store)
     act = {r["player_id"]: r for r in _activity(store, current).iter_rows(named=True)}
@@ -1084,6 +1221,8 @@ def candidates(
         ambiguous += [(short, sorted(ids)) for short, ids in sorted(fits.items())]
     if apart:  # the nearest careers first: the likeliest to be one person after all
         apart.sort(key=lambda r: (_gap(r[0], r[1], act), r[0], r[1]))
+    if held is not None:
+        held += _held_rows(vetoed, apart, ambiguous, people, act)
     schema = {"keep": pl.String, "duplicate": pl.String, "evidence": pl.String, "score": pl.Float64}
     out = pl.DataFrame(rows, schema=schema, orient="row")
     # one keep per duplicate (its best-scoring proposal), followed to the end of a chain
@@ -1100,6 +1239,38 @@ def candidates(
     return pl.DataFrame(proposed, schema=schema, orient="row").sort(
         ["score", "keep", "duplicate"], descending=[True, False, False]
     )
+
+
+def _held_rows(vetoed, apart, ambiguous, people, act) -> list[tuple[str, str, str]]:
+    """(keep, duplicate, why) of every pair ``candidates`` held back: careers apart
+    (``apart``, nearest first; keep by ``_keep_first``), ids that met in a game
+    (``vetoed``) and, per abbreviated id fitting several players (``ambiguous``), one
+    row into each player it fits. ``why`` starts "held back: " and says the rule."""
+    rows = []
+    for a, b, *_ in apart:
+        keep, dup = _keep_first(a, b, people, act)
+        xk, xd = act[keep], act[dup]
+        span = max(xk["last"], xd["last"]) - min(xk["first"], xd["first"])
+        if _gap(a, b, act) > MAX_GAP:
+            rule = f"{_gap(a, b, act)} years apart (more than {MAX_GAP})"
+        else:
+            rule = f"spanning {span} years (more than {MAX_CAREER})"
+        rows.append(
+            (
+                keep,
+                dup,
+                f"held back: years of play {_years(keep, act)} and {_years(dup, act)}, {rule}",
+            )
+        )
+    for keep, dup, evidence, _ in vetoed:
+        rows.append((keep, dup, f"held back: they met in a game ({evidence})"))
+    for short, fits in ambiguous:
+        others = " / ".join(fits)
+        for fit in fits:
+            rows.append(
+                (fit, short, f"held back: the abbreviated name fits several players ({others})")
+            )
+    return rows
 
 
 def _spellings(pid: str, key: str, people, aka) -> list[tuple[str | None, tuple]]:
@@ -1259,6 +1430,29 @@ def _careers_apart(a: str, b: str, act) -> bool:
     return _gap(a, b, act) > MAX_GAP or span > MAX_CAREER
 
 
+def _bridged(a: str, b: str, act, name_a: tuple, name_b: tuple, shared: int) -> bool:
+    """The years-of-play rule lifted (docs/identity.md "Careers apart, an opponent in
+    both"): ``a`` and ``b`` (their careers more than ``MAX_GAP`` years apart, spanning
+    at most ``MAX_CAREER`` together) have the same full name (surname and given names
+    equal once normalised, ``name_a`` and ``name_b``: (surname, given names), with a
+    given name longer than an initial) and at least one opponent in common
+    (``shared``): "Nimzowitsch, Aron" of 1914 and of 1927, both against Capablanca."""
+    if not shared or name_a != name_b or not _informative(name_a[1])[1]:
+        return False
+    xa, xb = act[a], act[b]
+    return max(xa["last"], xb["last"]) - min(xa["first"], xb["first"]) <= MAX_CAREER
+
+
+def _keep_first(a: str, b: str, people, act) -> tuple[str, str]:
+    """(keep, duplicate) of ids ``a`` and ``b``: a source's own id (FIDE or the CSV's)
+    over a file-scoped one, then more games, then the more informative spelling
+    (``_informative``, the ids' own names), then the smaller id."""
+    xa, xb = act.get(a), act.get(b)
+    rank_a = (not _scoped(a), xa["games"] if xa else 0, _informative(people[a][1]), b)
+    rank_b = (not _scoped(b), xb["games"] if xb else 0, _informative(people[b][1]), a)
+    return (a, b) if rank_a >= rank_b else (b, a)
+
+
 def _gap(a: str, b: str, act) -> int:
     """Years between ``a``'s and ``b``'s years of play (negative: they overlap)."""
     xa, xb = act[a], act[b]
@@ -1401,29 +1595,32 @@ def _score_pair(
         return None
     if ba is not None and bb is not None and ba != bb:
         return None  # two birth years: two people
-    if _careers_apart(a, b, act):
+    xa, xb = act.get(a), act.get(b)
+    shared = 0
+    if xa and xb:
+        shared = _shared_opponents(
+            {opponent_name.get(o) for o in xa["opponents"]} - {None},
+            {opponent_name.get(o) for o in xb["opponents"]} - {None},
+        )
+    bridged = _careers_apart(a, b, act)
+    if bridged and not _bridged(a, b, act, (sa, ga), (sb, gb), shared):
         if apart is not None:
             apart.append((a, b, _years(a, act), _years(b, act)))
         return None
     if ba is not None and bb is not None:
         score += SCORE_BIRTH_YEAR
         evidence.append(f"birth year {ba}")
-    xa, xb = act.get(a), act.get(b)
-    ga_n = xa["games"] if xa else 0
-    gb_n = xb["games"] if xb else 0
-    # keep a source's own id (FIDE or the CSV's) over a file-scoped one, then more games,
-    # then the more informative spelling (``_informative``), then the smaller id
-    rank_a = (not _scoped(a), ga_n, _informative(people[a][1]), b)  # the ids' own names
-    rank_b = (not _scoped(b), gb_n, _informative(people[b][1]), a)
-    keep, dup = (a, b) if rank_a >= rank_b else (b, a)
+    keep, dup = _keep_first(a, b, people, act)
     if xa and xb:
-        score += SCORE_OVERLAP
         xk, xd = act[keep], act[dup]  # keep's years first, as the row shows the ids
-        evidence.append(f"years {xk['first']}-{xk['last']} and {xd['first']}-{xd['last']}")
-        shared = _shared_opponents(
-            {opponent_name.get(o) for o in xa["opponents"]} - {None},
-            {opponent_name.get(o) for o in xb["opponents"]} - {None},
-        )
+        years = f"years {xk['first']}-{xk['last']} and {xd['first']}-{xd['last']}"
+        if bridged:  # no overlap score: the shared opponents carry the pair
+            gap = _gap(a, b, act)
+            evidence.append(f"{years}: {gap} years apart, allowed for one full name with")
+            evidence[-1] += " a shared opponent"
+        else:
+            score += SCORE_OVERLAP
+            evidence.append(years)
         if shared:
             score += min(0.2, SCORE_SHARED_OPPONENT * shared)
             evidence.append(f"{shared} shared opponent(s)")

@@ -394,6 +394,11 @@ def ingest_file(
             f"--encoding {codec} reads these bytes otherwise than their stored version "
             f"(read as {stored_as}): stored again, a new version of {key}"
         )
+    if explicit and not stored_source and raw.kind == "games":
+        # --source NAME giving the label or file name of stored sources, not an identity:
+        # refused, naming the identity (docs/pgn-trf.md "Historian's sources, round 11";
+        # it made a new source NAME@1 beside the one it was meant to correct)
+        _refuse_source_by_name(path, manifest, key)
     if explicit and not stored_source:
         if hint := _label_hint(manifest, key):
             report.notes.append(f"--source {key} names no stored source{hint}")
@@ -425,7 +430,9 @@ def ingest_file(
         if dated or observations.has_pool_column(raw):  # a row's pool: its rating's pool
             # (rows: and a row per further pool rating of a line, FIDE's RRtng and BRtng)
             validated, when, rows = observations.dated_players(raw, validated, source, batch)
-        merged = _merge_players(staged, rows, source, state=True, dated=when)
+        # a title column: the file gives its players' titles, an empty cell too
+        titles = any(c in raw.frame.columns for c in identity.TITLE_FIELDS)
+        merged = _merge_players(staged, rows, source, state=True, dated=when, titles=titles)
         if merged.changed or dated:
             incremental.mark_all_stale(staged)
             stale = "all"
@@ -479,13 +486,15 @@ def ingest_file(
         validated, _ = stream_ingest.drop_conflicting_results(
             store, before, validated, batch, old_batches, _identities(manifest)
         )
-        report.notes.extend(_conflict_note(validated.quarantine, batch, manifest))
         if raw.format in probable_duplicates.FORMATS and not keep_probable_duplicates:
+            # (and the copies of a game dated short of the day with another result:
+            # conflicting_result, docs/pgn-trf.md "Historian's sources, round 11")
             validated, probable = probable_duplicates.drop_probable_duplicates(
                 store, validated, batch, old_batches, raw.players
             )
             if probable:
                 report.notes.append(probable_duplicates.note(probable))
+        report.notes.extend(_conflict_note(validated.quarantine, batch, manifest))
         accepted = validated.accepted.num_rows
         if raw.format == "pgn":  # its games stored not rated: of the games stored
             from arpad.pipeline.pgn import stored_notes
@@ -764,6 +773,41 @@ def _names_stored_source(manifest: pa.Table, key: str) -> bool:
     by_key = pc.fill_null(pc.equal(manifest["source_key"], key), False)
     legacy = pc.and_(pc.is_null(manifest["source_key"]), pc.equal(manifest["source"], key))
     return bool(pc.any(pc.or_(by_key, pc.fill_null(legacy, False))).as_py())
+
+
+def _refuse_source_by_name(path: Path, manifest: pa.Table, name: str) -> None:
+    """``--source NAME`` where NAME is no stored identity but the label or the file name
+    of stored games sources (``London1851.pgn`` for ``/data/pgn/London1851.pgn``):
+    ``InputError`` (exit 2, nothing stored) giving the identity to name. Not applied as
+    that source's new version: a new version replaces all of a source's games, and a
+    file of a few corrected rows sent so would replace the whole source."""
+    if _names_stored_source(manifest, name):
+        return
+    rows = manifest.filter(pc.equal(manifest["kind"], "games"))
+    found = sorted(
+        {
+            key or label
+            for label, key in zip(
+                rows.column("source").to_pylist(), rows.column("source_key").to_pylist()
+            )
+            if label == name or (key or label).rsplit("/", 1)[-1] == name
+        }
+    )
+    if not found:
+        return
+    which = (
+        f"the stored source {found[0]} is named {name}: to ingest this file as its new "
+        f"version (it replaces all of that source's games), --source {found[0]!r}"
+        if len(found) == 1
+        else f"{len(found)} stored sources are named {name} ({', '.join(found)}): to ingest "
+        "this file as the new version of one of them, --source with its identity"
+    )
+    raise InputError(
+        path,
+        None,
+        f"--source {name} is no stored source's identity; {which}; for a new source, a "
+        "name no stored source has (nothing was stored)",
+    )
 
 
 def _label_hint(manifest: pa.Table, name: str) -> str:
@@ -1159,12 +1203,15 @@ def _merge_players(
     source: str | None = None,
     state: bool = False,
     dated: pl.DataFrame | None = None,
+    titles: bool = False,
 ) -> MergeResult:
     """Upsert players: for each column the latest non-null value wins. What ``source``
     said is recorded (identity.record_observations; ``state``: a players file, whose
     ratings are compared with other players files'). A games file's description
     (``source`` given, not ``state``) never overwrites a field a players file gave
-    (``_register_wins``, docs/ingest.md "The register wins")."""
+    (``_register_wins``, docs/ingest.md "The register wins"). ``titles``: a players file
+    with a ``title`` or ``w_title`` column, whose titles replace a player's stored ones,
+    an empty cell too (a TRF's WFM is not kept beside the register's WIM)."""
     existing = pl.from_arrow(store.read_players())
     new = pl.from_arrow(schemas.conform(incoming, schemas.PLAYERS))
     changed = False
@@ -1182,8 +1229,9 @@ def _merge_players(
         touched = existing.filter(hit)
         both = pl.concat([touched, new], how="vertical_relaxed")
         other = _other_pool_rows(new, dated)
+        columns = [c for c in both.columns if c != "player_id"]
         if other is None:
-            aggs = [pl.col(c).drop_nulls().last() for c in both.columns if c != "player_id"]
+            aggs = [pl.col(c).drop_nulls().last() for c in columns]
         else:  # a rapid or blitz row's rating fields only fill what nothing else gives
             side = pl.Series("_other", [False] * touched.height + other.to_list())
             both = both.with_columns(side)
@@ -1194,8 +1242,16 @@ def _merge_players(
                 )
                 if c in POOL_FIELDS
                 else pl.col(c).drop_nulls().last()
-                for c in both.columns
-                if c not in ("player_id", "_other")
+                for c in columns
+            ]
+        if titles:  # the file's own titles (null when its cells are empty), not the stored
+            own = pl.Series("_own", [False] * touched.height + [True] * new.height)
+            both = both.with_columns(own)
+            aggs = [
+                pl.col(c).filter(pl.col("_own")).drop_nulls().last().alias(c)
+                if c in identity.TITLE_FIELDS
+                else agg
+                for c, agg in zip(columns, aggs, strict=True)
             ]
         grouped = both.group_by("player_id", maintain_order=True).agg(aggs)
         if source is not None and not state and touched.height:
@@ -1223,7 +1279,7 @@ def _merge_players(
                 rerated += starts
     store.write_players(merged.sort("player_id").to_arrow())
     if source is not None:
-        identity.record_observations(store, new, source, state=state, dated=dated)
+        identity.record_observations(store, new, source, state=state, dated=dated, titles=titles)
     return MergeResult(merged.height - existing.height, changed, rerated, notes)
 
 
@@ -1284,9 +1340,11 @@ def _moved_pool_starts(
 
 
 # Players fields the identity observations do not keep: a player a players file
-# described keeps the value he has; a games file may only fill an empty one.
+# described keeps the value he has; a games file may only fill an empty one. (``w_title``
+# is kept per source now; the register's observations of stores ingested before, and of
+# a players file without a title column, do not say it: it keeps that rule there.)
 UNOBSERVED = ("birth_date", "w_title", "o_title", "foa_title")
-REGISTER_NOTE_FIELDS = ("name", "title", "federation")
+REGISTER_NOTE_FIELDS = ("name", "title", "w_title", "federation")
 
 
 def _register_wins(
@@ -1304,14 +1362,18 @@ def _register_wins(
         pl.lit(True).alias("_register")
     )
     old = touched.select(
-        "player_id", *[pl.col(c).alias(f"_old_{c}") for c in (*fields, *UNOBSERVED)]
+        "player_id",
+        *[pl.col(c).alias(f"_old_{c}") for c in dict.fromkeys((*fields, *UNOBSERVED))],
     ).join(flags, on="player_id", how="inner")
     out = grouped.join(old, on="player_id", how="left", maintain_order="left")
     keep = {c: pl.col(f"_given_{c}").fill_null(False) for c in fields}
-    keep |= {
-        c: pl.col("_register").fill_null(False) & pl.col(f"_old_{c}").is_not_null()
-        for c in UNOBSERVED
-    }
+    # A players file that gave a title gave the player's titles: a games file's title
+    # changes neither (a TRF's WFM beside the register's WIM, docs/ingest.md).
+    titled = pl.any_horizontal(keep[c] for c in identity.TITLE_FIELDS)
+    keep |= dict.fromkeys(identity.TITLE_FIELDS, titled)
+    for c in UNOBSERVED:
+        once = pl.col("_register").fill_null(False) & pl.col(f"_old_{c}").is_not_null()
+        keep[c] = keep[c] | once if c in keep else once
     out = out.with_columns(
         [
             pl.when(k).then(pl.col(f"_old_{c}")).otherwise(pl.col(c)).alias(c)
@@ -1320,11 +1382,24 @@ def _register_wins(
     ).select(grouped.columns)
 
     clash: dict[str, list[str]] = {}
-    said = new.select("player_id", *REGISTER_NOTE_FIELDS).join(old, on="player_id", how="inner")
+    # the titles compared as ``players --conflicts`` compares them: the register's
+    # empty title is none (""), a games file's women's title is its WTit
+    said = new.select("player_id", *REGISTER_NOTE_FIELDS).with_columns(
+        identity.compared_titles(pl.lit(False))
+    )
+    said = said.join(
+        old.with_columns(identity.compared_titles(pl.lit(True), prefix="_old_")),
+        on="player_id",
+        how="inner",
+    )
     for row in said.iter_rows(named=True):
+        titled = any(row[f"_given_{c}"] for c in identity.TITLE_FIELDS)
         for c in REGISTER_NOTE_FIELDS:
             here, kept = row[c], row[f"_old_{c}"]
-            if not row[f"_given_{c}"] or here is None or kept is None:
+            given = row[f"_given_{c}"]
+            if c in identity.TITLE_FIELDS:  # the register's titles, an empty one too
+                given, kept = titled, "" if kept is None else kept
+            if not given or here is None or kept is None:
                 continue
             if c == "name":
                 same = identity.normalise_name(here) == identity.normalise_name(kept)
@@ -1332,7 +1407,7 @@ def _register_wins(
                 same = here.strip().upper() == kept.strip().upper()
             if not same:
                 clash.setdefault(row["player_id"], []).append(
-                    f"{c} {here} here, {kept} in the register"
+                    f"{c} {here} here, {kept or 'none'} in the register"
                 )
     if not clash:
         return out, []

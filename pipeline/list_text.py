@@ -92,6 +92,35 @@ def tenths(col: pl.Series) -> pl.Series:
     return pl.Series(col.name, rounded, dtype=pl.Float64).scatter(np.flatnonzero(mask), None)
 
 
+# FIDE's women's titles. On FIDE's lists a woman's women's title is in both Tit and WTit
+# when she has no open title ("WIM WIM"); a woman with one is "IM WGM".
+WOMEN_TITLES = ("WGM", "WIM", "WFM", "WCM")
+
+
+def _blank(column: str) -> pl.Expr:
+    return pl.col(column).is_null() | (pl.col(column).str.strip_chars() == "")
+
+
+def listed_titles() -> list[pl.Expr]:
+    """``title`` and ``w_title`` as a list shows them (docs/lists.md "What a list
+    holds"): a women's title (``WGM`` … ``WCM``, any case) in one of the two with the
+    other empty is listed in both, whichever file gave it (a players file's
+    ``title,w_title`` of ``,WIM`` or ``WIM,``, a TRF's ``wm``); a value given is kept
+    (``GM`` + ``WGM``)."""
+    title = pl.col("title").str.strip_chars().str.to_uppercase()
+    w_title = pl.col("w_title").str.strip_chars().str.to_uppercase()
+    return [
+        pl.when(_blank("title") & w_title.is_in(WOMEN_TITLES))
+        .then(w_title)
+        .otherwise(pl.col("title"))
+        .alias("title"),
+        pl.when(_blank("w_title") & title.is_in(WOMEN_TITLES))
+        .then(title)
+        .otherwise(pl.col("w_title"))
+        .alias("w_title"),
+    ]
+
+
 def order_and_rank(frame: pl.DataFrame, lower_is_better: bool) -> pl.DataFrame:
     """``frame`` (a list with ``rating`` already rounded as published, ``name``,
     ``player_id``, ``status``) in list order: the active players by rating (ascending

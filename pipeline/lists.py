@@ -267,17 +267,13 @@ def top_ranked(frame: pl.DataFrame, top: int) -> pl.DataFrame:
 
 
 # FIDE's women's titles: on FIDE's lists a woman's women's title is in both Tit and WTit.
-WOMEN_TITLES = ("WGM", "WIM", "WFM", "WCM")
+WOMEN_TITLES = list_text.WOMEN_TITLES
 
 
-def women_title() -> pl.Expr:
-    """``w_title`` as given, else the women's title in ``title`` (``WGM`` … ``WCM``,
-    any case), so a players file's ``title`` column fills both fields as a TRF does
-    (docs/lists.md "What a list holds")."""
-    title = pl.col("title").str.strip_chars().str.to_uppercase()
-    blank = pl.col("w_title").is_null() | (pl.col("w_title").str.strip_chars() == "")
-    given = pl.when(title.is_in(WOMEN_TITLES)).then(title)
-    return pl.when(blank).then(given).otherwise(pl.col("w_title")).alias("w_title")
+def women_title() -> list[pl.Expr]:
+    """``title`` and ``w_title`` as listed: a women's title in one with the other empty
+    fills both (``list_text.listed_titles``; docs/lists.md "What a list holds")."""
+    return list_text.listed_titles()
 
 
 _TOTAL_SQL = """
@@ -413,6 +409,19 @@ def carried_periods(store, system: str, pool: str, frozen: bool = False) -> list
     return rated.list_periods(sorted(p for p in others - own if p > own_lists[0]))
 
 
+def carried_source(store, system: str, pool: str, period: int, frozen: bool = False) -> int:
+    """The period whose list ``carried_list`` carries into ``period`` (one of
+    ``carried_periods``): the pool's latest list before it (rated, or with ``frozen``
+    published). A frozen carried list names it in its manifest (``carried_from``,
+    pipeline/publish.py)."""
+    from arpad.pipeline.systems import get_system
+
+    own = set(store.rating_periods(system, pool))
+    if frozen:
+        own |= set(store.published_periods(system, pool))
+    return max(p for p in get_system(system).list_periods(sorted(own)) if p < period)
+
+
 def carried_list(
     store,
     system: str,
@@ -434,10 +443,7 @@ def carried_list(
     from arpad.pipeline.systems import get_system
 
     rated = get_system(system)
-    own = set(store.rating_periods(system, pool))
-    if frozen:
-        own |= set(store.published_periods(system, pool))
-    source = max(p for p in rated.list_periods(sorted(own)) if p < period)
+    source = carried_source(store, system, pool, period, frozen)
     frame, _ = list_frame(store, system, pool, source, frozen=frozen)
     if rated.status_is_list_activity:
         idle = pl.col("player_id").is_in(long_idle(store, system, pool, period))
@@ -663,7 +669,10 @@ def revised_note(store, system: str, pool: str, period: int) -> str | None:
 
     if period not in store.published_periods(system, pool):
         return None
-    if period not in store.rating_periods(system, pool):  # its games and ratings are gone
+    # its games and ratings are gone (a carried list frozen has none: it has its source's)
+    if period not in store.rating_periods(system, pool) and period not in carried_periods(
+        store, system, pool
+    ):
         return (
             f"this is the {system}/{pool} list of period {period} as published (frozen); "
             f"the store no longer holds its ratings (pool {pool} holds no games of that "

@@ -58,6 +58,7 @@ class Job:
     rules: str | None = None
     overrides: dict[str, str] = field(default_factory=dict)
     recorded: bool = False  # whether ``rules``/``overrides`` came from rated.json
+    rated: list[int] = field(default_factory=list)  # the periods rated before the run
 
 
 @dataclass
@@ -515,7 +516,7 @@ def plan(store: Store, systems: list[str] | None, pools: list[str] | None) -> li
             if f"{system}/{pool}" not in incremental.read_stale(store):
                 continue
             start = incremental.incremental_start(store, system, pool, rules, overrides)
-            jobs.append(Job(system, pool, start, rules, overrides, recorded))
+            jobs.append(Job(system, pool, start, rules, overrides, recorded, sorted(rated)))
     if jobs:  # what this run recomputes, until its report is written (``note_unreported``)
         planned = [{"system": j.system, "pool": j.pool, "from": j.start} for j in jobs]
         note_unreported(store, "plan", {"at": _now(), "jobs": planned})
@@ -567,19 +568,31 @@ def latest_period(store: Store, system: str, pool: str) -> int | None:
     return periods[-1] if periods else None
 
 
+def listed_periods(store: Store, system: str, pool: str) -> list[int]:
+    """The periods of ``system``/``pool`` with a list: the rated ones and those its latest
+    list is carried into (``lists.carried_periods``: a month without games in the pool
+    that another of the combined file's pools has a list of; FIDE publishes the rapid and
+    blitz lists every month). The monthly job exports and freezes both (the officer's
+    attack, round 11: a carried rapid list was only in the combined file)."""
+    from arpad.pipeline.lists import carried_periods
+
+    rated = store.rating_periods(system, pool)
+    return sorted({*rated, *carried_periods(store, system, pool)}) if rated else []
+
+
 def to_freeze(store: Store, system: str, pool: str, day=None) -> list[int]:
-    """The rated finished periods (``publish.in_progress``) the monthly job freezes:
-    each one after the latest period already frozen (every one on a store with none),
-    oldest first. A month the job did not freeze (a first run with two months in the
-    inbox, a missed scheduled run) is frozen by the next run, never skipped; one before
-    the latest frozen list is not (``publish.later_published``)."""
+    """The finished periods with a list (``listed_periods``; ``publish.in_progress``) the
+    monthly job freezes: each one after the latest period already frozen (every one on a
+    store with none), oldest first. A month the job did not freeze (a first run with two
+    months in the inbox, a missed scheduled run) is frozen by the next run, never
+    skipped; one before the latest frozen list is not (``publish.later_published``)."""
     from arpad.pipeline import publish
 
     day = day or publish.today()
     done = store.published_periods(system, pool)
     return [
         p
-        for p in store.rating_periods(system, pool)
+        for p in listed_periods(store, system, pool)
         if not publish.in_progress(p, day) and (not done or p > done[-1])
     ]
 
@@ -587,17 +600,32 @@ def to_freeze(store: Store, system: str, pool: str, day=None) -> list[int]:
 def recomputed_since_frozen(store: Store, system: str, pool: str, day=None) -> list[int]:
     """The finished periods an earlier run froze whose ratings a later run recomputed
     (their ratings' run ids are not those the frozen manifest recorded): only their
-    lists can differ from the frozen ones (a correction, a late file, a merge)."""
+    lists can differ from the frozen ones (a correction, a late file, a merge). A carried
+    list frozen (``carried_from`` in its manifest) compares the run ids of the period it
+    carried, while that period is still the one carried."""
     from arpad.pipeline import publish
+    from arpad.pipeline.lists import carried_periods, carried_source
     from arpad.pipeline.store import read_parquet_file
 
     day = day or publish.today()
     out = []
+    carried = None
     for p in store.published_periods(system, pool):
         if publish.in_progress(p, day):  # frozen early (--force): never exported as final
             continue
-        frozen = set(publish.read_manifest(store, system, pool, p).get("run_id") or [])
+        manifest = publish.read_manifest(store, system, pool, p)
+        frozen = set(manifest.get("run_id") or [])
         path = store.rating_partition(system, pool, p) / "part-0.parquet"
+        if "carried_from" in manifest and not path.is_file():  # a carried list frozen
+            carried = carried_periods(store, system, pool) if carried is None else carried
+            if p not in carried:  # (its pool's lists are gone: ``diff`` says so)
+                out.append(p)
+                continue
+            source = carried_source(store, system, pool, p)
+            if source != manifest["carried_from"]:  # a late file of a month between
+                out.append(p)
+                continue
+            path = store.rating_partition(system, pool, source) / "part-0.parquet"
         runs = read_parquet_file(path, columns=["run_id"]) if path.is_file() else None
         now = (
             set()
@@ -658,7 +686,8 @@ PROVISIONAL = "-provisional"  # an export of a month in progress: list-202612-pr
 
 
 def publish(store: Store, system: str, pool: str) -> list[str]:
-    """Write the list of the latest finished month, of each month ``freeze`` is
+    """Write the list of the latest finished month (a month without games in the pool:
+    its list carried forward, ``listed_periods``), of each month ``freeze`` is
     about to freeze (``to_freeze``) and of each frozen month whose ratings changed since
     (``revised_frozen``: the export holds the current ratings), as CSV and Parquet under
     ``STORE/exports/`` (``list-<period>.csv``; ``pipeline.lists``: whole-number ratings
@@ -675,7 +704,8 @@ def publish(store: Store, system: str, pool: str) -> list[str]:
     if not rated:
         return []
     day = frozen.today()
-    finished = [p for p in rated if not frozen.in_progress(p, day)]
+    # (a month without games in the pool has its latest list carried: ``listed_periods``)
+    finished = [p for p in listed_periods(store, system, pool) if not frozen.in_progress(p, day)]
     revised = revised_frozen(store, system, pool, day)
     restored = restored_frozen(store, system, pool, revised, day)
     final = sorted({*finished[-1:], *to_freeze(store, system, pool, day), *revised})
@@ -748,7 +778,8 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
     if not rated:
         return {}
     day = publish.today()
-    finished = [p for p in rated if not publish.in_progress(p, day)]
+    # (a month without games in the pool has its latest list carried: ``listed_periods``)
+    finished = [p for p in listed_periods(store, system, pool) if not publish.in_progress(p, day)]
     period = finished[-1] if finished else None
     done = store.published_periods(system, pool)
     from arpad.pipeline.lists import EmptyListError
@@ -758,7 +789,7 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
         from arpad.pipeline.lists import empty_lists
 
         months = to_freeze(store, system, pool, day)
-        empty = empty_lists(store, system, pool, months)
+        empty = empty_lists(store, system, pool, [p for p in months if p in rated])
         waiting = [p for p in months if p not in empty]
     for p in [] if held else to_freeze(store, system, pool, day):  # oldest first
         try:
@@ -832,6 +863,16 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
     reading = stored_reading(store, {r["file"] for r in out["replaced"]})
     for r in out["replaced"]:
         r.update(reading.get(r["file"], {}))
+    # each revised list's players whose revision a later stated rating replaced, there or
+    # in a later frozen list's months (it reached that list, then stopped): the lists
+    # frozen from now on do not have it (``revision_line``; the officer's attack, round 11)
+    for p, r in revisions.items():
+        if r["changed"]:
+            ids = set(changed[p]["player_id"].to_list())
+            stopped = {x["player_id"] for x in out["replaced"] if x["list"] >= p}
+            r["not_carried"] = sorted(stopped & ids)
+    if done:
+        out["not_carried"] = revisions[done[-1]].get("not_carried", [])
     return out
 
 
@@ -880,7 +921,8 @@ def passed_over(
     if not done:
         return []
     months = [p for p in finished if p < done[-1] and p not in done]
-    empty = empty_lists(store, system, pool, [p for p in months if p != period])
+    rated = set(store.rating_periods(system, pool))  # (a carried list is never empty here)
+    empty = empty_lists(store, system, pool, [p for p in months if p != period and p in rated])
     return [[p, next(d for d in done if d > p)] for p in months if p not in empty]
 
 
@@ -945,6 +987,16 @@ def players_rated(store: Store, system: str, pool: str, since: int | None) -> in
         con.close()
 
 
+def _rate_notes(store: Store, job: Job, s) -> list[str]:
+    """The note `arpad rate` prints for the job's run when ratings stated in a file
+    replaced the store's own results of an earlier period (new user, round 11: the first
+    run of a federation froze lists with an arbiter's stale ratings without a word)."""
+    from arpad.pipeline.jobs import stated_replaced_note
+
+    note = stated_replaced_note(store, job.system, job.pool, list(s.periods), job.rated)
+    return [note] if note else []
+
+
 def summarise(store: Store, summary: RecalculateSummary, rate_summaries: list, jobs: list[Job]):
     for job, s in zip(jobs, rate_summaries):
         key = f"{job.system}/{job.pool}"
@@ -959,6 +1011,9 @@ def summarise(store: Store, summary: RecalculateSummary, rate_summaries: list, j
                 "rules": list(dict.fromkeys(s.rules)),
                 "options": rule_options(job.rules, job.overrides),
                 "recorded": job.recorded,
+                # ratings stated in a file that replaced the store's own results
+                # (``jobs.stated_replaced_note``, as `arpad rate` prints it)
+                "notes": _rate_notes(store, job, s),
             }
         )
         summary.players_rated[key] = players_rated(store, job.system, job.pool, job.start)
@@ -1371,17 +1426,40 @@ def revision_line(r: dict, key: str) -> list[str]:
     --published`); before, every later report repeated it in full (the officer's
     attack, round 7: a duplicate id merged after the freeze was listed again each month).
     A frozen list is never published again (docs/lists.md), so nothing acknowledges
-    it: the line says where the current ratings are."""
+    it: the line says where the current ratings are, and that the lists frozen from now
+    on include them, but for the players of ``not_carried`` (``freeze``: a rating a later
+    file states replaced their revised rating, "Revisions not carried forward" in the
+    report that recomputed it; the officer's attack, round 11: the line said the March
+    list included Delta's revision, and March had 2165 + 8, not 2166 + 8)."""
     system, pool = key.split("/", 1)
     latest = f", the latest recorded {r['latest']}" if r.get("latest") else ""
     export = f"STORE/exports/system={system}/pool={pool}/list-{r['period']}.csv"
+    ids = [str(one) for one in r.get("not_carried") or []]
+    carried = ", and every list frozen from now on includes them."
+    if ids:
+        shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+        where = (
+            f"not carried forward: {_text(shown)}; that report lists them under "
+            '"Revisions not carried forward"'
+        )
+        if len(ids) >= r["changed"]:
+            carried = (
+                "; no list frozen from now on includes them: a rating stated in a later "
+                f"file replaced the revised rating of all {len(ids):,} ({where})."
+            )
+        else:
+            carried = (
+                f"; every list frozen from now on includes them except {len(ids):,} "
+                "player(s) whose revised rating a rating stated in a later file replaced "
+                f"({where})."
+            )
     return [
         f"Revisions of the published {_text(key)} list of period {r['period']}: unchanged by "
         f"this run (it did not recompute the period): {r['changed']:,} player(s) changed by "
         f"{r['corrections']} ingest(s) or merge(s) since publication{latest}; the report "
         f"of the run that recomputed it (and {_code(diff_command(key, r['period']))}) lists "
         "them. A frozen list is never published again (docs/lists.md): the current ratings "
-        f"are {_code(export)}, and every list frozen from now on includes them.",
+        f"are {_code(export)}{carried}",
         "",
     ]
 
@@ -1591,6 +1669,15 @@ def interrupted_job_lines(summary: RecalculateSummary) -> list[str]:
     return lines
 
 
+def frozen_now(frozen: dict) -> list[int]:
+    """The periods ``freeze`` froze in this run (its result ``frozen``)."""
+    now = frozen.get("frozen")
+    if now is None:  # (a summary of an earlier arpad)
+        latest = frozen.get("period")
+        now = [latest] if latest is not None and frozen.get("frozen_now", True) else []
+    return now
+
+
 def markdown(summary: RecalculateSummary) -> str:
     """The run's report (published as a Prefect markdown artifact)."""
     ingested, read = summary.games_ingested, summary.games_read
@@ -1641,6 +1728,8 @@ def markdown(summary: RecalculateSummary) -> str:
             f"**{summary.players_rated.get(key, 0):,} players rated**.",
             "",
             *rules_lines(job),
+            # (``_rate_notes``; a summary of an earlier arpad has none)
+            *(line for note in job.get("notes") or [] for line in (f"Note: {_text(note)}", "")),
         ]
         lines += mover_lines(summary.movers.get(key) or [], job["system"])
     lines += interrupted_job_lines(summary)
@@ -1667,13 +1756,47 @@ def markdown(summary: RecalculateSummary) -> str:
         p = Path(path)
         return f"{p.parent.parent.name}/{p.parent.name}/{p.stem}" in held
 
-    final = [
+    # "Published lists" are the lists this run froze; the export of the latest list an
+    # earlier run froze, written again as it was, is "Already frozen" (the officer's
+    # attack, round 11: January's rapid export was "Published" in every later report)
+    froze = {
+        f"system={key.split('/', 1)[0]}/pool={key.split('/', 1)[1]}/list-{period}"
+        for key, frozen in summary.published.items()
+        for period in frozen_now(frozen or {})
+    }
+    behind = {  # a month before a later frozen list (``passed_over``): neither
+        f"system={key.split('/', 1)[0]}/pool={key.split('/', 1)[1]}/list-{period}"
+        for key, frozen in summary.published.items()
+        for period, _ in (frozen or {}).get("passed") or []
+    }
+
+    def named(path: str, which: set[str]) -> bool:
+        p = Path(path)
+        return f"{p.parent.parent.name}/{p.parent.name}/{p.stem}" in which
+
+    rest = [
         p for p in summary.exports if not provisional(p) and not is_revised(p) and not is_held(p)
     ]
+    final = [p for p in rest if named(p, froze)]
+    before = [p for p in rest if not named(p, froze) and not named(p, behind)]
     early = [p for p in summary.exports if provisional(p)]
     late = [p for p in summary.exports if is_revised(p)]
     if final:
         lines += ["Published lists:", "", *(f"- `STORE/{p}`" for p in final), ""]
+    if before:  # the frozen list's ratings, as an earlier run froze them (docs/operations.md)
+        lines += [
+            "Already frozen by an earlier run (the export is that list, its ratings as frozen):",
+            "",
+            *(f"- `STORE/{p}`" for p in before),
+            "",
+        ]
+    if unfrozen := [p for p in rest if named(p, behind)]:
+        lines += [
+            "Exported, not frozen (a later list is already frozen, and lists are frozen in order):",
+            "",
+            *(f"- `STORE/{p}`" for p in unfrozen),
+            "",
+        ]
     if held:  # exported with the current ratings, not frozen (docs/operations.md)
         pending = [*summary.files, *summary.earlier]
         rejects = any(f["outcome"] == REJECTED for f in pending)
@@ -1722,9 +1845,7 @@ def markdown(summary: RecalculateSummary) -> str:
             note = in_progress_note(system, pool, period, frozen.get("today"))
             lines += [f"Not frozen: {note}.", ""]
         latest = frozen["period"]
-        now = frozen.get("frozen")
-        if now is None:  # (a summary of an earlier arpad)
-            now = [latest] if latest is not None and frozen.get("frozen_now", True) else []
+        now = frozen_now(frozen)
         for period in now:  # oldest first, each month never frozen (``to_freeze``)
             lines += [f"Frozen list {key} period {period} (`STORE/published/`).", ""]
         passed = frozen.get("passed")

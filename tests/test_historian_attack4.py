@@ -201,8 +201,11 @@ def test_year_only_games_with_other_moves_are_other_games(tmp_path):
         encoding="utf-8",
     )
     assert main(["ingest", str(one), "--store", str(s), "--no-flow"]) == 0
-    assert main(["ingest", str(two), "--store", str(s), "--no-flow"]) == 0
-    assert sql(s, "SELECT count(*) FROM games").item() == 4
+    # the same moves with another result: that game, its result corrected, not applied
+    # (conflicting_result since historian round 11, tests/test_historian_r11_duplicates.py)
+    assert main(["ingest", str(two), "--store", str(s), "--no-flow"]) == 2
+    assert sql(s, "SELECT reason FROM quarantine").item() == "conflicting_result"
+    assert sql(s, "SELECT count(*) FROM games").item() == 3
 
 
 def test_months_that_disagree_are_other_games(tmp_path):

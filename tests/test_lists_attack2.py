@@ -74,7 +74,11 @@ def test_month_in_progress_is_provisional_and_earlier_freeze_is_named(officer, m
     assert store.published_periods("fide", "standard") == [202610, 202611]
     report = monthly.markdown(run)
     base = "`STORE/exports/system=fide/pool=standard/list-"
-    assert section(report, "Published lists:") == [
+    # round 11 (officer11 finding 3): "Published lists" are the lists this run froze;
+    # November's, frozen on 1 December, is "Already frozen" (tests/test_monthly_r11.py)
+    assert section(report, "Published lists:") == []
+    heading = "Already frozen by an earlier run (the export is that list, its ratings as frozen):"
+    assert section(report, heading) == [
         f"- {base}202611.csv`",
         f"- {base}202611.parquet`",
     ]

@@ -223,13 +223,15 @@ def test_corrected_trf_under_a_new_name_says_the_result_was_not_applied(tmp_path
     )
     assert "quarantined by reason: conflicting_result 1, duplicate_game_id 3" in text
     assert stored_games(tmp_path / "store").select("game_id", "score", "source").rows() == before
-    # --source with the label (what the old hint gave) names no stored source: a note
-    # gives the identity, and nothing of open.trf is replaced
+    # --source with the label (what the old hint gave) names no stored source: refused,
+    # giving the identity, and nothing of open.trf is replaced (historian round 11: it
+    # made a new source open.trf@1)
     assert run("ingest", v2, "--source", "open.trf", "--store", root) == 2
     out = capsys.readouterr()
     assert (
-        "note: --source open.trf names no stored source; open.trf is the name the rows of "
-        f"the stored source {ident} carry: to correct that source, --source {ident!r}" in out.out
+        "--source open.trf is no stored source's identity; the stored source "
+        f"{ident} is named open.trf: to ingest this file as its new version (it replaces all "
+        f"of that source's games), --source {ident!r}" in out.err
     )
     assert "replaced the earlier version" not in out.out + out.err
     assert stored_games(tmp_path / "store").select("game_id", "score", "source").rows() == before
@@ -242,7 +244,7 @@ def test_corrected_trf_under_a_new_name_says_the_result_was_not_applied(tmp_path
         "open.trf (0 games removed, 0 added, 1 changed)" in out.out
     )
     assert (
-        "note: these bytes were ingested before as open.trf (0 games stored, 4 quarantined): "
+        f"note: these bytes were ingested before as {v2} (0 games stored, 4 quarantined): "
         f"that ingest is undone, the file is stored as the new version of {ident}" in out.out
     )
     assert stored_games(tmp_path / "store").select("game_id", "score", "source").rows() == [

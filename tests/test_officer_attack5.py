@@ -158,10 +158,11 @@ def test_a_source_named_by_its_label_gets_the_identity(officer, capsys):
     assert run("ingest", "in/copy/vm_korr.trf", "--store", "S") == 2
     capsys.readouterr()
     assert run("ingest", "in/copy/vm_korr.trf", "--source", "vm.trf", "--store", "S") == 2
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err  # refused (historian round 11: it made vm.trf@1)
     assert (
-        "note: --source vm.trf names no stored source; vm.trf is the name the rows of the "
-        "stored source in/vm.trf carry: to correct that source, --source 'in/vm.trf'" in out
+        "--source vm.trf is no stored source's identity; the stored source in/vm.trf is "
+        "named vm.trf: to ingest this file as its new version (it replaces all of that "
+        "source's games), --source 'in/vm.trf'" in out
     )
     assert "replaced the earlier version" not in out  # nothing of vm.trf was replaced
     assert _round4(Path("S")) == 0.5

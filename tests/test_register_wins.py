@@ -106,11 +106,12 @@ def test_a_trf_does_not_re_rate_a_published_month(tmp_path, capsys):
     out = capsys.readouterr().out
     # The TRF's 001 line says GER, the register TUR: kept, and said once.
     assert "federation GER here, TUR in the register" in out
-    # The register's rating and federation stay; the TRF fills the title the register
-    # did not give (GM).
+    # The register's rating, federation and titles stay: its title column gave Müller
+    # none, so the TRF's GM is not taken either (round 11, tests/test_titles_r11.py).
+    assert "4600010: title GM here, none in the register, federation GER here" in out
     table = players(tmp_path / "S")
     assert table["4600010"]["rating"] == 2510 and table["4600052"]["rating"] == 2395
-    assert table["4600010"]["federation"] == "TUR" and table["4600010"]["title"] == "GM"
+    assert table["4600010"]["federation"] == "TUR" and table["4600010"]["title"] is None
     assert undated(tmp_path / "S") == {"4600010": 2510.0, "4600052": 2395.0}
     assert run("rate", "--system", "fide", "--store", root) == 0
     nov = ratings(tmp_path / "S", 202611)
@@ -152,7 +153,8 @@ def test_the_register_updated_in_the_same_command_as_a_trf_wins(tmp_path, capsys
     assert code == 0
     out = capsys.readouterr().out
     assert "1 player(s) whose name, title or federation in the file differs" in out
-    assert "4600010: federation TUR here, GER in the register" in out
+    # (players.csv's title column gave Müller no title: the TRF's GM differs too)
+    assert "4600010: title GM here, none in the register, federation TUR here, GER" in out
     table = players(tmp_path / "S")
     assert table["4600010"]["federation"] == "GER"
     assert table["4600010"]["rating"] == 2510  # not the TRF's 2513
@@ -172,7 +174,11 @@ def test_the_register_updated_in_the_same_command_as_a_trf_wins(tmp_path, capsys
     )
     capsys.readouterr()
     assert run("ingest", str(tmp_path / "y.trf"), "--store", root) == 0
-    assert "differs from the players file" not in capsys.readouterr().out  # all agree
+    # all agree but Müller's GM, which the register's title column does not give him
+    assert (
+        "the players file's (the register's value is kept; e.g. 4600010: title GM here, "
+        "none in the register)" in capsys.readouterr().out
+    )
     table = players(tmp_path / "S")
     assert (table["4600099"]["title"], table["4600099"]["federation"]) == ("IM", "GER")
     assert table["4600099"]["rating"] == 1950

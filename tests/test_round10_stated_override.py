@@ -4,7 +4,8 @@ seed from stated ratings. The rule is kept (docs/observations.md "Corrections an
 ratings"); ``arpad rate`` (``Store.rate``) now names the stated ratings that stop the
 correction, and ``arpad history`` explains a rating_before that is not the previous row's
 rating_after. A first rate, a rate with nothing corrected, and stated ratings that always
-differed say nothing."""
+differed give no note of a stopped correction (the word "re-seeds"); a first rate names the
+results a stated rating replaced in its own words (round 11, tests/test_stated_note_r11.py)."""
 
 from __future__ import annotations
 

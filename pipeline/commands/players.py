@@ -15,7 +15,7 @@ def register(sub) -> None:
     p.add_argument(
         "--conflicts",
         action="store_true",
-        help="players whose sources give different birth years or ratings (same id), "
+        help="players whose sources give different birth years, ratings or titles (same id), "
         "and the proposed merges with their strongest evidence",
     )
     p.add_argument(
@@ -55,6 +55,13 @@ def register(sub) -> None:
     i = actions.add_parser("identify", help="propose merges with their evidence")
     i.add_argument("--output", default=None, metavar="FILE", help="mapping CSV to review")
     i.add_argument("--format", dest="fmt", default="table", choices=output.FORMATS)
+    i.add_argument(
+        "--held-back",
+        action="store_true",
+        help="list the pairs not proposed (careers apart, met in a game, an abbreviation "
+        "fitting several players) with the rule that held each back, instead of the "
+        "proposals; with --output a mapping file whose rows are marked merge 'no'",
+    )
     store_option(i)
     i.set_defaults(func=cmd_identify)
 
@@ -186,16 +193,24 @@ def cmd_split(args) -> int:
 
 
 def cmd_identify(args) -> int:
+    import sys
+
+    import polars as pl
+
     from arpad.pipeline import identity
 
     store = require_store(args)
     vetoed: list = []
     apart: list = []
     ambiguous: list = []
-    frame = identity.candidates(store, vetoed, apart, ambiguous)
-    if vetoed:  # no row to hold it: said on stderr (docs/identity.md "Candidates")
-        import sys
-
+    held: list = []  # every pair held back, as mapping rows (docs/identity.md)
+    frame = identity.candidates(store, vetoed, apart, ambiguous, held)
+    rows = pl.DataFrame(
+        held,
+        schema={"keep": pl.String, "duplicate": pl.String, "evidence": pl.String},
+        orient="row",
+    ).with_columns(pl.lit(None, pl.Float64).alias("score"), pl.lit("no").alias("merge"))
+    if vetoed and not args.held_back:  # no proposal row: said on stderr (docs/identity.md)
         shown = "; ".join(f"{keep} and {dup}" for keep, dup, *_ in vetoed[:3])
         more = f" and {len(vetoed) - 3} more" if len(vetoed) > 3 else ""
         print(
@@ -203,9 +218,7 @@ def cmd_identify(args) -> int:
             f"they met in a game ({shown}{more}); one person does not play himself",
             file=sys.stderr,
         )
-    if apart:  # the years-of-play veto, said as the one above (docs/identity.md)
-        import sys
-
+    if apart and not args.held_back:  # the years-of-play veto, said as the one above
         shown = "; ".join(f"{a} ({ya}) and {b} ({yb})" for a, b, ya, yb in apart[:3])
         more = f" and {len(apart) - 3} more" if len(apart) > 3 else ""
         print(
@@ -215,9 +228,7 @@ def cmd_identify(args) -> int:
             "identify again (a kept id counts its duplicates' years), or merge by hand",
             file=sys.stderr,
         )
-    if ambiguous:  # the ambiguity rule, said as the vetoes above (docs/identity.md)
-        import sys
-
+    if ambiguous and not args.held_back:  # the ambiguity rule, said as the vetoes above
         shown = "; ".join(f"{short}: {' / '.join(fits)}" for short, fits in ambiguous[:3])
         more = f" and {len(ambiguous) - 3} more" if len(ambiguous) > 3 else ""
         print(
@@ -227,12 +238,36 @@ def cmd_identify(args) -> int:
             "first if they are one",
             file=sys.stderr,
         )
+    cut = any(len(kind) > 3 for kind in (vetoed, apart, ambiguous))
+    if cut and not args.held_back:  # where to find all of them (the notes name 3 each)
+        where = f"is a row of {args.output} marked merge 'no' (write yes to merge one)"
+        if not args.output:
+            where = (
+                "is listed by arpad players identify --held-back (with --output: a mapping file)"
+            )
+        print(f"arpad: note: each of the {len(held)} pair(s) held back {where}", file=sys.stderr)
+    proposed = frame.height
+    if args.held_back:
+        frame = rows
+    elif args.output and held:  # proposals, then the pairs held back (docs/identity.md)
+        frame = pl.concat([frame.with_columns(pl.lit("yes").alias("merge")), rows])
     if args.output:
         output.render(frame, "csv", args.output)
-        print(
-            f"{frame.height} proposed merge(s) written to {args.output} (review, then "
-            f"arpad players merge --mapping {args.output})"
-        )
+        if args.held_back:
+            print(
+                f"{frame.height} pair(s) held back written to {args.output}, marked merge "
+                f"'no' (write yes in the rows to merge, then arpad players merge --mapping "
+                f"{args.output})"
+            )
+        else:
+            also = ""
+            if held:
+                also = f" and {len(held)} pair(s) held back (marked merge 'no')"
+            print(
+                f"{proposed} proposed merge(s)"
+                f"{also} written to {args.output} (review, then arpad players merge "
+                f"--mapping {args.output})"
+            )
     else:
         output.render(frame, args.fmt)
     return 0

@@ -78,6 +78,11 @@ def cmd_publish(args) -> int:
     folder = store.published_partition(args.system, args.pool, m["period"])
     print(f"published {args.system}/{args.pool} period {m['period']}: {m['players']} players")
     print(f"  {folder}")
+    if "carried_from" in m:  # a month without games in the pool (docs/lists.md)
+        print(
+            f"  the list of period {m['carried_from']} carried forward: pool {args.pool} has "
+            f"no games in period {m['period']} (0 games, no K)"
+        )
     for name, why in m.get("skipped", {}).items():
         print(f"  not written: {name}: {why}")
     return 0
