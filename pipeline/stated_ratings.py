@@ -653,20 +653,7 @@ def overridden_note(
     )
     if hit.is_empty():
         return None
-    from arpad.pipeline.systems import get_system
-
-    whole = get_system(system).integer_ratings
-
-    def show(value: float) -> str:
-        return f"{value:.0f}" if whole else f"{value:g}"
-
-    places = hit.select("source_file", "period").unique()
-    one = places.height == 1
-    where = (
-        f"in {hit['source_file'][0]} for {hit['period'][0]}"
-        if one
-        else f"in {places['source_file'].n_unique()} file(s) of later periods"
-    )
+    show, one, where = _shown_places(hit, system, "file(s) of later periods")
     examples = [
         f"{r['player_id']}: {show(r['start_new'])} stated"
         + ("" if one else f" in {r['source_file']} for {r['period']}")
@@ -731,18 +718,7 @@ def replaced_note(store: Store, system: str, pool: str, rated: list[int]) -> str
     )
     if hit.is_empty():
         return None
-    whole = get_system(system).integer_ratings
-
-    def show(value: float) -> str:
-        return f"{value:.0f}" if whole else f"{value:g}"
-
-    places = hit.select("source_file", "period").unique()
-    one = places.height == 1
-    where = (
-        f"in {hit['source_file'][0]} for {hit['period'][0]}"
-        if one
-        else f"in {places['source_file'].n_unique()} file(s)"
-    )
+    show, one, where = _shown_places(hit, system, "file(s)")
     examples = [
         f"{r['player_id']}: {show(r['previous'])} after {r['previous_period']} → "
         f"{show(r['start'])}" + ("" if one else f" in {r['source_file']} for {r['period']}")
@@ -760,3 +736,24 @@ def replaced_note(store: Store, system: str, pool: str, rated: list[int]) -> str
         f'when"); if the arbiter used an older list, ingest {named} again under the same '
         "--source with --ignore-stated-ratings, then rate"
     )
+
+
+def _shown_places(hit: pl.DataFrame, system: str, files: str) -> tuple:
+    """For a note on the rows ``hit`` (``source_file``, ``period``): how a rating of
+    ``system`` is shown, whether one file of one period gave them all, and where they
+    were stated (``in F for P`` or ``in N FILES``)."""
+    from arpad.pipeline.systems import get_system
+
+    whole = get_system(system).integer_ratings
+
+    def show(value: float) -> str:
+        return f"{value:.0f}" if whole else f"{value:g}"
+
+    places = hit.select("source_file", "period").unique()
+    one = places.height == 1
+    where = (
+        f"in {hit['source_file'][0]} for {hit['period'][0]}"
+        if one
+        else f"in {places['source_file'].n_unique()} {files}"
+    )
+    return show, one, where
