@@ -98,7 +98,7 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(named, monkeypatch, ca
         raise BrokenPipeError(32, "Broken pipe")
 
     parser = cli.build_parser()
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli, "build_parser", lambda argv=None: parser)
     parser._subparsers._group_actions[0].choices["sql"].set_defaults(func=cut_off)
     monkeypatch.setattr(cli, "_silence_stdout", lambda: None)  # keep pytest's stdout
     assert main(["sql", "SELECT 1", "--store", str(named.root)]) == cli.EXIT_BROKEN_PIPE == 141
