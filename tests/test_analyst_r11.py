@@ -1,4 +1,4 @@
-"""Analyst round 11 (/tmp/attack/report-analyst11.md): ``arpad predict --mapping`` reads
+"""Analyst round 11 (the analyst's report of the session): ``arpad predict --mapping`` reads
 the contests' pairings files as ``arpad.predict(..., mapping=)`` does, and its error
 without it names the mapping; ``arpad.performance`` is ``arpad performance FILE`` from
 Python (docs/api.md, docs/cli.md)."""

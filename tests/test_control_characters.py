@@ -38,7 +38,7 @@ ESC_SHOWN = "Alpha\\x1b[2J\\x1b[31mPWNED\\x1b[0m"
 BEL_SHOWN = "Beta\\x07Bell"
 BIDI_SHOWN = "Gamma\\u202eevil\\u2066x\\u2069"
 
-# The attacker's games file (/tmp/attack/hostile4/repro/esc.csv): line 2's rating and
+# The attacker's games file (esc.csv of the hostile round 4): line 2's rating and
 # line 3's result code are escape sequences.
 ESC_ROW = "e1,2024-01-05,A,B,1-0,\x1b[2J\x1b[31mPWNED\x1b[0m"
 TITLE_ROW = "e2,2024-01-05,A,B,\x1b]0;TITLE\x07,2000"

@@ -20,7 +20,7 @@ import pytest
 import arpad
 from tests.test_api import KAGGLE, assert_same_ratings
 
-# The analyst's files (/tmp/attack/work-analyst10/s10): a FIDE combined list and four
+# The analyst's files (the analyst of round 10): a FIDE combined list and four
 # games, two rapid and two standard.
 FIDECOMB = """\
 ID Number;Name;Fed;Sex;Tit;WTit;OTit;FOA;SRtng;SGm;SK;RRtng;RGm;Rk;BRtng;BGm;BK;B-day;Flag
