@@ -1516,10 +1516,7 @@ def _repeated_rows_note(games: pa.Table, frame: pl.DataFrame | None = None) -> l
     # attack: "88 rows repeat" on London 1851's real games, a historian following the
     # note deleted real games); a row without moves (CSV, TRF, a PGN game without
     # moves) or round has a null, equal to the other nulls
-    cols = [
-        *("date", "period", "pool", "white_id", "black_id", "score", "rated", "event_id"),
-        "moves_digest",
-    ]
+    cols = stream_ingest.REPEAT_COLUMNS
     table = pl.from_arrow(rows.select([c for c in [*cols, "source"] if c in rows.column_names]))
     if frame is not None and "_round" in frame.columns:
         line = table.get_column("source").str.extract(r":(\d+)$").cast(pl.Int64)
@@ -1532,12 +1529,7 @@ def _repeated_rows_note(games: pa.Table, frame: pl.DataFrame | None = None) -> l
     if not repeats:
         return []
     first = table.filter(table.is_duplicated()).row(0, named=True)
-    return [
-        f"{repeats} row(s) repeat an earlier row of the file exactly (e.g. {first['date'] or first['period']} "
-        f"{first['white_id']}-{first['black_id']} {first['score']:g}): stored as games of "
-        "their own (a pairing may be played twice); if a row was pasted twice, remove it "
-        "and ingest the file again"
-    ]
+    return [stream_ingest.repeated_rows_text(repeats, first)]
 
 
 def _ids_that_are_names(players: pa.Table, new_ids) -> list[str]:

@@ -767,16 +767,22 @@ class _Repeats:
             self.example = (at, table.row(i, named=True))
 
     def notes(self) -> list[str]:
-        """``ingest._repeated_rows_note``'s note, word for word (tests/test_newuser_r11.py)."""
+        """``ingest._repeated_rows_note``'s note (``repeated_rows_text``)."""
         if not self.repeats or self.example is None:
             return []
-        first = self.example[1]
-        return [
-            f"{self.repeats} row(s) repeat an earlier row of the file exactly (e.g. "
-            f"{first['date'] or first['period']} {first['white_id']}-{first['black_id']} "
-            f"{first['score']:g}): stored as games of their own (a pairing may be played "
-            "twice); if a row was pasted twice, remove it and ingest the file again"
-        ]
+        return [repeated_rows_text(self.repeats, self.example[1])]
+
+
+def repeated_rows_text(repeats: int, first: dict) -> str:
+    """The note on ``repeats`` rows that repeat an earlier row, ``first`` (a row of
+    ``REPEAT_COLUMNS``) the earliest of them: a file read whole
+    (``ingest._repeated_rows_note``) and a streamed one (``_Repeats``) say it alike."""
+    return (
+        f"{repeats} row(s) repeat an earlier row of the file exactly (e.g. "
+        f"{first['date'] or first['period']} {first['white_id']}-{first['black_id']} "
+        f"{first['score']:g}): stored as games of their own (a pairing may be played "
+        "twice); if a row was pasted twice, remove it and ingest the file again"
+    )
 
 
 class _Staging:
