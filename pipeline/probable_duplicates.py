@@ -607,7 +607,7 @@ def drop_probable_duplicates(
         return v, 0
     pairs, inc, old = _pairs(store, *found, identity.alias_map(store), players)
     matched = _one_for_one(pairs)
-    conflicts = _conflicts(store, inc, old, matched)
+    conflicts = _conflicts(store, games, inc, old, matched)
     if not matched and not conflicts:
         return v, 0
     index = sorted(matched)
@@ -631,8 +631,39 @@ def drop_probable_duplicates(
     return kept, len(index)
 
 
+# Tag values that say nothing (pipeline/pgn.py ``game_key``).
+UNKNOWN_TAGS = ("", "?", "-", "??")
+
+
+def _same_event(
+    store: Store, games: pa.Table, old: pl.DataFrame, pairs: pl.DataFrame
+) -> pl.DataFrame:
+    """The pairs (``_i``, ``_s``) matched by line whose events agree where both games
+    name one: a corrected copy of a file keeps its Event tag, and two results-only files
+    of one year with the same pair on the same line under two Event tags are two matches
+    (docs/pgn-trf.md "Historian's sources, round 11"). The stored events are read for
+    these pairs only."""
+    if pairs.height == 0 or "event_id" not in games.column_names:
+        return pairs
+    theirs = _stored_events(store, old, set(pairs.get_column("_s").to_list()))
+    mine = games.column("event_id").to_pylist()
+
+    def known(event: str | None) -> str | None:  # PGN's "?" is an unknown event
+        return None if event is None or event.strip() in UNKNOWN_TAGS else event
+
+    keep = [
+        known(mine[i]) is None or known(theirs.get(s)) is None or mine[i] == theirs[s]
+        for i, s in pairs.select("_i", "_s").iter_rows()
+    ]
+    return pairs.filter(pl.Series(keep, dtype=pl.Boolean))
+
+
 def _conflicts(
-    store: Store, inc: pl.DataFrame, old: pl.DataFrame, matched: dict[int, int]
+    store: Store,
+    games: pa.Table,
+    inc: pl.DataFrame,
+    old: pl.DataFrame,
+    matched: dict[int, int],
 ) -> dict[int, int]:
     """Incoming row -> the stored game of another file it repeats with **another
     result** (docs/pgn-trf.md "Historian's sources, round 11"; a corrected download of a
@@ -678,6 +709,7 @@ def _conflicts(
     ]
     lined_pairs = pl.concat(by_line).unique()
     lined_pairs = lined_pairs.filter(~pl.col("_s").is_in(list(_unrated(store, old, lined_pairs))))
+    lined_pairs = _same_event(store, games, old, lined_pairs)
     pairs = pl.concat([*by_moves, lined_pairs]).unique().sort("_i", "_s")
     used: set[int] = set()
     out: dict[int, int] = {}
