@@ -968,6 +968,11 @@ def recalculate(req: RecalculateRequest, runner: Runner = LOCAL, progress: Progr
                 monthly.frozen_baseline, store, pending, req.systems, req.pools, name="baseline"
             )
         jobs = runner.step(monthly.plan, store, req.systems, req.pools, name="plan")
+        for j in jobs:  # a pool a system cannot start: said, the others rated
+            if j.skipped is not None:
+                summary.skipped.append(f"{j.system}/{j.pool}: {j.skipped}")
+                runner.info(summary.skipped[-1])
+        jobs = [j for j in jobs if j.skipped is None]
         # Each with the rules its last `arpad rate` recorded (monthly.kept_rules)
         reqs = [
             RateRequest(

@@ -59,6 +59,9 @@ class Job:
     overrides: dict[str, str] = field(default_factory=dict)
     recorded: bool = False  # whether ``rules``/``overrides`` came from rated.json
     rated: list[int] = field(default_factory=list)  # the periods rated before the run
+    # Why the run leaves this system/pool alone (``plan``: a system that needs published
+    # starting ratings the pool has none of); None: rated.
+    skipped: str | None = None
 
 
 @dataclass
@@ -74,6 +77,8 @@ class RecalculateSummary:
     unread: list[str] = field(default_factory=list)  # inbox subfolders not read (``unread``)
     # inbox files not read, with why (``unread_files``)
     left_in_inbox: list[tuple[str, str]] = field(default_factory=list)
+    # "system/pool: why" of the systems/pools the run left unrated (``Job.skipped``)
+    skipped: list[str] = field(default_factory=list)
     # "system/pool: why" of the ratings removed because their pool holds no games now
     # (``jobs.drop_gameless_ratings``; docs/store.md "A pool left with no games")
     removed: list[str] = field(default_factory=list)
@@ -490,19 +495,40 @@ def plan(store: Store, systems: list[str] | None, pools: list[str] | None) -> li
     it is marked stale (pipeline/incremental.py), and ``incremental_start`` decides
     whether starting there is exact (same rule spec, a checkpoint of a recorded run
     before it) or a full run is needed. Up-to-date system/pools get no job. A system
-    that needs published starting ratings the store lacks fails the run here
-    (``jobs.check_starting_ratings``), before anything is rated or published.
+    that needs published starting ratings is checked per pool, as `arpad rate` checks
+    it (a pool's ratings seed that pool alone): a pool it has none of gets a job with
+    ``skipped`` (its reason; the run rates the other pools and says why it left this
+    one, docs/operations.md "A pool without starting ratings"); when it has none of any
+    pool the run plans, the run fails here (``jobs.check_starting_ratings``), before
+    anything is rated or published.
     """
-    from arpad.pipeline.jobs import check_starting_ratings
+    from arpad.pipeline.jobs import (
+        check_starting_ratings,
+        has_published_ratings,
+        rated_pools,
+        starting_ratings_reason,
+    )
+    from arpad.pipeline.systems import get_system
 
+    planned = [pool for pool in pools or store.pools() if store.periods(pool)]
+    seeded = {pool: has_published_ratings(store, pool) for pool in planned}
+    unseeded: dict[str, list[str]] = {}
     for system in configured_systems(store, systems):
-        check_starting_ratings(store, system)
-    jobs = []
-    for pool in pools or store.pools():
-        periods = store.periods(pool)
-        if not periods:
+        if not get_system(system).needs_published_ratings:
             continue
+        check_starting_ratings(store, system)  # no published rating at all
+        unseeded[system] = [pool for pool in planned if not seeded[pool]]
+        if planned and unseeded[system] == planned:
+            check_starting_ratings(store, system, planned[0])
+    rated_in = rated_pools(store) if any(unseeded.values()) else []
+    jobs = []
+    for pool in planned:
+        periods = store.periods(pool)
         for system in configured_systems(store, systems):
+            if pool in unseeded.get(system, ()):
+                why = starting_ratings_reason(system, pool, rated_in)
+                jobs.append(Job(system, pool, None, skipped=why))
+                continue
             rules, overrides, recorded = kept_rules(store, system, pool)
             rated = set(store.rating_periods(system, pool))
             if not rated:
@@ -517,9 +543,10 @@ def plan(store: Store, systems: list[str] | None, pools: list[str] | None) -> li
                 continue
             start = incremental.incremental_start(store, system, pool, rules, overrides)
             jobs.append(Job(system, pool, start, rules, overrides, recorded, sorted(rated)))
-    if jobs:  # what this run recomputes, until its report is written (``note_unreported``)
-        planned = [{"system": j.system, "pool": j.pool, "from": j.start} for j in jobs]
-        note_unreported(store, "plan", {"at": _now(), "jobs": planned})
+    todo = [j for j in jobs if j.skipped is None]
+    if todo:  # what this run recomputes, until its report is written (``note_unreported``)
+        recorded = [{"system": j.system, "pool": j.pool, "from": j.start} for j in todo]
+        note_unreported(store, "plan", {"at": _now(), "jobs": recorded})
     return jobs
 
 
@@ -1709,6 +1736,10 @@ def markdown(summary: RecalculateSummary) -> str:
         lines += [f"- {_code(name)}: {why}" for name, why in summary.left_in_inbox]
         lines.append("")
     lines += file_lines(summary, summary.files)
+    if summary.skipped:  # a pool a system could not start (``plan``)
+        lines += ["Not rated (no published starting ratings of the pool):", ""]
+        lines += [f"- {_text(line)}" for line in summary.skipped]
+        lines.append("")
     if summary.removed:  # said before the jobs: the lists below no longer include them
         lines += ["Ratings removed (their pool holds no games now; published lists stay):", ""]
         lines += [f"- {_text(line)}" for line in summary.removed]

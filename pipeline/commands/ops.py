@@ -187,8 +187,9 @@ def warn_missing_starting_ratings(store, systems: list[str] | None, inbox: Path)
     waits in INBOX/players/ (the run ingests it before it plans). A deployment of
     ``--systems fide`` on a store without ratings was created silently, and its runs
     failed at 03:00 on the 1st (docs/operations.md "The schedule")."""
-    from arpad.pipeline.jobs import check_starting_ratings
+    from arpad.pipeline.jobs import check_starting_ratings, has_published_ratings
     from arpad.pipeline.monthly import configured_systems
+    from arpad.pipeline.systems import get_system
 
     waiting = inbox / "players"
     if waiting.is_dir() and any(p.is_file() for p in waiting.iterdir()):
@@ -202,6 +203,19 @@ def warn_missing_starting_ratings(store, systems: list[str] | None, inbox: Path)
                 f"such a players file is ingested or put in {waiting}/",
                 file=sys.stderr,
             )
+            continue
+        if not get_system(system).needs_published_ratings:
+            continue
+        # per pool, as the runs plan it (monthly.plan: such a pool is left unrated)
+        for pool in store.pools():
+            if store.periods(pool) and not has_published_ratings(store, pool):
+                print(
+                    f"arpad: warning: {system} has no published starting rating of pool "
+                    f"{pool}: the scheduled runs leave {system}/{pool} unrated (and say so in "
+                    f"their report) until a players file with {pool} ratings is ingested or "
+                    f"put in {waiting}/",
+                    file=sys.stderr,
+                )
 
 
 def check_timezone(name: str) -> None:
