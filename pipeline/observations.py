@@ -156,7 +156,8 @@ def event_keys(games: pa.Table) -> tuple[pa.Array, pa.Array]:
 def _codes(values) -> np.ndarray:
     """Dense int64 codes of a string array; -1 for null."""
     values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-    codes = pc.index_in(values, value_set=pc.unique(values))
+    # skip_nulls: a null would match the null of the value set (code of "no event")
+    codes = pc.index_in(values, value_set=pc.unique(values), skip_nulls=True)
     return pc.fill_null(codes, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
