@@ -25,6 +25,15 @@ SERVER_HINT = (
     "`prefect server start` and export PREFECT_API_URL=http://127.0.0.1:4200/api), "
     "or leave out --flow to run in this process"
 )
+# `arpad serve`/`deploy` cannot run in this process: their alternative is the system's
+# own scheduler (docs/operations.md "Without Prefect: cron").
+SCHEDULE_HINT = (
+    "scheduling needs a Prefect server: set PREFECT_API_URL (e.g. start one with "
+    "`prefect server start` and export PREFECT_API_URL=http://127.0.0.1:4200/api); "
+    "without one, schedule the monthly job with cron instead, e.g. the crontab line "
+    "`0 3 1 * * /path/to/arpad recalculate --inbox /abs/inbox --store /abs/store` "
+    "(docs/operations.md)"
+)
 
 
 def api_url() -> str | None:
@@ -41,11 +50,12 @@ def _answers(url: str, timeout: float = 5.0) -> bool:
         return False
 
 
-def require_server(timeout: float = 10.0) -> str:
-    """The reachable server's API URL, or a one-line ValueError naming PREFECT_API_URL."""
+def require_server(timeout: float = 10.0, hint: str = SERVER_HINT) -> str:
+    """The reachable server's API URL, or a one-line ValueError naming PREFECT_API_URL
+    (``hint`` when it is not set)."""
     url = api_url()
     if not url:
-        raise ValueError(SERVER_HINT)
+        raise ValueError(hint)
     import httpx
 
     try:

@@ -136,7 +136,7 @@ def cmd_recalculate(args) -> int:
 def schedule_parameters(args) -> tuple[dict, dict]:
     """The deployment's flow parameters and run environment, checked: the store and
     the inbox must exist (absolute paths are recorded), the server must answer."""
-    from arpad.flows.common import require_server
+    from arpad.flows.common import SCHEDULE_HINT, require_server
     from arpad.pipeline.jobs import RecalculateRequest
     from arpad.pipeline.runner import check_scale_out
     from arpad.pipeline.store import Store
@@ -164,7 +164,7 @@ def schedule_parameters(args) -> tuple[dict, dict]:
         Cron(args.cron, timezone=args.timezone)
     except Exception as exc:
         raise ValueError(f"--cron {args.cron!r} --timezone {args.timezone!r}: {exc}") from None
-    require_server()
+    require_server(hint=SCHEDULE_HINT)
     warn_missing_starting_ratings(Store(store), request.systems, inbox)
     # (an option left at its default is left out: the flow's own default is the same)
     parameters = {
