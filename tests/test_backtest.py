@@ -267,3 +267,22 @@ def test_cheap_systems_are_one_unit_and_score_as_when_split(bundled_data):
     one = bt.finish_with(ds, "glicko", None, [])
     result = [bt.result(ds, "kaggle2010", [row]) for row in (split, one)]
     assert_same_backtest(*result)
+
+
+def test_the_training_mean_row_scores_validation_out_of_sample(bundled_data):
+    """The analyst's attack, round 12: the constant training-mean row's validation score
+    used the mean of months 1–95, the scored months 91–95 among them. Its validation
+    prediction is now the mean of the validation split's training games (months 1–90),
+    its targets' that of months 1–95 (docs/backtest.md)."""
+    ds = bt.load_kaggle2010(bundled_data)
+    row = bt.constant_rows(ds)[1]
+    early = ds.validation_train.score.mean()  # months 1–90, computed here
+    assert set(np.unique(ds.validation_train.period)) == set(range(1, 91))
+    assert early == pytest.approx(0.547612, abs=1e-6)
+    val = ds.validation_target
+    assert row.validation == ds.score(val, np.full(val.size, early))
+    assert row.validation == pytest.approx(0.751839, abs=5e-7)
+    assert row.settings == f"p={ds.train.score.mean():.6f}; validation p={early:.6f}"
+    cv = ds.targets["cv"]
+    assert row.scores["cv"] == pytest.approx(0.649265, abs=5e-7)  # unchanged: months 1–95
+    assert row.scores["cv"] == ds.score(cv, np.full(cv.size, ds.train.score.mean()))
