@@ -199,12 +199,14 @@ def _coarse_players(store: Store, pool: str, periods: list[int]) -> dict[int, se
 
 
 def history_figure(store: Store, players: list[str], system: str, pool: str = "standard"):
-    """(figure, axes) of the players' ratings after each period on one dated axis, with a
-    ±2·RD band where the system keeps an RD (Glicko, Glicko-2, WHR). ``players``: ids
-    or names (pipeline/lookup.py), matched as ``arpad history`` matches them: among the
-    players with ratings rows, rated or not yet, so a name of two such players is
-    refused (``'Mieses' matches 2 players``), not the rated one drawn; a player found
-    without any rating is refused (nothing to draw). The title and legend name them."""
+    """(figure, axes) of the players' ratings after each period on one dated axis, a
+    step line per player (the rating holds until the next row; a dot for each period
+    with games, as ``arpad history --plot``), with a ±2·RD band where the system keeps
+    an RD (Glicko, Glicko-2, WHR). ``players``: ids or names (pipeline/lookup.py),
+    matched as ``arpad history`` matches them: among the players with ratings rows,
+    rated or not yet, so a name of two such players is refused (``'Mieses' matches 2
+    players``), not the rated one drawn; a player found without any rating is refused
+    (nothing to draw). The title and legend name them."""
     from arpad.pipeline.lookup import rated_ids, resolve_players
 
     what = f"{system}/{pool}"
@@ -233,14 +235,29 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
         f = frame.filter(pl.col("player_id") == pid)
         x = [_x(p) for p in f["period"].to_list()]
         r = f["rating"].to_numpy().astype(float)
+        # a dot where the player played, not on a row that exists because others played
+        # (status inactive: Bird's 188612 of Steinitz–Zukertort), as ``arpad history
+        # --plot`` draws it (pipeline/history.py; docs/analysis.md "Plots")
+        played = np.flatnonzero(f["games"].fill_null(0).to_numpy() > 0).tolist()
         line_x, line_r = x, r
         if f.height == 1 and f["rating_before"][0] is not None:
             # One period: from the rating before it, at the period before (a lone dot
             # showed no movement; docs/cli.md "arpad plot", tests/test_round8_summary_plot.py).
             line_x = [_x_before(f["period"][0]), *x]
             line_r = np.concatenate([[float(f["rating_before"][0])], r])
+            played = [i + 1 for i in played]
         drawn.extend(line_x)
-        (line,) = ax.plot(line_x, line_r, marker="o", markersize=3, label=label)
+        # A step line: the rating holds until the next period it changes in, so 15
+        # years without games are flat, not a slope (historian round 12).
+        (line,) = ax.plot(
+            line_x,
+            line_r,
+            drawstyle="steps-post",
+            marker="o",
+            markersize=3,
+            markevery=played,
+            label=label,
+        )
         rough = [i for i, p in enumerate(f["period"].to_list()) if pid in coarse.get(p, ())]
         if rough:
             ax.plot(
@@ -267,7 +284,9 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
             if len(x) == 1:  # one period: a bar, since a band of no width is invisible
                 ax.vlines(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.3, lw=6)
             else:
-                ax.fill_between(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.18)
+                ax.fill_between(
+                    x, r - 2 * rd, r + 2 * rd, step="post", color=line.get_color(), alpha=0.18
+                )
             banded = True
     if marked:
         ax.plot([], [], "o", mfc="white", mec="grey", label=COARSE_LABEL)
