@@ -1264,7 +1264,13 @@ def _merge_players(
                 .select("player_id", *STATE_FIELDS)
                 .sort("player_id")
             )
-            changed = not before.equals(after)
+            fields = STATE_FIELDS
+            if source is not None and not state and _starts_from_players_files(store):
+                # A games file's rating in the table is no start: not a change of state.
+                fields = tuple(f for f in STATE_FIELDS if f != "rating")
+            changed = not before.select("player_id", *fields).equals(
+                after.select("player_id", *fields)
+            )
             if changed:
                 moved = before.select("player_id", pl.col("rating").alias("was")).join(
                     after.select("player_id", "rating"), on="player_id"
@@ -1281,6 +1287,22 @@ def _merge_players(
     if source is not None:
         identity.record_observations(store, new, source, state=state, dated=dated, titles=titles)
     return MergeResult(merged.height - existing.height, changed, rerated, notes)
+
+
+def _starts_from_players_files(store: Store) -> bool:
+    """Whether the engine takes ``store``'s undated starting ratings from the players
+    files' observations (``observations.undated_ratings``: the file with its ``source``
+    and ``rating`` columns), not from the players table. Then the rating a games file
+    writes in the table (a TRF's 001 rating of a player no players file rated) seeds
+    nothing, and changing it marks nothing stale; the games' own periods are marked
+    (docs/observations.md "Stated ratings and the players table")."""
+    import pyarrow.parquet as pq
+
+    path = observations.observations_path(store)
+    if not path.exists():
+        return False
+    names = set(pq.read_schema(path).names)
+    return {"source", "rating"} <= names
 
 
 # The rating fields of a players-file row of a rapid or blitz pool (a file with a
@@ -1435,7 +1457,8 @@ def _add_game_players(
     Returns the number of players created and the quarantined player rows."""
     quarantine = None
     if raw.players is not None and raw.players.height:
-        extra = RawTable(raw.path, raw.format, "players", raw.players)
+        described = _standard_ratings_only(raw.players, raw.frame)
+        extra = RawTable(raw.path, raw.format, "players", described)
         v = validate_players(extra, source, batch)
         report.players_read = v.rows_read
         report.players_accepted = v.accepted.num_rows
@@ -1461,6 +1484,39 @@ def _add_game_players(
     combined = pa.concat_tables([existing, added]).sort_by("player_id")
     store.write_players(combined)
     return len(missing), quarantine
+
+
+def _standard_ratings_only(players: pl.DataFrame, frame: pl.DataFrame | None) -> pl.DataFrame:
+    """A games file's player descriptions without the ratings of a rapid or blitz event:
+    a player's stated rating goes to the players table (his standard rating, shown by
+    ``arpad players``) only when he played a standard game in the file (a null pool is
+    standard), or, without a game of his, when the file has a standard game or none.
+    A rapid TRF's 001 ratings stay in its games alone, dated observations of the rapid
+    pool, as a PGN's rapid Elo tags do (pgn._players); before, they overwrote the table's
+    rating and marked every pool stale from its first period (docs/observations.md
+    "Stated ratings and the players table"; the rating officer's report, round 12)."""
+    if "rating" not in players.columns or frame is None or "pool" not in frame.columns:
+        return players
+    if not {"white_id", "black_id"} <= set(frame.columns):
+        return players
+    pool = pl.col("pool").cast(pl.String).str.strip_chars().str.to_lowercase()
+    standard = pool.is_null() | pool.is_in(["", schemas.POOLS[0]])
+    games = frame.select("white_id", "black_id", standard.alias("_standard"))
+    sides = pl.concat(
+        [
+            games.select(pl.col("white_id").cast(pl.String).alias("player_id"), "_standard"),
+            games.select(pl.col("black_id").cast(pl.String).alias("player_id"), "_standard"),
+        ]
+    ).filter(pl.col("player_id").is_not_null())
+    own = sides.group_by("player_id").agg(pl.col("_standard").any().alias("_keep"))
+    file_keeps = games.height == 0 or bool(games.get_column("_standard").any())
+    keep = players.join(own, on="player_id", how="left", maintain_order="left").get_column("_keep")
+    keep = keep.fill_null(file_keeps)
+    if keep.all():
+        return players
+    return players.with_columns(
+        pl.when(keep).then(pl.col("rating")).otherwise(pl.lit(None)).alias("rating")
+    )
 
 
 def _drop_replaced_players(store: Store, source: str, games: pa.Table, raw: RawTable) -> list[str]:
