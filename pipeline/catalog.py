@@ -8,6 +8,7 @@ temporary name and renamed into place, so readers never see a half-built one.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from arpad.pipeline import periods, schemas
+from arpad.pipeline.errors import disk_full
 from arpad.pipeline.store import HISTORY, MANIFEST, Store, atomic_write_text, before_change
 
 if TYPE_CHECKING:  # DuckDB is imported where a connection is made (not by a run that
@@ -269,6 +271,10 @@ DERIVED_VIEWS: dict[str, str] = {
         ORDER BY recorded_at, batch NULLS LAST
     """,
 }
+
+
+# Every view a catalog holds (a catalog file lacking one is rebuilt: ``_current``).
+VIEW_NAMES = (*BASE_VIEWS, *DERIVED_VIEWS)
 
 
 # The rows a list shows: a listed status (docs/schemas.md). A row whose status is none of
@@ -544,17 +550,26 @@ def connect(store: Store) -> duckdb.DuckDBPyConnection:
     2010 store rated by every system, docs/store.md "Catalog"). Otherwise (no catalog
     yet, an older DuckDB, a store changed since, a catalog that will not open) the views
     are defined on an in-memory connection, as before (also with
-    ``ARPAD_CATALOG_FILE=0``, for benchmarks/bench_read.py's comparison).
+    ``ARPAD_CATALOG_FILE=0``, for benchmarks/bench_read.py's comparison). A catalog
+    stamped by an arpad that did not check the views in the file it wrote (a stamp
+    without ``views``) is used only when it holds them all: on a nearly full disk such a
+    catalog held none (newuser round 12).
     """
     import duckdb
 
     root = _sql_str(str(store.root.resolve()))
     sqls = _view_sqls(store)
     use_file = os.environ.get("ARPAD_CATALOG_FILE", "1") != "0"
-    if use_file and _current(store, _definition(store, sqls)):
+    stamp = _stamp_of(store, _definition(store, sqls)) if use_file else None
+    if stamp is not None:
         try:
             con = duckdb.connect(str(store.catalog_path), read_only=True)
         except duckdb.Error:  # e.g. replaced by a rebuild just now: define the views here
+            con = None
+        if con is not None and stamp.get("views") != len(VIEW_NAMES) and missing_views(con):
+            # stamped by an arpad that did not check what DuckDB wrote: on a nearly full
+            # disk that was a catalog without views (newuser round 12)
+            con.close()
             con = None
         if con is not None:
             con.execute(f"SET file_search_path = {root}")
@@ -601,17 +616,39 @@ def _file_identity(path: Path) -> list[int] | None:
     return [st.st_ino, st.st_size, st.st_mtime_ns]
 
 
-def _current(store: Store, definition: str) -> bool:
-    """True when ``catalog.duckdb`` is the file the stamp describes, built from the same
-    definition: rebuilding it would give the same views."""
+def _stamp_of(store: Store, definition: str) -> dict | None:
+    """The stamp, when ``catalog.duckdb`` is the file it describes, built from the same
+    definition; else None."""
     identity = _file_identity(store.catalog_path)
     if identity is None:
-        return False
+        return None
     try:
         stamp = json.loads((store.root / STAMP_NAME).read_text())
     except (OSError, ValueError):
-        return False
-    return stamp == {"definition": definition, "catalog": identity}
+        return None
+    if not isinstance(stamp, dict):
+        return None
+    if stamp.get("definition") != definition or stamp.get("catalog") != identity:
+        return None
+    return stamp
+
+
+def _current(store: Store, definition: str) -> bool:
+    """True when ``catalog.duckdb`` is the file the stamp describes, built from the same
+    definition, and was found to hold every view when it was built (``views``): rebuilding
+    it would give the same views. A stamp without ``views`` (written before round 12,
+    without that check) is not trusted: such a catalog may hold none."""
+    stamp = _stamp_of(store, definition)
+    return stamp is not None and stamp.get("views") == len(VIEW_NAMES)
+
+
+def missing_views(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The views of ``VIEW_NAMES`` that the catalog open on ``con`` does not hold."""
+    rows = con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND NOT temporary"
+    ).fetchall()
+    held = {name for (name,) in rows}
+    return [name for name in VIEW_NAMES if name not in held]
 
 
 def rebuild_foreseen(store: Store) -> bool:
@@ -693,21 +730,70 @@ def refresh(store: Store, force: bool = False) -> Path:
     os.close(fd)
     os.unlink(tmp)  # DuckDB creates the file itself
     try:
-        con = duckdb.connect(tmp)
         try:
-            con.execute(f"SET file_search_path = {_sql_str(str(store.root.resolve()))}")
-            define_views(con, store, sqls=sqls)
-        finally:
-            con.close()
+            con = duckdb.connect(tmp)
+            try:
+                con.execute(f"SET file_search_path = {_sql_str(str(store.root.resolve()))}")
+                define_views(con, store, sqls=sqls)
+                # Written into the file here: the checkpoint DuckDB makes when the
+                # connection closes does not raise when it fails (a full disk), and the
+                # views were left in the WAL, which is removed below.
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
+            _check_built(store, tmp)
+        except (duckdb.Error, OSError) as exc:
+            if disk_full(exc):
+                raise _disk_full(store) from exc
+            raise
         before_change(store.catalog_path)
         os.replace(tmp, store.catalog_path)
     finally:
         for leftover in (tmp, tmp + ".wal"):
             if os.path.exists(leftover):
                 os.unlink(leftover)
-    stamp = {"definition": definition, "catalog": _file_identity(store.catalog_path)}
+    stamp = {
+        "definition": definition,
+        "catalog": _file_identity(store.catalog_path),
+        "views": len(VIEW_NAMES),  # checked in the file (``_check_built``)
+    }
     atomic_write_text(json.dumps(stamp), store.root / STAMP_NAME, store.root)
     return store.catalog_path
+
+
+def _disk_full(store: Store) -> OSError:
+    return OSError(errno.ENOSPC, "No space left on device", str(store.catalog_path))
+
+
+def _check_built(store: Store, tmp: str) -> None:
+    """That the catalog DuckDB wrote to ``tmp`` holds every view, in the file itself:
+    it is opened again read-only (its WAL must be gone, else the views read from it
+    would be lost with it). On a nearly full disk the checkpoint at ``close()`` failed
+    without an error and the catalog that replaced the store's held no view: every
+    reading command failed, and its stamp kept it (newuser round 12). A catalog that
+    lacks a view is not kept: a full disk is the error of a full disk (the store is as
+    before), anything else an error naming the missing views."""
+    import duckdb
+
+    wal = tmp + ".wal"
+    pending = os.path.exists(wal) and os.path.getsize(wal) > 0
+    con = duckdb.connect(tmp, read_only=True)
+    try:
+        missing = missing_views(con)
+    finally:
+        con.close()
+    if not pending and not missing:
+        return
+    free = os.statvfs(os.path.dirname(tmp))
+    if free.f_bavail * free.f_frsize < CATALOG_ROOM:
+        raise _disk_full(store)
+    what = f"without the views {', '.join(missing)}" if missing else "with its views in its WAL"
+    raise RuntimeError(f"{store.catalog_path}: DuckDB wrote the catalog {what}; it was not kept")
+
+
+# Free space under which a catalog DuckDB wrote without its views is put down to a full
+# disk (a catalog file of arpad's views takes ~0.3 MiB; ``_check_built``).
+CATALOG_ROOM = 4 * 1024 * 1024
 
 
 def connect_readonly(store: Store) -> duckdb.DuckDBPyConnection:

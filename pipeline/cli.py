@@ -537,14 +537,18 @@ def _resolve_store(args) -> None:
         if given is not None:
             raise UsageError(f"arpad {args.command} does not take --store")
         return
+    source = "--store"
     if args.store is None:
         args.store = given
         if getattr(args, "_takes_store", False) and args.store is None:  # else optional
             args.store = os.environ.get("ARPAD_STORE") or DEFAULT_STORE
+            source = "ARPAD_STORE"
     elif given is not None and given != args.store:
         raise UsageError(f"--store given twice ({given!r}, then {args.store!r}): give it once")
-    if getattr(args, "store", None) == "":
-        raise UsageError("--store is empty (an unset variable?): name the store directory")
+    store = getattr(args, "store", None)
+    if isinstance(store, str) and not store.strip():  # "" or blank: "  " made a store "  "
+        what = "empty (an unset variable?)" if store == "" else f"blank ({store!r})"
+        raise UsageError(f"{source} is {what}: name the store directory")
 
 
 def _usage_hint(parser: argparse.ArgumentParser, argv: list[str], message: str) -> str:

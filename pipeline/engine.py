@@ -37,7 +37,9 @@ from arpad.pipeline.systems import get_system
 from arpad.pipeline.systems.base import (
     NOT_REPORTED,
     STATUS_CODES,
+    EventGames,
     PeriodGames,
+    Placement,
     PlayerInfo,
     Report,
     State,
@@ -68,6 +70,9 @@ class RateSummary:
     skipped: str | None = None  # why ``reconstruct`` did not rate this system/pool
     replayed: list[int] = field(default_factory=list)  # periods replayed from a checkpoint
     self_play: int = 0  # games of a player against himself (merged ids) left unrated
+    # what the run did that a user should know of (ECF's games dated only to the year:
+    # ``RatingSystem.placed_games``); ``arpad rate`` prints each on stderr
+    notes: list[str] = field(default_factory=list)
 
     @property
     def total_seconds(self) -> float:
@@ -463,6 +468,90 @@ def alias_arrays(store: Store) -> tuple[pa.Array, pa.Array] | None:
     )
 
 
+# The facts of a player the rating systems read (``player_info``) that a kept id takes
+# from its merged duplicates where its own players row has none (docs/identity.md "An id
+# change": FIDE's new id in a register without the rated games of the old one).
+MERGED_FACTS = (
+    "rating",
+    "rated_games",
+    "peak_rating",
+    "birth_year",
+    "birth_date",
+    "rd",
+    "volatility",
+    "grade",
+    "sex",
+)
+
+
+def _duplicates_by_keep(
+    players: pa.Table, aliases: tuple[pa.Array, pa.Array]
+) -> tuple[pa.Table, pa.Array]:
+    """The merged duplicates' players rows, sorted by id, and the kept id of each."""
+    dups, keeps = aliases
+    rows = players.filter(pc.is_in(players.column("player_id"), dups)).sort_by("player_id")
+    keep_of = keeps.take(pc.index_in(rows.column("player_id"), value_set=dups))
+    return rows, keep_of
+
+
+def kept_players(players: pa.Table, aliases: tuple[pa.Array, pa.Array] | None) -> pa.Table:
+    """The players a run rates: ``players`` without the merged duplicates (not players of
+    their own), each kept id's null facts of ``MERGED_FACTS`` filled from its duplicates'
+    rows, the first duplicate in id order that gives one. So a merge gives the ratings of
+    a store whose kept id had the duplicate's register facts from the start
+    (docs/identity.md "An id change")."""
+    if aliases is None:
+        return players
+    kept = players.filter(pc.invert(pc.is_in(players.column("player_id"), aliases[0])))
+    rows, keep_of = _duplicates_by_keep(players, aliases)
+    if rows.num_rows == 0:
+        return kept
+    ids = kept.column("player_id")
+    for name in MERGED_FACTS:
+        if name not in kept.column_names or name not in rows.column_names:
+            continue
+        given = pc.is_valid(rows.column(name))
+        where = pc.index_in(ids, value_set=keep_of.filter(given))  # the first in id order
+        theirs = rows.column(name).filter(given).combine_chunks().take(where)
+        own = kept.column(name)
+        filled = pc.coalesce(own, theirs.cast(own.type))
+        kept = kept.set_column(kept.column_names.index(name), name, filled)
+    return kept
+
+
+def kept_undated_ratings(
+    store: Store,
+    players: pa.Table,
+    aliases: tuple[pa.Array, pa.Array] | None,
+    player_ids,
+    rating: np.ndarray,
+    index=None,
+    pool: str | None = None,
+) -> np.ndarray:
+    """``observations.undated_ratings`` of ``player_ids`` (a run's, duplicates left out),
+    where a kept id has none the undated rating of its merged duplicates (``players``: the
+    whole players table), the first in id order that has one: a register's rating of the
+    old id counts for the new one (docs/identity.md "An id change")."""
+    out = observations.undated_ratings(store, player_ids, rating, index, pool)
+    if aliases is None or not np.isnan(out).any():
+        return out
+    rows, keep_of = _duplicates_by_keep(players, aliases)
+    if rows.num_rows == 0:
+        return out
+    own = rows.column("rating").to_numpy(zero_copy_only=False).astype(np.float64)
+    theirs = observations.undated_ratings(
+        store, rows.column("player_id").combine_chunks(), own, None, pool
+    )
+    given = ~np.isnan(theirs)
+    ids = player_ids if isinstance(player_ids, pa.Array) else pa.array(player_ids, pa.string())
+    where = pc.index_in(ids, value_set=keep_of.filter(pa.array(given)))
+    where = where.fill_null(-1).to_numpy(zero_copy_only=False)
+    fill = np.isnan(out) & (where >= 0)
+    out = out.copy()
+    out[fill] = theirs[given][where[fill]]
+    return out
+
+
 def load_period_games(
     files: list[str],
     player_ids,
@@ -471,6 +560,7 @@ def load_period_games(
     read_events: bool = True,
     self_play: list[int] | None = None,
     days: dict[str, np.ndarray] | None = None,
+    select: dict[str, tuple[tuple[str, ...], bool]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """White, black (dense), White's score and event index (-1 unknown) of a period's rated games.
 
@@ -489,6 +579,9 @@ def load_period_games(
     ``days`` (a system whose ``uses_game_days`` is True): filled with ``day`` (each
     game's date as days since 1970-01-01, -1 unknown) and ``event_key`` (each game's
     event id as a key that is the same in every period, -1 unknown).
+    ``select`` (path -> (event ids, take)): of that file only the games dated to the year
+    alone whose event id is one of them (``take`` True), or all but those (False): the
+    games a system walks in another period (``placed_files``).
     """
     empty = np.empty(0, dtype=np.int32)
     if days is not None:
@@ -505,6 +598,14 @@ def load_period_games(
             read_events,
             dates if days is not None else None,
         )
+        if select and path in select:
+            taken = _placed_rows(path, select[path][0])
+            if not select[path][1]:
+                taken = ~taken
+            white, black, score, rated = white[taken], black[taken], score[taken], rated[taken]
+            event = event.filter(pa.array(taken))
+            if days is not None:
+                dates[-1] = dates[-1][taken]
         whites.append(white)
         blacks.append(black)
         scores.append(score)
@@ -679,12 +780,179 @@ def period_arrays(
     )
 
 
+class GamePlan(typing.NamedTuple):
+    """Where a run takes each period's games from (``game_plan``)."""
+
+    stored: list[int]  # the periods holding games the run walks (ascending)
+    placements: list[Placement]  # games walked in another period than their own
+    notes: list[str]  # what the system says of them (``RateSummary.notes``)
+
+
+def _year_only(precision: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """True where a games table's ``date_precision`` is ``year``."""
+    year = pc.fill_null(pc.equal(precision, "year"), False)
+    return np.asarray(year.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _event_games(event, year_only: np.ndarray, rated: np.ndarray) -> dict:
+    """{event id (None: none): EventGames} of one period's games."""
+    ids = pa.chunked_array([event]).cast(pa.string()) if isinstance(event, pa.Array) else event
+    encoded = pc.dictionary_encode(ids.cast(pa.string())).combine_chunks()
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    names = [*encoded.dictionary.to_pylist(), None]
+    k = len(names)
+    at = np.where(codes >= 0, codes, k - 1)
+    games = np.bincount(at, minlength=k)
+    only = np.bincount(at[year_only], minlength=k)
+    only_rated = np.bincount(at[year_only & rated], minlength=k)
+    return {
+        names[i]: EventGames(int(games[i]), int(only[i]), int(only_rated[i]))
+        for i in range(k)
+        if games[i]
+    }
+
+
+def _file_event_columns(path: str) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """A games file's event ids, whether each game is dated only to the year, and
+    whether it is rated (files written before a column: none, none, not rated)."""
+    file = open_games(path)
+    present = set(file.schema_arrow.names)
+    table = file.read(columns=[c for c in ("event_id", "date_precision", "rated") if c in present])
+    n = table.num_rows
+    event = (
+        table.column("event_id").cast(pa.string()).combine_chunks()
+        if "event_id" in present
+        else pa.nulls(n, pa.string())
+    )
+    year = _year_only(table.column("date_precision")) if "date_precision" in present else None
+    rated = (
+        pc.fill_null(table.column("rated").cast(pa.bool_()), False).to_numpy(zero_copy_only=False)
+        if "rated" in present
+        else np.zeros(n, dtype=bool)
+    )
+    return event, np.zeros(n, bool) if year is None else year, np.asarray(rated, dtype=bool)
+
+
+def _placed_rows(path: str, events: tuple[str, ...]) -> np.ndarray:
+    """The games of a file dated only to the year whose event id is one of ``events``."""
+    event, year, _ = _file_event_columns(path)
+    of_event = pc.fill_null(pc.is_in(event, value_set=pa.array(list(events), pa.string())), False)
+    return year & np.asarray(of_event.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _planned(sys_, stored: list[int], events: Callable, rules_for: Callable) -> GamePlan:
+    """The run's ``GamePlan`` from the pool's ``stored`` periods and ``events(period)``
+    (``RatingSystem.placed_games``): a period whose games all go elsewhere is not walked,
+    the periods they go to are."""
+    if not sys_.places_games or not stored:
+        return GamePlan(stored, [], [])
+    placements, notes = sys_.placed_games(stored, events, rules_for)
+    if not placements:
+        return GamePlan(stored, [], list(notes))
+    moved: dict[int, int] = {}
+    for p in placements:
+        moved[p.source] = moved.get(p.source, 0) + p.games
+    emptied = {
+        source for source, n in moved.items() if n >= sum(c.games for c in events(source).values())
+    }
+    walked = sorted({*(p for p in stored if p not in emptied), *(p.target for p in placements)})
+    return GamePlan(walked, list(placements), list(notes))
+
+
+def game_plan(store: Store, sys_, pool: str, rules_for: Callable) -> GamePlan:
+    """The ``GamePlan`` of a run of ``pool``: the stored periods and the games the system
+    walks in another period than their own (``placed_games``; ECF's games dated only to
+    the year, docs/legacy-systems.md "Games dated only to the year"). The stored games'
+    event ids and date precision are read only for a system that ``places_games``, and
+    only for the periods it asks about."""
+    stored = store.periods(pool)
+    if not sys_.places_games:
+        return GamePlan(stored, [], [])
+    cache: dict[int, dict] = {}
+
+    def events(period: int) -> dict:
+        if period not in cache:
+            counts: dict = {}
+            for path in sorted(str(f) for f in store.game_files(pool, period)):
+                for name, c in _event_games(*_file_event_columns(path)).items():
+                    old = counts.get(name, EventGames(0, 0, 0))
+                    counts[name] = EventGames(*(a + b for a, b in zip(old, c, strict=True)))
+            cache[period] = counts
+        return cache[period]
+
+    return _planned(sys_, stored, events, rules_for)
+
+
+def placed_files(store: Store, pool: str, period: int, plan: GamePlan) -> tuple[list[str], dict]:
+    """The games files a run reads for ``period`` under ``plan`` and ``load_period_games``'s
+    ``select``: the period's own files (less the games walked elsewhere) and the files of
+    the periods whose games are walked in it (only those games)."""
+    files = [str(f) for f in store.game_files(pool, period)]
+    select: dict[str, tuple[tuple[str, ...], bool]] = {}
+    for p in plan.placements:
+        if p.source == period:
+            for f in files:
+                taken = select.get(f, ((), False))[0]
+                select[f] = (tuple(sorted({*taken, *p.events})), False)
+        elif p.target == period:
+            for f in (str(f) for f in store.game_files(pool, p.source)):
+                taken = select.get(f, ((), True))[0]
+                select[f] = (tuple(sorted({*taken, *p.events})), True)
+                if f not in files:
+                    files.append(f)
+    return files, select
+
+
+def placed_table(sys_, games: pa.Table, rules_for: Callable) -> tuple[pa.Table, list[str]]:
+    """In-memory games (``arpad.rate``) with the ``period`` of those the system walks in
+    another period set to it (``placed_games``, as ``game_plan`` for a store) and the
+    system's notes."""
+    if not sys_.places_games or games.num_rows == 0:
+        return games, []
+    period = games.column("period").to_numpy(zero_copy_only=False).astype(np.int64)
+    n = games.num_rows
+    event = (
+        games.column("event_id").cast(pa.string())
+        if "event_id" in games.column_names
+        else pa.chunked_array([pa.nulls(n, pa.string())])
+    )
+    year = (
+        _year_only(games.column("date_precision"))
+        if "date_precision" in games.column_names
+        else np.zeros(n, dtype=bool)
+    )
+    rated = np.asarray(
+        pc.fill_null(games.column("rated").cast(pa.bool_()), False).to_numpy(zero_copy_only=False),
+        dtype=bool,
+    )
+    cache: dict[int, dict] = {}
+
+    def events(p: int) -> dict:
+        if p not in cache:
+            rows = np.flatnonzero(period == p)
+            cache[p] = _event_games(event.take(pa.array(rows)), year[rows], rated[rows])
+        return cache[p]
+
+    plan = _planned(sys_, sorted(int(p) for p in np.unique(period)), events, rules_for)
+    if not plan.placements:
+        return games, plan.notes
+    new = period.copy()
+    for p in plan.placements:
+        of_event = pc.fill_null(pc.is_in(event, value_set=pa.array(list(p.events))), False)
+        taken = (period == p.source) & year & np.asarray(of_event, dtype=bool)
+        new[taken] = p.target
+    at = games.column_names.index("period")
+    column = pa.array(new).cast(games.schema.field("period").type)
+    return games.set_column(at, games.schema.field("period"), column), plan.notes
+
+
 def run_periods(store: Store, sys_, pool: str, rules_for: Callable) -> list[int]:
     """The periods a run of ``pool`` walks: those with games, then any the system walks
     without games after the last one to publish what it still holds (``closing_periods``:
     FIDE's two-monthly lists, docs/fide-history.md), and any the system walks without
-    games between them (``closing_periods_within``: ECF's season closes)."""
-    return walked_periods(sys_, store.periods(pool), rules_for)
+    games between them (``closing_periods_within``: ECF's season closes). Games a system
+    walks in another period than their own count there (``game_plan``)."""
+    return walked_periods(sys_, game_plan(store, sys_, pool, rules_for).stored, rules_for)
 
 
 def walked_periods(sys_, stored: list[int], rules_for: Callable) -> list[int]:
@@ -975,20 +1243,25 @@ def _rate(
         else:
             log.info("%s cannot be sharded by player; rating unsharded", system)
     aliases = alias_arrays(store)
-    players = store.read_players()
-    if aliases is not None:  # a merged duplicate is not a player of its own
-        players = players.filter(pc.invert(pc.is_in(players.column("player_id"), aliases[0])))
+    every = store.read_players()
+    # A merged duplicate is not a player of its own; its kept id takes the facts it lacks
+    # from it (the rated games of an old FIDE id: docs/identity.md "An id change").
+    players = kept_players(every, aliases)
     info = player_info(players)
     ids = id_array(info)
     # One hash table of the run's player ids, for the observations' ids and the keys'.
     index = player_keys.StringIndex(ids)
     # Ratings PGN/TRF files gave are dated observations, not undated seeds (docs/observations.md).
     # A players-file row with a pool seeds that pool only (docs/observations.md).
-    info.rating = observations.undated_ratings(store, ids, info.rating, index, pool)
+    info.rating = kept_undated_ratings(store, every, aliases, ids, info.rating, index, pool)
     n = info.n
     rules_for = rules_picker(sys_, pool, rules, overrides)
-    all_periods = run_periods(store, sys_, pool, rules_for)
+    plan = game_plan(store, sys_, pool, rules_for)
+    all_periods = walked_periods(sys_, plan.stored, rules_for)
+    if start is not None:  # games from ``start`` on walked before it: rated from there
+        start = min([start, *(p.target for p in plan.placements if p.source >= start)])
     walk = [p for p in all_periods if (start is None or p >= start) and (end is None or p <= end)]
+    summary.notes = list(plan.notes) if walk else []
 
     every = checkpoints.every_or_default(checkpoint_every)
 
@@ -1028,10 +1301,10 @@ def _rate(
         replay_for = checkpoints.replay_rules(sys_, pool, meta, rules_picker, rules_for)
         for period in [p for p in all_periods if previous < p < walk[0]] if walk else []:
             r = replay_for(period)
-            files = [str(f) for f in store.game_files(pool, period)]
+            files, select = placed_files(store, pool, period, plan)
             days: dict | None = {} if sys_.uses_game_days else None
             white, black, score, event = load_period_games(
-                files, ids, aliases, dense_of_key, days=days
+                files, ids, aliases, dense_of_key, days=days, select=select
             )
             games = PeriodGames.build(
                 period, white, black, score, n, event, previous, **(days or {})
@@ -1045,11 +1318,11 @@ def _rate(
     replay = checkpoints.replay_meta(rules, overrides)
 
     def load(period: int, before: int | None) -> PeriodGames:
-        files = [str(f) for f in store.game_files(pool, period)]
+        files, select = placed_files(store, pool, period, plan)
         own: list[int] = []
         days: dict | None = {} if sys_.uses_game_days else None
         white, black, score, event = load_period_games(
-            files, ids, aliases, dense_of_key, sys_.uses_events, own, days
+            files, ids, aliases, dense_of_key, sys_.uses_events, own, days, select
         )
         summary.self_play += sum(own)
         return PeriodGames.build(period, white, black, score, n, event, before, **(days or {}))

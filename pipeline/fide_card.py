@@ -767,10 +767,15 @@ def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules
         months = rules_at(m).list_months
         return months > 1 and closing_month(m, months) in walked
 
-    players = store.read_players()
+    from arpad.pipeline import engine
+
+    # His facts as the engine reads them: a kept id's from its merged duplicates where
+    # it has none (docs/identity.md "An id change").
+    every, aliases = store.read_players(), engine.alias_arrays(store)
+    players = engine.kept_players(every, aliases)
     mine = players.filter(pc.equal(players.column("player_id"), card.player_id)).to_pylist()
     info = {k: _none(v) for k, v in (mine[0] if mine else {}).items()}
-    start = _undated_rating(store, card.player_id, card.pool, info.get("rating"))
+    start = _undated_rating(store, card.player_id, card.pool, info.get("rating"), every, aliases)
     rated = start is not None
     games = 0
     # A count nobody gave (no rated_games in the players file, a rating read from a
@@ -869,19 +874,21 @@ def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules
     return KFactor(base, why, games, n, cap, k, card.k, card.pending)
 
 
-def _undated_rating(store: Store, player_id: str, pool: str, rating) -> float | None:
+def _undated_rating(
+    store: Store, player_id: str, pool: str, rating, players, aliases
+) -> float | None:
     """The player's rating before the first period as the engine takes it
-    (``observations.undated_ratings``): the latest undated players-file rating of his own
+    (``engine.kept_undated_ratings``): the latest undated players-file rating of his own
     id, not the players table's, which a games file's stated rating may have written (a
-    dated observation, seeded in its period); a merged duplicate's row is not used
-    (docs/identity.md). None: not rated then."""
+    dated observation, seeded in its period); without one, a merged duplicate's
+    (docs/identity.md "An id change"). None: not rated then."""
     import numpy as np
 
-    from arpad.pipeline import observations
+    from arpad.pipeline import engine
 
     given = np.array([np.nan if rating is None else rating], dtype=np.float64)
-    value = observations.undated_ratings(store, [player_id], given, None, pool)[0]
-    return None if np.isnan(value) else float(value)
+    value = engine.kept_undated_ratings(store, players, aliases, [player_id], given, None, pool)
+    return None if np.isnan(value[0]) else float(value[0])
 
 
 def _games_by_player(con, files: list[str]) -> tuple[list[tuple], dict[str, list[int]]]:

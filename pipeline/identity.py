@@ -423,14 +423,17 @@ def merge(
     (duplicate -> keep, when, why) in ``players/aliases.parquet``, read by the engine
     when it maps ids to players; stored games are not rewritten, so ``split`` is exact.
     A duplicate that was itself a keep brings its own duplicates along. Marks every
-    rated system stale from the earliest period where any of the ids played; returns
-    those (pool, period) marks. A duplicate already merged into ``keep``
+    rated system stale from the earliest period where any of the ids played, or from
+    each pool's first period when the merge gives ``keep`` facts he starts from
+    (``_starting_facts``: an id change, docs/identity.md); returns those (pool, period)
+    marks. A duplicate already merged into ``keep``
     (``merged_into``) is skipped: no alias row, no trail row, no stale mark; it is
     appended to ``skipped`` when a list is given. Nothing is written when every
     duplicate is skipped."""
     from datetime import UTC, datetime
 
     aliases = read_aliases(store)
+    before = aliases
     current = dict(zip(aliases["duplicate"], aliases["keep"], strict=True))
     known = _known_ids(store)
     keep = spelt_as_stored(keep, known)
@@ -473,6 +476,8 @@ def merge(
     )
     aliases = pl.concat([aliases, pl.DataFrame(rows, schema={c: pl.String for c in ALIAS_COLUMNS})])
     touched = _earliest_periods(store, involved)
+    if _starting_facts(store, keep, before) != _starting_facts(store, keep, aliases):
+        touched = _from_first(store, touched)
     stale = ";".join(f"{pool}:{p}" for pool, p in touched)
     for r in log_rows:
         r["stale_from"] = stale
@@ -482,6 +487,51 @@ def merge(
     _mark_stale(store, touched)
     _write_merge(store, aliases, log_rows)
     return touched
+
+
+def _starting_facts(store: Store, keep: str, aliases: pl.DataFrame) -> tuple:
+    """What the engine starts ``keep`` from under the merges ``aliases``: his facts of
+    ``engine.MERGED_FACTS`` and his undated rating in each pool, a duplicate's where he
+    has none (``engine.kept_players``; docs/identity.md "An id change")."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from arpad.pipeline import engine
+
+    mine = aliases.filter(pl.col("keep") == keep)
+    pairs = (
+        (
+            pa.array(mine["duplicate"].to_list(), pa.string()),
+            pa.array([keep] * mine.height, pa.string()),
+        )
+        if mine.height
+        else None
+    )
+    every = store.read_players()
+    ids = every.column("player_id")
+    every = every.filter(pc.is_in(ids, pa.array([keep, *mine["duplicate"].to_list()], pa.string())))
+    row = engine.kept_players(every, pairs)
+    row = row.filter(pc.equal(row.column("player_id"), keep))
+    if row.num_rows == 0:
+        return ()
+    facts = [row.column(c)[0].as_py() for c in engine.MERGED_FACTS if c in row.column_names]
+    own = row.column("rating")[0].as_py()
+    given = np.array([np.nan if own is None else own], dtype=np.float64)
+    for pool in store.pools():
+        start = engine.kept_undated_ratings(store, every, pairs, [keep], given, None, pool)[0]
+        facts.append(None if np.isnan(start) else float(start))
+    return tuple(facts)
+
+
+def _from_first(store: Store, touched: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """``touched`` moved to the first period of every pool: a merge or split that changes
+    what a kept id starts from (``_starting_facts``) changes his state in every checkpoint,
+    so the next ``rate`` is a full run (pipeline/incremental.py)."""
+    first = {pool: periods[0] for pool in store.pools() if (periods := store.periods(pool))}
+    for pool, period in touched:
+        first[pool] = min(period, first.get(pool, period))
+    return sorted(first.items())
 
 
 def _mark_stale(store: Store, touched: list[tuple[str, int]]) -> None:
@@ -498,7 +548,8 @@ def _mark_stale(store: Store, touched: list[tuple[str, int]]) -> None:
 
 def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tuple[str, int]]:
     """Undo ``merge``: ``duplicate``'s games are its own again. Marks every rated system
-    stale from the earliest period where either id played."""
+    stale from the earliest period where either id played (each pool's first period
+    when ``keep`` had facts from ``duplicate``, as ``merge``)."""
     from datetime import UTC, datetime
 
     aliases = read_aliases(store)
@@ -507,8 +558,11 @@ def split(store: Store, keep: str, duplicate: str, reason: str = "") -> list[tup
     row = aliases.filter((pl.col("duplicate") == duplicate) & (pl.col("keep") == keep))
     if row.height == 0:
         raise ValueError(f"{duplicate} is not merged into {keep} (arpad players --merges)")
+    before = aliases
     aliases = aliases.filter(pl.col("duplicate") != duplicate)
     touched = _earliest_periods(store, {keep, duplicate})
+    if _starting_facts(store, keep, before) != _starting_facts(store, keep, aliases):
+        touched = _from_first(store, touched)
     now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders the trail
     stale = ";".join(f"{pool}:{p}" for pool, p in touched)
     _mark_stale(store, touched)  # first, as in ``merge``
@@ -817,20 +871,13 @@ def read_mapping(
             lines.append(line)
     except csv.Error as exc:
         refuse(None, f"not a CSV file ({exc})")
-    if not out and held:
-        refuse(
-            None,
-            f"every row is marked merge 'no' ({held} pair(s) held back by arpad players "
-            "identify): write yes in the merge column of the rows to merge",
-        )
-    if not out:
-        refuse(None, "no keep,duplicate rows")
+    # no row to merge (identify proposed none): [], "nothing to merge", exit 0 (round 12)
     if held:
         notes.append(
             f"{held} row(s) marked merge 'no' left out (pairs arpad players identify held "
             "back; write yes in the merge column to merge one)"
         )
-    if store is not None:
+    if store is not None and out:
         check_mapping(store, path, [(n, k, d) for n, (k, d, _) in zip(lines, out, strict=True)])
         if not force:
             games = self_play_games(store, out)

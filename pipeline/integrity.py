@@ -436,11 +436,49 @@ def problems(store, first_only: bool = False) -> list[Problem]:
     for path in sorted(store.state_dir.glob("system=*/pool=*/period=*/meta.json")):
         if json_file(path):
             return found
+    catalog = catalog_problem(store)
+    if catalog is not None and add(store.catalog_path, *catalog):
+        return found
     for path in ratings:  # last: it reads a column of every ratings file
         unknown = _unknown_statuses(path)
         if unknown and add(path, f"status {unknown!r} is not one of {', '.join(STATUSES)}"):
             return found
     return sorted(found, key=lambda p: p.path)
+
+
+def catalog_problem(store) -> tuple[str, str] | None:
+    """(problem, repair) of a ``catalog.duckdb`` that lacks views arpad defines: on a
+    nearly full disk DuckDB wrote the catalog without them and arpad kept it (until
+    round 12), so an analyst's DuckDB on it found no ``ratings`` (arpad's own commands
+    define the views themselves then: pipeline/catalog.py ``connect``). A file DuckDB
+    does not open (another DuckDB version's) is not damage: the next writing command
+    rebuilds it (docs/store.md "Catalog")."""
+    path = store.catalog_path
+    if not path.is_file() or path.is_symlink():
+        return None
+    import duckdb
+
+    from arpad.pipeline.catalog import VIEW_NAMES, missing_views
+
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error:
+        return None
+    try:
+        missing = missing_views(con)
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
+    if not missing:
+        return None
+    shown = ", ".join(missing[:4]) + (", …" if len(missing) > 4 else "")
+    problem = f"holds {len(VIEW_NAMES) - len(missing)} of its {len(VIEW_NAMES)} views (no {shown})"
+    repair = (
+        "remove it: the next arpad ingest or rate writes it again "
+        "(free some disk space first if the disk is full)"
+    )
+    return problem, repair
 
 
 def notes(store) -> list[str]:

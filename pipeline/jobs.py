@@ -536,6 +536,24 @@ class StaleStartWarning(UserWarning):
     the run rated from P as asked and left that period out of date (``stale_start_note``)."""
 
 
+class EarlyRulesWarning(UserWarning):
+    """A run with the rules chosen by date walked periods before the oldest dated version
+    the system carries: it used that version for them (``early_rules_note``; FIDE before
+    2000, docs/fide-history.md "Before 2009-07")."""
+
+
+def early_rules_note(summary, rules: str | None = None) -> str | None:
+    """``base.early_periods_note`` of a rate run without ``--rules`` (``rules`` None):
+    the periods it walked before the system's oldest dated version, the version it used
+    and what the sources know of the differences; None for other runs."""
+    if rules is not None or not summary.periods:
+        return None
+    from arpad.pipeline.systems import get_system
+    from arpad.pipeline.systems.base import early_periods_note
+
+    return early_periods_note(get_system(summary.system), summary.pool, summary.periods)
+
+
 class StatedOverrideWarning(UserWarning):
     """A rate run that recomputed after a correction, for a system that seeds from stated
     ratings: ratings stated in later files re-seed players the correction changed, so it
@@ -708,6 +726,10 @@ def rate(req: RateRequest, runner: Runner = LOCAL, progress: Progress | None = N
         if stated:
             runner.info(stated)
             warnings.warn(stated, StatedOverrideWarning, stacklevel=_outside_arpad())
+    early = early_rules_note(summary, req.rules)
+    if early:  # the dated rules' oldest version used for earlier periods (FIDE before 2000)
+        runner.info(early)
+        warnings.warn(early, EarlyRulesWarning, stacklevel=_outside_arpad())
     return summary
 
 
@@ -832,6 +854,11 @@ def reconstruct(
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
     for s in summaries:
         runner.info(summary_line(s))
+    for s in summaries:  # (reqs carry no --rules: each unit's rules are chosen by date)
+        early = early_rules_note(s)
+        if early:
+            runner.info(early)
+            warnings.warn(early, EarlyRulesWarning, stacklevel=_outside_arpad())
     return summaries
 
 

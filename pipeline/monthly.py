@@ -1356,8 +1356,11 @@ def revision_lines(r: dict, whole: bool = True, key: str | None = None) -> list[
         ]
         for row in r["rows"]:
             published, revised = _listed(row["published"], whole), _listed(row["revised"], whole)
+            player = _text(row["player_id"])
+            if row.get("published_id"):  # a merged id the frozen list has (``publish.as_kept``)
+                player += f" (published as {_text(row['published_id'])})"
             lines.append(
-                f"| {_text(row['player_id'])} | {_text(row['name'])} | {published} | "
+                f"| {player} | {_text(row['name'])} | {published} | "
                 f"{revised} | {_signed(row['change'], whole)} | "
                 f"+{row['games_added']}/-{row['games_removed']}/~{row['games_changed']} |"
             )

@@ -26,8 +26,6 @@ period); a rating a PGN or TRF file gave is dated and is never an undated seed
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -474,24 +472,6 @@ def is_dated(raw) -> bool:
     return bool(frame.get_column("date").str.strip_chars().replace("", None).is_not_null().any())
 
 
-def _period_of(text: str | None) -> int | None:
-    """``YYYY-MM-DD`` (also ``/`` or ``.``), ``YYYY-MM`` or ``YYYYMM`` → the period; None
-    for anything else or an impossible period."""
-    if text is None:
-        return None
-    raw = text.strip()
-    if m := re.fullmatch(r"(\d{4})[-/.](\d{2})[-/.](\d{2})", raw):
-        try:
-            period = periods.period_of_date(dt.date(int(m[1]), int(m[2]), int(m[3])))
-        except ValueError:
-            return None
-    elif m := re.fullmatch(r"(\d{4})-?(\d{2})", raw):
-        period = int(m[1]) * 100 + int(m[2])
-    else:
-        return None
-    return period if periods.is_calendar(period) and periods.is_valid(period) else None
-
-
 def has_pool_column(raw) -> bool:
     """A players file with a ``pool`` column: each row's rating is of its pool only
     (an empty cell: standard), undated rows too (docs/observations.md)."""
@@ -516,7 +496,14 @@ def dated_players(raw, validated, source: str, batch: str):
     from arpad.pipeline import schemas
     from arpad.pipeline.readers import POOL_RATINGS
     from arpad.pipeline.reasons import Reason
-    from arpad.pipeline.validate import PLAYER_NUMERIC, POOL_WORDS, Validated, capped_raw
+    from arpad.pipeline.validate import (
+        PLAYER_NUMERIC,
+        POOL_WORDS,
+        Validated,
+        capped_raw,
+        player_date_detail,
+        player_date_period,
+    )
 
     columns = raw.frame.columns
     others = [c for c in POOL_RATINGS if c in columns]  # beside the row's own rating
@@ -538,7 +525,7 @@ def dated_players(raw, validated, source: str, batch: str):
         *[pl.col(c).str.strip_chars().replace("", None).alias(c) for c in others],
     )
     frame = frame.with_columns(
-        pl.col("date").map_elements(_period_of, return_dtype=pl.Int64).alias("period"),
+        player_date_period(pl.col("date")).alias("period"),
         pl.format("{}:{}", pl.lit(source), pl.col("_line")).alias("source"),
         *[pl.col(c).cast(pl.Float64, strict=False).alias(f"_{c}") for c in others],
     )
@@ -553,9 +540,7 @@ def dated_players(raw, validated, source: str, batch: str):
     bad_row = pl.any_horizontal(bad_date, bad_pool, *bad_rating.values())
     bad = rows.filter(bad_row)
     if bad.height:
-        detail = pl.when(bad_date).then(
-            pl.format("date {} is not a date (YYYY-MM-DD, YYYY-MM) in range", pl.col("date"))
-        )
+        detail = pl.when(bad_date).then(player_date_detail(pl.col("date")))
         for c, wrong in bad_rating.items():
             shown = pl.col(c).str.slice(0, 40)
             detail = detail.when(wrong).then(

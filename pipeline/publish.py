@@ -58,6 +58,7 @@ DIFF_COLUMNS = (
     "games_added",
     "games_removed",
     "games_changed",
+    "published_id",
 )
 
 
@@ -405,6 +406,10 @@ def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFram
         revised = pl.DataFrame(
             schema={"player_id": pl.String, "name_now": pl.String, "revised": pl.Float64}
         )
+    from arpad.pipeline.identity import alias_map
+
+    aliases = alias_map(store)  # a merged duplicate's games count as its keep's
+    published = as_kept(published, revised, aliases)
     both = published.join(revised, on="player_id", how="full", coalesce=True)
     both = both.with_columns(
         pl.coalesce("name", "name_now").alias("name"),
@@ -416,10 +421,6 @@ def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFram
         now = pl.from_arrow(catalog.query_arrow(con, GAMES_SQL, [pool, period]))
     finally:
         con.close()
-
-    from arpad.pipeline.identity import alias_map
-
-    aliases = alias_map(store)  # a merged duplicate's games count as its keep's
 
     def per_player(games: pl.DataFrame, name: str) -> pl.DataFrame:
         ids = pl.concat(
@@ -450,6 +451,30 @@ def diff(store: Store, system: str, pool: str, period: int) -> tuple[pl.DataFram
     if whole:
         out = out.with_columns(pl.col(c).cast(pl.Int64) for c in ("published", "revised", "change"))
     return out, corrections(store, manifest)
+
+
+def as_kept(published: pl.DataFrame, revised: pl.DataFrame, aliases: dict) -> pl.DataFrame:
+    """The frozen list's rows (``player_id``, …) with ``published_id``: a merged
+    duplicate's row is his keep's, and ``published_id`` the id the list has, when the
+    revised list has the keep and the frozen list has neither the keep nor another of his
+    duplicates (an id change: FIDE's old id frozen, the new one kept, docs/identity.md "An
+    id change"); else null, each row under its own id (a list frozen with one player under
+    two ids keeps both rows: "Frozen lists with a duplicate id", docs/operations.md)."""
+    published = published.with_columns(pl.lit(None, pl.String).alias("published_id"))
+    if not aliases:
+        return published
+    ids = pl.col("player_id")
+    keep = ids.replace_strict(aliases, default=None, return_dtype=pl.String)
+    moved = (
+        keep.is_not_null()
+        & (keep.count().over(keep) == 1)  # no other of his duplicates on the list
+        & ~keep.is_in(published.get_column("player_id").implode())
+        & keep.is_in(revised.get_column("player_id").implode())
+    ).fill_null(False)
+    return published.with_columns(
+        pl.when(moved).then(keep).otherwise(ids).alias("player_id"),
+        pl.when(moved).then(ids).alias("published_id"),
+    )
 
 
 def renamed(store: Store, system: str, pool: str, period: int) -> pl.DataFrame:

@@ -37,6 +37,12 @@ class Reason(str, Enum):
         "empty_player_id",
         "has no white or black id (players file: no player_id); the detail names the side, and in a PGN a placeholder name ('?', 'NN', 'Unknown'...) is no id",
     )
+    BAD_PLAYER_ID = (
+        "bad_player_id",
+        "(games) has a white or black id in a spreadsheet's scientific notation (`1,23457E+11`, "
+        "`1.23457E+11`: a long number in Excel's General format): its digits are lost, and "
+        "two people can share it",
+    )
     SELF_PLAY = "self_play", "has the same player on both sides"
     RESULT_SCORE_MISMATCH = (
         "result_score_mismatch",

@@ -252,12 +252,12 @@ _TWO_DIGIT_YEAR = r"^([0-9]{1,2})([.-])([0-9]{1,2})[.-]([0-9]{2})$"
 _YMD = r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})$"
 
 
-def bad_date_detail(name: str, text: pl.Expr, this_year: int) -> pl.Expr:
-    """The detail of a ``bad_date``: the date as written, the accepted forms and, where
+def bad_date_detail(name: str, text: pl.Expr, this_year: int, forms: str = DATE_FORMS) -> pl.Expr:
+    """The detail of a ``bad_date``: the date as written, the accepted ``forms`` and, where
     the text tells, the fault: a two-digit year (and the date with four, read as the
     nearest year not after next year), a slashed date with the year last (day or month
     first cannot be told), no such month or day. Built for the quarantined rows only."""
-    head = f"{name} {{}} is not a valid date ({DATE_FORMS})"
+    head = f"{name} {{}} is not a valid date ({forms})"
     slashed = text.str.extract_groups(_SLASHED_YEAR_LAST)
     first, second, year = (slashed.struct.field(k).str.zfill(2) for k in ("1", "2", "3"))
     two = text.str.extract_groups(_TWO_DIGIT_YEAR)
@@ -328,6 +328,87 @@ def bad_date_detail(name: str, text: pl.Expr, this_year: int) -> pl.Expr:
         )
         .otherwise(pl.format(head, text))
     )
+
+
+# A players file's ``date`` column (docs/ingest.md "Dates"; docs/observations.md): a day
+# read as a games file's date is (``_parse_date``: ``01.10.2026``, ``2026-10-1`` too; the
+# new user's round 12, where every such row was ``bad_player_field``) or a month,
+# ``YYYY-MM`` or ``YYYYMM``.
+PLAYER_DATE_FORMS = "YYYY-MM-DD, YYYY/MM/DD, YYYY.MM.DD, DD.MM.YYYY, YYYY-MM or YYYYMM"
+_MONTH_ONLY = r"^([0-9]{4})-?([0-9]{2})$"
+
+
+def _player_date_month(text: pl.Expr) -> pl.Expr:
+    """The ``YYYYMM`` (Int64) of a players file's date ``text``, range not checked; null
+    for no date of the forms read."""
+    day = _parse_date(text)
+    month = text.str.extract_groups(_MONTH_ONLY)
+    return pl.coalesce(
+        day.dt.year().cast(pl.Int64) * 100 + day.dt.month().cast(pl.Int64),
+        month.struct.field("1").cast(pl.Int64) * 100 + month.struct.field("2").cast(pl.Int64),
+    )
+
+
+def _possible_month(period: pl.Expr) -> pl.Expr:
+    """A calendar month from ``periods.FIRST_MONTH`` to next month (``periods.is_valid``)."""
+    last = periods.last_month()
+    return (period % 100).is_between(1, 12) & period.is_between(periods.FIRST_MONTH, last)
+
+
+def player_date_period(text: pl.Expr) -> pl.Expr:
+    """The period (Int64) of a players file's date ``text`` (``PLAYER_DATE_FORMS``); null
+    for none, for text that is no such date and for a month outside the valid months."""
+    month = _player_date_month(text)
+    return pl.when(_possible_month(month)).then(month)
+
+
+def player_date_detail(text: pl.Expr) -> pl.Expr:
+    """The ``bad_player_field`` detail of a players file's date that gives no period
+    (``player_date_period``): a date outside the valid months, or no date of the forms
+    read, with the fault where the text tells (``bad_date_detail``)."""
+    month = _player_date_month(text)
+    valid = periods.valid_months_text()
+    return (
+        pl.when((month % 100).is_between(1, 12).fill_null(False))
+        .then(pl.format(f"date {{}} is outside the valid {valid}", text))
+        .otherwise(
+            bad_date_detail("date", text, periods.latest_game_date()[0].year, PLAYER_DATE_FORMS)
+        )
+    )
+
+
+# A long number as a spreadsheet shows and saves it in a General cell: 123456789012 as
+# ``1,23457E+11`` (``1.23457E+11``). An id so written has lost its digits: two people
+# whose ids begin alike share it (the new user's round 12, stored without a word).
+_SCIENTIFIC = r"^[0-9]([.,][0-9]+)?[eE]\+[0-9]{2,3}$"
+SCIENTIFIC_ID = (
+    "in a spreadsheet's scientific notation (a long number in Excel's General format): "
+    "its digits are lost, and two people can share it; re-export the file with {} "
+    "formatted as text"
+)
+
+
+def scientific_id(column: str) -> pl.Expr:
+    """True for an id of ``column`` written in a spreadsheet's scientific notation."""
+    return pl.col(column).cast(pl.String).str.contains(_SCIENTIFIC).fill_null(False)
+
+
+def _scientific_ids_note(f: pl.DataFrame, source: str) -> list[str]:
+    """The note for a players file whose ``player_id`` holds ids in a spreadsheet's
+    scientific notation (``scientific_id``): how many, an example with its lines."""
+    hit = f.filter(scientific_id("player_id"))
+    if not hit.height:
+        return []
+    ids = hit.group_by("player_id", maintain_order=True).agg(pl.col("_line"))
+    first, lines = ids.row(0)
+    shown = ", ".join(str(n) for n in lines[:5]) + (" …" if len(lines) > 5 else "")
+    return [
+        f"{source}: the player_id column holds {ids.height} id(s) in a spreadsheet's "
+        f"scientific notation (e.g. {first} on line(s) {shown}), as Excel shows and saves "
+        "a long number in a General cell: the digits are lost, and two people whose ids "
+        "begin alike become one player; re-export the file with the player_id column "
+        "formatted as text"
+    ]
 
 
 class SeenIds(Protocol):
@@ -514,6 +595,19 @@ def validate_games(
             blank("white_id") | blank("black_id"),
             Reason.EMPTY_PLAYER_ID,
             _empty_side(blank("white_id"), blank("black_id"), raw.format == "pgn"),
+        ),
+        (
+            scientific_id("white_id") | scientific_id("black_id"),
+            Reason.BAD_PLAYER_ID,
+            pl.format(
+                "{} {} is " + SCIENTIFIC_ID.format("the white_id and black_id columns"),
+                pl.when(scientific_id("white_id"))
+                .then(pl.lit("white_id"))
+                .otherwise(pl.lit("black_id")),
+                pl.when(scientific_id("white_id"))
+                .then(pl.col("white_id"))
+                .otherwise(pl.col("black_id")),
+            ),
         ),
         (
             pl.col("white_id") == pl.col("black_id"),
@@ -902,7 +996,17 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
         .otherwise(pl.col("_reason"))
         .alias("_reason"),
         pl.when(dup)
-        .then(pl.format("{} already on line {}", said, first_line))
+        .then(
+            pl.when(scientific_id("player_id"))
+            .then(
+                pl.format(
+                    "{} already on line {}, an id " + SCIENTIFIC_ID.format("the player_id column"),
+                    said,
+                    first_line,
+                )
+            )
+            .otherwise(pl.format("{} already on line {}", said, first_line))
+        )
         .otherwise(pl.col("_detail"))
         .alias("_detail"),
     )
@@ -911,7 +1015,7 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
     # A rating of 0 is FIDE's (and TRF's) "unrated", not a rating: read as none, and the
     # rated games with it; a peak of 0 likewise. An ECF grade 0 is a real grade.
     zero = pl.col("_rating") == 0.0
-    notes = _zero_rating_notes(good)
+    notes = _zero_rating_notes(good) + _scientific_ids_note(f, source)
     good = good.with_columns(
         pl.when(zero).then(None).otherwise(pl.col("_rating")).alias("_rating"),
         pl.when(zero).then(None).otherwise(pl.col("_rated_games")).alias("_rated_games"),

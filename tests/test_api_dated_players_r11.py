@@ -110,8 +110,8 @@ def test_a_bad_date_names_the_row_and_the_value():
         arpad.rate(GAMES, "fide", players=players)
     assert str(raised.value) == (
         "<players DataFrame>: 1 of 5 rows rejected (row 2: bad_player_field: date 2023-13-01 "
-        "is not a date (YYYY-MM-DD, YYYY-MM) in range); fix them or pass errors='skip' to "
-        "rate without them"
+        "is not a valid date (YYYY-MM-DD, YYYY/MM/DD, YYYY.MM.DD, DD.MM.YYYY, YYYY-MM or "
+        "YYYYMM): there is no month 13); fix them or pass errors='skip' to rate without them"
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -127,7 +127,7 @@ def test_a_flow_losing_its_scheduler_is_the_in_process_line(monkeypatch):
         def __call__(self, **_):
             raise lost
 
-    monkeypatch.setattr(common, "require_server", lambda: "http://127.0.0.1:1/api")
+    monkeypatch.setattr(common, "require_server", lambda **_: "http://127.0.0.1:1/api")
     monkeypatch.setattr(common, "configured", lambda flow_obj, cluster, workers: flow_obj)
     with pytest.raises(ValueError) as caught:
         common.run_flow(Flow(), "tcp://127.0.0.1:8786", None, store="s")

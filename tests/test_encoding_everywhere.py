@@ -155,7 +155,7 @@ def test_the_scheduled_runs_carry_the_code_page(tmp_path, monkeypatch, command):
         == 0
     )
     (tmp_path / "inbox").mkdir()
-    monkeypatch.setattr(arpad.flows.common, "require_server", lambda: None)
+    monkeypatch.setattr(arpad.flows.common, "require_server", lambda **_: None)
     argv = [command, "--store", str(store), "--inbox", str(tmp_path / "inbox")]
     args = build_parser().parse_args([*argv, "--encoding", "windows-1250"])
     parameters, _ = schedule_parameters(args)

@@ -376,7 +376,7 @@ class _StartingFlow:
 
 def test_a_server_gone_as_the_run_starts_is_the_one_line(monkeypatch):
     monkeypatch.setattr(logging, "raiseExceptions", True)
-    monkeypatch.setattr(common, "require_server", lambda: "http://127.0.0.1:9/api")
+    monkeypatch.setattr(common, "require_server", lambda **_: "http://127.0.0.1:9/api")
     with pytest.raises(ValueError) as info:
         common.run_flow(_StartingFlow(), store="/data/S", system="elo")
     assert str(info.value).startswith(

@@ -278,7 +278,7 @@ def test_performance_of_an_unrated_historical_file_says_why_it_is_empty(shared_d
 def test_rules_at_a_date_before_the_oldest_version_says_so(capsys):
     assert main(["rules", "--at", "1886"]) == 0
     err = capsys.readouterr().err
-    assert "1886-12-01 is before the oldest version arpad carries (2009-07-01)" in err
+    assert "1886-12-01 is before the oldest version arpad carries (2000-01-01)" in err
     assert main(["rules", "--at", "2015-03"]) == 0
     assert "before the oldest version" not in capsys.readouterr().err
 

@@ -240,7 +240,6 @@ def merge_mapping(store: Store, text: str, capsys) -> tuple[int, str]:
             "m.csv:1: a mapping file needs the columns keep,duplicate "
             "(found the columns 'kept', 'duplicate', separated by ',')",
         ),
-        ("keep,duplicate\n", "m.csv: no keep,duplicate rows"),
     ],
 )
 def test_mapping_errors_name_the_line_and_merge_nothing(xstore, capsys, text, message):

@@ -1,8 +1,9 @@
 """Round-10 historian defects in ``arpad era`` and ``arpad plot history`` (docs/analysis.md
 "Era table" and "Players by name").
 
-- Under FIDE's two-monthly lists (the 2009-07 rules, which every replay before 2009 uses:
-  docs/fide-history.md) the first month's row holds its games and the closing month's
+- Under FIDE's two-monthly lists (the 2009-07 rules, given here with ``--rules 2009-07``:
+  a replay of 1882 by date uses the quarterly lists of FIDE 2000-01, docs/fide-history.md)
+  the first month's row holds its games and the closing month's
   row counts both months'. ``era`` added the rows, so each game of a first month counted
   twice and ``--min-games`` let in players who did not have the games.
 - ``plot history NAME`` matched names among the rated players only: of two stored
@@ -55,8 +56,8 @@ def wien(tmp_path_factory) -> str:
     pgn.write_text(WIEN)
     store = str(root / "S")
     assert main(["ingest", "--no-flow", "--store", store, str(pgn)]) == 0
-    for system in ("fide", "elo"):
-        assert main(["rate", "--no-flow", "--store", store, "--system", system]) == 0
+    for system, rules in (("fide", ["--rules", "2009-07"]), ("elo", [])):
+        assert main(["rate", "--no-flow", "--store", store, "--system", system, *rules]) == 0
     return store
 
 

@@ -182,7 +182,7 @@ def test_a_server_that_stops_answering_mid_run_is_one_line(monkeypatch):
     saying where the store stands."""
     from arpad.flows import common
 
-    monkeypatch.setattr(common, "require_server", lambda: "http://127.0.0.1:9/api")
+    monkeypatch.setattr(common, "require_server", lambda **_: "http://127.0.0.1:9/api")
     flow = _LostServerFlow()
     with pytest.raises(ValueError) as info:
         common.run_flow(flow, store="/data/S", system="elo", pool="standard")

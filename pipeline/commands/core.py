@@ -402,6 +402,8 @@ def print_rate_summary(s) -> None:
             "himself (ids merged with arpad players merge --force) not rated",
             file=sys.stderr,
         )
+    for note in s.notes:  # the run's notes (ECF's year-only games)
+        print(f"arpad: note: {s.system}/{s.pool}: {note}", file=sys.stderr)
 
 
 def players_notes(args, summaries) -> None:
@@ -424,25 +426,28 @@ def rules_date_note(system_name: str, spec: str | None, pool: str) -> None:
     if spec is None or spec.endswith(".json") or os.path.exists(spec):
         return
     from arpad.pipeline.systems import get_system
-    from arpad.pipeline.systems.base import parse_rules_date
+    from arpad.pipeline.systems.base import before_oldest_note, parse_rules_date
 
     try:
-        versions = get_system(system_name).rule_versions(pool)
+        system = get_system(system_name)
         day = parse_rules_date(spec)
     except (KeyError, ValueError):
         return  # the run refuses it with its own message
-    if versions and str(day) < str(versions[0].effective):
-        print(
-            f"arpad: note: {day} is before the oldest version arpad carries "
-            f"({versions[0].effective}); the run uses it",
-            file=sys.stderr,
-        )
+    # the note of a run whose dated rules reach back before them (jobs.early_rules_note)
+    note = before_oldest_note(system, pool, str(day), f"{day} is")
+    if note:
+        print(f"arpad: note: {note}", file=sys.stderr)
 
 
 def cmd_rate(args) -> int:
     import warnings
 
-    from arpad.pipeline.jobs import RateRequest, StaleStartWarning, StatedOverrideWarning
+    from arpad.pipeline.jobs import (
+        EarlyRulesWarning,
+        RateRequest,
+        StaleStartWarning,
+        StatedOverrideWarning,
+    )
 
     rules_date_note(args.system, args.rules, args.pool)
 
@@ -460,23 +465,34 @@ def cmd_rate(args) -> int:
         checkpoint_every=args.checkpoint_every,
     )
     with warnings.catch_warnings(record=True) as caught:
-        notes = (StaleStartWarning, StatedOverrideWarning)
+        notes = (StaleStartWarning, StatedOverrideWarning, EarlyRulesWarning)
         for category in notes:  # said even where ignored
             warnings.simplefilter("always", category)
         summary = run_job(args, "rate", request, progress=Progress(request.label))
     print_rate_summary(summary)
     players_notes(args, [summary])
     # the job's notes: an earlier stale period (jobs.stale_start_note); stated ratings
-    # that stop a correction (stated_ratings.overridden_note)
+    # that stop a correction (stated_ratings.overridden_note); periods before the oldest
+    # dated rules (jobs.early_rules_note)
+    job_notes(caught, notes)
+    return 0
+
+
+def job_notes(caught, notes) -> None:
+    """The job's warnings of the ``notes`` categories as ``arpad: note:`` lines on stderr,
+    any other warning as Python shows it."""
+    import warnings
+
     for w in caught:
         if issubclass(w.category, notes):
             print(f"arpad: note: {w.message}", file=sys.stderr)
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-    return 0
 
 
 def cmd_reconstruct(args) -> int:
+    import warnings
+
     from arpad.pipeline.jobs import ReconstructRequest
 
     request = ReconstructRequest(
@@ -486,10 +502,15 @@ def cmd_reconstruct(args) -> int:
         parse_sets(args.set),
         args.wait,
     )
-    summaries = run_job(args, "reconstruct", request, progress=Progress("reconstruct"))
+    from arpad.pipeline.jobs import EarlyRulesWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", EarlyRulesWarning)  # said even where ignored
+        summaries = run_job(args, "reconstruct", request, progress=Progress("reconstruct"))
     for summary in summaries:
         print_rate_summary(summary)
     players_notes(args, summaries)
+    job_notes(caught, (EarlyRulesWarning,))  # periods before the oldest dated rules
     return 0
 
 

@@ -167,16 +167,15 @@ def cmd_rules(args) -> int:
 
     versions = versions_for(args.pool)
     if args.at:
-        from arpad.pipeline.systems.base import parse_rules_date
+        from arpad.pipeline.systems.base import before_oldest_note, parse_rules_date
 
         day = parse_rules_date(args.at)
-        if day < versions[0].effective:
-            # a historian's date (1886, 1975): say that no older rules are carried
-            print(
-                f"note: {day} is before the oldest version arpad carries "
-                f"({versions[0].effective}); replays of that time use it",
-                file=sys.stderr,
-            )
+        # a historian's date (1886, 1975): say that no older rules are carried
+        note = before_oldest_note(
+            FideSystem(), args.pool, day, f"{day} is", "replays of that time use it"
+        )
+        if note:
+            print(f"note: {note}", file=sys.stderr)
         versions = (FideSystem().rules_at(args.at, pool=args.pool),)
     rows = [dataclasses.asdict(v) for v in versions]
     if args.fmt == "json":

@@ -106,6 +106,9 @@ def cmd_merge(args) -> int:
         pairs = identity.read_mapping(args.mapping, require_store(args), args.force, notes)
         for note in notes:
             print(f"arpad: note: {printable(args.mapping)}: {note}", file=sys.stderr)
+        if not pairs:  # a mapping with no row to merge: identify proposed none
+            print(f"nothing to merge: {printable(args.mapping)} has no keep,duplicate row to merge")
+            return 0
     elif len(args.ids) >= 2:
         pairs = [(args.ids[0], dup, args.reason) for dup in dict.fromkeys(args.ids[1:])]
     else:

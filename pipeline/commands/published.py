@@ -99,6 +99,8 @@ def cmd_diff(args) -> int:
 
     store = require_store(args)
     players, corrections = diff(store, args.system, args.pool, args.published)
+    if players.get_column("published_id").null_count() == players.height:
+        players = players.drop("published_id")  # no id change among them (docs/lists.md)
     # "0 changed" of stale ratings is not "the correction changed nothing" (docs/cli.md)
     note_out_of_date(store, args.system, args.pool, args.published, STALE_DIFF)
     if args.fmt == "table" and not args.output:

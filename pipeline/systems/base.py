@@ -232,6 +232,25 @@ class Report:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+class EventGames(typing.NamedTuple):
+    """One event id's stored games in one period (``RatingSystem.placed_games``)."""
+
+    games: int  # every stored game of the event in the period, rated or not
+    year_only: int  # of them, dated only to the year (``date_precision`` "year")
+    year_only_rated: int  # of those, rated
+
+
+class Placement(typing.NamedTuple):
+    """Stored games a system walks in another period than their own
+    (``RatingSystem.placed_games``): the games of period ``source`` dated only to the
+    year whose event id is one of ``events`` are walked in period ``target``."""
+
+    source: int
+    target: int
+    events: tuple[str, ...]
+    games: int  # how many (rated or not)
+
+
 class RatingSystem:
     """The whole interface of a rating system: every hook the pipeline may call.
 
@@ -309,6 +328,10 @@ class RatingSystem:
     # ``step`` reads ``PeriodGames.day`` and ``event_key`` (FIDE's first event, §8.2.1):
     # the engine reads the games' dates and keys their event ids across periods.
     uses_game_days: ClassVar[bool] = False
+    # ``placed_games`` may walk games dated only to the year in another period than their
+    # own (ECF's seasons): the engine reads the stored games' event ids and date
+    # precision for it before a run.
+    places_games: ClassVar[bool] = False
     # Rough cost of a run relative to Elo on the same games (measured on the Kaggle 2010
     # store, docs/benchmarks.md): independent units go to Dask longest first.
     relative_cost: ClassVar[float] = 1.0
@@ -321,6 +344,12 @@ class RatingSystem:
         """The dated rule versions for ``pool``, oldest first (each with an ISO
         ``effective`` date); default ``()``: the system has one undated rule set."""
         return ()
+
+    def rules_before_oldest(self, pool: str = "standard") -> str:
+        """What the sources say differed, before its date, from the oldest dated version
+        of ``pool`` (``rule_versions(pool)[0]``), which a replay of earlier periods uses:
+        said in ``before_oldest_note``. Default: nothing known (``""``)."""
+        return ""
 
     def rules_for(self, period: int, pool: str) -> Any:
         """The rules in force for ``period``: the dated version in force
@@ -398,6 +427,20 @@ class RatingSystem:
         period."""
         return rated
 
+    def placed_games(
+        self,
+        stored: list[int],
+        events: Callable[[int], dict[str | None, EventGames]],
+        rules_for: Callable[[int], Any],
+    ) -> tuple[list[Placement], list[str]]:
+        """Games dated only to the year that a run walks in another period than the one
+        they are stored in, and notes saying so (ECF: such games of an event that began
+        the year before are graded in its season, docs/legacy-systems.md "Games dated
+        only to the year"). ``stored``: the pool's periods with games (ascending);
+        ``events(period)``: that period's stored games per event id (None: no event id);
+        ``rules_for``: period -> rules. Called only when ``places_games``. Default: none."""
+        return [], []
+
     def closing_periods_within(
         self, stored: list[int], rules_for: Callable[[int], Any]
     ) -> list[int]:
@@ -451,6 +494,48 @@ def pick_version(versions: typing.Sequence[Any], day: str) -> Any:
         if version.effective <= day:
             chosen = version
     return chosen
+
+
+def before_oldest_note(
+    system: RatingSystem, pool: str, day: str, subject: str, uses: str = "the run uses it"
+) -> str | None:
+    """``{subject} before the oldest version arpad carries (EFFECTIVE); {uses} (NAME)``
+    and the known differences (``rules_before_oldest``) when ``day`` (ISO) is before the
+    oldest dated version of ``pool``; None otherwise or for a system without versions.
+    The note of ``--rules DATE``, ``arpad rules --at`` and ``early_periods_note``."""
+    versions = system.rule_versions(pool)
+    if not versions or str(day) >= str(versions[0].effective):
+        return None
+    oldest = versions[0]
+    text = (
+        f"{subject} before the oldest version arpad carries ({oldest.effective}); "
+        f"{uses} ({system.rules_name(oldest)})"
+    )
+    known = system.rules_before_oldest(pool)
+    return f"{text}; known differences: {known}" if known else text
+
+
+def early_periods_note(
+    system: RatingSystem, pool: str, walked: typing.Iterable[int], label: str | None = None
+) -> str | None:
+    """A run whose rules were chosen by date (no ``--rules``) that walked calendar periods
+    before the oldest dated version of ``pool``: ``before_oldest_note`` naming them (the
+    run used the oldest version for them, docs/fide-history.md "Before 2009-07"); else None."""
+    versions = system.rule_versions(pool)
+    if not versions:
+        return None
+    first = str(versions[0].effective)
+    early = []
+    for period in walked:
+        day = periods.first_day(period)
+        if day is not None and day.isoformat() < first:
+            early.append(period)
+    if not early:
+        return None
+    early.sort()
+    span = f"period {early[0]} is" if len(early) == 1 else f"periods {early[0]}..{early[-1]} are"
+    subject = f"{label or f'{system.name}/{pool}'}: {span}"
+    return before_oldest_note(system, pool, periods.first_day(early[0]).isoformat(), subject)
 
 
 def version_for_period(versions: typing.Sequence[Any], period: int) -> Any:

@@ -10,10 +10,15 @@ each season is published at its own closing month; a cycle still open past its e
 (a walk that skipped it) closes at the next walked period, with its own games only
 (``EcfRules.cycle_end``). Formula: ``kernels.ecf``; decisions:
 docs/legacy-systems.md.
+
+Games dated only to the year are stored in December; those of an event that fits in
+the season holding that January (a club season over the New Year) are graded in it (``placed_games``, rules
+``year_only_events``; docs/legacy-systems.md "Games dated only to the year").
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
@@ -31,7 +36,9 @@ from arpad.pipeline.systems.base import (
     NOT_REPORTED,
     PROVISIONAL,
     RATED,
+    EventGames,
     PeriodGames,
+    Placement,
     PlayerInfo,
     RatingSystem,
     Report,
@@ -71,6 +78,10 @@ class EcfRules:
     damping: float = 0.5  # names the estimates' fixed point; no grade depends on it
     tol: float = 1e-3  # points; published grades are whole numbers
     max_iter: int = 10_000
+    # Games dated only to the year (stored in December) of an event that fits in the
+    # season holding that January (some of its games in the year before) are graded in
+    # that season, not in the one December opens (docs/legacy-systems.md "Games dated only to the year").
+    year_only_events: bool = True
 
     # Valid range of each numeric field (``--set`` refuses others; docs/rules.md).
     RANGES: ClassVar[dict[str, tuple[float, float]]] = {
@@ -111,6 +122,27 @@ class EcfRules:
             return year * 100 + later[0] if later else (year + 1) * 100 + months[0]
         n = self.abstract_cycle_periods
         return -(-period // n) * n if n > 0 else None
+
+    def cycle_start(self, end: int) -> int:
+        """The first month of the calendar cycle closed by period ``end`` (a closing
+        month): the month after the closing month before it (196305 → 196206 under the
+        annual season, 201206 → 201201 six-monthly)."""
+        months = sorted(set(self.end_months()))
+        year, month = divmod(end, 100)
+        earlier = [m for m in months if m < month]
+        before = year * 100 + earlier[-1] if earlier else (year - 1) * 100 + months[-1]
+        return before + 89 if before % 100 == 12 else before + 1
+
+    def season_label(self, end: int) -> str:
+        """A calendar cycle by name: ``1962/63`` for one over the New Year, else its months
+        (``Jul-Dec 2011``)."""
+        start = self.cycle_start(end)
+        if start // 100 != end // 100:
+            return f"{start // 100}/{end // 100 % 100:02d}"
+        return f"{_MONTHS[start % 100 - 1]}-{_MONTHS[end % 100 - 1]} {end // 100}"
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 ECF_ANNUAL = EcfRules(
@@ -201,6 +233,7 @@ class EcfSystem(RatingSystem):
     needs_initial_ratings = True  # no initial_rating rule: grades come from the players file
     integer_ratings = True  # published grades are whole numbers (``round_published``)
     cumulative_interim_games = True  # interim rows count the cycle's games so far
+    places_games = True  # year-only games of an event go to its season (``placed_games``)
 
     def expected_scores(self, white, black, white_rd, black_rd, rules: EcfRules):
         """The score at which a game is worth the player's own grade: a win is worth the
@@ -256,6 +289,58 @@ class EcfSystem(RatingSystem):
         have = set(stored)
         ends = {e for p in stored for e in self.closing_periods(p, rules_for(p))}
         return sorted(ends - have)
+
+    def placed_games(self, stored, events, rules_for) -> tuple[list[Placement], list[str]]:
+        """Games dated only to the year Y are stored in December Y (pipeline/pgn.py), in
+        the season that December opens; games of January to May Y (annual seasons) belong
+        to the season before. Those of an event that fits in the season holding January
+        Y (a club season "1962-63": its other games all lie in that season, some in Y-1,
+        none in Y-2 or Y+1) are graded in that season, walked in its closing month (rules
+        ``year_only_events``; ``_fits_season``). Notes: how many were placed so, in which
+        season and why; how many others were graded in the season of their December, a
+        guess (docs/legacy-systems.md "Games dated only to the year")."""
+        this_year = periods.latest_game_date()[0].year
+        ends: dict[int, int | None] = {}
+
+        def end_of(period: int) -> int | None:
+            if period not in ends:
+                ends[period] = rules_for(period).cycle_end(period)
+            return ends[period]
+
+        placements: list[Placement] = []
+        placed: list[tuple[int, int, int, list[str], EcfRules]] = []
+        guessed: dict[int, list] = {}  # season end -> [games, year, rules]
+        for p in stored:
+            if not periods.is_calendar(p) or (p % 100 != 12 and p // 100 < this_year):
+                continue  # year-only games are stored in December (this year: its last month)
+            only = {e: c for e, c in events(p).items() if c.year_only}
+            if not only:
+                continue
+            rules, year, own = rules_for(p), p // 100, end_of(p)
+            january = rules_for(year * 100 + 1)  # the rules of the season holding January
+            moved: dict[str, EventGames] = {}
+            target = end_of(year * 100 + 1) if rules.year_only_events else None
+            if target is not None and own is not None and target != own:
+                lo = bisect.bisect_left(stored, (year - 2) * 100 + 1)
+                hi = bisect.bisect_left(stored, (year + 2) * 100 + 1)
+                near = [(q, end_of(q), events(q)) for q in stored[lo:hi]]
+                moved = {
+                    e: c
+                    for e, c in only.items()
+                    if e is not None and _fits_season(e, p, year, target, near)
+                }
+            if moved:
+                games = sum(c.year_only for c in moved.values())
+                placements.append(Placement(p, target, tuple(sorted(moved)), games))
+                rated = sum(c.year_only_rated for c in moved.values())
+                if rated:
+                    placed.append((year, target, rated, sorted(moved), january))
+            rest = sum(c.year_only_rated for e, c in only.items() if e not in moved)
+            if rest and own is not None and rules.cycle_start(own) % 100 != 1:
+                entry = guessed.setdefault(own, [0, year, rules, end_of(year * 100 + 1), january])
+                entry[0] += rest
+        notes = [n for n in (_placed_note(placed), _guessed_note(guessed)) if n]
+        return placements, notes
 
     def step(self, state: State, games: PeriodGames, rules: EcfRules) -> tuple[State, Report]:
         """Add the period's games to the open cycle; publish the cycle at its closing
@@ -415,6 +500,82 @@ class EcfSystem(RatingSystem):
         counts = np.bincount(entry_player[known], minlength=n)
         mean_opp = np.where(counts > 0, sums / np.maximum(counts, 1), rules.default_grade)
         return np.where(np.isnan(grade), mean_opp, grade)
+
+
+def _fits_season(event: str, source: int, year: int, target: int, near: list) -> bool:
+    """True when ``event``'s games other than its year-only games of ``source`` (December
+    of ``year``) all lie in the season closing at ``target`` (the one holding January of
+    ``year``), at least one of them in ``year - 1``, and it has none in ``year - 2`` or
+    ``year + 1``: one event of one season over the New Year. ``near``: (period, the end
+    of its cycle, its ``events``) of the stored periods of those four years."""
+    before = False
+    for q, end, counts in near:
+        c = counts.get(event)
+        if c is None:
+            continue
+        if q == source and c.games == c.year_only:
+            continue  # (the games to place)
+        if end != target or not (year - 1 <= q // 100 <= year):
+            return False
+        before = before or q // 100 == year - 1
+    return before
+
+
+_MORE = 3  # seasons a note names before "and N more"
+_SECTION = 'docs/legacy-systems.md "Games dated only to the year"'
+
+
+def _more(parts: list[str]) -> str:
+    extra = len(parts) - _MORE
+    return "; ".join(parts[:_MORE]) + (f"; and {extra} more season(s)" if extra > 0 else "")
+
+
+def _placed_note(placed: list) -> str | None:
+    """The note on games dated only to the year graded in the season their event began
+    in (``EcfSystem.placed_games``)."""
+    if not placed:
+        return None
+    total = sum(entry[2] for entry in placed)
+    parts = []
+    for year, target, games, names, rules in placed:
+        shown = ", ".join(repr(name) for name in names[:2])
+        if len(names) > 2:
+            shown += f" and {len(names) - 2} more event(s)"
+        parts.append(
+            f"{games} of {year} in {rules.season_label(target)} (listed at {target}; {shown})"
+        )
+    year, target, _, _, rules = placed[0]
+    return (
+        f"{total} game(s) dated only to the year were graded in the season their event began "
+        f"in, not in the season their year's December opens: {_more(parts)}. Games of "
+        f"{_MONTHS[0]}-{_MONTHS[target % 100 - 1]} {year} belong to "
+        f"{rules.season_label(target)}, and an event whose other games all lie in that "
+        f"season, some in {year - 1}, is taken to have ended by then ({_SECTION}; --set "
+        "year_only_events=false grades them by their December)"
+    )
+
+
+def _guessed_note(guessed: dict[int, list]) -> str | None:
+    """The note on the other games dated only to the year: graded in the season holding
+    their year's December, which is a guess (``EcfSystem.placed_games``)."""
+    if not guessed:
+        return None
+    ends = sorted(guessed)
+    total = sum(guessed[end][0] for end in ends)
+    parts = [
+        f"{guessed[end][0]} of {guessed[end][1]} in {guessed[end][2].season_label(end)} "
+        f"(listed at {end})"
+        for end in ends
+    ]
+    _, year, rules, before, january = guessed[ends[0]]
+    start = rules.cycle_start(ends[0])
+    earlier = f" belongs to {january.season_label(before)}" if before is not None else ""
+    return (
+        f"{total} game(s) dated only to the year were graded in the season holding their "
+        f"year's December: {_more(parts)}. A game of {_MONTHS[0]}-"
+        f"{_MONTHS[start % 100 - 2]} {year}{earlier}: the season of such a game is a "
+        f"guess ({_SECTION})"
+    )
 
 
 def _past_end(opened: dict[str, np.ndarray], period: int, rules: EcfRules) -> bool:

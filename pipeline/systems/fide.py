@@ -134,6 +134,36 @@ class FideRules:
 
 
 # -- dated versions (docs/fide-history.md) -------------------------------------------------------
+# The versions before 2009-07 take what the history of rule changes confirms (sources quoted
+# in docs/fide-history.md "Before 2009-07", tags as in docs/sources.md); every field it is
+# silent on keeps the 2009-07 value (arpad's decision, listed there).
+FIDE_2000_01 = FideRules(
+    name="FIDE 2000-01",
+    # "~2000 (GA 1999)" (S1): arpad dates it 2000-01-01 (UNVERIFIED day)
+    effective="2000-01-01",
+    list_months=3,  # ~2000 (S1): "four lists a year"
+    k_new=25,  # ~2000 (S1): "K = 25 for new players"
+    k_junior=25,
+    junior_max_age=17,
+    junior_rating_below=0,  # no junior K before 2014-07
+    k_mid=15,  # 1 Jul 2009 (P + S1): "K stays 25/15/10", so 15 and 10 before
+    k_times_games_max=0,  # as 2009-07 (arpad's choice)
+    diff_cap=400,  # no source before 2006-04: the 2009-07 value (arpad's choice, UNVERIFIED)
+    cap_exempt_from=None,
+    # ~2000 (S1): "floor around 1800 (players 'below 1801' delisted)": 1801 is the lowest
+    # rating kept, as 1200 (2009-07), 1000 and 1400 are the lowest ratings published
+    rating_floor=1801,
+    initial_method="2022",
+    initial_per_half_point=12.5,  # half of K for new players (arpad's choice, as 2009-07)
+    initial_min_games=9,  # ~2000 (S1): "9 games for first rating"
+    initial_max=0,
+    compression_date=None,
+)
+# "1 Apr 2006 – 30 Jun 2009: 350-point rule" (S1); lists still four a year (the 2-monthly
+# lists start 1 Jul 2009, P); floor and K as 2000-01 (no source names a change between)
+FIDE_2006_04 = dataclasses.replace(
+    FIDE_2000_01, name="FIDE 2006-04", effective="2006-04-01", diff_cap=350
+)
 FIDE_2009_07 = FideRules(
     name="FIDE 2009-07",
     effective="2009-07-01",
@@ -187,6 +217,8 @@ FIDE_2025_10 = FideRules()
 # Dated versions, oldest first. A period takes the last version whose
 # effective date is on or before the period's first day.
 FIDE_VERSIONS: tuple[FideRules, ...] = (
+    FIDE_2000_01,
+    FIDE_2006_04,
     FIDE_2009_07,
     FIDE_2011_07,
     FIDE_2012_07,
@@ -361,6 +393,21 @@ class FideSystem(RatingSystem):
     def rule_versions(self, pool: str = "standard") -> tuple[FideRules, ...]:
         """Standard, or rapid/blitz, dated versions (docs/fide-history.md)."""
         return versions_for(pool)
+
+    def rules_before_oldest(self, pool: str = "standard") -> str:
+        """What the sources know of the rules before the oldest version (the note of a
+        replay of earlier periods; docs/fide-history.md "Before 2009-07")."""
+        if pool in ("rapid", "blitz"):
+            return (
+                "FIDE's first rapid and blitz lists are of 1 July 2012; there were no FIDE "
+                "rapid or blitz ratings before (docs/fide-history.md)"
+            )
+        return (
+            "FIDE adopted Elo's system in 1970 and published no list before; its first lists "
+            f"(1970s) had a rating floor of 2200 (FIDE 2000-01: {FIDE_2000_01.rating_floor}) "
+            "and fewer than 600 players; the list frequency, K, the difference cap and the "
+            'floors of before 2000 are not in arpad\'s sources (docs/fide-history.md "Before 2009-07")'
+        )
 
     def current_rating(self, state: State) -> tuple[np.ndarray, None]:
         """The published rating of rated players, NaN for unrated ones; no RD."""

@@ -622,7 +622,8 @@ def rate(
     record batch or reader, a DuckDB relation, a NumPy record array, a dict of
     columns, a list of dicts (one per row), or the path of a
     CSV/Parquet/PGN/TRF file, read as
-    ``arpad ingest`` reads it) has the canonical games columns (``white_id``,
+    ``arpad ingest`` reads it; one file: a list of paths is a ``TypeError`` pointing to
+    ``arpad.Store``, docs/api.md) has the canonical games columns (``white_id``,
     ``black_id``, ``result`` or ``score``, ``date`` or ``period``; docs/schemas.md)
     or a named ``mapping`` (``kaggle2010``, ``deloitte2011``). ``players`` (optional) gives
     starting ratings and facts (``player_id``, ``rating``, ``rated_games``,
@@ -652,11 +653,14 @@ def rate(
     from arpad.pipeline import engine, jobs, schemas
     from arpad.pipeline.predict import remember_rules
     from arpad.pipeline.systems import get_system
+    from arpad.pipeline.systems.base import early_periods_note
 
     if errors not in ("raise", "skip"):
         raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
     if "format" in settings:  # Store.ingest's name for it: not a rule field to drop
         raise TypeError("rate() got an unexpected keyword argument 'format' (did you mean fmt=?)")
+    _one_file(games, "games", system)
+    _one_file(players, "players", system)
     if fmt is not None and not isinstance(games, str | os.PathLike):
         raise TypeError(f"fmt: only for a games file (a path), got {type(games).__name__}")
     jobs._check_systems([_args.system_name(system)])
@@ -694,8 +698,22 @@ def rate(
     # a players frame's dated rows: observations a seeding system takes at their period,
     # counted as a store counts a dated players file's (docs/observations.md)
     seeds = given_observations(player_rows, pool, info.player_id)
+    # games a system walks in another period (ECF's year-only games of an event that
+    # began the year before: docs/legacy-systems.md), with its notes as warnings
+    game_table, notes = engine.placed_table(
+        get_system(system),
+        game_table,
+        engine.rules_picker(get_system(system), pool, resolved, overrides),
+    )
+    for note in notes:
+        warnings.warn(f"{system}/{pool}: {note}", UserWarning, stacklevel=_outside_arpad())
     periods = _period_arrays(game_table, info.player_id, get_system(system).uses_game_days)
     tables = engine.rate_in_memory(system, info, periods, pool, resolved, overrides, seeds)
+    # rules chosen by date reaching back before the oldest version: the UserWarning of
+    # Store.rate and the note of arpad rate (jobs.early_rules_note, docs/fide-history.md)
+    early = None if resolved is not None else early_periods_note(get_system(system), pool, tables)
+    if early:
+        warnings.warn(early, jobs.EarlyRulesWarning, stacklevel=_outside_arpad())
     # the result carries each period's rules_hash, not the fields: predict(result) finds
     # the rules (keywords included) by it in this session (pipeline/predict.py)
     rules_for = engine.rules_picker(get_system(system), pool, resolved, overrides)
@@ -720,6 +738,31 @@ def rate(
     )
     names = [*view.columns, *(c for c in out.columns if c not in view.columns)]
     return out.select(names).sort(["period", "player_id"])
+
+
+def _one_file(value, what: str, system) -> None:
+    """A list (or tuple) of paths as ``rate``'s ``games`` or ``players``: a TypeError
+    saying what to do (docs/api.md "Several files: a store"). ``rate`` reads one file
+    per argument: a store keeps one copy of a game that two files hold (re-sent games,
+    probable duplicates, conflicting results; docs/ingest.md, docs/pgn-trf.md), which
+    files concatenated in memory would rate twice. It said only ``got list of str``."""
+    if not isinstance(value, list | tuple) or not value:
+        return
+    if not all(isinstance(v, str | os.PathLike) for v in value):
+        return  # rows as dicts, or a mixture: the table's own TypeError
+    name = system if isinstance(system, str) else "SYSTEM"
+    files, why = "files, players=[...]", ", or pass their rows as one DataFrame"
+    if what == "games":
+        files = "[...]"
+        why = (
+            " (a store keeps one copy of a game that two files hold; concatenated here "
+            "it would be rated twice)"
+        )
+    raise TypeError(
+        f"{what}: one {what} file per call (a path), got a {type(value).__name__} of "
+        f"{len(value)} paths: for several files use store = arpad.Store(PATH), "
+        f"store.ingest({files}), store.rate({name!r}) and store.ratings({name!r}){why}"
+    )
 
 
 def _of_pool(games: pa.Table, pool: str, named: bool) -> pa.Table:
@@ -1593,7 +1636,10 @@ class Store:
         _check_progress(progress)
         if _args.system_name(system) == "ecf":
             _ecf_ignores_rating(get_system("ecf"), self._existing.read_players())
-        return self._run("rate", request, progress=progress, **how)
+        summary = self._run("rate", request, progress=progress, **how)
+        for note in getattr(summary, "notes", None) or ():  # ECF's year-only games
+            warnings.warn(f"{summary.system}/{summary.pool}: {note}", stacklevel=_outside_arpad())
+        return summary
 
     @_api_advice
     def reconstruct(
