@@ -11,7 +11,6 @@ at close as DuckDB's failed one is (``PRAGMA disable_checkpoint_on_shutdown``)."
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 from arpad.pipeline import catalog
 from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
+from tests.test_hostile_input import snapshot
 
 GAMES = [
     "white_id,black_id,period,score",
@@ -36,17 +36,6 @@ EMPTY_LINE = (
     "remove it: the next arpad ingest or rate writes it again "
     "(free some disk space first if the disk is full)"
 )
-
-
-def snapshot(root: Path) -> dict[str, str]:
-    """Every file (with its digest) and directory under ``root``, but the lock file."""
-    out = {}
-    for p in sorted(root.rglob("*")):
-        if p.name == ".lock":
-            continue
-        key = str(p.relative_to(root))
-        out[key] = hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
-    return out
 
 
 def one_error_line(err: str) -> str:
