@@ -513,7 +513,8 @@ def check_rows_written(summary) -> None:
         )
     if summary.periods and summary.rows_written == 0:
         raise ValueError(
-            f"{summary.system}/{summary.pool}: rated {len(summary.periods)} periods into 0 "
+            f"{summary.system}/{summary.pool}: rated {len(summary.periods)} "
+            f"period{'s' if len(summary.periods) != 1 else ''} into 0 "
             "rating rows (give starting ratings: arpad ingest --players FILE, or "
             "--set initial_rating=… where the system's rules have it)"
         )
@@ -740,7 +741,8 @@ def summary_line(s) -> str:
         return f"{s.system}/{s.pool}: no periods to rate"
     rules = sorted(set(s.rules))
     return (
-        f"{s.system}/{s.pool}: rated {len(s.periods)} periods ({s.periods[0]}..{s.periods[-1]}), "
+        f"{s.system}/{s.pool}: rated {len(s.periods)} period{'s' if len(s.periods) != 1 else ''} "
+        f"({s.periods[0]}..{s.periods[-1]}), "
         f"{s.games:,} games, {s.rows_written:,} rating rows; rules: {', '.join(rules)}"
         + (f"; {s.shards} player shards per period" if s.shards > 1 else "")
         + (f"; {len(s.replayed)} earlier periods replayed from a checkpoint" if s.replayed else "")

@@ -1758,7 +1758,8 @@ def markdown(summary: RecalculateSummary) -> str:
         lines += [
             f"## {key}",
             "",
-            f"Recomputed {job['periods']} periods from {start}: {job['games']:,} games, "
+            f"Recomputed {job['periods']} period{'s' if job['periods'] != 1 else ''} from "
+            f"{start}: {job['games']:,} games, "
             f"**{summary.players_rated.get(key, 0):,} players rated**.",
             "",
             *rules_lines(job),

@@ -195,7 +195,7 @@ def test_each_task_line_says_what_the_step_did(tmp_path):
         f"archive-m4.csv: moved to {inbox}/processed/m4.csv",
         f"archive-zbad.csv: moved to {inbox}/rejected/zbad.csv",
         "plan: to recompute: elo/standard from period 4",
-        "rate-elo-standard: elo/standard: rated 1 periods (4..4), 570 games, 806 rating "
+        "rate-elo-standard: elo/standard: rated 1 period (4..4), 570 games, 806 rating "
         "rows; rules: EloRules",
         "record-runs: recorded, stale marks cleared",
         catalog,

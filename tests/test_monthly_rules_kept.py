@@ -127,7 +127,7 @@ def test_the_monthly_job_keeps_the_rules_of_the_last_rate(
     assert rc == 0
     # From the new month only: the rules did not change, so the earlier periods stand
     # (before: "Recomputed 5 periods from the first period" with the defaults).
-    assert f"Recomputed 1 periods from period 202611: {len(november)} games" in out
+    assert f"Recomputed 1 period from period 202611: {len(november)} games" in out
     kept = " ".join(options[2:])
     assert f"Rules: `{label}`, kept from the last rating of {system}/standard (`{kept}`)." in out
     after = ratings(root, system)
@@ -181,7 +181,7 @@ def test_a_rules_file_is_kept_from_any_folder_and_one_gone_is_named(tmp_path, mo
     monkeypatch.chdir(tmp_path)
     rc, out, _ = recalculate(root, inbox, capsys)
     assert rc == 0
-    assert "Recomputed 1 periods from period 202611" in out
+    assert "Recomputed 1 period from period 202611" in out
     tau = tmp_path / "fed" / "tau.json"
     assert f"kept from the last rating of glicko2/standard (`--rules {tau}`)" in out
 

@@ -119,7 +119,7 @@ def test_reconstruct_skips_the_unseeded_pool_and_refuses_it_alone(tmp_path, caps
     capsys.readouterr()
     assert run("reconstruct", "--systems", "fide", "--store", root) == 0
     out = capsys.readouterr().out
-    assert "fide/standard: rated 1 periods (202501..202501)" in out
+    assert "fide/standard: rated 1 period (202501..202501)" in out
     skipped = REFUSED.removeprefix("arpad: error: ").rstrip("\n")
     assert f"fide/rapid: skipped: {skipped}" in out
     assert Store(root).rating_periods("fide", "rapid") == []

@@ -76,7 +76,7 @@ def test_from_after_a_stale_period_says_the_ratings_build_on_it(tmp_path, capsys
     capsys.readouterr()
     assert run("rate", "--store", str(root), "--system", "fide", "--from", "202403") == 0
     out, err = capsys.readouterr()
-    assert out.startswith("fide/standard: rated 1 periods (202403..202403)")
+    assert out.startswith("fide/standard: rated 1 period (202403..202403)")
     assert err == f"arpad: note: {note(202401, 202403, builds=True)}\n"
     # It does build on it: March rated from the January checkpoint without the late game
     # gives the ratings March had before the game came in.

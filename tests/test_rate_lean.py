@@ -95,7 +95,7 @@ def test_the_console_process_ends_at_once_with_its_output_flushed(tmp_path):
         capture_output=True,
         text=True,
     )
-    assert proc.returncode == 0 and proc.stdout.startswith("elo/standard: rated 1 periods")
+    assert proc.returncode == 0 and proc.stdout.startswith("elo/standard: rated 1 period")
 
 
 def test_every_in_process_console_command_keeps_pandas_out(tmp_path):

@@ -67,7 +67,7 @@ def test_reconstruct_and_recalculate_remove_them_instead_of_failing(tmp_path, sh
     assert main(["reconstruct", "--systems", "elo", "--store", s, "--no-flow"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == REMOVED
-    assert out[1].startswith("elo/standard: rated 1 periods (202005..202005), 56 games")
+    assert out[1].startswith("elo/standard: rated 1 period (202005..202005), 56 games")
     assert Store(s).rated() == [("elo", "standard")]
 
     # the monthly job: it refused ("ratings … out of date; run arpad rate … first")

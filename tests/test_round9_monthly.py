@@ -235,7 +235,7 @@ def test_players_rated_counts_only_players_given_a_rating(tmp_path, monkeypatch,
     pin_today(monkeypatch, dt.date(2026, 11, 1))
     rc, out = recalculate(root, inbox, capsys)
     assert rc == 0
-    assert "Recomputed 1 periods from the first period: 5 games, **2 players rated**." in out
+    assert "Recomputed 1 period from the first period: 5 games, **2 players rated**." in out
     rows = {
         r["player_id"]: r for r in Store(root).read_ratings("fide", "standard", 202610).to_pylist()
     }

@@ -70,7 +70,7 @@ def test_set_names_the_rules_in_the_summary_the_store_and_the_checkpoint(tmp_pat
     out = capsys.readouterr().out
     name = "USCF 2017 + n_star_formula=2004"  # May 2024: USCF 2017 in force
     # 3 games, players B, Q1, Q2, Q3 (4 rows)
-    assert f"rated 1 periods (202405..202405), 3 games, 4 rating rows; rules: {name}\n" in out
+    assert f"rated 1 period (202405..202405), 3 games, 4 rating rows; rules: {name}\n" in out
     expected = dataclasses.replace(USCF_2017, n_star_formula="2004", name=name)
     assert stored_rules(s, "uscf") == {(name, rules_hash(expected))}
     meta = json.loads(
