@@ -35,6 +35,7 @@ from arpad.pipeline.performance import fill_performance, performance_job
 from arpad.pipeline.store import Store
 from arpad.pipeline.systems import get_system
 from arpad.pipeline.systems.base import (
+    EVENT_FILE_SEPARATOR,
     NOT_REPORTED,
     STATUS_CODES,
     EventGames,
@@ -812,18 +813,33 @@ def _event_games(event, year_only: np.ndarray, rated: np.ndarray) -> dict:
     }
 
 
+def _placement_events(table: pa.Table) -> pa.Array:
+    """Each game's event key for ``placed_games``: its event id and the file it came from
+    (``source`` without its line; ``EVENT_FILE_SEPARATOR``), null without an event id. Two
+    clubs' files that both name their event "Club Championship" hold two events (the
+    historian's attack, round 13), as a file's stated ratings are read per file and event
+    (docs/observations.md)."""
+    n = table.num_rows
+    if "event_id" not in table.column_names:
+        return pa.nulls(n, pa.string())
+    event = table.column("event_id").cast(pa.string()).combine_chunks()
+    if "source" not in table.column_names:
+        return event
+    source = table.column("source").cast(pa.string()).combine_chunks()
+    origin = pc.replace_substring_regex(source, r":\d+$", "")
+    return pc.binary_join_element_wise(event, origin, EVENT_FILE_SEPARATOR)
+
+
 def _file_event_columns(path: str) -> tuple[pa.Array, np.ndarray, np.ndarray]:
-    """A games file's event ids, whether each game is dated only to the year, and
-    whether it is rated (files written before a column: none, none, not rated)."""
+    """A games file's event keys (``_placement_events``), whether each game is dated only
+    to the year, and whether it is rated (files written before a column: none, none, not
+    rated)."""
     file = open_games(path)
     present = set(file.schema_arrow.names)
-    table = file.read(columns=[c for c in ("event_id", "date_precision", "rated") if c in present])
+    wanted = ("event_id", "source", "date_precision", "rated")
+    table = file.read(columns=[c for c in wanted if c in present])
     n = table.num_rows
-    event = (
-        table.column("event_id").cast(pa.string()).combine_chunks()
-        if "event_id" in present
-        else pa.nulls(n, pa.string())
-    )
+    event = _placement_events(table)
     year = _year_only(table.column("date_precision")) if "date_precision" in present else None
     rated = (
         pc.fill_null(table.column("rated").cast(pa.bool_()), False).to_numpy(zero_copy_only=False)
@@ -911,11 +927,7 @@ def placed_table(sys_, games: pa.Table, rules_for: Callable) -> tuple[pa.Table, 
         return games, []
     period = games.column("period").to_numpy(zero_copy_only=False).astype(np.int64)
     n = games.num_rows
-    event = (
-        games.column("event_id").cast(pa.string())
-        if "event_id" in games.column_names
-        else pa.chunked_array([pa.nulls(n, pa.string())])
-    )
+    event = pa.chunked_array([_placement_events(games)])
     year = (
         _year_only(games.column("date_precision"))
         if "date_precision" in games.column_names
@@ -1258,8 +1270,13 @@ def _rate(
     rules_for = rules_picker(sys_, pool, rules, overrides)
     plan = game_plan(store, sys_, pool, rules_for)
     all_periods = walked_periods(sys_, plan.stored, rules_for)
-    if start is not None:  # games from ``start`` on walked before it: rated from there
-        start = min([start, *(p.target for p in plan.placements if p.source >= start)])
+    if start is not None and sys_.places_games:
+        # A game added or corrected anywhere can move year-only games into or out of an
+        # earlier season (ECF: docs/legacy-systems.md "Games dated only to the year"), and
+        # a checkpoint holds the seasons as graded before: rated from the first period,
+        # as --full (the historian's attack, round 13: an incremental run kept a season
+        # that still held games the full run grades a year later).
+        start = None
     walk = [p for p in all_periods if (start is None or p >= start) and (end is None or p <= end)]
     summary.notes = list(plan.notes) if walk else []
 

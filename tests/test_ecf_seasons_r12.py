@@ -49,8 +49,8 @@ PLACED_NOTE = (
     "3 game(s) dated only to the year were graded in the season their event began in, "
     "not in the season their year's December opens: 3 of 1963 in 1962/63 (listed at "
     "196305; 'Hastings Club Championship 1962-63'). Games of Jan-May 1963 belong to "
-    "1962/63, and an event whose other games all lie in that season, some in 1962, is "
-    'taken to have ended by then (docs/legacy-systems.md "Games dated only to the '
+    "1962/63, and an event of one file whose other games all lie in that season is "
+    'taken to have been played in it (docs/legacy-systems.md "Games dated only to the '
     'year"; --set year_only_events=false grades them by their December)'
 )
 GUESSED_NOTE = (
@@ -199,18 +199,19 @@ def test_an_event_reaching_into_an_earlier_season_is_not_moved(tmp_path):
 
 
 def test_the_1963_games_ingested_later_regrade_the_1962_63_season(tmp_path):
-    """An incremental run after the 1963 games arrive (stale from 196312) grades them in
-    1962/63, as a full run does."""
-    first, second = tmp_path / "a.pgn", tmp_path / "b.pgn"
-    first.write_text(pgn_text(CLUB[:3], ids=True))
-    second.write_text(pgn_text(CLUB[3:], ids=True))
+    """The club's file sent again with its 1963 games (a new version of the source, stale
+    from 196212): the next `arpad rate` grades them in 1962/63, as a full run does (an
+    ECF run that would start later rates from the first period, round 13)."""
+    club = tmp_path / "a.pgn"
+    club.write_text(pgn_text(CLUB[:3], ids=True))
     players = tmp_path / "players.csv"
     rows = [f"{i},{p},{g}" for i, (p, g) in enumerate(GRADES.items(), 1)]
     players.write_text("player_id,name,grade\n" + "\n".join(rows) + "\n")
     s = str(tmp_path / "S")
-    assert main(["ingest", str(first), "--players", str(players), "--store", s, "--no-flow"]) == 0
+    assert main(["ingest", str(club), "--players", str(players), "--store", s, "--no-flow"]) == 0
     assert main(["rate", "--system", "ecf", "--store", s, "--no-flow"]) == 0
-    assert main(["ingest", str(second), "--store", s, "--no-flow"]) == 0
+    club.write_text(pgn_text(CLUB, ids=True))
+    assert main(["ingest", str(club), "--store", s, "--no-flow"]) == 0
     assert main(["rate", "--system", "ecf", "--store", s, "--no-flow"]) == 0
     store = Store(s)
     assert store.rating_periods("ecf", "standard") == [196212, 196305]

@@ -232,6 +232,16 @@ class Report:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# An event key of ``engine.game_plan`` is its event id and the file its games came from:
+# "Club Championship" in two clubs' files is two events (the historian, round 13).
+EVENT_FILE_SEPARATOR = "\x1f"
+
+
+def event_name(key: str) -> str:
+    """The event id of an event key of ``engine.game_plan`` (event id and file)."""
+    return key.split(EVENT_FILE_SEPARATOR, 1)[0]
+
+
 class EventGames(typing.NamedTuple):
     """One event id's stored games in one period (``RatingSystem.placed_games``)."""
 

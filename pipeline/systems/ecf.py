@@ -43,6 +43,7 @@ from arpad.pipeline.systems.base import (
     RatingSystem,
     Report,
     State,
+    event_name,
     version_for_period,
 )
 
@@ -503,12 +504,14 @@ class EcfSystem(RatingSystem):
 
 
 def _fits_season(event: str, source: int, year: int, target: int, near: list) -> bool:
-    """True when ``event``'s games other than its year-only games of ``source`` (December
-    of ``year``) all lie in the season closing at ``target`` (the one holding January of
-    ``year``), at least one of them in ``year - 1``, and it has none in ``year - 2`` or
-    ``year + 1``: one event of one season over the New Year. ``near``: (period, the end
-    of its cycle, its ``events``) of the stored periods of those four years."""
-    before = False
+    """True when ``event`` has games other than its year-only games of ``source``
+    (December of ``year``) and they all lie in the season closing at ``target`` (the one
+    holding January of ``year``), in ``year - 1`` or ``year``: one event of one season,
+    over the New Year (a club season "1962-63") or in its spring months (a league of
+    February and March whose other games are dated to the year; the historian's attack,
+    round 13: such an event was split over two seasons). ``near``: (period, the end of
+    its cycle, its ``events``) of the stored periods of the years around."""
+    other = False
     for q, end, counts in near:
         c = counts.get(event)
         if c is None:
@@ -517,8 +520,8 @@ def _fits_season(event: str, source: int, year: int, target: int, near: list) ->
             continue  # (the games to place)
         if end != target or not (year - 1 <= q // 100 <= year):
             return False
-        before = before or q // 100 == year - 1
-    return before
+        other = True
+    return other
 
 
 _MORE = 3  # seasons a note names before "and N more"
@@ -538,7 +541,7 @@ def _placed_note(placed: list) -> str | None:
     total = sum(entry[2] for entry in placed)
     parts = []
     for year, target, games, names, rules in placed:
-        shown = ", ".join(repr(name) for name in names[:2])
+        shown = ", ".join(repr(event_name(name)) for name in names[:2])
         if len(names) > 2:
             shown += f" and {len(names) - 2} more event(s)"
         parts.append(
@@ -549,8 +552,8 @@ def _placed_note(placed: list) -> str | None:
         f"{total} game(s) dated only to the year were graded in the season their event began "
         f"in, not in the season their year's December opens: {_more(parts)}. Games of "
         f"{_MONTHS[0]}-{_MONTHS[target % 100 - 1]} {year} belong to "
-        f"{rules.season_label(target)}, and an event whose other games all lie in that "
-        f"season, some in {year - 1}, is taken to have ended by then ({_SECTION}; --set "
+        f"{rules.season_label(target)}, and an event of one file whose other games all "
+        f"lie in that season is taken to have been played in it ({_SECTION}; --set "
         "year_only_events=false grades them by their December)"
     )
 
