@@ -651,4 +651,23 @@ def cmd_sql(args) -> int:
         store, args.query, args.param, allow_files=args.allow_file, timeout=args.timeout
     )
     output.render(frame, args.fmt, args.output)
+    for line in stale_ratings_notes(store):
+        print(f"arpad: note: {line}", file=sys.stderr)
     return 0
+
+
+def stale_ratings_notes(store) -> list[str]:
+    """The ratings the views show that are out of date (``publish.out_of_date``: a
+    correction, a late result or a merge since they were rated), one line each: `arpad
+    sql` answers from them as they are, and said nothing after a merge while `arpad list`
+    warned (the analyst's attack, round 13)."""
+    from arpad.pipeline import incremental
+    from arpad.pipeline.publish import out_of_date
+
+    notes = []
+    for key in sorted(incremental.read_stale(store)):
+        system, _, pool = key.partition("/")
+        rated = store.rating_periods(system, pool)
+        if rated and (problem := out_of_date(store, system, pool, rated[-1])):
+            notes.append(problem.replace(f" of period {rated[-1]}", "", 1))
+    return notes
