@@ -524,6 +524,65 @@ def _starting_facts(store: Store, keep: str, aliases: pl.DataFrame) -> tuple:
     return tuple(facts)
 
 
+def _shown(value) -> str:
+    """A fact as a players file gives it: 1633.0 as 1633."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def kept_values_notes(store: Store, pairs) -> list[str]:
+    """One note per merged pair (keep, duplicate[, ...]) whose kept id's own value of a
+    fact the rules read (``engine.MERGED_FACTS``; the rating as each pool's undated
+    start) differs from the duplicate's: the kept id's wins (docs/identity.md "An id
+    change"), and a new id's register row with FIDE's count for a fresh id (rated_games
+    0) makes a 100-game player a new one (the officer's report, round 13)."""
+    import numpy as np
+
+    from arpad.pipeline import engine
+
+    players = store.read_players()
+    known = set(players.column("player_id").to_pylist())
+    rows = {r["player_id"]: r for r in players.to_pylist()}
+    pools = store.pools() or [schemas.POOLS[0]]
+    notes = []
+    for pair in pairs:
+        keep, dup = (spelt_as_stored(pair[i], known) for i in (0, 1))
+        own, theirs = rows.get(keep), rows.get(dup)
+        if own is None or theirs is None:
+            continue
+        differ = [
+            (name, own[name], theirs[name])
+            for name in engine.MERGED_FACTS
+            if name != "rating" and name in own
+            if own[name] is not None and theirs[name] is not None and own[name] != theirs[name]
+        ]
+        table = np.array(
+            [np.nan if r["rating"] is None else r["rating"] for r in (own, theirs)], np.float64
+        )
+        starts = {}  # pool -> (kept's, duplicate's) undated starting rating, where they differ
+        for pool in pools:
+            a, b = observations.undated_ratings(store, [keep, dup], table, pool=pool)
+            if not np.isnan(a) and not np.isnan(b) and a != b:
+                starts[pool] = (float(a), float(b))
+        if starts and len(starts) == len(pools) and len(set(starts.values())) == 1:
+            differ.insert(0, ("rating", *next(iter(starts.values()))))
+        else:
+            differ[:0] = [(f"{pool} rating", *v) for pool, v in starts.items()]
+        if not differ:
+            continue
+        kept = ", ".join(f"{name} {_shown(a)}" for name, a, _ in differ)
+        had = ", ".join(f"{name} {_shown(b)}" for name, _, b in differ)
+        games = next((a for name, a, _ in differ if name == "rated_games"), None)
+        follows = f": K follows {_shown(games)}" if games is not None else ""
+        notes.append(
+            f"{keep} keeps {kept} ({dup} had {had}){follows}; the kept id's own values win "
+            f'(docs/identity.md "An id change"): if this is an id change, give {keep}\'s '
+            "players-file row the old id's values and ingest it again"
+        )
+    return notes
+
+
 def _from_first(store: Store, touched: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """``touched`` moved to the first period of every pool: a merge or split that changes
     what a kept id starts from (``_starting_facts``) changes his state in every checkpoint,

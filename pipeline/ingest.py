@@ -433,6 +433,8 @@ def ingest_file(
         # a title column: the file gives its players' titles, an empty cell too
         titles = any(c in raw.frame.columns for c in identity.TITLE_FIELDS)
         merged = _merge_players(staged, rows, source, state=True, dated=when, titles=titles)
+        if not observations.has_pool_column(raw):  # its undated ratings start every pool
+            report.notes.extend(_every_pool_note(staged, rows, when))
         if merged.changed or dated:
             incremental.mark_all_stale(staged)
             stale = "all"
@@ -1287,6 +1289,32 @@ def _merge_players(
     if source is not None:
         identity.record_observations(store, new, source, state=state, dated=dated, titles=titles)
     return MergeResult(merged.height - existing.height, changed, rerated, notes)
+
+
+def _every_pool_note(store: Store, rows: pa.Table, dated: pl.DataFrame | None) -> list[str]:
+    """The note of a players file without a ``pool`` column whose undated ratings (the
+    accepted ``rows`` with a rating that ``dated``, the rows with a date, leaves) start
+    every pool, ingested into a store with rapid or blitz games: they list the register
+    at those ratings (docs/observations.md "Undated ratings and pools"; the officer's
+    report, round 13: rapid lists of standard ratings, 0 games, said nowhere)."""
+    others = [p for p in store.pools() if p != schemas.POOLS[0]]
+    if not others:
+        return []
+    seeds = rows.filter(pc.is_valid(rows.column("rating")))
+    if dated is not None and dated.height:
+        given = pa.array(dated.get_column("source").to_list(), pa.string())
+        seeds = seeds.filter(pc.invert(pc.is_in(seeds.column("source"), value_set=given)))
+    n = pc.count_distinct(seeds.column("player_id")).as_py() if seeds.num_rows else 0
+    if not n:
+        return []
+    pools = " and ".join(others)
+    return [
+        f"the file's rating column (no pool column) gives {n} player(s) their starting "
+        f"rating in every pool: the {pools} lists start them from it, and list those "
+        "without a game in that pool at it (0 games); if these are standard ratings, head "
+        "the column SRtng (or standard_rating), or add a pool column, and ingest the file "
+        'again (docs/observations.md "Undated ratings and pools")'
+    ]
 
 
 def _starts_from_players_files(store: Store) -> bool:

@@ -793,7 +793,10 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
     ``not_finished``: every rated month not over and not frozen (the current one, "in
     progress", and any later one, "not begun"), each named in the report; ``replaced``:
     the revised ratings a rating stated in a later file replaced
-    (``stated_ratings.replaced_revisions``, the report's ``replaced_lines``).
+    (``stated_ratings.replaced_revisions``, the report's ``replaced_lines``);
+    ``every_pool``: [period, players, listed] of each list frozen now that lists players
+    without a game in the pool from a players file's rating of every pool
+    (``publish.every_pool_seeded``: a rapid list of the register's standard ratings).
     ``held``: the inbox files that hold the freeze (``holding``: rejected, or with an
     unapplied correction; ``held_by``): then nothing is frozen, and ``held`` in the
     result lists the months with a list that would have been (docs/operations.md step
@@ -818,14 +821,17 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
         months = to_freeze(store, system, pool, day)
         empty = empty_lists(store, system, pool, [p for p in months if p in rated])
         waiting = [p for p in months if p not in empty]
+    seeded = []  # [period, players, listed]: ``publish.every_pool_seeded`` of a list frozen
     for p in [] if held else to_freeze(store, system, pool, day):  # oldest first
         try:
-            publish.publish(store, system, pool, p)
+            made = publish.publish(store, system, pool, p)
         except EmptyListError:
             if p == period:
                 raise
             continue  # an earlier month without a rated player (a store's first months)
         frozen.append(p)
+        if made.get(publish.EVERY_POOL):
+            seeded.append([p, made[publish.EVERY_POOL], made["players"]])
     later = [p for p in done if period is not None and p > period]
     # (a month frozen early with ``--force`` is frozen: not "not published")
     skipped = [p for p in rated if publish.in_progress(p, day) and p not in done]
@@ -846,6 +852,7 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
         "changed": 0,
         "rows": [],
         "corrections": 0,
+        "every_pool": seeded,
     }
     # The export of a period an earlier run froze holds the current ratings: when they
     # differ from the frozen list it is a revised list, never reported as the published
@@ -1883,6 +1890,12 @@ def markdown(summary: RecalculateSummary) -> str:
         now = frozen_now(frozen)
         for period in now:  # oldest first, each month never frozen (``to_freeze``)
             lines += [f"Frozen list {key} period {period} (`STORE/published/`).", ""]
+        # players listed from a players file's rating of every pool, no game in the pool
+        for period, n, listed in frozen.get("every_pool") or []:
+            from arpad.pipeline.publish import every_pool_note
+
+            note = every_pool_note(system, pool, period, n, listed)
+            lines += [f"Note: {_text(note)}", ""]
         passed = frozen.get("passed")
         if passed is None:  # (a summary of an earlier arpad)
             later = frozen.get("later")

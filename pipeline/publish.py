@@ -354,7 +354,78 @@ def publish(
     }
     # The manifest last: its presence is what makes the period published.
     atomic_write_text(json.dumps(manifest, indent=2) + "\n", folder / MANIFEST, store.root)
-    return manifest
+    # (not in manifest.json) the listed players whose only rating in a rapid or blitz
+    # pool is a players file's rating of every pool: ``every_pool_note`` says so
+    seeded = every_pool_seeded(store, pool, period, frame["player_id"].to_list(), games)
+    return {**manifest, EVERY_POOL: len(seeded)}
+
+
+# ``publish``'s result (not manifest.json): how many listed players ``every_pool_seeded``
+# counts (the officer's report, round 13).
+EVERY_POOL = "every_pool_seeded"
+
+
+def every_pool_seeded(
+    store: Store, pool: str, period: int, player_ids: list[str], games: pa.Table | None = None
+) -> list[str]:
+    """The players of ``player_ids`` (a ``pool`` list of ``period``) without a game of
+    ``pool`` in a period <= ``period`` whose start in ``pool`` is the undated rating of a
+    players file without a ``pool`` column, a rating of every pool (the latest undated
+    row of ``pool`` or of no pool has none, ``observations.latest_undated``; no dated row
+    of ``pool`` rates them): the register's standard ratings listed, 0 games, on a rapid
+    or blitz list (docs/observations.md "Undated ratings and pools"). None for the
+    standard pool. ``games``: the pool's games of periods <= ``period`` (white_id,
+    black_id; ``GAMES_SQL``), read when None. Merged duplicates count as their keep."""
+    from arpad.pipeline import identity, schemas
+
+    if pool == schemas.POOLS[0] or not player_ids:
+        return []
+    obs = identity.read_observations(store).filter(
+        pl.col("rating").is_not_null() & (pl.col("pool").is_null() | (pl.col("pool") == pool))
+    )
+    if obs.filter(pl.col("period").is_null() & pl.col("pool").is_null()).is_empty():
+        return []
+    aliases = identity.alias_map(store)
+    if aliases:
+        obs = obs.with_columns(pl.col("player_id").replace(aliases))
+    order = store.read_manifest().column("source").to_pylist()
+    place = {source: i for i, source in enumerate(order)}
+    latest = (
+        obs.filter(pl.col("period").is_null())
+        .with_columns(
+            pl.col("source").replace_strict(place, default=-1, return_dtype=pl.Int64).alias("_at"),
+            pl.col("line").fill_null(-1),
+        )
+        .sort("_at", "line")
+        .group_by("player_id")
+        .agg(pl.col("pool").last())
+    )
+    seeded = set(latest.filter(pl.col("pool").is_null()).get_column("player_id").to_list())
+    # a dated rating of the pool by the list's period: a rating in it (FIDE's RRtng)
+    rated = obs.filter(pl.col("period").is_not_null() & (pl.col("period") <= period))
+    seeded -= set(rated.filter(pl.col("pool") == pool).get_column("player_id").to_list())
+    if games is None:
+        con = catalog.connect(store)
+        try:
+            games = catalog.query_arrow(con, GAMES_SQL, [pool, period])
+        finally:
+            con.close()
+    played = {*games.column("white_id").to_pylist(), *games.column("black_id").to_pylist()}
+    played |= {aliases[p] for p in played if p in aliases}
+    return sorted(p for p in player_ids if p in seeded and p not in played)
+
+
+def every_pool_note(system: str, pool: str, period: int, seeded: int, listed: int) -> str:
+    """The note of ``seeded`` players (``every_pool_seeded``) among the ``listed`` of the
+    ``system``/``pool`` list of ``period`` (``arpad publish``, the monthly report)."""
+    return (
+        f"{seeded} of the {listed} players on the {system}/{pool} list of period {period} "
+        f"never played a {pool} game: they are listed (0 games) from the rating a players "
+        "file without a pool column gives them in every pool (docs/observations.md "
+        '"Undated ratings and pools"); if such a file gives standard ratings, head its '
+        "rating column SRtng (or standard_rating), or add a pool column, and ingest each "
+        "such file again"
+    )
 
 
 def read_manifest(store: Store, system: str, pool: str, period: int) -> dict:

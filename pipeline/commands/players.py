@@ -135,7 +135,22 @@ def cmd_merge(args) -> int:
         )
     for note in request.notes:  # stated ratings the merge brings (docs/observations.md)
         print(f"arpad: note: {note}", file=sys.stderr)
+    # the kept id's own rated games, birth year, rating… win over the duplicate's
+    # (docs/identity.md "An id change"): said when they differ (the officer, round 13)
+    kept = identity.kept_values_notes(require_store(args), pairs)
+    for note in kept[:MAX_KEPT_NOTES]:
+        print(f"arpad: note: {printable(note)}", file=sys.stderr)
+    if len(kept) > MAX_KEPT_NOTES:
+        print(
+            f"arpad: note: and {len(kept) - MAX_KEPT_NOTES} more merged pair(s) whose kept "
+            "id's own values differ from the duplicate's",
+            file=sys.stderr,
+        )
     return 0
+
+
+# The notes of kept ids whose own values win over their duplicates' (``cmd_merge``).
+MAX_KEPT_NOTES = 10
 
 
 def _not_merged_yet(args, pairs: list) -> list:

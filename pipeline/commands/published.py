@@ -85,6 +85,9 @@ def cmd_publish(args) -> int:
         )
     for name, why in m.get("skipped", {}).items():
         print(f"  not written: {name}: {why}")
+    if seeded := m.get(publish.EVERY_POOL):  # a register's rating of every pool listed
+        note = publish.every_pool_note(args.system, args.pool, m["period"], seeded, m["players"])
+        print(f"arpad: note: {note}", file=sys.stderr)
     return 0
 
 
