@@ -100,6 +100,48 @@ def store_state(store, system: str, pool: str, period: int | None) -> tuple[pl.D
     return latest_state(frame), period
 
 
+_MERGES_SHOWN = 5  # merged ids named in the note, the rest counted
+
+
+def merged_pairing_ids(store, state: pl.DataFrame, pairs: pl.DataFrame):
+    """(state, note): ``state`` (``store_state``'s) with a row for each pairing id that
+    the store's alias table merged into another id (``arpad players merge``), holding
+    the kept id's rating and RD (none when the kept id has none), in place of any row
+    of the duplicate's own; ``note`` names each such id and the id it was read as (None:
+    no pairing names a merged id). A merged duplicate's pairing came back without a
+    rating, beside its kept id's rating (docs/identity.md "Merged ids everywhere").
+    The pairings keep the ids as given."""
+    from arpad.pipeline.identity import alias_map, spelt_as_stored
+
+    aliases = alias_map(store)
+    if not aliases:
+        return state, None
+    ids = pl.concat([pairs.get_column("white_id"), pairs.get_column("black_id")])
+    ids = ids.cast(pl.String).str.strip_chars().drop_nulls().unique(maintain_order=True)
+    read_as = {}
+    for given in ids.to_list():
+        duplicate = spelt_as_stored(given, aliases)
+        if duplicate in aliases:
+            read_as[given] = aliases[duplicate]
+    if not read_as:
+        return state, None
+    kept = pl.DataFrame(
+        {"player_id": list(read_as), "keep": list(read_as.values())},
+        schema={"player_id": pl.String, "keep": pl.String},
+    )
+    rows = kept.join(state.rename({"player_id": "keep"}), on="keep", how="inner")
+    state = pl.concat(
+        [
+            state.filter(~pl.col("player_id").is_in(list(read_as))),
+            rows.select(state.columns).cast(state.schema),
+        ]
+    )
+    said = [f"{given} was merged into {keep}" for given, keep in read_as.items()]
+    more = len(said) - _MERGES_SHOWN
+    text = ", ".join(said[:_MERGES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    return state, (f"pairings: {text} (arpad players --merges): read with the kept id's rating")
+
+
 # -- the rules the ratings were made with ---------------------------------------------------
 # Rule sets of ``arpad.rate`` results made in this process, by their ``rules_hash``: a
 # result carries the hash, not the fields, so ``arpad.predict`` of it finds the rules

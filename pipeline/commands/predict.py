@@ -61,6 +61,7 @@ def cmd_predict(args) -> int:
         check_games_mapping,
         check_pairings,
         mapped_pairings,
+        merged_pairing_ids,
         predict_pairings,
         read_pairings,
         store_rules,
@@ -88,6 +89,9 @@ def cmd_predict(args) -> int:
     rules, note = store_rules(store, args.system, args.pool, period, sets)
     if note:
         print(f"note: {note}: give their rule fields with --set KEY=VALUE", file=sys.stderr)
+    state, merged = merged_pairing_ids(store, state, pairs)  # docs/identity.md
+    if merged:
+        print(f"note: {merged}", file=sys.stderr)
     frame = predict_pairings(state, pairs, args.system, rules, draws)
     output.render(frame, args.fmt, args.output, max_rows=100)
     unknown = unknown_count(frame)

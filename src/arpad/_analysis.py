@@ -272,6 +272,9 @@ def whatif(
     if start is not None and end is not None and start > end:
         raise ValueError(f"start {start} is after end {end}")
     top = _args.whole(top, "top", "players")
+    from arpad.api import _one_file  # several paths: a TypeError pointing to a store
+
+    games, players = _one_file(games, "games", "whatif"), _one_file(players, "players", "whatif")
     root = _store_root(games)
     if root is not None:
         if players is not None or mapping is not None:

@@ -95,9 +95,10 @@ PERIOD_FORMATS = {"D": "%Y-%m-%d", "M": "%Y-%m"}
 
 def from_pandas(frame: Any, what: str) -> pa.Table:
     """A pandas DataFrame as a table: duplicate column names and a column of pandas
-    Periods other than days in ``date`` or months in ``period`` are a ValueError naming
-    the argument; Period columns are their text (``"2024-03"``, as a
-    CSV has them); a column mixing types (ids ``1`` and ``"2"``) is its values' text."""
+    Periods other than days in ``date`` or months in ``period`` (days or months in a
+    players frame's ``date``: a published rating's day or month) are a ValueError
+    naming the argument; Period columns are their text (``"2024-03"``, as a CSV has
+    them); a column mixing types (ids ``1`` and ``"2"``) is its values' text."""
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
@@ -119,12 +120,20 @@ def from_pandas(frame: Any, what: str) -> pa.Table:
             column = column.astype(dtype.categories.dtype)  # categories of Periods
         if isinstance(column.dtype, pd.PeriodDtype):
             freq = str(column.dtype).removeprefix("period[").removesuffix("]").upper()
-            # a CSV's date is a day (2025-01 is a bad_date), its period a month
+            # a games CSV's date is a day (2025-01 is a bad_date), its period a month; a
+            # players date may be a month too (YYYY-MM: the list's month, docs/api.md)
             wanted = ("M",) if str(name).lower() == "period" else ("D",)
+            if what == "players" and str(name).lower() == "date":
+                wanted = ("D", "M")
+            if what == "players" and str(name).lower() == "period":  # not read: named
+                arrays.append(pa.array(column.astype(str), pa.string()))  # as such
+                continue
             if freq not in wanted:
-                takes = (
-                    "months ('M')" if wanted == ("M",) else "days ('D'; months: a period column)"
-                )
+                takes = {
+                    ("M",): "months ('M')",
+                    ("D",): "days ('D'; months: a period column)",
+                    ("D", "M"): "days ('D') or months ('M')",
+                }[wanted]
                 raise ValueError(
                     f"{what}: column {name!r} holds pandas Periods of frequency {freq}; it "
                     f"takes {takes}"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime
 import functools
 import inspect
+import io
 import os
 import re
 import sys
@@ -453,7 +454,11 @@ def _validated(
     else:
         name = f"<{kind} DataFrame>"
         table = _tables.extra_columns_as_text(_arrow(data, kind))
+        if kind == "players":  # rate's result's columns beside a rating: left aside unsaid
+            table = table.drop_columns(_result_columns(table))
         raw = raw_from_arrow(table, Path(name), "dataframe", mapping, kind)
+        if kind == "players":  # as a players file's note says it (a period column was
+            _warn_unread_players(raw.notes)  # left aside without a word: round 13)
     rows = None
     if kind == "players":
         from arpad.pipeline.observations import dated_players, is_dated
@@ -493,6 +498,39 @@ def _validated(
     if bad.num_rows:  # errors="skip": say how many went, and why (they went without a word)
         warnings.warn(_skipped_text(kind, bad, validated.rows_read), stacklevel=_outside_arpad())
     return validated.accepted if rows is None else rows.to_arrow()
+
+
+def _result_columns(table: pa.Table, *also: str) -> list[str]:
+    """The columns of ``table`` that are columns of ``rate``'s result (the ``ratings``
+    view: ``rating_after``, ``games``, ``status``, …) and that a players frame does not
+    read, ``period`` and ``also`` aside: a players frame (or ``rate``'s result given as
+    one) leaves them aside without a word (docs/api.md round 10), while its ``period`` and
+    other columns it does not read are named in a warning (round 13)."""
+    from arpad.pipeline.readers import READ_COLUMNS
+    from arpad.pipeline.schemas import RATINGS
+
+    unsaid = (set(RATINGS.names) - READ_COLUMNS["players"] - {"period"}) | set(also)
+    return [n for n in table.column_names if n in unsaid]
+
+
+def _warn_unread_players(notes: list[str]) -> None:
+    """The note of a players frame's columns not read (pipeline/readers.py
+    ``unread_note``: ``columns not read: period``) as the ``UserWarning`` a players file
+    gives (docs/api.md "Notes on a file"); an unread ``period`` is told where a row's
+    month goes. A players frame's ``period`` column (a ``date`` renamed, as the
+    ``Period[M]`` error advised before round 13) was ignored without a word, and every
+    dated rating was a starting rating."""
+    for note in notes:
+        if not note.startswith("columns not read: "):
+            continue
+        listed = note.removeprefix("columns not read: ").split(" (", 1)[0]
+        unread = {c.strip() for c in listed.split(",")}
+        if "period" in unread:
+            note += (
+                " (a row's published rating is dated by a date column: a day, or a month "
+                "as YYYY-MM or a monthly pandas Period)"
+            )
+        warnings.warn(f"players: {note}", UserWarning, stacklevel=_outside_arpad())
 
 
 def _warn_notes(file, notes: list[str], players=None) -> None:
@@ -554,6 +592,9 @@ def _ratings_as_players(players):
     if "rating_after" not in read:  # no rating in it: as before
         return table
     table = table.rename_columns([read.get(n, n) for n in names])
+    # the result's other columns (system, period, rating_before, …) are not a players
+    # frame's, and this warning says how the frame is read: no "columns not read" too
+    table = table.drop_columns(_result_columns(table, "period"))
     said = ", ".join(f"{after} as {name}" for after, name in read.items())
     text = f"players: a ratings frame: {said} (the state after its period)"
     lacking = [c for c in _HISTORY_FACTS if c not in names]
@@ -659,8 +700,8 @@ def rate(
         raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
     if "format" in settings:  # Store.ingest's name for it: not a rule field to drop
         raise TypeError("rate() got an unexpected keyword argument 'format' (did you mean fmt=?)")
-    _one_file(games, "games", system)
-    _one_file(players, "players", system)
+    games = _one_file(games, "games", "rate", system)
+    players = _one_file(players, "players", "rate", system)
     if fmt is not None and not isinstance(games, str | os.PathLike):
         raise TypeError(f"fmt: only for a games file (a path), got {type(games).__name__}")
     jobs._check_systems([_args.system_name(system)])
@@ -740,16 +781,27 @@ def rate(
     return out.select(names).sort(["period", "player_id"])
 
 
-def _one_file(value, what: str, system) -> None:
-    """A list (or tuple) of paths as ``rate``'s ``games`` or ``players``: a TypeError
-    saying what to do (docs/api.md "Several files: a store"). ``rate`` reads one file
-    per argument: a store keeps one copy of a game that two files hold (re-sent games,
-    probable duplicates, conflicting results; docs/ingest.md, docs/pgn-trf.md), which
-    files concatenated in memory would rate twice. It said only ``got list of str``."""
+def _one_file(value, what: str, call: str = "rate", system=None):
+    """``value`` as given, an iterator (a generator, ``map``, ``Path.glob``) as the list
+    of its items; a list, tuple or iterator of paths as ``games`` or ``players`` of
+    ``rate``, ``whatif`` or ``performance`` (``call``) a TypeError saying what to do
+    (docs/api.md "Several files: a store"). Each reads one file per argument: a store
+    keeps one copy of a game that two files hold (re-sent games, probable duplicates,
+    conflicting results; docs/ingest.md, docs/pgn-trf.md), which files concatenated in
+    memory would rate twice. It said only ``got list of str`` (``got generator of
+    PosixPath`` for a glob); a list of one path says to pass the path itself."""
+    kind = type(value).__name__
+    if _is_iterator(value):
+        value = list(value)  # rows as dicts are read as a list alike (_args.rows_of_dicts)
     if not isinstance(value, list | tuple) or not value:
-        return
-    if not all(isinstance(v, str | os.PathLike) for v in value):
-        return  # rows as dicts, or a mixture: the table's own TypeError
+        return value
+    if not all(_a_path(v) for v in value):
+        return value  # rows as dicts, or a mixture: the table's own TypeError
+    if len(value) == 1:
+        raise TypeError(
+            f"{what}: one {what} file per call (a path), got a {kind} of 1 path: pass the "
+            f"path itself ({what}={str(value[0])!r})"
+        )
     name = system if isinstance(system, str) else "SYSTEM"
     files, why = "files, players=[...]", ", or pass their rows as one DataFrame"
     if what == "games":
@@ -758,11 +810,36 @@ def _one_file(value, what: str, system) -> None:
             " (a store keeps one copy of a game that two files hold; concatenated here "
             "it would be rated twice)"
         )
+    use = f"store.ingest({files}), store.rate({name!r}) and store.ratings({name!r})"
+    if call == "whatif":
+        use = f"store.ingest({files}) and arpad.whatif(store, rules, vs)"
+    advice = f"use store = arpad.Store(PATH), {use}{why}"
+    if call == "performance":
+        advice = (
+            "call arpad.performance once per file, or pass their games as one table (with "
+            "white_rating and black_rating)"
+        )
     raise TypeError(
-        f"{what}: one {what} file per call (a path), got a {type(value).__name__} of "
-        f"{len(value)} paths: for several files use store = arpad.Store(PATH), "
-        f"store.ingest({files}), store.rate({name!r}) and store.ratings({name!r}){why}"
+        f"{what}: one {what} file per call (a path), got a {kind} of {len(value)} paths: "
+        f"for several files {advice}"
     )
+
+
+def _is_iterator(value) -> bool:
+    """``value`` is an iterator of Python objects (a generator, ``map``, ``iter(list)``,
+    ``Path.glob``), not an open file or a table library's reader."""
+    from collections.abc import Iterator
+
+    if not isinstance(value, Iterator) or isinstance(value, io.IOBase):
+        return False
+    return type(value).__module__.split(".")[0] not in (
+        "numpy", "pandas", "polars", "pyarrow", "duckdb",
+    )  # fmt: skip
+
+
+def _a_path(value) -> bool:
+    """A path: os.PathLike, or text of one line (a file's lines are not paths)."""
+    return isinstance(value, os.PathLike) or (isinstance(value, str) and "\n" not in value)
 
 
 def _of_pool(games: pa.Table, pool: str, named: bool) -> pa.Table:
@@ -902,7 +979,9 @@ def predict(
     not UTF-8 (default: told from its letters, docs/ingest.md "Encodings"), for both
     files; a byte it lacks is a ``ValueError`` (an ``arpad.InputError``) naming the file
     and its line. A store folder's path is that store. A player
-    paired with himself is a ``ValueError`` naming the row. Returns the pairings with
+    paired with himself is a ``ValueError`` naming the row. A pairing id that a
+    Store's merges made a duplicate (``arpad players merge``) is read as the id it was
+    merged into, with a ``UserWarning`` naming both (docs/identity.md). Returns the pairings with
     ``white_rating``, ``black_rating`` and ``expected`` (White's expected score, by
     the system's own formula; columns of these names are replaced); unknown players
     give nulls. Mistakes are one-line errors (docs/api.md "Arguments").
@@ -976,6 +1055,12 @@ def predict(
         )
     state = _finite(latest_state(frame), get_system(system).expected_uses_rd)
     pairs = _whole_ids(_mapped(_pairings(pairings, encoding), mapping))
+    if stored is not None:  # a merged duplicate id is read as its kept id (docs/identity.md)
+        from arpad.pipeline.predict import merged_pairing_ids
+
+        state, merged = merged_pairing_ids(stored[0], state, pairs)
+        if merged:
+            warnings.warn(merged, UserWarning, stacklevel=_outside_arpad())
     where = "standard" if pool is None else pool
     chosen = rules or None  # (rules="": none, as before)
     if isinstance(chosen, str | os.PathLike):
@@ -1270,6 +1355,7 @@ def performance(
     from arpad.pipeline.performance import performance_table
     from arpad.pipeline.tournament_files import load
 
+    games = _one_file(games, "games", "performance")  # several paths: a TypeError saying so
     for name, value, known in (
         ("by", by, ("player", "event")),
         ("curve", curve, ("normal", "logistic")),
