@@ -558,6 +558,18 @@ def _start_source(store: Store, con, pool: str, own_ids, period: int, before: in
         )
     else:
         previous = f"the list of period {last['period']} had {_half_away(Fraction(after))}"
+        # the compression between: that list (or the next) shows his compressed rating
+        from arpad.pipeline.lists import rules_name
+
+        def name():
+            return rules_name(store, FideSystem.name, pool, last["period"])
+
+        carried = FideSystem().carried_ratings([after], last["period"], period, pool, name)
+        if int(carried[0]) != _half_away(Fraction(after)):
+            previous = (
+                f"his rating after period {last['period']} was {_half_away(Fraction(after))}, "
+                f"{int(carried[0])} compressed"
+            )
     low, high = before - 0.5, before + 0.5  # FIDE's seed rounds half away from zero
     given = identity.read_observations(store).filter(
         pl.col("player_id").is_in(own_ids)
@@ -782,10 +794,14 @@ def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules
     # published list) is taken as new_player_games (docs/rules.md): ``assumed`` says so,
     # ``since`` counts the games of the published changes added to it.
     assumed, since = False, 0
+    known = info.get("rated_games")
+    # A player first rated from a published rating (a dated players row, a stated
+    # rating) starts with the players file's count when it gives one (the engine's seed).
+    first = None if known is None or known < 0 else known
     if rated:
-        known = info.get("rated_games")
-        assumed = known is None or known < 0
+        assumed = first is None
         games = rules.new_player_games if assumed else known
+        first = None
     peak = max(
         (_half_away(Fraction(v)) for v in (info.get("peak_rating"), start) if v is not None),
         default=0,
@@ -796,13 +812,15 @@ def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules
         before = r["rating_before"]
         if r["status"] == "new":  # his rated games are the pooled ones (§8.2)
             games = pooled(r["period"], [h for h in history if h["period"] < r["period"]])
-            rated, assumed = True, False
+            rated, assumed, first = True, False, None
             peak = max(peak, int(r["rating_after"]))
             continue
         if before is None:
             continue
         if not rated:  # rated from a published rating: taken as established
             games, rated, assumed, since = rules.new_player_games, True, True, 0
+            if first is not None:
+                games, assumed, first = first, False, None
         peak = max(peak, int(before + (r["adjustment"] or 0)))
         if r["change"] is not None or (r["games"] and not closed(r["period"])):
             # a published change (a closing month), or games published late (an adjustment)
@@ -816,6 +834,8 @@ def _k_factor(store: Store, history, card: Card, rules: FideRules, pooled, rules
         # Rated at the start of this period from a rating a source stated (his own or a
         # merged duplicate's, observations.md): established, as the engine's seed.
         games, assumed, since = rules.new_player_games, True, 0
+        if first is not None:
+            games, assumed = first, False
     own = card.rating_in_force
     peak = max(peak, own)
     year = periods.year_of(card.period)

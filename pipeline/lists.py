@@ -212,6 +212,7 @@ def list_frame(
         idle = idle_players(store, system, pool, period)
         inactive = pl.col("player_id").is_in(idle) & (pl.col("status") == "inactive")
     frame = frame.with_columns(flag_column(inactive))
+    frame = in_force_ratings(store, sys_, pool, period, frame)
     integer = sys_.integer_ratings
     frame = frame.with_columns(
         _whole(frame["rating"]) if integer else list_text.tenths(frame["rating"]),
@@ -225,6 +226,48 @@ def list_frame(
     if top:
         frame = top_ranked(frame, top)
     return frame, period
+
+
+def rules_name(store, system: str, pool: str, period: int) -> str | None:
+    """The one ``rules`` name of the period's stored ratings rows, else None (none, or
+    several: the rules of a run a system reads back, ``RatingSystem.carried_ratings``)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    path = store.rating_partition(system, pool, period) / "part-0.parquet"
+    if not path.is_file():
+        return None
+    with pq.ParquetFile(path) as file:  # (0.3 ms; pq.read_table took 3 ms)
+        if "rules" not in file.schema_arrow.names:
+            return None
+        names = [n for n in pc.unique(file.read(columns=["rules"])["rules"]).to_pylist() if n]
+    return names[0] if len(names) == 1 else None
+
+
+def in_force_ratings(
+    store, sys_, pool: str, period: int, frame: pl.DataFrame, since: int | None = None
+) -> pl.DataFrame:
+    """``frame`` (a list of ``period``'s ratings rows, or of ``since``'s carried into it)
+    with its ratings as they stand when the list of ``period`` takes effect (``list_date``:
+    the first day after its rating period), the date FIDE's list carries:
+    ``RatingSystem.carried_ratings`` from ``since`` (default ``period``). FIDE's list of
+    202402, in force from 1 March 2024, shows the compressed ratings, as FIDE's March
+    2024 list did; the ratings rows keep theirs (the compression is 202403's adjustment:
+    docs/fide-history.md "The 1 March 2024 compression"). Other lists: unchanged."""
+    day = list_date(period)
+    if day is None or frame.height == 0:
+        return frame
+    at = periods.period_of_date(day)
+    after = period if since is None else since
+    name = sys_.name
+    rating = frame["rating"].cast(pl.Float64).to_numpy()
+    carried = sys_.carried_ratings(
+        rating, after, at, pool, lambda: rules_name(store, name, pool, after)
+    )
+    if carried is rating:
+        return frame
+    dtype = frame["rating"].dtype
+    return frame.with_columns(pl.Series("rating", carried, pl.Float64).cast(dtype, strict=False))
 
 
 def _ranked(
@@ -445,6 +488,11 @@ def carried_list(
     rated = get_system(system)
     source = carried_source(store, system, pool, period, frozen)
     frame, _ = list_frame(store, system, pool, source, frozen=frozen)
+    # (its ratings as they stand when the carried list takes effect: FIDE's compression)
+    begins = list_date(source)
+    if begins is not None:
+        since = periods.period_of_date(begins)
+        frame = in_force_ratings(store, rated, pool, period, frame, since)
     if rated.status_is_list_activity:
         idle = pl.col("player_id").is_in(long_idle(store, system, pool, period))
         inactive = (pl.col("status") == "inactive") | idle

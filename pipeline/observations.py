@@ -65,15 +65,19 @@ class Observations:
     def between(self, after: int | None, upto: int) -> tuple[np.ndarray, np.ndarray]:
         """(players, ratings) of the observations in periods (after, upto], the latest one
         per player (a player observed twice in that range keeps the later rating)."""
+        return self.between_dated(after, upto)[:2]
+
+    def between_dated(self, after: int | None, upto: int):
+        """``between`` and the period of each kept observation: (players, ratings, periods)."""
         lo = 0 if after is None else int(np.searchsorted(self.period, after, side="right"))
         hi = int(np.searchsorted(self.period, upto, side="right"))
         if hi <= lo:
-            return np.empty(0, np.int64), np.empty(0, np.float64)
+            return np.empty(0, np.int64), np.empty(0, np.float64), np.empty(0, np.int64)
         player = self.player[lo:hi][::-1]
         rating = self.rating[lo:hi][::-1]
         # Reversed, np.unique's first occurrence is the latest observation.
         keep, first = np.unique(player, return_index=True)
-        return keep, rating[first]
+        return keep, rating[first], self.period[lo:hi][::-1][first]
 
 
 def _file_observations(path: str, period: int, events: bool = False) -> pa.Table | None:
@@ -455,11 +459,12 @@ def latest_undated(
 
 def seed_period(sys_, state, obs: Observations, previous: int | None, period: int, rules):
     """The system's state with the observations in (previous, period] applied
-    (``RatingSystem.seed``); unchanged when there are none."""
-    players, ratings = obs.between(previous, period)
+    (``RatingSystem.seed_observed``: with the period each was stated for); unchanged
+    when there are none."""
+    players, ratings, observed = obs.between_dated(previous, period)
     if players.size == 0:
         return state
-    return sys_.seed(state, players, ratings, rules)
+    return sys_.seed_observed(state, players, ratings, observed, rules)
 
 
 # -- players files with a date column --------------------------------------------------

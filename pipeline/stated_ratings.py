@@ -219,12 +219,14 @@ def _compared(
                 in_force = before[-1]
                 mine = stated.filter((pl.col("pool") == pool) & (pl.col("period") == period))
                 mine = mine.with_columns(pl.Series("whole", _whole(mine["rating"].to_numpy())))
+                players = mine.get_column("player_id").unique().to_list()
                 if frozen:
                     listed = _list_ratings(store, name, pool, in_force)
                     off = mine.join(listed, on="player_id", how="anti")["player_id"].to_list()
                 else:  # only a player whose row says unrated may have fallen below the floor
-                    players = mine.get_column("player_id").unique().to_list()
                     listed, off = _rated_ratings(store, system, pool, in_force, players)
+                # the list's ratings as they stand at the stated period (FIDE's compression)
+                listed = _listed_in_force(store, system, pool, listed, in_force, period, frozen)
                 on = mine.join(listed, on="player_id", how="inner").filter(
                     pl.col("whole") != pl.col("listed")
                 )
@@ -236,13 +238,55 @@ def _compared(
                     pl.Series(off["whole"].to_numpy() > _whole(off["fell"].to_numpy()))
                 )
                 rows = ("player_id", "rating", "listed", "fell_in", "source_file", *extra)
+                rows += ("as_listed",)  # the list's own rating (last: ``_examples``)
                 on = on.with_columns(pl.lit(None, pl.Int64).alias("fell_in"))
-                off = off.select(*rows[:2], pl.col("fell").alias("listed"), *rows[3:])
+                off = off.select(
+                    *rows[:2],
+                    pl.col("fell").alias("listed"),
+                    *rows[3:-1],
+                    pl.col("fell").alias("as_listed"),
+                )
                 for frame in (on, off):
                     differ += [(in_force, *row) for row in frame.select(rows).iter_rows()]
             if differ:
                 out.append((name, pool, frozen, differ))
     return out
+
+
+def _listed_in_force(
+    store: Store, system, pool: str, listed: pl.DataFrame, in_force: int, period: int, frozen: bool
+) -> pl.DataFrame:
+    """``listed`` (player_id, listed: the list of ``in_force``'s ratings) with ``listed``
+    as it stands at the start of the stated ``period`` (``RatingSystem.carried_ratings``)
+    and ``as_listed`` the list's own. A published list shows the ratings in force when it
+    takes effect (pipeline/lists.py ``in_force_ratings``: FIDE's list of 202402 is
+    compressed), so it is carried from then; one published before it did so (an earlier
+    arpad's list of 202402) is carried from ``in_force``, player by player where its
+    rating is his row's own. A stated rating that is the compressed rating in force is
+    no difference (officer, round 13)."""
+    from arpad.pipeline.lists import list_date
+    from arpad.pipeline.periods import period_of_date
+
+    listed = listed.with_columns(pl.col("listed").alias("as_listed"))
+    if listed.is_empty():
+        return listed
+    values = listed.get_column("listed").cast(pl.Float64).to_numpy().copy()
+    start = in_force
+    if frozen:
+        day = list_date(in_force)
+        if day is None:
+            return listed
+        start = period_of_date(day)
+        compressed = _in_force(store, system, pool, values, in_force, start)
+        if not np.array_equal(compressed, values, equal_nan=True):
+            players = listed.get_column("player_id").to_list()
+            rows, _ = _rated_ratings(store, system, pool, in_force, players)
+            own = listed.select("player_id").join(rows, on="player_id", how="left")
+            own = own.get_column("listed").cast(pl.Float64).fill_null(np.nan).to_numpy()
+            old = (own == values) & (compressed != values)  # a list written uncompressed
+            values = np.where(old, compressed, values)
+    values = _in_force(store, system, pool, values, start, period)
+    return listed.with_columns(pl.Series("listed", values, pl.Float64))
 
 
 def _examples(differ: list[tuple], where: Callable[[tuple], str]) -> str:
@@ -253,12 +297,21 @@ def _examples(differ: list[tuple], where: Callable[[tuple], str]) -> str:
     return "; ".join(
         f"{d[1]}: {d[2]:g}{where(d)}, "
         + (
-            f"{d[3]:g} on the list"
+            _on_list(d, "on the list")
             if d[4] is None
             else f"not on the list: {d[3]:g} in {d[4]}, below the floor"
         )
         for d in [*listed, *fallen]
     )
+
+
+def _on_list(d: tuple, what: str) -> str:
+    """A difference's listed rating "R on the list", and where the list's rating changed
+    before the file's period (``_listed_in_force``: FIDE's compression) "R on the list,
+    R' in force for the file's period"."""
+    if d[-1] is None or d[-1] == d[3]:
+        return f"{d[3]:g} {what}"
+    return f"{d[-1]:g} {what}, {d[3]:g} in force for the file's period"
 
 
 def _seeding(names: list[str]) -> bool:
@@ -277,6 +330,8 @@ def _changes(differ: list[tuple]) -> str:
     firsts = list({d[1]: d for d in reversed(differ)}.values())[::-1]  # one per player
     shown = [
         f"{d[1]} {d[3]:g} → file {d[2]:g}"
+        if d[4] is None and (d[-1] is None or d[-1] == d[3])
+        else f"{d[1]} {d[-1]:g} ({d[3]:g} in force for the file's period) → file {d[2]:g}"
         if d[4] is None
         else f"{d[1]} below the floor ({d[3]:g} in {d[4]}) → file {d[2]:g}"
         for d in firsts[:3]
@@ -708,11 +763,11 @@ def replaced_note(store: Store, system: str, pool: str, rated: list[int]) -> str
     periods = [*[p for p in periods if p < run[0]][-1:], *(p for p in periods if p in set(run))]
     starts = _starts(store, system, pool, periods, stated.select("player_id").unique())
     hit = (
-        stated.join(starts, on=keys)
+        _carried(store, system, pool, stated.join(starts, on=keys))
         .filter(
             pl.col("start").is_not_null()
             & pl.col("previous").is_not_null()
-            & (pl.col("start") != pl.col("previous"))
+            & (pl.col("start") != pl.col("in_force"))
         )
         .sort("period", "player_id")
     )
@@ -720,8 +775,14 @@ def replaced_note(store: Store, system: str, pool: str, rated: list[int]) -> str
         return None
     show, one, where = _shown_places(hit, system, "file(s)")
     examples = [
-        f"{r['player_id']}: {show(r['previous'])} after {r['previous_period']} → "
-        f"{show(r['start'])}" + ("" if one else f" in {r['source_file']} for {r['period']}")
+        f"{r['player_id']}: {show(r['previous'])} after {r['previous_period']}"
+        + (
+            ""
+            if r["in_force"] == r["previous"]
+            else f", {show(r['in_force'])} in force at {r['period']}"
+        )
+        + f" → {show(r['start'])}"
+        + ("" if one else f" in {r['source_file']} for {r['period']}")
         for r in hit.head(3).iter_rows(named=True)
     ]
     more = ", …" if hit.height > 3 else ""
@@ -736,6 +797,37 @@ def replaced_note(store: Store, system: str, pool: str, rated: list[int]) -> str
         f'when"); if the arbiter used an older list, ingest {named} again under the same '
         "--source with --ignore-stated-ratings, then rate"
     )
+
+
+def _in_force(store: Store, system, pool: str, values, after: int, at: int) -> np.ndarray:
+    """``values``, ratings after period ``after``, as they stand at the start of ``at``
+    (``RatingSystem.carried_ratings``: FIDE's compression of 1 March 2024 between them;
+    the rules of the stored run, ``lists.rules_name``)."""
+    from arpad.pipeline.lists import rules_name
+
+    values = np.asarray(values, dtype=np.float64)
+    return np.asarray(
+        system.carried_ratings(
+            values, after, at, pool, lambda: rules_name(store, system.name, pool, after)
+        ),
+        dtype=np.float64,
+    )
+
+
+def _carried(store: Store, system: str, pool: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` (``previous``, ``previous_period``, ``period``) with ``in_force``: the
+    previous rating as it stands at the start of ``period`` (``_in_force``), so that a
+    stated rating that is the compressed one is no difference (officer, round 13)."""
+    from arpad.pipeline.systems import get_system
+
+    rated = get_system(system)
+    column = np.asarray(frame.get_column("previous").cast(pl.Float64).to_numpy(), np.float64)
+    out = column.copy()
+    for after, at in frame.select("previous_period", "period").drop_nulls().unique().iter_rows():
+        rows = (pl.col("previous_period") == after) & (pl.col("period") == at)
+        mask = frame.select(rows.fill_null(False)).to_series().to_numpy()
+        out[mask] = _in_force(store, rated, pool, column[mask], int(after), int(at))
+    return frame.with_columns(pl.Series("in_force", out, pl.Float64).fill_nan(None))
 
 
 def _shown_places(hit: pl.DataFrame, system: str, files: str) -> tuple:

@@ -558,7 +558,11 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     pool, origin = pool_origin(header)
     if note := pool_note(pool, origin):
         notes.append(note)
+    from arpad.pipeline.validate import UNKNOWN_EVENTS  # (validate imports readers, this)
+
     event = header.get("012") or source
+    if event in UNKNOWN_EVENTS:  # "?": no name, the file is the event (as without a 012)
+        event = source
     # Games are keyed by the tournament (012 name + start date) when the header has both,
     # so the TRF after round 4 and the final TRF of one event share their first rounds.
     game_scope = f"trf:{header['012'].strip()}|{start}" if header.get("012") and start else source

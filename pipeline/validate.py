@@ -55,6 +55,10 @@ POOL_WORDS = {
     "lightning": "blitz",
 }
 MAX_RATING = 3500.0
+# Event ids that name no event: blank and the PGN standard's "?" (unknown), with the
+# spellings pipeline/pgn.py ``game_key`` takes as unknown. Stored as null, so that
+# such games are read as games without an event id by every input and every system.
+UNKNOWN_EVENTS = ("", "?", "??", "-")
 
 PLAYER_NUMERIC = {
     "rating": (0.0, MAX_RATING),
@@ -817,7 +821,7 @@ def validate_games(
             pl.col("_res_rated"),
             pl.lit(True),
         ).alias("rated"),
-        pl.col("event_id").replace("", None),
+        _known_event(pl.col("event_id")).alias("event_id"),
         pl.format("{}:{}", pl.lit(source), pl.col("_line")).alias("source"),
         pl.lit(batch).alias("ingest_batch"),
         pl.col("_wr").alias("white_rating"),
@@ -831,6 +835,13 @@ def validate_games(
         quarantine,
         raw.frame.height + len(raw.problems),
     )
+
+
+def _known_event(event: pl.Expr) -> pl.Expr:
+    """The event id, null when it names no event (``UNKNOWN_EVENTS``, after stripping:
+    a PGN ``[Event "?"]`` is a game without an event, docs/pgn-trf.md)."""
+    text = event.cast(pl.String)
+    return pl.when(text.str.strip_chars().is_in(UNKNOWN_EVENTS)).then(None).otherwise(text)
 
 
 def _quarantine_rows(raw: RawTable, bad: pl.DataFrame, source: str, batch: str) -> pa.Table:

@@ -415,6 +415,32 @@ class RatingSystem:
         ``seeds_from_observations``; the default leaves the state unchanged."""
         return state
 
+    def seed_observed(
+        self, state: State, players: np.ndarray, ratings: np.ndarray, observed, rules: Any
+    ) -> State:
+        """``seed`` with ``observed``, the period each rating was stated for (one per
+        player): a system whose published ratings all changed on a date (FIDE's
+        compression of 1 March 2024) tells a rating stated before it from one stated
+        after it, already changed. Default: ``seed``."""
+        return self.seed(state, players, ratings, rules)
+
+    def carried_ratings(
+        self,
+        ratings: np.ndarray,
+        after: int,
+        at: int,
+        pool: str = "standard",
+        rules_name: Callable[[], str | None] | None = None,
+    ) -> np.ndarray:
+        """The published ratings ``ratings`` of period ``after`` as they stand at the
+        start of the later period ``at``, before its games and any rating stated for it
+        (a list of ``after`` takes effect at the next period: pipeline/lists.py). A
+        system whose rules change every published rating on a date (FIDE's compression
+        of 1 March 2024, docs/fide-history.md) changes them when that date falls in
+        (after, at]; ``rules_name`` gives the stored rules name of ``after``'s ratings
+        rows (its ``--set`` fields apply), called only when needed. Default: unchanged."""
+        return ratings
+
     def step(self, state: State, games: PeriodGames, rules: Any) -> tuple[State, Report]:
         """One period: ``(state, games, rules) -> (state, report)``."""
         raise NotImplementedError(f"{type(self).__name__} must implement step")

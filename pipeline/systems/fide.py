@@ -35,7 +35,9 @@ from arpad.pipeline.systems.base import (
     RatingSystem,
     Report,
     State,
+    parse_rule_value,
     pick_version,
+    rule_changes,
     version_for_period,
 )
 
@@ -332,6 +334,31 @@ def compression_applies(rules: FideRules, previous: int | None, period: int) -> 
     return previous < cp <= period
 
 
+# State key (transient: set by ``seed_observed``, read and dropped by the next ``step``):
+# players whose rating was stated for a period on or after the compression date.
+STATED_COMPRESSED = "stated_compressed"
+
+
+def carried_rules(system, after: int, at: int, pool: str, name: str | None) -> FideRules:
+    """The rules a replay uses at ``at`` (the compression's: ``carried_ratings``), from the
+    stored rules name of ``after``'s rows: a dated run (its version is the one in force at
+    ``after``) takes the version in force at ``at`` with the name's ``--set`` fields; a
+    run on fixed rules (``--rules DATE`` or a rules file) those rules; no name or one that
+    cannot be read, the version in force at ``at``."""
+    from arpad.pipeline import engine
+
+    version = system.rules_for(at, pool)
+    if not name:
+        return version
+    head, notes = engine.split_rules_name(name, FideRules())
+    if head != system.rules_for(after, pool).name:
+        return engine.rules_from_name(system, name, pool) or version
+    try:
+        return dataclasses.replace(version, **rule_changes(version, notes, parse_rule_value))
+    except (TypeError, ValueError):
+        return version
+
+
 def compression_increase(rules: FideRules, rating: np.ndarray) -> np.ndarray:
     """R' − R = factor × (below − R) for R < below, rounded half away from zero (docs/fide-history.md)."""
     rating = np.asarray(rating, dtype=np.int64)
@@ -447,6 +474,9 @@ class FideSystem(RatingSystem):
             # Month index of the last rated game, -1 = unknown (a rating from the players
             # file): taken as the month before the first walked period.
             "last_played": np.full(players.n, -1, dtype=np.int64),
+            # The players file's rated_games of a player not rated yet, -1 when unknown
+            # or once rated: his count when a published rating first rates him (``seed``).
+            "first_games": np.where(has_rating, -1, players.rated_games).astype(np.int64),
         }
         # An open two-monthly rating period (games rated but not yet on a list).
         for name in PENDING:
@@ -456,10 +486,11 @@ class FideSystem(RatingSystem):
     def seed(self, state: State, players, ratings, rules: FideRules) -> State:
         """Published ratings observed since the last walked period become the players'
         ratings (rounded half away from zero). A player not rated so far is rated from
-        it with an unknown game count, taken as established as in ``initial_state``, and
-        leaves the newcomers' pool; a rated player whose published rating differs takes
-        it, and his open two-monthly rating period is dropped (the published list
-        already holds it). A rating below the floor of ``rules`` is no rating: a player
+        it with the players file's rated_games (a dated row's too: docs/observations.md),
+        else with an unknown game count, taken as established as in ``initial_state`` (as
+        is one who fell below the floor), and leaves the newcomers' pool; a rated player
+        whose published rating differs takes it, and his open two-monthly rating period
+        is dropped (the published list already holds it). A rating below the floor of ``rules`` is no rating: a player
         not rated stays so, a rated one becomes unrated (as one who fell below it).
         docs/observations.md."""
         s = state.players
@@ -475,14 +506,19 @@ class FideSystem(RatingSystem):
         if idx.size == 0:
             return state
         out = dict(s)
-        for name in ("rating", "is_rated", "rated_games", "peak", "last_played", *PENDING):
+        names = ("rating", "is_rated", "rated_games", "peak", "last_played", "first_games")
+        for name in (*names, *PENDING):
             if name in out:
                 out[name] = out[name].copy()
         out["rating"][idx] = published
         out["is_rated"][idx] = True
-        out["rated_games"][idx] = np.where(
-            was_rated, out["rated_games"][idx], rules.new_player_games
-        )
+        first = out["first_games"][idx] if "first_games" in out else np.full(idx.size, -1)
+        # (0 games counted: never rated, also from a checkpoint written without first_games)
+        known = (first >= 0) & (out["rated_games"][idx] == 0)
+        count = np.where(known, first, rules.new_player_games)
+        out["rated_games"][idx] = np.where(was_rated, out["rated_games"][idx], count)
+        if "first_games" in out:
+            out["first_games"][idx] = -1
         out["peak"][idx] = np.maximum(out["peak"][idx], published)
         # -1: taken as the month before the period being rated (``step``).
         out["last_played"][idx] = np.where(was_rated, out["last_played"][idx], -1)
@@ -490,6 +526,41 @@ class FideSystem(RatingSystem):
             if name in out:
                 out[name][idx] = 0
         return State(players=out, tables=state.tables)
+
+    def seed_observed(self, state: State, players, ratings, observed, rules: FideRules) -> State:
+        """``seed``, and the players whose rating was stated for a period on or after the
+        compression date of ``rules`` marked (``STATED_COMPRESSED``, until the period's
+        ``step``): FIDE's lists from March 2024 on are compressed, so the step does not
+        compress such a rating again (officer, round 13). A rating stated before the
+        date is compressed with the store's own (docs/fide-history.md)."""
+        state = self.seed(state, players, ratings, rules)
+        cp = _compression_period(rules)
+        if cp is None:
+            return state
+        after = np.asarray(observed, dtype=np.int64) >= cp
+        if not after.any():
+            return state
+        stated = np.zeros(state.players["rating"].shape[0], dtype=bool)
+        stated[np.asarray(players)[after]] = True
+        return State(players={**state.players, STATED_COMPRESSED: stated}, tables=state.tables)
+
+    def carried_ratings(
+        self, ratings, after: int, at: int, pool: str = "standard", rules_name=None
+    ):
+        """The ratings of period ``after`` at the start of ``at``: compressed when the
+        replay's compression (``compression_applies``, the rules of ``at``:
+        ``carried_rules``) falls between them, as ``step`` compresses them; NaN stays NaN."""
+        if not (periods.is_calendar(after) and periods.is_calendar(at)) or at <= after:
+            return ratings
+        rules = carried_rules(self, after, at, pool, rules_name() if rules_name else None)
+        if not compression_applies(rules, after, at):
+            return ratings
+        values = np.asarray(ratings, dtype=np.float64)
+        whole = np.isfinite(values)
+        out = values.copy()
+        rounded = round_half_away_array(values[whole]).astype(np.int64)
+        out[whole] = rounded + compression_increase(rules, rounded)
+        return out
 
     def list_periods(self, rated: list[int]) -> list[int]:
         """FIDE's two-monthly lists (the rules of 2009-07 to 2012-06) were published after
@@ -551,12 +622,14 @@ class FideSystem(RatingSystem):
             for name in PENDING:
                 pending[name][stale] = 0
 
-        # (2) The one-time compression of 1 March 2024, its own event in the history.
+        # (2) The one-time compression of 1 March 2024, its own event in the history; not
+        # of a rating stated for a period on or after it, already compressed (``seed_observed``).
         if compression_applies(rules, games.previous_period, games.period):
-            increase = np.where(is_rated, compression_increase(rules, rating), 0)
+            compressed = is_rated & ~s.get(STATED_COMPRESSED, np.zeros(n, dtype=bool))
+            increase = np.where(compressed, compression_increase(rules, rating), 0)
             rating += increase
             adjustment += increase
-            adjusted |= is_rated
+            adjusted |= compressed
         peak = np.where(is_rated, np.maximum(s["peak"], rating), s["peak"])
 
         # (3) Rapid/blitz: games the 600-point rule leaves unrated.
@@ -677,6 +750,9 @@ class FideSystem(RatingSystem):
             "pool_started": pool_started,
             "first_event": first_event,
             "last_played": np.where(new_is_rated, last, -1).astype(np.int64),
+            "first_games": np.where(
+                new_is_rated, -1, s.get("first_games", np.full(n, -1, np.int64))
+            ).astype(np.int64),
         }
         for name in PENDING:
             new_players[name] = np.where(new_is_rated, pending[name], 0).astype(np.int64)
