@@ -22,22 +22,13 @@ import pytest
 import arpad
 from arpad.pipeline.cli import main
 from tests.test_historian_attack import sql
+from tests.test_stated_no_event_r12 import EXPECTED  # the same rows: no event
 
 GAMES = [  # date, white, black, result, white Elo, black Elo
     ("2023.01.10", "a", "b", "1-0", 2000, 2000),
     ("2023.02.10", "a", "b", "1/2-1/2", 2010, 1990),
     ("2023.02.12", "d", "a", "0-1", None, None),
     ("2023.03.10", "d", "b", "1-0", 1850, 1990),
-]
-EXPECTED = [
-    (202301, "a", 2000.0, 2010.0, "rated"),
-    (202301, "b", 2000.0, 1990.0, "rated"),
-    (202302, "a", 2010.0, 2009.0, "rated"),
-    (202302, "b", 1990.0, 1991.0, "rated"),
-    (202302, "d", None, None, "unrated"),
-    (202303, "a", 2009.0, 2009.0, "rated"),
-    (202303, "b", 1990.0, 1976.0, "rated"),
-    (202303, "d", 1850.0, 1864.0, "rated"),
 ]
 
 
