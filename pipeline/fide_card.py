@@ -559,12 +559,9 @@ def _start_source(store: Store, con, pool: str, own_ids, period: int, before: in
     else:
         previous = f"the list of period {last['period']} had {_half_away(Fraction(after))}"
         # the compression between: that list (or the next) shows his compressed rating
-        from arpad.pipeline.lists import rules_name
+        from arpad.pipeline.lists import carried_values
 
-        def name():
-            return rules_name(store, FideSystem.name, pool, last["period"])
-
-        carried = FideSystem().carried_ratings([after], last["period"], period, pool, name)
+        carried = carried_values(store, FideSystem(), pool, [after], last["period"], period)
         if int(carried[0]) != _half_away(Fraction(after)):
             previous = (
                 f"his rating after period {last['period']} was {_half_away(Fraction(after))}, "

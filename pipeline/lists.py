@@ -244,6 +244,19 @@ def rules_name(store, system: str, pool: str, period: int) -> str | None:
     return names[0] if len(names) == 1 else None
 
 
+def carried_values(store, sys_, pool: str, values, after: int, at: int) -> np.ndarray:
+    """``values``, ratings after period ``after``, as they stand at the start of ``at``
+    (``RatingSystem.carried_ratings``: FIDE's compression of 1 March 2024 between them),
+    with the rules of the stored run (``rules_name``, read only when needed); ``values``
+    itself when nothing changes them."""
+    values = np.asarray(values, dtype=np.float64)
+    name = sys_.name
+    carried = sys_.carried_ratings(
+        values, after, at, pool, lambda: rules_name(store, name, pool, after)
+    )
+    return np.asarray(carried, dtype=np.float64)
+
+
 def in_force_ratings(
     store, sys_, pool: str, period: int, frame: pl.DataFrame, since: int | None = None
 ) -> pl.DataFrame:
@@ -259,11 +272,8 @@ def in_force_ratings(
         return frame
     at = periods.period_of_date(day)
     after = period if since is None else since
-    name = sys_.name
     rating = frame["rating"].cast(pl.Float64).to_numpy()
-    carried = sys_.carried_ratings(
-        rating, after, at, pool, lambda: rules_name(store, name, pool, after)
-    )
+    carried = carried_values(store, sys_, pool, rating, after, at)
     if carried is rating:
         return frame
     dtype = frame["rating"].dtype

@@ -803,15 +803,9 @@ def _in_force(store: Store, system, pool: str, values, after: int, at: int) -> n
     """``values``, ratings after period ``after``, as they stand at the start of ``at``
     (``RatingSystem.carried_ratings``: FIDE's compression of 1 March 2024 between them;
     the rules of the stored run, ``lists.rules_name``)."""
-    from arpad.pipeline.lists import rules_name
+    from arpad.pipeline.lists import carried_values
 
-    values = np.asarray(values, dtype=np.float64)
-    return np.asarray(
-        system.carried_ratings(
-            values, after, at, pool, lambda: rules_name(store, system.name, pool, after)
-        ),
-        dtype=np.float64,
-    )
+    return carried_values(store, system, pool, values, after, at)
 
 
 def _carried(store: Store, system: str, pool: str, frame: pl.DataFrame) -> pl.DataFrame:
