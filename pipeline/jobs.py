@@ -784,14 +784,24 @@ def rate_all(
     is shown only when the units run one after the other in this process."""
     from arpad.pipeline.systems import get_system
 
-    return map_by_cost(
-        runner,
-        rate_periods,
-        [(req, start, None if runner.parallel else progress) for req, start in zip(reqs, starts)],
-        costs=[get_system(req.system).relative_cost for req in reqs],
-        names=[f"rate-{req.system}-{req.pool}" for req in reqs],
-        io=True,
-    )
+    def units() -> list:
+        return map_by_cost(
+            runner,
+            rate_periods,
+            [
+                (req, start, None if runner.parallel else progress)
+                for req, start in zip(reqs, starts)
+            ],
+            costs=[get_system(req.system).relative_cost for req in reqs],
+            names=[f"rate-{req.system}-{req.pool}" for req in reqs],
+            io=True,
+        )
+
+    if not runner.parallel or len(reqs) < 2:
+        return units()
+    # The units' processes leave the catalog alone: this one rebuilds it meanwhile.
+    with catalog.RefreshBeside(Store(reqs[0].store)):
+        return units()
 
 
 def reconstruct(
