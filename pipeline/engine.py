@@ -1028,12 +1028,15 @@ def rate_in_memory(
     rules: Any | None = None,
     overrides: dict | None = None,
     seeds: observations.Observations | None = None,
+    after: np.ndarray | None = None,
 ) -> dict[int, pa.Table]:
     """The engine's walk over in-memory periods — (period, white, black, score, event)
     in period order, players as dense indices into ``info``, and optionally a sixth item,
     the ``day``/``event_key`` arrays of ``period_arrays(days=…)`` — with no store:
     period -> ratings table (the columns of a stored ratings partition). ``seeds``: dated
-    observations a seeding system takes before each period, as ``rate`` does."""
+    observations a seeding system takes before each period, as ``rate`` does. ``after``:
+    per player the period his starting state is after (a ratings frame given as players;
+    -1 none), walked on from as a run that walked it would (``_walked_from``)."""
     sys_ = get_system(system)
     rules_for = rules_picker(sys_, pool, rules, overrides)
     if not periods:
@@ -1044,7 +1047,7 @@ def rate_in_memory(
     periods = [*periods, *((p, empty, empty, np.empty(0), empty) for p in closing)]
     periods.sort(key=lambda p: p[0])
     state = sys_.initial_state(info, rules_for(periods[0][0]))
-    previous: int | None = None
+    previous, state = _walked_from(sys_, state, after, periods[0][0], rules_for)
     out: dict[int, pa.Table] = {}
     ids = id_array(info)
     absorbing = sys_.revises_history(rules_for(periods[-1][0]))
@@ -1066,6 +1069,38 @@ def rate_in_memory(
     for p, report in revised_reports(sys_, state, walked, last_rules).items():
         out[p] = _audited(_report_table(report, ids), sys_, last_rules, None)
     return out
+
+
+def _walked_from(sys_, state: State, after: np.ndarray | None, first: int, rules_for):
+    """(previous, state) for a walk whose players' state is after the periods ``after``
+    (per player, -1 none): the latest of them is the period walked before ``first``, so
+    the months between count as a run that walked it counts them (Glicko's RD grows by
+    c²·t, t the months since: docs/glicko.md; FIDE's 2024 compression when the gap
+    crosses it). A player whose state is of an earlier period is first carried to the
+    latest, by a step without games from his period (a system that ``ages_by_elapsed``;
+    a store run walks those periods with him inactive). None, ``first`` or later, or
+    periods of another kind: (None, state), as a walk from nothing (docs/api.md)."""
+    from arpad.pipeline.periods import is_calendar
+
+    given = after[after >= 0] if after is not None else np.empty(0, dtype=np.int64)
+    if not given.size:
+        return None, state
+    latest = int(given.max())
+    if latest >= first or is_calendar(latest) != is_calendar(first):
+        return None, state
+    if sys_.ages_by_elapsed:
+        empty, n = np.empty(0, dtype=np.int32), len(after)
+        for earlier in np.unique(given[given < latest]):
+            games = PeriodGames.build(latest, empty, empty, np.empty(0), n, None, int(earlier))
+            carried, _ = sys_.step(state, games, rules_for(latest))
+            behind = after == earlier
+            state = dataclasses.replace(
+                state,
+                players={
+                    k: np.where(behind, carried.players[k], v) for k, v in state.players.items()
+                },
+            )
+    return latest, state
 
 
 class WriteBehind:

@@ -155,6 +155,11 @@ class Card:
     # stored before arpad named its fields, no checkpoint of that run): the one line the
     # card prints instead of claiming DIFFERS, as its figures were not checked.
     rules_note: str | None = None
+    # A period before the oldest FIDE version arpad carries, rated with that version
+    # (a run without --rules): the note of ``arpad rate`` / ``rules --at`` for it, which
+    # the card prints under its header (historian round 14: "rules FIDE 2000-01" alone
+    # for 1975 read as the rules of 1975).
+    early_rules: str | None = field(default=None, compare=False)
 
     @property
     def matches(self) -> bool:
@@ -383,6 +388,7 @@ def rating_card(
             period=period,
             rules=rules.name,
             rules_note=note,
+            early_rules=None if fixed else _early_rules(pool, period, rules),
             status=me["status"],
             rating_before=before,
             adjustment=adjustment,
@@ -951,6 +957,24 @@ def _ratings(con, pool: str, period: int, store: Store) -> dict[str, dict]:
     return {r["player_id"]: r for r in table.to_pylist()}
 
 
+def _early_rules(pool: str, period: int, rules: FideRules) -> str | None:
+    """``period 197506 is before the oldest version arpad carries (2000-01-01); the card
+    uses it (FIDE 2000-01); known differences: …`` when ``period`` is before the oldest
+    dated version of ``pool`` and ``rules`` are that version (with any changes): the
+    note a run of that period gives (``base.before_oldest_note``; docs/fide-history.md
+    "Before 2009-07"). None otherwise."""
+    from arpad.pipeline.systems.base import before_oldest_note
+
+    system = FideSystem()
+    versions = system.rule_versions(pool)
+    day = periods.first_day(period)
+    if day is None or not versions or rules.effective != versions[0].effective:
+        return None
+    return before_oldest_note(
+        system, pool, day.isoformat(), f"period {period} is", "the card uses it"
+    )
+
+
 def _run_rules(store: Store, pool: str, period: int) -> FideRules:
     """The dated version the stored run used for ``period`` (the ``rules`` name of its
     ratings rows), else the version in force then (``rules_for``)."""
@@ -1114,6 +1138,8 @@ def format_card(card: Card) -> str:
     """The card as text, one line per game, then the sum, K, rounding and the stored change."""
     head = f"{card.player_id}  {card.system}/{card.pool}  period {card.period}  rules {card.rules}"
     lines = [f"Rating card: {head}", f"status: {card.status}"]
+    if card.early_rules:  # 1975 rated with FIDE 2000-01: said, as rate and rules --at say it
+        lines.insert(1, f"note: {card.early_rules}")
     if card.rating_in_force is None:
         lines.append("not rated at the start of the period (no rating change)")
     else:

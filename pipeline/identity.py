@@ -1202,6 +1202,51 @@ def _activity(store: Store, aliases: dict[str, str] | None = None) -> pl.DataFra
     )
 
 
+def identified(store: Store) -> tuple[pl.DataFrame, pl.DataFrame, list[str], bool]:
+    """What ``arpad players identify`` and ``Store.identify`` show: (the proposals, the
+    pairs held back as mapping rows marked merge "no", the notes on the pairs not
+    proposed — met in a game, careers apart, an ambiguous abbreviation — without a
+    prefix, whether a note names only some of its pairs)."""
+    vetoed: list = []
+    apart: list = []
+    ambiguous: list = []
+    held: list = []  # every pair held back, as mapping rows (docs/identity.md)
+    frame = candidates(store, vetoed, apart, ambiguous, held)
+    rows = pl.DataFrame(
+        held,
+        schema={"keep": pl.String, "duplicate": pl.String, "evidence": pl.String},
+        orient="row",
+    ).with_columns(pl.lit(None, pl.Float64).alias("score"), pl.lit("no").alias("merge"))
+    notes = []
+    if vetoed:
+        shown = "; ".join(f"{keep} and {dup}" for keep, dup, *_ in vetoed[:3])
+        notes.append(
+            f"{len(vetoed)} pair(s) with compatible names not proposed: they met in a game "
+            f"({shown}{_more(vetoed)}); one person does not play himself"
+        )
+    if apart:
+        shown = "; ".join(f"{a} ({ya}) and {b} ({yb})" for a, b, ya, yb in apart[:3])
+        notes.append(
+            f"{len(apart)} pair(s) with compatible names not proposed: their years of play "
+            f"are more than {MAX_GAP} years apart or span more than {MAX_CAREER} years "
+            f"({shown}{_more(apart)}); after merging the proposals, identify again (a kept "
+            "id counts its duplicates' years), or merge by hand"
+        )
+    if ambiguous:
+        shown = "; ".join(f"{short}: {' / '.join(fits)}" for short, fits in ambiguous[:3])
+        notes.append(
+            f"{len(ambiguous)} abbreviated name(s) not proposed: each fits several players' "
+            f"full names ({shown}{_more(ambiguous)}); merge by hand the one the sources name "
+            "(arpad players merge KEEP DUPLICATE), or merge those players first if they are one"
+        )
+    cut = any(len(kind) > 3 for kind in (vetoed, apart, ambiguous))
+    return frame, rows, notes, cut
+
+
+def _more(pairs: list) -> str:
+    return f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""
+
+
 def candidates(
     store: Store,
     vetoed: list | None = None,

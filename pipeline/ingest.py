@@ -45,11 +45,16 @@ from arpad.pipeline import (
 )
 from arpad.pipeline.digest import content_digest, digest_v1
 from arpad.pipeline.errors import InputError
-from arpad.pipeline.namesakes import leading_zero_notes, namesake_notes
+from arpad.pipeline.namesakes import leading_zero_notes, name_game_players, namesake_notes
 from arpad.pipeline.pgn import POOL_WORDS
 from arpad.pipeline.readers import RawTable, check_input_file, read_any
 from arpad.pipeline.reasons import Reason
-from arpad.pipeline.stated_ratings import old_games_notes, stated_rating_notes
+from arpad.pipeline.stated_ratings import (
+    before_first,
+    ignore_stated,
+    old_games_notes,
+    stated_rating_notes,
+)
 from arpad.pipeline.store import MANIFEST, Store, read_parquet_file
 from arpad.pipeline.validate import Validated, validate_games, validate_players
 
@@ -228,10 +233,11 @@ def ingest_file(
     reads files in parallel on Dask workers, then stores them one after another).
     ``pool``: every game of a games file goes to that pool, whatever the file says
     (``--pool``). ``ignore_stated_ratings``: the ratings a games file states (TRF 001,
-    PGN ``WhiteElo``, ``white_rating``) are stored as null (``--ignore-stated-ratings``,
-    docs/observations.md). The same bytes from the same source with options other than
-    those its stored version was read with (none after some included) are stored again
-    (a new version of that source); under another name they are skipped, the skip
+    PGN ``WhiteElo``, ``white_rating``) are stored as null where the store has a rating
+    of its own for the player (``--ignore-stated-ratings``, docs/observations.md;
+    ``stated_ratings.ignore_stated``). The same bytes from the same source with
+    options other than those its stored version was read with (none after some
+    included) are stored again (a new version of that source); under another name they are skipped, the skip
     saying that the options were not applied. ``encoding``: the code page of a text
     file that is not UTF-8 (``--encoding``); the same bytes from the same source that
     it reads otherwise than their stored version was read are stored again, a new
@@ -274,6 +280,19 @@ def ingest_file(
     )
     if again:
         batch = probable_duplicates.kept_batch(batch)
+    # The same bytes after a new version of another source removed or changed games
+    # that copies they hold repeat (probable_duplicates.orphans): read again as a new
+    # version of their source (as ``again``), the copies checked against the store now.
+    recheck = (
+        0
+        if again or not same.num_rows
+        else probable_duplicates.orphans(store, same.column("batch")[0].as_py())
+    )
+    if recheck:
+        taken = set(manifest.column("batch").to_pylist())
+        while batch in taken:
+            batch += "r"
+        again = True
     # The same bytes from another source identity (--source NAME, another path) after an
     # ingest that quarantined conflicting results: the correction of that source it
     # was meant to be (docs/ingest.md "Conflicting results"). The earlier ingest of
@@ -389,6 +408,8 @@ def ingest_file(
     if explicit and raw.format in probable_duplicates.FORMATS:
         raw = probable_duplicates.scoped_by_source(raw, path.name, source)
     report = FileReport(str(path), source, raw.kind, raw.format, notes=list(raw.notes))
+    if recheck:
+        report.notes.append(probable_duplicates.orphans_note(source, recheck))
     if recoded is not None:
         report.notes.append(
             f"--encoding {codec} reads these bytes otherwise than their stored version "
@@ -422,6 +443,7 @@ def ingest_file(
     player_quarantine = None
     content = None
     stale = None  # the history's "periods made stale" (pipeline/trail.py)
+    gone: set[str] = set()  # games a new version removes or changes (their copies)
     if raw.kind == "players":
         dated = observations.is_dated(raw)  # a date column: dated ratings (docs/observations.md)
         validated = validate_players(raw, source, batch, by_date=dated)
@@ -474,6 +496,15 @@ def ingest_file(
         validated = validate_games(raw, source, batch)
         if stored_source and old_batches:  # a new version of which no row could be read
             _refuse_unreadable_version(path, source, previous, validated, staged)
+        # games before their pool's first period: noted (stated_ratings.before_first)
+        report.notes.extend(before_first(store, validated.accepted, key))
+        if ignore_stated_ratings:  # stored null where the store has its own rating
+            accepted, players, note = ignore_stated(
+                store, validated.accepted, raw.players, old_batches
+            )
+            validated = _replace_fields(validated, accepted=accepted)
+            raw = _replace_fields(raw, players=players)
+            report.notes.append(note)
         touched: list[tuple[str, int]] = []
         if replace:
             removed, parts = _replace_store_games(staged, validated.accepted, batch, old_batches)
@@ -491,11 +522,13 @@ def ingest_file(
         if raw.format in probable_duplicates.FORMATS and not keep_probable_duplicates:
             # (and the copies of a game dated short of the day with another result:
             # conflicting_result, docs/pgn-trf.md "Historian's sources, round 11")
+            stored_anyway: list[str] = []  # (a short line under another date, other names)
             validated, probable = probable_duplicates.drop_probable_duplicates(
-                store, validated, batch, old_batches, raw.players
+                store, validated, batch, old_batches, raw.players, path, stored_anyway
             )
             if probable:
                 report.notes.append(probable_duplicates.note(probable))
+            report.notes.extend(stored_anyway)
         report.notes.extend(_conflict_note(validated.quarantine, batch, manifest))
         accepted = validated.accepted.num_rows
         if raw.format == "pgn":  # its games stored not rated: of the games stored
@@ -514,6 +547,10 @@ def ingest_file(
         if old_batches and stored_source:
             report.correction = _correction_counts(old_only, new_only)
             report.notes.extend(_shrunk_note(previous, source, validated.accepted.num_rows))
+            # other files' copies of the games it removes or changes: not left lost
+            gone = probable_duplicates.gone_games(store, old_batches, validated.accepted)
+            skip = {*old_batches, batch}
+            report.notes.extend(probable_duplicates.orphaned_copies(staged, gone, source, skip))
         for old in old_batches:
             staged.remove_batch_games(old)
         # replaced the earlier version of this source (not: undid an ingest of these
@@ -542,7 +579,8 @@ def ingest_file(
     if report.replaced_games:
         report.notes.append(f"--replace: {report.replaced_games} stored game(s) replaced")
     report.notes.extend(identity.conflict_notes(staged, source, raw.kind == "players"))
-    if raw.kind == "players" or raw.players is not None:  # names described: a mistyped id?
+    # names described (a TRF's players, a CSV's name columns): a mistyped id?
+    if raw.kind == "players" or raw.players is not None or _names_given(raw):
         report.notes.extend(namesake_notes(store.read_players(), staged.read_players()))
     if raw.kind == "games" and head is None:  # ratings stated unlike the list in force?
         report.notes.extend(stated_rating_notes(store, validated.accepted))
@@ -583,6 +621,7 @@ def ingest_file(
     staged.write_manifest(pa.concat_tables([keep, entry]))
     plan = staged.commit()
     journal.apply(store, staged.stage, plan)
+    report.notes.extend(probable_duplicates.put_back_orphans(store, gone))
     return report
 
 
@@ -829,7 +868,8 @@ def _label_hint(manifest: pa.Table, name: str) -> str:
 def _batch_options(batch: str) -> str:
     """The read options a stored batch id carries: ``_read_options``'s suffix and ``m``
     (--rate-moveless) after the 16 digits of the digest, without the suffixes of a file
-    stored again (``k``: its probable duplicates kept, ``c``: a re-correction)."""
+    stored again (``k``: its probable duplicates kept, ``c``: a re-correction, ``r``:
+    read again for copies of games a new version of another source removed)."""
     rest = batch[16:]
     options = rest[:7] if rest.startswith("o") else ""
     return options + ("m" if rest[len(options) :].startswith("m") else "")
@@ -1001,16 +1041,7 @@ def _as_asked(raw: RawTable, pool: str | None, ignore_stated_ratings: bool) -> R
             + (f"; the file alone gives {'; '.join(alone)}" if alone else "")
         )
         frame = frame.with_columns(pl.lit(pool, pl.String).alias("pool"))
-    if ignore_stated_ratings:
-        cols = [c for c in ("white_rating", "black_rating") if c in frame.columns]
-        stated = sum(frame.get_column(c).drop_nulls().len() for c in cols)
-        frame = frame.with_columns(pl.lit(None, frame.schema[c]).alias(c) for c in cols)
-        if players is not None and "rating" in players.columns:
-            players = players.with_columns(pl.lit(None, players.schema["rating"]).alias("rating"))
-        notes.append(
-            f"--ignore-stated-ratings: {stated} rating(s) stated on the games not stored "
-            "(nor the players' ratings the file describes)"
-        )
+    # (--ignore-stated-ratings: applied to the validated games, stated_ratings.ignore_stated)
     return _replace_fields(raw, frame=frame, players=players, notes=notes)
 
 
@@ -1497,6 +1528,10 @@ def _add_game_players(
         report.notes.extend(v.notes + merged.notes)
         if merged.changed:
             incremental.mark_all_stale(store)
+    named = 0
+    if {"white_name", "black_name"} & set(raw.frame.columns):  # (a streamed file: games None)
+        named, notes = name_game_players(store, raw, games, source, batch, _merge_players)
+        report.notes.extend(notes)
     existing = store.read_players()
     if ids is None:
         ids = pa.chunked_array(
@@ -1504,14 +1539,20 @@ def _add_game_players(
         ).unique()
     missing = pc.filter(ids, pc.invert(pc.is_in(ids, value_set=existing.column("player_id"))))
     if len(missing) == 0:
-        return 0, quarantine
+        return named, quarantine
     report.notes.extend(_ids_that_are_names(existing, missing))
     report.notes.extend(leading_zero_notes(existing.column("player_id"), missing))
     added = pa.table({"player_id": missing, "source": pa.nulls(len(missing), pa.string())})
     added = schemas.conform(added, schemas.PLAYERS)
     combined = pa.concat_tables([existing, added]).sort_by("player_id")
     store.write_players(combined)
-    return len(missing), quarantine
+    return named + len(missing), quarantine
+
+
+def _names_given(raw: RawTable) -> bool:
+    """A games file with its players' names beside their ids (readers.NAME_HEADINGS),
+    read by ``name_game_players``."""
+    return raw.kind == "games" and bool({"white_name", "black_name"} & set(raw.frame.columns))
 
 
 def _standard_ratings_only(players: pl.DataFrame, frame: pl.DataFrame | None) -> pl.DataFrame:

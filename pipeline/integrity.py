@@ -485,7 +485,8 @@ def notes(store) -> list[str]:
     """What ``arpad check`` tells the officer that is not damage (exit 0 still): an ingest
     a killed (or still running) process left staged in ``STORE/.pending``
     (pipeline/journal.py). Not committed: nothing of it is in the store, the next
-    writing command discards it, and the file must be ingested again. Committed: the
+    writing command discards it, and the file must be ingested again (a players merge
+    or split, staged the same way: the command must be run again). Committed: the
     next writing command completes it. Read-only: nothing is recovered here."""
     from arpad.pipeline import journal
 
@@ -493,7 +494,10 @@ def notes(store) -> list[str]:
     busy = writer_busy(store.root)
     for staged in journal.staged_ingests(store):
         batch = staged["batch"]
-        what = f"the ingest of batch {batch}"
+        players = staged.get("players")  # a players merge or split, staged as an ingest is
+        what = (
+            f"the players {players} of batch {batch}" if players else f"the ingest of batch {batch}"
+        )
         if staged["path"]:
             source = staged["source"]
             named = f" (source {source})" if source and source != staged["path"] else ""
@@ -513,10 +517,14 @@ def notes(store) -> list[str]:
                 "completes it"
             )
         else:
+            again = (
+                f"the players {players} must be run again"
+                if players
+                else "the file must be ingested again"
+            )
             out.append(
                 f"{where}: {what}, was interrupted before its commit: nothing of it is in "
-                "the store, the next writing command discards it, and the file must be "
-                "ingested again"
+                f"the store, the next writing command discards it, and {again}"
             )
     return out
 

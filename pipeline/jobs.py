@@ -632,7 +632,13 @@ def rate_periods(req: RateRequest, start: int | None, progress: Progress | None 
         shards=req.shards,
         checkpoint_every=req.checkpoint_every,
     )
-    summary.incremental_from = start if req.start is None else None
+    from arpad.pipeline.systems import get_system
+
+    # A system that places games (ECF's year-only games) rates from the first period
+    # whatever the stale period (engine.rate): its summary said incremental_from=51
+    # of a run that re-rated periods 1..102 (round 14)
+    incremental = req.start is None and not get_system(req.system).places_games
+    summary.incremental_from = start if incremental else None
     return summary
 
 

@@ -316,7 +316,9 @@ def staged_ingests(store: Store) -> list[dict]:
     started}. ``committed``: its plan is written, so the next writing command completes
     it (the store may show part of it until then); else nothing of it is in the store and
     the next writing command discards it: the file must be ingested again. ``path`` and
-    ``source`` are None unless the ingest recorded them (``ABOUT``)."""
+    ``source`` are None unless the ingest recorded them (``ABOUT``); ``players`` is
+    ``merge`` or ``split`` for a staged players merge or split (there is no file: the
+    command must be run again), else None."""
     base = pending_dir(store)
     if not base.is_dir() or base.is_symlink():
         return []
@@ -329,9 +331,11 @@ def staged_ingests(store: Store) -> list[dict]:
                 about = data
 
         text = {k: v for k, v in about.items() if isinstance(v, str) and v}
+        action = stage.name.split("-", 1)[0]  # a players merge or split (as ``recover``)
         out.append(
             {
                 "batch": stage.name,
+                "players": action if action in ("merge", "split") else None,
                 "committed": (stage / PLAN).is_file(),
                 "path": text.get("path"),
                 "source": text.get("source"),

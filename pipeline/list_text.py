@@ -16,6 +16,8 @@ rounding, and the order and rank of players with the same published rating
 * **Ties.** Players are ordered by the published (rounded) rating, then by name
   (``name_key``: accents removed, case folded), then by the name as written, then by
   id; players with the same published rating share a rank (``1, 1, 3``).
+* **FIDE's download order.** The TXT and XML list files are alphabetical
+  (``alphabetical``), as FIDE's; the other formats keep the ranked order.
 * **Writers.** ``fixed_width_lines`` writes the fixed-width lines column by column and
   ``xml_list`` the list XML as strings (ElementTree's output byte for byte): a
   200k-player publish spent most of its time building them cell by cell and as a tree.
@@ -146,6 +148,17 @@ def order_and_rank(frame: pl.DataFrame, lower_is_better: bool) -> pl.DataFrame:
     return keyed.with_columns(
         pl.when(pl.col("_inactive")).then(None).otherwise(rank).alias("rank")
     ).drop("_key", "_inactive")
+
+
+def alphabetical(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` (a list with ``name`` and ``player_id``) in FIDE's download order:
+    alphabetical by name (``name_key``: accents removed, case folded), then the name as
+    written, then id, as the combined file (pipeline/combined.py); a player without a
+    name first. The columns, ranks included, are unchanged."""
+    key = pl.Series("_key", [name_key(n) for n in frame["name"].to_list()], pl.String)
+    return (
+        frame.with_columns(key).sort("_key", pl.col("name").fill_null(""), "player_id").drop("_key")
+    )
 
 
 def xml_list(rows, elements, clean) -> str:

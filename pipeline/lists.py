@@ -140,8 +140,9 @@ def list_frame(
     ``top``: the first ``top`` ranked (active) players only; ``min_games``: only players
     with at least that many rated games in periods up to the list's (``total_games``),
     ranked again. A period in which the pool has no games but another pool of the
-    combined file has a list is the pool's latest list carried forward (``--period``,
-    ``in_force``, ``frozen``; not ``date``: ``carried_list``). Raises ValueError for a
+    combined file has a list, or a month without games that is over, is the pool's
+    latest list carried forward (``--period``, ``in_force``, ``frozen``; not ``date``:
+    ``carried_periods``, ``carried_list``). Raises ValueError for a
     period that has no list and ``EmptyListError`` for a list without any rated player."""
     from arpad.pipeline.systems import get_system
 
@@ -435,13 +436,17 @@ def carries_lists(system) -> bool:
     return not (system.list_columns or system.retroactive or system.cumulative_interim_games)
 
 
-def carried_periods(store, system: str, pool: str, frozen: bool = False) -> list[int]:
+def carried_periods(
+    store, system: str, pool: str, frozen: bool = False, quiet: bool = True
+) -> list[int]:
     """The periods whose list of ``pool`` is its latest list carried forward: the pool
     is one of the combined file's (standard, rapid, blitz), has no list of the period
     (rated, or with ``frozen`` published) but one before it, and another of those pools
-    has a list of it (FIDE publishes all three lists every month); only periods that
-    close a list under the system's rules (``list_periods``), only for a system whose
-    lists carry (``carries_lists``)."""
+    has a list of it (FIDE publishes all three lists every month), or (``quiet``) the
+    period is a month without games of the pool that is over (``quiet_months``: FIDE
+    publishes a list every month, also after a month without any game); only periods
+    that close a list under the system's rules (``list_periods``), only for a system
+    whose lists carry (``carries_lists``)."""
     from arpad.pipeline.combined import COMBINED_POOLS  # combined imports this module
     from arpad.pipeline.systems import get_system
 
@@ -458,8 +463,65 @@ def carried_periods(store, system: str, pool: str, frozen: bool = False) -> list
     own_lists = rated.list_periods(sorted(own))
     if not own_lists:
         return []
-    others = {p for one in pools if one != pool for p in listed(one)}
-    return rated.list_periods(sorted(p for p in others - own if p > own_lists[0]))
+    carried = {p for one in pools if one != pool for p in listed(one)} - own
+    if quiet:
+        carried |= set(quiet_months(store, pool, own_lists[0], own))
+    return rated.list_periods(sorted(p for p in carried if p > own_lists[0]))
+
+
+def quiet_months(store, pool: str, first: int, listed) -> list[int]:
+    """The calendar months after ``first`` (the pool's first list) that are over
+    (``publish.in_progress``: before today's month, UTC), hold no game of ``pool`` (a
+    month with games not rated yet is not one) and have no list of it (``listed``):
+    months without games, whose list is the latest one carried forward
+    (``carried_periods``; docs/lists.md "A month without games"). None for abstract
+    period numbers."""
+    from arpad.pipeline.publish import today
+
+    if not periods.is_calendar(first):
+        return []
+    last = periods.month_index(periods.period_of_date(today())) - 1
+    skip = {*listed, *store.periods(pool)}
+    months = ((m // 12) * 100 + m % 12 + 1 for m in range(periods.month_index(first) + 1, last + 1))
+    return [p for p in months if p not in skip]
+
+
+def waiting_quiet(store, system: str, pool: str) -> list[int]:
+    """The months without games (``quiet_months``) after the pool's latest list (rated
+    or published), at most ``INACTIVE_MONTHS`` - 1 of them, that no other pool has a list
+    of: the monthly job does not freeze their carried lists itself (a store whose games
+    ended long ago would get one a month up to today), and its report names them with
+    the ``arpad publish`` that freezes each (``quiet_note``)."""
+    carried = carried_periods(store, system, pool)
+    if not carried:
+        return []
+    latest = max({*store.rating_periods(system, pool), *store.published_periods(system, pool)})
+    others = set(carried_periods(store, system, pool, quiet=False))
+    return [
+        p
+        for p in carried
+        if p > latest and p not in others and periods.months_between(latest, p) < INACTIVE_MONTHS
+    ]
+
+
+def quiet_note(system: str, pool: str, months: list[int], source: int) -> str:
+    """The monthly report's line for ``waiting_quiet``'s ``months``, whose lists carry
+    the list of ``source`` (the pool's latest)."""
+    from arpad.pipeline.systems import DEFAULT_SYSTEM
+
+    which = (f" --system {system}" if system != DEFAULT_SYSTEM else "") + (
+        f" --pool {pool}" if pool != "standard" else ""
+    )
+    some = f"period {months[0]}" if len(months) == 1 else "periods " + ", ".join(map(str, months))
+    has = "has" if len(months) == 1 else "have"
+    return (
+        f"No games: {some} {has} no {system}/{pool} games; the list of a month without "
+        f"games is the list of period {source} carried forward (arpad list{which} --period "
+        f"{months[0]}), not frozen by this job: "
+        + ", then ".join(f"arpad publish{which} --period {p}" for p in months)
+        + (" freezes it" if len(months) == 1 else " freeze them")
+        + ' (docs/lists.md "A month without games")'
+    )
 
 
 def carried_source(store, system: str, pool: str, period: int, frozen: bool = False) -> int:
@@ -718,15 +780,43 @@ def published_list(store, system: str, pool: str, period: int) -> pl.DataFrame |
     return frame.with_columns(pl.lit(None, pl.String).alias(c) for c in missing).select(columns)
 
 
+def frozen_source(store, system: str, pool: str, period: int) -> int | None:
+    """The published period whose frozen list ``--in-force`` carries into ``period``
+    (never published, one of ``carried_periods``: ``carried_list`` with ``frozen``),
+    else None."""
+    if period in store.published_periods(system, pool):
+        return None
+    if period not in carried_periods(store, system, pool, frozen=True):
+        return None
+    source = carried_source(store, system, pool, period, frozen=True)
+    return source if source in store.published_periods(system, pool) else None
+
+
 def revised_note(store, system: str, pool: str, period: int) -> str | None:
     """The note of ``--in-force`` showing the published list of ``period`` when the
     current ratings of the period differ from it (a correction since: ``arpad diff
-    --published``), else None (never published, or nobody differs)."""
+    --published``), else None (never published, or nobody differs). A period never
+    published whose list carries a published one (``frozen_source``) has the note of
+    that one, naming both."""
     from arpad.pipeline.publish import diff
     from arpad.pipeline.systems import DEFAULT_SYSTEM
 
+    which = (f" --system {system}" if system != DEFAULT_SYSTEM else "") + (
+        f" --pool {pool}" if pool != "standard" else ""
+    )
     if period not in store.published_periods(system, pool):
-        return None
+        source = frozen_source(store, system, pool, period)
+        if source is None:
+            return None
+        changed, _ = diff(store, system, pool, source)
+        if changed.height == 0:
+            return None
+        return (
+            f"this is the {system}/{pool} list of period {source} as published (frozen), "
+            f"carried forward into period {period} (no games of it); the ratings of "
+            f"{changed.height} player(s) changed since: arpad diff --published {source}"
+            f"{which} shows them, arpad list --period {period}{which} the current list"
+        )
     # its games and ratings are gone (a carried list frozen has none: it has its source's)
     if period not in store.rating_periods(system, pool) and period not in carried_periods(
         store, system, pool
@@ -739,9 +829,6 @@ def revised_note(store, system: str, pool: str, period: int) -> str | None:
     changed, _ = diff(store, system, pool, period)
     if changed.height == 0:
         return None
-    which = (f" --system {system}" if system != DEFAULT_SYSTEM else "") + (
-        f" --pool {pool}" if pool != "standard" else ""
-    )
     return (
         f"this is the {system}/{pool} list of period {period} as published (frozen); the "
         f"ratings of {changed.height} player(s) changed since: arpad diff --published "
@@ -932,10 +1019,14 @@ def write_list(
     max_rows: int = 50,
 ) -> None:
     """Print or write (atomically) a list in ``fmt`` (``LIST_FORMATS``; ``txt`` is
-    ``fide-txt``); ``root``: a store writing its own exports. The table prints a
+    ``fide-txt``); ``root``: a store writing its own exports. FIDE's TXT and XML are
+    alphabetical, as FIDE's download files (``list_text.alphabetical``); the table, CSV,
+    JSON and Parquet keep the list's order, by rank (docs/lists.md). The table prints a
     system's own columns with their own decimals (Glicko-2's volatility 0.059996, where
     the table's one decimal would show 0.1)."""
     columns = table_columns(frame)
+    if fmt in ("fide-txt", "txt", "fide-xml"):  # FIDE's download files: by name
+        frame = list_text.alphabetical(frame)
     if fmt == "table":
         own = [c for c in columns if c not in LIST_COLUMNS and frame[c].dtype.is_float()]
         frame = frame.with_columns(

@@ -467,7 +467,7 @@ def quarantine_lines(f: dict) -> list[str]:
 
 def quarantine_command(store: str) -> str:
     """The command that shows every quarantined row (the 'quarantine' view)."""
-    return f'arpad sql "SELECT * FROM quarantine" --store {store}'
+    return f'arpad sql "SELECT * FROM quarantine" --store {shlex.quote(str(store))}'
 
 
 def quarantine_pointer(store: str, rows: int) -> str:
@@ -600,11 +600,12 @@ def listed_periods(store: Store, system: str, pool: str) -> list[int]:
     list is carried into (``lists.carried_periods``: a month without games in the pool
     that another of the combined file's pools has a list of; FIDE publishes the rapid and
     blitz lists every month). The monthly job exports and freezes both (the officer's
-    attack, round 11: a carried rapid list was only in the combined file)."""
+    attack, round 11: a carried rapid list was only in the combined file). A month
+    without games in any pool is not among them: the report names it, ``waiting_quiet``."""
     from arpad.pipeline.lists import carried_periods
 
     rated = store.rating_periods(system, pool)
-    return sorted({*rated, *carried_periods(store, system, pool)}) if rated else []
+    return sorted({*rated, *carried_periods(store, system, pool, quiet=False)}) if rated else []
 
 
 def to_freeze(store: Store, system: str, pool: str, day=None) -> list[int]:
@@ -622,6 +623,18 @@ def to_freeze(store: Store, system: str, pool: str, day=None) -> list[int]:
         for p in listed_periods(store, system, pool)
         if not publish.in_progress(p, day) and (not done or p > done[-1])
     ]
+
+
+def quiet_months(store: Store, system: str, pool: str) -> dict | None:
+    """{months, source}: the months without games after the pool's latest list whose
+    carried list the job does not freeze (``lists.waiting_quiet``) and the period whose
+    list they carry; None when there are none (docs/lists.md "A month without games")."""
+    from arpad.pipeline.lists import carried_source, waiting_quiet
+
+    months = waiting_quiet(store, system, pool)
+    if not months:
+        return None
+    return {"months": months, "source": carried_source(store, system, pool, months[0])}
 
 
 def recomputed_since_frozen(store: Store, system: str, pool: str, day=None) -> list[int]:
@@ -796,7 +809,9 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
     (``stated_ratings.replaced_revisions``, the report's ``replaced_lines``);
     ``every_pool``: [period, players, listed] of each list frozen now that lists players
     without a game in the pool from a players file's rating of every pool
-    (``publish.every_pool_seeded``: a rapid list of the register's standard ratings).
+    (``publish.every_pool_seeded``: a rapid list of the register's standard ratings);
+    ``quiet``: the finished months without games after the latest list, left to ``arpad
+    publish`` (``quiet_months``, the report's "No games" line), or None.
     ``held``: the inbox files that hold the freeze (``holding``: rejected, or with an
     unapplied correction; ``held_by``): then nothing is frozen, and ``held`` in the
     result lists the months with a list that would have been (docs/operations.md step
@@ -853,6 +868,7 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
         "rows": [],
         "corrections": 0,
         "every_pool": seeded,
+        "quiet": quiet_months(store, system, pool),
     }
     # The export of a period an earlier run froze holds the current ratings: when they
     # differ from the frozen list it is a revised list, never reported as the published
@@ -1411,9 +1427,9 @@ def replaced_lines(
             f"To carry the revised ratings, ingest {files} again without their stated "
             "ratings: with only them in the inbox (from `INBOX/processed/`, under the same "
             "name), run `arpad recalculate` with `--ignore-stated-ratings` once (the option "
-            "applies to the files of that run only; a player whose only rating is one a "
-            "file states is then unrated); or have the arbiter send them with the revised "
-            "ratings.",
+            "applies to the files of that run only; a player the store has no rating of its "
+            "own for keeps the file's rating as his starting rating); or have the arbiter "
+            "send them with the revised ratings.",
             "",
         ]
         return lines
@@ -1429,9 +1445,9 @@ def replaced_lines(
         f"each with the options its stored version was read with ({read}), which `arpad "
         "recalculate` does not give (read through it without `--pool`, a file's games go "
         f"back to the pool it names): {commands}; then run `arpad recalculate` "
-        "(`--ignore-stated-ratings` applies to the files it is given only; a player whose "
-        "only rating is one a file states is then unrated); or have the arbiter send them "
-        "with the revised ratings.",
+        "(`--ignore-stated-ratings` applies to the files it is given only; a player the "
+        "store has no rating of its own for keeps the file's rating as his starting "
+        "rating); or have the arbiter send them with the revised ratings.",
         "",
     ]
     return lines
@@ -1890,6 +1906,11 @@ def markdown(summary: RecalculateSummary) -> str:
         now = frozen_now(frozen)
         for period in now:  # oldest first, each month never frozen (``to_freeze``)
             lines += [f"Frozen list {key} period {period} (`STORE/published/`).", ""]
+        if quiet := frozen.get("quiet"):  # months without games (docs/lists.md)
+            from arpad.pipeline.lists import quiet_note
+
+            note = quiet_note(system, pool, quiet["months"], quiet["source"])
+            lines += [f"{_text(note)}.", ""]
         # players listed from a players file's rating of every pool, no game in the pool
         for period, n, listed in frozen.get("every_pool") or []:
             from arpad.pipeline.publish import every_pool_note

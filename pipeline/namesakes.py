@@ -184,3 +184,51 @@ def _born(pid: str, born, other: str, other_born) -> str:
     if born is None:
         pid, born, other = other, other_born, pid
     return f", {pid} born {born}, {other} without a birth year"
+
+
+def name_game_players(
+    store, raw, games: pa.Table | None, source: str, batch: str, merge
+) -> tuple[int, list[str]]:
+    """Give the players of the games file ``raw`` (its accepted ``games``; None: a
+    Parquet file streamed, read again in slices for its names) that the store has no
+    name for the names the file gives beside their ids (``validate.game_names``;
+    docs/ingest.md "Players' names in a games file"); a stored name is never replaced,
+    the register's or an earlier file's. ``merge``: ingest's ``_merge_players``, which
+    stores them as a TRF's player lines are (the name, its source line, and what the
+    file said, shown by ``arpad players --id``). Returns the players created and the
+    notes; ``namesake_notes`` then names a new id with a stored player's name, as for a
+    TRF. Before round 14 a CSV's names were not read: a mistyped id (1000030 for
+    1000003) was a nameless new player, said nowhere (the rating officer's report)."""
+    import polars as pl
+
+    from arpad.pipeline import identity
+    from arpad.pipeline.validate import first_game_names, game_names
+
+    if games is not None:
+        named = game_names(raw.frame, games)
+    else:
+        from arpad.pipeline.readers import iter_parquet
+        from arpad.pipeline.stream_ingest import BATCH_ROWS
+        from arpad.pipeline.validate import validate_games
+
+        slices = iter_parquet(raw.path, BATCH_ROWS, raw.mapping, raw.kind)
+        named = pl.concat(
+            [game_names(s.frame, validate_games(s, source, batch).accepted) for s in slices]
+        )
+    named, notes = first_game_names(named, source)
+    players = store.read_players()
+    has_name = players.filter(pc.is_valid(players.column("name"))).column("player_id")
+    named = named.filter(~pl.col("player_id").is_in(pl.from_arrow(has_name).implode()))
+    if not named.height:  # an earlier version of this file may have said something
+        said = identity.read_observations(store).filter(pl.col("source") == source)
+        if said.height:
+            identity.record_observations(store, named, source)
+        return 0, notes
+    merged = merge(store, named.to_arrow(), source)
+    notes = [*notes, *merged.notes]
+    notes.append(
+        f"names read from the file for {named.height} player id(s) the store had no name "
+        f"for (e.g. {named.item(0, 'player_id')} {named.item(0, 'name')!r}); a stored name "
+        "is kept"
+    )
+    return merged.added, notes

@@ -198,6 +198,76 @@ def _coarse_players(store: Store, pool: str, periods: list[int]) -> dict[int, se
     return out
 
 
+def band_points(
+    store: Store, system: str, pool: str, player_id: str, rows: pl.DataFrame
+) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """(periods, rating, rd) of the ±2·RD band of one player's ``rows`` (``history_data``'s,
+    by period): each row, and in a gap between two rows (months in which no period was
+    walked, or the store has none) one point a month, the rating held and the RD aged
+    month by month from the earlier row as the system ages it (``history.aged_rd``,
+    with the rules of the later row's period). Steinitz's RD 92.9 after 1866-08 is 187.2
+    by 1886-11 under Glicko-2 (his band stayed at 92.9 for 20 years until round 14,
+    docs/analysis.md "Plots"). A system that does not age an RD this way (WHR's fit):
+    the rows alone."""
+    from arpad.pipeline.history import _months_on, aged_rd
+    from arpad.pipeline.periods import months_between
+
+    at = rows["period"].to_list()
+    rating = rows["rating"].cast(pl.Float64).to_numpy()
+    rd = rows["rd"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+    gaps = [
+        (i, m)
+        for i in range(len(at) - 1)
+        if (m := months_between(at[i], at[i + 1])) > 1 and np.isfinite(rd[i])
+    ]
+    if not gaps:
+        return at, rating, rd
+    con = catalog.connect(store)
+    try:
+        volatility = dict(
+            con.execute(
+                "SELECT period, volatility_after FROM ratings WHERE system = ? AND pool = ? "
+                "AND player_id = ? AND list_contains(?, period)",
+                [system, pool, player_id, [at[i] for i, _ in gaps]],
+            ).fetchall()
+        )
+    finally:
+        con.close()
+    filled = pl.DataFrame(
+        [
+            (at[i], j, float(rating[i]), float(rd[i]), volatility.get(at[i]), at[i + 1])
+            for i, m in gaps
+            for j in range(1, m)
+        ],
+        schema={
+            "period": pl.Int64,
+            "months": pl.Int64,
+            "rating": pl.Float64,
+            "rd": pl.Float64,
+            "volatility": pl.Float64,
+            "until": pl.Int64,
+        },
+        orient="row",
+    )
+    aged = aged_rd(store, system, pool, filled)
+    if aged is None:
+        return at, rating, rd
+    points = [(p, rating[i], rd[i]) for i, p in enumerate(at)]
+    points += [
+        (_months_on(p, j), r, a)
+        for (p, j, r, a) in zip(
+            filled["period"].to_list(), filled["months"].to_list(), filled["rating"].to_list(),
+            aged.tolist(), strict=True,
+        )
+    ]  # fmt: skip
+    points.sort(key=lambda t: months_between(at[0], t[0]))
+    return (
+        [p for p, _, _ in points],
+        np.array([r for _, r, _ in points], dtype=float),
+        np.array([a for _, _, a in points], dtype=float),
+    )
+
+
 def history_figure(store: Store, players: list[str], system: str, pool: str = "standard"):
     """(figure, axes) of the players' ratings after each period on one dated axis, a
     step line per player (the rating holds until the next row; a dot for each period
@@ -284,9 +354,11 @@ def history_figure(store: Store, players: list[str], system: str, pool: str = "s
             if len(x) == 1:  # one period: a bar, since a band of no width is invisible
                 ax.vlines(x, r - 2 * rd, r + 2 * rd, color=line.get_color(), alpha=0.3, lw=6)
             else:
+                bx, br, brd = band_points(store, system, pool, pid, f)
                 ax.fill_between(
-                    x, r - 2 * rd, r + 2 * rd, step="post", color=line.get_color(), alpha=0.18
-                )
+                    [_x(p) for p in bx], br - 2 * brd, br + 2 * brd, step="post",
+                    color=line.get_color(), alpha=0.18,
+                )  # fmt: skip
             banded = True
     if marked:
         ax.plot([], [], "o", mfc="white", mec="grey", label=COARSE_LABEL)

@@ -27,6 +27,14 @@ sources only (the CSV/Parquet bulk path is not touched):
     The same moves (without moves: the same line of its file) with another result, a
     date short of the day on one side, is ``conflicting_result`` (``_conflicts``).
 
+    or (round 14, "near-date", at ingest only): a PGN game with moves whose White,
+    Black, result and moves' digest equal those of a stored game of another file, under
+    dates that disagree but whose spans lie up to ``NEAR_DAYS`` apart, when its main
+    line has ``MIN_PLIES`` half-moves (read again from the file: ``_Plies``) or the two
+    PGN ids name the same Event, Site and Round, and not two rounds of one Event.
+    Shorter ones are stored with a note (``_short_note``), as are the games with the
+    moves of a stored game under other player names (``_other_names_note``).
+
 A side is "equal" when the two ids are equal (after merges, docs/identity.md) or the
 two names are equal up to case, blanks and punctuation ("Capablanca, Jose Raul" and
 "capablanca,  jose raul."). Matching is one for one: two games of one day between
@@ -39,7 +47,10 @@ holds many games between two masters; docs/pgn-trf.md "Move digest").
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
@@ -54,6 +65,13 @@ from arpad.pipeline.validate import Validated
 # ids of their own (or none) and go through the bulk path unchanged (docs/ingest.md).
 FORMATS = ("pgn", "trf")
 KEEP_OPTION = "--keep-probable-duplicates"
+# The near-date rule (docs/pgn-trf.md "Probable duplicates", round 14): the same moves,
+# players and result under dates up to NEAR_DAYS apart (a date corrected in one source,
+# a database dating a match over New Year by its first year) are one game when the
+# main line has MIN_PLIES half-moves (20 moves each) or the two games' Event, Site and
+# Round are the same; a shorter line can be a theory draw the same two players repeat.
+NEAR_DAYS = 365
+MIN_PLIES = 40
 
 _STORED = ["game_id", "date", "white_id", "black_id", "score", "source"]
 # Compared too, but null in files written before they existed (docs/pgn-trf.md "Move digest").
@@ -189,6 +207,50 @@ def _wanted(incoming: pl.DataFrame) -> set[tuple[str, int]]:
     return wanted
 
 
+def _span_of(y: int, m: int | None, d: int | None) -> tuple[dt.date, dt.date]:
+    """The days a date's known parts cover: a day, a month or a year."""
+    if d is not None and m is not None:
+        day = dt.date(y, m, d)
+        return day, day
+    if m is not None:
+        last = (dt.date(y + (m == 12), m % 12 + 1, 1)) - dt.timedelta(days=1)
+        return dt.date(y, m, 1), last
+    return dt.date(y, 1, 1), dt.date(y, 12, 31)
+
+
+def _days_apart(a: tuple, b: tuple) -> int:
+    """Days between the spans of two dates' known parts (``_span_of``; 0: they overlap)."""
+    (a0, a1), (b0, b1) = _span_of(*a), _span_of(*b)
+    return max((b0 - a1).days, (a0 - b1).days, 0)
+
+
+def _near_wanted(incoming: pl.DataFrame) -> set[tuple[str, int]]:
+    """(pool, period) of the stored games a game with moves may repeat under a date up
+    to ``NEAR_DAYS`` from its own (the near-date rule, ``_pairs``): every month of that
+    window, and the December of each of its years (a year-only game is stored there; in
+    the current year the latest valid month)."""
+    from arpad.pipeline import periods
+
+    last = periods.last_month()
+    wanted: set[tuple[str, int]] = set()
+    moved = incoming.filter(pl.col("moves_digest").is_not_null())
+    for pool, y, m, d in moved.select("pool", "_y", "_m", "_d").unique().iter_rows():
+        if y is None:
+            continue
+        start, end = _span_of(y, m, d)
+        start -= dt.timedelta(days=NEAR_DAYS)
+        end += dt.timedelta(days=NEAR_DAYS)
+        month = start.year * 12 + start.month - 1
+        while month <= end.year * 12 + end.month - 1:
+            wanted.add((pool, (month // 12) * 100 + month % 12 + 1))
+            month += 1
+        for year in range(start.year, end.year + 1):
+            wanted.add((pool, year * 100 + 12))
+            if last // 100 == year:
+                wanted.add((pool, last))
+    return wanted
+
+
 def _moveless(suffix: str = "") -> pl.Expr:
     """A rated game without moves (a crosstable's result read with ``--rate-moveless``,
     a TRF game): compared by content. Unrated ones (forfeits) are left alone."""
@@ -244,21 +306,35 @@ def _stored(store: Store, wanted: set[tuple[str, int]], ignore: set[str]) -> pl.
 
 
 def _candidates(
-    store: Store, games: pa.Table, ignore: set[str], skip_ids: pl.Series | None = None
+    store: Store,
+    games: pa.Table,
+    ignore: set[str],
+    skip_ids: pl.Series | None = None,
+    near: bool = False,
 ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """The games of ``games`` the rule can compare (``_i``: their row; a complete date or
     moves) and the stored games of the files not in ``ignore`` they may duplicate
     (``skip_ids``: game ids left out of those too), or None when there is nothing to
-    compare."""
+    compare. ``near``: and the stored games with the same moves dated up to a year
+    apart (``_near_wanted``; ingest's check only)."""
     incoming = pl.from_arrow(schemas.conform(games, schemas.GAMES).select(_INCOMING))
     incoming = _known_parts(incoming.with_row_index("_i")).filter(
         pl.col("date").is_not_null() | pl.col("moves_digest").is_not_null() | _moveless()
     )
     if incoming.height == 0:
         return None
-    stored = _stored(store, _wanted(incoming), ignore)
+    wanted = _wanted(incoming)
+    extra = _near_wanted(incoming) - wanted if near else set()
+    stored = _stored(store, wanted | extra, ignore)
     if stored is None:
         return None
+    if extra:  # of the partitions read for the near-date rule only, the same moves
+        digests = incoming.get_column("moves_digest").drop_nulls().unique()
+        part = pl.col("pool") + ":" + pl.col("period").cast(pl.String)
+        stored = stored.filter(
+            ~part.is_in([f"{pool}:{period}" for pool, period in extra])
+            | pl.col("moves_digest").is_in(digests.implode())
+        )
     # a stored game under the id of an incoming one is that game (--replace replaces
     # it; otherwise the copy is already duplicate_game_id)
     mine = pl.Series(games.column("game_id"))
@@ -286,10 +362,13 @@ def _pairs(
     stored: pl.DataFrame,
     aliases: dict[str, str],
     players: pl.DataFrame | None = None,
+    near: bool = False,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Every (incoming ``_i``, stored ``_s``) pair the rule matches with the merges
     ``aliases`` in force, ``_same`` True when their moves are the same; and the two
-    frames with their compared forms (``inc``, ``old``)."""
+    frames with their compared forms (``inc``, ``old``). ``near``: with the pairs of
+    the near-date rule too (``_kind`` 2: the same moves, dates that disagree up to
+    ``NEAR_DAYS`` apart; ingest's check weighs them by length, ``_near_pairs``)."""
     keys = _keys_by_id(_names(store, players), aliases)
     inc = _sides(incoming, keys, aliases)
     # ``rated`` of a stored game is read only for those found by content (``_unrated``)
@@ -348,10 +427,32 @@ def _pairs(
     ]
     content = pl.concat(by_content).unique()
     content = content.filter(~pl.col("_s").is_in(list(_unrated(store, old, content))))
+    # The near-date rule (round 14): the same moves, pool, result and sides, dates that
+    # disagree but lie up to NEAR_DAYS apart, and not two rounds of one event.
+    near_cols = ["pool", "score", "moves_digest", "_y", "_m", "_d", "game_id"]
+    digested = pl.col("moves_digest").is_not_null()
+    by_near = [
+        _flat(inc.filter(digested).select("_i", *near_cols, w, b))
+        .join(
+            _flat(old.filter(digested).select("_s", *near_cols, w, b)),
+            on=["pool", "score", "moves_digest", w, b],
+            suffix="_old",
+        )
+        .filter(
+            ~((pl.col("_y") == pl.col("_y_old")) & _agree())
+            & (_gap() <= NEAR_DAYS)
+            & ~_other_rounds()
+        )
+        .select("_i", "_s")
+        for w in ("_w", "_wn")
+        for b in ("_b", "_bn")
+        if near
+    ]
     pairs = pl.concat(
         [
             pl.concat([*by_date, *by_moves]).unique().with_columns(_kind=pl.lit(0)),
             content.with_columns(_kind=pl.lit(1)),
+            *([pl.concat(by_near).unique().with_columns(_kind=pl.lit(2))] if by_near else []),
         ]
     )
     pairs = pairs.group_by("_i", "_s").agg(pl.col("_kind").min())
@@ -372,6 +473,54 @@ def _agree() -> pl.Expr:
     return (
         pl.col("_m").is_null() | pl.col("_m_old").is_null() | (pl.col("_m") == pl.col("_m_old"))
     ) & (pl.col("_d").is_null() | pl.col("_d_old").is_null() | (pl.col("_d") == pl.col("_d_old")))
+
+
+def _span(suffix: str = "") -> tuple[pl.Expr, pl.Expr]:
+    """The first and last day a date's known parts (``_y``, ``_m``, ``_d``) cover."""
+    y, m, d = (pl.col(f"{c}{suffix}") for c in ("_y", "_m", "_d"))
+    start = pl.date(y, m.fill_null(1), d.fill_null(1))
+    end = (
+        pl.when(d.is_not_null() & m.is_not_null())
+        .then(start)
+        .when(m.is_not_null())
+        .then(start.dt.month_end())
+        .otherwise(pl.date(y, 12, 31))
+    )
+    return start, end
+
+
+def _gap() -> pl.Expr:
+    """Days between the spans of two games' dates (after a join, ``_old``: the stored
+    game's; 0: they overlap)."""
+    (a0, a1), (b0, b1) = _span(), _span("_old")
+    return pl.max_horizontal(
+        (b0 - a1).dt.total_days(), (a0 - b1).dt.total_days(), pl.lit(0, dtype=pl.Int64)
+    )
+
+
+def _id_tag(col: str, k: int) -> pl.Expr:
+    """Tag ``k`` (0 Event, 1 Site, 3 Round) of a PGN game id ``pgn:Event|Site|Date|Round|
+    White|Black`` (``_key_tags``), null for another id or a tag that says nothing."""
+    parts = pl.col(col).str.strip_prefix("pgn:").str.split("|")
+    value = parts.list.get(k, null_on_oob=True)
+    return (
+        pl.when(pl.col(col).str.starts_with("pgn:") & (parts.list.len() == 6))
+        .then(pl.when(value.str.strip_chars().is_in(UNKNOWN_TAGS)).then(None).otherwise(value))
+        .otherwise(None)
+    )
+
+
+def _other_rounds() -> pl.Expr:
+    """After a join: two games of one Event under two rounds (both named): two games,
+    whatever their moves (a match's repeated theory draw)."""
+    event, round_ = (
+        (_id_tag("game_id", 0), _id_tag("game_id_old", 0)),
+        (
+            _id_tag("game_id", 3),
+            _id_tag("game_id_old", 3),
+        ),
+    )
+    return ((event[0] == event[1]) & (round_[0] != round_[1])).fill_null(False)
 
 
 def _content_match() -> pl.Expr:
@@ -503,12 +652,14 @@ def _details(
     old: pl.DataFrame,
     tail: str | dict[int, str],
     events: tuple[list, list, dict[int, str | None]] | None = None,
+    near: dict[int, str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Per incoming row of ``index``: the quarantine detail naming the stored game it
     duplicates, how they agree and what their Event, Site and Round say
     (``_tags_compared``; ``events``: the incoming games' ids and event ids by row
     ``_i``, and the stored games' event ids by row ``_s``), ending in ``tail`` (or the
-    row's own tail); and that game's id."""
+    row's own tail); and that game's id. ``near``: how the rows matched by the
+    near-date rule agree (``_near_pairs``)."""
     where = {
         row[0]: row[1:]
         for row in old.select(
@@ -524,7 +675,9 @@ def _details(
         other_id, other_source, oy, om, od, omoves = where[matched[i]]
         y, m, d, moves, date = mine[i]
         same_moves = moves is not None and moves == omoves
-        if date is not None and od is not None and (y, m, d) == (oy, om, od):
+        if near and i in near:
+            same = near[i]
+        elif date is not None and od is not None and (y, m, d) == (oy, om, od):
             same = (
                 "same date, White, Black, result and moves"
                 if same_moves
@@ -586,30 +739,289 @@ def _quarantine_rows(
     )
 
 
+# -- the near-date rule's lengths and the ingest notes (round 14) -------------------------
+_TOKEN = re.compile(r"\{[^}]*\}?|;[^\r\n]*|[()]|[^\s{};()]+")
+_MOVE_NUMBER = re.compile(r"^[0-9]+\.+")
+_RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+
+
+def count_plies(movetext: str) -> tuple[int, bool]:
+    """(half-moves of the main line, whether its end was found): tokens outside
+    comments (``{…}``, ``; …``) and variations (``( … )``) that are moves — a letter
+    after any move number (``12.e4``, ``12...Nf6``), or castling written ``0-0``; not NAGs
+    (``$1``), null moves (``--``) or the result, where the main line ends (as does the
+    next game's tag section)."""
+    depth = plies = 0
+    for match in _TOKEN.finditer(movetext):
+        token = match.group()
+        head = token[0]
+        if head in "{;":
+            continue
+        if head == "(":
+            depth += 1
+            continue
+        if head == ")":
+            depth = max(depth - 1, 0)
+            continue
+        if depth:
+            continue
+        if head == "[" or token in _RESULTS:
+            return plies, True
+        token = _MOVE_NUMBER.sub("", token)
+        if token and (token[0].isalpha() or token.startswith("0-0")):
+            plies += 1
+    return plies, False
+
+
+def _line_offsets(data: bytes, wanted: list[int]) -> dict[int, int]:
+    """The byte offset of each line (numbers ``wanted``) of ``data``; lines end with CR
+    LF, CR or LF (as the scanner counts them)."""
+    import numpy as np
+
+    buf = np.frombuffer(data, np.uint8)
+    lf = buf == 10
+    cr = buf == 13
+    cr[:-1] &= ~lf[1:]  # a CR before an LF: one line end, the LF's
+    starts = np.flatnonzero(lf | cr) + 1
+    return {
+        k: (0 if k == 1 else int(starts[k - 2])) for k in set(wanted) if 1 <= k <= len(starts) + 1
+    }
+
+
+def _plies_from(data: bytes, offset: int) -> int:
+    """The main line's half-moves of the game whose tag section starts at ``offset``."""
+    from arpad.pipeline.pgn import split_lines
+
+    size = 1 << 13
+    while True:
+        lines = split_lines(data[offset : offset + size].decode("utf-8", "replace"))
+        k = 0
+        while k < len(lines) and (not lines[k].strip() or lines[k].lstrip().startswith("[")):
+            k += 1
+        plies, ended = count_plies("\n".join(lines[k:]))
+        if ended or offset + size >= len(data) or size >= 1 << 24:
+            return plies
+        size *= 4
+
+
+class _Plies:
+    """The main-line length (half-moves) of incoming games, by row ``_i``: the scanner
+    keeps only the moves' digest, so the games asked about are read again from their
+    file (``path``) at their line, the file once, on the first question. None: not
+    known (no path, the file unreadable now)."""
+
+    def __init__(self, path: str | Path | None, inc: pl.DataFrame):
+        self.path = Path(path) if path is not None else None
+        self.lines = dict(inc.select("_i", _line().alias("_line")).iter_rows())
+        self.data: bytes | None = None
+        self.known: dict[int, int | None] = {}
+
+    def of(self, rows) -> dict[int, int | None]:
+        want = [i for i in dict.fromkeys(rows) if i not in self.known]
+        if want and self.path is not None and self.data is None:
+            from arpad.pipeline.errors import InputError
+            from arpad.pipeline.pgn import load_bytes
+
+            try:
+                self.data = load_bytes(self.path, [])
+            except (OSError, InputError, ValueError):
+                self.data = b""
+        offsets = (
+            _line_offsets(self.data, [self.lines[i] for i in want if self.lines.get(i)])
+            if want and self.data
+            else {}
+        )
+        for i in want:
+            at = offsets.get(self.lines.get(i))
+            self.known[i] = None if at is None else _plies_from(self.data, at)
+        return {i: self.known[i] for i in rows}
+
+
+def _moves_text(plies: int | None) -> str:
+    """`` (31 moves)``: a main line's length in moves (half-moves: White's and Black's)."""
+    return "" if plies is None else f" ({(plies + 1) // 2} moves)"
+
+
+def _same_tags(mine: str | None, theirs: str | None) -> bool:
+    """Both PGN game ids name the same Event, Site and Round, Event and Round known."""
+    here, there = _key_tags(mine), _key_tags(theirs)
+    if here is None or here != there:
+        return False
+    return here[0].strip() not in UNKNOWN_TAGS and here[2].strip() not in UNKNOWN_TAGS
+
+
+def _near_pairs(
+    pairs: pl.DataFrame, inc: pl.DataFrame, old: pl.DataFrame, plies: _Plies
+) -> tuple[pl.DataFrame, dict[tuple[int, int], str], pl.DataFrame]:
+    """The near-date rule's pairs (``_kind`` 2) weighed: kept when the main line has
+    ``MIN_PLIES`` half-moves or the two games' Event, Site and Round are the same (a
+    date corrected in a copy of the same file), with their detail's words by (``_i``,
+    ``_s``); the others (``short``: ``_i``, ``_s``) go, to be noted only. Returns the
+    pairs kept, the words and ``short``."""
+    near = pairs.filter(pl.col("_kind") == 2)
+    if near.height == 0:
+        return pairs, {}, near.select("_i", "_s")
+    ids = dict(inc.select("_i", "game_id").iter_rows())
+    mine = {r[0]: r[1:] for r in inc.select("_i", "_y", "_m", "_d").iter_rows()}
+    theirs = {r[0]: r[1:] for r in old.select("_s", "game_id", "_y", "_m", "_d").iter_rows()}
+    lengths = plies.of(near.get_column("_i").unique().sort().to_list())
+    words: dict[tuple[int, int], str] = {}
+    short = []
+    for i, s in near.select("_i", "_s").iter_rows():
+        other_id, *when = theirs[s]
+        n = lengths.get(i)
+        if not ((n is not None and n >= MIN_PLIES) or _same_tags(ids[i], other_id)):
+            short.append((i, s))
+            continue
+        words[(i, s)] = (
+            f"same White, Black, result and moves{_moves_text(n)}; dates "
+            f"{_date_text(*mine[i])} here and {_date_text(*when)} there, "
+            f"{_days_apart(mine[i], tuple(when))} day(s) apart: a date corrected in one "
+            "source, or a collection dating an event by its first year?"
+        )
+    dropped = pl.DataFrame(short, schema={"_i": pl.UInt32, "_s": pl.UInt32}, orient="row")
+    dropped = dropped.cast({"_i": pairs.schema["_i"], "_s": pairs.schema["_s"]})
+    return pairs.join(dropped, on=["_i", "_s"], how="anti"), words, dropped
+
+
+def _examples(items: list[str], k: int = 3) -> str:
+    return "; ".join(items[:k]) + (f"; {len(items) - k} more" if len(items) > k else "")
+
+
+def _short_note(
+    short: pl.DataFrame,
+    matched: dict[int, int],
+    conflicts: dict[int, int],
+    inc: pl.DataFrame,
+    old: pl.DataFrame,
+    plies: _Plies,
+) -> list[str]:
+    """The note on the games stored although the near-date rule pairs them with a
+    stored game: their main line is shorter than ``MIN_PLIES`` (and their Event, Site
+    and Round differ), so they may be a theory line the same two players repeated."""
+    left = short.filter(~pl.col("_i").is_in(list(matched) + list(conflicts)))
+    if left.height == 0:
+        return []
+    left = left.sort("_i", "_s").unique("_i", keep="first", maintain_order=True)
+    where = {r[0]: r[1:] for r in inc.select("_i", "source", "_y", "_m", "_d").iter_rows()}
+    theirs = {r[0]: r[1:] for r in old.select("_s", "game_id", "_y", "_m", "_d").iter_rows()}
+    lengths = plies.of(left.get_column("_i").to_list())
+    items, gaps = [], []
+    for i, s in left.iter_rows():
+        source, *date = where[i]
+        other, *when = theirs[s]
+        gaps.append(_days_apart(tuple(date), tuple(when)))
+        items.append(
+            f"{source}{_moves_text(lengths.get(i))} and game {other}, dated "
+            f"{_date_text(*date)} and {_date_text(*when)}"
+        )
+    return [
+        f"{left.height} game(s) stored although they have the moves, White, Black and "
+        f"result of a game of another file dated up to {max(gaps)} day(s) apart "
+        f"({_examples(items)}): under {MIN_PLIES // 2} moves the same two players can "
+        "repeat a line (a theory draw), so the dates decide; if one is a copy under a "
+        "wrong date, correct its Date tag and ingest its file again as a new version of "
+        'its source (--source; docs/pgn-trf.md "Probable duplicates")'
+    ]
+
+
+def _other_names_note(
+    store: Store,
+    inc: pl.DataFrame,
+    old: pl.DataFrame,
+    pairs: pl.DataFrame,
+    short: pl.DataFrame,
+    matched: dict[int, int],
+    conflicts: dict[int, int],
+    plies: _Plies,
+    players: pl.DataFrame | None,
+) -> list[str]:
+    """The note on the games stored with the moves (``MIN_PLIES`` half-moves or more),
+    result, pool and a date that agrees of a stored game of another file, under other
+    player names (no side matched: "Steinitz, W." here, "Steinitz, William" there): the
+    same game counted twice until the players are merged (docs/identity.md), which
+    ingest cannot tell from the names (probable duplicates need the same players)."""
+    taken = {*matched, *conflicts, *pairs.get_column("_i").to_list()}
+    taken |= set(short.get_column("_i").to_list())
+    digested = pl.col("moves_digest").is_not_null()
+    free = inc.filter(digested & ~pl.col("_i").is_in(list(taken)))
+    if free.height == 0:
+        return []
+    on = ["pool", "score", "moves_digest", "_y"]
+    sides = ["_m", "_d", "white_id", "black_id"]
+    found = (
+        free.select("_i", *on, *sides)
+        .join(old.filter(digested).select("_s", *on, *sides), on=on, suffix="_old")
+        .filter(_agree())
+    )
+    if found.height == 0:
+        return []
+    lengths = plies.of(found.get_column("_i").unique().sort().to_list())
+    long = [i for i, n in lengths.items() if n is not None and n >= MIN_PLIES]
+    found = found.filter(pl.col("_i").is_in(long)).sort("_i", "_s")
+    if found.height == 0:
+        return []
+    found = found.unique("_i", keep="first", maintain_order=True)
+    names = dict(_names(store, players).iter_rows())
+    spellings: dict[tuple[str, str], int] = {}
+    for row in found.select("white_id", "white_id_old", "black_id", "black_id_old").iter_rows():
+        for here, there in (row[:2], row[2:]):
+            if here != there:
+                pair = (names.get(here, here), names.get(there, there))
+                spellings[pair] = spellings.get(pair, 0) + 1
+    said = [
+        f"{here!r} here, {there!r} there"
+        for (here, there), _ in sorted(spellings.items(), key=lambda kv: -kv[1])
+    ]
+    return [
+        f"{found.height} game(s) of {MIN_PLIES // 2} moves or more have the moves, result "
+        f"and date of games stored from another file under other player names "
+        f"({_examples(said)}): each such game counts twice until the players are merged "
+        "(arpad players identify proposes the merges; arpad players merge makes them and "
+        "takes the later copies out of the ratings; docs/identity.md)"
+    ]
+
+
 def drop_probable_duplicates(
     store: Store,
     v: Validated,
     batch: str,
     replaced_batches: list[str] | tuple[str, ...] = (),
     players: pl.DataFrame | None = None,
+    path: str | Path | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[Validated, int]:
     """``v`` without its probable duplicates (see the module docstring), which join its
     quarantine as ``probable_duplicate``, and without the copies whose result differs
     (``_conflicts``), which join it as ``conflicting_result``. ``players``: the raw
-    players the file describes (their names). Returns the games left and how many
-    were quarantined as probable duplicates."""
+    players the file describes (their names). ``path``: the PGN file read, whose
+    movetexts give the length of games the near-date rule compares (``_Plies``; without
+    it that rule takes only games whose Event, Site and Round agree). ``notes``: gets
+    the notes on games stored although they repeat stored ones (a short line under
+    another date, ``_short_note``; other player names, ``_other_names_note``). Returns
+    the games left and how many were quarantined as probable duplicates."""
     games = v.accepted
     if games.num_rows == 0:
         return v, 0
     ignore = {f"part-{b}.parquet" for b in [batch, *replaced_batches]}
-    found = _candidates(store, games, ignore)
+    found = _candidates(store, games, ignore, near=True)
     if found is None:
         return v, 0
-    pairs, inc, old = _pairs(store, *found, identity.alias_map(store), players)
+    aliases = identity.alias_map(store)
+    pairs, inc, old = _pairs(store, *found, aliases, players, near=True)
+    plies = _Plies(path, inc)
+    pairs, near, short = _near_pairs(pairs, inc, old, plies)
     matched = _one_for_one(pairs)
     conflicts = _conflicts(store, games, inc, old, matched)
+    if notes is not None:
+        notes.extend(_short_note(short, matched, conflicts, inc, old, plies))
+        notes.extend(
+            _other_names_note(store, inc, old, pairs, short, matched, conflicts, plies, players)
+        )
     if not matched and not conflicts:
         return v, 0
+    # the near-date rule's detail for the rows it matched (not another stored game)
+    near = {i: near[(i, s)] for i, s in matched.items() if (i, s) in near}
     index = sorted(matched)
     out = sorted([*index, *conflicts])
     keep = pc.invert(
@@ -619,7 +1031,7 @@ def drop_probable_duplicates(
     if index:
         dups = games.take(pa.array(index, pa.int64()))
         events = _events(store, games, old, matched)
-        details, _ = _details(index, matched, inc, old, f": {KEEP_OPTION} keeps it", events)
+        details, _ = _details(index, matched, inc, old, f": {KEEP_OPTION} keeps it", events, near)
         tables.append(_quarantine_rows(dups.column("source").to_pylist(), details, batch))
     if conflicts:
         tables.append(_conflict_rows(store, games, conflicts, inc, old, batch))
@@ -790,7 +1202,8 @@ def note(n: int) -> str:
     """The ingest summary's line on the probable duplicates of a file."""
     return (
         f"{n} game(s) with the players, result and date (or moves and a date that "
-        "agrees; without moves on one side, a date that agrees) of a game of another file: "
+        "agrees, or up to a year apart for 20 moves or more; without moves on one side, a "
+        "date that agrees) of a game of another file: "
         f"quarantined as probable_duplicate ({KEEP_OPTION} stores them; docs/pgn-trf.md)"
     )
 
@@ -1007,8 +1420,11 @@ def after_merge(
 
 def still_duplicates(store: Store, held: pa.Table) -> set[str]:
     """The game ids of ``held`` (games a merge took out, ``HELD_COLUMNS``) that are still
-    probable duplicates of a stored game of an earlier-ingested file with the merges in
-    force in ``store`` (after a split, the others go back)."""
+    probable duplicates of a stored game of another file with the merges in force in
+    ``store`` (after a split, or a new version of the file of the game they repeated,
+    the others go back). Any other file: the copy that stays stored counts, and the
+    source a held game repeated may be stored later now (a new version of it is its
+    latest ingest; round 14: its held copies all went back, each game counted twice)."""
     order = ingest_order(store)
     rank = {b: n for n, b in enumerate(order)}
     batches = pc.replace_substring_regex(
@@ -1018,8 +1434,7 @@ def still_duplicates(store: Store, held: pa.Table) -> set[str]:
     still: set[str] = set()
     for batch in sorted(set(batches), key=lambda b: rank.get(b, len(rank))):
         games = held.filter(pa.array([b == batch for b in batches]))
-        later = order[rank.get(batch, len(order)) :]
-        ignore = {f"part-{b}.parquet" for b in [batch, *later]}
+        ignore = {f"part-{batch}.parquet"}
         found = _candidates(store, _without_digest(store, games), ignore)
         if found is None:
             continue
@@ -1027,3 +1442,206 @@ def still_duplicates(store: Store, held: pa.Table) -> set[str]:
         ids = games.column("game_id").to_pylist()
         still |= {ids[i] for i in _one_for_one(pairs)}
     return still
+
+
+# -- copies of games a new version removes (docs/pgn-trf.md "Probable duplicates") -----
+# Appended to the detail of a quarantined copy whose stored game a new version of its
+# source removed or changed: the next ingest of the copy's file reads it again
+# (``orphans``) instead of skipping the bytes it already holds.
+ORPHAN_MARK = "that game is no longer stored as it was"
+_NAMED = re.compile(
+    r"^probable duplicate of game (.+?) stored from |^the same .+? as game (.+?) stored from "
+)
+
+
+def gone_games(store: Store, old_batches, accepted: pa.Table) -> set[str]:
+    """The game ids of the stored versions ``old_batches`` of a source that its new
+    version (``accepted``) does not hold with the same result: removed, re-dated (a
+    PGN id holds the date) or another score."""
+    old: dict[str, object] = {}
+    for batch in old_batches:
+        for f in store.games_dir.glob(f"pool=*/period=*/part-{batch}.parquet"):
+            t = read_parquet_file(f, ["game_id", "score"])
+            old.update(zip(t.column("game_id").to_pylist(), t.column("score").to_pylist()))
+    if not old:
+        return set()
+    new = dict(zip(accepted.column("game_id").to_pylist(), accepted.column("score").to_pylist()))
+    return {g for g, score in old.items() if g not in new or new[g] != score}
+
+
+def _named_game(detail: str | None) -> str | None:
+    """The stored game a ``probable_duplicate`` or ``conflicting_result`` detail names."""
+    hit = _NAMED.match(detail or "")
+    return None if hit is None else hit.group(1) or hit.group(2)
+
+
+def orphaned_copies(staged, gone: set[str], label: str, skip) -> list[str]:
+    """After a new version of the source ``label`` (staged in ``staged``) that removes or
+    changes the games ``gone``: the quarantined copies of those games in other files'
+    ingests (``probable_duplicate``, ``conflicting_result``; ``skip``: the batches of
+    this source) get ``ORPHAN_MARK`` in their detail, in the same transaction, and the
+    note naming them and the command that checks them again (their file ingested again
+    is read, not skipped: ``orphans``). Copies a merge took out are put back after it
+    (``put_back_orphans``)."""
+    if not gone:
+        return []
+    store = staged.real
+    manifest = store.read_manifest()
+    rows = zip(*(manifest.column(c).to_pylist() for c in ("batch", "kind", "source", "source_key")))
+    found: list[tuple[str, str, int, str]] = []  # (file to ingest, source, line, game)
+    for batch, kind, source, key in rows:
+        path = store.quarantine_dir / f"batch={batch}" / "part-0.parquet"
+        if kind != "games" or batch in skip or not path.exists():
+            continue
+        table = read_parquet_file(path)
+        details = table.column("detail").to_pylist()
+        reasons = table.column("reason").to_pylist()
+        lines = table.column("line").to_pylist()
+        marked = False
+        for k, (reason, detail) in enumerate(zip(reasons, details)):
+            named = _named_game(detail)
+            wanted = (Reason.PROBABLE_DUPLICATE.value, Reason.CONFLICTING_RESULT.value)
+            if reason not in wanted or named not in gone or ORPHAN_MARK in detail:
+                continue
+            details[k] = (
+                f"{detail} ({ORPHAN_MARK}: a new version of {label} removed it or changed "
+                f"its result; arpad ingest {key or source} checks this copy again)"
+            )
+            found.append((key or source, source, lines[k], named))
+            marked = True
+        if marked:
+            at = table.schema.get_field_index("detail")
+            staged.write_quarantine(table.set_column(at, "detail", pa.array(details)), batch)
+    if not found:
+        return []
+    files = list(dict.fromkeys(f[0] for f in found))
+    items = [f"{source}:{line} of game {game}" for _, source, line, game in found]
+    return [
+        f"{len(found)} game(s) of other files quarantined as copies of games this version "
+        f"removes or changes ({_examples(items)}) stay out of the ratings until their "
+        "file is checked against the store as it is now: ingest it again ("
+        + "; ".join(f"arpad ingest {f}" for f in files)
+        + "; a copy of a game still stored, under its old date or another, stays "
+        'quarantined; docs/pgn-trf.md "Probable duplicates")'
+    ]
+
+
+def orphans(store: Store, batch: str) -> int:
+    """How many quarantined copies of the ingest ``batch`` name a game a new version of
+    its source removed or changed since (``orphaned_copies``): such bytes ingested again
+    are read again, a new version of their source."""
+    path = store.quarantine_dir / f"batch={batch}" / "part-0.parquet"
+    if not path.exists():
+        return 0
+    details = read_parquet_file(path).column("detail")
+    return int(pc.sum(pc.match_substring(details, ORPHAN_MARK)).as_py() or 0)
+
+
+def orphans_note(label: str, n: int) -> str:
+    """The ingest note on bytes read again for their ``n`` orphaned copies."""
+    return (
+        f"these bytes are stored (as {label}), but {n} of the copies they quarantined "
+        "named games that a new version of another source has removed or changed since: "
+        f"read again as a new version of {label}, checked against the store as it is now"
+    )
+
+
+def _other_result(store: Store, games: pa.Table) -> set[str]:
+    """The game ids of held ``games`` (``HELD_COLUMNS``) that a stored game of another
+    file repeats with another result (the same players, and moves or a date, by the
+    rule of the module docstring under another score): conflicting sources, not copies
+    to put back into the rated games."""
+    files = games.column("file").to_pylist()
+    out: set[str] = set()
+    for rel in dict.fromkeys(files):
+        mine = games.filter(pa.array([f == rel for f in files]))
+        batch = rel.rsplit("/part-", 1)[-1].removesuffix(".parquet")
+        at = mine.schema.get_field_index("score")
+        own = mine.column("score").to_pylist()
+        variants = [
+            mine.filter(pa.array([x != score for x in own])).set_column(
+                at, "score", pa.array([score] * sum(x != score for x in own), pa.float32())
+            )
+            for score in (0.0, 0.5, 1.0)
+        ]
+        games_v = pa.concat_tables([v for v in variants if v.num_rows])
+        if games_v.num_rows == 0:
+            continue
+        found = _candidates(store, _without_digest(store, games_v), {f"part-{batch}.parquet"})
+        if found is None:
+            continue
+        pairs, _, _ = _pairs(store, *found, identity.alias_map(store))
+        ids = games_v.column("game_id").to_pylist()
+        out |= {ids[i] for i in pairs.get_column("_i").unique().to_list()}
+    return out
+
+
+def put_back_orphans(store: Store, gone: set[str]) -> list[str]:
+    """After a new version of a source that removes or changes the games ``gone``: the
+    games merges took out as copies of them (``after_merge``, held whole) that are no
+    longer probable duplicates of a stored game of another file, nor repeat one with
+    another result, go back into their games files (the split's ``identity.put_back``,
+    one more staged transaction: before it the store is as the new version left it).
+    Returns the note."""
+    from arpad.pipeline.store import atomic_write_parquet
+
+    held_file = identity.held_path(store)
+    if not gone or not held_file.exists():
+        return []
+    held = read_parquet_file(held_file).select(HELD_COLUMNS.names).cast(HELD_COLUMNS)
+    current = set(store.read_manifest().column("batch").to_pylist())
+    batches = [
+        f.rsplit("/part-", 1)[-1].removesuffix(".parquet") for f in held.column("file").to_pylist()
+    ]
+    named = [
+        d in gone and b in current for d, b in zip(held.column("duplicate_of").to_pylist(), batches)
+    ]
+    candidates = held.filter(pa.array(named, pa.bool_()))
+    if candidates.num_rows == 0:
+        return []
+    stay = still_duplicates(store, candidates)
+    ids = candidates.column("game_id").to_pylist()
+    free = candidates.filter(pa.array([g not in stay for g in ids], pa.bool_()))
+    other = _other_result(store, free) if free.num_rows else set()
+    back = free.filter(
+        pa.array([g not in other for g in free.column("game_id").to_pylist()], pa.bool_())
+    )
+    out = []
+    if back.num_rows:
+        # identity.put_back on a held view of these games only, the rest held after it
+        staged = identity.staged_store(store, "putback")
+        staged_held = identity.held_path(staged)
+        atomic_write_parquet(back, staged_held, staged.root)
+        identity.put_back(staged)
+        returned = pa.array(back.column("game_id").to_pylist(), pa.string())
+        left = held.filter(pc.invert(pc.is_in(held.column("game_id"), returned)))
+        atomic_write_parquet(left, staged_held, staged.root)
+        identity.commit_staged(staged)
+        items = [
+            f"{src} as a copy of {d}"
+            for src, d in zip(
+                back.column("source").to_pylist(), back.column("duplicate_of").to_pylist()
+            )
+        ]
+        out.append(
+            f"{back.num_rows} game(s) a merge had taken out as copies of games this version "
+            f"removes or changes put back into the rated games ({_examples(items)}): they "
+            "repeat no stored game now"
+        )
+    if stay or other:
+        out.append(
+            f"{len(stay) + len(other)} game(s) a merge took out as copies of games this "
+            "version removes or changes stay out: "
+            + ", ".join(
+                t
+                for t in (
+                    f"{len(stay)} repeat another stored game" if stay else "",
+                    f"{len(other)} repeat a stored game with another result now (conflicting "
+                    "sources: arpad players split KEEP DUPLICATE puts them back)"
+                    if other
+                    else "",
+                )
+                if t
+            )
+        )
+    return out

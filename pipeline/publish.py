@@ -272,7 +272,8 @@ def publish(
     (``period_to_publish``), and so is a period before one already published
     (``later_published``). A period in which the pool has no games but has its latest
     list carried forward (``lists.carried_periods``: another of the combined file's
-    pools has a list of it) freezes that carried list, as any other: the manifest's
+    pools has a list of it, or a finished month without games, ``lists.quiet_months``)
+    freezes that carried list, as any other: the manifest's
     ``carried_from`` names the period carried, and its rules and run ids are that
     period's (docs/lists.md "A pool without games in a period"). The caller holds the
     store's writer lock."""
@@ -289,8 +290,8 @@ def publish(
                 "no rated games in it, and no list of it is carried forward (docs/lists.md "
                 '"A pool without games in a period")'
             )
-        # FIDE publishes the rapid and blitz lists every month: a month without games in
-        # the pool freezes its latest list carried forward, as ``arpad list`` prints it
+        # FIDE publishes its lists every month: a month without games in the pool (or in
+        # any pool) freezes its latest list carried forward, as ``arpad list`` prints it
         source = carried_source(store, system, pool, period)
     frame, period = list_frame(store, system, pool, period)
     folder = store.published_partition(system, pool, period)

@@ -61,6 +61,15 @@ PLAYER_COLUMNS = (
 )
 # A players file's columns of one pool's rating, in the pools' order (``pool_ratings``).
 POOL_RATINGS = {"standard_rating": "standard", "rapid_rating": "rapid", "blitz_rating": "blitz"}
+# The columns of a games file that name its players beside their ids (docs/ingest.md
+# "Players' names in a games file", decided in round 14), after ``column_name``, in
+# the order tried for each side: arpad's own ``white_name``, then a pairing program's
+# or spreadsheet's ``WhiteName``, ``White Player``, ``Name White`` and the PGN tag
+# ``White`` (which holds the id in a table without id columns, ``tag_aliases``).
+NAME_HEADINGS = {
+    "white_name": ("white_name", "whitename", "white_player", "name_white", "white"),
+    "black_name": ("black_name", "blackname", "black_player", "name_black", "black"),
+}
 
 
 @dataclass
@@ -605,9 +614,9 @@ def _csv_header(
     problem, when it is none of arpad's)."""
     chosen = _choose_mapping(path, header, mapping, notes)
     names = chosen.names(header) if chosen else [column_name(h) for h in header]
-    names = (
-        names if chosen else player_aliases(path, header, tag_aliases(names, notes), kind, notes)
-    )
+    if not chosen:
+        names = name_columns(header, tag_aliases(names, notes), notes)
+        names = player_aliases(path, header, names, kind, notes)
     # Columns without a name (a spreadsheet's trailing ",,") are unknown columns like any
     # other, each under its own name, not duplicates of one another (docs/ingest.md).
     names = [n if n else f"unnamed column {i}" for i, n in enumerate(names, 1)]
@@ -644,6 +653,9 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     the quarantine keeps at most ``RAW_TEXT_CAP`` characters of a row's text."""
     notes: list[str] = []
     text = decode(_csv_bytes(path, notes), path, notes)
+    from arpad.pipeline.fixed_width import as_csv  # FIDE's fixed-width list (a .txt)
+
+    text = as_csv(text, notes) or text
     if not text.strip():
         raise InputError(path, 1, "empty file: no header and no rows")
     lines = _PHYSICAL_LINE.findall(text)
@@ -921,6 +933,7 @@ def raw_from_arrow(
         header = list(table.column_names)
     names = chosen.names(header) if chosen else tag_aliases(lowered, notes)
     if not chosen:
+        names = name_columns(header, names, notes)
         names = player_aliases(path, header, names, kind, notes)
     given = (list(header), list(names))  # every column, for the messages and notes
     if not chosen:  # unknown columns arpad cannot read are left out, as a CSV's are ignored
@@ -1068,7 +1081,15 @@ WHOLE_NUMBER_COLUMNS = ("white_id", "black_id", "player_id", "game_id", "event_i
 ID_COLUMNS = ("white_id", "black_id", "player_id", "game_id", "event_id")
 # Every column name a games or players file is read for (others are ignored): an
 # unknown column of a type arpad cannot read is left out, not refused.
-KNOWN_COLUMNS = {*GAME_COLUMNS, *PLAYER_COLUMNS, "date", "pool", "date_precision", *POOL_RATINGS}
+KNOWN_COLUMNS = {
+    *GAME_COLUMNS,
+    *PLAYER_COLUMNS,
+    "date",
+    "pool",
+    "date_precision",
+    *POOL_RATINGS,
+    *NAME_HEADINGS,
+}
 
 
 def _refuse_inexact_float_ids(frame: pl.DataFrame, path: Path, first_row: int) -> None:
@@ -1384,6 +1405,28 @@ def tag_aliases(names: list[str], notes: list[str]) -> list[str]:
     return out
 
 
+def name_columns(header: list[str], names: list[str], notes: list[str]) -> list[str]:
+    """``names`` with a games file's columns of its players' names (``NAME_HEADINGS``)
+    read as ``white_name`` and ``black_name``, when the file has both id columns; each
+    renaming is noted. Before round 14 a pairing program's ``White,Black`` beside the
+    id columns was "not read", and a mistyped id became a nameless new player unsaid
+    (the rating officer's report, round 14)."""
+    present = set(names)
+    if not {"white_id", "black_id"} <= present:
+        return names
+    out = list(names)
+    said = []
+    for target, spellings in NAME_HEADINGS.items():
+        at = next((names.index(s) for s in spellings if s in present), None)
+        if at is None or names[at] == target:
+            continue
+        out[at] = target
+        said.append(f"{capped(header[at].strip(), 40)} as {target}")
+    if said:
+        notes.append(f"column(s) read as the players' names: {', '.join(said)}")
+    return out
+
+
 # A players file's headings read as canonical columns (docs/ingest.md "Column names",
 # decided in round 8): FIDE's list headings, as ``arpad list --format fide-txt`` writes
 # them (pipeline/lists.py ``FIDE_TXT_LAYOUT``), and common spellings, each after
@@ -1496,7 +1539,7 @@ def pool_ratings(frame: pl.DataFrame, kind: str) -> pl.DataFrame:
 
 # The columns validation reads, by kind of file (others are named in a note).
 READ_COLUMNS = {
-    "games": {*GAME_COLUMNS, "date_precision"},
+    "games": {*GAME_COLUMNS, "date_precision", *NAME_HEADINGS},
     "players": {*PLAYER_COLUMNS, "date", "pool", *POOL_RATINGS},
 }
 # Headings of games counts that are not ``rated_games`` (``PLAYER_ALIASES``).
@@ -1799,6 +1842,13 @@ def detect_format(path: Path) -> str:
     for suffix, fmt in sorted(SUFFIXES.items(), key=lambda kv: -len(kv[0])):
         if name.endswith(suffix):
             return fmt
+    if name.endswith((".xml", ".xml.gz", ".xml.zip")):  # FIDE's XML list (fide-xml)
+        raise InputError(
+            path,
+            None,
+            "an XML file (a FIDE XML rating list?) is not read: give the players as CSV or "
+            "as FIDE's fixed-width TXT list (arpad list --format csv or fide-txt writes them)",
+        )
     raise InputError(
         path, None, f"cannot tell the format from the name; use --format ({', '.join(READERS)})"
     )

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from arpad.pipeline.store import Store
 
@@ -843,3 +844,282 @@ def _shown_places(hit: pl.DataFrame, system: str, files: str) -> tuple:
         else f"in {places['source_file'].n_unique()} {files}"
     )
     return show, one, where
+
+
+# -- --ignore-stated-ratings: the store's own ratings are the authority -----------------
+def ignore_stated(
+    store: Store, games: pa.Table, players: pl.DataFrame | None, replaced: list[str]
+) -> tuple:
+    """``arpad ingest --ignore-stated-ratings`` (the officer's own list is the authority,
+    docs/observations.md "An officer whose own list is the authority"): (games, players,
+    note). A rating ``games`` (validated rows) states is stored as null where the store
+    has a rating of its own for the player in the game's pool before the file's games
+    (``_own_rated``); a player it has none for (a national open's foreign players, not in
+    the register) keeps the file's stated rating as his starting rating, so that he and
+    his games are rated (officer, round 14: he was unrated, and the home players' games
+    against him with him). ``players``: the file's described players (raw, TRF 001):
+    their rating null but for the players whose stated rating is kept. ``replaced``: the
+    batches of the stored source this file is a new version of (its stated ratings are
+    not the store's). The note counts both and names the players kept (three, with
+    their ratings)."""
+    cols = ["pool", "period", "white_id", "black_id", "white_rating", "black_rating"]
+    kept = pl.DataFrame(schema={"player_id": pl.String, "rating": pl.Float64})
+    stated = dropped = owned = 0
+    if games.num_rows and all(c in games.column_names for c in cols):
+        frame = pl.from_arrow(games.select(cols)).with_row_index("_row")
+        sides = pl.concat(
+            [
+                frame.select(
+                    "_row",
+                    pl.lit(side).alias("side"),
+                    "pool",
+                    pl.col("period").cast(pl.Int64),
+                    pl.col(f"{side}_id").cast(pl.String).alias("player_id"),
+                    pl.col(f"{side}_rating").cast(pl.Float64).alias("rating"),
+                )
+                for side in ("white", "black")
+            ]
+        ).filter(pl.col("rating").is_not_null())
+        aliases = _aliases(store)
+        sides = sides.with_columns(pl.col("player_id").replace(aliases).alias("keep"))
+        # per player and pool: from the first period the file states him in
+        first = sides.group_by("pool", "keep").agg(pl.col("period").min())
+        own = _own_rated(store, first, aliases, replaced)
+        marked = sides.join(own, on=["pool", "keep"], how="left")
+        marked = marked.with_columns(pl.col("own").fill_null(False))
+        gone = marked.filter("own")
+        stated, dropped = sides.height, gone.height
+        owned = gone.get_column("player_id").n_unique()
+        for side in ("white", "black"):
+            mask = np.zeros(games.num_rows, dtype=np.bool_)
+            mask[gone.filter(pl.col("side") == side).get_column("_row").to_numpy()] = True
+            name = f"{side}_rating"
+            column = games.column(name)
+            values = pc.if_else(pa.array(mask), pa.nulls(games.num_rows, column.type), column)
+            games = games.set_column(games.column_names.index(name), name, values)
+        kept = (
+            marked.filter(~pl.col("own"))
+            .sort("period", "_row")
+            .unique("player_id", keep="first", maintain_order=True)
+            .select("player_id", "rating")
+        )
+    if players is not None and "rating" in players.columns:
+        mine = kept.get_column("player_id").to_list()
+        ids = players.get_column("player_id").cast(pl.String).str.strip_chars()
+        players = players.with_columns(
+            pl.when(ids.is_in(mine)).then(pl.col("rating")).otherwise(None).alias("rating")
+        )
+    return games, players, _ignore_note(stated, dropped, owned, kept, players)
+
+
+def _ignore_note(
+    stated: int, dropped: int, own: int, kept: pl.DataFrame, players: pl.DataFrame | None
+) -> str:
+    """``ignore_stated``'s note: the ratings not stored, and the players kept."""
+    head = (
+        f"--ignore-stated-ratings: {dropped} rating(s) stated on the games not stored "
+        "(nor the players' ratings the file describes)"
+    )
+    if not stated:
+        return head
+    if kept.is_empty():
+        return f"{head}: the store already has a rating for each of their {own} player(s)"
+    names = {}
+    if players is not None and "name" in players.columns:
+        ids = players.get_column("player_id").cast(pl.String).str.strip_chars().to_list()
+        names = dict(zip(ids, players.get_column("name").to_list(), strict=True))
+    shown = [
+        f"{pid}" + (f" {names[pid]}" if names.get(pid) else "") + f" {rating:g}"
+        for pid, rating in kept.head(3).iter_rows()
+    ]
+    more = "; …" if kept.height > 3 else ""
+    theirs = f": the store already has a rating for their {own} player(s)" if dropped else ""
+    return (
+        f"{head}{theirs}; {stated - dropped} rating(s) kept, of {kept.height} player(s) the "
+        "store has no rating for when the file's games begin, as their starting rating: "
+        f'{"; ".join(shown)}{more} (docs/observations.md "An officer whose own list is the '
+        'authority")'
+    )
+
+
+def _aliases(store: Store) -> dict[str, str]:
+    """duplicate -> keep of the store's merges ({} without any)."""
+    if not store.aliases_path.exists():
+        return {}
+    from arpad.pipeline.identity import alias_map
+
+    return alias_map(store)
+
+
+def _own_rated(
+    store: Store, first: pl.DataFrame, aliases: dict[str, str], replaced: list[str]
+) -> pl.DataFrame:
+    """(pool, keep, own) of ``first`` (pool, keep: a player's id as merges resolve it,
+    period: the first period the file states his rating in that pool): ``own`` True when
+    the store already has a rating for him there when the file's games begin — a players
+    file's (an undated rating of the pool or of every pool, a dated one of the pool at or
+    before the period; a store without identity observations: the players table's), a
+    published list of the pool of an earlier period that lists him, an earlier rated
+    period of the pool in which a system that seeds from stated ratings listed him
+    (``_LISTED``: rated once, a player who fell below the floor too), or a rating another
+    stored games file states for him in the pool at or before the period (not one of
+    the ``replaced`` batches: the stored version of the source this file replaces, so
+    that the file ingested again with the option keeps what it kept). Decided when the
+    file is ingested, from the store as it is then (a monthly run ingests its players
+    files first, its games files in name order)."""
+    from arpad.pipeline import identity
+    from arpad.pipeline.observations import observations_path
+    from arpad.pipeline.systems import get_system, system_names
+
+    keys = ["pool", "keep"]
+    found: list[pl.DataFrame] = []
+    if observations_path(store).exists():
+        obs = identity.read_observations(store).filter(pl.col("rating").is_not_null())
+        obs = obs.select(
+            pl.col("player_id").replace(aliases).alias("keep"),
+            pl.col("period").cast(pl.Int64).alias("given"),
+            pl.col("pool").alias("given_pool"),
+        )
+        mine = first.join(obs, on="keep")
+        undated = pl.col("given").is_null() & (
+            pl.col("given_pool").is_null() | (pl.col("given_pool") == pl.col("pool"))
+        )
+        dated = (pl.col("given_pool") == pl.col("pool")) & (pl.col("given") <= pl.col("period"))
+        found.append(mine.filter(undated | dated).select(keys))
+    else:  # a store written before identity observations: the players table's ratings
+        table = pl.from_arrow(store.read_players().select(["player_id", "rating"]))
+        table = table.filter(pl.col("rating").is_not_null()).select(
+            pl.col("player_id").replace(aliases).alias("keep")
+        )
+        found.append(first.join(table, on="keep").select(keys))
+    known = set(system_names())
+    seeding = [
+        n
+        for n in sorted({*_published_systems(store), *_systems_in(store.ratings_dir)})
+        if n in known and get_system(n).seeds_from_observations
+    ]
+    for pool in first.get_column("pool").unique().to_list():
+        mine = first.filter(pl.col("pool") == pool)
+        # the rated periods and lists first; the games files for the players left only
+        for scans in (_rated_scans, _stated_scans):
+            rest = mine.join(pl.concat(found).unique(), on=keys, how="anti") if found else mine
+            if rest.is_empty():
+                break
+            ids = rest.get_column("keep").unique().to_list()
+            upto = int(rest.get_column("period").max())
+            sources = scans(store, seeding, pool, ids, upto, aliases, replaced)
+            if not sources:
+                continue
+            # (keep, since): the first period a rating of his holds in
+            since = pl.concat(sources).group_by("keep").agg(pl.col("since").min()).collect()
+            found.append(
+                rest.join(since, on="keep").filter(pl.col("since") <= pl.col("period")).select(keys)
+            )
+    schema = {"pool": pl.String, "keep": pl.String}
+    own = pl.concat(found).unique() if found else pl.DataFrame(schema=schema)
+    return own.with_columns(pl.lit(True).alias("own"))
+
+
+def _rated_scans(store: Store, seeding, pool, ids, upto, aliases, replaced) -> list:
+    """``_own_rated``'s (keep, since) of ``ids`` listed by a rated period or a frozen
+    list of ``pool`` before ``upto``: ``since`` the next period (p + 1 orders as the
+    next month does)."""
+    out = []
+    for name in seeding:
+        out += [
+            pl.scan_parquet(path)
+            .filter(
+                pl.col("player_id").is_in(ids)
+                & pl.col("status").is_in(_LISTED)
+                & pl.col("rating_after").is_not_null()
+                & pl.col("rating_after").is_not_nan()
+            )
+            .select(pl.col("player_id").alias("keep"), pl.lit(p + 1, pl.Int64).alias("since"))
+            for p in store.rating_periods(name, pool)
+            if p < upto
+            and (path := store.rating_partition(name, pool, p) / "part-0.parquet").is_file()
+        ]
+        out += [
+            pl.scan_parquet(path)
+            .filter(pl.col("player_id").is_in(ids))
+            .select(pl.col("player_id").alias("keep"), pl.lit(p + 1, pl.Int64).alias("since"))
+            for p in store.published_periods(name, pool)
+            if p < upto
+            and (path := store.published_partition(name, pool, p) / "list.parquet").is_file()
+        ]
+    return out
+
+
+def _stated_scans(store: Store, seeding, pool, ids, upto, aliases, replaced) -> list:
+    """``_own_rated``'s (keep, since) of ``ids`` whose rating a stored games file of
+    ``pool`` states at or before ``upto`` (not one of the ``replaced`` batches)."""
+    out = []
+    for period in (p for p in store.periods(pool) if p <= upto):
+        games = pl.scan_parquet(store.game_files(pool, period))
+        games = games.filter(~pl.col("ingest_batch").is_in(replaced))
+        out += [
+            games.filter(pl.col(f"{side}_rating").is_between(1, 3500))
+            .select(pl.col(f"{side}_id").replace(aliases).alias("keep"))
+            .filter(pl.col("keep").is_in(ids))
+            .with_columns(pl.lit(period, pl.Int64).alias("since"))
+            for side in ("white", "black")
+        ]
+    return out
+
+
+# -- games before a pool's first period ---------------------------------------------------
+def before_first(store: Store, games: pa.Table, source: str) -> list[str]:
+    """One note per pool whose first stored period ``games`` (a games file's validated
+    rows) come before. A players file's undated ratings hold as of the pool's first
+    period (docs/observations.md), so such games move that period back: the register's
+    ratings start the players then, and every period since is rated again, every frozen
+    list revised (officer, round 14: a club CSV with 2025 for 2026 moved July's register
+    to the November before, exit 0, no word). Noted, not refused: historical games before
+    the first period, and a late file of the month before it (tests/test_monthly_round5.py),
+    are ingested so. ``source``: the file's source identity, for the remedy."""
+    import shlex
+
+    if games.num_rows == 0 or not {"pool", "period"} <= set(games.column_names):
+        return []
+    frame = pl.from_arrow(games.select(["pool", "period"]))
+    notes = []
+    registered = None  # whether the players table holds an undated rating (read once)
+    for pool in sorted(frame.get_column("pool").drop_nulls().unique().to_list()):
+        stored = store.periods(pool)
+        if not stored:  # a new pool: nothing moves
+            continue
+        first = stored[0]
+        early = frame.filter((pl.col("pool") == pool) & (pl.col("period") < first))
+        if early.is_empty():
+            continue
+        frozen = sorted(
+            {p for s in _published_systems(store) for p in store.published_periods(s, pool)}
+        )
+        if registered is None:
+            players = store.read_players()
+            registered = "rating" in players.column_names and players["rating"].null_count < (
+                players.num_rows
+            )
+        if not (frozen or registered):  # (a historian's files read out of order: nothing moves)
+            continue
+        earliest = int(early.get_column("period").min())
+        months = _months(first), _months(earliest)
+        gap = f", {months[0] - months[1]} month(s) before" if None not in months else ""
+        lists = (
+            f"{frozen[0]}"
+            if len(frozen) == 1
+            else f"{frozen[0]}..{frozen[-1]}, {len(frozen)} lists"
+            if frozen
+            else ""
+        )
+        notes.append(
+            f"{early.height} game(s) dated before the first period of pool {pool} ({first}; "
+            f"the earliest {earliest}{gap}): the pool now starts in {earliest}, so the "
+            "players files' undated ratings (which hold as of the first period) start the "
+            f"players in {earliest}, and every period from {earliest} on is rated again"
+            + (f", every frozen list revised ({lists})" if frozen else "")
+            + "; if the date is wrong, correct the file and ingest it again under the same "
+            f"source (--source {shlex.quote(source)}; the monthly job: the inbox, under the "
+            'same name) (docs/ingest.md "Games before the store\'s first period")'
+        )
+    return notes

@@ -19,7 +19,11 @@ Decisions where the format leaves room (docs/pgn-trf.md):
 * The game date is the round's date from the 132 line (``YY/MM/DD``: the year
   ending in YY nearest to the start date's; without one YY < 50 is 20YY), else
   the start date (042), else the end date (052); free-form dates ``28. 07. 2005``,
-  ``24/09/2010`` (day first), ``May 29, 2020`` are understood.
+  ``24/09/2010`` (day first), ``May 29, 2020`` are understood. A round without a
+  date after dated ones takes the last dated round's date, with a note
+  (``undated_rounds``); a round date that cannot be read (a TAB before it, a shifted
+  line, a four-digit year, no such day) quarantines the round's games ``bad_date`` at
+  the 132 record's line (``round_dates``).
 * Pool: blitz/bullet/rapid/standard named in 092, 122 or 012, else a
   ``N+M``/``N Plus M`` (minutes + seconds) time control there, else standard; a
   pool other than standard is named in the summary with the words it came from
@@ -216,6 +220,118 @@ def round_date(text: str, start: str | None = None) -> str | None:
     return parse_free_date(t) or t
 
 
+def _date_fault(day: str | None) -> str | None:
+    """Why the ISO text ``round_date`` gave is no calendar date; None when it is one."""
+    import datetime
+
+    m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", day or "")
+    if m is None:
+        return "is not a date YY/MM/DD"
+    try:
+        datetime.date.fromisoformat(day)
+        return None
+    except ValueError:
+        year, month, d = (int(g) for g in m.groups())
+        if not 1 <= month <= 12:
+            return f"is not a date: there is no month {month}"
+        return f"is not a date: {year}-{month:02d} has no day {d}"
+
+
+def round_dates(line: str, rounds: int, start: str | None) -> tuple[dict, dict]:
+    """The 132 record's round dates: ``(dates, bad)``, round -> ISO date, and round ->
+    why its date cannot be read (the games of that round are quarantined ``bad_date``
+    naming the record, the round and its columns). A round whose 8 columns are blank is
+    in neither (``undated_rounds``). A TAB at or before a round's columns shifts them
+    (an editor's tabs: TRF columns are fixed-width); a four-digit year or a line shifted
+    by a column leaves a round's columns holding part of a date."""
+    dates: dict[int, str] = {}
+    bad: dict[int, str] = {}
+    if not line:
+        return dates, bad
+    tab = line.find("\t") + 1  # the first TAB's column, 0: none
+    if re.search(r"\d{4}[./-]\d{1,2}[./-]\d{1,2}", line[3:]):
+        hint = "a four-digit year? each round's date is YY/MM/DD in its 8 columns"
+    else:
+        hint = "not aligned to the rounds' columns 92-99, 102-109, …?"
+    for r in range(1, rounds + 1):
+        c = BLOCK_START + BLOCK_WIDTH * (r - 1)
+        where = f"132 record (round dates), round {r} (columns {c}-{c + 7})"
+        if tab and tab <= c + 7:
+            bad[r] = (
+                f"{where}: a TAB character at column {tab}: TRF columns are fixed-width "
+                "(replace the tabs by spaces)"
+            )
+            continue
+        text = cols(line, c, c + 7)
+        if not text.strip():
+            continue
+        day = round_date(text, start)
+        fault = _date_fault(day)
+        if fault is None:
+            dates[r] = day
+        elif fault.startswith("is not a date:"):  # YY/MM/DD, no such month or day
+            bad[r] = f"{where}: {text.strip()!r} {fault}"
+        else:
+            bad[r] = f"{where}: {text!r} {fault} ({hint})"
+    return dates, bad
+
+
+def undated_rounds(dates: dict, bad: dict, rounds: int) -> dict[int, int]:
+    """Round -> the dated round it takes its date from: a round with blank columns on
+    the 132 record after a dated one takes the date of the last dated round before it
+    (a TRF sent after round 4 whose arbiter did not add round 4's date: the start date
+    would rate it before round 3, in an earlier month). Rounds before the first dated
+    one keep the start date."""
+    taken: dict[int, int] = {}
+    last = None
+    for r in range(1, rounds + 1):
+        if r in dates:
+            last = r
+        elif r not in bad and last is not None:
+            taken[r] = last
+    return taken
+
+
+def _rounds_text(rounds: list[int]) -> str:
+    """``round 4``, ``rounds 4 and 5``, ``rounds 4, 5 and 6``."""
+    if len(rounds) == 1:
+        return f"round {rounds[0]}"
+    return f"rounds {', '.join(map(str, rounds[:-1]))} and {rounds[-1]}"
+
+
+def undated_note(
+    line_no: int,
+    used: set[int],
+    dates: dict,
+    bad: dict,
+    taken: dict[int, int],
+    start: str | None,
+    start_record: str,
+) -> str | None:
+    """The note naming the rounds with games but no date on a 132 record that dates
+    others, and the date each got; None when there are none."""
+    if not dates:
+        return None  # no round dated: a file without round dates (the start date)
+    parts = []
+    leading = sorted(r for r in used if r not in dates and r not in bad and r not in taken)
+    if leading and start:
+        what = "the start date (042)" if start_record == "042" else "the end date (052)"
+        parts.append(f"{_rounds_text(leading)}: dated {start}, {what}")
+    for source in sorted(set(taken.values())):
+        rounds = sorted(r for r, s in taken.items() if s == source and r in used)
+        if rounds:
+            them = "it" if len(rounds) == 1 else "them"
+            parts.append(
+                f"{_rounds_text(rounds)}: dated {dates[source]}, as round {source} before {them}"
+            )
+    if not parts:
+        return None
+    return (
+        f"no date on the 132 record (line {line_no}) for {'; '.join(parts)} "
+        "(give each round's date there, YY/MM/DD)"
+    )
+
+
 # The header records the pool is read from, in this order, and what each one is.
 POOL_RECORDS = {"092": "tournament type", "122": "time control", "012": "tournament name"}
 # (with pgn.POOL_WORDS, read when called: pgn imports readers, which imports this module)
@@ -373,6 +489,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
     source = path.name
     header: dict[str, str] = {}
     dates_line = ""
+    dates_no = 0  # the 132 record's line
     problems: list[tuple[int, str, str, str]] = []
     problem_blocks = 0
     players: dict[int, _Player] = {}
@@ -406,7 +523,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             continue
         code = line[:3]
         if code == "132":
-            dates_line = line
+            dates_line, dates_no = line, no
             continue
         if code == "XXA":
             accelerated.append(line)
@@ -551,10 +668,8 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
         # period": say which header text was not understood.
         given = ", ".join(f"{c} {header[c]!r}" for c in ("042", "052") if header.get(c))
         notes.append(f"header date(s) {given} not understood: give YYYY/MM/DD")
-    dates = {}
-    for r in range(1, rounds + 1):
-        c = BLOCK_START + BLOCK_WIDTH * (r - 1)
-        dates[r] = round_date(cols(dates_line, c, c + 7), start) if dates_line else None
+    dates, bad_dates = round_dates(dates_line, rounds, start)
+    taken = undated_rounds(dates, bad_dates, rounds)
     pool, origin = pool_origin(header)
     if note := pool_note(pool, origin):
         notes.append(note)
@@ -650,6 +765,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             )
 
     rows = []
+    used: set[int] = set()  # the rounds of the stored games
     game_blocks = 0
     for (r, low, high), pair in sorted(sides.items()):
         a = pair[0] if pair[0].rank == low else pair[-1]
@@ -686,13 +802,29 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             )
             problem_blocks += 2
             continue
+        if r in bad_dates:
+            # The round's date cannot be read: quarantined here, naming the 132 record
+            # (it was left to validation, which named a 001 line and the accounting
+            # note counted the games as stored).
+            problems.append(
+                (
+                    dates_no,
+                    Reason.BAD_DATE,
+                    f"{bad_dates[r]}; the game of ranks {low} and {high} "
+                    f"(lines {a.line_no} and {b.line_no})",
+                    f"round {r}: {a.block!r} on line {a.line_no}, {b.block!r} on line {b.line_no}",
+                )
+            )
+            problem_blocks += 2
+            continue
         white, black = (b, a) if b.colour == "w" else (a, b)
         code = white.result
         game_blocks += 2
+        used.add(r)
         rows.append(
             {
                 "game_id": f"{game_scope}:r{r}:{low}-{high}",
-                "date": dates.get(r) or start,
+                "date": dates.get(r) or dates.get(taken.get(r, 0)) or start,
                 "pool": pool,
                 "white_id": players[white.rank].player_id,
                 "black_id": players[black.rank].player_id,
@@ -706,6 +838,9 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             }
         )
 
+    start_record = "042" if parse_free_date(header.get("042")) else "052"
+    if note := undated_note(dates_no, used, dates, bad_dates, taken, start, start_record):
+        notes.append(note)
     blocks = (len(players) + len(rejected)) * rounds
     accounting = {
         "player_lines": len(players) + len(rejected),

@@ -64,7 +64,9 @@ PLAYER_NUMERIC = {
     "rating": (0.0, MAX_RATING),
     "peak_rating": (0.0, MAX_RATING),
     "rd": (1.0, 1000.0),  # the rules' initial_rd range; an RD of 0 divides by zero
-    "volatility": (0.0, 10.0),
+    # the rules' initial_volatility range: a volatility of 0 never converged (Glicko-2's
+    # iteration), and the player's RD then never grew while he did not play (round 14)
+    "volatility": (1e-6, 10.0),
     "grade": (-100.0, 400.0),
     "rated_games": (0.0, 1e7),
     "birth_year": (1800.0, 2100.0),
@@ -835,6 +837,85 @@ def validate_games(
         quarantine,
         raw.frame.height + len(raw.problems),
     )
+
+
+# A games file's name cell that names nobody: no letter (an id copied, "-"), or a
+# placeholder as pgn.py ``UNKNOWN_NAME`` reads one ("?", "NN", "N.N.", "Unknown").
+_NOBODY = r"(?i)^(?:n\.?\s*n\.?|amateur|unknown|anonymous)$"
+NAMES_SHOWN = 3  # ids named in the note of ids with several names
+
+
+def game_names(frame: pl.DataFrame, games: pa.Table) -> pl.DataFrame:
+    """The players' names a games file gives beside their ids (``white_name``,
+    ``black_name``: readers.NAME_HEADINGS; docs/ingest.md "Players' names in a games
+    file") on the rows of ``frame`` accepted as ``games``: each id's names, the first
+    line of each, in file order (``player_id``, ``name``, ``_line``), stripped and in
+    NFC. A cell without a letter (an id copied, "-", "?"), a placeholder (``_NOBODY``)
+    or longer than ``FIELD_LIMIT`` names nobody."""
+    sides = [s for s in ("white", "black") if f"{s}_name" in frame.columns]
+    schema = {"player_id": pl.String, "name": pl.String, "_line": pl.Int64}
+    if not sides or not games.num_rows:
+        return pl.DataFrame(schema=schema)
+    rows = pl.from_arrow(games.select([f"{s}_id" for s in sides] + ["source"]))
+    line = pl.col("source").str.extract(r":(\d+)$").cast(pl.Int64)
+    given = frame.select("_line", *[pl.col(f"{s}_name").cast(pl.String) for s in sides])
+    rows = rows.with_columns(line.alias("_line")).join(
+        given, on="_line", how="left", maintain_order="left"
+    )
+    name = pl.col("name").str.strip_chars()
+    named = pl.concat(
+        [
+            rows.select(
+                pl.col(f"{s}_id").alias("player_id"),
+                pl.col(f"{s}_name").alias("name"),
+                "_line",
+                pl.lit(i, pl.Int8).alias("_side"),
+            )
+            for i, s in enumerate(sides)
+        ]
+    ).with_columns(name.str.normalize("NFC"))
+    named = named.filter(
+        pl.col("player_id").is_not_null()
+        & name.str.contains(r"\p{L}").fill_null(False)
+        & ~name.str.contains(_NOBODY).fill_null(False)
+        & (name.str.len_chars() <= FIELD_LIMIT).fill_null(False)
+    )
+    named = named.sort("_line", "_side").unique(["player_id", "name"], keep="first")
+    return named.sort("_line").select(list(schema))
+
+
+def first_game_names(named: pl.DataFrame, source: str) -> tuple[pl.DataFrame, list[str]]:
+    """Of ``game_names`` (a whole file's, in file order), each id's first name with
+    ``source`` the line that gave it (``file:line``), and the note of ids the file gives
+    different names (``identity.normalise_name`` told apart: "Charlie, Csaba" and
+    "CHARLIE Csaba" are one): a mistyped id on one of their lines."""
+    from arpad.pipeline.identity import normalise_name
+
+    first = named.unique("player_id", keep="first", maintain_order=True)
+    out = first.select(
+        "player_id", "name", pl.format("{}:{}", pl.lit(source), pl.col("_line")).alias("source")
+    )
+    several = named.filter(pl.len().over("player_id") > 1)
+    found = []
+    for pid, group in several.group_by("player_id", maintain_order=True):
+        keys: dict = {}
+        for n, line in group.select("name", "_line").iter_rows():
+            keys.setdefault(normalise_name(n), (n, line))
+        if len(keys) > 1:
+            found.append((pid[0], list(keys.values())))
+    if not found:
+        return out, []
+    shown = "; ".join(
+        f"{pid}: " + ", ".join(f"{n!r} line {line}" for n, line in given)
+        for pid, given in found[:NAMES_SHOWN]
+    )
+    more = f" and {len(found) - NAMES_SHOWN} more" if len(found) > NAMES_SHOWN else ""
+    note = (
+        f"{len(found)} player id(s) with different names in the file ({shown}{more}): a "
+        "mistyped player id on one of those lines is rated as the other player's game; the "
+        "first name is read for an id the store has no name for"
+    )
+    return out, [note]
 
 
 def _known_event(event: pl.Expr) -> pl.Expr:

@@ -595,9 +595,14 @@ def test_the_list_of_a_month_without_games(tmp_path):
     store = arpad.Store(tmp_path / "s")
     store.ingest(tmp_path / "g.csv")
     store.rate("elo")
-    with pytest.raises(ValueError, match=r"no elo/standard list for period 202502 \(rated"):
-        store.list("elo", period=202502)
+    with pytest.raises(ValueError, match=r"no elo/standard list for period 202412 \(rated"):
+        store.list("elo", period=202412)
     january = store.list("elo", period=202501)
+    # February, a month without games that is over: January's list carried forward, 0
+    # games (docs/lists.md "A month without games"; it was exit 2 before round 14)
+    february = store.list("elo", period=202502)
+    assert february["rating"].to_list() == january["rating"].to_list()
+    assert february["games"].to_list() == [0, 0, 0, 0]
     assert store.list("elo", date="2025-02").equals(january)
     assert store.list("elo", date="2025-02-15").equals(january)
 

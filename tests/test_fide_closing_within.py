@@ -105,11 +105,13 @@ def test_the_hook_adds_only_missing_closing_months_of_multi_month_lists():
 def test_monthly_lists_walk_no_empty_month_and_fall_back_to_identical_ratings(tmp_path, capsys):
     # January 2013 (FIDE 2012-07, monthly lists): B 1800 beats A 2000 → A 1989, B 1811 (as
     # above). February has no games, so FIDE's list of 1 March equals the one of 1 February:
-    # on 15 March arpad answers with 201301, whose ratings are 201303's ratings before.
+    # on 15 March arpad answers with 201302, 201301's list carried forward (docs/lists.md "A
+    # month without games"; 201301 itself before round 14), whose ratings are 201303's
+    # ratings before.
     store = _rate(tmp_path, ["2013-01-10,A,B,0-1", "2013-03-10,C,D,1/2-1/2"])
     assert store.rating_periods("fide", "standard") == [201301, 201303]
     listed, text = _listed(capsys, ["list", "--in-force", "2013-03-15", "--store", str(store.root)])
-    assert "period 2013-01" in text
+    assert "period 2013-02" in text
     before = {p: r["rating_before"] for p, r in _rows(store, 201303).items()}
     assert listed == {p: str(int(before[p])) for p in listed}
     assert listed["A"] == "1989" and listed["B"] == "1811"

@@ -228,7 +228,10 @@ def test_history_of_a_long_inactive_player_collapses_the_run(eras, capsys):
     assert len(lines) == 3  # header, his 1886 match, one line for 1901 to 2022
     assert "│ 188612 ┆ games " in lines[1] and "┆ 20 " in lines[1]
     p = after[0]
-    assert f"│ {p} ┆ inactive to 2022-01 ({len(after)} periods) " in lines[2]
+    # the calendar months after his match, not the walked periods (round 14: it said
+    # "inactive to 2022-01 (31 periods)"): 1887-01 to 2022-01 is 135 years and a month
+    assert len(after) == 31
+    assert f"│ {p} ┆ inactive 1887-01 to 2022-01 (135y 1m) " in lines[2]
     # the rating did not move while he was away: delta 0, before = after
     frame = sql(
         eras,
@@ -277,11 +280,11 @@ def test_collapse_inactive_against_a_naive_count():
     out = collapse_inactive(frame)
     assert out.get_column("event").to_list() == [
         "games",
-        "inactive to 1900-04 (3 periods)",
+        "inactive 1900-02 to 1900-04 (3m)",
         "games",
         "inactive",
         "adjustment",
-        "inactive to 1900-09 (2 periods)",
+        "inactive 1900-08 to 1900-09 (2m)",
     ]
     assert out.get_column("period").to_list() == [190001, 190002, 190005, 190006, 190007, 190008]
     assert out.get_column("games").sum() == frame.get_column("games").sum()

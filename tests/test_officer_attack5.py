@@ -316,10 +316,21 @@ def test_ignore_stated_ratings(officer, capsys):
     capsys.readouterr()
     assert run("ingest", "other.trf", "--ignore-stated-ratings", "--store", "S") == 0
     out = capsys.readouterr().out
-    assert "--ignore-stated-ratings: 24 rating(s) stated on the games not stored" in out
+    # Carl (4700003), rated nowhere in the store, keeps the file's 2046 as his starting
+    # rating (officer, round 14: tests/test_officer_r14.py); the others' 18 are not stored
+    assert (
+        "--ignore-stated-ratings: 18 rating(s) stated on the games not stored (nor the "
+        "players' ratings the file describes): the store already has a rating for their 3 "
+        "player(s); 6 rating(s) kept, of 1 player(s) the store has no rating for when the "
+        "file's games begin, as their starting rating: 4700003 Cc, Carl 2046"
+    ) in out
     herbst = [g for g in games(root) if "Herbst" in g["game_id"]]
     assert len(herbst) == 12
-    assert {(g["white_rating"], g["black_rating"]) for g in herbst} == {(None, None)}
+    stated = {(g["white_id"], g["white_rating"]) for g in herbst} | {
+        (g["black_id"], g["black_rating"]) for g in herbst
+    }
+    assert {r for p, r in stated if p != "4700003"} == {None}
+    assert {r for p, r in stated if p == "4700003"} == {2046.0}
     after = {p["player_id"]: p["rating"] for p in Store(root).read_players().to_pylist()}
     assert after["4700001"] == 2300.0  # the file's 2350 was not taken
     # the first file's stated ratings stay as they were

@@ -81,6 +81,10 @@ def test_a_wrong_pool_is_undone_by_ingesting_plainly_again(oct_csv, capsys):
 def test_ignore_stated_ratings_undone_by_ingesting_plainly_again(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("open.trf").write_text(trf("Herbst 2026", "="))
+    # the register rates them: their stated ratings are ignored (a player the store has
+    # no rating for keeps his: tests/test_officer_r14.py)
+    Path("reg.csv").write_text("player_id,rating\n4700001,2000\n4700002,2000\n4700004,2000\n")
+    assert run("ingest", "--players", "reg.csv", "--store", "S") == 0
     assert run("ingest", "open.trf", "--ignore-stated-ratings", "--store", "S") == 0
     assert {g["white_rating"] for g in games(Path("S"))} == {None}
     assert run("ingest", "open.trf", "--store", "S") == 0
@@ -92,7 +96,7 @@ def test_ignore_stated_ratings_undone_by_ingesting_plainly_again(tmp_path, monke
         ("4700004", 2100.0),
     }
     assert len(games(Path("S"))) == 12
-    assert len(entries(Path("S"))) == 1
+    assert [e[0] for e in entries(Path("S"))] == ["open.trf", "reg.csv"]
 
 
 def test_a_copy_under_another_name_says_its_options_were_not_applied(tmp_path, monkeypatch, capsys):

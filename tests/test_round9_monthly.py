@@ -204,9 +204,9 @@ def test_the_remedy_keeps_the_pool_of_the_stored_version(tmp_path, monkeypatch, 
         "`--pool standard`), which `arpad recalculate` does not give (read through it "
         "without `--pool`, a file's games go back to the pool it names): "
         f"`{commands[0]}`; `{commands[1]}`; then run `arpad recalculate` "
-        "(`--ignore-stated-ratings` applies to the files it is given only; a player whose "
-        "only rating is one a file states is then unrated); or have the arbiter send them "
-        "with the revised ratings."
+        "(`--ignore-stated-ratings` applies to the files it is given only; a player the "
+        "store has no rating of its own for keeps the file's rating as his starting "
+        "rating); or have the arbiter send them with the revised ratings."
     )
 
     # The remedy as written: the corrections are carried, m2.trf's games stay standard.

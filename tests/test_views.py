@@ -183,7 +183,10 @@ def test_plot_history_several_players_on_dated_axis(history_store, tmp_path):
     want = np.concatenate(
         [s["rating_after"] - 2 * s["rd_after"], s["rating_after"] + 2 * s["rd_after"]]
     )
-    assert np.isclose(verts.min(), want.min()) and np.isclose(verts.max(), want.max())
+    # every stored row's limits are drawn; between two rows months apart the RD is aged
+    # month by month (round 14, tests/test_history_r14.py), so the band may be wider
+    assert all(np.isclose(verts, w).any() for w in want)
+    assert verts.min() <= want.min() + 1e-9 and verts.max() >= want.max() - 1e-9
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend[-1] == "band: ±2 RD (≈95%)"
     assert "Steinitz, Wilhelm" in ax.get_title() and "Chigorin, Mikhail" in ax.get_title()

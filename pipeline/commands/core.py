@@ -246,11 +246,19 @@ def print_ingest_report(report) -> int:
     if report.quarantined:
         say(
             f"{report.quarantined} rows quarantined: see the 'quarantine' view "
-            f'(arpad sql "SELECT * FROM quarantine" --store {report.store})',
+            f'(arpad sql "SELECT * FROM quarantine" --store {shell_word(report.store)})',
             err=True,
         )
         return 2
     return 0
+
+
+def shell_word(path) -> str:
+    """A path as one word of a command to paste into a POSIX shell: quoted only when it
+    needs it (``/tmp/x/sp ace/my store`` → ``'/tmp/x/sp ace/my store'``)."""
+    import shlex
+
+    return shlex.quote(str(path))
 
 
 def quarantined_more(f, store: str | None = None) -> str:
@@ -265,7 +273,7 @@ def quarantined_more(f, store: str | None = None) -> str:
     if not any(c in f.source for c in '"$`\\'):  # (quoted safely in the shell)
         label = f.source.replace("'", "''")
         query += f" WHERE source = '{label}'"
-    where = f" --store {store}" if store else ""
+    where = f" --store {shell_word(store)}" if store else ""
     return f'and {more:,} more (all in the quarantine view: arpad sql "{query}"{where})'
 
 
@@ -534,10 +542,18 @@ def cmd_list(args) -> int:
             period = periods.period_at(args.date, rated, f"the {args.system} lists")
         elif args.in_force is not None:  # published lists too, their ratings gone or not
             from arpad.pipeline.combined import pool_periods
-            from arpad.pipeline.lists import period_in_force
+            from arpad.pipeline.lists import carried_periods, period_in_force
             from arpad.pipeline.schemas import POOLS
 
-            listed = {p for pool in POOLS for p in pool_periods(store, args.system, pool, True)}
+            # (a month without games carries the latest list: docs/lists.md)
+            listed = {
+                p
+                for pool in POOLS
+                for p in [
+                    *pool_periods(store, args.system, pool, True),
+                    *carried_periods(store, args.system, pool, True),
+                ]
+            }
             period = period_in_force(args.in_force, sorted(listed), args.system, args.system)
         if args.min_games is not None:
             raise ValueError("--min-games is for one pool's list, not --pool all")
@@ -575,9 +591,13 @@ def cmd_list(args) -> int:
         lower = get_system(args.system).lower_is_better
         frame = active_only(frame, store, args.system, args.pool, period, active, lower)
         frame = top_ranked(frame, args.top) if args.top else frame
+    from arpad.pipeline.lists import frozen_source
     from arpad.pipeline.publish import out_of_date
 
-    if args.in_force is not None and period in store.published_periods(args.system, args.pool):
+    if args.in_force is not None and (
+        period in store.published_periods(args.system, args.pool)
+        or frozen_source(store, args.system, args.pool, period) is not None
+    ):
         from arpad.pipeline.lists import revised_note  # the list as published (docs/lists.md)
 
         if note := revised_note(store, args.system, args.pool, period):

@@ -108,5 +108,6 @@ def cmd_demo(args) -> int:
         "  (the duckdb command-line tool is a separate install; in Python: "
         f"duckdb.connect({fide.catalog_path.name!r}, read_only=True), from the same folder)"
     )
-    print(f'Query them: arpad sql "SELECT * FROM rating_list LIMIT 5" --store {fide.root}')
+    store = shlex.quote(str(fide.root))
+    print(f'Query them: arpad sql "SELECT * FROM rating_list LIMIT 5" --store {store}')
     return 0

@@ -90,6 +90,18 @@ def cmd_card(args) -> int:
     from arpad.pipeline import engine
 
     rules = engine.resolve_rules(FIDE, args.rules, args.pool)  # the arguments first
+    if rules is not None and args.rules and not args.rules.endswith(".json"):
+        # --rules 1975: the version the card uses instead (as rate's note says it)
+        from arpad.pipeline.systems.base import before_oldest_note, parse_rules_date
+        from arpad.pipeline.systems.fide import FideSystem
+
+        try:
+            day = parse_rules_date(args.rules)
+        except ValueError:
+            day = None  # a rules file: the user's own rules
+        note = day and before_oldest_note(FideSystem(), args.pool, day, f"{day} is", "the card uses it")  # fmt: skip
+        if note:
+            print(f"arpad: note: {note}", file=sys.stderr)
     check_card(store, args.system, args.pool, args.player)  # FIDE only; names what the store has
     player = resolve_player(store, args.player, FIDE, args.pool)
     period = args.period if args.period is not None else latest_period(store, args.pool, player)
@@ -120,7 +132,11 @@ def cmd_history(args) -> int:
     note_out_of_date(store, args.system, args.pool)  # the note of arpad list (docs/cli.md)
     # the table is read by a person: runs of inactive periods are one line each;
     # files are read by programs and keep every period (docs/cli.md "history")
-    shown = frame if args.fmt != "table" or args.every_period else collapse_inactive(frame)
+    shown = (
+        frame
+        if args.fmt != "table" or args.every_period
+        else collapse_inactive(frame, store=store, system=args.system, pool=args.pool)
+    )
     shown = whole_numbers(shown, args.system)  # FIDE's 1720, not 1720.0
     output.render(shown, args.fmt, args.output, max_rows=shown.height)
     stated = stated_start_note(store, frame, player, args.system, args.pool)
@@ -192,5 +208,8 @@ def cmd_sample(args) -> int:
 
     players, games = write_sample(args.directory, seed=args.seed)
     print(f"wrote {players} and {games}")
+    import shlex
+
+    games, players = shlex.quote(str(games)), shlex.quote(str(players))
     print(f"next: arpad ingest {games} --players {players} --store STORE")
     return 0

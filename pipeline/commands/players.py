@@ -86,9 +86,51 @@ def cmd_players(args) -> int:
         frame = identity.read_merge_log(store)
     elif args.player_id:
         frame = identity.read_observations(store).filter(pl.col("player_id") == args.player_id)
+        if not frame.height:  # an empty table said nothing (the officer's report, round 14)
+            return _no_source(store, args, frame)
     else:
         frame = pl.from_arrow(store.read_players())
     output.render(frame, args.fmt, args.output)
+    return 0
+
+
+def _no_source(store, args, frame) -> int:
+    """``arpad players --id X`` for an id no source describes: one line saying what the
+    store holds of it (its games, its players row, the merge it counts in), in place of
+    an empty table (a machine format still writes its empty table, the line on stderr);
+    an id the store holds nothing of is refused (exit 2)."""
+    import sys
+
+    import polars as pl
+
+    from arpad.pipeline import identity
+    from arpad.pipeline.errors import printable
+
+    pid = args.player_id
+    files = [str(f) for f in store.game_files()]
+    side = (pl.col("white_id") == pid) | (pl.col("black_id") == pid)
+    games = pl.scan_parquet(files).filter(side).select(pl.len()).collect().item() if files else 0
+    row = pl.from_arrow(store.read_players()).filter(pl.col("player_id") == pid)
+    keep = identity.alias_map(store).get(pid)
+    if not games and not row.height:
+        print(
+            printable(f"arpad: error: no player {pid} in the store (no game, no players row)"),
+            file=sys.stderr,
+        )
+        return 2
+    held = f"{games} game(s) stored under this id" if games else "no game"
+    if keep is not None:
+        held += f", counted as {keep}'s by a merge: arpad players --id {keep}"
+    elif row.height:
+        held += ", its players row made from its games alone"
+    else:
+        held += ", no players row"
+    line = printable(f"{pid}: no source describes this player ({held})")
+    if args.fmt == "table" and not args.output:
+        print(line)
+    else:
+        output.render(frame, args.fmt, args.output)
+        print(f"arpad: note: {line}", file=sys.stderr)
     return 0
 
 
@@ -218,56 +260,21 @@ def cmd_identify(args) -> int:
     from arpad.pipeline import identity
 
     store = require_store(args)
-    vetoed: list = []
-    apart: list = []
-    ambiguous: list = []
-    held: list = []  # every pair held back, as mapping rows (docs/identity.md)
-    frame = identity.candidates(store, vetoed, apart, ambiguous, held)
-    rows = pl.DataFrame(
-        held,
-        schema={"keep": pl.String, "duplicate": pl.String, "evidence": pl.String},
-        orient="row",
-    ).with_columns(pl.lit(None, pl.Float64).alias("score"), pl.lit("no").alias("merge"))
-    if vetoed and not args.held_back:  # no proposal row: said on stderr (docs/identity.md)
-        shown = "; ".join(f"{keep} and {dup}" for keep, dup, *_ in vetoed[:3])
-        more = f" and {len(vetoed) - 3} more" if len(vetoed) > 3 else ""
-        print(
-            f"arpad: note: {len(vetoed)} pair(s) with compatible names not proposed: "
-            f"they met in a game ({shown}{more}); one person does not play himself",
-            file=sys.stderr,
-        )
-    if apart and not args.held_back:  # the years-of-play veto, said as the one above
-        shown = "; ".join(f"{a} ({ya}) and {b} ({yb})" for a, b, ya, yb in apart[:3])
-        more = f" and {len(apart) - 3} more" if len(apart) > 3 else ""
-        print(
-            f"arpad: note: {len(apart)} pair(s) with compatible names not proposed: their "
-            f"years of play are more than {identity.MAX_GAP} years apart or span more than "
-            f"{identity.MAX_CAREER} years ({shown}{more}); after merging the proposals, "
-            "identify again (a kept id counts its duplicates' years), or merge by hand",
-            file=sys.stderr,
-        )
-    if ambiguous and not args.held_back:  # the ambiguity rule, said as the vetoes above
-        shown = "; ".join(f"{short}: {' / '.join(fits)}" for short, fits in ambiguous[:3])
-        more = f" and {len(ambiguous) - 3} more" if len(ambiguous) > 3 else ""
-        print(
-            f"arpad: note: {len(ambiguous)} abbreviated name(s) not proposed: each fits "
-            f"several players' full names ({shown}{more}); merge by hand the one the "
-            "sources name (arpad players merge KEEP DUPLICATE), or merge those players "
-            "first if they are one",
-            file=sys.stderr,
-        )
-    cut = any(len(kind) > 3 for kind in (vetoed, apart, ambiguous))
+    frame, rows, notes, cut = identity.identified(store)
+    if not args.held_back:  # the pairs not proposed, said on stderr (docs/identity.md)
+        for note in notes:
+            print(f"arpad: note: {note}", file=sys.stderr)
     if cut and not args.held_back:  # where to find all of them (the notes name 3 each)
         where = f"is a row of {args.output} marked merge 'no' (write yes to merge one)"
         if not args.output:
             where = (
                 "is listed by arpad players identify --held-back (with --output: a mapping file)"
             )
-        print(f"arpad: note: each of the {len(held)} pair(s) held back {where}", file=sys.stderr)
+        print(f"arpad: note: each of the {rows.height} pair(s) held back {where}", file=sys.stderr)
     proposed = frame.height
     if args.held_back:
         frame = rows
-    elif args.output and held:  # proposals, then the pairs held back (docs/identity.md)
+    elif args.output and rows.height:  # proposals, then the pairs held back (identity.md)
         frame = pl.concat([frame.with_columns(pl.lit("yes").alias("merge")), rows])
     if args.output:
         output.render(frame, "csv", args.output)
@@ -279,8 +286,8 @@ def cmd_identify(args) -> int:
             )
         else:
             also = ""
-            if held:
-                also = f" and {len(held)} pair(s) held back (marked merge 'no')"
+            if rows.height:
+                also = f" and {rows.height} pair(s) held back (marked merge 'no')"
             print(
                 f"{proposed} proposed merge(s)"
                 f"{also} written to {args.output} (review, then arpad players merge "

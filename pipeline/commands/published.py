@@ -153,7 +153,10 @@ def cmd_audit(args) -> int:
     player = resolve_player(store, args.player_id, args.system, args.pool)
     periods, trail = audit(store, player, args.system, args.pool)
     note_out_of_date(store, args.system, args.pool)  # the note of arpad list (docs/cli.md)
-    output.render(periods, args.fmt, args.output)
+    from arpad.pipeline.history import whole_numbers
+
+    # FIDE's 2029, not 2029.0, as history, list and card print it (officer round 14)
+    output.render(whole_numbers(periods, args.system), args.fmt, args.output)
     if args.fmt == "table" and not args.output:
         for line in cut_rules(periods):  # a name the table cuts, whole (docs/rules.md)
             print(line)

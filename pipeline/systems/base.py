@@ -348,6 +348,10 @@ class RatingSystem:
     # ``expected_scores`` reads the RDs (Glicko, Glicko-2): ``arpad.predict`` refuses
     # ratings without an ``rd``/``rd_after`` column rather than predict without them.
     expected_uses_rd: ClassVar[bool] = False
+    # ``step`` ages known players by ``PeriodGames.elapsed`` (Glicko's RD): a starting
+    # state of an earlier period than the others' is carried to theirs by a step without
+    # games (engine ``_walked_from``: a ratings frame given back as players, round 14).
+    ages_by_elapsed: ClassVar[bool] = False
 
     # -- rules ----------------------------------------------------------------------
     def rule_versions(self, pool: str = "standard") -> tuple[Any, ...]:

@@ -31,6 +31,7 @@ from arpad.kernels.rounding import round_half_away_array
 from arpad.pipeline import periods
 from arpad.pipeline.systems import register
 from arpad.pipeline.systems.base import (
+    EVENT_FILE_SEPARATOR,
     INACTIVE,
     NEW,
     NOT_REPORTED,
@@ -311,6 +312,7 @@ class EcfSystem(RatingSystem):
         placements: list[Placement] = []
         placed: list[tuple[int, int, int, list[str], EcfRules]] = []
         guessed: dict[int, list] = {}  # season end -> [games, year, rules]
+        split: list[tuple[int, str, int, list[str], str, str]] = []  # (``_split_note``)
         for p in stored:
             if not periods.is_calendar(p) or (p % 100 != 12 and p // 100 < this_year):
                 continue  # year-only games are stored in December (this year: its last month)
@@ -330,6 +332,13 @@ class EcfSystem(RatingSystem):
                     for e, c in only.items()
                     if e is not None and _fits_season(e, p, year, target, near)
                 }
+                label, by_name = january.season_label(target), _by_event_name(near)
+                for e, c in only.items():
+                    if e in moved or not c.year_only_rated:
+                        continue
+                    others = _other_files(e, p, year, target, by_name)
+                    if others:
+                        split.append((year, e, c.year_only_rated, others, label, str(own)))
             if moved:
                 games = sum(c.year_only for c in moved.values())
                 placements.append(Placement(p, target, tuple(sorted(moved)), games))
@@ -340,7 +349,7 @@ class EcfSystem(RatingSystem):
             if rest and own is not None and rules.cycle_start(own) % 100 != 1:
                 entry = guessed.setdefault(own, [0, year, rules, end_of(year * 100 + 1), january])
                 entry[0] += rest
-        notes = [n for n in (_placed_note(placed), _guessed_note(guessed)) if n]
+        notes = [n for n in (_placed_note(placed), _guessed_note(guessed), _split_note(split)) if n]
         return placements, notes
 
     def step(self, state: State, games: PeriodGames, rules: EcfRules) -> tuple[State, Report]:
@@ -522,6 +531,70 @@ def _fits_season(event: str, source: int, year: int, target: int, near: list) ->
             return False
         other = True
     return other
+
+
+def _by_event_name(near: list) -> dict[str, list]:
+    """``near`` (``_fits_season``'s) by Event name: name -> [(period, end, file,
+    EventGames)] of every file's games of that name (keys with a file only)."""
+    out: dict[str, list] = {}
+    for q, end, counts in near:
+        for key, c in counts.items():
+            if key is not None and EVENT_FILE_SEPARATOR in key:
+                name, file = key.split(EVENT_FILE_SEPARATOR, 1)
+                out.setdefault(name, []).append((q, end, file, c))
+    return out
+
+
+def _other_files(key: str, source: int, year: int, target: int, by_name: dict) -> list[str]:
+    """The other files holding games of ``key``'s Event in the season closing at
+    ``target``, when the event's games of every file together fit that season
+    (``_fits_season`` of them as one event): the year-only games of ``key`` would be
+    graded there were the files one (the historian's attack, round 14: "Hastings Club
+    Ch 1862-63" in hastings_1862.pgn and hastings_1863.pgn). An event is its Event tag
+    in one file (docs/legacy-systems.md), so they are not: ``_split_note`` says so.
+    ``by_name``: ``_by_event_name`` of the periods around."""
+    if key is None or EVENT_FILE_SEPARATOR not in key:
+        return []
+    name, own_file = key.split(EVENT_FILE_SEPARATOR, 1)
+    rows = by_name.get(name, [])
+    others = {
+        file
+        for q, end, file, _ in rows
+        if file != own_file and end == target and year - 1 <= q // 100 <= year
+    }
+    if not others:
+        return []
+    merged: dict[tuple[int, int | None], EventGames] = {}
+    for q, end, _, c in rows:  # the event's games of every file, as one event's
+        old = merged.get((q, end), EventGames(0, 0, 0))
+        merged[(q, end)] = EventGames(*(a + b for a, b in zip(old, c, strict=True)))
+    as_one = [(q, end, {name: c}) for (q, end), c in merged.items()]
+    return sorted(others) if _fits_season(name, source, year, target, as_one) else []
+
+
+def _split_note(split: list) -> str | None:
+    """The note on year-only games whose Event another file holds in the season they
+    would be graded in were the files one (``_other_files``)."""
+    if not split:
+        return None
+    total = sum(entry[2] for entry in split)
+    parts = []
+    for year, key, games, others, label, own in split:
+        name, file = key.split(EVENT_FILE_SEPARATOR, 1)
+        parts.append(
+            f"{games} of {year} in {file}, listed at {own} (Event {name!r}, also in "
+            f"{' and '.join(others)} in {label})"
+        )
+    shown = "; ".join(parts[:_MORE]) + (
+        f"; and {len(parts) - _MORE} more" if len(parts) > _MORE else ""
+    )
+    return (
+        f"{total} game(s) dated only to the year are graded as a separate event from games "
+        f"of the same Event tag in another file: {shown}. An event is its Event tag in one "
+        "file; to grade them as one event, put the games in one file (one PGN holding "
+        f"both) and ingest it in place of the separate files, into a store without them "
+        f"({_SECTION})"
+    )
 
 
 _MORE = 3  # seasons a note names before "and N more"

@@ -64,6 +64,7 @@ class GlickoFamily(RatingSystem):
     """Shared initial state and report of the Glicko systems."""
 
     expected_uses_rd = True
+    ages_by_elapsed = True  # RD grows by the months since (engine ``_walked_from``)
 
     def initial_state(self, players: PlayerInfo, rules) -> State:
         known = ~np.isnan(players.rating) | ~np.isnan(players.rd)

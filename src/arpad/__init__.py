@@ -7,6 +7,7 @@ The notebook API (docs/api.md)::
     store = arpad.Store("arpad-store")                            # a store on disk
     store.ingest("games.csv", players="players.csv")             # FIDE needs ratings
     store.rate("fide"); store.list("fide", top=10)
+    pairs = store.identify(); store.merge(mapping=pairs)          # one player, two ids
     arpad.predict(ratings, pairings, system="fide")               # expected scores
     arpad.predict(ratings, pairings, system="fide", draws=0.3)    # + P(win/draw/loss)
     arpad.backtest("kaggle2010", systems=["elo", "glicko2"])      # arpad backtest's table

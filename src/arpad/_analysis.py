@@ -1,6 +1,8 @@
 """``arpad.backtest`` and ``arpad.whatif``: the jobs of ``arpad backtest`` and ``arpad
 whatif`` (pipeline/jobs.py) from a notebook, with the arguments checked where the
-analyst typed them (docs/api.md "Backtest and what-if")."""
+analyst typed them (docs/api.md "Backtest and what-if"); and ``Store.identify``,
+``Store.merge`` and ``Store.split``: ``arpad players identify|merge|split`` (docs/api.md
+"Players under several ids")."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -291,3 +294,304 @@ def whatif(
         return _run("whatif", request, flow, cluster, workers)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# -- one player under several ids: ``arpad players identify|merge|split`` ----------------
+# (docs/api.md "Players under several ids"; docs/identity.md). The notes the commands
+# print on stderr are UserWarnings here, in the API's words (``api._in_api_words``).
+
+# the kept ids whose own values win over their duplicates': notes shown (as the command)
+MAX_KEPT_NOTES = 10
+
+
+def _warn(text: str) -> None:
+    import warnings
+
+    from arpad.api import _in_api_words, _outside_arpad
+
+    warnings.warn(_in_api_words(text), UserWarning, stacklevel=_outside_arpad())
+
+
+def _flag(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{what}: True or False, got {value!r}")
+    return value
+
+
+def _wait(value: Any) -> float:
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"wait: a number of seconds, got {value!r}")
+    return float(value)
+
+
+@dataclass
+class MergeSummary:
+    """What ``Store.merge`` or ``Store.split`` did: ``action`` ``"merged"`` or
+    ``"split"``; ``pairs`` the (keep, duplicate) pairs applied; ``stale`` the (pool,
+    period) each rated pool is recomputed from by the next ``store.rate``; ``games`` the
+    games the merge took out as copies of an earlier file's (or the split put back);
+    ``already`` the pairs of a merge that were in force already (nothing done for
+    them). ``str()`` gives the lines ``arpad players merge`` prints."""
+
+    action: str
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    stale: list[tuple[str, int]] = field(default_factory=list)
+    games: int = 0
+    already: list[tuple[str, str]] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        if not self.pairs:
+            if self.already:
+                return f"merged 0 pair(s); all {len(self.already)} already in force"
+            return "nothing to merge"
+        where = ", ".join(f"{pool} from {period}" for pool, period in self.stale)
+        then = (
+            f"affected: {where} (the next store.rate recomputes)" if where else "no games involved"
+        )
+        lines = [f"{self.action} {len(self.pairs)} pair(s); {then}"]
+        if self.games and self.action == "merged":
+            lines.append(
+                f"took out {self.games} game(s) that this merge makes the same game as a game "
+                "of an earlier-ingested file (same players after the merge, result, and date "
+                "or moves): quarantined as probable_duplicate, not rated (the quarantine "
+                "view; store.split puts them back)"
+            )
+        elif self.games:
+            lines.append(
+                f"put back {self.games} game(s) a merge had taken out as probable duplicates: "
+                "no longer the same game as another file's"
+            )
+        return "\n".join(lines)
+
+
+def identify(store, held_back: Any = False, output: Any = None) -> pl.DataFrame:
+    """``arpad players identify`` of ``store`` (``api.Store``): the proposed merges
+    (``keep``, ``duplicate``, ``evidence``, ``score``; the command's table), or with
+    ``held_back`` the pairs held back (``merge`` ``"no"``; ``--held-back``). ``output``:
+    the mapping file ``--output`` writes (proposals marked ``merge`` ``"yes"`` and the
+    held-back pairs ``"no"``), written the same and returned. The command's notes on
+    the pairs held back are UserWarnings."""
+    from arpad.pipeline import identity
+    from arpad.pipeline import output as out
+
+    held_back = _flag(held_back, "held_back")
+    if output is not None:
+        if isinstance(output, bool) or not isinstance(output, str | os.PathLike):
+            raise TypeError(f"output: a file path for the mapping CSV, got {output!r}")
+        output = str(Path(output).expanduser())
+    frame, rows, notes, cut = identity.identified(store._existing)
+    if not held_back:  # the command's notes on stderr (pipeline/commands/players.py)
+        for note in notes:
+            _warn(note)
+        if cut:
+            where = "is listed by store.identify(held_back=True)"
+            if output:
+                where = f"is a row of {output} marked merge 'no' (write yes to merge one)"
+            _warn(f"each of the {rows.height} pair(s) held back {where}")
+    if held_back:
+        frame = rows
+    elif output and rows.height:  # proposals, then the pairs held back (identity.md)
+        frame = pl.concat([frame.with_columns(pl.lit("yes").alias("merge")), rows])
+    if output:
+        out.render(frame, "csv", output)
+    return frame
+
+
+def _ids(keep: Any, duplicates: Any) -> tuple[str, list[str]]:
+    keep = _args.player(keep, "keep")
+    if isinstance(duplicates, Mapping):
+        raise TypeError(
+            "duplicates: one player id or a list of ids, got dict (mapping= takes pairs)"
+        )
+    return keep, list(dict.fromkeys(_args.players(duplicates, "duplicates")))
+
+
+def _mapping_pairs(mapping: Any, stored, reason: str, force: bool) -> tuple[list, str]:
+    """(pairs, name) of ``merge``'s ``mapping``: a mapping file read as ``arpad players
+    merge --mapping FILE`` reads it (``identity.read_mapping``: an ``InputError`` naming
+    its line), or a table with ``keep`` and ``duplicate`` (``identify``'s frame; an
+    ``evidence`` column is kept in the reason, rows whose ``merge`` is "no" left out),
+    checked the same way: a ``ValueError`` naming the row (from 0) and its ids."""
+    from arpad.pipeline import identity
+    from arpad.pipeline.errors import InputError, printable
+
+    if isinstance(mapping, str | os.PathLike):
+        path = str(Path(mapping).expanduser())
+        notes: list[str] = []  # read as ingest reads a CSV: Latin-1, ";" (docs/identity.md)
+        pairs = identity.read_mapping(path, stored, force, notes)
+        for note in notes:
+            _warn(f"{printable(path)}: {note}")
+        return pairs, printable(path)
+    from arpad.api import _in_memory
+
+    if (
+        isinstance(mapping, Mapping)
+        and mapping
+        and not any(
+            isinstance(v, list | tuple) or hasattr(v, "__array__") for v in mapping.values()
+        )
+    ):  # {duplicate: keep}? refused: which side is which is not the columns' say
+        raise TypeError(
+            "mapping: a mapping file or a table with the columns keep, duplicate (a dict of "
+            "columns: {'keep': [...], 'duplicate': [...]}), got a dict of ids"
+        )
+    frame = pl.from_arrow(_in_memory(mapping, "mapping"))
+    if not {"keep", "duplicate"} <= set(frame.columns):
+        found = ", ".join(repr(c) for c in frame.columns[:10]) or "none"
+        raise ValueError(
+            f"mapping: a mapping needs the columns keep, duplicate (found {found}); "
+            f"{identity.NOTHING_MERGED}"
+        )
+
+    def text(value: Any) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # a pandas id column with a gap: 4100005.0 is 4100005
+        return str(value).strip()
+
+    pairs, rows, held = [], [], 0
+    columns = [c for c in ("keep", "duplicate", "evidence", "merge") if c in frame.columns]
+    for i, row in enumerate(frame.select(columns).iter_rows(named=True)):
+        keep, dup = text(row["keep"]), text(row["duplicate"])
+        switch = text(row.get("merge")).lower()
+        if not keep and not dup and switch == "" and not text(row.get("evidence")):
+            continue  # an empty row, as a blank line of a file
+        where = f"mapping row {i} (keep {keep!r}, duplicate {dup!r})"
+        if switch not in identity.MERGE_YES | identity.MERGE_NO:
+            raise ValueError(
+                f"{where}: merge is {switch!r}: yes (or empty) to merge the row, no to not; "
+                f"{identity.NOTHING_MERGED}"
+            )
+        if switch in identity.MERGE_NO:
+            held += 1
+            continue
+        if not keep or not dup:
+            raise ValueError(f"{where}: empty keep or duplicate; {identity.NOTHING_MERGED}")
+        why = reason or "mapping table"
+        if evidence := text(row.get("evidence")):
+            why += f": {evidence}"
+        pairs.append((keep, dup, why))
+        rows.append(i)
+    if held:
+        _warn(
+            f"mapping: {held} row(s) marked merge 'no' left out (pairs arpad players identify "
+            "held back; write yes in the merge column to merge one)"
+        )
+
+    def refuse(i: int, problem: str) -> None:
+        keep, dup, _ = pairs[i]
+        raise ValueError(f"mapping row {rows[i]} (keep {keep!r}, duplicate {dup!r}): {problem}")
+
+    try:  # as merge would apply them one after another (identity.check_mapping)
+        identity.check_mapping(stored, "mapping", [(n, k, d) for n, (k, d, _) in enumerate(pairs)])
+    except InputError as exc:
+        refuse(exc.line, exc.problem)
+    if pairs and not force:  # two ids that met in a game (docs/identity.md "Self-play")
+        games = identity.self_play_games(stored, pairs)
+        if games.height:
+            first = games.row(0, named=True)
+            i = identity._first_joining(stored, pairs, first["white_id"], first["black_id"])
+            met = {first["white_id"], first["black_id"]}
+            via = "" if set(pairs[i][:2]) == met else " (with the rows above it)"
+            refuse(i, f"{identity.self_play_refusal(games)}{via}; {identity.NOTHING_MERGED}")
+    return pairs, "the mapping"
+
+
+def merge(
+    store, keep: Any, duplicates: Any, mapping: Any, reason: Any, force: Any, wait: Any
+) -> MergeSummary:
+    """``arpad players merge KEEP DUPLICATE...`` (``mapping``: ``--mapping FILE``, or a
+    table of pairs) on ``store`` (``api.Store``), through the same job
+    (``jobs.merge_players``): ``MergeSummary``. The command's notes are UserWarnings; a
+    refused merge is a one-line ``ValueError`` (``InputError`` for a mapping file's
+    line) saying that nothing was merged."""
+    from arpad.pipeline import identity, jobs
+
+    force, wait = _flag(force, "force"), _wait(wait)
+    if not isinstance(reason, str):
+        raise TypeError(f"reason: a text, got {type(reason).__name__}")
+    given = keep is not None or duplicates is not None
+    if mapping is not None and given:
+        raise ValueError("merge takes keep and duplicates, or mapping=, not both")
+    stored = store._existing
+    if mapping is not None:
+        pairs, name = _mapping_pairs(mapping, stored, reason, force)
+        if not pairs:  # a mapping with no row to merge: identify proposed none
+            _warn(f"nothing to merge: {name} has no keep,duplicate row to merge")
+            return MergeSummary("merged")
+    elif keep is not None and duplicates is not None:
+        keep, dups = _ids(keep, duplicates)
+        pairs = [(keep, dup, reason) for dup in dups]
+    else:
+        raise ValueError(
+            "merge needs keep and duplicates (store.merge(keep, duplicate)) or mapping= "
+            "(a mapping file or store.identify()'s frame)"
+        )
+    already = []
+    if stored.aliases_path.exists():  # a merge run again: said, and nothing to do
+        already = identity.in_force(stored, pairs)
+        current = identity.alias_map(stored)
+        known = set(current) | set(current.values())
+        for pair in already:
+            k, d = (identity.spelt_as_stored(p, known) for p in pair[:2])
+            _warn(f"{d} is already merged into {k}: nothing to do")
+    left = [pair for pair in pairs if pair not in already]
+    done = [(k, d) for k, d, *_ in already]
+    if not left:
+        return MergeSummary("merged", already=done)
+    request = jobs.MergeRequest(str(store.path), left, wait=wait, force=force)
+    stale = _merge_job(request, "merged")
+    if request.self_play is not None and request.self_play.height:
+        _warn(
+            f"{request.self_play.height} game(s) of a player against himself after this "
+            f"merge (force=True; e.g. {request.self_play.row(0)[1]}): not rated "
+            "(docs/identity.md)"
+        )
+    for note in request.notes:  # stated ratings the merge brings (docs/observations.md)
+        _warn(note)
+    kept = identity.kept_values_notes(stored, left)  # docs/identity.md "An id change"
+    for note in kept[:MAX_KEPT_NOTES]:
+        _warn(note)
+    if len(kept) > MAX_KEPT_NOTES:
+        _warn(
+            f"and {len(kept) - MAX_KEPT_NOTES} more merged pair(s) whose kept id's own values "
+            "differ from the duplicate's"
+        )
+    return MergeSummary(
+        "merged", [(k, d) for k, d, *_ in left], list(stale), request.games_out, done
+    )
+
+
+def split(store, keep: Any, duplicate: Any, reason: Any, wait: Any) -> MergeSummary:
+    """``arpad players split KEEP DUPLICATE`` on ``store`` (``api.Store``), through the
+    same job: ``MergeSummary``; a refusal is a one-line ``ValueError``."""
+    from arpad.pipeline import jobs
+
+    keep, duplicate = _args.player(keep, "keep"), _args.player(duplicate, "duplicate")
+    if not isinstance(reason, str):
+        raise TypeError(f"reason: a text, got {type(reason).__name__}")
+    wait = _wait(wait)
+    _ = store._existing  # no store at the path: FileNotFoundError naming it
+    pairs = [(keep, duplicate, reason)]
+    request = jobs.MergeRequest(str(store.path), pairs, split=True, wait=wait)
+    stale = _merge_job(request, "split")
+    return MergeSummary("split", [(keep, duplicate)], list(stale), request.games_out)
+
+
+def _merge_job(request, done: str):
+    """``jobs.merge_players(request)``, its refusals said for the API: ``--wait
+    SECONDS`` as ``wait=SECONDS``, a ValueError ending "nothing was {done}"."""
+    from arpad.pipeline import jobs
+    from arpad.pipeline.errors import StoreBusyError
+
+    try:
+        return jobs.merge_players(request)
+    except StoreBusyError as exc:
+        raise StoreBusyError(str(exc).replace("--wait SECONDS", "wait=SECONDS")) from None
+    except ValueError as exc:
+        raise ValueError(f"{exc}; nothing was {done}") from None

@@ -202,6 +202,16 @@ API_ADVICE = (
         lambda m: f"(store.card({m[1]!r}, period={m[2]}))",
     ),
     (re.compile(r"arpad players --merges"), "store.sql('SELECT * FROM merges')"),
+    # one player under several ids (Store.identify/merge/split: historian round 14)
+    (
+        re.compile(r"\(arpad players lists the ids\)"),
+        "(store.sql('SELECT player_id, name FROM players') lists the ids)",
+    ),
+    (re.compile(r"\(--force merges anyway"), "(force=True merges anyway"),
+    (re.compile(r"arpad players merge --force"), "store.merge(..., force=True)"),
+    (re.compile(r"arpad players (merge|split) KEEP DUPLICATE"), r"store.\1(keep, duplicate)"),
+    (re.compile(r"arpad players identify --held-back"), "store.identify(held_back=True)"),
+    (re.compile(r"arpad players identify"), "store.identify()"),
     (
         re.compile(r"\(text under this name: --format (\w+)\)"),
         r"(text under this name: pass fmt='\1')",
@@ -570,27 +580,30 @@ _STATE_AFTER = {"rating_after": "rating", "rd_after": "rd", "volatility_after": 
 _HISTORY_FACTS = ("rated_games", "peak_rating", "birth_year")
 
 
-def _ratings_as_players(players):
-    """``players`` given as a ratings frame (``rate``'s result, ``Store.ratings``: no
-    ``rating``, but ``rating_after``): ``rating_after``, ``rd_after`` and
-    ``volatility_after`` read as ``rating``, ``rd`` and ``volatility`` (columns of those
-    names kept), with a UserWarning saying so and naming the facts such a frame lacks
-    (its ``games`` counts one period's games, not the rated games so far). They were
-    not read, and every player started unrated without a word (docs/api.md round 10).
-    A file is read as ``arpad ingest`` reads it (its note names the columns not read)."""
+def _ratings_as_players(players, pool: str = "standard"):
+    """(players, after): ``players`` given as a ratings frame (``rate``'s result,
+    ``Store.ratings``: no ``rating``, but ``rating_after``): ``rating_after``, ``rd_after``
+    and ``volatility_after`` read as ``rating``, ``rd`` and ``volatility`` (columns of
+    those names kept), with a UserWarning saying so and naming the facts such a frame
+    lacks (its ``games`` counts one period's games, not the rated games so far). They
+    were not read, and every player started unrated without a word (docs/api.md round
+    10). ``after``: each player's ``period`` of the row read (``_frame_periods``), the
+    period his state is after, or None (not a ratings frame, or no ``period``). A file
+    is read as ``arpad ingest`` reads it (its note names the columns not read)."""
     if players is None or isinstance(players, str | os.PathLike):
-        return players
+        return players, None
     table = _arrow(players, "players")
     names = table.column_names
     if "rating" in names or "rating_after" not in names:
-        return table  # (read once: _validated takes the Arrow table as it is)
+        return table, None  # (read once: _validated takes the Arrow table as it is)
     read = {
         after: name
         for after, name in _STATE_AFTER.items()
         if after in names and name not in names and table.column(after).null_count < len(table)
     }
     if "rating_after" not in read:  # no rating in it: as before
-        return table
+        return table, None
+    after = _frame_periods(table, pool)
     table = table.rename_columns([read.get(n, n) for n in names])
     # the result's other columns (system, period, rating_before, …) are not a players
     # frame's, and this warning says how the frame is read: no "columns not read" too
@@ -605,7 +618,37 @@ def _ratings_as_players(players):
             "adult unless you join them as columns"
         )
     warnings.warn(text, UserWarning, stacklevel=_outside_arpad())
-    return table
+    return table, after
+
+
+def _frame_periods(table: pa.Table, pool: str) -> pl.DataFrame | None:
+    """(player_id, period) of a ratings frame: the ``period`` of each player's row that
+    the run reads (his last with a ``rating_after``, of the run's ``pool`` when the frame
+    has pools, as ``_players_table`` and ``pool_players`` pick it); None without a
+    ``period`` column."""
+    if "period" not in table.column_names or "player_id" not in table.column_names:
+        return None
+    keep = [c for c in ("player_id", "period", "pool", "rating_after") if c in table.column_names]
+    frame = pl.from_arrow(table.select(keep))
+    if "pool" in frame.columns:
+        frame = frame.filter(pl.col("pool").is_null() | (pl.col("pool") == pool))
+    frame = frame.filter(pl.col("rating_after").is_not_null()).select(
+        pl.col("player_id").cast(pl.String), pl.col("period").cast(pl.Int64, strict=False)
+    )
+    # a period that is no YYYYMM or abstract number: that player's gap is not known
+    return frame.unique("player_id", keep="last", maintain_order=True).drop_nulls("period")
+
+
+def _state_periods(after: pl.DataFrame | None, player_id) -> np.ndarray | None:
+    """Per player of the run (``PlayerInfo.player_id``, dense order) the period his given
+    state is after (``_frame_periods``), -1 for one the frame does not hold: the engine's
+    ``after`` (``rate_in_memory``). A chained run walked its first period as if nothing
+    came before it, so Glicko's RD grew by one period whatever the gap (round 14)."""
+    if after is None or after.is_empty():
+        return None
+    ids = pl.DataFrame({"player_id": pl.Series(list(player_id), dtype=pl.String)})
+    joined = ids.join(after, on="player_id", how="left", maintain_order="left")
+    return joined.get_column("period").fill_null(-1).to_numpy().astype(np.int64)
 
 
 def _players_table(games: pa.Table, players: pa.Table | None) -> pa.Table:
@@ -714,7 +757,7 @@ def rate(
     if encoding is not None and not any(isinstance(d, str | os.PathLike) for d in (games, players)):
         raise TypeError(f"encoding: only for a file (a path), got {type(games).__name__}")
     game_table = _validated(games, "games", mapping, errors, fmt, encoding)
-    players = _ratings_as_players(players)
+    players, after = _ratings_as_players(players, pool)
     player_rows = (
         _validated(players, "players", None, errors, None, encoding)
         if players is not None
@@ -749,7 +792,10 @@ def rate(
     for note in notes:
         warnings.warn(f"{system}/{pool}: {note}", UserWarning, stacklevel=_outside_arpad())
     periods = _period_arrays(game_table, info.player_id, get_system(system).uses_game_days)
-    tables = engine.rate_in_memory(system, info, periods, pool, resolved, overrides, seeds)
+    tables = engine.rate_in_memory(
+        system, info, periods, pool, resolved, overrides, seeds,
+        after=_state_periods(after, info.player_id),  # a ratings frame's period (round 14)
+    )  # fmt: skip
     # rules chosen by date reaching back before the oldest version: the UserWarning of
     # Store.rate and the note of arpad rate (jobs.early_rules_note, docs/fide-history.md)
     early = None if resolved is not None else early_periods_note(get_system(system), pool, tables)
@@ -1289,6 +1335,30 @@ def _games_file(path, what: str) -> Path:
     return out
 
 
+def _players_input(players):
+    """``players=`` of ``category``, ``norm`` and ``performance`` as (file, roster): a
+    players file's path (read by the tool, as ``--players F``), or the ``Roster`` of a
+    table of players (a polars or pandas DataFrame, an Arrow table, ``rate``'s result, …)
+    read as ``arpad.rate`` reads its ``players=`` (``_validated``, ``pool_players``), rows
+    that cannot be read left out with a warning, as a file's are. Anything else is the
+    TypeError of a table argument naming ``players`` (it said "a games file path", and a
+    frame ``rate`` takes was refused: analyst round 14)."""
+    if players is None:
+        return None, None
+    if isinstance(players, str | os.PathLike):
+        return _games_file(players, "players"), None
+    if isinstance(players, Store):
+        raise TypeError(f"players: a players file path or a table of players, got {players!r}")
+    from arpad.pipeline.observations import pool_players
+    from arpad.pipeline.schemas import POOLS
+    from arpad.pipeline.tournament import Roster, roster_ratings
+
+    table, _ = _ratings_as_players(players)  # rate's result: its state after (round 10)
+    rows = _validated(table, "players", None, "skip")
+    by_pool = {pool: pool_players(rows, pool) for pool in POOLS}
+    return None, Roster(by_pool[POOLS[0]], {p: roster_ratings(t) for p, t in by_pool.items()})
+
+
 def category(
     source=None, *, average=None, event=None, women: bool = False, players=None, encoding=None
 ):
@@ -1323,10 +1393,11 @@ def category(
             raise ValueError("players: only with a games file (a Store has its players)")
         return pl.from_arrow(store_event_categories(source._existing, event, women=women))
     path = _games_file(source, "category")
-    roster = _games_file(players, "players") if players is not None else None
+    roster, given = _players_input(players)
     notes: list[str] = []
     games, table, _ = _in_api_errors(load, path, roster, notes=notes, encoding=encoding)
     _warn_notes(path, notes, roster)
+    table = table if given is None else given  # a table of players (analyst round 14)
     return pl.from_arrow(file_categories(games, table, event, women=women))
 
 
@@ -1365,7 +1436,7 @@ def performance(
     if mapping is not None and not isinstance(mapping, str):
         raise TypeError(f"mapping: a mapping name (str), got {type(mapping).__name__}")
     encoding = _encoding(encoding)
-    roster_file = _games_file(players, "players") if players is not None else None
+    roster_file, given = _players_input(players)
     notes: list[str] = []
     if isinstance(games, str | os.PathLike):
         path = _games_file(games, "performance")
@@ -1399,6 +1470,7 @@ def performance(
                 )
             finally:
                 _warn_notes(roster_file, notes, roster_file)
+    roster = roster if given is None else given  # a table of players (analyst round 14)
     result = performance_table(table, roster, by=by, curve=curve)
     if not result.num_rows and table.num_rows:  # an empty table said nothing (the command's note)
         warnings.warn(
@@ -1433,11 +1505,12 @@ def norm(file, player, title: str, *, players=None, event=None, federation=None,
     for name, value in (("event", event), ("federation", federation)):
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{name}: a str, got {type(value).__name__}")
-    roster = _games_file(players, "players") if players is not None else None
     encoding = _encoding(encoding)
+    roster, given = _players_input(players)
     notes: list[str] = []
     try:  # the file's notes also before an error, as `arpad norm` prints them
         games, table, raw = _in_api_errors(load, path, roster, notes=notes, encoding=encoding)
+        table = table if given is None else given  # a table of players (analyst round 14)
         return file_norm(games, table, raw, str(player), title, path.name, event, federation, notes)
     finally:
         _warn_notes(path, notes, roster)
@@ -1892,8 +1965,10 @@ class Store:
     ) -> pl.DataFrame:
         """One player's rating history, period by period; ``player`` by id or name
         (docs/analysis.md "Players by name"). A polars DataFrame: ``period``, ``event``,
-        ``rating_before``, ``delta``, ``rating_after``, ``games``, ``score``, ``k``,
-        ``status``. ``ValueError`` when no player or several match the name,
+        ``rating_before``, ``delta``, ``rating_after`` (then ``rd`` for Glicko, Glicko-2
+        and WHR, ``volatility`` for Glicko-2), ``games``, ``score``, ``k``, ``status``;
+        ``event`` is the kind of row (games, new, adjustment, inactive …), not a
+        tournament's name. ``ValueError`` when no player or several match the name,
         ``TypeError`` for a list of players (``plot_history`` takes several)."""
         from arpad.pipeline.history import rating_history
 
@@ -1967,6 +2042,46 @@ class Store:
         card = rating_card(self._existing, player, period, pool, resolved, overrides)
         _warn_stale(self._existing, "fide", pool, period)
         return card
+
+    @_api_advice
+    @_interrupt.reading
+    def identify(self, *, held_back: bool = False, output=None) -> pl.DataFrame:
+        """The proposed merges of one player under several ids, as ``arpad players
+        identify`` (docs/identity.md "Candidates"): a polars DataFrame ``keep``,
+        ``duplicate``, ``evidence``, ``score``, best first. ``held_back=True``: the pairs
+        not proposed (careers apart, met in a game, an ambiguous abbreviation) with the
+        rule that held each back, ``merge`` "no" (``--held-back``). ``output``: a CSV
+        path written as ``--output`` writes it (the proposals marked ``merge`` "yes",
+        then the pairs held back, "no"), the frame returned the file's rows. The
+        command's notes are ``UserWarning``s. Review it, then ``merge(mapping=frame)``.
+        No store at the path: ``FileNotFoundError``."""
+        return _analysis.identify(self, held_back, output)
+
+    @_api_advice
+    @_interrupt.reading
+    def merge(
+        self, keep=None, duplicates=None, *, mapping=None, reason: str = "",
+        force: bool = False, wait: float = 0.0,
+    ):  # fmt: skip
+        """Count ``duplicates``' games (one id or a list) as ``keep``'s, as ``arpad players
+        merge KEEP DUPLICATE...``; or the pairs of ``mapping``: a mapping file (``--mapping
+        FILE``) or a table with ``keep`` and ``duplicate`` (``identify()``'s frame, rows
+        with ``merge`` "no" left out). ``reason`` is kept in the audit trail; ``force``:
+        merge ids that met in a game (those games are then not rated). Returns the
+        ``MergeSummary`` (``.pairs``, ``.stale``, ``.games``; ``print()`` for the command's
+        lines); the next ``rate`` recomputes from ``.stale``. A merge already in force is
+        a ``UserWarning`` and nothing is done; a refused one (an unknown id, ids that met
+        in a game) is a one-line ``ValueError`` (``InputError`` for a mapping file's
+        line), nothing merged."""
+        return _analysis.merge(self, keep, duplicates, mapping, reason, force, wait)
+
+    @_api_advice
+    @_interrupt.reading
+    def split(self, keep, duplicate, *, reason: str = "", wait: float = 0.0):
+        """Undo a merge, as ``arpad players split KEEP DUPLICATE``: ``duplicate``'s games
+        are its own again (games the merge took out as copies are put back). Returns the
+        ``MergeSummary``; a pair not merged is a one-line ``ValueError``."""
+        return _analysis.split(self, keep, duplicate, reason, wait)
 
     @_api_advice
     @_interrupt.reading

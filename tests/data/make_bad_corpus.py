@@ -594,9 +594,10 @@ def cases() -> list[tuple[str, bytes, int, str, str]]:
         (
             "trf_bad_round_date.trf",
             (TRF_HEAD + "132" + " " * 88 + "24/03/01  24/13/45\n" + "\n".join(g) + "\n").encode(),
-            7,
+            6,
             "bad_date",
-            "date 2024-13-45 is not a valid date (YYYY-MM-DD, YYYY/MM/DD, YYYY.MM.DD or DD.MM.YYYY): there is no month 13",
+            "132 record (round dates), round 2 (columns 102-109): '24/13/45' is not a date: "
+            "there is no month 13",
         )
     )
     bad = with_line(g, 1, g[1].replace(" 2100 ", " 9999 "))
