@@ -44,6 +44,32 @@ def printable(text: str) -> str:
 _printable = printable  # the older name (tests/test_fuzz_inputs.py)
 
 
+def shell_word(text) -> str:
+    """``text`` (a path, an id) as one word of a command to paste into a shell:
+    ``shlex.quote``, quoted only when it needs it (``'/tmp/x/sp ace/my store'``); a word
+    holding a ``_CONTROL`` character (a newline in a directory name) or a byte that is
+    not UTF-8 in bash's ``$'…'`` form (also zsh's, ksh's), each such character escaped
+    (``$'/tmp/new\\nline'``). In '…' ``printable`` showed the newline as a backslash and
+    an n, which a shell reads as those two characters: another path (round 15)."""
+    import shlex
+
+    text = str(text)
+    if not _CONTROL.search(text) and not any(0xDC80 <= ord(c) <= 0xDCFF for c in text):
+        return shlex.quote(text)
+    out = []
+    for char in text:
+        code = ord(char)
+        if char in "\\'":
+            out.append("\\" + char)
+        elif 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 (surrogate escape)
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif _CONTROL.match(char):
+            out.append(_NAMED.get(char) or (f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"))
+        else:
+            out.append(char)
+    return "$'" + "".join(out) + "'"
+
+
 class InputError(Exception):
     """Bad input: the message names the file, the line and the problem."""
 

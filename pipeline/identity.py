@@ -711,13 +711,16 @@ def _partitions(games) -> list[tuple[str, int]]:
     return sorted({(pool, int(period)) for pool, period in pairs})
 
 
-def take_out(staged, before: dict[str, str]) -> tuple[int, list[tuple[str, int]]]:
+def take_out(
+    staged, before: dict[str, str], notes: list[str] | None = None
+) -> tuple[int, list[tuple[str, int]]]:
     """After the merges staged in ``staged`` (``before``: the merges in force before
     them): take the stored games they make probable duplicates of games of an
     earlier-ingested file out of the rated games (pipeline/probable_duplicates.py
     ``after_merge``): out of their games files, into the quarantine as
     ``probable_duplicate`` (batch: the merge's id) and, whole, into ``HELD`` for a
-    split. Returns how many, and the (pool, period) partitions marked stale."""
+    split. Returns how many, and the (pool, period) partitions marked stale. ``notes``:
+    gets the note on games whose length the near-date rule could not read."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -725,7 +728,7 @@ def take_out(staged, before: dict[str, str]) -> tuple[int, list[tuple[str, int]]
 
     merge = staged.stage.name
     taken = probable_duplicates.after_merge(
-        staged, before, merge, "arpad players split KEEP DUPLICATE"
+        staged, before, merge, "arpad players split KEEP DUPLICATE", notes
     )
     if taken is None:
         return 0, []

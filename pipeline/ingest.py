@@ -44,8 +44,13 @@ from arpad.pipeline import (
     trail,
 )
 from arpad.pipeline.digest import content_digest, digest_v1
-from arpad.pipeline.errors import InputError
-from arpad.pipeline.namesakes import leading_zero_notes, name_game_players, namesake_notes
+from arpad.pipeline.errors import InputError, shell_word
+from arpad.pipeline.namesakes import (
+    drop_replaced_ids,
+    leading_zero_notes,
+    name_game_players,
+    namesake_notes,
+)
 from arpad.pipeline.pgn import POOL_WORDS
 from arpad.pipeline.readers import RawTable, check_input_file, read_any
 from arpad.pipeline.reasons import Reason
@@ -233,11 +238,12 @@ def ingest_file(
     reads files in parallel on Dask workers, then stores them one after another).
     ``pool``: every game of a games file goes to that pool, whatever the file says
     (``--pool``). ``ignore_stated_ratings``: the ratings a games file states (TRF 001,
-    PGN ``WhiteElo``, ``white_rating``) are stored as null where the store has a rating
-    of its own for the player (``--ignore-stated-ratings``, docs/observations.md;
-    ``stated_ratings.ignore_stated``). The same bytes from the same source with
-    options other than those its stored version was read with (none after some
-    included) are stored again (a new version of that source); under another name they are skipped, the skip
+    PGN ``WhiteElo``, ``white_rating``) are stored as stated, the batch id marked
+    (``observations.ignores_stated``): a rating run takes one only to start a player no
+    players file lists who has no rating then (``--ignore-stated-ratings``,
+    docs/observations.md; ``stated_ratings.ignore_stated``, the note). The same bytes
+    from the same source with options other than those its stored version was read
+    with (none after some included) are stored again (a new version of that source); under another name they are skipped, the skip
     saying that the options were not applied. ``encoding``: the code page of a text
     file that is not UTF-8 (``--encoding``); the same bytes from the same source that
     it reads otherwise than their stored version was read are stored again, a new
@@ -498,9 +504,9 @@ def ingest_file(
             _refuse_unreadable_version(path, source, previous, validated, staged)
         # games before their pool's first period: noted (stated_ratings.before_first)
         report.notes.extend(before_first(store, validated.accepted, key))
-        if ignore_stated_ratings:  # stored null where the store has its own rating
+        if ignore_stated_ratings:  # stored as stated, the batch id marked: start unrated only
             accepted, players, note = ignore_stated(
-                store, validated.accepted, raw.players, old_batches
+                store, validated.accepted, raw.players, old_batches, raw.frame
             )
             validated = _replace_fields(validated, accepted=accepted)
             raw = _replace_fields(raw, players=players)
@@ -561,6 +567,10 @@ def ingest_file(
         report.partitions = staged.write_games(validated.accepted, batch)
         journal.crash_point("correction:staged-games")
         touched += changed
+        if report.replaced:  # ids only its earlier version brought in: dropped (round 15)
+            report.notes.extend(
+                drop_replaced_ids(staged, source, old_batches, validated.accepted, raw)
+            )
         report.new_players, player_quarantine = _add_game_players(
             staged, validated.accepted, raw, source, batch, report
         )
@@ -798,6 +808,42 @@ def _other_result(where: str, stored, incoming, identities: dict[str, str] | Non
     )
 
 
+def _other_date(where: str, here: str, stored, incoming, guess: str, identities) -> str:
+    """A re-sent game id (same players in their colours) dated otherwise: the final
+    report of a tournament whose interim one had a round date the final one changes
+    (a round an interim TRF left undated takes the last dated round's date, docs/pgn-trf.md):
+    both dates and how to apply it (round 15: every game of the final TRF was
+    ``duplicate_game_id`` with no word of the dates, round 3 left in October).
+    ``here``: this file's label; ``guess``: why one of the dates may be a guess."""
+    first = where.rsplit(":", 1)[0]
+    ident = (identities or {}).get(first, first)
+    return (
+        f" dated {stored or '(no date)'} there, {incoming or '(no date)'} here"
+        f"{guess}: not applied (if this is the final report of that tournament: arpad "
+        f"ingest {shell_word(here)} --source {shell_word(ident)}, docs/pgn-trf.md)"
+    )
+
+
+def _round_date_guess(g: str, stored: dict, incoming: dict) -> str:
+    """`` (round 2's date there: none given for round 3 in that file?)`` when game id
+    ``g`` is a TRF pairing (``…:r3:1-4``) dated as the round before it in one file and
+    not in the other (``stored``, ``incoming``: (id scope, round) -> the dates of the
+    re-sent games): the date an interim TRF's undated round took (docs/pgn-trf.md)."""
+    m = re.fullmatch(r"(.*):r(\d+):\d+-\d+", g)
+    if m is None or int(m.group(2)) < 2:
+        return ""
+    key, prev = (m.group(1), int(m.group(2))), (m.group(1), int(m.group(2)) - 1)
+
+    def as_before(dates: dict) -> bool:
+        return dates.get(prev) is not None and dates.get(key) == dates[prev]
+
+    if as_before(stored) and not as_before(incoming):
+        return f" (round {prev[1]}'s date there: none given for round {key[1]} in that file?)"
+    if as_before(incoming) and not as_before(stored):
+        return f" (round {prev[1]}'s date here: none given for round {key[1]} in this file?)"
+    return ""
+
+
 def _identities(manifest: pa.Table) -> dict[str, str]:
     """label -> source identity of every stored source: the label is the name its rows
     carry (``games_nov.csv:3``), the identity what ``--source`` must give to correct it
@@ -988,8 +1034,8 @@ def _read_options(kind: str | None, pool: str | None, ignore_stated_ratings: boo
     --ignore-stated-ratings ("" without): the same bytes read otherwise are other rows."""
     if kind == "players" or (pool is None and not ignore_stated_ratings):
         return ""
-    text = f"pool={pool or ''};ignore_stated_ratings={int(ignore_stated_ratings)}"
-    return "o" + hashlib.sha256(text.encode()).hexdigest()[:6]
+    # (observations.ignores_stated reads it back: the engine counts such a file apart)
+    return observations.read_options_mark(pool, ignore_stated_ratings)
 
 
 def _pgn_pool_notes(frame: pl.DataFrame) -> list[str]:
@@ -1057,21 +1103,45 @@ def _conflict_note(quarantine: pa.Table, batch: str, manifest: pa.Table) -> list
     )
     if not mine.num_rows:
         return []
-    first = mine.column("detail")[0].as_py() or ""
-    m = re.search(r"stored from (.*?):\d+[, ]", first)
-    label = m.group(1) if m else None
-    ident = _identities(manifest).get(label, label)
-    how = (
-        f"to correct {ident}, ingest this file with --source {ident!r}: a new version "
-        "replaces all of that source's games, so send the complete corrected file"
-        if ident
-        else "a correction of a file is ingested with --source naming it"
-    )
-    return [
-        f"{mine.num_rows} game(s) with the date and players of a game stored from "
-        f"another file but another result: not applied (quarantined as conflicting_result; "
-        f"{how})"
-    ]
+    # a game id re-sent with another date (``_other_date``): its own note (round 15)
+    dated = pc.match_substring_regex(mine.column("detail"), r" dated .+ there, .+ here")
+    moved = mine.filter(dated)
+    mine = mine.filter(pc.invert(dated))
+    out = []
+    if mine.num_rows:
+        first = mine.column("detail")[0].as_py() or ""
+        m = re.search(r"stored from (.*?):\d+[, ]", first)
+        label = m.group(1) if m else None
+        ident = _identities(manifest).get(label, label)
+        how = (
+            f"to correct {ident}, ingest this file with --source {ident!r}: a new version "
+            "replaces all of that source's games, so send the complete corrected file"
+            if ident
+            else "a correction of a file is ingested with --source naming it"
+        )
+        out.append(
+            f"{mine.num_rows} game(s) with the date and players of a game stored from "
+            f"another file but another result: not applied (quarantined as "
+            f"conflicting_result; {how})"
+        )
+    if moved.num_rows:
+        first = moved.column("detail")[0].as_py() or ""
+        m = re.search(
+            r"game_id (.*) already stored from (.*?):\d+ dated (.+?) there, (.+?) here", first
+        )
+        if m:
+            g, label, there, here = m.groups()
+            ident = _identities(manifest).get(label, label)
+            this = moved.column("source")[0].as_py()
+            out.append(
+                f"{moved.num_rows} game(s) with the game id and players of a game stored "
+                f"from {label} but another date (e.g. {g}: {there} there, {here} here): not "
+                "applied (quarantined as conflicting_result; if this is the final report of "
+                f"that tournament: arpad ingest {shell_word(this)} --source "
+                f"{shell_word(ident)}: a new version replaces all of that source's games, "
+                "the dates and results of this file then stand)"
+            )
+    return out
 
 
 def _refuse_unreadable_version(
@@ -1172,13 +1242,20 @@ def _drop_store_duplicates(
     is_dup = pc.is_in(v.accepted["game_id"], value_set=dup.column("game_id"))
     dups = v.accepted.filter(is_dup)
     lines = [int(s.rsplit(":", 1)[1]) for s in dups.column("source").to_pylist()]
+    # (a TRF round's dates in each file: a date the undated-round rule gave, named)
+    by_round: tuple[dict, dict] = ({}, {})
+    for g, date in zip(dups.column("game_id").to_pylist(), dups.column("date").to_pylist()):
+        if m := re.fullmatch(r"(.*):r(\d+):\d+-\d+", g):
+            for side, day in zip(by_round, (game[g][2], date)):
+                side.setdefault((m.group(1), int(m.group(2))), set()).add(day)
     reasons, details = [], []
-    for g, new, white, black, date in zip(
+    for g, new, white, black, date, label in zip(
         dups.column("game_id").to_pylist(),
         dups.column("score").to_pylist(),
         dups.column("white_id").to_pylist(),
         dups.column("black_id").to_pylist(),
         dups.column("date").to_pylist(),
+        dups.column("source").to_pylist(),
     ):
         other = _other_result(where[g], was[g], new, identities)
         # A PGN game id holds the Date and the White and Black tags as the files give
@@ -1186,6 +1263,17 @@ def _drop_store_duplicates(
         # scoped to each file (``kb3.pgn:Name``, pgn._identity) and never match across
         # files (the historian's attack: a corrected PGN was duplicate_game_id).
         same_game = g.startswith("pgn:") or game[g] == (white, black, date)
+        # The same id and players in their colours on another date: the final TRF of a
+        # tournament dating a round its interim TRF did not (round 15), a correction too.
+        if not g.startswith("pgn:") and game[g][:2] == (white, black) and game[g][2] != date:
+            guess = _round_date_guess(g, *by_round)
+            here = label.rsplit(":", 1)[0]
+            moved = _other_date(where[g], here, game[g][2], date, guess, identities)
+            if other:  # (and another result: both said, one hint)
+                moved = other.split(": not applied", 1)[0] + " and" + moved
+            reasons.append(Reason.CONFLICTING_RESULT)
+            details.append(f"game_id {g} already stored from {where[g]}" + moved)
+            continue
         reasons.append(
             Reason.CONFLICTING_RESULT if other and same_game else Reason.DUPLICATE_GAME_ID
         )
@@ -1738,11 +1826,18 @@ def _changed_partitions(
     store: Store, old_batches: list[str], incoming: pa.Table
 ) -> list[tuple[str, int]]:
     """(pool, period) partitions whose games differ between the old batches of a
-    source and its new content: only those make later periods stale."""
+    source and its new content: only those make later periods stale. The same games
+    read with and without --ignore-stated-ratings differ too: their stated ratings
+    count otherwise (``observations.ignores_stated``)."""
     old_parts: dict[tuple[str, int], list[pa.Table]] = {}
+    marks: dict[tuple[str, int], set[bool]] = {}  # whether the old batches ignore stated
+    named = incoming.num_rows and "ingest_batch" in incoming.column_names
+    batch_ids = incoming.column("ingest_batch") if named else None
+    mark = observations.ignores_stated(batch_ids[0].as_py()) if batch_ids is not None else False
     for batch in old_batches:
         for path in store.games_dir.glob(f"pool=*/period=*/part-{batch}.parquet"):
             key = (path.parent.parent.name.split("=", 1)[1], int(path.parent.name.split("=", 1)[1]))
+            marks.setdefault(key, set()).add(observations.ignores_stated(batch))
             t = read_parquet_file(path)
             t = t.append_column("pool", pa.array([key[0]] * t.num_rows, pa.string()))
             t = t.append_column("period", pa.array([key[1]] * t.num_rows, pa.int32()))
@@ -1758,6 +1853,8 @@ def _changed_partitions(
             else after.clear()
         )
         if not before.sort("game_id").equals(after.sort("game_id")):
+            changed.append((pool, int(period)))
+        elif marks.get((pool, period), {mark}) != {mark}:
             changed.append((pool, int(period)))
     return changed
 

@@ -504,29 +504,53 @@ def notes(store) -> list[str]:
             what += f", file {staged['path']}{named}"
         if staged["started"]:
             what += f", started {staged['started']}"
+        # (a comma closes the file and time only: "… of batch merge-…, was" read wrong)
+        what += "," if staged["path"] or staged["started"] else ""
         where = f"{journal.PENDING}/{batch}"
         if busy:
             out.append(
-                f"{where}: {what}, is staged while {busy} holds the store's writer lock: "
+                f"{where}: {what} is staged while {busy} holds the store's writer lock: "
                 "it may still be running; run arpad check again when it has finished"
             )
         elif staged["committed"]:
             out.append(
-                f"{where}: {what}, was interrupted after its commit: the store may show part "
+                f"{where}: {what} was interrupted after its commit: the store may show part "
                 "of it; the next writing command (any arpad ingest, rate, recalculate) "
                 "completes it"
             )
         else:
-            again = (
-                f"the players {players} must be run again"
-                if players
-                else "the file must be ingested again"
-            )
+            again = rerun(staged, store.root) if players else "the file must be ingested again"
             out.append(
-                f"{where}: {what}, was interrupted before its commit: nothing of it is in "
+                f"{where}: {what} was interrupted before its commit: nothing of it is in "
                 f"the store, the next writing command discards it, and {again}"
             )
     return out
+
+
+def rerun(staged: dict, root) -> str:
+    """What to run again after a players merge or split killed before its commit
+    (``journal.staged_ingests``' row): the command with its ids when the staged batch
+    recorded its pairs (``journal.recording``), one command for pairs of one keep (as
+    ``arpad players merge KEEP DUP...`` takes them), else the pairs and the mapping
+    file; without a record, ``the players merge must be run again``."""
+    from arpad.pipeline.errors import shell_word
+
+    action, pairs = staged["players"], staged.get("pairs")
+    if not pairs:
+        return f"the players {action} must be run again"
+    force = " --force" if staged.get("force") else ""
+    tail = f"{force} --store {shell_word(root)}"
+    keeps = list(dict.fromkeys(keep for keep, _ in pairs))
+    if len(keeps) == 1 and (action == "merge" or len(pairs) == 1):
+        ids = " ".join(shell_word(x) for x in [keeps[0], *(dup for _, dup in pairs)])
+        return f"the players {action} must be run again: arpad players {action} {ids}{tail}"
+    shown = "; ".join(f"{keep} {dup}" for keep, dup in pairs[:3])
+    more = f"; and {len(pairs) - 3} more" if len(pairs) > 3 else ""
+    return (
+        f"the players {action} of {len(pairs)} pairs (keep duplicate: {shown}{more}) must be "
+        f"run again: arpad players {action} --mapping FILE{tail}, with the mapping file "
+        "it was given"
+    )
 
 
 def interrupted_rates(store) -> list[str]:

@@ -1196,7 +1196,10 @@ def merge_players(req: MergeRequest, runner: Runner = LOCAL) -> list[tuple[str, 
                 raise ValueError(identity.self_play_refusal(req.self_play))
         # One staged transition (pipeline/journal.py): the aliases, the trail, the games
         # a merge makes copies of others and their quarantine, all or nothing.
-        staged = identity.staged_store(store, label)
+        from arpad.pipeline import journal  # (its pairs recorded: `arpad check` names them)
+
+        with journal.recording(None, pairs=req.pairs, force=req.force):
+            staged = identity.staged_store(store, label)
         before = identity.alias_map(store)
         for keep, dup, reason in req.pairs:
             if req.split:
@@ -1204,10 +1207,11 @@ def merge_players(req: MergeRequest, runner: Runner = LOCAL) -> list[tuple[str, 
             else:
                 touched += identity.merge(staged, keep, [dup], reason)
         # only once every pair is applied: a copy may need two (White and Black)
+        unread: list[str] = []  # copies whose length no file gave (probable_duplicates)
         if req.split:
             req.games_out, more = identity.put_back(staged)
         else:
-            req.games_out, more = identity.take_out(staged, before)
+            req.games_out, more = identity.take_out(staged, before, unread)
         touched += more
         identity.commit_staged(staged)
         runner.step(refresh_catalog, req.store, name="refresh-catalog", io=True)
@@ -1217,9 +1221,9 @@ def merge_players(req: MergeRequest, runner: Runner = LOCAL) -> list[tuple[str, 
             after = identity.alias_map(store)
             moved = {dup: keep for dup, keep in after.items() if before.get(dup) != keep}
             try:  # the merge is done: a file that cannot be read is said, not raised
-                req.notes = merge_notes(store, moved)
+                req.notes = [*unread, *merge_notes(store, moved)]
             except ValueError as exc:
-                req.notes = [f"stated ratings of the merged ids not compared: {exc}"]
+                req.notes = [*unread, f"stated ratings of the merged ids not compared: {exc}"]
     earliest: dict[str, int] = {}
     for pool, period in touched:
         earliest[pool] = min(period, earliest.get(pool, period))

@@ -47,10 +47,15 @@ _RECORDING: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
 
 
 @contextlib.contextmanager
-def recording(path, source: str | None = None):
+def recording(path, source: str | None = None, pairs=None, force: bool = False):
     """Within it, a staged ingest records which file it is of (``ABOUT``), so that an
-    ingest killed before its commit is named with its file (``staged_ingests``)."""
-    token = _RECORDING.set({"path": str(path), "source": source})
+    ingest killed before its commit is named with its file (``staged_ingests``); a
+    players merge or split (``path`` None) records its (keep, duplicate) ``pairs`` and
+    ``--force``, so that ``arpad check`` names the command to run again."""
+    about: dict = {"path": str(path), "source": source} if path is not None else {}
+    if pairs:
+        about.update(pairs=[[str(keep), str(dup)] for keep, dup, *_ in pairs], force=force)
+    token = _RECORDING.set(about)
     try:
         yield
     finally:
@@ -318,7 +323,8 @@ def staged_ingests(store: Store) -> list[dict]:
     the next writing command discards it: the file must be ingested again. ``path`` and
     ``source`` are None unless the ingest recorded them (``ABOUT``); ``players`` is
     ``merge`` or ``split`` for a staged players merge or split (there is no file: the
-    command must be run again), else None."""
+    command must be run again), else None; ``pairs`` its recorded [keep, duplicate]
+    pairs (None when not recorded) and ``force`` whether it was given ``--force``."""
     base = pending_dir(store)
     if not base.is_dir() or base.is_symlink():
         return []
@@ -332,6 +338,12 @@ def staged_ingests(store: Store) -> list[dict]:
 
         text = {k: v for k, v in about.items() if isinstance(v, str) and v}
         action = stage.name.split("-", 1)[0]  # a players merge or split (as ``recover``)
+        pairs = about.get("pairs")
+        if not isinstance(pairs, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
+            for p in pairs
+        ):
+            pairs = None
         out.append(
             {
                 "batch": stage.name,
@@ -340,6 +352,8 @@ def staged_ingests(store: Store) -> list[dict]:
                 "path": text.get("path"),
                 "source": text.get("source"),
                 "started": text.get("started"),
+                "pairs": pairs or None,
+                "force": about.get("force") is True,
             }
         )
     return out

@@ -32,13 +32,12 @@ import datetime as dt
 import json
 import os
 import re
-import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arpad.pipeline import catalog, incremental, journal, names
-from arpad.pipeline.errors import InputError
+from arpad.pipeline.errors import InputError, shell_word
 from arpad.pipeline.ingest import FileReport, ingest_file
 from arpad.pipeline.reasons import Reason
 from arpad.pipeline.store import Store, atomic_write_text, remove_path, undo_on_failure
@@ -467,7 +466,7 @@ def quarantine_lines(f: dict) -> list[str]:
 
 def quarantine_command(store: str) -> str:
     """The command that shows every quarantined row (the 'quarantine' view)."""
-    return f'arpad sql "SELECT * FROM quarantine" --store {shlex.quote(str(store))}'
+    return f'arpad sql "SELECT * FROM quarantine" --store {shell_word(store)}'
 
 
 def quarantine_pointer(store: str, rows: int) -> str:
@@ -608,6 +607,30 @@ def listed_periods(store: Store, system: str, pool: str) -> list[int]:
     return sorted({*rated, *carried_periods(store, system, pool, quiet=False)}) if rated else []
 
 
+def quiet_lists(store: Store, system: str, pool: str, day=None) -> tuple[list[int], list[int]]:
+    """(frozen, not frozen): the finished months without any game that have a list (the
+    pool's latest carried forward, ``lists.carried_periods``; not ``listed_periods``),
+    those published (with ``arpad publish``: the job leaves them to it) and those not
+    published between the first and the latest published list (passed over by a later
+    frozen list: they never can be; the officer's attack, round 15: the report said
+    "Already frozen: … 202608" with 202611 frozen and 202609-202610 passed over)."""
+    from arpad.pipeline import publish
+    from arpad.pipeline.lists import carried_periods
+
+    done = store.published_periods(system, pool)
+    if not done:
+        return [], []
+    day = day or publish.today()
+    listed = set(listed_periods(store, system, pool))
+    quiet = [
+        p
+        for p in carried_periods(store, system, pool)
+        if p not in listed and not publish.in_progress(p, day)
+    ]
+    frozen = [p for p in quiet if p in done]
+    return frozen, [p for p in quiet if p not in done and done[0] < p < done[-1]]
+
+
 def to_freeze(store: Store, system: str, pool: str, day=None) -> list[int]:
     """The finished periods with a list (``listed_periods``; ``publish.in_progress``) the
     monthly job freezes: each one after the latest period already frozen (every one on a
@@ -744,8 +767,10 @@ def publish(store: Store, system: str, pool: str) -> list[str]:
     if not rated:
         return []
     day = frozen.today()
-    # (a month without games in the pool has its latest list carried: ``listed_periods``)
+    # (a month without games in the pool has its latest list carried: ``listed_periods``;
+    # a month without any game frozen with ``arpad publish`` too: ``quiet_lists``)
     finished = [p for p in listed_periods(store, system, pool) if not frozen.in_progress(p, day)]
+    finished = sorted({*finished, *quiet_lists(store, system, pool, day)[0]})
     revised = revised_frozen(store, system, pool, day)
     restored = restored_frozen(store, system, pool, revised, day)
     final = sorted({*finished[-1:], *to_freeze(store, system, pool, day), *revised})
@@ -823,8 +848,11 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
     if not rated:
         return {}
     day = publish.today()
-    # (a month without games in the pool has its latest list carried: ``listed_periods``)
+    # (a month without games in the pool has its latest list carried: ``listed_periods``;
+    # a month without any game frozen with ``arpad publish`` is one too, and one that a
+    # later frozen list passed over is named: ``quiet_lists``)
     finished = [p for p in listed_periods(store, system, pool) if not publish.in_progress(p, day)]
+    finished = sorted({*finished, *quiet_lists(store, system, pool, day)[0]})
     period = finished[-1] if finished else None
     done = store.published_periods(system, pool)
     from arpad.pipeline.lists import EmptyListError
@@ -838,8 +866,9 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
         waiting = [p for p in months if p not in empty]
     seeded = []  # [period, players, listed]: ``publish.every_pool_seeded`` of a list frozen
     for p in [] if held else to_freeze(store, system, pool, day):  # oldest first
-        try:
-            made = publish.publish(store, system, pool, p)
+        try:  # (a month without games before it is left to ``arpad publish``: its
+            # report's "No games" line named it, and "Not frozen" names it now)
+            made = publish.publish(store, system, pool, p, skip_earlier=True)
         except EmptyListError:
             if p == period:
                 raise
@@ -847,6 +876,11 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
         frozen.append(p)
         if made.get(publish.EVERY_POOL):
             seeded.append([p, made[publish.EVERY_POOL], made["players"]])
+    passed = passed_over(store, system, pool, finished, done, period)
+    # a month without games a frozen list passed over, this run's list too (``quiet_lists``)
+    if months := quiet_lists(store, system, pool, day)[1]:
+        now = store.published_periods(system, pool)
+        passed = sorted([*passed, *([p, next(d for d in now if d > p)] for p in months)])
     later = [p for p in done if period is not None and p > period]
     # (a month frozen early with ``--force`` is frozen: not "not published")
     skipped = [p for p in rated if publish.in_progress(p, day) and p not in done]
@@ -857,7 +891,7 @@ def freeze(store: Store, system: str, pool: str, held: list[str] | None = None) 
         "held": waiting,
         "held_by": list(held or []),
         "later": later[0] if later and period not in done else None,
-        "passed": passed_over(store, system, pool, finished, done, period),
+        "passed": passed,
         "revised": [],
         "revisions": [],
         "in_progress": skipped[-1] if skipped else None,
@@ -1427,8 +1461,9 @@ def replaced_lines(
             f"To carry the revised ratings, ingest {files} again without their stated "
             "ratings: with only them in the inbox (from `INBOX/processed/`, under the same "
             "name), run `arpad recalculate` with `--ignore-stated-ratings` once (the option "
-            "applies to the files of that run only; a player the store has no rating of its "
-            "own for keeps the file's rating as his starting rating); or have the arbiter "
+            "applies to the files of that run only; a player no players file lists and the "
+            "store has not rated yet starts from the earliest rating such a file states "
+            "for him); or have the arbiter "
             "send them with the revised ratings.",
             "",
         ]
@@ -1445,9 +1480,10 @@ def replaced_lines(
         f"each with the options its stored version was read with ({read}), which `arpad "
         "recalculate` does not give (read through it without `--pool`, a file's games go "
         f"back to the pool it names): {commands}; then run `arpad recalculate` "
-        "(`--ignore-stated-ratings` applies to the files it is given only; a player the "
-        "store has no rating of its own for keeps the file's rating as his starting "
-        "rating); or have the arbiter send them with the revised ratings.",
+        "(`--ignore-stated-ratings` applies to the files it is given only; a player no "
+        "players file lists and the store has not rated yet starts from the earliest "
+        "rating such a file states for him); or have the arbiter send them with the "
+        "revised ratings.",
         "",
     ]
     return lines
@@ -1457,10 +1493,10 @@ def remedy_command(label: str, r: dict, store: str | None) -> str:
     """``arpad ingest`` of a stating file's copy in ``INBOX/processed/`` as its stored
     source, with the options its stored version was read with (``stored_reading``) and
     ``--ignore-stated-ratings``: a new version of that source without stated ratings."""
-    words = ["arpad ingest", shlex.quote(f"INBOX/processed/{label}")]
-    words += ["--source", shlex.quote(r.get("source") or label)]
+    words = ["arpad ingest", shell_word(f"INBOX/processed/{label}")]
+    words += ["--source", shell_word(r.get("source") or label)]
     words += [*([r["read_with"]] if r.get("read_with") else []), "--ignore-stated-ratings"]
-    words += ["--store", shlex.quote(store)] if store else []
+    words += ["--store", shell_word(store)] if store else []
     return " ".join(words)
 
 
@@ -1555,9 +1591,10 @@ def held_line(summary: RecalculateSummary) -> str | None:
         parts.append(
             f"inbox file{'' if one else 's'} {files} (now in `INBOX/processed/`) "
             f"{'has' if one else 'have'} {games} game(s) quarantined as {_code(UNAPPLIED)}: a "
-            "correction of games stored from another file, not applied; apply it as "
-            f"{'its' if one else 'their'} note says (`arpad ingest` with `--source` naming "
-            "the file it corrects), or leave it if the stored results stand, and run "
+            "correction of games stored from another file (another result, or another "
+            "date: a tournament's final report after its interim one), not applied; apply "
+            f"it as {'its' if one else 'their'} note says (`arpad ingest` with `--source` "
+            "naming the file it corrects), or leave it if the stored games stand, and run "
             "again: a run that leaves a correction unapplied freezes no list, as a month "
             "frozen without it stays so"
         )
@@ -1946,9 +1983,10 @@ def markdown(summary: RecalculateSummary) -> str:
             *(frozen.get("revisions") or []),
             *([{**frozen, "period": frozen["previous"]}] if frozen["previous"] is not None else []),
         ]:
-            if r["changed"] and not recomputed_now(recomputed, key, r["period"]):
+            now = recomputed_now(recomputed, key, r["period"])
+            if r["changed"] and not now:
                 lines += revision_line(r, key)
-            else:
+            elif now or r["changed"]:  # (a list nothing touched: no block, round 15)
                 lines += revision_lines(r, whole, key)
         # (as a revision's table: in the report of the run that recomputed the period)
         replaced = [

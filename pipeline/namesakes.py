@@ -159,18 +159,53 @@ def namesake_notes(before: pa.Table, after: pa.Table) -> list[str]:
     found = _pairs(before, after)
     if not found:
         return zeros
-    shown = "; ".join(
-        f"{pid} {name!r} and stored {other} {other_name!r}{_born(pid, born, other, other_born)}"
-        for pid, name, other, other_name, born, other_born in found[:MAX_EXAMPLES]
-    )
-    more = f" and {len(found) - MAX_EXAMPLES} more" if len(found) > MAX_EXAMPLES else ""
-    pid, _, other, *_ = found[0]
+    # one entry per new id, with all its stored namesakes (round 15: "2 player id(s)"
+    # for one id with two namesakes, the merge hint naming one of them)
+    by_id: dict[str, list[tuple]] = {}
+    for pair in found:
+        by_id.setdefault(pair[0], []).append(pair)
+    groups = list(by_id.values())
+    shown = "; ".join(_one_id(group) for group in groups[:MAX_EXAMPLES])
+    more = f" and {len(groups) - MAX_EXAMPLES} more" if len(groups) > MAX_EXAMPLES else ""
+    pid, _, other, *_ = groups[0][0]
+    hint = f"arpad players merge {other} {pid}"
+    if len(groups[0]) > 1:  # which of them: the officer's to say, not arpad's
+        others = [p[2] for p in groups[0]]
+        hint = (
+            f"arpad players merge KEEP {pid} with KEEP the stored player it is, "
+            f"{', '.join(others[:-1])} or {others[-1]} (it has the name of "
+            f"{len(others)} stored players)"
+        )
     note = (
-        f"{len(found)} player id(s) new to the store with the name of a stored player "
+        f"{len(groups)} player id(s) new to the store with the name of a stored player "
         f"({shown}{more}): a mistyped player id rates one person under two ids; if so, "
-        f"correct the file and ingest it again, or arpad players merge {other} {pid}"
+        f"correct the file and ingest it again, or {hint}"
     )
     return [note, *zeros]
+
+
+def _one_id(group: list[tuple]) -> str:
+    """A new id and its stored namesakes, as the note names them: "1000030 'Charlie,
+    Csaba' and stored 1000003 'Charlie, Csaba', 1000003 born 1990, 1000030 without a
+    birth year"; with several namesakes "… and stored 1000004 'Öztürk, Ali' or 1000005
+    'Ozturk, Ali', 1000004 born 1992, 1000005 born 1993, 1000040 without a birth year"."""
+    pid, name, other, other_name, born, other_born = group[0]
+    if len(group) == 1:
+        return (
+            f"{pid} {name!r} and stored {other} {other_name!r}{_born(pid, born, other, other_born)}"
+        )
+    stored = " or ".join(f"{o} {n!r}" for _, _, o, n, _, _ in group)
+    years = [(o, y) for _, _, o, _, _, y in group] + [(pid, born)]
+    known = [(i, y) for i, y in years if y is not None]
+    if not known:
+        return f"{pid} {name!r} and stored {stored}"
+    if len(known) == len(years) and len({y for _, y in known}) == 1:
+        return f"{pid} {name!r} and stored {stored}, all born {known[0][1]}"
+    unknown = [i for i, y in years if y is None]
+    said = [f"{i} born {y}" for i, y in known]
+    if unknown:
+        said.append(f"{', '.join(unknown)} without a birth year")
+    return f"{pid} {name!r} and stored {stored}, {', '.join(said)}"
 
 
 def _born(pid: str, born, other: str, other_born) -> str:
@@ -193,10 +228,14 @@ def name_game_players(
     Parquet file streamed, read again in slices for its names) that the store has no
     name for the names the file gives beside their ids (``validate.game_names``;
     docs/ingest.md "Players' names in a games file"); a stored name is never replaced,
-    the register's or an earlier file's. ``merge``: ingest's ``_merge_players``, which
-    stores them as a TRF's player lines are (the name, its source line, and what the
-    file said, shown by ``arpad players --id``). Returns the players created and the
-    notes; ``namesake_notes`` then names a new id with a stored player's name, as for a
+    the register's or an earlier file's, but the names an earlier version of this
+    ``source`` gave (no other source naming the player) are this version's to give:
+    replaced by its names, or removed where it names the player no more (round 15: a
+    corrected 'Xray, Xavr' stayed on the list, and the correction wiped what the source
+    had said). ``merge``: ingest's ``_merge_players``, which stores them as a TRF's
+    player lines are (the name, its source line, and what the file said, shown by
+    ``arpad players --id``). Returns the players created and the notes;
+    ``namesake_notes`` then names a new id with a stored player's name, as for a
     TRF. Before round 14 a CSV's names were not read: a mistyped id (1000030 for
     1000003) was a nameless new player, said nowhere (the rating officer's report)."""
     import polars as pl
@@ -216,19 +255,154 @@ def name_game_players(
             [game_names(s.frame, validate_games(s, source, batch).accepted) for s in slices]
         )
     named, notes = first_game_names(named, source)
-    players = store.read_players()
-    has_name = players.filter(pc.is_valid(players.column("name"))).column("player_id")
-    named = named.filter(~pl.col("player_id").is_in(pl.from_arrow(has_name).implode()))
+    players = pl.from_arrow(store.read_players()).select("player_id", "name", "source")
+    own = _own_names(store, source)  # id -> the name this source's earlier version gave
+    stored = players.filter(pl.col("name").is_not_null())
+    was = dict(
+        stored.filter(pl.col("player_id").is_in(list(own))).select("player_id", "name").iter_rows()
+    )
+    has_name = stored.filter(~pl.col("player_id").is_in(list(was))).get_column("player_id")
+    named = named.filter(~pl.col("player_id").is_in(has_name.implode()))
+    given = dict(named.select("player_id", "name").iter_rows())
+    renamed = [
+        (pid, old, given[pid])
+        for pid, old in sorted(was.items())
+        if pid in given and given[pid] != old
+    ]
+    cleared = sorted(pid for pid in was if pid not in given)
+    if cleared:  # this version names them no more: the earlier version's name goes
+        _clear_names(store, cleared, source)
+        notes.append(
+            f"{len(cleared)} player id(s) the earlier version of {source} named and this "
+            f"version does not: the name is removed ({_examples([(p, was[p]) for p in cleared])})"
+        )
+    if renamed:
+        shown = "; ".join(f"{pid} {old!r} now {new!r}" for pid, old, new in renamed[:MAX_EXAMPLES])
+        more = f" and {len(renamed) - MAX_EXAMPLES} more" if len(renamed) > MAX_EXAMPLES else ""
+        notes.append(
+            f"{len(renamed)} name(s) the earlier version of {source} gave replaced by this "
+            f"version's ({shown}{more})"
+        )
     if not named.height:  # an earlier version of this file may have said something
-        said = identity.read_observations(store).filter(pl.col("source") == source)
-        if said.height:
+        if own:
             identity.record_observations(store, named, source)
         return 0, notes
     merged = merge(store, named.to_arrow(), source)
     notes = [*notes, *merged.notes]
-    notes.append(
-        f"names read from the file for {named.height} player id(s) the store had no name "
-        f"for (e.g. {named.item(0, 'player_id')} {named.item(0, 'name')!r}); a stored name "
-        "is kept"
-    )
+    fresh = named.filter(~pl.col("player_id").is_in(list(was)))
+    if fresh.height:
+        notes.append(
+            f"names read from the file for {fresh.height} player id(s) the store had no name "
+            f"for (e.g. {fresh.item(0, 'player_id')} {fresh.item(0, 'name')!r}); a stored "
+            "name is kept"
+        )
     return merged.added, notes
+
+
+def _examples(pairs: list[tuple[str, str | None]]) -> str:
+    """ "4100003 'Xray, Xavr'; …" of (id, name) pairs, ``MAX_EXAMPLES`` of them."""
+    shown = "; ".join(f"{pid} {name!r}" if name else pid for pid, name in pairs[:MAX_EXAMPLES])
+    more = f" and {len(pairs) - MAX_EXAMPLES} more" if len(pairs) > MAX_EXAMPLES else ""
+    return shown + more
+
+
+def _own_names(store, source: str) -> dict[str, str]:
+    """The names ``source`` (its stored version) gave that no other source gives: id ->
+    name, from the observations (``identity.read_observations``). A players file (the
+    register), a TRF's player line or another file naming the player keeps his name
+    from being this source's to replace."""
+    import polars as pl
+
+    from arpad.pipeline import identity
+
+    said = identity.read_observations(store).filter(pl.col("name").is_not_null())
+    own = said.filter(pl.col("source") == source)
+    if not own.height:  # (a first version: nothing of its own)
+        return {}
+    ids = own.get_column("player_id").implode()
+    others = said.filter((pl.col("source") != source) & pl.col("player_id").is_in(ids))
+    own = own.filter(~pl.col("player_id").is_in(others.get_column("player_id").implode()))
+    return dict(own.select("player_id", "name").iter_rows())
+
+
+def _clear_names(store, ids: list[str], source: str) -> None:
+    """The players rows of ``ids`` without the name ``source`` gave them (and without
+    its line as their ``source``): as games alone made them."""
+    import polars as pl
+
+    players = pl.from_arrow(store.read_players())
+    hit = pl.col("player_id").is_in(ids)
+    mine = pl.col("source").str.starts_with(f"{source}:").fill_null(False)
+    players = players.with_columns(
+        pl.when(hit).then(None).otherwise(pl.col("name")).alias("name"),
+        pl.when(hit & mine).then(None).otherwise(pl.col("source")).alias("source"),
+    )
+    store.write_players(players.to_arrow())
+
+
+def drop_replaced_ids(
+    store, source: str, old_batches: list[str], games: pa.Table, raw
+) -> list[str]:
+    """A new version of the games file ``source`` (staged in ``store``, its ``games``
+    accepted, its earlier version's games the batches ``old_batches``): the player ids
+    only the earlier version brought in are dropped from the players table, with what
+    that version said of them: no game of theirs is left anywhere (nor held by a merge),
+    no other source describes them (a players file, another file's player lines or
+    names), no merge names them, and this version does not describe them either. The
+    case (round 15): a mistyped id corrected, 1000040 for 1000004, left a players row
+    1000040 'Öztürk, Ali' without a game, proposed by ``arpad players identify`` as a
+    merge with 1000004 (docs/ingest.md "Players' names in a games file"). The file-scoped
+    ids of a PGN (``SOURCE:Name``) are left to ``ingest._drop_replaced_players``.
+    Returns the note."""
+    import polars as pl
+
+    from arpad.pipeline import identity
+    from arpad.pipeline.store import atomic_write_parquet
+
+    real = getattr(store, "real", store)  # a staged view reads the real store's games
+    old_names = {f"part-{b}.parquet" for b in old_batches}
+    files = list(real.game_files())
+    old_files = [str(f) for f in files if f.name in old_names]
+    if not old_files:
+        return []
+
+    def ids_of(frame) -> set:
+        return {i for c in ("white_id", "black_id") for i in frame.get_column(c).to_list()}
+
+    sides = ["white_id", "black_id"]
+    old_ids = ids_of(pl.scan_parquet(old_files).select(sides).unique().collect())
+    candidates = old_ids - ids_of(pl.from_arrow(games.select(sides)))
+    if raw.players is not None and raw.players.height:
+        candidates -= set(raw.players.get_column("player_id").to_list())
+    candidates = {i for i in candidates if i is not None and not i.startswith(f"{source}:")}
+    if not candidates:
+        return []
+    wanted = list(candidates)
+    side = pl.col("white_id").is_in(wanted) | pl.col("black_id").is_in(wanted)
+    others = [str(f) for f in files if f.name not in old_names]
+    if others:
+        candidates -= ids_of(pl.scan_parquet(others).select(sides).filter(side).collect())
+    held = identity.held_path(real)  # (not copied into a staged view)
+    if candidates and held.exists():
+        candidates -= ids_of(pl.read_parquet(held, columns=sides))
+    aliases = identity.read_aliases(real)
+    candidates -= set(aliases.get_column("keep").to_list()) | set(
+        aliases.get_column("duplicate").to_list()
+    )
+    said = identity.read_observations(store)
+    candidates -= set(said.filter(pl.col("source") != source).get_column("player_id").to_list())
+    players = pl.from_arrow(store.read_players())
+    gone = pl.col("player_id").is_in(list(candidates))
+    dropped = players.filter(gone)
+    if not dropped.height:
+        return []
+    store.write_players(players.filter(~gone).to_arrow())
+    kept = said.filter(~((pl.col("source") == source) & gone))
+    if kept.height != said.height:
+        atomic_write_parquet(kept.to_arrow(), identity.observations_path(store), store.root)
+    shown = _examples(list(dropped.select("player_id", "name").iter_rows()))
+    return [
+        f"{dropped.height} player id(s) only the earlier version of {source} brought in "
+        f"({shown}): no game of theirs is left and no other source describes them, "
+        "removed from the players table"
+    ]

@@ -16,7 +16,13 @@ each walked period (``RatingSystem.seed``), so that:
   the period began);
 * an event's stated ratings are its starting ratings (``event_start_ratings``): a TRF
   states one rating per player for the whole tournament, so a round in the next month
-  does not re-seed the player with it.
+  does not re-seed the player with it;
+* a games file ingested with ``--ignore-stated-ratings`` (its batch id's read options,
+  ``ignores_stated``) states ratings that only start a player: one that no players file
+  lists (a merged id counted as his kept id) and who has no rating when the walk reaches
+  the statement (``Observations.conditional``, ``seed_period``): the earliest such
+  statement starts him, later ones are ignored, whatever order the files came in
+  (docs/observations.md "An officer whose own list is the authority").
 
 A player's undated starting rating ("as of the first period") is the latest undated
 rating a players file gave him (``identity`` observations with a rating and no
@@ -26,6 +32,8 @@ period); a rating a PGN or TRF file gave is dated and is never an undated seed
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +61,9 @@ class Observations:
     player: np.ndarray  # int64
     period: np.ndarray  # int64, ascending
     rating: np.ndarray  # float64
+    # The ratings of games files ingested with --ignore-stated-ratings (``ignores_stated``),
+    # counted apart: they start an unrated player only (``seed_period``).
+    conditional: Observations | None = None
 
     @classmethod
     def empty(cls) -> Observations:
@@ -79,11 +90,87 @@ class Observations:
         keep, first = np.unique(player, return_index=True)
         return keep, rating[first], self.period[lo:hi][::-1][first]
 
+    def earliest_dated(self, after: int | None, upto: int):
+        """``between_dated`` with the earliest observation per player in (after, upto]."""
+        lo = 0 if after is None else int(np.searchsorted(self.period, after, side="right"))
+        hi = int(np.searchsorted(self.period, upto, side="right"))
+        if hi <= lo:
+            return np.empty(0, np.int64), np.empty(0, np.float64), np.empty(0, np.int64)
+        keep, first = np.unique(self.player[lo:hi], return_index=True)
+        return keep, self.rating[lo:hi][first], self.period[lo:hi][first]
 
-def _file_observations(path: str, period: int, events: bool = False) -> pa.Table | None:
+
+# -- --ignore-stated-ratings: a games batch's stated ratings start unrated players only ----
+def read_options_mark(pool: str | None, ignore_stated_ratings: bool) -> str:
+    """The suffix a games batch id carries after the 16 digits of its digest for a file
+    read with ``--pool`` or ``--ignore-stated-ratings`` (pipeline/ingest.py
+    ``_read_options``): ``o`` and 6 hex digits of the options."""
+    text = f"pool={pool or ''};ignore_stated_ratings={int(ignore_stated_ratings)}"
+    return "o" + hashlib.sha256(text.encode()).hexdigest()[:6]
+
+
+def _ignoring_marks() -> frozenset[str]:
+    from arpad.pipeline.schemas import POOLS
+
+    return frozenset(read_options_mark(p, True) for p in (None, *POOLS))
+
+
+_IGNORING = _ignoring_marks()
+
+
+def ignores_stated(batch: str | None) -> bool:
+    """Whether the games batch ``batch`` was ingested with ``--ignore-stated-ratings``:
+    its read options (``read_options_mark``, right after the digest's 16 digits) say so.
+    Its stated ratings are stored as the file gives them (before round 15 they were
+    stored null where the store rated the player: those nulls stay nulls)."""
+    return bool(batch) and batch[16:23] in _IGNORING
+
+
+def file_batch(path) -> str:
+    """The batch id of a stored game file (``part-<batch>.parquet``)."""
+    return os.path.basename(str(path)).removeprefix("part-").removesuffix(".parquet")
+
+
+def listed_ids(store: Store) -> pa.Array:
+    """The ids a players file lists (a row of his, rated or not, in any pool: identity
+    observations of a players source, docs/observations.md): the register is the
+    authority for them, so a rating an ``--ignore-stated-ratings`` file states never
+    starts them. A store whose observations name no sources: the players table's rated
+    players. Ids as stored (a caller resolves merges)."""
+    path = observations_path(store)
+    present: set[str] = set()
+    if path.exists():
+        with pq.ParquetFile(path) as file:
+            present = set(file.schema_arrow.names)
+    if "source" in present:
+        obs = pq.read_table(path, columns=["player_id", "source"])
+        manifest = store.read_manifest()
+        mine = pc.equal(manifest.column("kind"), "players")
+        sources = manifest.filter(pc.fill_null(mine, False)).column("source")
+        given = pc.is_in(obs.column("source"), value_set=sources.combine_chunks())
+        ids = obs.column("player_id").filter(pc.fill_null(given, False))
+    else:
+        players = store.read_players()
+        ids = players.column("player_id").filter(pc.is_valid(players.column("rating")))
+    return pc.unique(ids.combine_chunks().cast(pa.string()))
+
+
+def _has_rating(state) -> np.ndarray:
+    """Per player of a seeding system's state, whether he has a rating now (FIDE's
+    ``is_rated``; else a finite rating)."""
+    s = state.players
+    if "is_rated" in s:
+        return np.asarray(s["is_rated"], dtype=np.bool_)
+    return np.isfinite(np.asarray(s["rating"], dtype=np.float64))
+
+
+def _file_observations(
+    path: str, period: int, events: bool = False, days: bool = False
+) -> pa.Table | None:
     """(player_id, period, rating) of one game file, in file order; None when the file
     carries no rating (Parquet statistics: no read of the columns). With ``events``,
-    also each row's ``event`` and ``file`` keys (``event_keys``)."""
+    also each row's ``event`` and ``file`` keys (``event_keys``); with ``days``, its
+    game's ``day`` (days since 1970; a game without a date: after every dated one)."""
     file = pq.ParquetFile(path)
     names = file.schema_arrow.names
     if not all(c in names for _, c in RATING_COLUMNS):
@@ -107,8 +194,17 @@ def _file_observations(path: str, period: int, events: bool = False) -> pa.Table
     if nulls == 2 * meta.num_rows:
         return None
     event_cols = [c for c in EVENT_COLUMNS if c in names] if events else []
-    table = file.read(columns=[c for pair in RATING_COLUMNS for c in pair] + event_cols)
+    day_cols = ["date"] if days and "date" in names else []
+    table = file.read(columns=[c for pair in RATING_COLUMNS for c in pair] + event_cols + day_cols)
     keys = event_keys(table) if events else None
+    day = None
+    if days:
+        undated = np.iinfo(np.int64).max
+        day = (
+            pc.fill_null(table.column("date").cast(pa.int32()).cast(pa.int64()), undated)
+            if day_cols
+            else pa.array(np.full(table.num_rows, undated, np.int64))
+        )
     parts = []
     for id_col, rating_col in RATING_COLUMNS:
         columns = {
@@ -118,6 +214,8 @@ def _file_observations(path: str, period: int, events: bool = False) -> pa.Table
         }
         if keys is not None:
             columns["event"], columns["source_file"] = keys
+        if day is not None:
+            columns["day"] = day
         part = pa.table(columns)
         parts.append(part.filter(pc.is_valid(part.column("rating"))))
     out = pa.concat_tables(parts)
@@ -288,6 +386,7 @@ def pool_observations(
     order, rows in file order, White before Black within a game). Ratings outside
     1..3500 are ignored (the PGN reader's bounds for a plausible Elo)."""
     tables = []
+    marked = []  # of files ingested with --ignore-stated-ratings: counted apart
     # Dated players-file rows first: within a period they come before the games' tags.
     given = file_observations(store, pool)
     if given is not None:
@@ -298,10 +397,35 @@ def pool_observations(
         (period, str(p)) for period in store.periods(pool) for p in store.game_files(pool, period)
     ]
     for rank, (period, f) in enumerate(sorted(files)):
-        t = _file_observations(f, period, events=True)
+        ignoring = ignores_stated(file_batch(f))
+        t = _file_observations(f, period, events=True, days=ignoring)
         if t is not None and t.num_rows:
-            tables.append(t.append_column("file", pa.array(np.full(t.num_rows, rank))))
-    return _counted(tables, player_ids, aliases)
+            t = t.append_column("file", pa.array(np.full(t.num_rows, rank)))
+            (marked if ignoring else tables).append(t)
+    out = _counted(tables, player_ids, aliases)
+    if not marked:
+        return out
+    return Observations(
+        out.player, out.period, out.rating, _unlisted(store, marked, player_ids, aliases)
+    )
+
+
+def _unlisted(store: Store, marked: list[pa.Table], player_ids, aliases) -> Observations:
+    """``_counted`` of the ratings of files ingested with --ignore-stated-ratings (within
+    a period the earliest game's first: the earliest statement), less those of the
+    players a players file lists (``listed_ids``; a merged id counts as his
+    kept id, both ways: the ids are resolved first)."""
+    from arpad.pipeline.engine import id_array
+    from arpad.pipeline.keys import resolve_aliases
+
+    obs = _counted(marked, player_ids, aliases, by_day=True)
+    if obs.size == 0:
+        return obs
+    listed = resolve_aliases(listed_ids(store), aliases)
+    dense = pc.index_in(listed, value_set=id_array(player_ids))
+    dense = dense.filter(pc.is_valid(dense)).to_numpy(zero_copy_only=False).astype(np.int64)
+    keep = ~np.isin(obs.player, dense)
+    return Observations(obs.player[keep], obs.period[keep], obs.rating[keep])
 
 
 def given_observations(rows: pa.Table | None, pool: str, player_ids) -> Observations:
@@ -334,10 +458,11 @@ def _players_part(given: pa.Table) -> pa.Table:
     )
 
 
-def _counted(tables: list[pa.Table], player_ids, aliases) -> Observations:
+def _counted(tables: list[pa.Table], player_ids, aliases, by_day: bool = False) -> Observations:
     """``pool_observations``' rows as dense arrays: ids looked up in ``player_ids``,
     ratings outside 1..3500 dropped, an event's stated ratings its starting ratings, the
-    first observation per player and period."""
+    first observation per player and period (``by_day``: in the order of the games'
+    ``day`` within a period, then of files and rows)."""
     from arpad.pipeline.engine import id_array
     from arpad.pipeline.keys import resolve_aliases
 
@@ -354,7 +479,8 @@ def _counted(tables: list[pa.Table], player_ids, aliases) -> Observations:
     obs = obs.append_column("dense", dense).filter(keep)
     if obs.num_rows == 0:
         return Observations.empty()
-    obs = obs.sort_by([("period", "ascending"), ("file", "ascending"), ("order", "ascending")])
+    by = ["period", *(["day"] if by_day else []), "file", "order"]
+    obs = obs.sort_by([(c, "ascending") for c in by])
     player = obs.column("dense").to_numpy().astype(np.int64)
     period = obs.column("period").to_numpy().astype(np.int64)
     rating = obs.column("rating").to_numpy().astype(np.float64)
@@ -364,7 +490,11 @@ def _counted(tables: list[pa.Table], player_ids, aliases) -> Observations:
     in_file = pc.binary_join_element_wise(event, obs.column("source_file"), "\x1f")
     kept, period = event_start_ratings(_codes(event), _codes(in_file), player, period, rating)
     player, period, rating, file, row = (a[kept] for a in (player, period, rating, file, row))
-    counting = np.lexsort((row, file, period))
+    if by_day:
+        day = obs.column("day").to_numpy().astype(np.int64)[kept]
+        counting = np.lexsort((row, file, day, period))
+    else:
+        counting = np.lexsort((row, file, period))
     player, period, rating = player[counting], period[counting], rating[counting]
     if player.size == 0:
         return Observations.empty()
@@ -460,11 +590,24 @@ def latest_undated(
 def seed_period(sys_, state, obs: Observations, previous: int | None, period: int, rules):
     """The system's state with the observations in (previous, period] applied
     (``RatingSystem.seed_observed``: with the period each was stated for); unchanged
-    when there are none."""
+    when there are none. Then ``obs.conditional`` (the ratings of files ingested with
+    --ignore-stated-ratings, of players no players file lists): the earliest in the
+    range starts a player who has no rating now and whom no other rating seeded here;
+    the others are ignored (docs/observations.md "An officer whose own list is the
+    authority")."""
     players, ratings, observed = obs.between_dated(previous, period)
-    if players.size == 0:
+    if players.size:
+        state = sys_.seed_observed(state, players, ratings, observed, rules)
+    extra = obs.conditional
+    if extra is None or extra.size == 0:
         return state
-    return sys_.seed_observed(state, players, ratings, observed, rules)
+    who, value, when = extra.earliest_dated(previous, period)
+    if who.size == 0:
+        return state
+    free = ~_has_rating(state)[who] & ~np.isin(who, players)
+    if not free.any():
+        return state
+    return sys_.seed_observed(state, who[free], value[free], when[free], rules)
 
 
 # -- players files with a date column --------------------------------------------------

@@ -248,7 +248,7 @@ def read_players_file(
 
     raw = read_any(Path(path), fmt=fmt, kind="players", encoding=encoding)
     name = Path(path).name
-    validated = validate_players(raw, name, "performance")
+    validated = validate_players(raw, name, "performance", for_rating=False)  # no K, no chain
     rows = validated.accepted
     if has_pool_column(raw):  # each row's pool, as ingest and arpad.rate split them
         validated, pools, rows = dated_players(raw, validated, name, "performance")

@@ -27,13 +27,20 @@ sources only (the CSV/Parquet bulk path is not touched):
     The same moves (without moves: the same line of its file) with another result, a
     date short of the day on one side, is ``conflicting_result`` (``_conflicts``).
 
-    or (round 14, "near-date", at ingest only): a PGN game with moves whose White,
-    Black, result and moves' digest equal those of a stored game of another file, under
-    dates that disagree but whose spans lie up to ``NEAR_DAYS`` apart, when its main
-    line has ``MIN_PLIES`` half-moves (read again from the file: ``_Plies``) or the two
-    PGN ids name the same Event, Site and Round, and not two rounds of one Event.
-    Shorter ones are stored with a note (``_short_note``), as are the games with the
-    moves of a stored game under other player names (``_other_names_note``).
+    or (round 14, "near-date"; at a merge too since round 15): a PGN game with moves
+    whose White, Black, result and moves' digest equal those of a stored game of another
+    file, under dates that disagree the way one game's do (``_dates_fit``: two complete
+    dates as a typo, up to ``TYPO_DAYS`` apart or the same day of two successive years;
+    else spans up to ``NEAR_DAYS`` apart), when its main line has ``MIN_PLIES``
+    half-moves (read again from the file: ``_Plies``; at a merge ``_StorePlies``), or
+    the two PGN ids name the same Event, Site and Round and the dates lie up to
+    ``NEAR_DAYS`` apart; never two rounds of one Event. Shorter ones are stored with a
+    note (``_short_note``), as are long ones under dates further apart (``_far_note``)
+    and the games with the moves of a stored game under other player names
+    (``_other_names_note``).
+
+    or (round 15, at ingest): the same moves with White and Black swapped
+    (``_swapped``).
 
 A side is "equal" when the two ids are equal (after merges, docs/identity.md) or the
 two names are equal up to case, blanks and punctuation ("Capablanca, Jose Raul" and
@@ -72,6 +79,13 @@ KEEP_OPTION = "--keep-probable-duplicates"
 # Round are the same; a shorter line can be a theory draw the same two players repeat.
 NEAR_DAYS = 365
 MIN_PLIES = 40
+# Round 15: two complete dates are one game's only as a typo: up to TYPO_DAYS apart (a
+# day or a month off), or the same day and month a year apart (a year off; 365 or 366
+# days, across a 29 February) — unless the two games' Event, Site and Round agree (a date
+# corrected in a copy of one file). A long game the rule leaves apart within NOTE_DAYS
+# of a stored one is named in a note (``_far_note``).
+TYPO_DAYS = 31
+NOTE_DAYS = 730
 
 _STORED = ["game_id", "date", "white_id", "black_id", "score", "source"]
 # Compared too, but null in files written before they existed (docs/pgn-trf.md "Move digest").
@@ -224,10 +238,28 @@ def _days_apart(a: tuple, b: tuple) -> int:
     return max((b0 - a1).days, (a0 - b1).days, 0)
 
 
+def _complete(date: tuple) -> bool:
+    return date[1] is not None and date[2] is not None
+
+
+def _dates_fit(a: tuple, b: tuple) -> bool:
+    """Two dates' known parts (``(y, m, d)``) that disagree the way one game's dates do in
+    two sources (the near-date rule, round 15): two complete dates up to ``TYPO_DAYS``
+    apart or on the same day and month of two successive years (a typo of the day, the
+    month or the year), else — a year-only or month-only date on one side — spans up
+    to ``NEAR_DAYS`` apart (a collection dating a match over New Year by its first year).
+    Two complete dates 357 days apart are a line played again at next year's event."""
+    if _complete(a) and _complete(b):
+        if _days_apart(a, b) <= TYPO_DAYS:
+            return True
+        return a[1:] == b[1:] and abs(a[0] - b[0]) == 1
+    return _days_apart(a, b) <= NEAR_DAYS
+
+
 def _near_wanted(incoming: pl.DataFrame) -> set[tuple[str, int]]:
     """(pool, period) of the stored games a game with moves may repeat under a date up
-    to ``NEAR_DAYS`` from its own (the near-date rule, ``_pairs``): every month of that
-    window, and the December of each of its years (a year-only game is stored there; in
+    to ``NOTE_DAYS`` from its own (the near-date rule and its notes, ``_pairs``): every
+    month of that window, and the December of each of its years (a year-only game is stored there; in
     the current year the latest valid month)."""
     from arpad.pipeline import periods
 
@@ -238,8 +270,8 @@ def _near_wanted(incoming: pl.DataFrame) -> set[tuple[str, int]]:
         if y is None:
             continue
         start, end = _span_of(y, m, d)
-        start -= dt.timedelta(days=NEAR_DAYS)
-        end += dt.timedelta(days=NEAR_DAYS)
+        start -= dt.timedelta(days=NOTE_DAYS)
+        end += dt.timedelta(days=NOTE_DAYS)
         month = start.year * 12 + start.month - 1
         while month <= end.year * 12 + end.month - 1:
             wanted.add((pool, (month // 12) * 100 + month % 12 + 1))
@@ -368,7 +400,7 @@ def _pairs(
     ``aliases`` in force, ``_same`` True when their moves are the same; and the two
     frames with their compared forms (``inc``, ``old``). ``near``: with the pairs of
     the near-date rule too (``_kind`` 2: the same moves, dates that disagree up to
-    ``NEAR_DAYS`` apart; ingest's check weighs them by length, ``_near_pairs``)."""
+    ``NOTE_DAYS`` apart; weighed by their dates and length, ``_near_pairs``)."""
     keys = _keys_by_id(_names(store, players), aliases)
     inc = _sides(incoming, keys, aliases)
     # ``rated`` of a stored game is read only for those found by content (``_unrated``)
@@ -428,7 +460,8 @@ def _pairs(
     content = pl.concat(by_content).unique()
     content = content.filter(~pl.col("_s").is_in(list(_unrated(store, old, content))))
     # The near-date rule (round 14): the same moves, pool, result and sides, dates that
-    # disagree but lie up to NEAR_DAYS apart, and not two rounds of one event.
+    # disagree but lie up to NOTE_DAYS apart (``_near_pairs`` keeps those whose dates
+    # fit, the others are noted), and not two rounds of one event.
     near_cols = ["pool", "score", "moves_digest", "_y", "_m", "_d", "game_id"]
     digested = pl.col("moves_digest").is_not_null()
     by_near = [
@@ -440,7 +473,7 @@ def _pairs(
         )
         .filter(
             ~((pl.col("_y") == pl.col("_y_old")) & _agree())
-            & (_gap() <= NEAR_DAYS)
+            & (_gap() <= NOTE_DAYS)
             & ~_other_rounds()
         )
         .select("_i", "_s")
@@ -696,7 +729,7 @@ def _details(
             )
         if events is not None:
             ids, events_in, stored_events = events
-            copy = same_moves and (y, m, d) == (oy, om, od)
+            copy = same_moves and (y, m, d) == (oy, om, od) and not (near and i in near)
             tags = _tags_compared(
                 (ids[i], events_in[i]), (other_id, stored_events.get(matched[i])), copy
             )
@@ -804,21 +837,17 @@ def _plies_from(data: bytes, offset: int) -> int:
         size *= 4
 
 
-class _Plies:
-    """The main-line length (half-moves) of incoming games, by row ``_i``: the scanner
-    keeps only the moves' digest, so the games asked about are read again from their
-    file (``path``) at their line, the file once, on the first question. None: not
-    known (no path, the file unreadable now)."""
+class _PgnFile:
+    """A PGN file read again for the main-line length of its games at given lines (the
+    scanner keeps only the moves' digest): read once, on the first question; a file
+    that cannot be read now answers None."""
 
-    def __init__(self, path: str | Path | None, inc: pl.DataFrame):
+    def __init__(self, path: str | Path | None):
         self.path = Path(path) if path is not None else None
-        self.lines = dict(inc.select("_i", _line().alias("_line")).iter_rows())
         self.data: bytes | None = None
-        self.known: dict[int, int | None] = {}
 
-    def of(self, rows) -> dict[int, int | None]:
-        want = [i for i in dict.fromkeys(rows) if i not in self.known]
-        if want and self.path is not None and self.data is None:
+    def plies(self, lines: list[int]) -> dict[int, int | None]:
+        if self.path is not None and self.data is None:
             from arpad.pipeline.errors import InputError
             from arpad.pipeline.pgn import load_bytes
 
@@ -826,14 +855,80 @@ class _Plies:
                 self.data = load_bytes(self.path, [])
             except (OSError, InputError, ValueError):
                 self.data = b""
-        offsets = (
-            _line_offsets(self.data, [self.lines[i] for i in want if self.lines.get(i)])
-            if want and self.data
-            else {}
-        )
-        for i in want:
-            at = offsets.get(self.lines.get(i))
-            self.known[i] = None if at is None else _plies_from(self.data, at)
+        offsets = _line_offsets(self.data, lines) if self.data else {}
+        return {k: None if k not in offsets else _plies_from(self.data, offsets[k]) for k in lines}
+
+
+class _Plies:
+    """The main-line length (half-moves) of incoming games, by row ``_i``: read again from
+    their file (``path``) at their line (``_PgnFile``). None: not known (no path, the
+    file unreadable now)."""
+
+    def __init__(self, path: str | Path | None, inc: pl.DataFrame):
+        self.file = _PgnFile(path)
+        self.lines = dict(inc.select("_i", _line().alias("_line")).iter_rows())
+        self.known: dict[int, int | None] = {}
+
+    def of(self, rows) -> dict[int, int | None]:
+        want = [i for i in dict.fromkeys(rows) if i not in self.known]
+        if want:
+            lines = [self.lines[i] for i in want if self.lines.get(i)]
+            found = self.file.plies(lines) if lines else {}
+            for i in want:
+                self.known[i] = found.get(self.lines.get(i))
+        return {i: self.known[i] for i in rows}
+
+
+class _StorePlies:
+    """``_Plies`` for games already stored (a merge, ``after_merge``; a held copy checked
+    again, ``still_duplicates``): the store keeps no file, so a game's length is read
+    from the file its source was ingested from (the manifest's ``source_key``, a path
+    relative to the working directory or absolute) when that file still holds the bytes
+    stored (their sha256); else from the file of the stored game it is paired with (the
+    same moves: the same length); None when neither can be read."""
+
+    def __init__(self, store: Store, inc: pl.DataFrame, old: pl.DataFrame, pairs: pl.DataFrame):
+        manifest = store.read_manifest()
+        self.where = {
+            label: (key or label, sha)
+            for label, key, sha in zip(
+                *(manifest.column(c).to_pylist() for c in ("source", "source_key", "sha256"))
+            )
+        }
+        theirs = dict(old.select("_s", "source").iter_rows())
+        self.sources: dict[int, list[str]] = {
+            i: [src] for i, src in inc.select("_i", "source").iter_rows()
+        }
+        for i, s in pairs.select("_i", "_s").iter_rows():
+            self.sources.setdefault(i, []).append(theirs[s])
+        self.files: dict[str, _PgnFile | None] = {}
+        self.known: dict[int, int | None] = {}
+
+    def _file(self, label: str) -> _PgnFile | None:
+        if label not in self.files:
+            from arpad.pipeline.ingest import sha256_file
+
+            key, sha = self.where.get(label, (None, None))
+            path = Path(key) if key else None
+            try:
+                same = path is not None and path.is_file() and sha256_file(path) == sha
+            except OSError:
+                same = False
+            self.files[label] = _PgnFile(path) if same else None
+        return self.files[label]
+
+    def of(self, rows) -> dict[int, int | None]:
+        for i in dict.fromkeys(rows):
+            if i in self.known:
+                continue
+            self.known[i] = None
+            for source in self.sources.get(i, []):
+                label, _, line = source.rpartition(":")
+                file = self._file(label) if line.isdigit() else None
+                n = file.plies([int(line)]).get(int(line)) if file is not None else None
+                if n is not None:
+                    self.known[i] = n
+                    break
         return {i: self.known[i] for i in rows}
 
 
@@ -851,37 +946,64 @@ def _same_tags(mine: str | None, theirs: str | None) -> bool:
 
 
 def _near_pairs(
-    pairs: pl.DataFrame, inc: pl.DataFrame, old: pl.DataFrame, plies: _Plies
-) -> tuple[pl.DataFrame, dict[tuple[int, int], str], pl.DataFrame]:
-    """The near-date rule's pairs (``_kind`` 2) weighed: kept when the main line has
-    ``MIN_PLIES`` half-moves or the two games' Event, Site and Round are the same (a
-    date corrected in a copy of the same file), with their detail's words by (``_i``,
-    ``_s``); the others (``short``: ``_i``, ``_s``) go, to be noted only. Returns the
-    pairs kept, the words and ``short``."""
+    pairs: pl.DataFrame,
+    inc: pl.DataFrame,
+    old: pl.DataFrame,
+    plies: _Plies | _StorePlies,
+    known: set[tuple[int, int]] = frozenset(),
+) -> tuple[pl.DataFrame, dict[tuple[int, int], str], pl.DataFrame, pl.DataFrame]:
+    """The near-date rule's pairs (``_kind`` 2) weighed: kept when the two games' Event,
+    Site and Round are the same (a date corrected in a copy of one file) and their dates
+    up to ``NEAR_DAYS`` apart, or when the main line has ``MIN_PLIES`` half-moves and the
+    dates disagree as one game's do (``_dates_fit``); ``known``: pairs kept whatever
+    they say (a held copy and the game it was taken out for, ``still_duplicates``).
+    Returns the pairs kept (the others dropped), their detail's words by (``_i``,
+    ``_s``), and the pairs to note only: ``short`` (a line under ``MIN_PLIES`` up to
+    ``NEAR_DAYS`` apart, ``_short_note``) and ``far`` (a long line under dates the rule
+    does not take for one game's, ``_far_note``)."""
     near = pairs.filter(pl.col("_kind") == 2)
     if near.height == 0:
-        return pairs, {}, near.select("_i", "_s")
+        empty = near.select("_i", "_s")
+        return pairs, {}, empty, empty
     ids = dict(inc.select("_i", "game_id").iter_rows())
     mine = {r[0]: r[1:] for r in inc.select("_i", "_y", "_m", "_d").iter_rows()}
     theirs = {r[0]: r[1:] for r in old.select("_s", "game_id", "_y", "_m", "_d").iter_rows()}
     lengths = plies.of(near.get_column("_i").unique().sort().to_list())
     words: dict[tuple[int, int], str] = {}
-    short = []
+    short, far, dropped = [], [], []
     for i, s in near.select("_i", "_s").iter_rows():
         other_id, *when = theirs[s]
+        here, there = tuple(mine[i]), tuple(when)
         n = lengths.get(i)
-        if not ((n is not None and n >= MIN_PLIES) or _same_tags(ids[i], other_id)):
-            short.append((i, s))
+        gap = _days_apart(here, there)
+        long = n is not None and n >= MIN_PLIES
+        tags = _same_tags(ids[i], other_id) and gap <= NEAR_DAYS
+        if not (tags or (long and _dates_fit(here, there)) or (i, s) in known):
+            dropped.append((i, s))
+            if long:
+                far.append((i, s))
+            elif gap <= NEAR_DAYS:
+                short.append((i, s))
             continue
+        year_typo = _complete(here) and _complete(there) and gap > TYPO_DAYS and not tags
+        why = (
+            "the same day and month a year apart: a year mistyped in one source?"
+            if year_typo
+            else "a date corrected in one source, or a collection dating an event by its "
+            "first year?"
+        )
         words[(i, s)] = (
             f"same White, Black, result and moves{_moves_text(n)}; dates "
-            f"{_date_text(*mine[i])} here and {_date_text(*when)} there, "
-            f"{_days_apart(mine[i], tuple(when))} day(s) apart: a date corrected in one "
-            "source, or a collection dating an event by its first year?"
+            f"{_date_text(*here)} here and {_date_text(*there)} there, {gap} day(s) apart: "
+            f"{why}"
         )
-    dropped = pl.DataFrame(short, schema={"_i": pl.UInt32, "_s": pl.UInt32}, orient="row")
-    dropped = dropped.cast({"_i": pairs.schema["_i"], "_s": pairs.schema["_s"]})
-    return pairs.join(dropped, on=["_i", "_s"], how="anti"), words, dropped
+
+    def frame(rows: list) -> pl.DataFrame:
+        out = pl.DataFrame(rows, schema={"_i": pl.UInt32, "_s": pl.UInt32}, orient="row")
+        return out.cast({"_i": pairs.schema["_i"], "_s": pairs.schema["_s"]})
+
+    kept = pairs.join(frame(dropped), on=["_i", "_s"], how="anti")
+    return kept, words, frame(short), frame(far)
 
 
 def _examples(items: list[str], k: int = 3) -> str:
@@ -925,42 +1047,102 @@ def _short_note(
     ]
 
 
+def _far_note(
+    far: pl.DataFrame,
+    matched: dict[int, int],
+    conflicts: dict[int, int],
+    inc: pl.DataFrame,
+    old: pl.DataFrame,
+    plies: _Plies,
+) -> list[str]:
+    """The note on the games of ``MIN_PLIES`` half-moves or more stored although they
+    have the moves, sides and result of a stored game of another file dated up to
+    ``NOTE_DAYS`` apart: dates the near-date rule does not take for one game's
+    (``_dates_fit``; two complete dates 357 days apart under other tags, a year and a
+    day), named so that a copy under a mistyped date can be corrected."""
+    left = far.filter(~pl.col("_i").is_in(list(matched) + list(conflicts)))
+    if left.height == 0:
+        return []
+    left = left.sort("_i", "_s").unique("_i", keep="first", maintain_order=True)
+    where = {r[0]: r[1:] for r in inc.select("_i", "source", "_y", "_m", "_d").iter_rows()}
+    theirs = {r[0]: r[1:] for r in old.select("_s", "game_id", "_y", "_m", "_d").iter_rows()}
+    lengths = plies.of(left.get_column("_i").to_list())
+    items, gaps = [], []
+    for i, s in left.iter_rows():
+        source, *date = where[i]
+        other, *when = theirs[s]
+        gap = _days_apart(tuple(date), tuple(when))
+        gaps.append(gap)
+        items.append(
+            f"{source}{_moves_text(lengths.get(i))} and game {other}, dated "
+            f"{_date_text(*date)} and {_date_text(*when)}, {gap} day(s) apart"
+        )
+    return [
+        f"{left.height} game(s) of {MIN_PLIES // 2} moves or more stored although they have "
+        "the moves, White, Black and result of a game of another file dated up to "
+        f"{max(gaps)} day(s) apart ({_examples(items)}): dates further apart than a typo "
+        f"(two complete dates more than {TYPO_DAYS} days apart and not the same day of the "
+        "next or last year, a date short of the day more than a year away) under another "
+        "Event, Site or Round can be the line played again at another event, so both are "
+        "rated; if one is a copy under a wrong date, correct its Date tag and ingest its "
+        'file again as a new version of its source (--source; docs/pgn-trf.md "Probable '
+        'duplicates")'
+    ]
+
+
 def _other_names_note(
     store: Store,
     inc: pl.DataFrame,
     old: pl.DataFrame,
-    pairs: pl.DataFrame,
-    short: pl.DataFrame,
-    matched: dict[int, int],
-    conflicts: dict[int, int],
+    taken: set[int],
     plies: _Plies,
     players: pl.DataFrame | None,
 ) -> list[str]:
     """The note on the games stored with the moves (``MIN_PLIES`` half-moves or more),
-    result, pool and a date that agrees of a stored game of another file, under other
+    result, pool and a date that agrees of a stored game of another file, or one the
+    near-date rule takes for the same game's (``_dates_fit``, round 15), under other
     player names (no side matched: "Steinitz, W." here, "Steinitz, William" there): the
     same game counted twice until the players are merged (docs/identity.md), which
-    ingest cannot tell from the names (probable duplicates need the same players)."""
-    taken = {*matched, *conflicts, *pairs.get_column("_i").to_list()}
-    taken |= set(short.get_column("_i").to_list())
+    ingest cannot tell from the names (probable duplicates need the same players).
+    ``taken``: the rows matched or noted already. Names crossed (White here Black
+    there) are a colour swap (``_swapped``), never two spellings to merge."""
     digested = pl.col("moves_digest").is_not_null()
     free = inc.filter(digested & ~pl.col("_i").is_in(list(taken)))
     if free.height == 0:
         return []
-    on = ["pool", "score", "moves_digest", "_y"]
-    sides = ["_m", "_d", "white_id", "black_id"]
+    on = ["pool", "score", "moves_digest"]
+    sides = ["_y", "_m", "_d", "white_id", "black_id", "game_id", "_wn", "_bn"]
     found = (
         free.select("_i", *on, *sides)
         .join(old.filter(digested).select("_s", *on, *sides), on=on, suffix="_old")
-        .filter(_agree())
+        .filter(((pl.col("_y") == pl.col("_y_old")) & _agree()) | (_gap() <= NEAR_DAYS + 1))
+        .filter(~_other_rounds())
     )
     if found.height == 0:
         return []
     lengths = plies.of(found.get_column("_i").unique().sort().to_list())
     long = [i for i, n in lengths.items() if n is not None and n >= MIN_PLIES]
     found = found.filter(pl.col("_i").is_in(long)).sort("_i", "_s")
+    keep, agrees = [], []
+    for row in found.iter_rows(named=True):
+        here = (row["_y"], row["_m"], row["_d"])
+        there = (row["_y_old"], row["_m_old"], row["_d_old"])
+        crossed = set(row["_wn"]) & set(row["_bn_old"]) and set(row["_bn"]) & set(row["_wn_old"])
+        agree = here[0] == there[0] and all(
+            a is None or b is None or a == b for a, b in zip(here[1:], there[1:])
+        )
+        near = _dates_fit(here, there) or (
+            _same_tags(row["game_id"], row["game_id_old"]) and _days_apart(here, there) <= NEAR_DAYS
+        )
+        keep.append(bool(not crossed and (agree or near)))
+        agrees.append(agree)
+    found = found.with_columns(_same_date=pl.Series(agrees, dtype=pl.Boolean)).filter(
+        pl.Series(keep, dtype=pl.Boolean)
+    )
     if found.height == 0:
         return []
+    # one stored game per copy, one whose date agrees first
+    found = found.sort(["_i", "_same_date", "_s"], descending=[False, True, False])
     found = found.unique("_i", keep="first", maintain_order=True)
     names = dict(_names(store, players).iter_rows())
     spellings: dict[tuple[str, str], int] = {}
@@ -973,13 +1155,161 @@ def _other_names_note(
         f"{here!r} here, {there!r} there"
         for (here, there), _ in sorted(spellings.items(), key=lambda kv: -kv[1])
     ]
+    sources = dict(inc.select("_i", "source").iter_rows())
+    dated = [
+        (sources[i], (y, m, d), (oy, om, od))
+        for i, y, m, d, oy, om, od in found.filter(~pl.col("_same_date"))
+        .select("_i", "_y", "_m", "_d", "_y_old", "_m_old", "_d_old")
+        .iter_rows()
+    ]
+    later = (
+        f"; {len(dated)} of them under another date, up to "
+        f"{max(_days_apart(a, b) for _, a, b in dated)} day(s) apart ("
+        + _examples(
+            [f"{src}, {_date_text(*a)} here and {_date_text(*b)} there" for src, a, b in dated]
+        )
+        + ")"
+        if dated
+        else ""
+    )
     return [
         f"{found.height} game(s) of {MIN_PLIES // 2} moves or more have the moves, result "
         f"and date of games stored from another file under other player names "
-        f"({_examples(said)}): each such game counts twice until the players are merged "
-        "(arpad players identify proposes the merges; arpad players merge makes them and "
-        "takes the later copies out of the ratings; docs/identity.md)"
+        f"({_examples(said)}){later}: each such game counts twice until the players "
+        "are merged (arpad players identify proposes the merges; arpad players merge makes "
+        "them and takes the later copies out of the ratings; docs/identity.md)"
     ]
+
+
+_RESULT = {1.0: "1-0", 0.0: "0-1", 0.5: "1/2-1/2"}
+# a side's compared form and the other colour's of the same form (``_sides``)
+_CROSS = {"_w": "_b", "_wn": "_bn", "_b": "_w", "_bn": "_wn"}
+
+
+def _swapped(
+    store: Store,
+    inc: pl.DataFrame,
+    old: pl.DataFrame,
+    used: dict[int, int],
+    plies: _Plies,
+    players: pl.DataFrame | None,
+) -> tuple[dict[int, int], dict[int, str]]:
+    """Incoming rows (not in ``used``) that repeat a stored game of another file (not
+    used) with **White and Black swapped** (round 15; a common database error): the
+    same pool and moves, the names crossed (White here is Black there, by id or name,
+    as above), a result that is the same tag or the same winner, a date that agrees or
+    that the near-date rule takes for one game's (``_dates_fit``), not two rounds of one
+    Event, and a main line of ``MIN_PLIES`` half-moves or the same Event, Site and
+    Round. Returns row -> stored row (one for one, in file order) and their detail's
+    words. The two players are not two spellings to merge: the colours are wrong in
+    one source, and the stored game counts."""
+    digested = pl.col("moves_digest").is_not_null()
+    left = inc.filter(digested & ~pl.col("_i").is_in(list(used)))
+    right = old.filter(digested & ~pl.col("_s").is_in(list(used.values())))
+    if left.height == 0 or right.height == 0:
+        return {}, {}
+    cols = ["pool", "moves_digest", "score", "_y", "_m", "_d", "game_id"]
+    crossed = [
+        _flat(left.select("_i", *cols, w, b))
+        .join(
+            _flat(
+                right.select("_s", *cols, pl.col(_CROSS[w]).alias(w), pl.col(_CROSS[b]).alias(b))
+            ),
+            on=["pool", "moves_digest", w, b],
+            suffix="_old",
+        )
+        .filter(
+            (
+                (pl.col("score") == pl.col("score_old"))
+                | (pl.col("score") == 1 - pl.col("score_old"))
+            )
+            & (((pl.col("_y") == pl.col("_y_old")) & _agree()) | (_gap() <= NEAR_DAYS + 1))
+            & ~_other_rounds()
+        )
+        .select("_i", "_s", "score", "score_old", "_y", "_m", "_d", "_y_old", "_m_old", "_d_old")
+        for w, b in (("_w", "_b"), ("_wn", "_b"), ("_w", "_bn"), ("_wn", "_bn"))
+    ]
+    found = pl.concat(crossed).unique(["_i", "_s"]).sort("_i", "_s")
+    if found.height == 0:
+        return {}, {}
+    ids = dict(inc.select("_i", "game_id").iter_rows())
+    theirs = dict(old.select("_s", "game_id").iter_rows())
+    lengths = plies.of(found.get_column("_i").unique().sort().to_list())
+    names = dict(_names(store, players).iter_rows())
+    sides = {r[0]: r[1:] for r in inc.select("_i", "white_id", "black_id").iter_rows()}
+    out: dict[int, int] = {}
+    words: dict[int, str] = {}
+    taken: set[int] = set()
+    for i, s, score, was, y, m, d, oy, om, od in found.iter_rows():
+        if i in out or s in taken:
+            continue
+        here, there = (y, m, d), (oy, om, od)
+        agree = y == oy and all(a is None or b is None or a == b for a, b in ((m, om), (d, od)))
+        n = lengths.get(i)
+        tags = _same_tags(ids[i], theirs[s])
+        long = n is not None and n >= MIN_PLIES
+        if not ((long or tags) and (agree or _dates_fit(here, there))):
+            continue
+        out[i] = s
+        taken.add(s)
+        white, black = (names.get(x, x) for x in sides[i])
+        when = (
+            "the same date"
+            if here == there
+            else f"dates {_date_text(*here)} here and {_date_text(*there)} there"
+        )
+        result = (
+            f"the same result tag ({_RESULT.get(score, score)}), so each source has another winner"
+            if score == was and score != 0.5
+            else f"the same result ({_RESULT.get(score, score)})"
+            if score == was
+            else f"the result tag {_RESULT.get(score, score)} here and "
+            f"{_RESULT.get(was, was)} there (the same winner)"
+        )
+        words[i] = (
+            f"White and Black swapped: {white!r} is White here and Black there, {black!r} "
+            f"Black here and White there, with the same moves{_moves_text(n)}, {when} and "
+            f"{result}: the colours are swapped in one source, not two players to merge; "
+            "the stored game counts"
+        )
+    return out, words
+
+
+def _held_at_recheck(
+    store: Store, batch: str, replaced_batches, games: pa.Table
+) -> tuple[dict[int, tuple[str, str]], pa.Table | None]:
+    """The bytes of a stored source read again because a new version of another source
+    removed or changed games some of their copies repeat (``orphans``; the same bytes:
+    the batches' first 16 characters, the bytes' sha256): the rows of ``games`` at the
+    lines whose copies named a game still stored (no ``ORPHAN_MARK``) stay quarantined
+    as they were, whatever the rules find now (a correction that re-spelt a player holds
+    the game under a name the copy no longer matches: round 15, the match counted
+    twice). Returns row -> (reason, detail) and the quarantine table those rows read."""
+    same = [b for b in replaced_batches if b[:16] == batch[:16]]
+    tables = []
+    for b in same:
+        path = store.quarantine_dir / f"batch={b}" / "part-0.parquet"
+        if path.exists():
+            tables.append(read_parquet_file(path))
+    if not tables:
+        return {}, None
+    table = pa.concat_tables(tables)
+    details = table.column("detail").to_pylist()
+    if not any(ORPHAN_MARK in (d or "") for d in details):
+        return {}, None
+    wanted = (Reason.PROBABLE_DUPLICATE.value, Reason.CONFLICTING_RESULT.value)
+    at = {
+        line: (reason, detail)
+        for line, reason, detail in zip(
+            table.column("line").to_pylist(), table.column("reason").to_pylist(), details
+        )
+        if reason in wanted and ORPHAN_MARK not in (detail or "")
+    }
+    lines = [
+        int(s.rsplit(":", 1)[1]) if s and s.rsplit(":", 1)[-1].isdigit() else None
+        for s in games.column("source").to_pylist()
+    ]
+    return {k: at[line] for k, line in enumerate(lines) if line in at}, table
 
 
 def drop_probable_duplicates(
@@ -998,8 +1328,56 @@ def drop_probable_duplicates(
     movetexts give the length of games the near-date rule compares (``_Plies``; without
     it that rule takes only games whose Event, Site and Round agree). ``notes``: gets
     the notes on games stored although they repeat stored ones (a short line under
-    another date, ``_short_note``; other player names, ``_other_names_note``). Returns
-    the games left and how many were quarantined as probable duplicates."""
+    another date, ``_short_note``; a long one under dates too far apart, ``_far_note``;
+    other player names, ``_other_names_note``). The bytes of a source read again for
+    their orphaned copies keep the other copies quarantined (``_held_at_recheck``).
+    Returns the games left and how many were quarantined as probable duplicates."""
+    games = v.accepted
+    if games.num_rows == 0:
+        return v, 0
+    held, _ = _held_at_recheck(store, batch, replaced_batches, games)
+    if held:
+        rest = [k for k in range(games.num_rows) if k not in held]
+        kept_rows = games.take(pa.array(sorted(held), pa.int64()))
+        rows = [held[k] for k in sorted(held)]
+        again = pa.table(
+            {
+                "source": [s.rsplit(":", 1)[0] for s in kept_rows.column("source").to_pylist()],
+                "line": [int(s.rsplit(":", 1)[1]) for s in kept_rows.column("source").to_pylist()],
+                "reason": [r for r, _ in rows],
+                "detail": [d for _, d in rows],
+                "raw": [None] * len(rows),
+                "ingest_batch": [batch] * len(rows),
+            },
+            schema=schemas.QUARANTINE,
+        )
+        v = Validated(
+            games.take(pa.array(rest, pa.int64())),
+            pa.concat_tables([v.quarantine, again]).sort_by("line"),
+            v.rows_read,
+        )
+        copies = sum(r == Reason.PROBABLE_DUPLICATE.value for r, _ in rows)
+        if notes is not None:
+            notes.append(
+                f"{len(rows)} game(s) quarantined as copies of games still stored stay "
+                "quarantined as they were (their details name the games); the others are "
+                "checked against the store as it is now"
+            )
+        left, n = _drop(store, v, batch, replaced_batches, players, path, notes)
+        return left, n + copies
+    return _drop(store, v, batch, replaced_batches, players, path, notes)
+
+
+def _drop(
+    store: Store,
+    v: Validated,
+    batch: str,
+    replaced_batches,
+    players: pl.DataFrame | None,
+    path: str | Path | None,
+    notes: list[str] | None,
+) -> tuple[Validated, int]:
+    """``drop_probable_duplicates`` of the games the rules decide."""
     games = v.accepted
     if games.num_rows == 0:
         return v, 0
@@ -1010,18 +1388,23 @@ def drop_probable_duplicates(
     aliases = identity.alias_map(store)
     pairs, inc, old = _pairs(store, *found, aliases, players, near=True)
     plies = _Plies(path, inc)
-    pairs, near, short = _near_pairs(pairs, inc, old, plies)
+    pairs, near, short, far = _near_pairs(pairs, inc, old, plies)
     matched = _one_for_one(pairs)
-    conflicts = _conflicts(store, games, inc, old, matched)
+    swapped, swap_words = _swapped(store, inc, old, matched, plies, players)
+    conflicts = _conflicts(store, games, inc, old, {**matched, **swapped})
     if notes is not None:
         notes.extend(_short_note(short, matched, conflicts, inc, old, plies))
-        notes.extend(
-            _other_names_note(store, inc, old, pairs, short, matched, conflicts, plies, players)
-        )
+        notes.extend(_far_note(far, {**matched, **swapped}, conflicts, inc, old, plies))
+        taken = {*matched, *swapped, *conflicts, *pairs.get_column("_i").to_list()}
+        taken |= set(short.get_column("_i").to_list()) | set(far.get_column("_i").to_list())
+        notes.extend(_other_names_note(store, inc, old, taken, plies, players))
+    matched = {**matched, **swapped}
     if not matched and not conflicts:
         return v, 0
-    # the near-date rule's detail for the rows it matched (not another stored game)
+    # the near-date rule's detail for the rows it matched (not another stored game), and
+    # the colour swaps'
     near = {i: near[(i, s)] for i, s in matched.items() if (i, s) in near}
+    near.update(swap_words)
     index = sorted(matched)
     out = sorted([*index, *conflicts])
     keep = pc.invert(
@@ -1202,8 +1585,8 @@ def note(n: int) -> str:
     """The ingest summary's line on the probable duplicates of a file."""
     return (
         f"{n} game(s) with the players, result and date (or moves and a date that "
-        "agrees, or up to a year apart for 20 moves or more; without moves on one side, a "
-        "date that agrees) of a game of another file: "
+        "agrees, or one a typo away for 20 moves or more, or White and Black swapped; "
+        "without moves on one side, a date that agrees) of a game of another file: "
         f"quarantined as probable_duplicate ({KEEP_OPTION} stores them; docs/pgn-trf.md)"
     )
 
@@ -1354,7 +1737,11 @@ def _games_with(store: Store, ids: set[str], batches: set[str]) -> dict[str, pa.
 
 
 def after_merge(
-    store: Store, before: dict[str, str], merge: str, split_hint: str
+    store: Store,
+    before: dict[str, str],
+    merge: str,
+    split_hint: str,
+    notes: list[str] | None = None,
 ) -> TakenOut | None:
     """The stored games that the merges in force in ``store`` (``before``: the merges
     in force before this one) make probable duplicates of games of earlier-ingested
@@ -1362,7 +1749,9 @@ def after_merge(
     players been merged then: the later-ingested copy goes. Pairs that already matched
     before the merge are left alone (both copies are stored, so the user kept them:
     ``--keep-probable-duplicates``). ``merge``: this merge's id, named in the details
-    with ``split_hint`` (how to undo it)."""
+    with ``split_hint`` (how to undo it). The near-date rule reads the length of a game
+    from the file it was ingested from (``_StorePlies``); ``notes`` gets the note on the
+    pairs whose length no file gave (``_unread_note``)."""
     after = identity.alias_map(store)
     ids = _regrouped(store, before, after)
     if not ids:
@@ -1373,16 +1762,21 @@ def after_merge(
     taken: list[pa.Table] = []
     rows: list[pa.Table] = []
     gone = pl.Series("game_id", [], pl.String)
+    unread: list[str] = []
     for batch in sorted(by_batch, key=lambda b: rank.get(b, len(rank))):
         games = by_batch[batch]
         later = order[rank.get(batch, len(order)) :]
         ignore = {f"part-{b}.parquet" for b in [batch, *later]}
-        found = _candidates(store, _without_digest(store, games), ignore, gone)
+        found = _candidates(store, _without_digest(store, games), ignore, gone, near=True)
         if found is None:
             continue
-        now, inc, old = _pairs(store, *found, after)
-        then, _, _ = _pairs(store, *found, before)
+        # the near-date rule too (round 15), its lengths read from the files ingested
+        now, inc, old = _pairs(store, *found, after, near=True)
+        plies = _StorePlies(store, inc, old, now.filter(pl.col("_kind") == 2))
+        now, near, short, _ = _near_pairs(now, inc, old, plies)
+        then, _, _ = _pairs(store, *found, before, near=True)
         matched = _one_for_one(now.join(then, on=["_i", "_s"], how="anti"))
+        unread += _unread(short.join(then, on=["_i", "_s"], how="anti"), matched, inc, old, plies)
         if not matched:
             continue
         index = sorted(matched)
@@ -1402,19 +1796,68 @@ def after_merge(
                 f" after merge {merge} ({'; '.join(counted) or 'names of merged players'}): "
                 f"{split_hint} puts it back"
             )
+        near = {i: near[(i, s)] for i, s in matched.items() if (i, s) in near}
         details, dup_of = _details(
-            index, matched, inc, old, tails, _events(store, games, old, matched)
+            index, matched, inc, old, tails, _events(store, games, old, matched), near
         )
         out = games.take(pa.array(index, pa.int64()))
         rows.append(_quarantine_rows(out.column("source").to_pylist(), details, merge))
         out = out.append_column("merge", pa.array([merge] * len(index), pa.string()))
         taken.append(out.append_column("duplicate_of", pa.array(dup_of, pa.string())))
         gone = pl.concat([gone, pl.Series("game_id", out.column("game_id").to_pylist())])
+    if notes is not None and unread:
+        notes.append(_unread_note(store, unread))
     if not taken:
         return None
     return TakenOut(
         pa.concat_tables(taken).select(HELD_COLUMNS.names).cast(HELD_COLUMNS),
         pa.concat_tables(rows),
+    )
+
+
+def _unread(
+    short: pl.DataFrame,
+    matched: dict[int, int],
+    inc: pl.DataFrame,
+    old: pl.DataFrame,
+    plies: _StorePlies,
+) -> list[tuple[str, str]]:
+    """The pairs the near-date rule left apart at a merge for want of a length (no file
+    gave it: ``_StorePlies``), whose dates it would take for one game's: (``file:line``,
+    the stored game's id), one per game."""
+    rows = short.filter(~pl.col("_i").is_in(list(matched))).sort("_i", "_s")
+    rows = rows.unique("_i", keep="first", maintain_order=True)
+    if rows.height == 0:
+        return []
+    lengths = plies.of(rows.get_column("_i").to_list())
+    mine = {r[0]: r[1:] for r in inc.select("_i", "source", "_y", "_m", "_d").iter_rows()}
+    theirs = {r[0]: r[1:] for r in old.select("_s", "game_id", "_y", "_m", "_d").iter_rows()}
+    out = []
+    for i, s in rows.iter_rows():
+        source, *here = mine[i]
+        other, *there = theirs[s]
+        if lengths.get(i) is None and _dates_fit(tuple(here), tuple(there)):
+            out.append((source, other))
+    return out
+
+
+def _unread_note(store: Store, unread: list[tuple[str, str]]) -> str:
+    """The merge's note on ``_unread``'s pairs: they stay rated, and how to check them."""
+    manifest = store.read_manifest()
+    labels, keys = (manifest.column(c).to_pylist() for c in ("source", "source_key"))
+    key = dict(zip(labels, keys))
+    files = dict.fromkeys(
+        key.get(label) or label for label in (source.rsplit(":", 1)[0] for source, _ in unread)
+    )
+    items = [f"{source} and game {other}" for source, other in unread]
+    return (
+        f"{len(unread)} game(s) have the moves, White, Black and result of a game of another "
+        f"file under a date that disagrees ({_examples(items)}): a copy when the main line "
+        f"has {MIN_PLIES // 2} moves or more, but their length could not be read, the file "
+        f"ingested ({', '.join(files)}) not being at that path with the bytes stored: they "
+        "stay rated; to check them, undo this merge (arpad players split) and make it again "
+        'from the directory the files were ingested from (docs/pgn-trf.md "Probable '
+        'duplicates")'
     )
 
 
@@ -1435,10 +1878,18 @@ def still_duplicates(store: Store, held: pa.Table) -> set[str]:
     for batch in sorted(set(batches), key=lambda b: rank.get(b, len(rank))):
         games = held.filter(pa.array([b == batch for b in batches]))
         ignore = {f"part-{batch}.parquet"}
-        found = _candidates(store, _without_digest(store, games), ignore)
+        found = _candidates(store, _without_digest(store, games), ignore, near=True)
         if found is None:
             continue
-        pairs, _, _ = _pairs(store, *found, aliases)
+        pairs, inc, old = _pairs(store, *found, aliases, near=True)
+        # a held copy and the game it was taken out for, by the near-date rule when the
+        # merge took it: that pair stands (its length read then)
+        named = dict(zip(range(games.num_rows), games.column("duplicate_of").to_pylist()))
+        theirs = dict(old.select("_s", "game_id").iter_rows())
+        near = pairs.filter(pl.col("_kind") == 2).select("_i", "_s").iter_rows()
+        known = {(i, s) for i, s in near if named.get(i) == theirs[s]}
+        plies = _StorePlies(store, inc, old, pairs.filter(pl.col("_kind") == 2))
+        pairs, _, _, _ = _near_pairs(pairs, inc, old, plies, known)
         ids = games.column("game_id").to_pylist()
         still |= {ids[i] for i in _one_for_one(pairs)}
     return still
@@ -1454,19 +1905,81 @@ _NAMED = re.compile(
 )
 
 
-def gone_games(store: Store, old_batches, accepted: pa.Table) -> set[str]:
+class Gone(set):
+    """``gone_games``' answer: the game ids a new version removes or changes (a set), and
+    ``moved``: old id -> (its source, the new id, the new source) of the games it holds
+    under another id with the same moves, result and date (round 15: a player re-spelt,
+    "Morphy, Paul" -> "Morphy, Paul Charles", or another Event or Site tag). Those are
+    not gone: their copies stay quarantined, naming the game as stored now."""
+
+    def __init__(self, ids=(), moved: dict[str, tuple[str, str, str]] | None = None):
+        super().__init__(ids)
+        self.moved = dict(moved or {})
+
+
+def _games_key(row: dict) -> tuple:
+    """What a game of a source keeps under another id in a new version of it: pool,
+    period, date and its precision, result and moves' digest."""
+    return (
+        row["pool"],
+        row["period"],
+        row["date"],
+        row["date_precision"],
+        row["score"],
+        row["moves_digest"],
+    )
+
+
+def gone_games(store: Store, old_batches, accepted: pa.Table) -> Gone:
     """The game ids of the stored versions ``old_batches`` of a source that its new
     version (``accepted``) does not hold with the same result: removed, re-dated (a
-    PGN id holds the date) or another score."""
-    old: dict[str, object] = {}
+    PGN id holds the date) or another score. A game the new version holds under another
+    id with the same pool, date, result and moves (or, without moves, one side's id
+    too) is not gone: ``Gone.moved`` names it (one for one, in file order)."""
+    cols = ["game_id", "score", "date", "date_precision", "moves_digest", "white_id"]
+    cols += ["black_id", "source"]
+    old: list[dict] = []
     for batch in old_batches:
         for f in store.games_dir.glob(f"pool=*/period=*/part-{batch}.parquet"):
-            t = read_parquet_file(f, ["game_id", "score"])
-            old.update(zip(t.column("game_id").to_pylist(), t.column("score").to_pylist()))
+            t = read_parquet_file(f)
+            t = t.select([c for c in cols if c in t.column_names]).to_pylist()
+            pool = f.parent.parent.name.split("=", 1)[1]
+            period = int(f.parent.name.split("=", 1)[1])
+            for row in t:
+                row.setdefault("date_precision", None)
+                row.setdefault("moves_digest", None)
+                old.append({**row, "pool": pool, "period": period})
     if not old:
-        return set()
-    new = dict(zip(accepted.column("game_id").to_pylist(), accepted.column("score").to_pylist()))
-    return {g for g, score in old.items() if g not in new or new[g] != score}
+        return Gone()
+    new_rows = schemas.conform(accepted, schemas.GAMES).select([*cols, "pool", "period"])
+    new_rows = new_rows.to_pylist()
+    new = {r["game_id"]: r["score"] for r in new_rows}
+    gone = {r["game_id"] for r in old if r["game_id"] not in new or new[r["game_id"]] != r["score"]}
+    # the games removed (not changed): held under another id?
+    stored = {r["game_id"] for r in old}
+    added: dict[tuple, list[dict]] = {}
+    for r in new_rows:
+        if r["game_id"] not in stored:
+            added.setdefault(_games_key(r), []).append(r)
+    moved: dict[str, tuple[str, str, str]] = {}
+    old.sort(key=lambda r: (_line_of(r["source"]), r["game_id"]))
+    for r in old:
+        if r["game_id"] in new:
+            continue
+        free = added.get(_games_key(r), [])
+        for k, cand in enumerate(free):
+            if r["moves_digest"] is not None or (
+                cand["white_id"] == r["white_id"] or cand["black_id"] == r["black_id"]
+            ):
+                moved[r["game_id"]] = (r["source"], cand["game_id"], cand["source"])
+                del free[k]
+                break
+    return Gone(gone - set(moved), moved)
+
+
+def _line_of(source: str | None) -> int:
+    tail = (source or "").rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
 
 
 def _named_game(detail: str | None) -> str | None:
@@ -1482,13 +1995,18 @@ def orphaned_copies(staged, gone: set[str], label: str, skip) -> list[str]:
     this source) get ``ORPHAN_MARK`` in their detail, in the same transaction, and the
     note naming them and the command that checks them again (their file ingested again
     is read, not skipped: ``orphans``). Copies a merge took out are put back after it
-    (``put_back_orphans``)."""
-    if not gone:
+    (``put_back_orphans``). The copies of games it holds under another id
+    (``Gone.moved``: a player re-spelt) stay quarantined, their detail naming the game
+    as stored now (so that a later version removing it finds them), and a note says so."""
+    moved = getattr(gone, "moved", {})
+    if not gone and not moved:
         return []
     store = staged.real
     manifest = store.read_manifest()
     rows = zip(*(manifest.column(c).to_pylist() for c in ("batch", "kind", "source", "source_key")))
     found: list[tuple[str, str, int, str]] = []  # (file to ingest, source, line, game)
+    kept: list[str] = []  # the copies of games held under another id now
+    wanted = (Reason.PROBABLE_DUPLICATE.value, Reason.CONFLICTING_RESULT.value)
     for batch, kind, source, key in rows:
         path = store.quarantine_dir / f"batch={batch}" / "part-0.parquet"
         if kind != "games" or batch in skip or not path.exists():
@@ -1500,8 +2018,17 @@ def orphaned_copies(staged, gone: set[str], label: str, skip) -> list[str]:
         marked = False
         for k, (reason, detail) in enumerate(zip(reasons, details)):
             named = _named_game(detail)
-            wanted = (Reason.PROBABLE_DUPLICATE.value, Reason.CONFLICTING_RESULT.value)
-            if reason not in wanted or named not in gone or ORPHAN_MARK in detail:
+            if reason not in wanted or ORPHAN_MARK in (detail or ""):
+                continue
+            if named in moved:
+                was, now, where = moved[named]
+                details[k] = detail.replace(
+                    f"game {named} stored from {was}", f"game {now} stored from {where}", 1
+                ) + (f" (game {named} until a new version of {label} stored it under this id)")
+                kept.append(f"{source}:{lines[k]} of game {now}")
+                marked = True
+                continue
+            if named not in gone:
                 continue
             details[k] = (
                 f"{detail} ({ORPHAN_MARK}: a new version of {label} removed it or changed "
@@ -1512,8 +2039,16 @@ def orphaned_copies(staged, gone: set[str], label: str, skip) -> list[str]:
         if marked:
             at = table.schema.get_field_index("detail")
             staged.write_quarantine(table.set_column(at, "detail", pa.array(details)), batch)
+    notes = []
+    if kept:
+        notes.append(
+            f"{len(kept)} game(s) of other files quarantined as copies of games this version "
+            "holds under another id (the same moves, result and date under other player "
+            f"names or tags: {_examples(kept)}) stay quarantined: the game is still stored "
+            "once, and their details name it as it is stored now"
+        )
     if not found:
-        return []
+        return notes
     files = list(dict.fromkeys(f[0] for f in found))
     items = [f"{source}:{line} of game {game}" for _, source, line, game in found]
     return [
@@ -1522,7 +2057,8 @@ def orphaned_copies(staged, gone: set[str], label: str, skip) -> list[str]:
         "file is checked against the store as it is now: ingest it again ("
         + "; ".join(f"arpad ingest {f}" for f in files)
         + "; a copy of a game still stored, under its old date or another, stays "
-        'quarantined; docs/pgn-trf.md "Probable duplicates")'
+        'quarantined; docs/pgn-trf.md "Probable duplicates")',
+        *notes,
     ]
 
 
@@ -1578,7 +2114,8 @@ def _other_result(store: Store, games: pa.Table) -> set[str]:
 
 def put_back_orphans(store: Store, gone: set[str]) -> list[str]:
     """After a new version of a source that removes or changes the games ``gone``: the
-    games merges took out as copies of them (``after_merge``, held whole) that are no
+    games merges took out as copies of them (``after_merge``, held whole; those of games
+    it holds under another id, ``Gone.moved``, stay, naming that id) that are no
     longer probable duplicates of a stored game of another file, nor repeat one with
     another result, go back into their games files (the split's ``identity.put_back``,
     one more staged transaction: before it the store is as the new version left it).
@@ -1586,9 +2123,21 @@ def put_back_orphans(store: Store, gone: set[str]) -> list[str]:
     from arpad.pipeline.store import atomic_write_parquet
 
     held_file = identity.held_path(store)
-    if not gone or not held_file.exists():
+    moved = getattr(gone, "moved", {})
+    if (not gone and not moved) or not held_file.exists():
         return []
     held = read_parquet_file(held_file).select(HELD_COLUMNS.names).cast(HELD_COLUMNS)
+    named = held.column("duplicate_of").to_pylist()
+    now = [moved[d][1] if d in moved else d for d in named]
+    if now != named:  # the games it holds under another id: the held copies name them so
+        held = held.set_column(
+            held.schema.get_field_index("duplicate_of"), "duplicate_of", pa.array(now, pa.string())
+        )
+        staged = identity.staged_store(store, "putback")
+        atomic_write_parquet(held, identity.held_path(staged), staged.root)
+        identity.commit_staged(staged)
+    if not gone:
+        return []
     current = set(store.read_manifest().column("batch").to_pylist())
     batches = [
         f.rsplit("/part-", 1)[-1].removesuffix(".parquet") for f in held.column("file").to_pylist()

@@ -6,7 +6,9 @@ sha256, when, the rules and run that produced the ratings, the ingest batches th
 list was computed from) and a snapshot of the game ids of periods <= N
 (``games.parquet``). A published list is never written again: publishing the same
 period twice is refused (FIDE and USCF never revise a published list), and so is a
-period before one already published (lists are frozen in order).
+period before one already published (lists are frozen in order), and one after finished
+months not published since the latest published list, which it would pass over for good
+(``unpublished_before``; ``skip_earlier`` publishes it anyway).
 
 ``diff`` compares a published list with the current ("revised") ratings of the same
 period after late corrections: per player the published and revised rating, the
@@ -79,6 +81,12 @@ class OutOfOrderError(ValueError):
     """A later period's list is already published (bad input, exit 2): lists are frozen
     in order, so that a month's frozen list never carries a correction the later frozen
     list missed (docs/lists.md "Lists are frozen in order")."""
+
+
+class PassesOverError(ValueError):
+    """Finished months after the latest frozen list are not published yet (bad input,
+    exit 2): once a later period is frozen they never can be, lists being frozen in
+    order (docs/lists.md "Lists are frozen in order"); ``skip_earlier`` lifts it."""
 
 
 class NotRatedYetError(ValueError):
@@ -221,6 +229,109 @@ def later_published(store: Store, system: str, pool: str, period: int) -> str | 
     )
 
 
+def publish_words(system: str, pool: str) -> str:
+    """``arpad publish`` with ``--system`` and ``--pool`` where they are not its defaults."""
+    from arpad.pipeline.systems import DEFAULT_SYSTEM
+
+    return (
+        "arpad publish"
+        + (f" --system {system}" if system != DEFAULT_SYSTEM else "")
+        + (f" --pool {pool}" if pool != "standard" else "")
+    )
+
+
+def unpublished_before(
+    store: Store, system: str, pool: str, period: int, day: dt.date | None = None
+) -> list[int]:
+    """The finished months before ``period`` and after the latest frozen list of
+    ``system``/``pool`` that have a list (rated, or carried forward: a month without
+    games, ``lists.carried_periods``) and are not published: publishing ``period`` would
+    pass over them for good, lists being frozen in order. None on a store with nothing
+    frozen yet (its first list may start anywhere)."""
+    from arpad.pipeline.lists import carried_periods
+    from arpad.pipeline.systems import get_system
+
+    done = store.published_periods(system, pool)
+    if not done or period <= done[-1]:
+        return []
+    day = day or today()
+    rated = get_system(system).list_periods(store.rating_periods(system, pool))
+    listed = {*rated, *carried_periods(store, system, pool)}
+    return sorted(p for p in listed if done[-1] < p < period and not in_progress(p, day))
+
+
+def passes_over_message(store: Store, system: str, pool: str, period: int, months) -> str:
+    """``publish``'s refusal of ``period`` while ``months`` (``unpublished_before``) are
+    not published: which, why, the commands that freeze them first, and ``--skip-earlier``
+    (the officer's attack, round 15: ``publish --period 202611`` passed over 202609 and
+    202610 without a word, and they could never be frozen)."""
+    rated = set(store.rating_periods(system, pool))
+    one = len(months) == 1
+    which = ", ".join(str(p) if p in rated else f"{p} (no games)" for p in months)
+    words = publish_words(system, pool)
+    first = ", then ".join(f"{words} --period {p}" for p in months)
+    return (
+        f"the {system}/{pool} list{'' if one else 's'} of period{'' if one else 's'} {which} "
+        f"{'is' if one else 'are'} not published, and lists are frozen in order: once period "
+        f"{period} is published {'it' if one else 'they'} never can be; {first} "
+        f"{'freezes it' if one else 'freeze them'} first, then {words} --period {period}; "
+        f"or give --skip-earlier to publish period {period} and leave "
+        f"{'it' if one else 'them'} unpublished"
+    )
+
+
+def waiting_quiet_hint(store: Store, system: str, pool: str, after: int) -> str:
+    """``; …``: the finished months without games after ``after`` (the latest published
+    list) whose list, the latest carried forward, is not published, and the command that
+    freezes the first (docs/lists.md "A month without games"); "" when there are none."""
+    from arpad.pipeline.lists import carried_periods
+
+    rated = set(store.rating_periods(system, pool))
+    day = today()
+    months = [
+        p
+        for p in carried_periods(store, system, pool)
+        if p > after and p not in rated and not in_progress(p, day)
+    ]
+    if not months:
+        return ""
+    one = len(months) == 1
+    some = f"period {months[0]} has" if one else f"periods {months[0]}-{months[-1]} have"
+    return (
+        f"; {some} no games: {publish_words(system, pool)} --period {months[0]} freezes "
+        f"{'its list' if one else 'the first'} (the latest list carried forward)"
+    )
+
+
+def nothing_new_message(store: Store, system: str, pool: str, period: int) -> str:
+    """``publish`` without ``--period`` when ``period``, the latest rated month that is
+    over, is published: the latest published list (a later month without games frozen by
+    hand: it said "the list of period 202608 is already published" with 202611 the
+    latest published, the officer's attack, round 15) and any month without games
+    waiting (``waiting_quiet_hint``)."""
+    done = store.published_periods(system, pool)
+    latest = done[-1]
+    folder = store.published_partition(system, pool, latest)
+    if latest == period:
+        head = f"the {system}/{pool} list of period {period} is already published ({folder})"
+    else:
+        carried = read_manifest(store, system, pool, latest).get("carried_from")
+        kind = (
+            f", the list of period {carried} carried forward into a month without games"
+            if carried is not None
+            else ""
+        )
+        head = (
+            f"nothing to publish: the latest published {system}/{pool} list is of period "
+            f"{latest}{kind} ({folder}), after {period}, the latest rated month that is over"
+        )
+    return (
+        head
+        + waiting_quiet_hint(store, system, pool, latest)
+        + "; a published list is never revised: see arpad diff --published"
+    )
+
+
 def _sha256(path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -266,11 +377,14 @@ def publish(
     pool: str = "standard",
     period: int | None = None,
     force: bool = False,
+    skip_earlier: bool = False,
 ) -> dict:
     """Freeze the list of ``period`` (default: the latest rated period whose month is
     over); returns the manifest. A month in progress is refused unless ``force``
     (``period_to_publish``), and so is a period before one already published
-    (``later_published``). A period in which the pool has no games but has its latest
+    (``later_published``), and one after finished months with a list that are not
+    published since the latest frozen list (``unpublished_before``: they could never be
+    frozen after it) unless ``skip_earlier``: the result's ``passed_over`` names them. A period in which the pool has no games but has its latest
     list carried forward (``lists.carried_periods``: another of the combined file's
     pools has a list of it, or a finished month without games, ``lists.quiet_months``)
     freezes that carried list, as any other: the manifest's
@@ -279,7 +393,10 @@ def publish(
     store's writer lock."""
     from arpad.pipeline.lists import TooWideError, fide_txt_problem, list_frame, write_list
 
+    asked = period
     period = period_to_publish(store, system, pool, period, force)
+    if asked is None and period in store.published_periods(system, pool):
+        raise AlreadyPublishedError(nothing_new_message(store, system, pool, period))
     source = None  # the period whose list a carried list carries (``carried_from``)
     if period not in store.rating_periods(system, pool):  # no ratings of it (docs/lists.md)
         from arpad.pipeline.lists import carried_periods, carried_source
@@ -302,6 +419,9 @@ def publish(
         )
     if problem := later_published(store, system, pool, period):
         raise OutOfOrderError(problem)
+    passed = unpublished_before(store, system, pool, period)
+    if passed and not skip_earlier:
+        raise PassesOverError(passes_over_message(store, system, pool, period, passed))
     if problem := out_of_date(store, system, pool, period):
         raise StaleListError(f"{problem}, then publish")
     # FIDE's fixed-width files need ids that fit its ID Number column; a store of
@@ -358,12 +478,15 @@ def publish(
     # (not in manifest.json) the listed players whose only rating in a rapid or blitz
     # pool is a players file's rating of every pool: ``every_pool_note`` says so
     seeded = every_pool_seeded(store, pool, period, frame["player_id"].to_list(), games)
-    return {**manifest, EVERY_POOL: len(seeded)}
+    return {**manifest, EVERY_POOL: len(seeded), PASSED_OVER: passed}
 
 
 # ``publish``'s result (not manifest.json): how many listed players ``every_pool_seeded``
 # counts (the officer's report, round 13).
 EVERY_POOL = "every_pool_seeded"
+# ``publish``'s result (not manifest.json): the months ``skip_earlier`` passed over
+# (``unpublished_before``), never to be frozen.
+PASSED_OVER = "passed_over"
 
 
 def every_pool_seeded(
@@ -573,8 +696,9 @@ def freeze(
     period: int | None = None,
     wait: float = 0.0,
     force: bool = False,
+    skip_earlier: bool = False,
 ) -> dict:
     """``arpad publish``: ``publish`` under the store's writer lock (a failure leaves
     no half-published folder: the lock's undo journal removes what was written)."""
     with store.writer_lock("arpad publish", wait=wait):
-        return publish(store, system, pool, period, force)
+        return publish(store, system, pool, period, force, skip_earlier)

@@ -655,7 +655,8 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     text = decode(_csv_bytes(path, notes), path, notes)
     from arpad.pipeline.fixed_width import as_csv  # FIDE's fixed-width list (a .txt)
 
-    text = as_csv(text, notes) or text
+    fixed: list[tuple[int, str, str, str]] = []  # its lines quarantined, blank in the CSV
+    text = as_csv(text, notes, path, fixed) or text
     if not text.strip():
         raise InputError(path, 1, "empty file: no header and no rows")
     lines = _PHYSICAL_LINE.findall(text)
@@ -695,9 +696,9 @@ def read_csv(path: Path, mapping: str | None = None, kind: str | None = None) ->
     columns: list[list[str | None]] = [[] for _ in names]
     line_numbers: list[int] = []
     raws: list[str] = []
-    problems: list[tuple[int, str, str, str]] = []
+    problems: list[tuple[int, str, str, str]] = fixed
     width = len(names)
-    blank = 0
+    blank = -len(fixed)
 
     def quarantine_line_and_restart(first: int, detail: str):
         """Quarantine physical line ``first + 1`` and read again from the next line."""
@@ -1548,8 +1549,16 @@ _PERIOD_GAMES = {"gms", "games", "sgm", "rgm", "bgm"}
 
 def unread_note(header: list[str], names: list[str], kind: str, notes: list[str]) -> None:
     """A note naming the columns of the file that are not read (``READ_COLUMNS``), as
-    headed in the file: a column was left out unsaid (the new user's report, round 8)."""
-    unread = [h for h, n in zip(header, names) if n not in READ_COLUMNS[kind]]
+    headed in the file: a column was left out unsaid (the new user's report, round 8).
+    A ratings table's columns (``rate``'s result as a CSV: ``rating_after`` and no
+    ``rating``) are not named: validate.py ``ratings_table`` reads it, and says how."""
+    read = READ_COLUMNS[kind]
+    ratings = kind == "players" and "rating_after" in names and "rating" not in names
+    if ratings:
+        from arpad.pipeline.schemas import RATINGS
+
+        read = read | set(RATINGS.names)
+    unread = [h for h, n in zip(header, names) if n not in read]
     if not unread:
         return
     named = [capped(h.strip().lstrip("\ufeff").strip(), 40) for h in unread]
@@ -1562,7 +1571,7 @@ def unread_note(header: list[str], names: list[str], kind: str, notes: list[str]
     if nameless:
         text += f"{', ' if text else ''}{nameless} without a name"
     hint = ""
-    if kind == "players" and {n for n in names if n in _PERIOD_GAMES}:
+    if kind == "players" and not ratings and {n for n in names if n in _PERIOD_GAMES}:
         hint = (
             " (FIDE's Gms counts one period's games; the rated games so far, which set "
             "K, go in rated_games)"

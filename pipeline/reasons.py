@@ -85,8 +85,9 @@ class Reason(str, Enum):
     CONFLICTING_RESULT = (
         "conflicting_result",
         "has the date/period, players in their colours (and round where both name one) of a "
-        "game already stored from another file, with another result: a correction sent under "
-        'another name, not applied (see "Conflicting results")',
+        "game already stored from another file, with another result (or its game id and "
+        "players on another date): a correction sent under another name, not applied (see "
+        '"Conflicting results")',
     )
     PROBABLE_DUPLICATE = (
         "probable_duplicate",

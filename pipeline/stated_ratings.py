@@ -35,12 +35,22 @@ def _stated(games: pa.Table, files: bool = False) -> pl.DataFrame:
     observations are read), one row per player and period: the first, as it counts. An
     event's repeated starting rating is stated once, at the event's first period
     (``observations.event_start_ratings``), as the engine reads it. ``files``: with the
-    ``source_file`` that stated it, too."""
+    ``source_file`` that stated it, too. Not the ratings of a file ingested with
+    --ignore-stated-ratings (``ingest_batch``: ``observations.ignores_stated``): they
+    only start a player who has no rating, never replace one, so no note compares them
+    (docs/observations.md "An officer whose own list is the authority")."""
     from arpad.pipeline import observations
 
     cols = ["pool", "period", "white_id", "black_id", "white_rating", "black_rating"]
     if games.num_rows == 0 or any(c not in games.column_names for c in cols):
         return pl.DataFrame()
+    if "ingest_batch" in games.column_names:
+        batch = games.column("ingest_batch").cast(pa.string())
+        marked = [b for b in pc.unique(batch).to_pylist() if observations.ignores_stated(b)]
+        if marked:
+            games = games.filter(pc.invert(pc.is_in(batch, value_set=pa.array(marked))))
+            if games.num_rows == 0:
+                return pl.DataFrame()
     event, source_file = observations.event_keys(games)
     frame = pl.from_arrow(games.select(cols)).with_columns(
         pl.Series("event", event.to_pylist(), pl.String),
@@ -461,7 +471,10 @@ def stated_in(store: Store, pool: str, months: list[int]) -> pl.DataFrame:
 
 def _period_games(store: Store, pool: str, periods: list[int]) -> pa.Table:
     """The stored games of ``pool`` in ``periods`` that can state ratings, in counting
-    order (period, file name, row), with the ``pool`` and ``period`` ``_stated`` reads."""
+    order (period, file name, row), with the ``pool``, ``period`` and ``ingest_batch``
+    (the file's) ``_stated`` reads."""
+    from arpad.pipeline.observations import file_batch
+
     frames = []
     for period in periods:
         for path in store.game_files(pool, period):
@@ -470,7 +483,9 @@ def _period_games(store: Store, pool: str, periods: list[int]) -> pa.Table:
                 continue
             wanted = [c for c in (*_GAME_COLUMNS, "white_rating", "black_rating") if c in names]
             frame = pl.read_parquet(path, columns=wanted).with_columns(
-                pl.lit(pool, pl.String).alias("pool"), pl.lit(period, pl.Int64).alias("period")
+                pl.lit(pool, pl.String).alias("pool"),
+                pl.lit(period, pl.Int64).alias("period"),
+                pl.lit(file_batch(path), pl.String).alias("ingest_batch"),
             )
             frames.append(frame.with_columns(pl.col("white_id", "black_id").cast(pl.String)))
     if not frames:
@@ -848,30 +863,38 @@ def _shown_places(hit: pl.DataFrame, system: str, files: str) -> tuple:
 
 # -- --ignore-stated-ratings: the store's own ratings are the authority -----------------
 def ignore_stated(
-    store: Store, games: pa.Table, players: pl.DataFrame | None, replaced: list[str]
+    store: Store,
+    games: pa.Table,
+    players: pl.DataFrame | None,
+    replaced: list[str],
+    frame: pl.DataFrame | None = None,
 ) -> tuple:
     """``arpad ingest --ignore-stated-ratings`` (the officer's own list is the authority,
     docs/observations.md "An officer whose own list is the authority"): (games, players,
-    note). A rating ``games`` (validated rows) states is stored as null where the store
-    has a rating of its own for the player in the game's pool before the file's games
-    (``_own_rated``); a player it has none for (a national open's foreign players, not in
-    the register) keeps the file's stated rating as his starting rating, so that he and
-    his games are rated (officer, round 14: he was unrated, and the home players' games
-    against him with him). ``players``: the file's described players (raw, TRF 001):
-    their rating null but for the players whose stated rating is kept. ``replaced``: the
-    batches of the stored source this file is a new version of (its stated ratings are
-    not the store's). The note counts both and names the players kept (three, with
-    their ratings)."""
+    note). The ratings ``games`` (validated rows) state are stored as the file gives
+    them, and the batch id marks the option (``observations.ignores_stated``): the
+    rating run decides, not the ingest. Such a rating starts a player only if no players
+    file lists him (a merged id counted as his kept id) and he has no rating when the
+    walk reaches it: the earliest such statement starts him, later ones are ignored
+    (``observations.seed_period``). Decided here, from the store as it was at the ingest
+    (officer, round 15), the outcome depended on the order the files came in, a kept
+    duplicate was re-seeded by his merged id's kept rating, and a registered unrated
+    junior was rated from the arbiter's number. ``players``: the file's described players
+    (raw, TRF 001): their rating null but for the players the note expects the file to
+    start (the players table's rating, shown by ``arpad players``). ``replaced``: the
+    batches of the stored source this file is a new version of (its statements are not
+    the store's). ``frame``: the file's rows, whose name columns name the players of a
+    games table. The note counts the players the players files list, those the store
+    rates already, and names up to three the file starts as the store stands."""
     cols = ["pool", "period", "white_id", "black_id", "white_rating", "black_rating"]
     kept = pl.DataFrame(schema={"player_id": pl.String, "rating": pl.Float64})
-    stated = dropped = owned = 0
+    stated = everyone = listed = rated = 0
     if games.num_rows and all(c in games.column_names for c in cols):
-        frame = pl.from_arrow(games.select(cols)).with_row_index("_row")
+        rows = pl.from_arrow(games.select(cols)).with_row_index("_row")
         sides = pl.concat(
             [
-                frame.select(
+                rows.select(
                     "_row",
-                    pl.lit(side).alias("side"),
                     "pool",
                     pl.col("period").cast(pl.Int64),
                     pl.col(f"{side}_id").cast(pl.String).alias("player_id"),
@@ -882,64 +905,79 @@ def ignore_stated(
         ).filter(pl.col("rating").is_not_null())
         aliases = _aliases(store)
         sides = sides.with_columns(pl.col("player_id").replace(aliases).alias("keep"))
+        from arpad.pipeline.observations import listed_ids
+
+        register = pl.Series(listed_ids(store).to_pylist(), dtype=pl.String).replace(aliases)
+        on_file = sides.get_column("keep").is_in(register.to_list())
+        stated, everyone = sides.height, sides.get_column("keep").n_unique()
+        listed = sides.filter(on_file).get_column("keep").n_unique()
+        rest = sides.filter(~on_file)
         # per player and pool: from the first period the file states him in
-        first = sides.group_by("pool", "keep").agg(pl.col("period").min())
+        first = rest.group_by("pool", "keep").agg(pl.col("period").min())
         own = _own_rated(store, first, aliases, replaced)
-        marked = sides.join(own, on=["pool", "keep"], how="left")
+        marked = rest.join(own, on=["pool", "keep"], how="left")
         marked = marked.with_columns(pl.col("own").fill_null(False))
-        gone = marked.filter("own")
-        stated, dropped = sides.height, gone.height
-        owned = gone.get_column("player_id").n_unique()
-        for side in ("white", "black"):
-            mask = np.zeros(games.num_rows, dtype=np.bool_)
-            mask[gone.filter(pl.col("side") == side).get_column("_row").to_numpy()] = True
-            name = f"{side}_rating"
-            column = games.column(name)
-            values = pc.if_else(pa.array(mask), pa.nulls(games.num_rows, column.type), column)
-            games = games.set_column(games.column_names.index(name), name, values)
+        rated = marked.filter("own").get_column("keep").n_unique()
         kept = (
             marked.filter(~pl.col("own"))
             .sort("period", "_row")
             .unique("player_id", keep="first", maintain_order=True)
             .select("player_id", "rating")
         )
+    names = _described_names(games, players, frame)
     if players is not None and "rating" in players.columns:
         mine = kept.get_column("player_id").to_list()
         ids = players.get_column("player_id").cast(pl.String).str.strip_chars()
         players = players.with_columns(
             pl.when(ids.is_in(mine)).then(pl.col("rating")).otherwise(None).alias("rating")
         )
-    return games, players, _ignore_note(stated, dropped, owned, kept, players)
+    return games, players, _ignore_note(stated, everyone, listed, rated, kept, names)
+
+
+def _described_names(
+    games: pa.Table, players: pl.DataFrame | None, frame: pl.DataFrame | None
+) -> dict[str, str]:
+    """id -> name the file gives: a TRF's 001 lines (``players``), else a games table's
+    name columns beside the ids (``validate.game_names``: the first name of each id)."""
+    if players is not None and "name" in players.columns:
+        ids = players.get_column("player_id").cast(pl.String).str.strip_chars().to_list()
+        return {i: n for i, n in zip(ids, players.get_column("name").to_list()) if n}
+    if frame is None or not {"white_name", "black_name"} & set(frame.columns):
+        return {}
+    if "source" not in games.column_names:
+        return {}
+    from arpad.pipeline.validate import game_names
+
+    named = game_names(frame, games).unique("player_id", keep="first", maintain_order=True)
+    return dict(named.select("player_id", "name").iter_rows())
 
 
 def _ignore_note(
-    stated: int, dropped: int, own: int, kept: pl.DataFrame, players: pl.DataFrame | None
+    stated: int, everyone: int, listed: int, rated: int, kept: pl.DataFrame, names: dict
 ) -> str:
-    """``ignore_stated``'s note: the ratings not stored, and the players kept."""
+    """``ignore_stated``'s note: how the ratings stored count, and the players the file
+    starts as the store stands (three named, with their ratings)."""
     head = (
-        f"--ignore-stated-ratings: {dropped} rating(s) stated on the games not stored "
-        "(nor the players' ratings the file describes)"
+        f"--ignore-stated-ratings: {stated} rating(s) stated on the games, stored marked: "
+        "such a rating starts a player only if no players file lists him and he has no "
+        "rating when it is rated, else it is ignored"
     )
+    where = ' (docs/observations.md "An officer whose own list is the authority")'
     if not stated:
-        return head
-    if kept.is_empty():
-        return f"{head}: the store already has a rating for each of their {own} player(s)"
-    names = {}
-    if players is not None and "name" in players.columns:
-        ids = players.get_column("player_id").cast(pl.String).str.strip_chars().to_list()
-        names = dict(zip(ids, players.get_column("name").to_list(), strict=True))
+        return head + where
     shown = [
         f"{pid}" + (f" {names[pid]}" if names.get(pid) else "") + f" {rating:g}"
         for pid, rating in kept.head(3).iter_rows()
     ]
     more = "; …" if kept.height > 3 else ""
-    theirs = f": the store already has a rating for their {own} player(s)" if dropped else ""
-    return (
-        f"{head}{theirs}; {stated - dropped} rating(s) kept, of {kept.height} player(s) the "
-        "store has no rating for when the file's games begin, as their starting rating: "
-        f'{"; ".join(shown)}{more} (docs/observations.md "An officer whose own list is the '
-        'authority")'
+    counts = [f"{listed} listed by the players files"] if listed else []
+    counts += [f"{rated} rated by the store already"] if rated else []
+    counts.append(
+        f"{kept.height} started by this file as the store stands: {'; '.join(shown)}{more}"
+        if kept.height
+        else "none started by this file"
     )
+    return f"{head}; of their {everyone} player(s), {', '.join(counts)}{where}"
 
 
 def _aliases(store: Store) -> dict[str, str]:
@@ -955,43 +993,19 @@ def _own_rated(
     store: Store, first: pl.DataFrame, aliases: dict[str, str], replaced: list[str]
 ) -> pl.DataFrame:
     """(pool, keep, own) of ``first`` (pool, keep: a player's id as merges resolve it,
-    period: the first period the file states his rating in that pool): ``own`` True when
-    the store already has a rating for him there when the file's games begin — a players
-    file's (an undated rating of the pool or of every pool, a dated one of the pool at or
-    before the period; a store without identity observations: the players table's), a
-    published list of the pool of an earlier period that lists him, an earlier rated
-    period of the pool in which a system that seeds from stated ratings listed him
-    (``_LISTED``: rated once, a player who fell below the floor too), or a rating another
-    stored games file states for him in the pool at or before the period (not one of
-    the ``replaced`` batches: the stored version of the source this file replaces, so
-    that the file ingested again with the option keeps what it kept). Decided when the
-    file is ingested, from the store as it is then (a monthly run ingests its players
-    files first, its games files in name order)."""
-    from arpad.pipeline import identity
-    from arpad.pipeline.observations import observations_path
+    no players file listing him; period: the first period the file states his rating in
+    that pool): ``own`` True when the store rates him there already when the file's
+    games begin, as it stands now — a published list of the pool of an earlier period
+    that lists him, an earlier rated period of the pool in which a system that seeds
+    from stated ratings listed him (``_LISTED``: rated once, a player who fell below the
+    floor too), or a rating another stored games file states for him in the pool at or
+    before the period (not one of the ``replaced`` batches: the stored version of the
+    source this file replaces). For the ingest note only: the rating run decides
+    (``observations.seed_period``)."""
     from arpad.pipeline.systems import get_system, system_names
 
     keys = ["pool", "keep"]
     found: list[pl.DataFrame] = []
-    if observations_path(store).exists():
-        obs = identity.read_observations(store).filter(pl.col("rating").is_not_null())
-        obs = obs.select(
-            pl.col("player_id").replace(aliases).alias("keep"),
-            pl.col("period").cast(pl.Int64).alias("given"),
-            pl.col("pool").alias("given_pool"),
-        )
-        mine = first.join(obs, on="keep")
-        undated = pl.col("given").is_null() & (
-            pl.col("given_pool").is_null() | (pl.col("given_pool") == pl.col("pool"))
-        )
-        dated = (pl.col("given_pool") == pl.col("pool")) & (pl.col("given") <= pl.col("period"))
-        found.append(mine.filter(undated | dated).select(keys))
-    else:  # a store written before identity observations: the players table's ratings
-        table = pl.from_arrow(store.read_players().select(["player_id", "rating"]))
-        table = table.filter(pl.col("rating").is_not_null()).select(
-            pl.col("player_id").replace(aliases).alias("keep")
-        )
-        found.append(first.join(table, on="keep").select(keys))
     known = set(system_names())
     seeding = [
         n

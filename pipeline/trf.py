@@ -23,7 +23,11 @@ Decisions where the format leaves room (docs/pgn-trf.md):
   date after dated ones takes the last dated round's date, with a note
   (``undated_rounds``); a round date that cannot be read (a TAB before it, a shifted
   line, a four-digit year, no such day) quarantines the round's games ``bad_date`` at
-  the 132 record's line (``round_dates``).
+  the 132 record's line (``round_dates``), and so does a round dated more than
+  ``DATE_MARGIN_DAYS`` before the start date (042) or after the end date (052): a typo
+  in the year, a date written day first (``outside_event``). Two 132 records that date
+  a round differently quarantine its games naming both lines (``merged_round_dates``);
+  rounds dated out of order are a note (``order_note``).
 * Pool: blitz/bullet/rapid/standard named in 092, 122 or 012, else a
   ``N+M``/``N Plus M`` (minutes + seconds) time control there, else standard; a
   pool other than standard is named in the summary with the words it came from
@@ -39,6 +43,7 @@ Decisions where the format leaves room (docs/pgn-trf.md):
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -237,13 +242,89 @@ def _date_fault(day: str | None) -> str | None:
         return f"is not a date: {year}-{month:02d} has no day {d}"
 
 
+# How far a 132 round date may lie before the start date (042) or after the end date
+# (052) before its games are refused (``outside_event``, docs/pgn-trf.md): a week, so
+# that a round postponed by a few days, a 052 written as the planned last day or a 042
+# as the arrival day are read as given, while a typo in the year (24/10/31 in a 2025
+# event), a date written day first (30/10/25 read as 2030-10-25) or a round a month
+# before the start are not rated in a month the event was never played in.
+DATE_MARGIN_DAYS = 7
+
+
+def _calendar_date(text: str | None):
+    """``datetime.date`` of ISO text, None when it is none (or no date)."""
+    import datetime
+
+    try:
+        return datetime.date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def event_window(header: dict[str, str]) -> tuple:
+    """(start, end) of the event as ``datetime.date`` (None where 042 or 052 is not
+    given or not understood); ``(None, None)`` when the end is before the start (the
+    header contradicts itself: nothing to check the rounds against)."""
+    lo = _calendar_date(parse_free_date(header.get("042")))
+    hi = _calendar_date(parse_free_date(header.get("052")))
+    if lo and hi and hi < lo:
+        return None, None
+    return lo, hi
+
+
+def _within(day, lo, hi) -> bool:
+    import datetime
+
+    margin = datetime.timedelta(days=DATE_MARGIN_DAYS)
+    return (lo is None or day >= lo - margin) and (hi is None or day <= hi + margin)
+
+
+def outside_event(text: str, day: str, window: tuple, start: str | None) -> str | None:
+    """Why round date ``day`` (ISO, read from the 132 text ``text``) cannot be the
+    round's: more than ``DATE_MARGIN_DAYS`` before the start date (042) or after the end
+    date (052), with what the text more likely meant (written day first, a typo in the
+    year); None when it lies within them or there are none (``window``: ``event_window``)."""
+    lo, hi = window
+    d = _calendar_date(day)
+    if d is None or (lo is None and hi is None) or _within(d, lo, hi):
+        return None
+    if lo is not None and d < lo:
+        far = f"{(lo - d).days} days before the start date {lo} (042)"
+    else:
+        far = f"{(d - hi).days} days after the end date {hi} (052)"
+    if lo is not None and hi is not None:
+        span = f"the event's dates {lo} (042) to {hi} (052)"
+    else:
+        span = f"the start date {lo} (042)" if lo is not None else f"the end date {hi} (052)"
+    hint = ""
+    m = re.fullmatch(r"(\d{2})[./-](\d{2})[./-](\d{2})", text.strip())
+    if m:
+        a, b, c = m.groups()
+        flipped = _calendar_date(round_date(f"{c}/{b}/{a}", start))
+        if flipped is not None and _within(flipped, lo, hi):
+            hint = (
+                f" (written day first, DD/MM/YY? a 132 date is YY/MM/DD: {c}/{b}/{a} is {flipped})"
+            )
+        elif any(
+            (x := _calendar_date(f"{y.year:04d}-{d.month:02d}-{d.day:02d}")) is not None
+            and _within(x, lo, hi)
+            for y in (lo, hi)
+            if y is not None
+        ):
+            hint = " (a typo in the year?)"
+    return (
+        f"{text.strip()!r} is {day}, {far}: more than {DATE_MARGIN_DAYS} days outside {span}{hint}"
+    )
+
+
 def round_dates(line: str, rounds: int, start: str | None) -> tuple[dict, dict]:
     """The 132 record's round dates: ``(dates, bad)``, round -> ISO date, and round ->
     why its date cannot be read (the games of that round are quarantined ``bad_date``
     naming the record, the round and its columns). A round whose 8 columns are blank is
     in neither (``undated_rounds``). A TAB at or before a round's columns shifts them
     (an editor's tabs: TRF columns are fixed-width); a four-digit year or a line shifted
-    by a column leaves a round's columns holding part of a date."""
+    by a column leaves a round's columns holding part of a date (the event's dates are
+    checked over every 132 record, ``merged_round_dates``)."""
     dates: dict[int, str] = {}
     bad: dict[int, str] = {}
     if not line:
@@ -253,7 +334,10 @@ def round_dates(line: str, rounds: int, start: str | None) -> tuple[dict, dict]:
         hint = "a four-digit year? each round's date is YY/MM/DD in its 8 columns"
     else:
         hint = "not aligned to the rounds' columns 92-99, 102-109, …?"
-    for r in range(1, rounds + 1):
+    # (without a tab, the rounds past the line's end are blank: not walked, so that many
+    # 132 records of a file of many rounds cost their length, not records × rounds)
+    held = rounds if tab else min(rounds, max(0, (len(line) - BLOCK_START) // BLOCK_WIDTH + 1))
+    for r in range(1, held + 1):
         c = BLOCK_START + BLOCK_WIDTH * (r - 1)
         where = f"132 record (round dates), round {r} (columns {c}-{c + 7})"
         if tab and tab <= c + 7:
@@ -274,6 +358,71 @@ def round_dates(line: str, rounds: int, start: str | None) -> tuple[dict, dict]:
         else:
             bad[r] = f"{where}: {text!r} {fault} ({hint})"
     return dates, bad
+
+
+def merged_round_dates(
+    records: list[tuple[int, str]], rounds: int, start: str | None, window: tuple
+) -> tuple[dict, dict, dict]:
+    """The round dates of every 132 record (``records``: (line number, line)):
+    ``(dates, bad, at)``, as ``round_dates`` gives them, and round -> the line of the 132
+    record its date (or its fault) comes from. Two records that date a round differently
+    make it bad, naming both lines (the second one silently won: every game moved by two
+    months); a round one record leaves blank takes the other's date. Then a date outside
+    the event's dates (``window``: ``event_window``) is bad (``outside_event``)."""
+    dates: dict[int, str] = {}
+    bad: dict[int, str] = {}
+    at: dict[int, int] = {}
+    text: dict[int, str] = {}  # round -> the 132 text its date was read from
+    distinct = {line: no for no, line in reversed(records)}  # (a record repeated: once)
+    read = []
+    for line, no in sorted(distinct.items(), key=lambda x: x[1]):
+        if len(bad) == rounds:  # (every round refused already: a record of tabs)
+            break
+        read.append((no, line, *round_dates(line, rounds, start)))
+        for r, why in read[-1][3].items():
+            if r not in bad:
+                bad[r], at[r] = why, no
+    for no, line, given, _ in read:
+        for r, day in given.items():
+            c = BLOCK_START + BLOCK_WIDTH * (r - 1)
+            if r in bad:
+                continue
+            if r in dates and dates[r] != day:
+                bad[r] = (
+                    f"132 record (round dates), round {r} (columns {c}-{c + 7}): {day} on "
+                    f"line {no}, {dates.pop(r)} on the 132 record of line {at[r]}: two 132 "
+                    "records date the round differently (keep the right one)"
+                )
+                at[r] = no
+            elif r not in dates:
+                dates[r], at[r], text[r] = day, no, cols(line, c, c + 7)
+    for r in sorted(dates):  # then the dates against the event's (042, 052)
+        if far := outside_event(text[r], dates[r], window, start):
+            c = BLOCK_START + BLOCK_WIDTH * (r - 1)
+            bad[r] = f"132 record (round dates), round {r} (columns {c}-{c + 7}): {far}"
+            del dates[r]
+    return dates, bad, at
+
+
+def order_note(dates: dict[int, str], at: dict[int, int]) -> str | None:
+    """A note naming the rounds the 132 record dates before the round before them (its
+    dates reversed, a round keyed in the wrong columns: rounds 2-3 rated in October
+    after round 1 in November); None when the dates keep the rounds' order. Stored as
+    given: which date is wrong cannot be told."""
+    back = []
+    rounds = sorted(dates)
+    for before, r in itertools.pairwise(rounds):
+        if dates[r] < dates[before]:
+            back.append(f"round {r} {dates[r]} before round {before}'s {dates[before]}")
+    if not back:
+        return None
+    lines = sorted({at[r] for r in rounds})
+    where = f"line {lines[0]}" if len(lines) == 1 else f"lines {', '.join(map(str, lines))}"
+    return (
+        f"the 132 record ({where}) dates rounds out of order: {'; '.join(back)} (stored as "
+        "given, each game in its date's month: check the round dates, YY/MM/DD in each "
+        "round's columns)"
+    )
 
 
 def undated_rounds(dates: dict, bad: dict, rounds: int) -> dict[int, int]:
@@ -488,8 +637,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
         raise InputError(path, 1, "empty file: no TRF records")
     source = path.name
     header: dict[str, str] = {}
-    dates_line = ""
-    dates_no = 0  # the 132 record's line
+    dates_records: list[tuple[int, str]] = []  # (line number, line) of each 132 record
     problems: list[tuple[int, str, str, str]] = []
     problem_blocks = 0
     players: dict[int, _Player] = {}
@@ -523,7 +671,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             continue
         code = line[:3]
         if code == "132":
-            dates_line, dates_no = line, no
+            dates_records.append((no, line))
             continue
         if code == "XXA":
             accelerated.append(line)
@@ -668,8 +816,17 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
         # period": say which header text was not understood.
         given = ", ".join(f"{c} {header[c]!r}" for c in ("042", "052") if header.get(c))
         notes.append(f"header date(s) {given} not understood: give YYYY/MM/DD")
-    dates, bad_dates = round_dates(dates_line, rounds, start)
+    window = event_window(header)
+    if window == (None, None) and all(parse_free_date(header.get(c)) for c in ("042", "052")):
+        notes.append(
+            f"the end date (052) {header['052']!r} is before the start date (042) "
+            f"{header['042']!r}: the round dates are not checked against them"
+        )
+    dates, bad_dates, dated_at = merged_round_dates(dates_records, rounds, start, window)
+    dates_no = dates_records[0][0] if dates_records else 0  # (the first 132 record's line)
     taken = undated_rounds(dates, bad_dates, rounds)
+    if note := order_note(dates, dated_at):
+        notes.append(note)
     pool, origin = pool_origin(header)
     if note := pool_note(pool, origin):
         notes.append(note)
@@ -808,7 +965,7 @@ def read_trf(path: Path, mapping: str | None = None, kind: str | None = None) ->
             # note counted the games as stored).
             problems.append(
                 (
-                    dates_no,
+                    dated_at[r],
                     Reason.BAD_DATE,
                     f"{bad_dates[r]}; the game of ranks {low} and {high} "
                     f"(lines {a.line_no} and {b.line_no})",

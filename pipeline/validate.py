@@ -987,11 +987,157 @@ def capped_raw(raw: pl.Expr) -> pl.Expr:
     return pl.when(too_long).then(cut).otherwise(raw).alias("raw")
 
 
-def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = False) -> Validated:
+# A ratings table given as players (``arpad.rate``'s result, ``Store.ratings``, or a
+# file of them: no ``rating`` but ``rating_after``): the state after its period read as
+# the starting state (docs/api.md "`rate`'s own result as `players=`").
+RATINGS_STATE = {"rating_after": "rating", "rd_after": "rd", "volatility_after": "volatility"}
+# What a ratings table does not carry: K by the rated games so far, the peak, the age.
+HISTORY_FACTS = ("rated_games", "peak_rating", "birth_year")
+
+
+def ratings_period(value: pl.Expr) -> pl.Expr:
+    """A ratings table's ``period`` as the period (Int64) it names, as a games file's
+    period is read: a number (``202404``, Kaggle's ``10``) as it is, a month ``2024-04``
+    or a day (``2024-04-30``, any form a players file's date takes) as its ``YYYYMM``;
+    null for anything else (``garbage``, a month outside the valid months)."""
+    text = value.cast(pl.String).str.strip_chars()
+    number = text.cast(pl.Float64, strict=False)
+    whole = (number == number.floor()) & number.is_between(1, 10**9)
+    return pl.coalesce(pl.when(whole).then(number).cast(pl.Int64), player_date_period(text))
+
+
+@dataclass
+class RatingsTable:
+    """A ratings table read as players (``ratings_table``)."""
+
+    frame: pl.DataFrame  # the rows read: each player's latest period, columns renamed
+    read: dict[str, str]  # rating_after -> rating, … (the columns read)
+    # per row of ``frame``: player_id, at (its line, or a frame's row from 0), given (its
+    # period as written), pool, period (Int64, null: none or not read), rated and pending
+    # (unrated after his period: his games so far are not in the table)
+    rows: pl.DataFrame
+    periods: list[int]  # the table's periods (those read), oldest first
+    earlier: int  # rows of a player's earlier periods, left aside
+    has_period: bool  # the table has a ``period`` column
+    lacking: list[str]  # HISTORY_FACTS it does not have
+
+    def note(self, what: str) -> str:
+        """How it is read: ``a ratings frame: rating_after as rating, … (the state after
+        its period)``, and the rows of earlier periods left aside (``what``: frame, file)."""
+        said = ", ".join(f"{a} as {n}" for a, n in self.read.items())
+        text = f"a ratings {what}: {said} (the state after its period)"
+        if self.earlier:
+            text += (
+                f"; of its {len(self.periods)} periods ({self.periods[0]}..{self.periods[-1]}) "
+                f"each player's latest row is read ({self.earlier} rows of earlier periods "
+                "left aside)"
+            )
+        return text
+
+    def history_note(self, who: str = "where K depends on them (FIDE, USCF)") -> str | None:
+        """The facts it lacks, which set K and a first rating (None: it has them)."""
+        if not self.lacking:
+            return None
+        return (
+            f"it has no {', '.join(self.lacking)} (its games count one period's games): "
+            f"{who} each rated player is taken as established and adult unless you join "
+            "them as columns"
+        )
+
+    def pending_note(self) -> str | None:
+        """Players unrated after their period (a row is a player who played: his games
+        so far are not in the table), so a system that pools a newcomer's games of
+        several periods for his first rating (FIDE §8.2) rates him later than one run, or
+        never, without a word (analyst round 15). None: there are none."""
+        pending = self.rows.filter(pl.col("pending")).get_column("player_id")
+        if pending.is_empty():
+            return None
+        shown = ", ".join(pending.head(5).to_list()) + (", …" if len(pending) > 5 else "")
+        return (
+            f"{len(pending)} player(s) unrated after their period ({shown}): the games they "
+            "played are not in the table (nor those of a player not in it who played before "
+            "its period), so a system that rates a newcomer from his games of several "
+            "periods (FIDE) counts only the games from here on: his first rating comes later "
+            "or never, and his opponents' ratings differ from one run's; rate one run over "
+            "all the games, or ingest every games file into one store (a chain is exact for "
+            "rated players only)"
+        )
+
+
+def ratings_table(frame: pl.DataFrame) -> RatingsTable | None:
+    """``frame`` (a players file's raw text rows, or a players frame) read as a ratings
+    table when it has no ``rating`` column but a ``rating_after`` with values:
+    ``rating_after``, ``rd_after`` and ``volatility_after`` (those with values, and no
+    column of the name they are read as) renamed ``rating``, ``rd`` and ``volatility``,
+    and, when a player has rows of several periods (``rate``'s whole result), only his
+    rows of his latest period (of each pool) kept. None for any other frame. A ratings
+    CSV's rows were read as a players file's, and every rating was left out under
+    "columns not read": the same rows gave other ratings as a frame and as a file
+    (analyst round 15); the frame route kept each player's oldest row."""
+    names = frame.columns
+    if "rating" in names or "rating_after" not in names:
+        return None
+
+    def values(name: str) -> pl.Expr:  # text, null for none (empty, a float's NaN)
+        column = pl.col(name).fill_nan(None) if frame.schema[name].is_float() else pl.col(name)
+        return column.cast(pl.String).str.strip_chars().replace("", None)
+
+    given = frame.select(values(c).is_not_null().any() for c in RATINGS_STATE if c in names)
+    with_values = {c for c in given.columns if given.item(0, c)}
+    read = {a: n for a, n in RATINGS_STATE.items() if a in with_values and n not in names}
+    if "rating_after" not in read:
+        return None
+    has_period = "period" in names
+    pool = values("pool").str.to_lowercase() if "pool" in names else pl.lit(None, pl.String)
+    # each row a player of its own without an id column (the players' own error follows)
+    player = values("player_id") if "player_id" in names else pl.int_range(pl.len()).cast(pl.String)
+    at = pl.col("_line") if "_line" in names else pl.int_range(pl.len())  # a frame's df[i]
+    rows = frame.select(
+        player.alias("player_id"),
+        at.cast(pl.Int64).alias("at"),
+        (values("period") if has_period else pl.lit(None, pl.String)).alias("given"),
+        pool.replace({k: v for k, v in POOL_WORDS.items() if k}).alias("pool"),
+        (ratings_period(pl.col("period")) if has_period else pl.lit(None, pl.Int64)).alias(
+            "period"
+        ),
+        values("rating_after").is_not_null().alias("rated"),
+        values("rating_after").is_null().alias("pending"),
+    )
+    latest = pl.col("period").max().over(["player_id", "pool"])
+    keep = rows.select(latest.is_null() | (pl.col("period") == latest)).to_series()
+    kept = rows.filter(keep)
+    periods = sorted(rows.get_column("period").drop_nulls().unique().to_list())
+    return RatingsTable(
+        frame.filter(keep).rename(read),
+        read,
+        kept,
+        periods,
+        rows.height - kept.height,
+        has_period,
+        [c for c in HISTORY_FACTS if c not in names],
+    )
+
+
+def validate_players(
+    raw: RawTable, source: str, batch: str, by_date: bool = False, for_rating: bool = True
+) -> Validated:
     """``by_date``: a players file with a ``date`` column (dated observations,
     docs/observations.md): one row per player and date, so duplicates are by both; in a
-    file with a ``pool`` column, by the pool too (one row per player in each pool)."""
+    file with a ``pool`` column, by the pool too (one row per player in each pool).
+    A ratings table (``ratings_table``: a CSV of ``rate``'s result) is read as its state
+    after its period, each player's latest row (the rows of earlier periods are not
+    counted in ``rows_read``), with a note saying so; ``for_rating`` (a store's players,
+    not ``arpad norm``'s): the notes on the facts it lacks and its newcomers too."""
     f = raw.frame
+    table = ratings_table(f) if raw.kind == "players" else None
+    table_notes: list[str] = []
+    if table is not None:
+        f = table.frame
+        table_notes = [table.note("file")]
+        if for_rating:
+            table_notes += [n for n in (table.history_note(), table.pending_note()) if n]
+    elif raw.kind == "players" and "rating_after" in f.columns and "rating" not in f.columns:
+        table_notes = ["a ratings file without a rating_after value: no rating is read"]
     for name in PLAYER_COLUMNS:
         if name not in f.columns:
             f = f.with_columns(pl.lit(None, dtype=pl.String).alias(name))
@@ -1082,6 +1228,8 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
         said = pl.format("player_id {} in pool {}", pl.col("player_id"), pl.col("_pool_key"))
     first_line = pl.col("_line").filter(pl.col("_ok")).min().over(key)
     dup = pl.col("_ok") & (pl.col("_line") != first_line)
+    # a frame's rows are rows (counted from 0, as df[i]: docs/api.md), and which is read
+    where = "in row {} (the row read)" if raw.format == "dataframe" else "on line {}"
     f = f.with_columns(
         pl.when(dup)
         .then(pl.lit(Reason.DUPLICATE_PLAYER_ID))
@@ -1092,12 +1240,15 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
             pl.when(scientific_id("player_id"))
             .then(
                 pl.format(
-                    "{} already on line {}, an id " + SCIENTIFIC_ID.format("the player_id column"),
+                    "{} already "
+                    + where
+                    + ", an id "
+                    + SCIENTIFIC_ID.format("the player_id column"),
                     said,
                     first_line,
                 )
             )
-            .otherwise(pl.format("{} already on line {}", said, first_line))
+            .otherwise(pl.format("{} already " + where, said, first_line))
         )
         .otherwise(pl.col("_detail"))
         .alias("_detail"),
@@ -1107,7 +1258,7 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
     # A rating of 0 is FIDE's (and TRF's) "unrated", not a rating: read as none, and the
     # rated games with it; a peak of 0 likewise. An ECF grade 0 is a real grade.
     zero = pl.col("_rating") == 0.0
-    notes = _zero_rating_notes(good) + _scientific_ids_note(f, source)
+    notes = table_notes + _zero_rating_notes(good) + _scientific_ids_note(f, source)
     good = good.with_columns(
         pl.when(zero).then(None).otherwise(pl.col("_rating")).alias("_rating"),
         pl.when(zero).then(None).otherwise(pl.col("_rated_games")).alias("_rated_games"),
@@ -1140,7 +1291,7 @@ def validate_players(raw: RawTable, source: str, batch: str, by_date: bool = Fal
     return Validated(
         schemas.conform(accepted.to_arrow(), schemas.PLAYERS),
         _quarantine_rows(raw, bad, source, batch),
-        raw.frame.height + len(raw.problems),
+        raw.frame.height - (table.earlier if table else 0) + len(raw.problems),
         notes,
     )
 

@@ -109,12 +109,16 @@ def test_a_bad_date_names_the_row_and_the_value():
     with pytest.raises(arpad.InputError) as raised:
         arpad.rate(GAMES, "fide", players=players)
     assert str(raised.value) == (
-        "<players DataFrame>: 1 of 5 rows rejected (row 2: bad_player_field: date 2023-13-01 "
+        "<players DataFrame>: 1 of 5 rows rejected (row 1: bad_player_field: date 2023-13-01 "
         "is not a valid date (YYYY-MM-DD, YYYY/MM/DD, YYYY.MM.DD, DD.MM.YYYY, YYYY-MM or "
         "YYYYMM): there is no month 13); fix them or pass errors='skip' to rate without them"
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         skipped = arpad.rate(GAMES, "fide", players=players, errors="skip")
-    assert [str(w.message) for w in caught] == ["players: 1 of 5 rows skipped (bad_player_field 1)"]
+    assert [str(w.message) for w in caught] == [  # the row as players[1] (round 15)
+        "players: 1 of 5 rows skipped (bad_player_field 1; row 1: date 2023-13-01 is not a "
+        "valid date (YYYY-MM-DD, YYYY/MM/DD, YYYY.MM.DD, DD.MM.YYYY, YYYY-MM or YYYYMM): "
+        "there is no month 13)"
+    ]
     assert _of(skipped, "a", "rating_before")[2] == 2011.0 - 15.0  # not re-seeded

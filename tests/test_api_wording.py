@@ -371,7 +371,10 @@ def test_the_checker_finds_the_old_signatures():
 
 def test_every_signature_on_the_page_is_the_code():
     spans = [s for s in doc_spans(DOC.read_text()) if documented(s)]
-    assert 'store.publish(system, *, pool="standard", period=None, force=False)' in spans
+    assert (
+        'store.publish(system, *, pool="standard", period=None, force=False, skip_earlier=False)'
+        in spans
+    )
     assert "store.site(out, *, system=None, pools=None)" in spans
     assert [m for span in spans for m in mismatches(span)] == []
 

@@ -282,12 +282,14 @@ def test_impossible_periods_pgn(tmp_path):
 
 
 def test_impossible_periods_trf(tmp_path):
-    """Round 2 is dated 2049-03-03 (``49/03/03``): its games are quarantined."""
+    """Round 2 is dated 2049-03-03 (``49/03/03``): its games are quarantined (since
+    round 15 as ``bad_date`` at the 132 record: 25 years after the 052 end date,
+    tests/test_trf_r15.py; they were ``period_out_of_range`` at the 001 lines)."""
     text = (BAD / "trf_bad_round_date.trf").read_text().replace("24/13/45", "49/03/03")
     path = tmp_path / "periods.trf"
     path.write_text(text)
     store, report = _ingest_report(tmp_path, path)
-    assert report.reasons == {"period_out_of_range": 2}
+    assert report.reasons == {"bad_date": 2}
     assert report.rows == report.accepted + report.quarantined
     assert report.accepted == 2 and store.periods("standard") == [202403]
 

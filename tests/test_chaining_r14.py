@@ -160,7 +160,7 @@ def test_a_volatility_of_zero_is_refused_as_the_rule_is():
     )  # fmt: skip
     with pytest.raises(InputError) as caught:
         arpad.rate(games, "glicko2", players=players)
-    assert "row 1: bad_player_field: volatility 0.0 is not a number in 1e-06..10" in str(
+    assert "row 0: bad_player_field: volatility 0.0 is not a number in 1e-06..10" in str(
         caught.value
     )
     # the smallest the rule takes is taken
@@ -223,10 +223,12 @@ SPLIT_NOTE = (
     "arpad: note: ecf/standard: 3 game(s) dated only to the year are graded as a separate "
     "event from games of the same Event tag in another file: 3 of 1863 in "
     f"hastings_1863.pgn, listed at 186405 (Event '{EVENT}', also in hastings_1862.pgn in "
-    "1862/63). An event is its Event tag in one file; to grade them as one event, put the "
-    "games in one file (one PGN holding both) and ingest it in place of the separate "
-    'files, into a store without them (docs/legacy-systems.md "Games dated only to the '
-    'year")'
+    "1862/63). An event is its Event tag in one file; to grade them as one event, make the "
+    "files one source: withdraw each file but one (ingest a CSV file holding only the line "
+    "date,white,black,result with --source and the path that file was ingested from: a new "
+    "version without games replaces a source), then ingest one PGN holding all the event's "
+    'games with --source and the path of the file left (docs/legacy-systems.md "Games '
+    'dated only to the year")'
 )
 
 

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from arpad.pipeline.cli import main
+from arpad.pipeline.observations import ignores_stated
 from arpad.pipeline.store import Store
 
 
@@ -316,21 +317,23 @@ def test_ignore_stated_ratings(officer, capsys):
     capsys.readouterr()
     assert run("ingest", "other.trf", "--ignore-stated-ratings", "--store", "S") == 0
     out = capsys.readouterr().out
-    # Carl (4700003), rated nowhere in the store, keeps the file's 2046 as his starting
-    # rating (officer, round 14: tests/test_officer_r14.py); the others' 18 are not stored
+    # Carl (4700003), rated nowhere in the store, is started by the file's 2046 (officer,
+    # round 14: tests/test_officer_r14.py); the others' ratings are ignored by the rating
+    # run (round 15: stored as stated, the batch marked, tests/test_ignore_stated_r15.py)
     assert (
-        "--ignore-stated-ratings: 18 rating(s) stated on the games not stored (nor the "
-        "players' ratings the file describes): the store already has a rating for their 3 "
-        "player(s); 6 rating(s) kept, of 1 player(s) the store has no rating for when the "
-        "file's games begin, as their starting rating: 4700003 Cc, Carl 2046"
+        "--ignore-stated-ratings: 24 rating(s) stated on the games, stored marked: such a "
+        "rating starts a player only if no players file lists him and he has no rating when "
+        "it is rated, else it is ignored; of their 4 player(s), 3 rated by the store "
+        "already, 1 started by this file as the store stands: 4700003 Cc, Carl 2046"
     ) in out
     herbst = [g for g in games(root) if "Herbst" in g["game_id"]]
     assert len(herbst) == 12
-    stated = {(g["white_id"], g["white_rating"]) for g in herbst} | {
-        (g["black_id"], g["black_rating"]) for g in herbst
-    }
-    assert {r for p, r in stated if p != "4700003"} == {None}
-    assert {r for p, r in stated if p == "4700003"} == {2046.0}
+    assert all(ignores_stated(g["ingest_batch"]) for g in herbst)
+    assert run("rate", "--system", "fide", "--store", "S") == 0
+    rows = Store(root).read_ratings("fide", "standard", 202611).to_pylist()
+    start = {r["player_id"]: r["rating_before"] for r in rows}
+    # vm.trf's 2300 (not other.trf's 2350); Carl from other.trf's 2046
+    assert (start["4700001"], start["4700003"]) == (2300.0, 2046.0)
     after = {p["player_id"]: p["rating"] for p in Store(root).read_players().to_pylist()}
     assert after["4700001"] == 2300.0  # the file's 2350 was not taken
     # the first file's stated ratings stay as they were

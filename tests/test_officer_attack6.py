@@ -21,6 +21,7 @@ import pytest
 
 from arpad.pipeline import periods
 from arpad.pipeline.ingest import _batch_options
+from arpad.pipeline.observations import ignores_stated
 from arpad.pipeline.readers import RawTable
 from arpad.pipeline.store import Store
 from arpad.pipeline.validate import validate_games
@@ -86,8 +87,10 @@ def test_ignore_stated_ratings_undone_by_ingesting_plainly_again(tmp_path, monke
     Path("reg.csv").write_text("player_id,rating\n4700001,2000\n4700002,2000\n4700004,2000\n")
     assert run("ingest", "--players", "reg.csv", "--store", "S") == 0
     assert run("ingest", "open.trf", "--ignore-stated-ratings", "--store", "S") == 0
-    assert {g["white_rating"] for g in games(Path("S"))} == {None}
+    # (round 15: stored as stated, the batch marked; the rating run ignores them)
+    assert {ignores_stated(g["ingest_batch"]) for g in games(Path("S"))} == {True}
     assert run("ingest", "open.trf", "--store", "S") == 0
+    assert {ignores_stated(g["ingest_batch"]) for g in games(Path("S"))} == {False}
     rated = {(g["white_id"], g["white_rating"]) for g in games(Path("S"))}
     assert rated == {
         ("4700001", 2300.0),

@@ -6,7 +6,9 @@ authority", docs/ingest.md "Games before the store's first period").
    games against him went unrated with him; the note only counted the ratings. Now a
    stated rating is ignored where the store already has a rating for the player, and a
    player it has none for keeps the file's rating as his starting rating; the note
-   names him. ``arpad ingest`` and the monthly ``recalculate`` alike.
+   names him. ``arpad ingest`` and the monthly ``recalculate`` alike. (Round 15: the
+   ratings are stored as stated, the batch marked, and the rating run decides:
+   tests/test_ignore_stated_r15.py.)
 2. A file dated before the store's first period (2025 typed for 2026) moved the
    register's undated ratings back to it and revised every frozen list, exit 0, no
    word. Now the ingest summary (and the monthly report's notes on the file) say so,
@@ -39,10 +41,10 @@ NOV = (
     "2026-11-21,1000006,4100001,1-0,1493,2300,November Open\n"
 )
 KEPT_NOTE = (
-    "note: --ignore-stated-ratings: 2 rating(s) stated on the games not stored (nor the "
-    "players' ratings the file describes): the store already has a rating for their 2 "
-    "player(s); 2 rating(s) kept, of 1 player(s) the store has no rating for when the "
-    "file's games begin, as their starting rating: 4100001 2300 (docs/observations.md "
+    "note: --ignore-stated-ratings: 4 rating(s) stated on the games, stored marked: such a "
+    "rating starts a player only if no players file lists him and he has no rating when "
+    "it is rated, else it is ignored; of their 3 player(s), 2 listed by the players files, "
+    "1 started by this file as the store stands: 4100001 2300 (docs/observations.md "
     '"An officer whose own list is the authority")'
 )
 
@@ -77,7 +79,8 @@ def test_ingest_keeps_the_stated_rating_of_a_player_the_store_does_not_rate(
     capsys.readouterr()
     assert run("ingest", "nov.csv", "--ignore-stated-ratings", "--store", "S") == 0
     assert KEPT_NOTE in capsys.readouterr().out
-    assert stated(Path("S")) == {("4100001", 2300.0), ("1000002", None), ("1000006", None)}
+    # stored as stated (round 15): the rating run ignores Bravo's and Foxtrot's
+    assert stated(Path("S")) == {("4100001", 2300.0), ("1000002", 2093.0), ("1000006", 1493.0)}
     assert run("rate", "--system", "fide", "--store", "S") == 0
     # before: Zulu unrated, both games unrated, Bravo 2100 and Foxtrot 1500 unchanged
     assert ratings(Path("S"), 202611) == {"1000002": 2115, "1000006": 1518, "4100001": 2266}
@@ -90,10 +93,16 @@ def test_ingest_keeps_the_stated_rating_of_a_player_the_store_does_not_rate(
     capsys.readouterr()
     assert run("ingest", "dec.csv", "--ignore-stated-ratings", "--store", "S") == 0
     assert (
-        "note: --ignore-stated-ratings: 2 rating(s) stated on the games not stored (nor the "
-        "players' ratings the file describes): the store already has a rating for each of "
-        "their 2 player(s)\n"
+        "note: --ignore-stated-ratings: 2 rating(s) stated on the games, stored marked: such "
+        "a rating starts a player only if no players file lists him and he has no rating "
+        "when it is rated, else it is ignored; of their 2 player(s), 1 listed by the players "
+        "files, 1 rated by the store already, none started by this file (docs/observations.md "
+        '"An officer whose own list is the authority")\n'
     ) in capsys.readouterr().out
+    assert run("rate", "--system", "fide", "--store", "S") == 0
+    # Zulu 2266 (not 2310) draws Foxtrot 1518: D 748, counted 400, PD .92/.08;
+    # Zulu (0.5 - 0.92) x 20 = -8.4 -> 2258, Foxtrot +8.4 -> 1526
+    assert ratings(Path("S"), 202612) == {"1000002": 2115, "1000006": 1526, "4100001": 2258}
 
 
 def test_the_same_file_ingested_again_with_the_option_keeps_what_it_kept(

@@ -48,7 +48,21 @@ def cmd_check(args) -> int:
     for note in noted + rates + gameless:
         print(f"note: {note}")
     if not found:
-        counted = [f"{len(noted)} staged ingest(s)"] if noted else []
+        # a players merge or split is staged as an ingest is, but counted apart
+        from collections import Counter
+
+        from arpad.pipeline.journal import staged_ingests
+
+        kinds = Counter(s["players"] or "ingest" for s in staged_ingests(store)) if noted else {}
+        counted = [
+            f"{kinds[kind]} staged {what}"
+            for kind, what in (
+                ("ingest", "ingest(s)"),
+                ("merge", "players merge(s)"),
+                ("split", "players split(s)"),
+            )
+            if kinds.get(kind)
+        ]
         counted += [f"{len(rates)} interrupted rate(s)"] if rates else []
         counted += [f"{len(gameless)} rated pool(s) without games"] if gameless else []
         if counted:

@@ -254,11 +254,12 @@ def print_ingest_report(report) -> int:
 
 
 def shell_word(path) -> str:
-    """A path as one word of a command to paste into a POSIX shell: quoted only when it
-    needs it (``/tmp/x/sp ace/my store`` → ``'/tmp/x/sp ace/my store'``)."""
-    import shlex
+    """A path as one word of a command to paste into a shell: quoted only when it needs
+    it (``/tmp/x/sp ace/my store`` → ``'/tmp/x/sp ace/my store'``), in bash's ``$'…'``
+    form when it holds a control character (``$'/tmp/new\\nline'``; errors.shell_word)."""
+    from arpad.pipeline.errors import shell_word as word
 
-    return shlex.quote(str(path))
+    return word(path)
 
 
 def quarantined_more(f, store: str | None = None) -> str:

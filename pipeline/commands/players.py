@@ -121,8 +121,11 @@ def _no_source(store, args, frame) -> int:
     held = f"{games} game(s) stored under this id" if games else "no game"
     if keep is not None:
         held += f", counted as {keep}'s by a merge: arpad players --id {keep}"
-    elif row.height:
+    elif row.height and games:
         held += ", its players row made from its games alone"
+    elif row.height:  # a row whose games are gone (a store of before round 15, which
+        # kept the ids a corrected file no longer names: namesakes.drop_replaced_ids)
+        held += ": its players row is left from games removed since, by a corrected file"
     else:
         held += ", no players row"
     line = printable(f"{pid}: no source describes this player ({held})")

@@ -33,6 +33,12 @@ def register(sub) -> None:
         help="freeze a month still in progress (refused without it: docs/lists.md)",
     )
     p.add_argument(
+        "--skip-earlier",
+        action="store_true",
+        help="publish PERIOD although finished months after the latest published list are "
+        "not published: they can then never be (refused without it: docs/lists.md)",
+    )
+    p.add_argument(
         "--wait",
         type=float,
         default=0.0,
@@ -71,9 +77,26 @@ def cmd_publish(args) -> int:
             for period in skipped:  # (else the refusal names them)
                 note = publish.in_progress_note(args.system, args.pool, period, day)
                 print(f"arpad: note: {note}", file=sys.stderr)
-    m = publish.freeze(store, args.system, args.pool, args.period, wait=args.wait, force=args.force)
+    m = publish.freeze(
+        store,
+        args.system,
+        args.pool,
+        args.period,
+        wait=args.wait,
+        force=args.force,
+        skip_earlier=args.skip_earlier,
+    )
     if args.force and (state := publish.month_state(m["period"])):
         note = f"period {m['period']} is a month {state}, frozen anyway (--force)"
+        print(f"arpad: note: {note}", file=sys.stderr)
+    if passed := m.get(publish.PASSED_OVER):  # (--skip-earlier) never to be frozen now
+        one = len(passed) == 1
+        note = (
+            f"the {args.system}/{args.pool} list{'' if one else 's'} of period"
+            f"{'' if one else 's'} {', '.join(map(str, passed))} passed over (--skip-earlier): "
+            f"{'it' if one else 'they'} can no longer be published, lists being frozen in "
+            f"order; arpad list --period P prints {'it' if one else 'them'}"
+        )
         print(f"arpad: note: {note}", file=sys.stderr)
     folder = store.published_partition(args.system, args.pool, m["period"])
     print(f"published {args.system}/{args.pool} period {m['period']}: {m['players']} players")

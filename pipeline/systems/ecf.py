@@ -591,9 +591,11 @@ def _split_note(split: list) -> str | None:
     return (
         f"{total} game(s) dated only to the year are graded as a separate event from games "
         f"of the same Event tag in another file: {shown}. An event is its Event tag in one "
-        "file; to grade them as one event, put the games in one file (one PGN holding "
-        f"both) and ingest it in place of the separate files, into a store without them "
-        f"({_SECTION})"
+        "file; to grade them as one event, make the files one source: withdraw each file "
+        "but one (ingest a CSV file holding only the line date,white,black,result with "
+        "--source and the path that file was ingested from: a new version without games "
+        "replaces a source), then ingest one PGN holding all the event's games with "
+        f"--source and the path of the file left ({_SECTION})"
     )
 
 

@@ -168,6 +168,7 @@ API_ADVICE = (
     (re.compile(r"lists only: arpad publish --period P"), "lists only: store.publish(system)"),
     # publishing
     (re.compile(r"or give --force$"), "or pass force=True"),
+    (re.compile(r"or give --skip-earlier to"), "or pass skip_earlier=True to"),
     (  # a diff of a period never published (pipeline/publish.py ``read_manifest``)
         re.compile(r"no published (\S+)/(\S+) list of period (\d+) \((.*); arpad publish\)"),
         lambda m: (
@@ -437,10 +438,22 @@ def _in_memory(data, what: str) -> pa.Table:
 
 
 def _validated(
-    data, kind: str, mapping: str | None, errors: str, fmt: str | None = None, encoding=None
+    data,
+    kind: str,
+    mapping: str | None,
+    errors: str,
+    fmt: str | None = None,
+    encoding=None,
+    tables: list | None = None,
 ):
+    """The accepted rows of ``data`` (a file read as ``arpad ingest`` reads it, or a
+    frame), its notes as UserWarnings; rows rejected an ``InputError`` naming them
+    (``errors="skip"``: a warning). A frame's rows are counted from 0, as ``df[i]`` (a
+    notebook user indexes them so; they counted from 1, and ``store.merge`` from 0:
+    analyst round 15). ``tables``: a list given by ``rate``, which the ``RatingsTable`` of
+    a ratings file is appended to, its note left to ``rate`` (``_warn_ratings``)."""
     from arpad.pipeline.readers import raw_from_arrow
-    from arpad.pipeline.validate import validate_games, validate_players
+    from arpad.pipeline.validate import ratings_table, validate_games, validate_players
 
     if isinstance(data, (str, os.PathLike)):  # a file, read as `arpad ingest` reads it
         from arpad.pipeline.readers import read_any
@@ -466,7 +479,7 @@ def _validated(
         table = _tables.extra_columns_as_text(_arrow(data, kind))
         if kind == "players":  # rate's result's columns beside a rating: left aside unsaid
             table = table.drop_columns(_result_columns(table))
-        raw = raw_from_arrow(table, Path(name), "dataframe", mapping, kind)
+        raw = raw_from_arrow(table, Path(name), "dataframe", mapping, kind, first_row=0)
         if kind == "players":  # as a players file's note says it (a period column was
             _warn_unread_players(raw.notes)  # left aside without a word: round 13)
     rows = None
@@ -476,7 +489,8 @@ def _validated(
         # a date column: a row per player and date, each a dated observation, as ingest
         # reads a dated players file (docs/observations.md "Players files with dates")
         dated = is_dated(raw)
-        validated = validate_players(raw, name, "memory", by_date=dated)
+        # a ratings file's notes on the facts it lacks and its newcomers: rate's (the run's)
+        validated = validate_players(raw, name, "memory", by_date=dated, for_rating=False)
     else:
         validated = validate_games(raw, name, "memory")
     if kind == "players" and (dated or "pool" in raw.frame.columns):
@@ -494,11 +508,17 @@ def _validated(
         from arpad.pipeline.tournament_files import read_notes
 
         games = validated.accepted if kind == "games" else None
-        _warn_notes(name, [*read_notes(raw, games), *validated.notes])
+        notes = [*read_notes(raw, games), *validated.notes]
+        found = ratings_table(raw.frame) if kind == "players" and tables is not None else None
+        if found is not None:  # rate says it, with its system's words (_warn_ratings)
+            tables.append(found)
+            notes = [n for n in notes if n != found.note("file")]
+        _warn_notes(name, notes)
     bad = validated.quarantine
+    word = "line" if isinstance(data, (str, os.PathLike)) else "row"  # a frame's: df[i]
     if bad.num_rows and errors == "raise":
         rows = bad.slice(0, 5).to_pylist()
-        first = "; ".join(f"row {r['line']}: {r['reason']}: {r['detail']}" for r in rows)
+        first = "; ".join(f"{word} {r['line']}: {r['reason']}: {r['detail']}" for r in rows)
         raise InputError(
             Path(name),
             None,
@@ -506,7 +526,9 @@ def _validated(
             "fix them or pass errors='skip' to rate without them",
         )
     if bad.num_rows:  # errors="skip": say how many went, and why (they went without a word)
-        warnings.warn(_skipped_text(kind, bad, validated.rows_read), stacklevel=_outside_arpad())
+        warnings.warn(
+            _skipped_text(kind, bad, validated.rows_read, word), stacklevel=_outside_arpad()
+        )
     return validated.accepted if rows is None else rows.to_arrow()
 
 
@@ -554,13 +576,19 @@ def _warn_notes(file, notes: list[str], players=None) -> None:
         warnings.warn(_in_api_words(text), stacklevel=_outside_arpad())
 
 
-def _skipped_text(kind: str, bad: pa.Table, rows: int) -> str:
+def _skipped_text(kind: str, bad: pa.Table, rows: int, word: str = "row") -> str:
     """``games: 2 of 3 rows skipped (self_play 1, bad_date 1)``: the rows ``errors="skip"``
-    left out, by reason (most first), as the quarantine names the reasons."""
+    left out, by reason (most first), as the quarantine names the reasons; of players
+    (``norm``'s ``players=`` table too), the first such row and its problem, as a players
+    file's note names it (``; row 9: rating 21OO is not a number in 0..3500``; it said
+    only the reasons: analyst round 15)."""
     from collections import Counter
 
     counts = Counter(bad.column("reason").to_pylist()).most_common()
     reasons = ", ".join(f"{reason} {n}" for reason, n in counts)
+    if kind == "players" and bad.num_rows:
+        first = bad.slice(0, 1).to_pylist()[0]
+        reasons += f"; {word} {first['line']}: {first['detail']}"
     return f"{kind}: {bad.num_rows} of {rows} rows skipped ({reasons})"
 
 
@@ -573,70 +601,168 @@ def _ecf_ignores_rating(system, players: pa.Table | None) -> None:
         warnings.warn(note, stacklevel=_outside_arpad())
 
 
-# A ratings frame (``rate``'s result, ``Store.ratings``) given as ``players=``: its state
-# after the period, read as the starting state when the frame has no ``rating``.
-_STATE_AFTER = {"rating_after": "rating", "rd_after": "rd", "volatility_after": "volatility"}
-# What a ratings frame cannot give: K by the rated games so far, the peak, the age.
-_HISTORY_FACTS = ("rated_games", "peak_rating", "birth_year")
+def _ratings_as_players(players, warn: bool = True):
+    """(players, table): ``players`` given as a ratings frame (``rate``'s result,
+    ``Store.ratings``: no ``rating``, but ``rating_after``), read by pipeline/validate.py
+    ``ratings_table`` as a ratings file is read: ``rating_after``, ``rd_after`` and
+    ``volatility_after`` as ``rating``, ``rd`` and ``volatility`` (columns of those names
+    kept), and of a frame of several periods each player's latest row (the oldest was
+    read, ``norm``'s, or it was refused, ``rate``'s: analyst round 15); ``table`` its
+    ``RatingsTable`` (None: not a ratings frame, or a file, which ``_validated`` reads).
+    ``warn``: its note as a UserWarning here (``rate`` says it with the run's system:
+    ``_warn_ratings``). They were not read, and every player started unrated without a
+    word (docs/api.md round 10)."""
+    from arpad.pipeline.validate import HISTORY_FACTS, RATINGS_STATE, ratings_table
 
-
-def _ratings_as_players(players, pool: str = "standard"):
-    """(players, after): ``players`` given as a ratings frame (``rate``'s result,
-    ``Store.ratings``: no ``rating``, but ``rating_after``): ``rating_after``, ``rd_after``
-    and ``volatility_after`` read as ``rating``, ``rd`` and ``volatility`` (columns of
-    those names kept), with a UserWarning saying so and naming the facts such a frame
-    lacks (its ``games`` counts one period's games, not the rated games so far). They
-    were not read, and every player started unrated without a word (docs/api.md round
-    10). ``after``: each player's ``period`` of the row read (``_frame_periods``), the
-    period his state is after, or None (not a ratings frame, or no ``period``). A file
-    is read as ``arpad ingest`` reads it (its note names the columns not read)."""
     if players is None or isinstance(players, str | os.PathLike):
         return players, None
     table = _arrow(players, "players")
     names = table.column_names
     if "rating" in names or "rating_after" not in names:
         return table, None  # (read once: _validated takes the Arrow table as it is)
-    read = {
-        after: name
-        for after, name in _STATE_AFTER.items()
-        if after in names and name not in names and table.column(after).null_count < len(table)
-    }
-    if "rating_after" not in read:  # no rating in it: as before
+    read = ("player_id", "pool", "period", "games", *RATINGS_STATE, *HISTORY_FACTS)
+    found = ratings_table(pl.from_arrow(table.select([c for c in read if c in names])))
+    if found is None:  # no rating in it: as before
         return table, None
-    after = _frame_periods(table, pool)
-    table = table.rename_columns([read.get(n, n) for n in names])
+    if found.rows.height < table.num_rows:  # each player's latest period (its own rows)
+        mask = np.zeros(table.num_rows, dtype=bool)
+        mask[found.rows.get_column("at").to_numpy()] = True
+        table = table.filter(pa.array(mask))
+    table = table.rename_columns([found.read.get(n, n) for n in names])
     # the result's other columns (system, period, rating_before, …) are not a players
-    # frame's, and this warning says how the frame is read: no "columns not read" too
+    # frame's, and its note says how the frame is read: no "columns not read" too
     table = table.drop_columns(_result_columns(table, "period"))
-    said = ", ".join(f"{after} as {name}" for after, name in read.items())
-    text = f"players: a ratings frame: {said} (the state after its period)"
-    lacking = [c for c in _HISTORY_FACTS if c not in names]
-    if lacking:
-        text += (
-            f"; it has no {', '.join(lacking)} (its games count one period's games): where K "
-            "depends on them (FIDE, USCF) each rated player is taken as established and "
-            "adult unless you join them as columns"
-        )
+    if warn:
+        _warn_ratings("players", found, "frame")
+    return table, found
+
+
+def _facts_read(system, rules) -> list[str]:
+    """The facts a ratings table lacks (``HISTORY_FACTS``) that ``system``'s starting
+    state reads under ``rules``: K by the rated games so far, a peak, a junior's age
+    (FIDE, USCF; ECF's birth year). A player with each fact is started beside one
+    without it, and the states compared. It was said for every system, Glicko-2's and
+    ``norm``'s too (analyst round 15)."""
+    from arpad.pipeline.systems.base import PlayerInfo
+    from arpad.pipeline.validate import HISTORY_FACTS
+
+    given = {"rated_games": 3, "peak_rating": 2400.0, "birth_year": datetime.date.today().year - 12}
+    none = {"rated_games": -1, "peak_rating": np.nan, "birth_year": -1}
+
+    def state(**facts):
+        values = {**none, **facts}
+        one = {
+            "player_id": np.array(["a"], dtype=object),
+            "rating": np.array([2000.0]),
+            "rated_games": np.array([values["rated_games"]], dtype=np.int64),
+            "peak_rating": np.array([values["peak_rating"]]),
+            "birth_year": np.array([values["birth_year"]], dtype=np.int64),
+            "rd": np.array([np.nan]),
+            "volatility": np.array([np.nan]),
+            "grade": np.array([np.nan]),
+            "sex": np.array([None], dtype=object),
+        }
+        return system.initial_state(PlayerInfo(**one), rules).players
+
+    try:
+        bare = state()
+        read = []
+        for fact in HISTORY_FACTS:
+            other = state(**{fact: given[fact]})
+            if any(not np.array_equal(bare[k], other[k], equal_nan=True) for k in bare):
+                read.append(fact)
+        return read
+    except Exception:  # a system that cannot start from one player: say every fact
+        return list(HISTORY_FACTS)
+
+
+def _warn_ratings(where, table, what: str, system=None, rules=None) -> None:
+    """The one UserWarning of a ratings table read as players (``RatingsTable.note``:
+    ``players: a ratings frame: rating_after as rating, … (the state after its period)``,
+    ``where`` the file's name for a file): with the run's ``system``, the facts it lacks
+    that the system reads (``_facts_read``: K by rated games, a peak, an age), and in
+    another warning its players unrated after their period, whose games the run cannot
+    see (FIDE pools a newcomer's games over months for his first rating; a chain lost
+    them without a word: analyst round 15)."""
+    text = f"{where}: {table.note(what)}"
+    if system is not None and rules is not None:
+        lacking = [c for c in _facts_read(system, rules) if c in table.lacking]
+        if lacking:
+            import dataclasses
+
+            table = dataclasses.replace(table, lacking=lacking)
+            them = "them" if len(lacking) > 1 else "it"
+            text += "; " + table.history_note(f"{system.name} reads {them}:")
     warnings.warn(text, UserWarning, stacklevel=_outside_arpad())
-    return table, after
+    pending = table.pending_note() if system is not None else None
+    if pending:
+        warnings.warn(f"{where}: {pending}", UserWarning, stacklevel=_outside_arpad())
 
 
-def _frame_periods(table: pa.Table, pool: str) -> pl.DataFrame | None:
-    """(player_id, period) of a ratings frame: the ``period`` of each player's row that
-    the run reads (his last with a ``rating_after``, of the run's ``pool`` when the frame
-    has pools, as ``_players_table`` and ``pool_players`` pick it); None without a
-    ``period`` column."""
-    if "period" not in table.column_names or "player_id" not in table.column_names:
+def _frame_periods(table, pool: str) -> pl.DataFrame | None:
+    """(player_id, period) of a ratings table (``RatingsTable``): the ``period`` of each
+    player's row that the run reads (his latest with a ``rating_after``, of the run's
+    ``pool`` when the table has pools, as ``_players_table`` and ``pool_players`` pick
+    it); None without a ``period`` column. A period that is not read (``garbage``) is
+    null: that player's gap is not known (``_check_chain`` says so)."""
+    if table is None or not table.has_period:
         return None
-    keep = [c for c in ("player_id", "period", "pool", "rating_after") if c in table.column_names]
-    frame = pl.from_arrow(table.select(keep))
-    if "pool" in frame.columns:
-        frame = frame.filter(pl.col("pool").is_null() | (pl.col("pool") == pool))
-    frame = frame.filter(pl.col("rating_after").is_not_null()).select(
-        pl.col("player_id").cast(pl.String), pl.col("period").cast(pl.Int64, strict=False)
+    rows = table.rows.filter(
+        pl.col("rated") & (pl.col("pool").is_null() | (pl.col("pool") == pool))
     )
-    # a period that is no YYYYMM or abstract number: that player's gap is not known
-    return frame.unique("player_id", keep="last", maintain_order=True).drop_nulls("period")
+    return rows.select("player_id", "period").unique("player_id", keep="last", maintain_order=True)
+
+
+def _check_chain(where: str, table, after, system, first: int | None, word: str) -> None:
+    """A ``UserWarning`` when a ratings table's periods cannot say the months between its
+    state and the games (``first``, their first period) for a system that ages by them
+    (Glicko's RD): no ``period`` column, a period not read (``garbage``), one of another
+    kind (Kaggle's 10 for games of 202301) or not before the games. Each player's state
+    is then taken as of the period before the games, as a first run's (an RD grows by one
+    period): that was done without a word (analyst round 15)."""
+    if table is None or first is None or not system.ages_by_elapsed:
+        return
+    from arpad.pipeline.periods import is_calendar
+
+    then = (
+        f"each player's state is taken as of the period before the games' first ({first}), "
+        "the months between not counted (an RD grows by one period)"
+    )
+    kind = {True: "a month", False: "a period number"}
+    if after is None:
+        warnings.warn(
+            f"{where}: a ratings table without a period column: {then}",
+            UserWarning,
+            stacklevel=_outside_arpad(),
+        )
+        return
+    unread = after.filter(pl.col("period").is_null())
+    if unread.height:
+        row = table.rows.filter(pl.col("rated") & pl.col("period").is_null()).row(0, named=True)
+        given = "empty" if row["given"] is None else repr(row["given"])
+        warnings.warn(
+            f"{where}: a ratings table's period {given} ({word} {row['at']}) is not a period "
+            "(YYYYMM, YYYY-MM, a date, or a period number): for "
+            f"{unread.height} player(s) {then}",
+            UserWarning,
+            stacklevel=_outside_arpad(),
+        )
+    known = after.get_column("period").drop_nulls()
+    if known.is_empty():
+        return
+    latest = int(known.max())
+    if is_calendar(latest) != is_calendar(first):
+        problem = (
+            f"period {latest} ({kind[is_calendar(latest)]}) is not of the kind of the "
+            f"games' periods ({first}: {kind[is_calendar(first)]})"
+        )
+    elif latest >= first:
+        problem = f"period {latest} is not before the games' first period ({first})"
+    else:
+        return
+    warnings.warn(
+        f"{where}: a ratings table's {problem}: {then}", UserWarning, stacklevel=_outside_arpad()
+    )
 
 
 def _state_periods(after: pl.DataFrame | None, player_id) -> np.ndarray | None:
@@ -757,12 +883,17 @@ def rate(
     if encoding is not None and not any(isinstance(d, str | os.PathLike) for d in (games, players)):
         raise TypeError(f"encoding: only for a file (a path), got {type(games).__name__}")
     game_table = _validated(games, "games", mapping, errors, fmt, encoding)
-    players, after = _ratings_as_players(players, pool)
+    # a ratings table (rate's result, Store.ratings, a file of them): said below, with
+    # the run's system (_warn_ratings)
+    where = "players" if not isinstance(players, str | os.PathLike) else str(players)
+    players, ratings = _ratings_as_players(players, warn=False)
+    found: list = []
     player_rows = (
-        _validated(players, "players", None, errors, None, encoding)
+        _validated(players, "players", None, errors, None, encoding, found)
         if players is not None
         else None
     )
+    ratings = found[0] if found else ratings
     from arpad.pipeline.observations import given_observations, pool_players
 
     player_table = pool_players(player_rows, pool)
@@ -792,6 +923,16 @@ def rate(
     for note in notes:
         warnings.warn(f"{system}/{pool}: {note}", UserWarning, stacklevel=_outside_arpad())
     periods = _period_arrays(game_table, info.player_id, get_system(system).uses_game_days)
+    first = periods[0][0] if periods else None
+    after = _frame_periods(ratings, pool)
+    if ratings is not None:  # how it is read, what it lacks, its newcomers, its periods
+        rules_at = engine.rules_picker(get_system(system), pool, resolved, overrides)
+        what = "frame" if where == "players" else "file"
+        at = rules_at(first) if first is not None else None
+        _warn_ratings(where, ratings, what, get_system(system), at)
+        _check_chain(
+            where, ratings, after, get_system(system), first, "row" if what == "frame" else "line"
+        )
     tables = engine.rate_in_memory(
         system, info, periods, pool, resolved, overrides, seeds,
         after=_state_periods(after, info.player_id),  # a ratings frame's period (round 14)
@@ -1898,22 +2039,27 @@ class Store:
         pool: str = "standard",
         period: int | None = None,
         force: bool = False,
+        skip_earlier: bool = False,
     ) -> dict:
         """Freeze the list of ``period`` (default: the latest finished month) under
         ``STORE/published/``; the publication's manifest. A period already published is
         refused (ValueError), and so are ratings made stale by a later correction or
-        merge, and a month in progress unless ``force`` (``arpad publish --force``;
-        docs/lists.md "Only finished months are frozen")."""
+        merge, a month in progress unless ``force`` (``arpad publish --force``;
+        docs/lists.md "Only finished months are frozen"), and a period after finished
+        months not published since the latest published list unless ``skip_earlier``
+        (``arpad publish --skip-earlier``: they can then never be published)."""
         from arpad.pipeline.publish import freeze
 
-        if not isinstance(force, bool):
-            raise TypeError(f"force takes True or False, got {force!r}")
+        for name, value in (("force", force), ("skip_earlier", skip_earlier)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} takes True or False, got {value!r}")
         return freeze(
             self._existing,
             _system(system),
             _pool(pool),
             _args.period(period, "period"),
             force=force,
+            skip_earlier=skip_earlier,
         )
 
     @_stale_checked
