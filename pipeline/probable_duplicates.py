@@ -1021,9 +1021,34 @@ def _short_note(
     """The note on the games stored although the near-date rule pairs them with a
     stored game: their main line is shorter than ``MIN_PLIES`` (and their Event, Site
     and Round differ), so they may be a theory line the same two players repeated."""
-    left = short.filter(~pl.col("_i").is_in(list(matched) + list(conflicts)))
-    if left.height == 0:
+    count, items, gaps = _left_pairs(short, matched, conflicts, inc, old, plies, False)
+    if not count:
         return []
+    return [
+        f"{count} game(s) stored although they have the moves, White, Black and "
+        f"result of a game of another file dated up to {max(gaps)} day(s) apart "
+        f"({_examples(items)}): under {MIN_PLIES // 2} moves the same two players can "
+        "repeat a line (a theory draw), so the dates decide; if one is a copy under a "
+        "wrong date, correct its Date tag and ingest its file again as a new version of "
+        'its source (--source; docs/pgn-trf.md "Probable duplicates")'
+    ]
+
+
+def _left_pairs(
+    pairs: pl.DataFrame,
+    matched: dict[int, int],
+    conflicts: dict[int, int],
+    inc: pl.DataFrame,
+    old: pl.DataFrame,
+    plies: _Plies,
+    with_gap: bool,
+) -> tuple[int, list[str], list[int]]:
+    """(games, items, gaps) of the near-date ``pairs`` (``_i`` incoming, ``_s`` stored)
+    no rule took out: each incoming game once, named with its length and both dates
+    (and the days apart when ``with_gap``), for ``_short_note`` and ``_far_note``."""
+    left = pairs.filter(~pl.col("_i").is_in(list(matched) + list(conflicts)))
+    if left.height == 0:
+        return 0, [], []
     left = left.sort("_i", "_s").unique("_i", keep="first", maintain_order=True)
     where = {r[0]: r[1:] for r in inc.select("_i", "source", "_y", "_m", "_d").iter_rows()}
     theirs = {r[0]: r[1:] for r in old.select("_s", "game_id", "_y", "_m", "_d").iter_rows()}
@@ -1032,19 +1057,14 @@ def _short_note(
     for i, s in left.iter_rows():
         source, *date = where[i]
         other, *when = theirs[s]
-        gaps.append(_days_apart(tuple(date), tuple(when)))
+        gap = _days_apart(tuple(date), tuple(when))
+        gaps.append(gap)
         items.append(
             f"{source}{_moves_text(lengths.get(i))} and game {other}, dated "
             f"{_date_text(*date)} and {_date_text(*when)}"
+            + (f", {gap} day(s) apart" if with_gap else "")
         )
-    return [
-        f"{left.height} game(s) stored although they have the moves, White, Black and "
-        f"result of a game of another file dated up to {max(gaps)} day(s) apart "
-        f"({_examples(items)}): under {MIN_PLIES // 2} moves the same two players can "
-        "repeat a line (a theory draw), so the dates decide; if one is a copy under a "
-        "wrong date, correct its Date tag and ingest its file again as a new version of "
-        'its source (--source; docs/pgn-trf.md "Probable duplicates")'
-    ]
+    return left.height, items, gaps
 
 
 def _far_note(
@@ -1060,25 +1080,11 @@ def _far_note(
     ``NOTE_DAYS`` apart: dates the near-date rule does not take for one game's
     (``_dates_fit``; two complete dates 357 days apart under other tags, a year and a
     day), named so that a copy under a mistyped date can be corrected."""
-    left = far.filter(~pl.col("_i").is_in(list(matched) + list(conflicts)))
-    if left.height == 0:
+    count, items, gaps = _left_pairs(far, matched, conflicts, inc, old, plies, True)
+    if not count:
         return []
-    left = left.sort("_i", "_s").unique("_i", keep="first", maintain_order=True)
-    where = {r[0]: r[1:] for r in inc.select("_i", "source", "_y", "_m", "_d").iter_rows()}
-    theirs = {r[0]: r[1:] for r in old.select("_s", "game_id", "_y", "_m", "_d").iter_rows()}
-    lengths = plies.of(left.get_column("_i").to_list())
-    items, gaps = [], []
-    for i, s in left.iter_rows():
-        source, *date = where[i]
-        other, *when = theirs[s]
-        gap = _days_apart(tuple(date), tuple(when))
-        gaps.append(gap)
-        items.append(
-            f"{source}{_moves_text(lengths.get(i))} and game {other}, dated "
-            f"{_date_text(*date)} and {_date_text(*when)}, {gap} day(s) apart"
-        )
     return [
-        f"{left.height} game(s) of {MIN_PLIES // 2} moves or more stored although they have "
+        f"{count} game(s) of {MIN_PLIES // 2} moves or more stored although they have "
         "the moves, White, Black and result of a game of another file dated up to "
         f"{max(gaps)} day(s) apart ({_examples(items)}): dates further apart than a typo "
         f"(two complete dates more than {TYPO_DAYS} days apart and not the same day of the "

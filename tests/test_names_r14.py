@@ -48,9 +48,9 @@ def names(root: Path) -> dict[str, str | None]:
     return dict(zip(players.column("player_id").to_pylist(), players.column("name").to_pylist()))
 
 
-def store_with_register(tmp_path: Path) -> Path:
+def store_with_register(tmp_path: Path, register: str = REGISTER) -> Path:
     root = tmp_path / "store"
-    (tmp_path / "register.csv").write_text(REGISTER)
+    (tmp_path / "register.csv").write_text(register)
     assert run("ingest", "--players", str(tmp_path / "register.csv"), "--store", str(root)) == 0
     return root
 

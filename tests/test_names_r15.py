@@ -18,8 +18,9 @@ from pathlib import Path
 
 import polars as pl
 
-from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
+from tests import test_names_r14 as names_r14
+from tests.test_names_r14 import names, run
 
 REGISTER = """ID Number,Name,Fed,B-day,SRtng
 1000001,"Alpha, Anna",HUN,1980,2200
@@ -37,20 +38,8 @@ NOV = HEADER + (
 )
 
 
-def run(*args: str) -> int:
-    return main([*args, "--no-flow"] if args[0] == "ingest" else list(args))
-
-
-def names(root: Path) -> dict[str, str | None]:
-    players = Store(root).read_players()
-    return dict(zip(players.column("player_id").to_pylist(), players.column("name").to_pylist()))
-
-
 def store_with_register(tmp_path: Path) -> Path:
-    root = tmp_path / "store"
-    (tmp_path / "register.csv").write_text(REGISTER)
-    assert run("ingest", "--players", str(tmp_path / "register.csv"), "--store", str(root)) == 0
-    return root
+    return names_r14.store_with_register(tmp_path, REGISTER)
 
 
 def said(root: Path, pid: str, capsys) -> list[tuple]:

@@ -35,23 +35,10 @@ from arpad.pipeline import jobs, monthly
 from arpad.pipeline.cli import main
 from arpad.pipeline.store import Store
 from tests.test_lists_attack import pin_today
+from tests.test_lists_r14 import REGISTER, TODAY, cli
 
-REGISTER = (
-    "player_id,name,federation,sex,birth_year,rating,rated_games\n"
-    '1001,"Alpha, Anna",HUN,F,1980,2100,100\n'
-    '1002,"Beta, Bela",HUN,M,1980,2000,100\n'
-    '1003,"Gamma, Geza",HUN,M,1980,1800,100\n'
-    '1004,"Delta, Dora",HUN,F,1980,1700,100\n'
-)
 AUGUST = "date,white_id,black_id,result\n2026-08-10,1001,1002,1/2-1/2\n"
 SEPTEMBER = "date,white_id,black_id,result\n2026-09-07,1003,1004,1-0\n"
-TODAY = dt.date(2026, 12, 5)
-
-
-def cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def report_lines(store: str, inbox: Path) -> list[str]:
