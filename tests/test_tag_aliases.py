@@ -128,7 +128,7 @@ def test_rate_takes_a_file_path_and_a_lazy_frame(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("white_id,black_id,result,date\na,b,1-0,2024-01-01\na,b,9-9,2024-01-02\n")
     with pytest.raises(
-        arpad.InputError, match=r"bad\.csv: 1 of 2 rows rejected \(row 3: unknown_result"
+        arpad.InputError, match=r"bad\.csv: 1 of 2 rows rejected \(line 3: unknown_result"
     ):
         arpad.rate(bad, system="elo")
     with pytest.raises(arpad.InputError, match="no such file"):
